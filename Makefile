@@ -1,0 +1,44 @@
+# Two commands: `make run` serves the demo, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1:8000
+
+.PHONY: install run test lint typecheck pytest worker bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Clusterbid needs Python 3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	$(PY) manage.py runserver $(HOST)
+
+lint: install
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+typecheck: install
+	$(VENV)/bin/mypy .
+
+pytest: install
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+# A Celery worker for the Redis-backed set-up (CELERY_BROKER_URL must be set).
+worker: install
+	$(VENV)/bin/celery -A config worker --loglevel=INFO
+
+bench: install
+	$(PY) bench/scoring.py
+	$(PY) bench/parse.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache .mypy_cache .ruff_cache

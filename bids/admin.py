@@ -1,0 +1,102 @@
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from bids.models import (
+    Bid,
+    BidRevision,
+    CapacityRequest,
+    Invitation,
+    Membership,
+    Organization,
+    SentNotification,
+)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Organization)
+class OrganizationAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "slug", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [MembershipInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "organization", "role"]
+    list_filter = ["role", "organization__kind"]
+    list_select_related = ["user", "organization"]
+    autocomplete_fields = ["user", "organization"]
+
+
+class InvitationInline(admin.TabularInline):
+    model = Invitation
+    extra = 0
+    autocomplete_fields = ["provider"]
+
+
+@admin.register(CapacityRequest)
+class CapacityRequestAdmin(admin.ModelAdmin):
+    list_display = ["title", "buyer", "status", "gpu_model", "gpu_count", "bid_deadline", "sealed"]
+    list_filter = ["status", "gpu_model", "sealed"]
+    list_select_related = ["buyer"]
+    search_fields = ["title", "buyer__name"]
+    inlines = [InvitationInline]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = ["request", "provider", "invited_at"]
+    list_select_related = ["request", "provider"]
+
+
+class RevisionInline(admin.TabularInline):
+    model = BidRevision
+    extra = 0
+    fields = ("number", "submitted_at", "submitted_by", "price_per_gpu_hour")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Bid)
+class BidAdmin(admin.ModelAdmin):
+    list_display = ["request", "provider", "status", "latest_revision_number", "updated_at"]
+    list_filter = ["status"]
+    list_select_related = ["request", "provider"]
+    search_fields = ["request__title", "provider__name"]
+    inlines = [RevisionInline]
+
+
+@admin.register(BidRevision)
+class BidRevisionAdmin(admin.ModelAdmin):
+    """Read-only: a submitted revision is the record of what was offered."""
+
+    list_display = ["bid", "number", "submitted_at", "price_per_gpu_hour"]
+    list_select_related = ["bid__request", "bid__provider"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(SentNotification)
+class SentNotificationAdmin(admin.ModelAdmin):
+    list_display = ["key", "sent_at"]
+    readonly_fields = ["key", "recipients", "sent_at"]

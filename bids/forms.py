@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from bids.choices import Region
+from bids.models import Bid, BidTerms, CapacityRequest, Organization
+from bids.models.bids import validate_bid_terms
+
+DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+REQUEST_FIELDSETS: list[tuple[str, list[str]]] = [
+    ("What you need", ["title", "description"]),
+    (
+        "Allocation",
+        [
+            "gpu_model",
+            "gpu_count",
+            "nodes",
+            "gpus_per_node",
+            "nvlink_domain_size",
+            "fabric",
+            "per_gpu_bandwidth_gbps",
+            "max_leaf_switches",
+            "single_fabric_domain",
+            "isolation_class",
+            "scheduler",
+            "acceptable_regions",
+        ],
+    ),
+    ("Term and bidding", ["reservation_start", "reservation_end", "bid_deadline", "sealed"]),
+    ("Workload profile", ["checkpoint_write_seconds", "restart_seconds", "run_length_hours"]),
+]
+
+
+class CapacityRequestForm(forms.ModelForm):
+    acceptable_regions = forms.MultipleChoiceField(
+        choices=Region.choices, widget=forms.CheckboxSelectMultiple, label="Acceptable regions"
+    )
+
+    class Meta:
+        model = CapacityRequest
+        fields = [name for _, names in REQUEST_FIELDSETS for name in names]
+        widgets = {
+            "reservation_start": DATE,
+            "reservation_end": DATE,
+            "bid_deadline": DATETIME,
+            "description": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
+        return [(title, [self[name] for name in names]) for title, names in REQUEST_FIELDSETS]
+
+
+class InviteForm(forms.Form):
+    providers = forms.ModelMultipleChoiceField(
+        queryset=Organization.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "Choose at least one provider to invite."},
+    )
+
+    def __init__(self, *args: Any, choices: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["providers"].queryset = choices  # type: ignore[attr-defined]
+
+
+BID_FIELDSETS: list[tuple[str, list[str]]] = [
+    (
+        "Price and term",
+        [
+            "price_per_gpu_hour",
+            "fees_usd",
+            "egress_usd",
+            "billing_terms",
+            "region",
+            "site",
+            "available_start",
+            "available_end",
+        ],
+    ),
+    (
+        "Hardware and fabric",
+        [
+            "gpu_model",
+            "nodes",
+            "gpus_per_node",
+            "nvlink_domain_size",
+            "fabric",
+            "nics_per_node",
+            "nic_rate_gbps",
+            "rail_optimised",
+            "oversubscription_ratio",
+            "leaf_switches",
+            "isolation_class",
+        ],
+    ),
+    (
+        "Scheduler",
+        ["scheduler", "topology_aware", "gang_scheduling", "health_checks_auto_drain"],
+    ),
+    (
+        "SLA and operations",
+        [
+            "uptime_pct",
+            "sla_credits",
+            "node_replacement_hours",
+            "spares_count",
+            "spares_location",
+            "coverage",
+            "declared_node_mtbf_hours",
+            "site_readiness",
+            "notes",
+        ],
+    ),
+]
+
+
+class BidForm(forms.ModelForm):
+    class Meta:
+        model = Bid
+        fields = [name for _, names in BID_FIELDSETS for name in names]
+        widgets = {
+            "available_start": DATE,
+            "available_end": DATE,
+            "notes": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
+        return [(title, [self[name] for name in names]) for title, names in BID_FIELDSETS]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        probe = Bid(**{k: v for k, v in cleaned.items() if k in BidTerms.term_field_names()})
+        errors = validate_bid_terms(probe, for_submit=False)
+        if errors:
+            raise ValidationError(errors)
+        return cleaned

@@ -1,0 +1,15 @@
+from bids.models.bids import Bid, BidRevision, BidTerms
+from bids.models.notifications import SentNotification
+from bids.models.orgs import Membership, Organization
+from bids.models.requests import CapacityRequest, Invitation
+
+__all__ = [
+    "Bid",
+    "BidRevision",
+    "BidTerms",
+    "CapacityRequest",
+    "Invitation",
+    "Membership",
+    "Organization",
+    "SentNotification",
+]

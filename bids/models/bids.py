@@ -1,0 +1,256 @@
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from bids.choices import (
+    BidStatus,
+    Coverage,
+    Fabric,
+    GpuModel,
+    IsolationClass,
+    Region,
+    Scheduler,
+    SiteReadiness,
+    SparesLocation,
+)
+from bids.models.orgs import Organization
+from bids.models.requests import CapacityRequest
+
+
+class BidTerms(models.Model):
+    """Everything a provider offers. The draft (`Bid`) and each frozen `BidRevision` carry it."""
+
+    # Commercial
+    price_per_gpu_hour = models.DecimalField(
+        "Price per GPU-hour (USD)",
+        max_digits=8,
+        decimal_places=3,
+        validators=[MinValueValidator(Decimal("0.001"))],
+        null=True,
+        blank=True,
+    )
+    fees_usd = models.DecimalField(
+        "Fees over the term (USD)",
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Set-up, support and other fees for the whole term.",
+    )
+    egress_usd = models.DecimalField(
+        "Expected egress over the term (USD)",
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+    billing_terms = models.CharField(max_length=200, blank=True)
+    region = models.CharField(max_length=12, choices=Region.choices, blank=True)
+    site = models.CharField("Site / data centre", max_length=120, blank=True)
+    available_start = models.DateField(null=True, blank=True)
+    available_end = models.DateField(
+        null=True, blank=True, help_text="Leave empty when the offer covers the whole term."
+    )
+
+    # Hardware and fabric
+    gpu_model = models.CharField("GPU model", max_length=10, choices=GpuModel.choices, blank=True)
+    nodes = models.PositiveIntegerField(null=True, blank=True)
+    gpus_per_node = models.PositiveIntegerField("GPUs per node", null=True, blank=True)
+    nvlink_domain_size = models.PositiveIntegerField("NVLink domain size", default=8)
+    fabric = models.CharField(
+        "Backend fabric", max_length=12, choices=Fabric.choices, default=Fabric.INFINIBAND
+    )
+    nics_per_node = models.PositiveIntegerField("Backend NICs per node", default=8)
+    nic_rate_gbps = models.PositiveIntegerField("NIC rate (Gb/s)", default=400)
+    rail_optimised = models.BooleanField("Rail-optimised", default=True)
+    oversubscription_ratio = models.DecimalField(
+        "Oversubscription (x:1)",
+        max_digits=4,
+        decimal_places=2,
+        default=Decimal("1.00"),
+        validators=[MinValueValidator(Decimal("1"))],
+        help_text="1.00 means non-blocking.",
+    )
+    leaf_switches = models.PositiveIntegerField(
+        "Leaf switches for this allocation", null=True, blank=True
+    )
+    isolation_class = models.CharField(
+        max_length=14, choices=IsolationClass.choices, default=IsolationClass.WHOLE_DEVICE
+    )
+    scheduler = models.CharField(max_length=12, choices=Scheduler.choices, default=Scheduler.SLURM)
+    topology_aware = models.BooleanField("Topology-aware scheduling", default=False)
+    gang_scheduling = models.BooleanField(default=False)
+    health_checks_auto_drain = models.BooleanField("Health checks with auto-drain", default=False)
+
+    # SLA and operations
+    uptime_pct = models.DecimalField(
+        "Uptime SLA (%)",
+        max_digits=6,
+        decimal_places=3,
+        default=Decimal("99.0"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
+    sla_credits = models.CharField("SLA credits", max_length=200, blank=True)
+    node_replacement_hours = models.DecimalField(
+        "Node replacement time (h)",
+        max_digits=6,
+        decimal_places=1,
+        default=Decimal("24"),
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+    spares_count = models.PositiveIntegerField("Spare nodes", default=0)
+    spares_location = models.CharField(
+        max_length=20, choices=SparesLocation.choices, default=SparesLocation.NONE
+    )
+    coverage = models.CharField(
+        "Support coverage", max_length=16, choices=Coverage.choices, default=Coverage.BUSINESS_HOURS
+    )
+    declared_node_mtbf_hours = models.PositiveIntegerField(
+        "Declared node MTBF (h)",
+        null=True,
+        blank=True,
+        help_text="Leave empty if you publish none; scoring then uses a documented default.",
+    )
+    site_readiness = models.CharField(
+        max_length=20, choices=SiteReadiness.choices, default=SiteReadiness.LIVE
+    )
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def term_field_names(cls) -> list[str]:
+        return [f.name for f in BidTerms._meta.get_fields() if f.concrete]
+
+    def terms_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.term_field_names()}
+
+    @property
+    def gpu_count(self) -> int | None:
+        if self.nodes is None or self.gpus_per_node is None:
+            return None
+        return self.nodes * self.gpus_per_node
+
+
+class BidQuerySet(models.QuerySet["Bid"]):
+    def for_provider(self, org: Organization) -> BidQuerySet:
+        return self.filter(provider=org)
+
+
+class Bid(BidTerms):
+    """A provider's working copy. Submitting freezes its terms into a new `BidRevision`."""
+
+    request = models.ForeignKey(CapacityRequest, on_delete=models.PROTECT, related_name="bids")
+    provider = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="bids")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    status = models.CharField(
+        max_length=10, choices=BidStatus.choices, default=BidStatus.DRAFT, db_index=True
+    )
+    latest_revision_number = models.PositiveIntegerField(default=0)
+    has_unsubmitted_changes = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    objects = BidQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["request", "provider"], name="one_bid_per_provider")
+        ]
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return f"{self.provider.name} on {self.request.title}"
+
+
+class FrozenRevisionError(Exception):
+    """A submitted revision is a record of what was offered; it never changes."""
+
+
+class BidRevisionQuerySet(models.QuerySet["BidRevision"]):
+    def update(self, **kwargs: Any) -> int:
+        raise FrozenRevisionError("Bid revisions are immutable; submit a new revision instead.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise FrozenRevisionError("Bid revisions are immutable and cannot be deleted.")
+
+
+class BidRevision(BidTerms):
+    bid = models.ForeignKey(Bid, on_delete=models.PROTECT, related_name="revisions")
+    number = models.PositiveIntegerField()
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    submitted_at = models.DateTimeField()
+    # Room for the incident questionnaire's answers, frozen with the revision.
+    questionnaire = models.JSONField(default=dict, blank=True)
+
+    objects = BidRevisionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bid", "number"], name="unique_revision_number")
+        ]
+        ordering = ["bid", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.bid} — revision {self.number}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise FrozenRevisionError(f"Revision {self.number} is frozen and cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise FrozenRevisionError(f"Revision {self.number} is frozen and cannot be deleted.")
+
+
+_REQUIRED_TO_SUBMIT = {
+    "price_per_gpu_hour": "Give a price per GPU-hour.",
+    "region": "Choose the region the capacity sits in.",
+    "available_start": "Give the date the capacity is available from.",
+    "gpu_model": "Choose the GPU model you offer.",
+    "nodes": "Give the number of nodes.",
+    "gpus_per_node": "Give the GPUs per node.",
+}
+
+
+def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[str]]:
+    """Field-level problems with a bid's terms; drafts may be incomplete, submissions not."""
+    errors: dict[str, list[str]] = {}
+
+    def add(field: str, message: str) -> None:
+        errors.setdefault(field, []).append(message)
+
+    if for_submit:
+        for field, message in _REQUIRED_TO_SUBMIT.items():
+            if getattr(terms, field) in (None, ""):
+                add(field, message)
+    if (
+        terms.available_start
+        and terms.available_end
+        and terms.available_end <= terms.available_start
+    ):
+        add("available_end", "The offer must end after it starts.")
+    if terms.spares_count and terms.spares_location == SparesLocation.NONE:
+        add("spares_location", "Say where the spare nodes sit.")
+    if not terms.spares_count and terms.spares_location != SparesLocation.NONE:
+        add("spares_count", "Give the number of spare nodes, or choose 'No spares'.")
+    return errors

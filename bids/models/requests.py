@@ -1,0 +1,190 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+from bids.choices import Fabric, GpuModel, IsolationClass, Region, RequestStatus, Scheduler
+from bids.models.orgs import Organization
+
+
+def default_weights() -> dict[str, int]:
+    # Mirrors bids.scoring.Weights defaults; kept literal so migrations stay stable.
+    return {
+        "effective_cost": 40,
+        "fabric_placement": 20,
+        "incident_sla": 20,
+        "acceptance_terms": 10,
+        "delivery_risk": 10,
+    }
+
+
+class CapacityRequestQuerySet(models.QuerySet["CapacityRequest"]):
+    def visible_to_provider(self, org: Organization) -> CapacityRequestQuerySet:
+        return self.filter(invitations__provider=org).exclude(status=RequestStatus.DRAFT)
+
+
+class CapacityRequest(models.Model):
+    buyer = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="requests")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=12, choices=RequestStatus.choices, default=RequestStatus.DRAFT, db_index=True
+    )
+
+    # Allocation
+    gpu_model = models.CharField("GPU model", max_length=10, choices=GpuModel.choices)
+    gpu_count = models.PositiveIntegerField("GPU count", validators=[MinValueValidator(1)])
+    nodes = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    gpus_per_node = models.PositiveIntegerField(
+        "GPUs per node", validators=[MinValueValidator(1), MaxValueValidator(72)]
+    )
+    nvlink_domain_size = models.PositiveIntegerField(
+        "NVLink domain size needed",
+        default=8,
+        help_text="GPUs that must share one NVLink/NVSwitch domain.",
+    )
+    fabric = models.CharField(
+        "Backend fabric", max_length=12, choices=Fabric.choices, default=Fabric.INFINIBAND
+    )
+    per_gpu_bandwidth_gbps = models.PositiveIntegerField(
+        "Backend bandwidth per GPU (Gb/s)", default=400
+    )
+    max_leaf_switches = models.PositiveIntegerField(
+        "Max leaf switches", null=True, blank=True, help_text="Leave empty for no limit."
+    )
+    single_fabric_domain = models.BooleanField("Single fabric domain", default=True)
+    isolation_class = models.CharField(
+        max_length=14, choices=IsolationClass.choices, default=IsolationClass.WHOLE_DEVICE
+    )
+    scheduler = models.CharField(max_length=12, choices=Scheduler.choices, default=Scheduler.SLURM)
+    acceptable_regions = models.JSONField(default=list)
+
+    # Term and bidding
+    reservation_start = models.DateField()
+    reservation_end = models.DateField()
+    bid_deadline = models.DateTimeField()
+    sealed = models.BooleanField(
+        default=True, help_text="Bids stay hidden from the buyer until the deadline."
+    )
+
+    # Workload profile (cost model)
+    checkpoint_write_seconds = models.PositiveIntegerField(
+        "Checkpoint write (s)", default=60, validators=[MinValueValidator(1)]
+    )
+    restart_seconds = models.PositiveIntegerField(
+        "Restart and checkpoint load (s)", default=300, validators=[MinValueValidator(1)]
+    )
+    run_length_hours = models.PositiveIntegerField(
+        "Planned run length (h)", default=1000, validators=[MinValueValidator(1)]
+    )
+    weights = models.JSONField(default=default_weights)
+
+    invited_providers = models.ManyToManyField(
+        Organization, through="Invitation", related_name="invited_requests", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    objects = CapacityRequestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def deadline_passed(self) -> bool:
+        return timezone.now() >= self.bid_deadline
+
+    @property
+    def bids_hidden_from_buyer(self) -> bool:
+        """Sealed requests reveal nothing about bids or bidders before the deadline."""
+        return self.sealed and not self.deadline_passed
+
+    @property
+    def term_hours(self) -> int:
+        return max((self.reservation_end - self.reservation_start).days, 0) * 24
+
+    def clean(self) -> None:
+        errors = validate_request_consistency(self)
+        if errors:
+            raise ValidationError(errors)
+
+    def region_labels(self) -> list[str]:
+        labels = dict(Region.choices)
+        return [labels.get(code, code) for code in self.acceptable_regions]
+
+
+class Invitation(models.Model):
+    request = models.ForeignKey(
+        CapacityRequest, on_delete=models.CASCADE, related_name="invitations"
+    )
+    provider = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="invitations")
+    invited_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request", "provider"], name="one_invitation_per_provider"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider.name} → {self.request.title}"
+
+
+def validate_request_consistency(req: CapacityRequest) -> dict[str, list[str]]:
+    """Field-level messages for a request whose parts contradict each other."""
+    errors: dict[str, list[str]] = {}
+
+    def add(field: str, message: str) -> None:
+        errors.setdefault(field, []).append(message)
+
+    shape = (req.nodes or 0) * (req.gpus_per_node or 0)
+    if shape and req.gpu_count and shape != req.gpu_count:
+        add(
+            "gpu_count",
+            f"{req.nodes} nodes × {req.gpus_per_node} GPUs per node is {shape} GPUs, "
+            f"not {req.gpu_count}.",
+        )
+    if req.gpu_count and req.nvlink_domain_size and req.nvlink_domain_size > req.gpu_count:
+        add(
+            "nvlink_domain_size",
+            f"An NVLink domain of {req.nvlink_domain_size} GPUs is larger than the "
+            f"{req.gpu_count} GPUs requested.",
+        )
+    if (
+        req.reservation_start
+        and req.reservation_end
+        and req.reservation_end <= req.reservation_start
+    ):
+        add("reservation_end", "The reservation must end after it starts.")
+    if req.bid_deadline and req.reservation_start:
+        deadline_date = timezone.localtime(req.bid_deadline).date()
+        if deadline_date >= req.reservation_start:
+            add(
+                "bid_deadline",
+                "The bid deadline must fall before the reservation starts "
+                f"({req.reservation_start:%d %b %Y}).",
+            )
+    if not req.acceptable_regions:
+        add("acceptable_regions", "Choose at least one acceptable region.")
+    else:
+        unknown = sorted(set(req.acceptable_regions) - set(Region.values))
+        if unknown:
+            add("acceptable_regions", f"Unknown region code(s): {', '.join(unknown)}.")
+    if req.max_leaf_switches == 0:
+        add("max_leaf_switches", "Use at least one leaf switch, or leave empty for no limit.")
+    return errors

@@ -1,0 +1,119 @@
+"""Reads, with tenancy built in: each function returns only what the organisation may see."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.http import Http404
+
+from bids.choices import BidStatus, OrgKind, RequestStatus
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
+
+
+def request_list_for_buyer(*, org: Organization) -> QuerySet[CapacityRequest]:
+    return (
+        CapacityRequest.objects.filter(buyer=org)
+        .annotate(
+            invited_count=Count("invitations", distinct=True),
+            submitted_count=Count(
+                "bids",
+                filter=Q(bids__status__in=[BidStatus.SUBMITTED, BidStatus.AWARDED, BidStatus.LOST]),
+                distinct=True,
+            ),
+        )
+        .order_by("-created_at")
+    )
+
+
+def request_inbox_for_provider(*, org: Organization) -> QuerySet[CapacityRequest]:
+    return (
+        CapacityRequest.objects.visible_to_provider(org)
+        .select_related("buyer")
+        .prefetch_related(
+            Prefetch("bids", queryset=Bid.objects.filter(provider=org), to_attr="own_bids")
+        )
+        .order_by("bid_deadline")
+    )
+
+
+def request_get_for_org(*, org: Organization | None, pk: int) -> CapacityRequest:
+    """The request if the org owns it (buyer) or is invited to it (provider); else 404."""
+    if org is None:
+        raise Http404
+    qs = CapacityRequest.objects.select_related("buyer")
+    qs = qs.filter(buyer=org) if org.kind == OrgKind.BUYER else qs.visible_to_provider(org)
+    try:
+        return qs.get(pk=pk)
+    except CapacityRequest.DoesNotExist:
+        raise Http404 from None
+
+
+def request_get_for_buyer(*, org: Organization | None, pk: int) -> CapacityRequest:
+    req = request_get_for_org(org=org, pk=pk)
+    if org is None or req.buyer_id != org.pk:
+        raise Http404
+    return req
+
+
+def invitation_list(*, request: CapacityRequest) -> QuerySet[Invitation]:
+    return request.invitations.select_related("provider").order_by("provider__name")
+
+
+def provider_choices(*, request: CapacityRequest) -> QuerySet[Organization]:
+    return Organization.objects.filter(kind=OrgKind.PROVIDER).exclude(invitations__request=request)
+
+
+def bid_list_for_buyer(*, request: CapacityRequest) -> QuerySet[Bid]:
+    """Bids the buyer may see: none while sealed, never drafts (they are the provider's notes)."""
+    if request.bids_hidden_from_buyer:
+        return Bid.objects.none()
+    return (
+        request.bids.exclude(status=BidStatus.DRAFT)
+        .exclude(latest_revision_number=0)
+        .select_related("provider")
+        .order_by("provider__name")
+    )
+
+
+def bid_get_for_org(*, org: Organization | None, pk: int) -> Bid:
+    """A provider sees its own bid; the buyer sees a submitted bid once the seal lifts."""
+    if org is None:
+        raise Http404
+    try:
+        bid = Bid.objects.select_related("request__buyer", "provider").get(pk=pk)
+    except Bid.DoesNotExist:
+        raise Http404 from None
+    if bid.provider_id == org.pk:
+        return bid
+    if (
+        bid.request.buyer_id == org.pk
+        and bid.latest_revision_number > 0
+        and not bid.request.bids_hidden_from_buyer
+    ):
+        return bid
+    raise Http404
+
+
+def bid_get_for_provider(*, org: Organization | None, pk: int) -> Bid:
+    bid = bid_get_for_org(org=org, pk=pk)
+    if org is None or bid.provider_id != org.pk:
+        raise Http404
+    return bid
+
+
+def revision_list(*, bid: Bid) -> QuerySet[BidRevision]:
+    return bid.revisions.select_related("submitted_by").order_by("-number")
+
+
+def revision_get(*, bid: Bid, number: int) -> BidRevision:
+    try:
+        return bid.revisions.select_related("submitted_by").get(number=number)
+    except BidRevision.DoesNotExist:
+        raise Http404 from None
+
+
+def own_bid(*, request: CapacityRequest, org: Organization) -> Bid | None:
+    return Bid.objects.filter(request=request, provider=org).first()
+
+
+def open_request_count(*, org: Organization) -> int:
+    return CapacityRequest.objects.filter(buyer=org, status=RequestStatus.OPEN).count()

@@ -1,0 +1,28 @@
+"""Writes. Each function is keyword-only, typed, and holds the rule it enforces."""
+
+from bids.services.bids import bid_save_draft, bid_start, bid_submit, bid_withdraw
+from bids.services.errors import ServiceError
+from bids.services.requests import (
+    request_cancel,
+    request_close,
+    request_create,
+    request_invite,
+    request_publish,
+    request_uninvite,
+    request_update,
+)
+
+__all__ = [
+    "ServiceError",
+    "bid_save_draft",
+    "bid_start",
+    "bid_submit",
+    "bid_withdraw",
+    "request_cancel",
+    "request_close",
+    "request_create",
+    "request_invite",
+    "request_publish",
+    "request_uninvite",
+    "request_update",
+]

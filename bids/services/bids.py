@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from bids.choices import BidStatus, OrgKind, RequestStatus
+from bids.models import Bid, BidRevision, CapacityRequest, Organization
+from bids.models.bids import validate_bid_terms
+from bids.services.errors import ServiceError
+
+
+def _require_open_for_bidding(request: CapacityRequest) -> None:
+    if request.status != RequestStatus.OPEN:
+        raise ServiceError(
+            f"This request is {request.get_status_display().lower()}; it no longer takes bids."
+        )
+    if request.deadline_passed:
+        deadline = timezone.localtime(request.bid_deadline)
+        raise ServiceError(
+            f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer be "
+            "submitted or changed."
+        )
+
+
+def _require_invited(request: CapacityRequest, provider: Organization) -> None:
+    if not request.invitations.filter(provider=provider).exists():
+        raise ServiceError("Your organisation is not invited to bid on this request.")
+
+
+@transaction.atomic
+def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -> Bid:
+    """Open the provider's draft for a request, pre-filled with the requested shape."""
+    if provider.kind != OrgKind.PROVIDER:
+        raise ServiceError("Only a provider organisation can bid.")
+    _require_invited(request, provider)
+    existing = Bid.objects.filter(request=request, provider=provider).first()
+    if existing is not None:
+        return existing
+    _require_open_for_bidding(request)
+    return Bid.objects.create(
+        request=request,
+        provider=provider,
+        created_by=user,
+        gpu_model=request.gpu_model,
+        nodes=request.nodes,
+        gpus_per_node=request.gpus_per_node,
+        nvlink_domain_size=request.nvlink_domain_size,
+        fabric=request.fabric,
+        isolation_class=request.isolation_class,
+        scheduler=request.scheduler,
+        available_start=request.reservation_start,
+    )
+
+
+@transaction.atomic
+def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
+    if bid.status == BidStatus.AWARDED:
+        raise ServiceError("An awarded bid cannot be edited.")
+    _require_open_for_bidding(bid.request)
+    for field, value in data.items():
+        if field not in Bid.term_field_names():
+            raise ServiceError(f"{field} is not a bid term.")
+        setattr(bid, field, value)
+    errors = validate_bid_terms(bid, for_submit=False)
+    if errors:
+        raise ValidationError(errors)
+    bid.full_clean(exclude=["request", "provider", "created_by"])
+    bid.has_unsubmitted_changes = True
+    # Only the terms: a stale instance must never roll back status or revision bookkeeping.
+    bid.save(update_fields=[*Bid.term_field_names(), "has_unsubmitted_changes", "updated_at"])
+    return bid
+
+
+@transaction.atomic
+def bid_submit(*, bid: Bid, user: User) -> BidRevision:
+    """Freeze the draft into the next immutable revision and tell the buyer."""
+    bid = Bid.objects.select_for_update().select_related("request").get(pk=bid.pk)
+    _require_open_for_bidding(bid.request)
+    _require_invited(bid.request, bid.provider)
+    if bid.status == BidStatus.SUBMITTED and not bid.has_unsubmitted_changes:
+        raise ServiceError(
+            f"Revision {bid.latest_revision_number} already holds these terms; edit the bid first."
+        )
+    errors = validate_bid_terms(bid, for_submit=True)
+    if errors:
+        raise ValidationError(errors)
+
+    number = bid.latest_revision_number + 1
+    revision = BidRevision.objects.create(
+        bid=bid, number=number, submitted_by=user, submitted_at=timezone.now(), **bid.terms_dict()
+    )
+    bid.latest_revision_number = number
+    bid.status = BidStatus.SUBMITTED
+    bid.has_unsubmitted_changes = False
+    bid.withdrawn_at = None
+    bid.save(
+        update_fields=[
+            "latest_revision_number",
+            "status",
+            "has_unsubmitted_changes",
+            "withdrawn_at",
+            "updated_at",
+        ]
+    )
+
+    from bids.tasks import notify_bid_revision
+
+    transaction.on_commit(lambda: notify_bid_revision.delay(revision.pk))
+    return revision
+
+
+@transaction.atomic
+def bid_withdraw(*, bid: Bid, user: User) -> Bid:
+    if bid.status != BidStatus.SUBMITTED:
+        raise ServiceError("Only a submitted bid can be withdrawn.")
+    _require_open_for_bidding(bid.request)
+    bid.status = BidStatus.WITHDRAWN
+    bid.withdrawn_at = timezone.now()
+    bid.save(update_fields=["status", "withdrawn_at", "updated_at"])
+    return bid

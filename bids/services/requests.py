@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from bids.choices import OrgKind, RequestStatus
+from bids.models import CapacityRequest, Invitation, Organization
+from bids.services.errors import ServiceError
+
+EDITABLE_STATUSES = {RequestStatus.DRAFT, RequestStatus.OPEN}
+
+
+def _require_status(req: CapacityRequest, allowed: Iterable[str], action: str) -> None:
+    if req.status not in allowed:
+        raise ServiceError(
+            f"A request that is {req.get_status_display().lower()} cannot be {action}."
+        )
+
+
+@transaction.atomic
+def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> CapacityRequest:
+    if buyer.kind != OrgKind.BUYER:
+        raise ServiceError("Only a buyer organisation can post a capacity request.")
+    req = CapacityRequest(buyer=buyer, created_by=user, **data)
+    req.full_clean()
+    req.save()
+    return req
+
+
+@transaction.atomic
+def request_update(*, request: CapacityRequest, data: dict[str, Any]) -> CapacityRequest:
+    _require_status(request, EDITABLE_STATUSES, "edited")
+    for field, value in data.items():
+        setattr(request, field, value)
+    request.full_clean()
+    request.save()
+    return request
+
+
+@transaction.atomic
+def request_publish(*, request: CapacityRequest) -> CapacityRequest:
+    _require_status(request, {RequestStatus.DRAFT}, "published")
+    request.full_clean()
+    if request.deadline_passed:
+        raise ServiceError(
+            "The bid deadline has passed; move it into the future before publishing."
+        )
+    request.status = RequestStatus.OPEN
+    request.published_at = timezone.now()
+    request.save(update_fields=["status", "published_at", "updated_at"])
+    return request
+
+
+@transaction.atomic
+def request_invite(*, request: CapacityRequest, providers: list[Organization]) -> list[Invitation]:
+    _require_status(request, EDITABLE_STATUSES, "sent invitations")
+    created = []
+    for provider in providers:
+        if provider.kind != OrgKind.PROVIDER:
+            raise ServiceError(f"{provider.name} is not a provider organisation.")
+        invitation, was_created = Invitation.objects.get_or_create(
+            request=request, provider=provider
+        )
+        if was_created:
+            created.append(invitation)
+    return created
+
+
+@transaction.atomic
+def request_uninvite(*, request: CapacityRequest, provider: Organization) -> None:
+    _require_status(request, EDITABLE_STATUSES, "changed")
+    if request.bids.filter(provider=provider).exists():
+        raise ServiceError(f"{provider.name} has already started a bid; it stays invited.")
+    Invitation.objects.filter(request=request, provider=provider).delete()
+
+
+@transaction.atomic
+def request_close(*, request: CapacityRequest) -> CapacityRequest:
+    _require_status(request, {RequestStatus.OPEN}, "closed")
+    request.status = RequestStatus.CLOSED
+    request.save(update_fields=["status", "updated_at"])
+    return request
+
+
+@transaction.atomic
+def request_cancel(*, request: CapacityRequest) -> CapacityRequest:
+    _require_status(
+        request, {RequestStatus.DRAFT, RequestStatus.OPEN, RequestStatus.CLOSED}, "cancelled"
+    )
+    request.status = RequestStatus.CANCELLED
+    request.save(update_fields=["status", "updated_at"])
+    return request

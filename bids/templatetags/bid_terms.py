@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django import template
+from django.db.models import Field
+
+from bids.forms import BID_FIELDSETS
+from bids.models import BidTerms
+
+register = template.Library()
+
+
+def _field(name: str) -> Field[Any, Any]:
+    return cast("Field[Any, Any]", BidTerms._meta.get_field(name))
+
+
+def _display(obj: BidTerms, name: str) -> str:
+    field = _field(name)
+    value = getattr(obj, name)
+    if getattr(field, "choices", None):
+        return str(getattr(obj, f"get_{name}_display")()) if value else "—"
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    return str(value)
+
+
+@register.simple_tag
+def terms_sections(obj: BidTerms) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The bid's terms grouped as on the form, ready to print."""
+    sections = []
+    for title, names in BID_FIELDSETS:
+        rows = [
+            (str(_field(name).verbose_name).capitalize(), _display(obj, name)) for name in names
+        ]
+        sections.append((title, rows))
+    return sections
+
+
+@register.filter
+def get_item(mapping: dict[str, Any], key: str) -> Any:
+    return mapping.get(key)

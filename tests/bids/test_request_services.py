@@ -1,0 +1,139 @@
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from bids import services
+from bids.choices import RequestStatus
+from tests.factories import CapacityRequestFactory, OrganizationFactory
+
+
+def _data(**overrides):
+    start = timezone.localdate() + timedelta(days=60)
+    data = {
+        "title": "16 × H200",
+        "gpu_model": "H200",
+        "gpu_count": 16,
+        "nodes": 2,
+        "gpus_per_node": 8,
+        "nvlink_domain_size": 8,
+        "fabric": "infiniband",
+        "per_gpu_bandwidth_gbps": 400,
+        "isolation_class": "whole_device",
+        "scheduler": "slurm",
+        "acceptable_regions": ["eu"],
+        "reservation_start": start,
+        "reservation_end": start + timedelta(days=90),
+        "bid_deadline": timezone.now() + timedelta(days=7),
+    }
+    data.update(overrides)
+    return data
+
+
+def test_it_creates_a_draft(buyer):
+    req = services.request_create(buyer=buyer.org, user=buyer.user, data=_data())
+    assert req.status == RequestStatus.DRAFT
+    assert req.term_hours == 90 * 24
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "fragment"),
+    [
+        ({"gpu_count": 12}, "gpu_count", "2 nodes × 8 GPUs per node is 16 GPUs, not 12"),
+        ({"nvlink_domain_size": 32}, "nvlink_domain_size", "larger than the 16 GPUs"),
+        ({"acceptable_regions": []}, "acceptable_regions", "at least one"),
+        ({"acceptable_regions": ["mars"]}, "acceptable_regions", "mars"),
+        ({"max_leaf_switches": 0}, "max_leaf_switches", "at least one leaf switch"),
+    ],
+)
+def test_it_refuses_inconsistent_requests_on_the_field(buyer, overrides, field, fragment):
+    with pytest.raises(ValidationError) as exc:
+        services.request_create(buyer=buyer.org, user=buyer.user, data=_data(**overrides))
+    assert any(fragment in m for m in exc.value.message_dict[field])
+
+
+def test_it_refuses_an_end_before_the_start(buyer):
+    start = timezone.localdate() + timedelta(days=60)
+    with pytest.raises(ValidationError) as exc:
+        services.request_create(
+            buyer=buyer.org,
+            user=buyer.user,
+            data=_data(reservation_start=start, reservation_end=start - timedelta(days=1)),
+        )
+    assert "end after it starts" in exc.value.message_dict["reservation_end"][0]
+
+
+def test_it_refuses_a_deadline_after_the_start(buyer):
+    start = timezone.localdate() + timedelta(days=5)
+    with pytest.raises(ValidationError) as exc:
+        services.request_create(
+            buyer=buyer.org,
+            user=buyer.user,
+            data=_data(
+                reservation_start=start,
+                reservation_end=start + timedelta(days=30),
+                bid_deadline=timezone.now() + timedelta(days=10),
+            ),
+        )
+    assert "before the reservation starts" in exc.value.message_dict["bid_deadline"][0]
+
+
+def test_only_buyers_post_requests(provider):
+    with pytest.raises(ValidationError, match="Only a buyer"):
+        services.request_create(buyer=provider.org, user=provider.user, data=_data())
+
+
+def test_status_walks_draft_open_closed_and_refuses_skips(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
+    with pytest.raises(ValidationError, match="cannot be closed"):
+        services.request_close(request=req)
+    services.request_publish(request=req)
+    assert req.status == RequestStatus.OPEN and req.published_at is not None
+    with pytest.raises(ValidationError, match="cannot be published"):
+        services.request_publish(request=req)
+    services.request_close(request=req)
+    assert req.status == RequestStatus.CLOSED
+    services.request_cancel(request=req)
+    assert req.status == RequestStatus.CANCELLED
+    with pytest.raises(ValidationError, match="cannot be cancelled"):
+        services.request_cancel(request=req)
+
+
+def test_publishing_with_a_past_deadline_is_refused(buyer):
+    req = CapacityRequestFactory(
+        buyer=buyer.org,
+        status=RequestStatus.DRAFT,
+        bid_deadline=timezone.now() - timedelta(hours=1),
+    )
+    with pytest.raises(ValidationError, match="deadline has passed"):
+        services.request_publish(request=req)
+    req.refresh_from_db()
+    assert req.status == RequestStatus.DRAFT
+
+
+def test_invitations_are_for_providers_and_not_repeated(buyer, provider, outsider):
+    req = CapacityRequestFactory(buyer=buyer.org)
+    assert len(services.request_invite(request=req, providers=[provider.org])) == 1
+    assert services.request_invite(request=req, providers=[provider.org]) == []
+    with pytest.raises(ValidationError, match="not a provider"):
+        services.request_invite(request=req, providers=[outsider.org])
+
+
+def test_cancelled_requests_cannot_be_edited(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.CANCELLED)
+    with pytest.raises(ValidationError, match="cannot be edited"):
+        services.request_update(request=req, data={"title": "new"})
+
+
+def test_a_provider_with_a_bid_stays_invited(world, provider):
+    with pytest.raises(ValidationError, match="stays invited"):
+        services.request_uninvite(request=world.request, provider=provider.org)
+
+
+def test_uninvite_removes_a_provider_without_a_bid(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org)
+    other = OrganizationFactory(kind="provider")
+    services.request_invite(request=req, providers=[other])
+    services.request_uninvite(request=req, provider=other)
+    assert not req.invitations.exists()

@@ -1,0 +1,131 @@
+"""Named roles shared by every test: buyer, buyer_colleague, provider, rival_provider, outsider.
+
+`world` builds one open request by the buyer with both providers invited and a submitted bid
+from each, which is what most tenancy and page tests need.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from bids.choices import OrgKind
+from bids.models import Bid, CapacityRequest, Organization
+from bids.services import bid_submit
+from config.celery import app as celery_app
+from tests.factories import (
+    PASSWORD,
+    BidFactory,
+    CapacityRequestFactory,
+    InvitationFactory,
+    MembershipFactory,
+    OrganizationFactory,
+    UserFactory,
+)
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def require_service(available: bool, reason: str) -> None:
+    """Skip a test whose service is absent on a laptop; in CI the absence is a failure."""
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason} (CI must provide it)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery_by_default() -> Any:
+    # Ordinary tests run tasks in-process; the real-worker tests switch this off themselves.
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    # PBKDF2 costs ~0.2 s a user; tests create many users and never need strong hashes.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@dataclass
+class Role:
+    user: Any
+    org: Organization | None
+
+    def client(self) -> Client:
+        client = Client()
+        client.force_login(self.user)
+        return client
+
+
+def _role(username: str, org: Organization | None) -> Role:
+    user = UserFactory(username=username)
+    if org is not None:
+        MembershipFactory(user=user, organization=org)
+    return Role(user=user, org=org)
+
+
+@pytest.fixture
+def buyer_org(db: Any) -> Organization:
+    return OrganizationFactory(name="Helix Labs", slug="helix", kind=OrgKind.BUYER)
+
+
+@pytest.fixture
+def buyer(buyer_org: Organization) -> Role:
+    return _role("alice", buyer_org)
+
+
+@pytest.fixture
+def buyer_colleague(buyer_org: Organization) -> Role:
+    return _role("bob", buyer_org)
+
+
+@pytest.fixture
+def provider(db: Any) -> Role:
+    return _role(
+        "nora", OrganizationFactory(name="Northwind", slug="northwind", kind=OrgKind.PROVIDER)
+    )
+
+
+@pytest.fixture
+def rival_provider(db: Any) -> Role:
+    return _role(
+        "rita", OrganizationFactory(name="Rival Cloud", slug="rival", kind=OrgKind.PROVIDER)
+    )
+
+
+@pytest.fixture
+def outsider(db: Any) -> Role:
+    """Signed in, member of a buyer organisation that has nothing to do with the request."""
+    return _role("oscar", OrganizationFactory(name="Other Buyer", slug="other", kind=OrgKind.BUYER))
+
+
+@dataclass
+class World:
+    request: CapacityRequest
+    bid: Bid
+    rival_bid: Bid
+
+
+@pytest.fixture
+def world(buyer: Role, provider: Role, rival_provider: Role) -> World:
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=False)
+    InvitationFactory(request=req, provider=provider.org)
+    InvitationFactory(request=req, provider=rival_provider.org)
+    bid = BidFactory(request=req, provider=provider.org)
+    rival_bid = BidFactory(request=req, provider=rival_provider.org, price_per_gpu_hour="2.9")
+    bid_submit(bid=bid, user=provider.user)
+    bid_submit(bid=rival_bid, user=rival_provider.user)
+    bid.refresh_from_db()
+    rival_bid.refresh_from_db()
+    return World(request=req, bid=bid, rival_bid=rival_bid)
+
+
+__all__ = ["IN_CI", "PASSWORD", "Role", "World", "require_service"]
