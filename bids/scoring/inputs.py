@@ -1,0 +1,244 @@
+"""Plain input records for bid scoring; the Django layer fills them from models.
+
+Nothing here imports Django: the scoring package must stay testable on its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+FABRICS = ("infiniband", "roce", "ethernet", "other")
+ISOLATION_CLASSES = ("whole_device", "mig", "time_sliced")
+SCHEDULERS = ("slurm", "kubernetes")
+SPARES_LOCATIONS = ("none", "same_fabric_domain", "same_site", "remote")
+COVERAGES = ("24x7", "extended", "business_hours")
+SITE_READINESS = ("live", "racked", "under_construction")
+ACKNOWLEDGEMENTS = ("accepted", "accepted_with_exceptions", "not_acknowledged")
+SEVERITIES = ("S1", "S2", "S3")
+
+Money = Decimal | float | int
+
+
+class ScoringInputError(ValueError):
+    """An input record holds a value the scoring model cannot use; names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class WeightError(ValueError):
+    """A scoring weight is invalid; `weight` names it (None when the set as a whole is)."""
+
+    def __init__(self, weight: str | None, message: str) -> None:
+        super().__init__(f"{weight}: {message}" if weight else message)
+        self.weight = weight
+
+
+def _choice(field: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ScoringInputError(field, f"{value!r} is not one of {', '.join(allowed)}")
+
+
+def _positive(field: str, value: float) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        raise ScoringInputError(field, f"must be a positive number, got {value!r}")
+
+
+def _non_negative(field: str, value: float) -> None:
+    if not (isinstance(value, int | float | Decimal) and math.isfinite(value) and value >= 0):
+        raise ScoringInputError(field, f"must be a non-negative number, got {value!r}")
+
+
+def _clocks(field: str, value: Mapping[str, float] | None) -> None:
+    if value is None:
+        return
+    for severity, minutes in value.items():
+        _choice(f"{field}[{severity}]", severity, SEVERITIES)
+        _positive(f"{field}[{severity}]", minutes)
+
+
+@dataclass(frozen=True)
+class RequestProfile:
+    """What the buyer asked for, plus the workload profile the cost model needs."""
+
+    gpu_model: str
+    gpu_count: int
+    nodes: int
+    gpus_per_node: int
+    nvlink_domain_size: int
+    fabric: str
+    per_gpu_bandwidth_gbps: int
+    max_leaf_switches: int | None
+    single_fabric_domain: bool
+    isolation_class: str
+    scheduler: str
+    acceptable_regions: tuple[str, ...]
+    reservation_start: date
+    reservation_end: date
+    checkpoint_write_seconds: float
+    restart_seconds: float
+    run_length_hours: float
+    target_response_minutes: dict[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("gpu_count", "nodes", "gpus_per_node", "nvlink_domain_size"):
+            _positive(name, getattr(self, name))
+        _non_negative("per_gpu_bandwidth_gbps", self.per_gpu_bandwidth_gbps)
+        _choice("fabric", self.fabric, FABRICS)
+        _choice("isolation_class", self.isolation_class, ISOLATION_CLASSES)
+        _choice("scheduler", self.scheduler, SCHEDULERS)
+        if self.reservation_end < self.reservation_start:
+            raise ScoringInputError("reservation_end", "is before reservation_start")
+        _positive("checkpoint_write_seconds", self.checkpoint_write_seconds)
+        _non_negative("restart_seconds", self.restart_seconds)
+        _non_negative("run_length_hours", self.run_length_hours)
+        _clocks("target_response_minutes", self.target_response_minutes)
+
+    @property
+    def term_hours(self) -> float:
+        """Reserved hours; the end date is inclusive (1 Feb - 30 Apr 2027 is 89 days)."""
+        return ((self.reservation_end - self.reservation_start).days + 1) * 24.0
+
+
+@dataclass(frozen=True)
+class BidOffer:
+    """One provider's bid revision, flattened to what scoring reads."""
+
+    label: str
+    price_per_gpu_hour: Money
+    fees_usd: Money
+    egress_usd: Money
+    region: str
+    available_start: date
+    available_end: date | None
+    gpu_model: str
+    nodes: int
+    gpus_per_node: int
+    nvlink_domain_size: int
+    fabric: str
+    nics_per_node: int
+    nic_rate_gbps: int
+    rail_optimised: bool
+    oversubscription_ratio: float
+    leaf_switches: int | None
+    isolation_class: str
+    scheduler: str
+    topology_aware: bool
+    gang_scheduling: bool
+    health_checks_auto_drain: bool
+    uptime_pct: float
+    node_replacement_hours: float
+    spares_count: int
+    spares_location: str
+    coverage: str
+    declared_node_mtbf_hours: float | None
+    site_readiness: str
+    acknowledgement: str
+    acknowledgement_exceptions: int = 0
+    evidence_shared: bool = False
+    response_minutes: dict[str, float] | None = None
+    deal_breaker_failures: tuple[str, ...] = ()
+    missing_required_answers: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.label.strip():
+            raise ScoringInputError("label", "must not be blank")
+        for name in ("price_per_gpu_hour", "fees_usd", "egress_usd"):
+            _non_negative(name, getattr(self, name))
+        for name in ("nodes", "gpus_per_node", "nvlink_domain_size"):
+            _positive(name, getattr(self, name))
+        for name in ("nics_per_node", "nic_rate_gbps", "spares_count"):
+            _non_negative(name, getattr(self, name))
+        _choice("fabric", self.fabric, FABRICS)
+        _choice("isolation_class", self.isolation_class, ISOLATION_CLASSES)
+        _choice("scheduler", self.scheduler, SCHEDULERS)
+        _choice("spares_location", self.spares_location, SPARES_LOCATIONS)
+        _choice("coverage", self.coverage, COVERAGES)
+        _choice("site_readiness", self.site_readiness, SITE_READINESS)
+        _choice("acknowledgement", self.acknowledgement, ACKNOWLEDGEMENTS)
+        _positive("oversubscription_ratio", self.oversubscription_ratio)
+        if not 0 <= self.uptime_pct <= 100:
+            raise ScoringInputError("uptime_pct", f"must be within 0-100, got {self.uptime_pct}")
+        _non_negative("node_replacement_hours", self.node_replacement_hours)
+        _non_negative("acknowledgement_exceptions", self.acknowledgement_exceptions)
+        if self.declared_node_mtbf_hours is not None:
+            _positive("declared_node_mtbf_hours", self.declared_node_mtbf_hours)
+        if self.leaf_switches is not None:
+            _positive("leaf_switches", self.leaf_switches)
+        _clocks("response_minutes", self.response_minutes)
+
+    @property
+    def gpu_total(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+    @property
+    def per_gpu_bandwidth_gbps(self) -> float:
+        """Back-end bandwidth each GPU gets: all NICs of a node shared by its GPUs."""
+        return self.nics_per_node * self.nic_rate_gbps / self.gpus_per_node
+
+
+CRITERIA = (
+    "effective_cost",
+    "fabric_placement",
+    "incident_sla",
+    "acceptance_terms",
+    "delivery_risk",
+)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Relative importance of the five criteria; only ratios matter."""
+
+    effective_cost: float = 40.0
+    fabric_placement: float = 20.0
+    incident_sla: float = 20.0
+    acceptance_terms: float = 10.0
+    delivery_risk: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name in CRITERIA:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise WeightError(name, f"must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise WeightError(name, f"must be finite, got {value!r}")
+            if value < 0:
+                raise WeightError(name, f"must not be negative, got {value!r}")
+        if all(getattr(self, name) == 0 for name in CRITERIA):
+            raise WeightError(None, "at least one weight must be above zero")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Weights:
+        """Build from a JSON-ish mapping; missing criteria keep their default."""
+        known = {f.name for f in fields(cls)}
+        values: dict[str, float] = {}
+        for key, raw in data.items():
+            if key not in known:
+                raise WeightError(key, f"unknown criterion (expected one of {', '.join(CRITERIA)})")
+            values[key] = _weight_number(key, raw)
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, float]:
+        return {name: float(getattr(self, name)) for name in CRITERIA}
+
+    def as_tuple(self) -> tuple[float, ...]:
+        return tuple(float(getattr(self, name)) for name in CRITERIA)
+
+
+def _weight_number(key: str, raw: object) -> float:
+    if isinstance(raw, bool):
+        raise WeightError(key, f"must be a number, got {raw!r}")
+    if isinstance(raw, int | float):
+        return float(raw)
+    if isinstance(raw, Decimal | str):
+        try:
+            return float(Decimal(str(raw).strip()))
+        except InvalidOperation:
+            pass
+    raise WeightError(key, f"must be a number, got {raw!r}")
