@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Clusterbid acceptance: collect this node's evidence into evidence/<node>/.
+#
+#   nvidia-smi-topo.txt    nvidia-smi topo -m
+#   nvidia-smi-query.csv   nvidia-smi --query-gpu=... --format=csv
+#   dcgmi-diag.txt         dcgmi diag -r <agreed level>
+#   ibstat.txt             ibstat
+#   versions.txt           kernel, driver, CUDA, OFED, DCGM, NCCL and torch versions
+#   commands.txt           every command run and its exit status
+#   missing.txt            tools that were not found (only when some were missing)
+#
+# Run it once on every node, or once with --all-nodes inside a Slurm job (one srun task per
+# node). Environment: EVIDENCE_DIR (default: evidence), NODE_NAME (default: hostname -s).
+# Exit status 3 when a tool was missing; the files that could be made are kept either way.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=fixture.env
+source "${HERE}/fixture.env"
+
+EVIDENCE_DIR="${EVIDENCE_DIR:-evidence}"
+
+case "${1:-}" in
+    --all-nodes)
+        exec srun --nodes="${NODES}" --ntasks="${NODES}" --ntasks-per-node=1 \
+            bash "${HERE}/collect_evidence.sh"
+        ;;
+    -h | --help)
+        sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    "") ;;
+    *)
+        echo "collect_evidence: unknown option: $1" >&2
+        exit 2
+        ;;
+esac
+
+HOST_NAME="${NODE_NAME:-$(hostname -s)}"
+DIR="${EVIDENCE_DIR}/${HOST_NAME}"
+mkdir -p "${DIR}"
+: > "${DIR}/commands.txt"
+MISSING=()
+
+# capture FILE COMMAND...: the command's output (stdout and stderr) goes to FILE.
+capture() {
+    local file="$1"
+    shift
+    if ! command -v "$1" > /dev/null 2>&1; then
+        MISSING+=("${file}: $1 not found")
+        return 0
+    fi
+    local rc=0
+    "$@" > "${DIR}/${file}" 2>&1 || rc=$?
+    printf '%s\t%s\texit=%s\n' "${file}" "$*" "${rc}" >> "${DIR}/commands.txt"
+}
+
+capture nvidia-smi-topo.txt nvidia-smi topo -m
+capture nvidia-smi-query.csv nvidia-smi \
+    --query-gpu=index,name,pci.bus_id,driver_version,memory.total,ecc.errors.uncorrected.volatile.total,temperature.gpu,power.draw \
+    --format=csv
+capture dcgmi-diag.txt dcgmi diag -r "${DCGM_LEVEL}"
+capture ibstat.txt ibstat
+
+# version LABEL COMMAND...: one "label: value" line, "unknown" when the command fails.
+version() {
+    local label="$1" value
+    shift
+    value="$("$@" 2> /dev/null | head -n 1)" || value=""
+    printf '%s: %s\n' "${label}" "${value:-unknown}"
+}
+
+nvcc_release() {
+    nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'
+}
+
+{
+    printf 'node: %s\n' "${HOST_NAME}"
+    printf 'fixture_sha256: %s\n' "${FIXTURE_SHA256}"
+    version kernel uname -r
+    version driver nvidia-smi --query-gpu=driver_version --format=csv,noheader
+    version cuda_toolkit nvcc_release
+    version ofed ofed_info -s
+    version dcgm dcgmi --version
+    version torch python3 -c 'import torch; print(torch.__version__)'
+    version torch_cuda python3 -c 'import torch; print(torch.version.cuda)'
+    version nccl python3 -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))'
+} > "${DIR}/versions.txt"
+
+if [[ "${#MISSING[@]}" -gt 0 ]]; then
+    printf '%s\n' "${MISSING[@]}" > "${DIR}/missing.txt"
+    echo "collect_evidence: ${#MISSING[@]} tool(s) missing on ${HOST_NAME}, see ${DIR}/missing.txt" >&2
+    exit 3
+fi
+echo "collect_evidence: evidence for ${HOST_NAME} is in ${DIR}" >&2

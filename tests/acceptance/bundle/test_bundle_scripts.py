@@ -1,0 +1,166 @@
+"""The bundle's scripts: shellcheck-clean, valid bash and YAML, and they do what they say."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from acceptance.bundle.build import STATIC_FILES
+
+SHELL_FILES = ("run_nccl_tests.sh", "collect_evidence.sh", "upload_evidence.sh", "fixture.sbatch")
+SOURCES = Path(__file__).resolve().parents[3] / "acceptance" / "bundle" / "files"
+
+
+def run(cmd: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        cmd,
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_shellcheck_passes_on_the_rendered_scripts(
+    unpacked: Path, require: Callable[[str], None]
+) -> None:
+    if shutil.which("shellcheck") is None:
+        require("shellcheck is not installed (apt-get install -y shellcheck)")
+    result = run(["shellcheck", "-x", "--severity=style", *SHELL_FILES, "fixture.env"], unpacked)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_shellcheck_passes_on_the_sources(require: Callable[[str], None]) -> None:
+    if shutil.which("shellcheck") is None:
+        require("shellcheck is not installed (apt-get install -y shellcheck)")
+    # The sources read fixture.env, which only exists once rendered: SC1091 is expected here.
+    result = run(["shellcheck", "--exclude=SC1091", *STATIC_FILES, "fixture.sbatch"], SOURCES)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", SHELL_FILES)
+def test_scripts_parse_under_bash_n(unpacked: Path, name: str) -> None:
+    result = run(["bash", "-n", name], unpacked)
+    assert result.returncode == 0, result.stderr
+    assert "set -euo pipefail" in (unpacked / name).read_text()
+
+
+def test_the_kubernetes_manifest_parses(unpacked: Path, spec: dict[str, Any]) -> None:
+    docs = list(yaml.safe_load_all((unpacked / "fixture-job.yaml").read_text()))
+    assert [d["kind"] for d in docs] == ["Service", "ConfigMap", "Job"]
+    service, config, job = docs
+    assert service["spec"]["clusterIP"] == "None"
+    assert config["data"]["fixture_allreduce.py"] == (unpacked / "fixture_allreduce.py").read_text()
+    assert job["spec"]["completionMode"] == "Indexed"
+    assert job["spec"]["completions"] == spec["allocation"]["nodes"]
+    pod = job["spec"]["template"]["spec"]
+    assert pod["subdomain"] == service["metadata"]["name"]
+    container = pod["containers"][0]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 8
+    assert "--nproc-per-node=8" in container["args"][0]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["NCCL_DEBUG"] == "INFO"
+
+
+def test_nccl_runs_cover_every_collective_and_node_pair(unpacked: Path) -> None:
+    result = run(
+        ["bash", "run_nccl_tests.sh", "--dry-run"],
+        unpacked,
+        HOSTS="node-a,node-b,node-c",
+        LAUNCHER="mpirun",
+        NCCL_TESTS_BIN="/opt/nccl-tests/build",
+    )
+    assert result.returncode == 0, result.stderr
+    logs = sorted(p.name for p in (unpacked / "logs").glob("nccl_*.log"))
+    expected = ["nccl_all_reduce.log", "nccl_alltoall.log"]
+    for pair in ("node-a+node-b", "node-a+node-c", "node-b+node-c"):
+        expected += [f"nccl_all_reduce_{pair}.log", f"nccl_alltoall_{pair}.log"]
+    assert logs == sorted(expected)
+    full = (unpacked / "logs" / "nccl_all_reduce.log").read_text()
+    assert full.startswith("mpirun -np 24 -N 8 ")
+    for flag in ("-b 8", "-e 8589934592", "-f 2", "-g 1", "-c 1", "-n 20", "-w 5", "-d float"):
+        assert flag in full
+    pair = (unpacked / "logs" / "nccl_alltoall_node-a+node-c.log").read_text()
+    assert "-np 16" in pair and "node-a:8" in pair and "node-c:8" in pair
+    assert "/opt/nccl-tests/build/alltoall_perf" in pair
+    commands = (unpacked / "logs" / "launch_commands.txt").read_text().splitlines()
+    assert len(commands) == 8
+
+
+def test_nccl_runs_use_srun_inside_slurm(unpacked: Path) -> None:
+    result = run(
+        ["bash", "run_nccl_tests.sh", "--dry-run"],
+        unpacked,
+        HOSTS="n1,n2,n3",
+        SLURM_JOB_ID="42",
+    )
+    assert result.returncode == 0, result.stderr
+    text = (unpacked / "logs" / "nccl_all_reduce_n2+n3.log").read_text()
+    assert text.startswith("srun --nodes=2 --ntasks=16 --ntasks-per-node=8 --nodelist=n2\\,n3")
+
+
+def test_nccl_runs_refuse_the_wrong_node_count(unpacked: Path) -> None:
+    result = run(["bash", "run_nccl_tests.sh", "--dry-run"], unpacked, HOSTS="n1,n2")
+    assert result.returncode == 2
+    assert "for 3 nodes" in result.stderr
+
+
+def test_evidence_lands_in_a_folder_per_node(unpacked: Path, tmp_path: Path) -> None:
+    # Fake tools on PATH, so the test does not depend on a GPU host.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("nvidia-smi", "dcgmi", "ibstat"):
+        (fake / tool).write_text(f'#!/usr/bin/env bash\necho "{tool} $*"\n')
+        (fake / tool).chmod(0o755)
+    result = run(
+        ["bash", "collect_evidence.sh"],
+        unpacked,
+        NODE_NAME="node-a",
+        PATH=f"{fake}:{os.environ['PATH']}",
+    )
+    assert result.returncode == 0, result.stderr
+    node = unpacked / "evidence" / "node-a"
+    assert (node / "ibstat.txt").read_text().strip() == "ibstat"
+    assert (node / "dcgmi-diag.txt").read_text().strip() == "dcgmi diag -r 3"
+    assert (node / "nvidia-smi-topo.txt").read_text().strip() == "nvidia-smi topo -m"
+    query = (node / "nvidia-smi-query.csv").read_text()
+    assert "ecc.errors.uncorrected.volatile.total" in query and "--format=csv" in query
+    assert "fixture_sha256:" in (node / "versions.txt").read_text()
+    assert not (node / "missing.txt").exists()
+
+
+def test_evidence_names_missing_tools(unpacked: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for tool in ("bash", "dirname", "mkdir", "hostname", "sed", "head", "uname", "cat"):
+        found = shutil.which(tool)
+        if found:
+            (empty / tool).symlink_to(found)
+    result = run(["bash", "collect_evidence.sh"], unpacked, NODE_NAME="n1", PATH=str(empty))
+    assert result.returncode == 3, result.stderr
+    missing = (unpacked / "evidence" / "n1" / "missing.txt").read_text()
+    assert "ibstat.txt: ibstat not found" in missing
+
+
+def test_upload_needs_url_and_token(unpacked: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLUSTERBID_")}
+    result = subprocess.run(
+        ["bash", "upload_evidence.sh", "17"],
+        cwd=unpacked,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "CLUSTERBID_URL" in result.stderr
