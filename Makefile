@@ -18,6 +18,7 @@ install: $(VENV)/.installed
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
+	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py runserver $(HOST)
 
 lint: install

@@ -3,9 +3,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from bids.views.home import home
+from config.views import healthz
 
 urlpatterns = [
     path("", home, name="home"),
+    path("healthz", healthz, name="healthz"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -6,7 +6,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 # Routes that need no tenancy row: Django's own, reached only by staff or by everybody.
 EXEMPT_PREFIXES = ("admin:",)
-EXEMPT_NAMES = {"login", "logout", "home"}
+EXEMPT_NAMES = {"login", "logout", "home", "healthz"}
 
 
 def named_routes() -> set[str]:

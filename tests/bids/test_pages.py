@@ -1,0 +1,114 @@
+"""Pages as a person meets them: empty states, the demo, and query counts that do not grow."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from bids.demo import DEMO_PASSWORD, seed_demo
+from bids.models import BidRevision, CapacityRequest
+from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+
+
+def test_a_new_buyer_sees_how_to_start(buyer):
+    html = buyer.client().get(reverse("bids:request-list")).content.decode()
+    assert "No capacity requests yet" in html
+
+
+def test_a_new_provider_sees_an_empty_inbox(provider):
+    html = provider.client().get(reverse("bids:inbox")).content.decode()
+    assert "No buyer has invited your organisation" in html
+
+
+def test_home_sends_each_kind_to_its_start_page(buyer, provider):
+    assert buyer.client().get("/")["Location"] == reverse("bids:request-list")
+    assert provider.client().get("/")["Location"] == reverse("bids:inbox")
+
+
+def test_switching_organisation_changes_what_the_user_sees(buyer, provider):
+    from bids.models import Membership
+
+    Membership.objects.create(user=buyer.user, organization=provider.org)
+    client = buyer.client()
+    assert client.get("/")["Location"] == reverse("bids:request-list")
+    client.post(reverse("bids:switch-org"), {"organization": provider.org.pk})
+    assert client.get("/")["Location"] == reverse("bids:inbox")
+    assert client.get(reverse("bids:request-list")).status_code == 404
+
+
+def test_switching_to_a_foreign_organisation_is_ignored(buyer, outsider):
+    client = buyer.client()
+    client.post(reverse("bids:switch-org"), {"organization": outsider.org.pk})
+    assert client.get("/")["Location"] == reverse("bids:request-list")
+
+
+def _count_queries(client, url):
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_the_request_list_costs_the_same_for_2_and_30_requests(buyer):
+    client = buyer.client()
+    CapacityRequestFactory.create_batch(2, buyer=buyer.org)
+    few = _count_queries(client, reverse("bids:request-list"))
+    CapacityRequestFactory.create_batch(28, buyer=buyer.org)
+    assert _count_queries(client, reverse("bids:request-list")) == few
+
+
+def test_the_inbox_costs_the_same_for_2_and_30_invitations(provider):
+    client = provider.client()
+
+    def invite(n):
+        for req in CapacityRequestFactory.create_batch(n):
+            InvitationFactory(request=req, provider=provider.org)
+            BidFactory(request=req, provider=provider.org)
+
+    invite(2)
+    few = _count_queries(client, reverse("bids:inbox"))
+    invite(28)
+    assert _count_queries(client, reverse("bids:inbox")) == few
+
+
+def test_the_request_page_costs_the_same_for_2_and_20_bids(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org)
+    client = buyer.client()
+
+    def bids(n):
+        from bids.services import bid_submit
+
+        for _ in range(n):
+            bid = BidFactory(request=req)
+            bid_submit(bid=bid, user=buyer.user)
+
+    bids(2)
+    url = reverse("bids:request-detail", args=[req.pk])
+    few = _count_queries(client, url)
+    bids(18)
+    assert _count_queries(client, url) == few
+
+
+@pytest.mark.django_db
+def test_seed_demo_builds_a_comparison_once_and_prints_the_logins(capsys):
+    call_command("seed_demo")
+    call_command("seed_demo")
+    out = capsys.readouterr().out
+    assert "alice" in out and DEMO_PASSWORD in out and "nora" in out
+    req = CapacityRequest.objects.get()
+    assert req.invitations.count() == 3
+    assert BidRevision.objects.filter(bid__request=req).count() == 3
+    assert not req.bids_hidden_from_buyer
+
+
+@pytest.mark.django_db
+def test_the_demo_buyer_can_sign_in_and_see_three_bids(client):
+    seed_demo()
+    assert client.login(username="alice", password=DEMO_PASSWORD)
+    req = CapacityRequest.objects.get()
+    html = client.get(reverse("bids:request-detail", args=[req.pk])).content.decode()
+    for name in ("Northwind Compute", "Aurora GPU Cloud", "Pacifica Neocloud"):
+        assert name in html

@@ -1,0 +1,108 @@
+"""Settings fail loudly, naming the variable, and default to a safe laptop set-up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import database_from_url, env_bool, env_int, env_list
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_booleans_accept_the_usual_spellings(monkeypatch):
+    monkeypatch.setenv("FLAG", "yes")
+    assert env_bool("FLAG", False) is True
+    monkeypatch.setenv("FLAG", "0")
+    assert env_bool("FLAG", True) is False
+
+
+def test_a_malformed_boolean_names_the_variable(monkeypatch):
+    monkeypatch.setenv("DEBUG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="DEBUG must be one of"):
+        env_bool("DEBUG", True)
+
+
+def test_a_malformed_integer_names_the_variable(monkeypatch):
+    monkeypatch.setenv("EVIDENCE_MAX_BYTES", "50MB")
+    with pytest.raises(ImproperlyConfigured, match="EVIDENCE_MAX_BYTES must be an integer"):
+        env_int("EVIDENCE_MAX_BYTES", 1)
+    monkeypatch.setenv("EVIDENCE_MAX_BYTES", "10")
+    with pytest.raises(ImproperlyConfigured, match="at least 1024"):
+        env_int("EVIDENCE_MAX_BYTES", 1, minimum=1024)
+
+
+def test_lists_split_on_commas(monkeypatch):
+    monkeypatch.setenv("ALLOWED_HOSTS", "a.example, b.example,,")
+    assert env_list("ALLOWED_HOSTS", []) == ["a.example", "b.example"]
+
+
+def test_database_url_for_postgres():
+    db = database_from_url("DATABASE_URL", "postgres://cb:s%40cret@db.internal:5433/clusterbid")
+    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
+        "clusterbid",
+        "cb",
+        "s@cret",
+        "db.internal",
+        "5433",
+    )
+
+
+def test_database_url_for_sqlite_and_bad_schemes():
+    assert database_from_url("DATABASE_URL", "sqlite:////tmp/x.sqlite3")["NAME"] == "/tmp/x.sqlite3"
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL must start with"):
+        database_from_url("DATABASE_URL", "mysql://x/y")
+
+
+def _settings_process(**env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
+    clean.update(env)
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.CELERY_TASK_ALWAYS_EAGER, settings.DATABASES['default']['ENGINE'])"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_without_configuration_the_demo_runs_on_sqlite_with_in_process_tasks():
+    result = _settings_process(DJANGO_SETTINGS_MODULE="config.settings")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "django.db.backends.sqlite3"]
+
+
+def test_production_without_a_secret_key_refuses_to_start():
+    result = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false", SECRET_KEY=""
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_every_environment_variable_is_documented_in_the_readme():
+    import re
+
+    source = (ROOT / "config" / "settings.py").read_text()
+    names = set(re.findall(r'env_(?:str|bool|int|list)\(\s*"([A-Z_]+)"', source))
+    names.add("DATABASE_URL")
+    readme = (ROOT / "README.md").read_text()
+    undocumented = sorted(n for n in names if f"`{n}`" not in readme)
+    assert not undocumented, f"Add to the README's environment table: {undocumented}"
+
+
+@pytest.mark.django_db
+def test_healthz_answers_without_signing_in(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
