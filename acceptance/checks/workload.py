@@ -1,0 +1,217 @@
+"""Checks on the workload-level evidence: the fixture's all-reduce output and step times."""
+
+from __future__ import annotations
+
+from acceptance.checks.hardware import make
+from acceptance.checks.model import CheckResult, EvidenceItem, Status
+from acceptance.checks.spec import Spec
+from acceptance.parsers.base import median
+from acceptance.parsers.fixture_result import FixtureRecord, FixtureResult
+from acceptance.parsers.step_times import RankSteps, StepTimesResult
+
+
+def _short(values: list[int], limit: int = 8) -> str:
+    shown = ", ".join(str(v) for v in values[:limit])
+    return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
+
+
+def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
+    """All fixture-result items together: per-node files each hold a slice of the ranks."""
+    records: list[tuple[EvidenceItem, FixtureRecord]] = []
+    for item in items:
+        if isinstance(item.parsed, FixtureResult):
+            records.extend((item, r) for r in item.parsed.records)
+    if not records:
+        return []
+    first_item = records[0][0]
+    n = spec.world_size
+    out: list[CheckResult] = []
+
+    def add(
+        name: str,
+        status: Status,
+        measured: str,
+        expected: str,
+        message: str,
+        item: EvidenceItem,
+        line: int | None = None,
+    ) -> None:
+        out.append(
+            make(
+                item,
+                name=f"fixture-result: {name}",
+                group="fixture-result",
+                status=status,
+                measured=measured,
+                expected=expected,
+                message=message,
+                mandatory=mandatory,
+                line=line,
+            )
+        )
+
+    seen: dict[int, int] = {}
+    for _, r in records:
+        seen[r.rank] = seen.get(r.rank, 0) + 1
+    missing = [r for r in range(n) if r not in seen]
+    dupes = sorted(r for r, c in seen.items() if c > 1)
+    extra = sorted(r for r in seen if r < 0 or r >= n)
+    bad_world = [(i, r) for i, r in records if r.world_size != n]
+    ok = not (missing or dupes or extra or bad_world)
+    problems = []
+    if missing:
+        problems.append(f"missing ranks {_short(missing)}")
+    if dupes:
+        problems.append(f"duplicate ranks {_short(dupes)}")
+    if extra:
+        problems.append(f"ranks outside 0..{n - 1}: {_short(extra)}")
+    if bad_world:
+        problems.append(f"world_size {bad_world[0][1].world_size} reported")
+    add(
+        "ranks",
+        "pass" if ok else "fail",
+        f"{len(seen)} distinct ranks from {len(records)} records"
+        + (f"; {'; '.join(problems)}" if problems else ""),
+        f"ranks 0..{n - 1} exactly once (world size {n})",
+        f"Every rank 0..{n - 1} reported exactly once."
+        if ok
+        else f"The fixture output has {'; '.join(problems)}.",
+        bad_world[0][0] if bad_world else first_item,
+        bad_world[0][1].line if bad_world else None,
+    )
+    target = n * (n - 1) / 2
+    wrong = [
+        (i, r) for i, r in records if not r.passed or not (r.min == r.max == r.expected == target)
+    ]
+    if wrong:
+        i, r = wrong[0]
+        add(
+            "sum values",
+            "fail",
+            f"rank {r.rank}: pass={str(r.passed).lower()} min={r.min:g} max={r.max:g} "
+            f"expected={r.expected:g}",
+            f"every element == {target:g}",
+            f"{len(wrong)} rank(s) did not get {target:g} in every element, starting with rank "
+            f"{r.rank} on {r.host}.",
+            i,
+            r.line,
+        )
+    else:
+        add(
+            "sum values",
+            "pass",
+            f"{target:g} in every element on {len(records)} ranks",
+            f"every element == {target:g}",
+            f"Every rank's all-reduce result equals n(n-1)/2 = {target:g}.",
+            first_item,
+        )
+    counts = sorted({r.count for _, r in records})
+    dtypes = sorted({r.dtype for _, r in records})
+    uniform = len(counts) == 1 and len(dtypes) == 1
+    agreed_ok = (spec.fixture_count is None or counts == [spec.fixture_count]) and (
+        spec.fixture_dtype is None or dtypes == [spec.fixture_dtype]
+    )
+    expected = "the same count and dtype on every rank"
+    if spec.fixture_count is not None or spec.fixture_dtype is not None:
+        expected += f" ({spec.fixture_count} x {spec.fixture_dtype})"
+    add(
+        "count and dtype",
+        "pass" if uniform and agreed_ok else "fail",
+        f"count {', '.join(map(str, counts))}; dtype {', '.join(dtypes)}",
+        expected,
+        "Every rank reduced the same tensor shape and type."
+        if uniform and agreed_ok
+        else "Ranks disagree on the tensor count/dtype, or it is not the agreed one.",
+        first_item,
+    )
+    if spec.nccl_version:
+        versions = sorted({r.nccl_version for _, r in records})
+        add(
+            "NCCL version",
+            "pass" if versions == [spec.nccl_version] else "fail",
+            ", ".join(versions),
+            spec.nccl_version,
+            f"The fixture ran with NCCL {', '.join(versions)}; {spec.nccl_version} agreed.",
+            first_item,
+        )
+    return out
+
+
+def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
+    ranks: list[tuple[EvidenceItem, RankSteps]] = []
+    for item in items:
+        if isinstance(item.parsed, StepTimesResult):
+            ranks.extend((item, r) for r in item.parsed.per_rank)
+    if not ranks:
+        return []
+    first_item = ranks[0][0]
+    tol = float(spec.thresholds.get("step_time_tolerance_pct") or 5.0)
+    spread_limit = float(spec.thresholds.get("step_time_spread_pct") or 10.0)
+    run_median = median(sorted(r.median for _, r in ranks))
+    limit = run_median * (1 + tol / 100.0)
+    slow = sorted(((i, r) for i, r in ranks if r.median > limit), key=lambda x: -x[1].median)
+    out: list[CheckResult] = []
+    if slow:
+        i, worst = slow[0]
+        names = ", ".join(f"rank {r.rank} ({r.node})" for _, r in slow[:5])
+        out.append(
+            make(
+                i,
+                name="step-times: stragglers",
+                group="step-times",
+                status="fail",
+                measured=f"{len(slow)} rank(s) above {limit:.4g} s, worst rank {worst.rank} on "
+                f"{worst.node} at {worst.median:.4g} s",
+                expected=f"every rank median <= run median {run_median:.4g} s + {tol:g}%",
+                mandatory=mandatory,
+                line=worst.line,
+                message=f"{len(slow)} straggler rank(s): {names}"
+                + (" and more." if len(slow) > 5 else "."),
+            )
+        )
+    else:
+        out.append(
+            make(
+                first_item,
+                name="step-times: stragglers",
+                group="step-times",
+                status="pass",
+                measured=f"slowest rank median within {tol:g}% of {run_median:.4g} s",
+                expected=f"every rank median <= run median + {tol:g}%",
+                mandatory=mandatory,
+                message=f"No rank's median step time exceeds the run median by more than {tol:g}%.",
+            )
+        )
+    lo = min(r.median for _, r in ranks)
+    hi = max(r.median for _, r in ranks)
+    spread = (hi / lo - 1) * 100.0 if lo > 0 else float("inf")
+    out.append(
+        make(
+            first_item,
+            name="step-times: spread",
+            group="step-times",
+            status="pass" if spread <= spread_limit else "fail",
+            measured=f"{spread:.2f}% (rank medians {lo:.4g} s to {hi:.4g} s)",
+            expected=f"<= {spread_limit:g}%",
+            mandatory=mandatory,
+            message=f"Rank medians spread by {spread:.2f}%; {spread_limit:g}% allowed.",
+        )
+    )
+    n = spec.world_size
+    present = {r.rank for _, r in ranks}
+    missing = [r for r in range(n) if r not in present]
+    out.append(
+        make(
+            first_item,
+            name="step-times: ranks",
+            group="step-times",
+            status="fail" if missing else "pass",
+            measured=f"{len(present)} ranks" + (f"; missing {_short(missing)}" if missing else ""),
+            expected=f"ranks 0..{n - 1}",
+            mandatory=mandatory,
+            message=f"Step times are missing for {len(missing)} rank(s)."
+            if missing
+            else f"Step times cover all {n} ranks.",
+        )
+    )
+    return out

@@ -1,0 +1,63 @@
+"""Fixture output and step-time checks."""
+
+from check_builders import by_name, fixture_lines, item, step_csv
+
+from acceptance.checks import run_checks
+
+
+def checks(spec, group, *items):
+    return [r for r in run_checks(spec, list(items)) if r.group == group]
+
+
+def test_fixture_good(spec):
+    res = checks(spec, "fixture-result", item(fixture_lines()))
+    assert {r.status for r in res} == {"pass"}, [(r.name, r.message) for r in res]
+    assert "120" in by_name(res, "fixture-result: sum values")[0].message
+
+
+def test_fixture_split_over_node_files(spec):
+    lines = fixture_lines().splitlines(keepends=True)
+    a, b = item("".join(lines[:8]), node="gpu-a01"), item("".join(lines[8:]), node="gpu-a02")
+    assert {r.status for r in checks(spec, "fixture-result", a, b)} == {"pass"}
+
+
+def test_fixture_wrong_value_names_rank_and_line(spec):
+    res = checks(
+        spec, "fixture-result", item(fixture_lines(override={5: {"pass": False, "max": 119}}))
+    )
+    check = by_name(res, "fixture-result: sum values")[0]
+    assert check.status == "fail" and check.line == 6 and "rank 5" in check.message
+
+
+def test_fixture_missing_and_duplicate_ranks(spec):
+    text = fixture_lines(override={3: {"rank": 4}})
+    check = by_name(checks(spec, "fixture-result", item(text)), "fixture-result: ranks")[0]
+    assert check.status == "fail" and "missing ranks 3" in check.measured
+    assert "duplicate ranks 4" in check.measured
+
+
+def test_fixture_count_dtype_and_version(spec):
+    res = checks(
+        spec,
+        "fixture-result",
+        item(fixture_lines(override={2: {"dtype": "float32"}, 7: {"nccl_version": "2.21.5"}})),
+    )
+    assert by_name(res, "fixture-result: count and dtype")[0].status == "fail"
+    assert by_name(res, "fixture-result: NCCL version")[0].status == "fail"
+
+
+def test_step_times_good(spec):
+    res = checks(spec, "step-times", item(step_csv()))
+    assert {r.status for r in res} == {"pass"}
+
+
+def test_step_times_straggler_and_spread(spec):
+    res = checks(spec, "step-times", item(step_csv(slow={11: 0.2})))
+    strag = by_name(res, "step-times: stragglers")[0]
+    assert strag.status == "fail" and "rank 11 (gpu-a02)" in strag.message
+    assert by_name(res, "step-times: spread")[0].status == "fail"
+
+
+def test_step_times_missing_ranks(spec):
+    res = checks(spec, "step-times", item(step_csv(n=12)))
+    assert by_name(res, "step-times: ranks")[0].status == "fail"

@@ -1,0 +1,146 @@
+"""nccl-tests text and JSON output, every layout variant we know of."""
+
+import pytest
+from parser_fuzzing import fuzz_tests
+
+from acceptance.parsers import nccl_tests, parse_evidence, to_json
+from acceptance.parsers.base import NcclTestsError
+
+D = "nccl-tests/"
+
+
+def test_it_reads_a_full_two_node_run(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_2node_v2.17_full.txt"))
+    assert (r.collective, r.ranks, r.nodes) == ("all_reduce", 16, ("gpu-a01", "gpu-a02"))
+    assert r.nccl_version == "2.27.3" and r.nccl_tests_version == "2.17.4"
+    assert (r.min_bytes, r.max_bytes, r.step_factor, r.iters) == (8, 8589934592, 2, 20)
+    assert r.rows[0].size == 8 and r.rows[-1].size == 8589934592
+    assert r.rows[-1].out_of_place.wrong == 0 and r.out_of_bounds == 0 and r.complete
+    assert r.devices[9].host == "gpu-a02" and r.devices[9].device == 1
+    assert r.devices[0].bus_id == "0000:1a:00" and r.devices[0].pid == 40100
+
+
+def test_it_reads_pre_2_13_output_with_the_error_column(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_pre2.13_error_column_no_hash_trailer.txt"))
+    assert r.error_column == "max_delta" and r.ranks == 16
+    assert r.rows[0].out_of_place.max_delta == 0.0 and r.rows[0].out_of_place.wrong is None
+    assert r.out_of_bounds == 0 and r.avg_busbw is not None
+
+
+def test_it_strips_srun_labels_and_keeps_na_as_null(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_srun_label_validation0_na.txt"))
+    assert r.validation == 0 and r.ranks == 16
+    assert all(row.out_of_place.wrong is None and row.in_place.wrong is None for row in r.rows)
+    assert to_json(r)["rows"][0]["out_of_place"]["wrong"] is None
+
+
+def test_it_skips_openmpi_boxes_inside_the_table(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_openmpi_warnings_inside_table.txt"))
+    assert r.collective == "all_reduce" and len(r.rows) == 21 and r.nccl_version == "2.23.4"
+
+
+def test_it_strips_mpirun_tag_output(evidence):
+    r = nccl_tests.parse(evidence(D + "all_gather_tag_output_prefix.txt"))
+    assert (r.collective, r.ranks, r.rows[0].redop) == ("all_gather", 2, "none")
+
+
+def test_a_run_cut_mid_row_keeps_the_rows_it_reached(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_truncated_mid_row.txt"))
+    assert r.truncated and not r.complete and len(r.rows) == 4
+    assert r.rows[-1].size == 1073741824
+
+
+def test_it_recovers_overflowing_columns(evidence):
+    r = nccl_tests.parse(evidence(D + "all_gather_1node_column_overflow.txt"))
+    last = r.rows[-1]
+    assert last.in_place.algbw == pytest.approx(1128.28) and last.in_place.busbw == 564.14
+    assert r.rows[-2].in_place.algbw == pytest.approx(1095.65)
+
+
+def test_aborted_runs_parse_with_their_failure_lines(evidence):
+    before = nccl_tests.parse(evidence(D + "failure_before_device_lines.txt"))
+    assert (
+        before.ranks is None
+        and not before.rows
+        and "system not yet initialized" in before.errors[0]
+    )
+    after = nccl_tests.parse(evidence(D + "failure_after_header_no_rows.txt"))
+    assert after.ranks == 2 and len(after.errors) == 3 and after.error_line is not None
+
+
+def test_partial_output_without_header_or_devices(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_partial_no_header_no_trailer.txt"))
+    assert r.ranks is None and r.collective == "all_reduce" and r.rows[-1].size == 17179869184
+    assert r.out_of_bounds is None and not r.complete
+
+
+def test_a_short_row_mid_table_names_the_line(evidence):
+    with pytest.raises(NcclTestsError) as exc:
+        nccl_tests.parse(evidence(D + "broken_short_row_mid_table.txt"))
+    assert exc.value.line == 20
+    assert str(exc.value) == "line 20: expected 13 columns in a nccl-tests data row, found 7"
+
+
+def test_it_infers_alltoall_from_in_place_na(evidence):
+    assert (
+        nccl_tests.parse(evidence(D + "alltoall_inplace_na_inferred.txt")).collective == "alltoall"
+    )
+
+
+def test_it_keeps_later_runs_of_the_same_file(evidence):
+    r = nccl_tests.parse(evidence(D + "two_runs_all_reduce_then_all_gather.txt"))
+    assert r.collective == "all_reduce" and [x.collective for x in r.runs] == ["all_gather"]
+
+
+def test_it_reports_wrong_and_out_of_bounds(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_wrong_and_oob_failed.txt"))
+    assert r.out_of_bounds == 3 and r.rows[0].out_of_place.wrong == 3
+
+
+def test_it_reads_the_json_output(evidence):
+    r = parse_evidence(evidence(D + "all_reduce_json_output.json"))
+    assert (r.collective, r.ranks, r.nccl_version, r.out_of_bounds) == (
+        "all_reduce",
+        16,
+        "2.27.3",
+        0,
+    )
+    assert r.rows[-1].out_of_place.busbw > 400 and r.source_format == "json"
+    assert r.nodes == ("gpu-j01", "gpu-j02")
+
+
+def test_truncated_json_is_a_line_specific_error(evidence):
+    data = evidence(D + "all_reduce_json_output.json")[:900]
+    with pytest.raises(NcclTestsError) as exc:
+        nccl_tests.parse(data)
+    assert exc.value.line is not None
+
+
+def test_json_export_has_the_contract_keys(evidence):
+    out = to_json(nccl_tests.parse(evidence(D + "all_reduce_2node_v2.17_full.txt")))
+    for key in (
+        "kind",
+        "collective",
+        "ranks",
+        "rows",
+        "out_of_bounds",
+        "avg_busbw",
+        "nccl_version",
+        "devices",
+        "errors",
+        "min_bytes",
+        "max_bytes",
+        "nodes",
+    ):
+        assert key in out
+    assert out["kind"] == "nccl-tests"
+    assert set(out["rows"][0]) >= {"size", "count", "type", "redop", "out_of_place", "in_place"}
+    assert set(out["rows"][0]["out_of_place"]) >= {"time_us", "algbw", "busbw", "wrong"}
+
+
+(
+    test_fuzz_arbitrary_text,
+    test_fuzz_truncated_valid_file,
+    test_fuzz_random_bytes,
+    test_fuzz_spliced_bytes,
+) = fuzz_tests("nccl-tests", nccl_tests.parse, NcclTestsError)
