@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -14,9 +14,13 @@ from django.utils import timezone
 from bids import services
 from bids.choices import MemberRole, OrgKind, RequestStatus
 from bids.models import Bid, CapacityRequest, Membership, Organization
+from bids.scoring import BidOffer
+from bids.scoring import demo as scoring_demo
 
 DEMO_PASSWORD = "clusterbid-demo"
 REQUEST_TITLE = "16 × H200, two 8-GPU servers"
+_DEMO_REQUEST = scoring_demo.demo_request()
+TERM_DAYS = (_DEMO_REQUEST.reservation_end - _DEMO_REQUEST.reservation_start).days + 1
 
 
 @dataclass(frozen=True)
@@ -26,65 +30,79 @@ class DemoLogin:
     role: str
 
 
+# The bid terms come from the scoring package's demo offers, so the seeded comparison page and
+# the pure scoring tests read the same numbers (docs/scoring.md, section 6, explains them).
+_OFFER_FIELDS = (
+    "price_per_gpu_hour",
+    "fees_usd",
+    "egress_usd",
+    "region",
+    "available_end",
+    "gpu_model",
+    "nodes",
+    "gpus_per_node",
+    "nvlink_domain_size",
+    "fabric",
+    "nics_per_node",
+    "nic_rate_gbps",
+    "rail_optimised",
+    "leaf_switches",
+    "isolation_class",
+    "scheduler",
+    "topology_aware",
+    "gang_scheduling",
+    "health_checks_auto_drain",
+    "spares_count",
+    "spares_location",
+    "coverage",
+    "site_readiness",
+)
+
+
+def offer_terms(offer: BidOffer, *, reservation_start: date) -> dict[str, Any]:
+    """A scoring demo offer as bid terms, its start shifted to the seeded reservation's."""
+    terms = {name: getattr(offer, name) for name in _OFFER_FIELDS}
+    lead = scoring_demo.demo_request().reservation_start - offer.available_start
+    mtbf = offer.declared_node_mtbf_hours
+    terms.update(
+        available_start=reservation_start - lead,
+        oversubscription_ratio=Decimal(str(offer.oversubscription_ratio)),
+        uptime_pct=Decimal(str(offer.uptime_pct)),
+        node_replacement_hours=Decimal(str(offer.node_replacement_hours)),
+        declared_node_mtbf_hours=int(mtbf) if mtbf is not None else None,
+    )
+    return terms
+
+
 PROVIDERS: list[dict[str, Any]] = [
     {
         "org": "Northwind Compute",
         "user": "nora",
+        "offer": scoring_demo.demo_cheap,
         "terms": {
-            "price_per_gpu_hour": Decimal("2.10"),
-            "fees_usd": Decimal("0"),
-            "egress_usd": Decimal("1500"),
-            "region": "eu",
-            "site": "Frankfurt FRA-2",
-            "node_replacement_hours": Decimal("72"),
-            "spares_count": 0,
-            "spares_location": "none",
-            "coverage": "business_hours",
-            "declared_node_mtbf_hours": None,
-            "health_checks_auto_drain": False,
-            "topology_aware": False,
-            "uptime_pct": Decimal("99.0"),
+            "site": "Frankfurt FRA-2 (opened 2026)",
             "sla_credits": "5% of monthly fee per 1% below SLA",
             "billing_terms": "Monthly in advance",
+            "notes": "Node MTBF from our first year of fleet data (1,500 h).",
         },
     },
     {
         "org": "Aurora GPU Cloud",
         "user": "arun",
+        "offer": scoring_demo.demo_premium,
         "terms": {
-            "price_per_gpu_hour": Decimal("2.65"),
-            "fees_usd": Decimal("4000"),
-            "egress_usd": Decimal("0"),
-            "region": "nordics",
             "site": "Stockholm STO-1",
-            "node_replacement_hours": Decimal("4"),
-            "spares_count": 2,
-            "spares_location": "same_fabric_domain",
-            "coverage": "24x7",
-            "declared_node_mtbf_hours": 8000,
-            "health_checks_auto_drain": True,
-            "topology_aware": True,
-            "gang_scheduling": True,
-            "uptime_pct": Decimal("99.9"),
             "sla_credits": "10% of daily fee per hour of S1 outage",
-            "billing_terms": "Monthly in arrears",
+            "billing_terms": "Monthly in arrears, egress included",
+            "notes": "Two hot spares racked on the job's leaf switch.",
         },
     },
     {
         "org": "Pacifica Neocloud",
         "user": "pat",
+        "offer": scoring_demo.demo_wrong_region,
         "terms": {
-            "price_per_gpu_hour": Decimal("1.95"),
-            "fees_usd": Decimal("0"),
-            "egress_usd": Decimal("0"),
-            "region": "us-west",
             "site": "Hillsboro PDX-4",
-            "node_replacement_hours": Decimal("24"),
-            "spares_count": 1,
-            "spares_location": "same_site",
-            "coverage": "extended",
-            "declared_node_mtbf_hours": None,
-            "uptime_pct": Decimal("99.5"),
             "billing_terms": "Quarterly in advance",
         },
     },
@@ -126,10 +144,12 @@ def seed_demo() -> list[DemoLogin]:
         org = _org(spec["org"], OrgKind.PROVIDER)
         user = _user(spec["user"], f"{spec['user']}@{org.slug}.example")
         _member(user, org)
-        providers.append((org, user, spec["terms"]))
+        providers.append((org, user, spec))
         logins.append(DemoLogin(spec["user"], org.name, "provider"))
 
-    if CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).exists():
+    existing = CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).first()
+    if existing is not None:
+        _score_after_commit(existing)
         return logins
 
     today = timezone.localdate()
@@ -156,7 +176,8 @@ def seed_demo() -> list[DemoLogin]:
             "scheduler": "slurm",
             "acceptable_regions": ["eu", "nordics", "uk"],
             "reservation_start": start,
-            "reservation_end": start + timedelta(days=89),
+            # The same 89-day term (end date inclusive) as the scoring package's demo request.
+            "reservation_end": start + timedelta(days=TERM_DAYS - 1),
             "bid_deadline": timezone.now() + timedelta(days=14),
             "sealed": False,
             "checkpoint_write_seconds": 60,
@@ -166,9 +187,25 @@ def seed_demo() -> list[DemoLogin]:
     )
     services.request_invite(request=req, providers=[org for org, _, _ in providers])
     services.request_publish(request=req)
-    for org, user, terms in providers:
+    for org, user, spec in providers:
         bid = services.bid_start(request=req, provider=org, user=user)
+        terms = offer_terms(spec["offer"](), reservation_start=start) | spec["terms"]
         services.bid_save_draft(bid=bid, user=user, data=terms)
         services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=user)
     assert req.status == RequestStatus.OPEN
+    # The other apps' demo data: questionnaire answers (new revisions), then the fixture and
+    # handoff terms with the providers' acknowledgements.
+    from acceptance.demo import seed_fixture_demo
+    from questionnaire.demo import seed_questionnaire_demo
+
+    seed_questionnaire_demo(req)
+    seed_fixture_demo(req)
+    _score_after_commit(req)
     return logins
+
+
+def _score_after_commit(req: CapacityRequest) -> None:
+    """Scores on first sight: without a broker the task runs in-process once this commits."""
+    from bids.services.scoring import scoring_queue
+
+    transaction.on_commit(lambda: scoring_queue(request=req))

@@ -78,3 +78,19 @@ def database_from_url(name: str, url: str) -> dict[str, object]:
     raise ImproperlyConfigured(
         f"{name} must start with postgres:// or sqlite:///, got scheme {parsed.scheme!r}"
     )
+
+
+_RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF throttle rate such as '60/min' (requests per second, minute, hour or day)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    count, _, period = raw.strip().partition("/")
+    if not count.isdigit() or int(count) < 1 or period.strip().lower() not in _RATE_PERIODS:
+        raise ImproperlyConfigured(
+            f"{name} must look like 60/min (a positive count per s, min, hour or day), got {raw!r}"
+        )
+    return f"{int(count)}/{period.strip().lower()}"

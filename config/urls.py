@@ -12,4 +12,13 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("bids.urls")),
+    path("", include("acceptance.urls")),
+    path("", include("contracts.urls")),
+    path("", include("contracts.urls_annex")),
+    path("", include("questionnaire.urls")),
+    path("", include("acceptance.urls_burnin")),
+    path("", include("api.urls")),
 ]
+
+# API paths that match no route still answer in the API's JSON error shape.
+handler404 = "api.errors.not_found"

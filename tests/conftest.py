@@ -29,6 +29,9 @@ from tests.factories import (
 
 IN_CI = bool(os.environ.get("CI"))
 
+# One Chromium for the whole run: Playwright's sync API allows one instance per process.
+pytest_plugins = ["tests.browser.fixtures", "tests.worker_fixtures"]
+
 
 def require_service(available: bool, reason: str) -> None:
     """Skip a test whose service is absent on a laptop; in CI the absence is a failure."""

@@ -88,10 +88,18 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     errors = validate_bid_terms(bid, for_submit=True)
     if errors:
         raise ValidationError(errors)
+    from questionnaire.services import answers_for_submit
+
+    answers = answers_for_submit(bid=bid)
 
     number = bid.latest_revision_number + 1
     revision = BidRevision.objects.create(
-        bid=bid, number=number, submitted_by=user, submitted_at=timezone.now(), **bid.terms_dict()
+        bid=bid,
+        number=number,
+        submitted_by=user,
+        submitted_at=timezone.now(),
+        questionnaire=answers,
+        **bid.terms_dict(),
     )
     bid.latest_revision_number = number
     bid.status = BidStatus.SUBMITTED
@@ -107,9 +115,11 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         ]
     )
 
+    from bids.services.scoring import scoring_queue
     from bids.tasks import notify_bid_revision
 
     transaction.on_commit(lambda: notify_bid_revision.delay(revision.pk))
+    transaction.on_commit(lambda: scoring_queue(request=bid.request))
     return revision
 
 
@@ -121,4 +131,7 @@ def bid_withdraw(*, bid: Bid, user: User) -> Bid:
     bid.status = BidStatus.WITHDRAWN
     bid.withdrawn_at = timezone.now()
     bid.save(update_fields=["status", "withdrawn_at", "updated_at"])
+    from bids.services.scoring import scoring_queue
+
+    transaction.on_commit(lambda: scoring_queue(request=bid.request))
     return bid

@@ -8,11 +8,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 
 from bids.models import Organization
 
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def active_org(request: HttpRequest) -> Organization | None:
@@ -31,7 +32,7 @@ def org_required(kind: str | None = None) -> Callable[[View], View]:
     def decorator(view: View) -> View:
         @login_required
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             org = active_org(request)
             if org is None or (kind is not None and org.kind != kind):
                 raise Http404

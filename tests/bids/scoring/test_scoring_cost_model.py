@@ -72,7 +72,8 @@ def test_it_clamps_goodput_at_zero() -> None:
 
 def test_it_reports_which_mtbf_it_used() -> None:
     req = demo_request()
-    assert compute_cost(request=req, bid=demo_cheap()).node_mtbf_source == MTBF_DEFAULT
+    silent = replace(demo_cheap(), declared_node_mtbf_hours=None)
+    assert compute_cost(request=req, bid=silent).node_mtbf_source == MTBF_DEFAULT
     premium = compute_cost(request=req, bid=demo_premium())
     assert premium.node_mtbf_source == MTBF_DECLARED
     assert premium.node_mtbf_hours == 8_000
@@ -127,8 +128,8 @@ def test_it_spreads_fees_and_egress_over_the_term() -> None:
     bid = replace(demo_premium(), fees_usd=Decimal("5000"), egress_usd=Decimal("1835.20"))
     cost = compute_cost(request=req, bid=bid)
     assert cost.overhead_per_gpu_hour == pytest.approx(6_835.20 / (16 * 2_136))
-    assert cost.effective_price_per_useful_gpu_hour == pytest.approx((2.65 + 0.2) / cost.goodput)
-    assert cost.total_cost_usd == pytest.approx(2.65 * 16 * 2_136 + 6_835.20)
+    assert cost.effective_price_per_useful_gpu_hour == pytest.approx((2.32 + 0.2) / cost.goodput)
+    assert cost.total_cost_usd == pytest.approx(2.32 * 16 * 2_136 + 6_835.20)
     assert cost.useful_gpu_hours == pytest.approx(16 * 2_136 * cost.goodput)
 
 
@@ -151,7 +152,8 @@ def test_it_counts_lost_gpu_hours_per_incident_and_month() -> None:
 
 
 def test_it_explains_every_number_with_its_formula() -> None:
-    cost = compute_cost(request=demo_request(), bid=demo_cheap())
+    silent = replace(demo_cheap(), declared_node_mtbf_hours=None)
+    cost = compute_cost(request=demo_request(), bid=silent)
     rows = cost.explain()
     labels = [label for label, _, _ in rows]
     assert "Cluster MTBF M (h)" in labels

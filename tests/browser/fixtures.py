@@ -1,4 +1,6 @@
-"""Playwright driving Debian's Chromium against pytest-django's live server.
+"""Browser fixtures, registered for the whole suite from tests/conftest.py.
+
+Playwright drives Debian's Chromium against pytest-django's live server.
 
 Never downloads a browser: CHROMIUM_PATH (default /usr/bin/chromium) must exist. Locally a
 missing Chromium skips these tests with the reason; in CI it fails them.

@@ -1,0 +1,77 @@
+"""Demo data for the burn-in pages: a second, already-closed request awarded to Aurora, with a
+reservation pending acceptance and an empty burn-in run ready for uploads.
+
+Run after `bids.demo.seed_demo()` (it needs the demo organisations); running it twice changes
+nothing. The main demo request stays open so the comparison page keeps its bids.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from acceptance.models import BurnInRun, Reservation
+from acceptance.services.award import request_award
+from acceptance.services.burnin import run_create
+from acceptance.services.fixtures import fixture_from_template
+from bids import services
+from bids.models import Bid, CapacityRequest, Organization
+
+DEMO_TITLE = "16 × H200 burn-in demo (awarded)"
+
+
+@transaction.atomic
+def seed_burnin_demo() -> BurnInRun | None:
+    """Returns the demo run (None when the demo organisations are missing)."""
+    existing = Reservation.objects.filter(request__title=DEMO_TITLE).first()
+    if existing is not None:
+        return existing.runs.order_by("pk").first()
+    user_model = get_user_model()
+    buyer_org = Organization.objects.filter(slug="helix-labs").first()
+    provider_org = Organization.objects.filter(slug="aurora-gpu-cloud").first()
+    alice = user_model.objects.filter(username="alice").first()
+    arun = user_model.objects.filter(username="arun").first()
+    if not (buyer_org and provider_org and alice and arun):
+        return None
+    start = timezone.localdate() + timedelta(days=30)
+    req: CapacityRequest = services.request_create(
+        buyer=buyer_org,
+        user=alice,
+        data={
+            "title": DEMO_TITLE,
+            "description": "Already awarded, so the burn-in and acceptance pages have data.",
+            "gpu_model": "H200",
+            "gpu_count": 16,
+            "nodes": 2,
+            "gpus_per_node": 8,
+            "acceptable_regions": ["eu"],
+            "reservation_start": start,
+            "reservation_end": start + timedelta(days=89),
+            "bid_deadline": timezone.now() + timedelta(days=7),
+            "sealed": False,
+        },
+    )
+    fixture_from_template(request=req, user=alice, template="rank-sum-allreduce")
+    services.request_invite(request=req, providers=[provider_org])
+    services.request_publish(request=req)
+    bid = services.bid_start(request=req, provider=provider_org, user=arun)
+    services.bid_save_draft(
+        bid=bid,
+        user=arun,
+        data={
+            "price_per_gpu_hour": "2.45",
+            "region": "eu",
+            "site": "Helsinki HEL-2",
+            "available_start": start,
+            "gpu_model": "H200",
+            "nodes": 2,
+            "gpus_per_node": 8,
+        },
+    )
+    services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
+    services.request_close(request=req)
+    reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
+    return run_create(reservation=reservation, user=arun, label="Burn-in 1")

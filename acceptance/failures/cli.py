@@ -1,0 +1,78 @@
+"""Command-line front end shared by `manage.py analyse_failure` and tests (no Django here)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Protocol
+
+from .analysis import Analysis, analyse
+from .bundle import read_paths
+from .errors import FailureInputError
+from .rankmap import parse_rank_map
+
+
+class Writer(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", help="bundle archives, folders or log/dump files")
+    parser.add_argument("--rank-map", help="CSV (rank,node[,local_rank,pci_bus_id]) or JSON")
+    parser.add_argument("--world-size", type=int, help="ranks the job was launched with")
+    parser.add_argument("--year", type=int, help="year for timestamps that omit it (syslog, glog)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(
+    paths: list[str],
+    *,
+    rank_map: str | None,
+    world_size: int | None,
+    year: int | None,
+    as_json: bool,
+    out: Writer,
+    err: Writer,
+) -> int:
+    """0 with the verdict printed; 2 with a one-line reason when the input is unusable."""
+    try:
+        rmap = parse_rank_map(Path(rank_map).read_bytes(), name=rank_map) if rank_map else None
+        sources = read_paths(paths)
+        if not any(s.data for s in sources):
+            raise FailureInputError("no readable files in the input")
+        result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
+    except FailureInputError as exc:
+        err.write(f"analyse_failure: {exc}\n")
+        return 2
+    except OSError as exc:
+        err.write(f"analyse_failure: cannot read: {exc.strerror or exc}\n")
+        return 2
+    out.write(json.dumps(result.to_json(), allow_nan=False) if as_json else render(result))
+    out.write("\n")
+    return 0
+
+
+def render(result: Analysis) -> str:
+    lines = [f"Initiating: {result.summary()}"]
+    if result.first_failure is not None:
+        e = result.first_failure
+        lines.append(f"  {e.source}:{e.line_no}  {e.text[:160]}")
+    lines.append(f"Suggested owner: {result.suggested_owner} — {'; '.join(result.owner_reasons)}")
+    lines += [f"  - {r}" for r in result.reasons]
+    lines.append("Evidence chain:")
+    for e in result.chain:
+        when = e.time_utc.isoformat() if e.time_utc else "?"
+        lines.append(f"  {when}  rank {e.rank}  {e.node or '?'}  {e.kind}  {e.source}:{e.line_no}")
+    lines.append(f"Secondary ranks: {len(result.secondary_ranks)}")
+    for g in result.secondaries:
+        lines.append(f"  {g.kind} ({g.cause}): {len(g.ranks)} ranks, {g.count} events")
+    if result.mismatches:
+        lines.append("Mismatched collectives:")
+        lines += [
+            f"  seq {m.seq} {m.field}: ranks {m.ranks[:16]} {m.values}" for m in result.mismatches
+        ]
+    if result.missing:
+        lines.append("Missing:")
+        lines += [f"  {m}" for m in result.missing]
+    return "\n".join(lines)

@@ -1,0 +1,264 @@
+"""Flight Recorder dumps across ranks: who never joined, who disagrees, whose dump is missing.
+
+Per process group, each rank's last enqueued and last completed collective sequence number comes
+from `pg_status` when present (it survives ring-buffer eviction), else from the entries. The
+collective the job is stuck on is the first one not completed everywhere; the minority side of
+"entered it" / "never entered it" is the suspect (a rank that issued an extra collective is the
+minority that is ahead). Entries at the same sequence number are compared field by field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .model import Event
+
+_FIELDS = ("profiling_name", "input_sizes", "input_dtypes", "output_sizes")
+_MAX_MISMATCHES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    seq: int
+    pg: str
+    field: str
+    ranks: list[int]  # the ranks that disagree with the majority
+    values: list[str]  # the distinct values, majority first
+
+
+@dataclass(slots=True)
+class FlightRecorderResult:
+    dumps: dict[int, str] = field(default_factory=dict)
+    missing_dumps: list[int] = field(default_factory=list)
+    suspects: list[int] = field(default_factory=list)
+    stuck: dict[str, int] = field(default_factory=dict)  # pg → first collective not completed
+    mismatches: list[Mismatch] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _RankPg:
+    enqueued: int = -1
+    completed: int = -1
+    last_ns: int | None = None
+    # seq → ((key, field values), time_created_ns); signatures are interned across ranks.
+    by_seq: dict[int, tuple[tuple[str, tuple[Any, ...]], Any]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class DumpSummary:
+    """What the cross-rank analysis needs from one dump; the dump itself can be dropped."""
+
+    pgs: dict[str, _RankPg] = field(default_factory=dict)
+    pg_config: dict[str, Any] = field(default_factory=dict)
+
+
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value)  # tuples print as lists, as in the dump's JSON form
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def summarise(dump: dict[str, Any], cache: dict[Any, Any] | None = None) -> DumpSummary:
+    """Per process group: last enqueued/completed collective and each entry's signature."""
+    cache = {} if cache is None else cache
+    out = DumpSummary(pg_config=dump.get("pg_config") or {})
+    for entry in dump.get("entries", []):
+        if entry.get("is_p2p"):
+            continue
+        seq = entry.get("collective_seq_id")
+        if not isinstance(seq, int):
+            continue
+        state = out.pgs.setdefault(_pg_name(entry), _RankPg())
+        state.enqueued = max(state.enqueued, seq)
+        if entry.get("state") == "completed":
+            state.completed = max(state.completed, seq)
+        raw = (
+            entry.get("profiling_name"),
+            entry.get("input_sizes"),
+            entry.get("input_dtypes"),
+            entry.get("output_sizes"),
+        )
+        key = repr(raw)  # one C call; equal collectives give equal keys
+        sig = cache.get(key)
+        if sig is None:
+            sig = cache[key] = (key, raw)
+        ns = entry.get("time_created_ns")
+        state.by_seq[seq] = (sig, ns)
+        if isinstance(ns, int):
+            state.last_ns = max(state.last_ns or 0, ns)
+    status = dump.get("pg_status")
+    if isinstance(status, dict):
+        for pg, values in status.items():
+            if not isinstance(values, dict) or str(pg) not in out.pgs:
+                continue
+            state = out.pgs[str(pg)]
+            enq = values.get("last_enqueued_collective")
+            done = values.get("last_completed_collective")
+            if isinstance(enq, int):
+                state.enqueued = max(state.enqueued, enq)
+            if isinstance(done, int):
+                state.completed = max(state.completed, done)
+    return out
+
+
+def _pg_name(entry: dict[str, Any]) -> str:
+    pg = entry.get("process_group")
+    if isinstance(pg, list | tuple) and pg:
+        return str(pg[0])
+    return str(entry.get("pg_id", "0"))
+
+
+def _members(dumps: dict[int, DumpSummary], pg: str) -> set[int] | None:
+    for dump in dumps.values():
+        cfg = dump.pg_config
+        if isinstance(cfg, dict) and isinstance(cfg.get(pg), dict):
+            ranks = cfg[pg].get("ranks")
+            if cfg[pg].get("desc") == "default_pg":
+                return None
+            if isinstance(ranks, str):
+                return {int(x) for x in re.findall(r"\d+", ranks[:1_000_000])}
+            if isinstance(ranks, list | tuple):
+                return {int(x) for x in ranks if isinstance(x, int)}
+    return None
+
+
+def _time(ns: Any) -> datetime | None:
+    if not isinstance(ns, int) or ns <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(ns / 1e9, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def analyse_dumps(
+    dumps: dict[int, DumpSummary], sources: dict[int, str], *, world_size: int | None
+) -> FlightRecorderResult:
+    """Cross-rank analysis of dump summaries keyed by rank."""
+    result = FlightRecorderResult(dumps=dict(sources))
+    if not dumps:
+        return result
+    expected = world_size
+    if expected is None:
+        default_ranks = _default_ranks(dumps)
+        expected = max(default_ranks | set(dumps)) + 1 if default_ranks else max(dumps) + 1
+    result.missing_dumps = sorted(set(range(expected)) - set(dumps))
+    for rank in result.missing_dumps:
+        result.events.append(
+            Event(None, rank, None, "flight recorder", 0, "missing_record",
+                  f"no Flight Recorder dump for rank {rank}",
+                  {"what": "flight recorder dump", "tier": 2})
+        )  # fmt: skip
+    per: dict[str, dict[int, _RankPg]] = defaultdict(dict)
+    for rank, dump in dumps.items():
+        for pg, state in dump.pgs.items():
+            per[pg][rank] = state
+    for pg, ranks in sorted(per.items()):
+        members = _members(dumps, pg)
+        present = {r: s for r, s in ranks.items() if members is None or r in members}
+        _stuck(pg, present, sources, result)
+        if len(result.mismatches) < _MAX_MISMATCHES:
+            _compare(pg, present, sources, result)
+    flagged = ("collective_desync", "collective_mismatch")
+    result.suspects = sorted(
+        {e.rank for e in result.events if e.rank is not None and e.kind in flagged}
+    )
+    return result
+
+
+def _default_ranks(dumps: dict[int, DumpSummary]) -> set[int]:
+    for dump in dumps.values():
+        cfg = dump.pg_config
+        if isinstance(cfg, dict):
+            for pg in cfg.values():
+                if isinstance(pg, dict) and pg.get("desc") == "default_pg":
+                    ranks = pg.get("ranks")
+                    text = ranks if isinstance(ranks, str) else str(ranks)
+                    return {int(x) for x in re.findall(r"\d+", text[:1_000_000])}
+    return set()
+
+
+def _stuck(
+    pg: str, ranks: dict[int, _RankPg], sources: dict[int, str], result: FlightRecorderResult
+) -> None:
+    if len(ranks) < 2:
+        return
+    stuck = min(s.completed for s in ranks.values()) + 1
+    entered = {r for r, s in ranks.items() if s.enqueued >= stuck}
+    if not entered:
+        return
+    result.stuck[pg] = stuck
+    missing = set(ranks) - entered
+    if not missing:
+        result.notes.append(
+            f"process group {pg}: every rank with a dump entered collective {stuck} and none "
+            "completed it — a hang inside the collective (transport or GPU), not a rank that "
+            "skipped it"
+        )
+        return
+    # The minority is the odd one out: few ranks behind, or few ranks that ran ahead.
+    behind = len(missing) <= len(entered)
+    suspects = missing if behind else entered
+    for rank in sorted(suspects):
+        state = ranks[rank]
+        if behind:
+            text = (f"rank {rank} never entered collective {stuck} of process group {pg} "
+                    f"(last enqueued {state.enqueued}, last completed {state.completed}); "
+                    f"{len(entered)} ranks wait in it")  # fmt: skip
+        else:
+            text = (f"rank {rank} entered collective {stuck} of process group {pg} that "
+                    f"{len(missing)} other ranks never called (extra collective)")  # fmt: skip
+        result.events.append(
+            Event(_time(state.last_ns), rank, None, sources.get(rank, "flight recorder"), 0,
+                  "collective_desync", text,
+                  {"seq": stuck, "pg": pg, "last_enqueued": state.enqueued,
+                   "last_completed": state.completed, "tier": 1, "from": "flight recorder",
+                   "behind": behind, "waiting": len(entered) if behind else len(missing)})
+        )  # fmt: skip
+
+
+def _compare(
+    pg: str, ranks: dict[int, _RankPg], sources: dict[int, str], result: FlightRecorderResult
+) -> None:
+    seqs: set[int] = set()
+    for state in ranks.values():
+        seqs.update(state.by_seq)
+    for seq in sorted(seqs):
+        sigs = {r: s.by_seq[seq][0] for r, s in ranks.items() if seq in s.by_seq}
+        if len(sigs) < 2 or len({sig[0] for sig in sigs.values()}) == 1:
+            continue  # the common case: every rank agrees
+        for i, name in enumerate(_FIELDS):
+            values = {r: _show(sig[1][i]) for r, sig in sigs.items()}
+            counts = Counter(values.values())
+            if len(counts) < 2:
+                continue
+            majority = counts.most_common(1)[0][0]
+            odd = sorted(r for r, v in values.items() if v != majority)
+            result.mismatches.append(
+                Mismatch(seq, pg, name, odd, [majority, *sorted(set(counts) - {majority})])
+            )
+            for rank in odd[:8]:
+                result.events.append(
+                    Event(
+                        _time(ranks[rank].by_seq[seq][1]),
+                        rank,
+                        None,
+                        sources.get(rank, "flight recorder"),
+                        0,
+                        "collective_mismatch",
+                        f"rank {rank}: {name} {values[rank]} at collective {seq} of process "
+                        f"group {pg}; the other ranks have {majority}",
+                        {"seq": seq, "pg": pg, "field": name, "tier": 1, "from": "flight recorder"},
+                    )
+                )
+            if len(result.mismatches) >= _MAX_MISMATCHES:
+                return
+            break  # one field per sequence number is enough to name it

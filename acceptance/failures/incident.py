@@ -1,0 +1,172 @@
+"""Incident-record helpers: severity proposal, contract clocks, recovery checklist, lost time.
+
+Plain data in and out (the contract's terms arrive as dicts); the Django side stores the results.
+Severity follows the handoff terms: S1 the job is down cluster-wide, S2 degraded throughput,
+S3 one node out while the job continues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import pairwise
+from typing import Any
+
+from .analysis import Analysis
+from .errors import IncidentTermsError
+
+SEVERITIES = ("S1", "S2", "S3")
+
+
+@dataclass(frozen=True, slots=True)
+class SeverityProposal:
+    severity: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class IncidentClocks:
+    response_due: datetime
+    restore_due: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ClockStatus:
+    response_left: timedelta  # negative once overdue
+    restore_left: timedelta
+    response_breached: bool
+    restore_breached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChecklistItem:
+    key: str
+    text: str
+    evidence: str | None  # evidence kind that can check it automatically, None = sign-off
+    threshold: float | None = None
+
+
+def propose_severity(
+    analysis: Analysis, *, job_continues: bool = False, degraded: bool = False
+) -> SeverityProposal:
+    """S1 when the job is down across the cluster, S3 when one node is out but the job runs on,
+    S2 when the caller reports degraded throughput only."""
+    if job_continues:
+        node = analysis.initiating_node or "one node"
+        return SeverityProposal("S3", f"{node} is out while the job continues")
+    if degraded:
+        return SeverityProposal("S2", "throughput degraded; the job still runs")
+    if analysis.secondary_ranks or analysis.launcher_root_cause is not None:
+        n = len(analysis.secondary_ranks)
+        return SeverityProposal("S1", f"the job is down: {n} other ranks failed or aborted")
+    if analysis.first_failure is not None:
+        return SeverityProposal("S1", "the job stopped on the initiating failure")
+    return SeverityProposal("S3", "no job-wide failure found in the evidence")
+
+
+def _minutes(clocks: Mapping[str, Any], severity: str, key: str) -> int:
+    if severity not in SEVERITIES:
+        raise IncidentTermsError(f"unknown severity {severity!r}; expected one of {SEVERITIES}")
+    row = clocks.get(severity)
+    if not isinstance(row, Mapping) or key not in row:
+        raise IncidentTermsError(f"the contract's clocks have no {key} for {severity}")
+    value = row[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise IncidentTermsError(f"{severity} {key} must be a positive number of minutes")
+    return int(value)
+
+
+def incident_clocks(
+    *, severity: str, detected_at: datetime, clocks: Mapping[str, Any]
+) -> IncidentClocks:
+    """Response and restore deadlines from the detection time, per the contract's clocks."""
+    if detected_at.tzinfo is None:
+        raise IncidentTermsError("detected_at must be timezone-aware")
+    respond = _minutes(clocks, severity, "response_minutes")
+    restore = _minutes(clocks, severity, "restore_minutes")
+    return IncidentClocks(
+        detected_at + timedelta(minutes=respond), detected_at + timedelta(minutes=restore)
+    )
+
+
+def clock_status(
+    due: IncidentClocks,
+    *,
+    now: datetime,
+    responded_at: datetime | None = None,
+    restored_at: datetime | None = None,
+) -> ClockStatus:
+    """Time left on each clock (frozen at the response/restore time once it happened)."""
+    r_end = responded_at or now
+    s_end = restored_at or now
+    return ClockStatus(
+        due.response_due - r_end,
+        due.restore_due - s_end,
+        r_end > due.response_due,
+        s_end > due.restore_due,
+    )
+
+
+_CHECKS: tuple[tuple[str, str, str | None, str | None], ...] = (
+    # key in terms, text, evidence kind that checks it, term holding the threshold
+    ("diagnostics", "GPU diagnostics pass on the repaired node(s) ({value})", "dcgmi-diag", None),
+    ("nccl_margin_pct", "nccl-tests bus bandwidth within {value}% of the hand-over baseline",
+     "nccl-tests", "nccl_margin_pct"),
+    ("smoke_step_time_margin_pct", "smoke run step time within {value}% of the pre-incident "
+     "baseline", "step-times", "smoke_step_time_margin_pct"),
+    ("loss_continuity", "training loss continues from the checkpoint without a jump", None, None),
+    ("no_recurrence_hours", "no recurrence on the same node for {value} hours", None,
+     "no_recurrence_hours"),
+)  # fmt: skip
+
+
+def recovery_checklist(terms: Mapping[str, Any]) -> list[ChecklistItem]:
+    """Checklist items from the recovery acceptance terms (`{"nccl_margin_pct": 5, ...}`).
+
+    Items with an evidence kind can be checked against uploads; the rest need a signed note.
+    Unknown keys become sign-off items so nothing in the contract is dropped.
+    """
+    if not isinstance(terms, Mapping):
+        raise IncidentTermsError("recovery terms must be a mapping")
+    items: list[ChecklistItem] = []
+    known = set()
+    for key, text, evidence, threshold_key in _CHECKS:
+        known.add(key)
+        if key not in terms or terms[key] in (None, False):
+            continue
+        value = terms[key]
+        threshold = None
+        if threshold_key is not None:
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise IncidentTermsError(f"{key} must be a non-negative number")
+            threshold = float(value)
+        items.append(ChecklistItem(key, text.format(value=value), evidence, threshold))
+    for key in sorted(set(terms) - known):
+        if terms[key] not in (None, False):
+            items.append(ChecklistItem(key, f"{key.replace('_', ' ')}: {terms[key]}", None))
+    return items
+
+
+def lost_gpu_hours(
+    *,
+    gpus: int,
+    last_checkpoint: datetime,
+    failed_at: datetime,
+    detected_at: datetime,
+    repaired_at: datetime,
+    revalidated_at: datetime,
+    restarted_at: datetime,
+) -> dict[str, float]:
+    """GPU-hours lost per phase: work since the checkpoint, detection, repair, revalidation,
+    restart/load. Out-of-order timestamps are an error, not a negative cost."""
+    marks = [last_checkpoint, failed_at, detected_at, repaired_at, revalidated_at, restarted_at]
+    if any(b < a for a, b in pairwise(marks)):
+        raise IncidentTermsError("incident timestamps must be in order")
+    names = ("work_since_checkpoint", "detection", "repair", "revalidation", "restart")
+    out = {
+        n: round((b - a).total_seconds() / 3600 * gpus, 3)
+        for n, (a, b) in zip(names, pairwise(marks), strict=True)
+    }
+    out["total"] = round(sum(out.values()), 3)
+    return out

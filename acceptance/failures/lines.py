@@ -1,0 +1,335 @@
+"""Line patterns: which kind of event a log line is, with the fields that matter.
+
+`classify(body)` sees one line with launcher/rank prefixes already removed and returns
+`(kind, detail)` or None. Detail keys used downstream: `seq`, `op`, `pg`, `xid`, `pci`, `peer_ip`,
+`signal`, `cause`, `secondary` (overrides the kind's default), `tier`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Candidate lines are found with `str.find` on these literals (C speed, one pass each) instead of
+# one big regex alternation, which Python's engine tries at every position. Anything a classifier
+# below can return must contain one of them.
+ANCHORS = (
+    "atchdog", "ProcessGroupNCCL", "NCCL operations", "NCCL WARN", "Init COMPLETE", "Bootstrap",
+    "join collective", "CUDA error", "cuda error", "CUDA failure", "Cuda failure", "cudaError",
+    "CUDA_ERROR_", "illegal memory access", "launch failure", "ut of memory", "OfMemory", "oom",
+    "OOM", "Xid (", "ncorrectable", "Double Bit", "Remapping Failure", "remappings are pending",
+    "Pending", "Traceback (", "exitcode", "ignal", "srun", "CANCELLED AT", "Job step",
+    "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
+    "pair closure", "NodeNotReady", "Evicted", "NodeLost", "Preempt", "BackOff", "global_ranks=",
+    "communicator was aborted", "timed out",
+)  # fmt: skip
+
+
+def candidate_lines(text: str) -> list[int]:
+    """Sorted start offsets of the lines that contain any anchor."""
+    starts: set[int] = set()
+    find, rfind = text.find, text.rfind
+    for anchor in ANCHORS:
+        i = find(anchor)
+        while i != -1:
+            start = rfind("\n", 0, i) + 1
+            starts.add(start)
+            end = find("\n", i)
+            if end == -1:
+                break
+            i = find(anchor, end)
+    return sorted(starts)
+
+
+# Xid codes that point at the application (bad address, stopped channel) rather than hardware.
+APP_XIDS = frozenset({13, 31, 43, 45, 68, 69})
+ECC_XIDS = frozenset({48, 63, 64, 92, 94, 95})
+
+_WATCHDOG = re.compile(
+    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
+    r"(?:.*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds)?"
+)
+_PG = re.compile(r"PG GUID (\d+)(?:\(([^)]*)\))?|PG ID (\d+)")
+_DETECTED = re.compile(
+    r"failure detected by watchdog at work sequence id: (\d+).*?last enqueued (?:NCCL )?work: "
+    r"(-?\d+), last completed (?:NCCL )?work: (-?\d+)"
+    r"|Exception \(either an error or timeout\) detected by watchdog at work: (\d+), last "
+    r"enqueued NCCL work: (-?\d+), last completed NCCL work: (-?\d+)"
+)
+_TIMED_OUT = re.compile(
+    r"Some NCCL operations have failed or timed out|(?:WorkNCCL|ProcessGroupNCCL|collective).*"
+    r"timed out|NCCL communicator was aborted|watchdog thread terminated"
+)
+_DESYNC = re.compile(r"\[(\d+)\] finished collective #(\d+), but didn't join collective #(\d+)")
+_XID = re.compile(
+    r"(S?)Xid \(PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.\d)?\): (\d+), ?(.*)"
+)
+_XID_PID = re.compile(r"^pid=(?:'<unknown>'|(\d+)), (?:name=([^,]*), )?")
+_ECC = re.compile(
+    r"(?:DRAM |SRAM )?Uncorrectable(?: Error)?\s*:\s*([1-9]\d*)|Double Bit ECC\s*:\s*([1-9]\d*)"
+    r"|Remapping Failure Occurred\s*:\s*Yes|row remappings are pending|^\s*Pending\s+: Yes"
+)
+_OOM = re.compile(
+    r"(?:Memory cgroup )?[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)"
+    r"|oom-kill:.*?task=([^,]*),pid=(\d+)|CUDA out of memory|OutOfMemoryError|OOMKill"
+    r"|oom_kill event|(?<!invoked )out of memory",
+    re.I,
+)
+_NCCL_WARN = re.compile(r"(?:(\S+\.cc:\d+) )?NCCL WARN (.*)")
+_TRANSPORT = re.compile(r"NET/|transport/|ibv_|IBV_|proxy|Net :|socket|Socket|peer", re.I)
+_PEER = re.compile(r"peer (?:\[)?(\d{1,3}(?:\.\d{1,3}){3})")
+_CUDA = re.compile(
+    r"CUDA error: (.*)|unhandled cuda error(.*)|(cudaError\w+)|(CUDA_ERROR_\w+)"
+    r"|Cuda failure '?([^']*)"
+    r"|CUDA failure [^']*'([^']*)'|(an illegal memory access was encountered)"
+    r"|(unspecified launch failure)",
+    re.I,
+)
+_SIGNAL = re.compile(
+    r"exitcode\s*:?\s*(-\d+)|Signal (\d+) \((SIG\w+)\) received by PID (\d+)"
+    r"|Caught signal (\d+)|Signal: [\w ]+ \((\d+)\)|received signal (SIG\w+)|got signal: (\d+)"
+)
+_SIG_NUM = {"SIGKILL": 9, "SIGABRT": 6, "SIGTERM": 15, "SIGSEGV": 11, "SIGBUS": 7, "SIGINT": 2}
+_CRASH_SIGNALS = frozenset({4, 7, 8, 11})
+_SRUN_TASK = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): (.*)")
+_CANCEL = re.compile(
+    r"\*\*\* (STEP|JOB) (\S+) ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)"
+)
+_STEP = re.compile(r"Job step aborted|(?:Force )?Terminat(?:ing|ed) StepId=(\S+)")
+_GLOO_CLOSED = re.compile(r"Connection (closed|reset) by peer(?: \[?(\d{1,3}(?:\.\d{1,3}){3})\]?)?")
+_GLOO_TIMEOUT = re.compile(r"[Tt]imed out|[Tt]imeout|pair closure")
+_NCCL_INIT = re.compile(
+    r"\brank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+).*Init COMPLETE"
+)
+_BOOTSTRAP = re.compile(r"Bootstrap ?: Using \w+:(\d{1,3}(?:\.\d{1,3}){3})")
+_K8S = re.compile(
+    r"\b(Warning|Normal)\s+(NodeNotReady|Evicted|NodeLost|Preempted|Preempting|BackOff|OOMKilling)"
+    r"\s+(\S+)\s+(.*)"
+)
+_ENV_DUMP = re.compile(r"global_ranks=\[([\d, ]*)\]")
+_LOCAL_RANKS = re.compile(r"local_ranks=\[([\d, ]*)\]")
+
+# Python exceptions that are the cascade arriving at a healthy rank, not a cause.
+CASCADE = re.compile(
+    r"timed out|[Tt]imeout|Watchdog|DistBackendError|DistNetworkError|by peer|ChildFailedError"
+    r"|communicator was aborted|SignalException|KeyboardInterrupt|SIGTERM|Broken pipe"
+    r"|remote process exited|ProcessGroupNCCL is aborted"
+)
+
+
+def pci_key(text: str) -> str | None:
+    """Canonical `bus:device` (lower hex, domain dropped when zero) for any PCI spelling.
+
+    `PCI:0000:91:00`, `00000000:91:00.0`, `0000:91:00.0` and NCCL's busId `91000` all give `91:00`.
+    """
+    text = text.strip().lower().removeprefix("pci:")
+    parts = text.split(":")
+    try:
+        if len(parts) == 1:  # NCCL's packed busId: (domain << 20) | (bus << 12) | (dev << 4) | fn
+            value = int(parts[0], 16)
+            domain, bus, dev = value >> 20, (value >> 12) & 0xFF, (value >> 4) & 0xFF
+        elif len(parts) == 2:
+            domain, bus, dev = 0, int(parts[0], 16), int(parts[1].split(".")[0], 16)
+        else:
+            domain, bus, dev = (
+                int(parts[-3], 16),
+                int(parts[-2], 16),
+                int(parts[-1].split(".")[0], 16),
+            )
+    except ValueError:
+        return None
+    key = f"{bus:02x}:{dev:02x}"
+    return f"{domain:x}:{key}" if domain else key
+
+
+def _first(m: re.Match[str]) -> str:
+    return next((g for g in m.groups() if g), "").strip()
+
+
+def classify(body: str) -> tuple[str, dict[str, Any]] | None:
+    """Kind and detail of one line's message, or None when the line is not evidence."""
+    if "Xid (" in body:
+        return _xid(body)
+    m = _ECC.search(body)
+    if m is not None:
+        return "ecc", {"tier": 0, "cause": m.group(0).strip()}
+    if "Watchdog caught" in body or "detected by watchdog" in body:
+        return _watchdog(body)
+    m = _DESYNC.search(body)
+    if m is not None:
+        culprit = int(m.group(1))
+        return "collective_desync", {
+            "culprit": culprit,
+            "seq": int(m.group(3)),
+            "tier": 1,
+            "from": "desync report",
+        }
+    if "NCCL WARN" not in body and "out of memory" not in body.lower():
+        m = _CUDA.search(body)
+        if m is not None:  # also "watchdog thread terminated with exception: CUDA error: ..."
+            return "cuda_error", {"tier": 1, "error": _first(m)[:200]}
+    if _TIMED_OUT.search(body):
+        return "nccl_timeout", _pg(body, {})
+    m = _OOM.search(body)
+    if m is not None and "NCCL WARN" not in body and "invoked oom-killer" not in body:
+        detail: dict[str, Any] = {"tier": 1}
+        if m.group(1) or m.group(4):  # the kernel's OOM killer names the victim's pid
+            pid, process = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            detail.update(host_oom=True, pid=int(pid), process=process)
+        elif "oom_kill event" in body or "OOMKill" in body:
+            detail["host_oom"] = True
+        return "oom", detail
+    if "NCCL WARN" in body:
+        return _nccl_warn(body)
+    m = _CUDA.search(body)
+    if m is not None:
+        return "cuda_error", {"tier": 1, "error": _first(m)[:200]}
+    if "gloo" in body.lower() or "by peer" in body or "pair closure" in body:
+        return _gloo(body)
+    scheduler = _scheduler(body)
+    if scheduler is not None:
+        return scheduler
+    m = _SIGNAL.search(body)
+    if m is not None:
+        return _signal(m)
+    m = _NCCL_INIT.search(body)
+    if m is not None:
+        return "nccl_init", {
+            "comm_rank": int(m.group(1)), "nranks": int(m.group(2)),
+            "local_dev": int(m.group(3)), "pci": pci_key(m.group(4)),
+        }  # fmt: skip
+    m = _BOOTSTRAP.search(body)
+    if m is not None:
+        return "nccl_init", {"ip": m.group(1)}
+    m = _ENV_DUMP.search(body)
+    if m is not None:
+        ranks = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+        return "nccl_init", {"global_ranks": ranks}
+    m = _LOCAL_RANKS.search(body)
+    if m is not None:
+        return "nccl_init", {"local_ranks": [int(x) for x in re.findall(r"\d+", m.group(1))]}
+    return None
+
+
+def _xid(body: str) -> tuple[str, dict[str, Any]] | None:
+    m = _XID.search(body)
+    if m is None:
+        return None
+    code = int(m.group(3))
+    rest = m.group(4)
+    detail: dict[str, Any] = {"xid": code, "pci": pci_key(m.group(2))}
+    pm = _XID_PID.match(rest)
+    if pm is not None:
+        if pm.group(1):
+            detail["pid"] = int(pm.group(1))
+        if pm.group(2) and pm.group(2) != "<unknown>":
+            detail["process"] = pm.group(2)
+        rest = rest[pm.end() :]
+    detail["message"] = rest.strip()[:200]
+    if m.group(1):  # NVSwitch SXid: the fabric, not one GPU
+        detail.update(nvswitch=True, tier=0)
+        return "xid", detail
+    if code in ECC_XIDS:
+        detail["tier"] = 0
+        return "ecc", detail
+    detail["tier"] = 1 if code in APP_XIDS else 0
+    if code == 45:  # preemptive cleanup after an earlier error on the channel
+        detail["secondary"] = True
+    return "xid", detail
+
+
+def _pg(body: str, detail: dict[str, Any]) -> dict[str, Any]:
+    m = _PG.search(body)
+    if m is not None:
+        detail["pg"] = m.group(2) or m.group(1) or m.group(3)
+    return detail
+
+
+def _watchdog(body: str) -> tuple[str, dict[str, Any]]:
+    detail: dict[str, Any] = {}
+    m = _WATCHDOG.search(body)
+    if m is not None:
+        detail.update(seq=int(m.group(1)), op=m.group(2))
+        if m.group(3):
+            detail.update(timeout_ms=int(m.group(3)), ran_ms=int(m.group(4)))
+    d = _DETECTED.search(body)
+    if d is not None:
+        seq, enq, done = (d.group(1), d.group(2), d.group(3)) if d.group(1) else d.groups()[3:]
+        detail.update(seq=int(seq), last_enqueued=int(enq), last_completed=int(done))
+    return "nccl_timeout", _pg(body, detail)
+
+
+def _nccl_warn(body: str) -> tuple[str, dict[str, Any]]:
+    m = _NCCL_WARN.search(body)
+    where, message = (m.group(1), m.group(2)) if m else (None, body)
+    detail: dict[str, Any] = {"where": where, "message": message[:300]}
+    cuda = _CUDA.search(message)
+    if cuda is not None or "Cuda failure" in message:
+        detail["tier"] = 1
+        return "cuda_error", detail
+    if _TRANSPORT.search(message) or (where or "").startswith(("transport/", "net", "proxy")):
+        peer = _PEER.search(message)
+        if peer is not None:
+            detail["peer_ip"] = peer.group(1)
+        detail["tier"] = 1
+        return "nccl_warn_transport", detail
+    return "nccl_warn", detail
+
+
+def _gloo(body: str) -> tuple[str, dict[str, Any]] | None:
+    m = _GLOO_CLOSED.search(body)
+    if m is not None:
+        detail: dict[str, Any] = {"cause": f"connection {m.group(1)} by peer"}
+        if m.group(2):
+            detail["peer_ip"] = m.group(2)
+        return "gloo", detail
+    if _GLOO_TIMEOUT.search(body):
+        return "gloo", {"cause": "timeout"}
+    return None
+
+
+def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
+    m = _SRUN_TASK.search(body)
+    if m is not None:
+        reason = m.group(3).strip()
+        crash = "Segmentation fault" in reason or "Bus error" in reason
+        return "scheduler", {
+            "host": m.group(1), "tasks": m.group(2), "cause": reason,
+            "secondary": not crash, "tier": 1 if crash else 3,
+        }  # fmt: skip
+    m = _CANCEL.search(body)
+    if m is not None:
+        why = (m.group(5) or "user cancel").strip().lower()
+        node_lost = "node fail" in why
+        primary = node_lost or "time limit" in why
+        return "scheduler", {
+            "step": m.group(2), "host": m.group(3), "cancelled_at": m.group(4), "cause": why,
+            "secondary": not primary, "tier": 0 if node_lost else (2 if primary else 3),
+        }  # fmt: skip
+    m = _STEP.search(body)
+    if m is not None:
+        return "scheduler", {"cause": "step aborted", "step": m.group(1)}
+    if "NODE FAIL" in body:
+        return "scheduler", {"cause": "node failure", "secondary": False, "tier": 0}
+    m = _K8S.search(body)
+    if m is not None:
+        reason = m.group(2)
+        primary = reason in ("NodeNotReady", "NodeLost", "OOMKilling")
+        return "scheduler", {
+            "cause": reason, "object": m.group(3), "message": m.group(4)[:200],
+            "secondary": not primary, "tier": 0 if reason.startswith("Node") else 3,
+        }  # fmt: skip
+    return None
+
+
+def _signal(m: re.Match[str]) -> tuple[str, dict[str, Any]]:
+    if m.group(1):
+        num = abs(int(m.group(1)))
+    elif m.group(2):
+        num = int(m.group(2))
+    elif m.group(5) or m.group(6) or m.group(8):
+        num = int(m.group(5) or m.group(6) or m.group(8))
+    else:
+        num = _SIG_NUM.get(m.group(7) or "", 0)
+    crash = num in _CRASH_SIGNALS
+    return "signal", {"signal": num, "secondary": not crash, "tier": 1 if crash else 3}

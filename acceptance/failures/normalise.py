@@ -1,0 +1,311 @@
+"""Turn one text source into Events: prefixes (rank, node, pid), timestamps, multi-line blocks.
+
+A few `str.find` passes (`lines.ANCHORS`) find candidate lines, so a 100 MB log of INFO chatter
+costs little more than reading it. Tracebacks and torchrun's ChildFailedError summary are read as
+blocks; everything else is one line, one event.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+
+from .errors import FailureInputError
+from .lines import CASCADE, candidate_lines, classify
+from .model import Event
+from .timestamps import parse_iso, parse_line_time, syslog_host
+
+_LABEL = re.compile(r"\s*(\d{1,6}): ")
+_MPI = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:\s?")
+_RAY = re.compile(r"\([\w.]+\[rank=(\d+)\] pid=(\d+)(?:, ip=([\d.]+))?\)\s*")
+_RANK = re.compile(r"\[rank(\d+)\]:\s?")
+_ROLE = re.compile(r"\[(?:default|[a-z_]+?)(\d+)\]:\s?")  # torchrun --tee: [default3]: = local rank
+_BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
+_HOSTPID = re.compile(r"\[([A-Za-z][\w.\-]*):(\d+)(?::\d+:\d+)?\]\s")  # OpenMPI/UCX [host:pid]
+_NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
+_PG_RANK = re.compile(r"\[Rank (\d+)\]")
+_KV_RANK = re.compile(r"\brank=(\d+)\b")
+_LOCAL = re.compile(r"local_rank:? (\d+)")
+_EXC = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
+_ENTRY = re.compile(r"\s*\[(\d+)\]:\s*$")
+_FIELD = re.compile(r"\s+(\w+)\s*:\s?(.*)$")
+_MAX_TRACEBACK_LINES = 400
+
+
+class LineError(FailureInputError):
+    """Text that cannot be normalised at all (reserved: the normaliser degrades, never crashes)."""
+
+
+def short_node(host: str | None) -> str | None:
+    """`node-17.cluster.local` → `node-17`; IP addresses stay whole."""
+    if not host:
+        return None
+    host = host.strip().strip("[]")
+    if re.fullmatch(r"[\d.]+", host):
+        return host
+    return host.split(".", 1)[0] or None
+
+
+def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
+    """Launcher and logger prefixes → ({rank, local_rank, node, pid, ip}, message body)."""
+    info: dict[str, Any] = {}
+    body = line
+    for _ in range(6):
+        for pattern, key in ((_LABEL, "rank"), (_MPI, "rank"), (_RANK, "rank"), (_ROLE, "local")):
+            m = pattern.match(body)
+            if m is not None:
+                info.setdefault(key if key != "local" else "local_rank", int(m.group(1)))
+                body = body[m.end() :]
+                break
+        else:
+            m = _RAY.match(body)
+            if m is not None:
+                info.setdefault("rank", int(m.group(1)))
+                info["pid"] = int(m.group(2))
+                if m.group(3):
+                    info["ip"] = m.group(3)
+                body = body[m.end() :]
+                continue
+            m = _BRACKET_TS.match(body)
+            if m is None:
+                break
+            body = body[m.end() :]
+    m = _NCCL.match(body) or _NCCL.search(body[:120])
+    if m is not None:
+        info["node"] = short_node(m.group(1))
+        info["pid"] = int(m.group(2))
+        info["local_dev"] = int(m.group(4))
+        body = body[m.end() :]
+    else:
+        m = _HOSTPID.match(body)
+        if m is not None:
+            info["node"] = short_node(m.group(1))
+            info["pid"] = int(m.group(2))
+            body = body[m.end() :]
+    if "rank" not in info:
+        kv = _KV_RANK.search(body)
+        if kv is not None:
+            info["rank"] = int(kv.group(1))
+        else:
+            pg = _PG_RANK.search(body)
+            # `[Rank N]` is the rank inside the process group; global only for the default group.
+            if pg is not None and ("PG GUID" not in body or "default_pg" in body):
+                info["rank"] = int(pg.group(1))
+                info["rank_from"] = "pg"
+    return info, body
+
+
+def normalise_text(
+    text: str,
+    *,
+    source: str,
+    year: int,
+    tz: tzinfo = UTC,
+    rank: int | None = None,
+    node: str | None = None,
+) -> list[Event]:
+    """Events of one decoded text source. `rank`/`node` are the file's defaults (per-rank files)."""
+    events: list[Event] = []
+    done = -1  # index of the last character already consumed by a block
+    line_no = 1
+    counted = 0
+    for start in candidate_lines(text):
+        if start <= done:
+            continue
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        line_no += text.count("\n", counted, start)
+        counted = start
+        line = text[start:end]
+        ctx = _Ctx(text, source, year, tz, rank, node)
+        if "Traceback (most recent call last)" in line:
+            event, done = _traceback(ctx, start, end, line_no)
+        elif "Root Cause (first observed failure)" in line or line.strip() == "Failures:":
+            block, done = _launcher(ctx, end, line_no, root="Root Cause" in line)
+            events.extend(block)
+            continue
+        else:
+            event, done = _single(ctx, line, start, line_no), end
+        if event is not None:
+            events.append(event)
+    return events
+
+
+class _Ctx:
+    __slots__ = ("node", "rank", "source", "text", "tz", "year")
+
+    def __init__(
+        self, text: str, source: str, year: int, tz: tzinfo, rank: int | None, node: str | None
+    ) -> None:
+        self.text, self.source, self.year, self.tz = text, source, year, tz
+        self.rank, self.node = rank, node
+
+
+def _single(ctx: _Ctx, line: str, start: int, line_no: int) -> Event | None:
+    info, body = split_prefixes(line)
+    found = classify(body)
+    if found is None:
+        return None
+    kind, detail = found
+    return _event(ctx, line, start, line_no, kind, detail, info, body)
+
+
+def _event(
+    ctx: _Ctx,
+    line: str,
+    start: int,
+    line_no: int,
+    kind: str,
+    detail: dict[str, Any],
+    info: dict[str, Any],
+    body: str,
+) -> Event:
+    when = parse_line_time(line, year=ctx.year, tz=ctx.tz)
+    if when is None and kind == "scheduler" and detail.get("cancelled_at"):
+        when = parse_iso(detail["cancelled_at"], tz=ctx.tz)
+        detail["time_from"] = "cancelled_at"
+    if when is None:
+        when, same = _inherit_time(ctx, start, info)
+        if when is not None:
+            # An earlier line of the same rank/process is a safe bound; any line is a guess.
+            detail["time_from"] = "earlier line, same process" if same else "earlier line"
+            detail["time_inferred"] = not same
+    node = info.get("node") or syslog_host(line) or ctx.node
+    rank = info.get("rank", ctx.rank)
+    if kind == "scheduler" and detail.get("host"):
+        node = short_node(detail["host"])
+        tasks = detail.get("tasks", "")
+        if tasks.isdigit():
+            rank = int(tasks)
+    if kind == "collective_desync":
+        detail["reported_by"] = rank
+        rank = detail["culprit"]
+    for key in ("pid", "local_dev", "local_rank", "ip", "rank_from"):
+        if key in info and key not in detail:
+            detail[key] = info[key]
+    if "local_rank" not in detail and kind == "signal":
+        lm = _LOCAL.search(body)
+        if lm is not None:
+            detail["local_rank"] = int(lm.group(1))
+    return Event(when, rank, node, ctx.source, line_no, kind, body.strip()[:400], detail)
+
+
+def _inherit_time(ctx: _Ctx, start: int, info: dict[str, Any]) -> tuple[datetime | None, bool]:
+    """A line without a timestamp takes the nearest earlier stamped line of the same rank or
+    process (or of any line when it names neither). Returns (time, same process)."""
+    who = info.get("rank"), info.get("pid")
+    window = ctx.text[max(0, start - 4096) : start].split("\n")
+    for previous in reversed(window[-30:]):
+        if not previous:
+            continue
+        prev_info, _ = split_prefixes(previous)
+        same = who != (None, None) and (
+            (who[0] is not None and prev_info.get("rank") == who[0])
+            or (who[1] is not None and prev_info.get("pid") == who[1])
+        )
+        if who != (None, None) and not same:
+            continue
+        when = parse_line_time(previous, year=ctx.year, tz=ctx.tz)
+        if when is not None:
+            return when, same
+    return None, False
+
+
+def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | None, int]:
+    """Read a Python traceback to its final exception line; classify that line."""
+    header = ctx.text[start:end]
+    info, _ = split_prefixes(header)
+    pos, offset = end, 0
+    for _ in range(_MAX_TRACEBACK_LINES):
+        if pos >= len(ctx.text):
+            break
+        nxt = ctx.text.find("\n", pos + 1)
+        nxt = len(ctx.text) if nxt == -1 else nxt
+        line = ctx.text[pos + 1 : nxt]
+        offset += 1
+        pos = nxt
+        line_info, body = split_prefixes(line)
+        if info.get("rank") is not None and line_info.get("rank", info["rank"]) != info["rank"]:
+            continue  # another rank's output interleaved
+        if not body.strip() or body[:1] in (" ", "\t") or body.startswith("...<"):
+            continue
+        if body.startswith(("During handling", "The above exception", "Traceback (most")):
+            continue
+        m = _EXC.match(body.strip())
+        if m is None:
+            return None, pos
+        exc_type, message = m.group(1), (m.group(2) or "")
+        if exc_type.endswith("ChildFailedError"):
+            return None, pos  # the launcher's own traceback; its summary block follows
+        found = classify(body)
+        detail: dict[str, Any] = {"exc_type": exc_type, "traceback_line": line_no}
+        if found is not None and found[0] not in ("nccl_init", "nccl_warn"):
+            kind, extra = found
+            detail.update(extra)
+        else:
+            kind = "python_exception"
+            cascade = CASCADE.search(f"{exc_type}: {message}") is not None
+            detail.update(secondary=cascade, tier=3 if cascade else 1)
+        event = _event(ctx, line, pos - len(line), line_no + offset, kind, detail, info, body)
+        if event.time_utc is None:
+            event.time_utc = parse_line_time(header, year=ctx.year, tz=ctx.tz)
+        return event, pos
+    return None, pos
+
+
+def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Event], int]:
+    """torchrun's ChildFailedError entries: `[i]:` then `key : value` lines."""
+    events: list[Event] = []
+    pos, offset = end, 0
+    entry: dict[str, str] | None = None
+    entry_line = 0
+
+    def flush() -> None:
+        if entry is not None:
+            events.append(_launcher_event(ctx, entry, line_no + entry_line, root=root))
+
+    while pos < len(ctx.text):
+        nxt = ctx.text.find("\n", pos + 1)
+        nxt = len(ctx.text) if nxt == -1 else nxt
+        line = ctx.text[pos + 1 : nxt]
+        _, body = split_prefixes(line)
+        if _ENTRY.match(body):
+            flush()
+            offset += 1
+            entry, entry_line = {}, offset
+        elif entry is not None and (fm := _FIELD.match(body)) is not None:
+            offset += 1
+            entry[fm.group(1)] = fm.group(2).strip()
+        else:
+            break
+        pos = nxt
+    flush()
+    return events, pos
+
+
+def _launcher_event(ctx: _Ctx, entry: dict[str, str], line_no: int, *, root: bool) -> Event:
+    rank_m = re.match(r"(\d+)(?: \(local_rank: (\d+)\))?", entry.get("rank", ""))
+    code_m = re.match(r"(-?\d+)", entry.get("exitcode", ""))
+    detail: dict[str, Any] = {"root_cause": root, "secondary": True, "tier": 3}
+    if code_m is not None:
+        code = int(code_m.group(1))
+        detail["exitcode"] = code
+        if code < 0:
+            detail["signal"] = -code
+    if rank_m is not None and rank_m.group(2):
+        detail["local_rank"] = int(rank_m.group(2))
+    if entry.get("traceback"):
+        detail["traceback"] = entry["traceback"][:200]
+    label = "root cause (first observed failure)" if root else "failure"
+    text = f"torchrun {label}: rank {entry.get('rank', '?')} exitcode {entry.get('exitcode', '?')}"
+    return Event(
+        parse_iso(entry.get("time", ""), tz=ctx.tz),
+        int(rank_m.group(1)) if rank_m else ctx.rank,
+        short_node(entry.get("host")) or ctx.node,
+        ctx.source,
+        line_no,
+        "launcher_summary",
+        text,
+        detail,
+    )

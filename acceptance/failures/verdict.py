@@ -1,0 +1,255 @@
+"""Choosing the initiating event, its confidence and a suggested owner from resolved events.
+
+Causal events (hardware, CUDA, transport, OOM, a Python exception that is not itself a timeout)
+compete on corrected time; the earliest wins. Timeouts, launcher summaries, cancels and kills
+are consequences and only stand in — with low confidence — when nothing causal was logged.
+Flight Recorder findings and desync reports corroborate or, when the logs are silent, name the
+suspect themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from .lines import APP_XIDS
+from .model import Event
+
+_KIND_TIER = {
+    "ecc": 0,
+    "xid": 0,
+    "cuda_error": 1,
+    "oom": 1,
+    "nccl_warn_transport": 1,
+    "python_exception": 1,
+    "collective_desync": 1,
+    "collective_mismatch": 1,
+    "missing_record": 2,
+}
+_IGNORED = frozenset({"nccl_init", "nccl_warn"})
+_NEAR = timedelta(seconds=1)
+_SAME_INCIDENT = timedelta(seconds=120)
+
+
+def tier(e: Event) -> int:
+    """0 hardware, 1 causal software/transport, 2 weak, 3 consequence, 9 not evidence."""
+    if e.kind in _IGNORED:
+        return 9
+    if "tier" in e.detail:
+        return int(e.detail["tier"])
+    return _KIND_TIER.get(e.kind, 3)
+
+
+def is_corroboration(e: Event) -> bool:
+    """Cross-rank inferences (Flight Recorder, desync reports) are not logged *at* failure time."""
+    return e.kind in ("collective_desync", "collective_mismatch")
+
+
+@dataclass(slots=True)
+class Verdict:
+    event: Event | None = None
+    rank: int | None = None
+    node: str | None = None
+    confidence: str = "low"
+    reasons: list[str] = field(default_factory=list)
+    owner: str = "undetermined"
+    owner_reasons: list[str] = field(default_factory=list)
+
+
+Clock = Callable[[Event], datetime | None]
+
+
+def choose(
+    events: list[Event],
+    *,
+    when: Clock,
+    world_size: int | None,
+    ip_nodes: dict[str, str],
+    silent_ranks: list[int],
+    node_of: Callable[[int], str | None] = lambda rank: None,
+) -> Verdict:
+    v = Verdict()
+    causal = [e for e in events if tier(e) <= 1 and not is_corroboration(e) and not e.secondary]
+    corroboration = [e for e in events if is_corroboration(e)]
+    timed = sorted((e for e in causal if when(e) is not None), key=lambda e: (when(e), tier(e)))
+    if timed:
+        first = _follow_peer(timed[0], timed, when, ip_nodes, v.reasons)
+        v.event = first
+        v.reasons.append(f"earliest causal event: {first.kind} at {when(first)}")
+        _confidence_from_logs(v, first, timed, corroboration, when)
+    elif causal:
+        v.event = min(causal, key=tier)
+        v.confidence = "medium"
+        v.reasons.append(f"causal event without a timestamp: {v.event.kind}; order uncertain")
+    elif corroboration:
+        v.event = sorted(corroboration, key=lambda e: (e.kind != "collective_mismatch", e.rank))[0]
+        v.confidence = "medium"
+        v.reasons.append(
+            f"no causal error in the logs; {v.event.detail.get('from', 'cross-rank')} evidence "
+            f"names rank {v.event.rank}"
+        )
+    else:
+        _fallback(v, events, when, ip_nodes, silent_ranks, node_of)
+    if v.event is not None:
+        v.rank = v.event.rank
+        v.node = v.event.node
+    _owner(v, events, when)
+    return v
+
+
+def _follow_peer(
+    first: Event, timed: list[Event], when: Clock, ip_nodes: dict[str, str], reasons: list[str]
+) -> Event:
+    """A transport error that names a peer whose own node failed at about the same time points
+    at that peer (the healthy side of a broken link reports too)."""
+    peer = ip_nodes.get(first.detail.get("peer_ip", ""))
+    start = when(first)
+    if first.kind != "nccl_warn_transport" or peer is None or start is None:
+        return first
+    for e in timed:
+        t = when(e)
+        if e.node == peer and t is not None and t - start <= _SAME_INCIDENT and e is not first:
+            reasons.append(f"the first transport error (rank {first.rank}) names peer {peer}")
+            return e
+    return first
+
+
+def _confidence_from_logs(
+    v: Verdict, first: Event, timed: list[Event], corroboration: list[Event], when: Clock
+) -> None:
+    start = when(first)
+    assert start is not None
+    rivals = [
+        e
+        for e in timed
+        if e.node != first.node and e.rank != first.rank and (when(e) or start) - start < _NEAR
+        and e.kind != "nccl_warn_transport"
+    ]  # fmt: skip
+    fr_ranks = {e.rank for e in corroboration if e.rank is not None}
+    v.confidence = "high"
+    if rivals:
+        v.confidence = "medium"
+        r = rivals[0]
+        v.reasons.append(
+            f"another causal event on {r.node or 'another node'} (rank {r.rank}, {r.kind}) "
+            "within a second: the order depends on clock accuracy"
+        )
+    if first.rank is None:
+        v.confidence = "medium"
+        v.reasons.append("the initiating event names a node but no rank (no rank map for it)")
+    if first.detail.get("time_inferred"):
+        v.confidence = "medium"
+        v.reasons.append("the initiating line has no timestamp of its own")
+    if fr_ranks and first.rank is not None and first.rank not in fr_ranks:
+        v.confidence = "medium"
+        v.reasons.append(
+            f"Flight Recorder / desync evidence points at rank(s) {sorted(fr_ranks)[:8]}"
+        )
+    elif fr_ranks and first.rank in fr_ranks:
+        v.reasons.append("Flight Recorder / desync evidence agrees on the same rank")
+
+
+def _fallback(
+    v: Verdict,
+    events: list[Event],
+    when: Clock,
+    ip_nodes: dict[str, str],
+    silent_ranks: list[int],
+    node_of: Callable[[int], str | None],
+) -> None:
+    v.confidence = "low"
+    weak = sorted(
+        (e for e in events if tier(e) == 2 and e.kind != "missing_record"),
+        key=lambda e: (when(e) is None, when(e) or datetime.max),
+    )
+    missing = [e for e in events if e.kind == "missing_record" and e.detail.get("what") == "log"]
+    peers = [ip_nodes.get(e.detail.get("peer_ip", "")) for e in events if e.kind == "gloo"]
+    named = [p for p in peers if p]
+    if weak:
+        v.event = weak[0]
+        v.reasons.append(f"only weak evidence: {weak[0].kind} ({weak[0].detail.get('cause')})")
+    elif missing:
+        v.event = missing[0]
+        v.reasons.append(
+            f"nothing causal was logged; rank {missing[0].rank} left no record at all while "
+            "others timed out waiting"
+        )
+    elif silent_ranks or named:
+        node = max(set(named), key=named.count) if named else None
+        on_node = [r for r in silent_ranks if node is None or node_of(r) == node]
+        if on_node:
+            rank = on_node[0]
+            v.event = Event(None, rank, node_of(rank), "(inferred)", 0, "missing_record",
+                            f"rank {rank} reported no timeout or lost peer while the others did",
+                            {"what": "complaint", "tier": 2})  # fmt: skip
+            v.reasons.append(
+                f"nothing causal was logged; rank(s) {on_node[:8]} did not complain while the "
+                "rest timed out or lost their peer — a rank that stopped participating does "
+                "not wait"
+            )
+            if node is not None:
+                v.reasons.append(f"gloo peers report connections closed by {node}")
+        else:
+            src = next(e for e in events if ip_nodes.get(e.detail.get("peer_ip", "")) == node)
+            v.event = Event(when(src), None, node, src.source, src.line_no, "gloo", src.text,
+                            dict(src.detail))  # fmt: skip
+            v.reasons.append(f"gloo peers report connections closed by {node}")
+    else:
+        timeouts = [e for e in events if tier(e) < 9]
+        if timeouts:
+            v.reasons.append(
+                "only consequences (timeouts, aborts, cancels) were found; the initiating rank "
+                "cannot be told from them"
+            )
+
+
+def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
+    e = v.event
+    if e is None:
+        v.owner_reasons.append("no initiating event")
+        return
+    hardware = _hardware_near(e, events, when)
+    if e.kind in ("xid", "ecc") and e.detail.get("xid") not in APP_XIDS:
+        v.owner = "infrastructure"
+        v.owner_reasons.append(f"{e.kind} {e.detail.get('xid', '')} on {e.node}".strip())
+    elif hardware is not None:
+        v.owner = "infrastructure"
+        v.owner_reasons.append(
+            f"{hardware.kind} {hardware.detail.get('xid', '')} on {hardware.node} next to the "
+            f"{e.kind} of rank {e.rank}"
+        )
+    elif e.kind == "nccl_warn_transport":
+        v.owner = "infrastructure"
+        v.owner_reasons.append("network transport error (NET/IB or socket) first")
+    elif e.kind == "scheduler" and e.detail.get("tier") == 0:
+        v.owner = "infrastructure"
+        v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")
+    elif e.kind in ("python_exception", "collective_mismatch") or (
+        e.kind == "oom" and not e.detail.get("host_oom")
+    ):
+        v.owner = "application"
+        v.owner_reasons.append(f"{e.kind} first with no hardware event near it")
+    elif e.kind == "collective_desync":
+        v.owner = "application"
+        v.owner_reasons.append(
+            "a rank skipped or added a collective while its node reported no hardware fault"
+        )
+    elif e.kind == "xid":
+        v.owner = "application"
+        v.owner_reasons.append(f"Xid {e.detail.get('xid')} is usually an application fault")
+    else:
+        v.owner_reasons.append(f"{e.kind} alone does not tell application from infrastructure")
+
+
+def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:
+    t = when(e)
+    for other in events:
+        if other.kind not in ("xid", "ecc") or other.detail.get("xid") in APP_XIDS:
+            continue
+        if other.node != e.node or (e.rank is not None and other.rank not in (None, e.rank)):
+            continue
+        ot = when(other)
+        if t is None or ot is None or abs(ot - t) <= _SAME_INCIDENT:
+            return other
+    return None

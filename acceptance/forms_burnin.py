@@ -1,0 +1,70 @@
+"""Forms for the burn-in pages; the rules live in acceptance.services.burnin / award."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from acceptance.parsers import KINDS
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    widget = MultipleFileInput
+
+    def clean(self, data: Any, initial: Any = None) -> list[Any]:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            # An empty selection goes through the single-file path so `required` applies.
+            return [single(item, initial) for item in data] if data else [single(None, initial)]
+        return [single(data, initial)]
+
+
+class EvidenceUploadForm(forms.Form):
+    file = MultipleFileField(
+        label="Evidence files",
+        help_text="Select every file of the run at once: nccl-tests logs, nvidia-smi, dcgmi, "
+        "ibstat, step-time CSVs, the fixture's output.",
+    )
+    node = forms.CharField(
+        label="Node",
+        required=False,
+        max_length=200,
+        help_text="Empty for the whole allocation; a node name (gpu-a01); or a node subset "
+        "joined with + (gpu-a01+gpu-a02) for bisection runs.",
+        widget=forms.TextInput(attrs={"placeholder": "whole allocation"}),
+    )
+    kind = forms.ChoiceField(
+        label="Kind",
+        required=False,
+        choices=[("", "Detect from the content"), *((k, k) for k in KINDS)],
+    )
+
+
+class RunCreateForm(forms.Form):
+    label = forms.CharField(
+        label="Label",
+        required=False,
+        max_length=120,
+        widget=forms.TextInput(attrs={"placeholder": "e.g. Burn-in after NIC swap"}),
+    )
+
+
+class AcceptForm(forms.Form):
+    reason = forms.CharField(
+        label="Override reason",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Only when the gate has not passed: why accept anyway. It is recorded and "
+        "shown with the acceptance.",
+    )
+
+
+class RejectForm(forms.Form):
+    reason = forms.CharField(
+        label="Reason for rejecting", widget=forms.Textarea(attrs={"rows": 3}), max_length=4000
+    )

@@ -1,0 +1,236 @@
+"""After the award: the reservation, its burn-in runs, uploaded evidence, checks and the decision.
+
+Evidence bytes are stored before anything else happens; parsing and checking run in workers and
+write their state here, so the pages always show what became of every file.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from django.conf import settings
+from django.db import models
+from django.utils.text import get_valid_filename
+
+from acceptance.models.fixtures import FixtureVersion
+from bids.models import Bid, BidRevision, CapacityRequest
+
+WHOLE_ALLOCATION = "whole allocation"
+
+
+class ReservationStatus(models.TextChoices):
+    PENDING = "pending", "Pending acceptance"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+
+
+class Reservation(models.Model):
+    """The awarded bid, pinned to the revision and fixture version the gate is measured against."""
+
+    request = models.OneToOneField(
+        CapacityRequest, on_delete=models.PROTECT, related_name="reservation"
+    )
+    bid = models.OneToOneField(Bid, on_delete=models.PROTECT, related_name="reservation")
+    bid_revision = models.ForeignKey(BidRevision, on_delete=models.PROTECT, related_name="+")
+    fixture_version = models.ForeignKey(
+        FixtureVersion, on_delete=models.PROTECT, related_name="reservations"
+    )
+    status = models.CharField(
+        max_length=10,
+        choices=ReservationStatus.choices,
+        default=ReservationStatus.PENDING,
+        db_index=True,
+    )
+    awarded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    awarded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-awarded_at"]
+
+    def __str__(self) -> str:
+        return f"Reservation: {self.bid.provider.name} for {self.request.title}"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == ReservationStatus.PENDING
+
+
+class ChecksState(models.TextChoices):
+    WAITING = "waiting", "Waiting for evidence"
+    RUNNING = "running", "Checking"
+    DONE = "done", "Checked"
+    ERROR = "error", "Check run failed"
+
+
+class BurnInRun(models.Model):
+    """One burn-in attempt. `evidence_version` moves whenever its evidence changes; check rows
+    computed for an older version are stale and never shown as the current verdict."""
+
+    reservation = models.ForeignKey(Reservation, on_delete=models.CASCADE, related_name="runs")
+    label = models.CharField(max_length=120)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    evidence_version = models.PositiveIntegerField(default=0)
+    checked_version = models.PositiveIntegerField(null=True, blank=True)
+    checks_state = models.CharField(
+        max_length=10, choices=ChecksState.choices, default=ChecksState.WAITING
+    )
+    checks_error = models.TextField(blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+    gate_passed = models.BooleanField(null=True, blank=True)
+    gate_summary = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["reservation", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def checks_current(self) -> bool:
+        return (
+            self.checks_state == ChecksState.DONE and self.checked_version == self.evidence_version
+        )
+
+
+class EvidenceState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PARSING = "parsing", "Parsing"
+    PARSED = "parsed", "Parsed"
+    UNREADABLE = "unreadable", "Unreadable"
+    ERROR = "error", "Processing failed"
+
+
+def evidence_path(instance: Evidence, filename: str) -> str:
+    name = get_valid_filename(PurePath(filename).name)[-100:] or "evidence.txt"
+    return f"evidence/run-{instance.run_id}/{instance.sha256}/{name}"
+
+
+class Evidence(models.Model):
+    run = models.ForeignKey(BurnInRun, on_delete=models.CASCADE, related_name="evidence")
+    file = models.FileField(upload_to=evidence_path, max_length=300)
+    original_name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    # "" is the whole allocation; "node-a" one node; "node-a+node-b" a subset (bisection).
+    node = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=30, blank=True)
+    kind_given = models.BooleanField(default=False)
+    state = models.CharField(
+        max_length=10, choices=EvidenceState.choices, default=EvidenceState.QUEUED, db_index=True
+    )
+    error = models.TextField(blank=True)
+    error_line = models.PositiveIntegerField(null=True, blank=True)
+    parsed = models.JSONField(null=True, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    state_changed_at = models.DateTimeField(auto_now=True)
+    attempts = models.PositiveIntegerField(default=0)
+    # Withdrawn evidence stays stored and listed, but no longer counts in the checks.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            # Identical bytes from two nodes (e.g. the same `topo -m` on twin servers) are
+            # two pieces of evidence; the same bytes for the same node are one.
+            models.UniqueConstraint(
+                fields=["run", "sha256", "node"], name="evidence_unique_per_run_node"
+            )
+        ]
+        ordering = ["run", "uploaded_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.node_label})"
+
+    @property
+    def node_label(self) -> str:
+        return self.node or WHOLE_ALLOCATION
+
+    @property
+    def ref(self) -> str:
+        """How the checks name this file (and how a check row finds it again)."""
+        return f"{self.original_name} #{self.pk}"
+
+    @property
+    def in_progress(self) -> bool:
+        return self.state in (EvidenceState.QUEUED, EvidenceState.PARSING)
+
+
+class Check(models.Model):
+    """One check row of one evaluation (`version` = the run's evidence_version it reflects)."""
+
+    run = models.ForeignKey(BurnInRun, on_delete=models.CASCADE, related_name="checks")
+    version = models.PositiveIntegerField()
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=200)
+    group = models.CharField(max_length=40)
+    status = models.CharField(max_length=14)
+    measured = models.TextField(blank=True)
+    expected = models.TextField(blank=True)
+    evidence = models.ForeignKey(
+        Evidence, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    line = models.PositiveIntegerField(null=True, blank=True)
+    mandatory = models.BooleanField(default=True)
+    message = models.TextField(blank=True)
+    node = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["run", "version", "position"]
+        indexes = [models.Index(fields=["run", "version"], name="check_run_version")]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.status}"
+
+
+class DecisionKind(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    OVERRIDE = "override", "Accepted by override"
+    REJECTED = "rejected", "Rejected"
+
+
+class Acceptance(models.Model):
+    """The buyer's decision on a reservation. For an acceptance, `at` is the clock start."""
+
+    reservation = models.OneToOneField(
+        Reservation, on_delete=models.CASCADE, related_name="decision"
+    )
+    run = models.ForeignKey(BurnInRun, on_delete=models.PROTECT, null=True, related_name="+")
+    kind = models.CharField(max_length=10, choices=DecisionKind.choices)
+    reason = models.TextField(blank=True)
+    gate_passed = models.BooleanField(null=True)
+    gate_summary = models.TextField(blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} — {self.reservation}"
+
+    @property
+    def is_acceptance(self) -> bool:
+        return self.kind in (DecisionKind.ACCEPTED, DecisionKind.OVERRIDE)
+
+
+class Baseline(models.Model):
+    """The accepted run, frozen as the hand-over baseline later incidents are measured against."""
+
+    reservation = models.OneToOneField(
+        Reservation, on_delete=models.CASCADE, related_name="baseline"
+    )
+    run = models.ForeignKey(BurnInRun, on_delete=models.PROTECT, related_name="+")
+    snapshot = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Baseline for {self.reservation}"

@@ -1,0 +1,121 @@
+"""Fixture (one per request), its versions, and providers' acknowledgements per bid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from bids.models import Bid, CapacityRequest
+from contracts.models import HandoffTermsRevision
+
+
+class Fixture(models.Model):
+    request = models.OneToOneField(
+        CapacityRequest, on_delete=models.CASCADE, related_name="fixture"
+    )
+    # The version providers download now; older versions stay for acknowledgements.
+    current_number = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Fixture for {self.request.title}"
+
+
+class FrozenFixtureVersionError(Exception):
+    """A version a bid has acknowledged is part of that bid; it never changes."""
+
+
+class FixtureVersionQuerySet(models.QuerySet["FixtureVersion"]):
+    def update(self, **kwargs: Any) -> int:
+        raise FrozenFixtureVersionError("Change a fixture version through fixture_save().")
+
+    def referenced(self) -> FixtureVersionQuerySet:
+        return self.filter(acknowledgements__isnull=False).distinct()
+
+
+class FixtureVersion(models.Model):
+    fixture = models.ForeignKey(Fixture, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    template = models.CharField(max_length=40)
+    spec = models.JSONField()
+    spec_sha256 = models.CharField(max_length=64)
+    manifest = models.JSONField(help_text="The bundle manifest: SHA-256 per file.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = FixtureVersionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["fixture", "number"], name="unique_fixture_version")
+        ]
+        ordering = ["fixture", "-number"]
+
+    def __str__(self) -> str:
+        return f"Fixture v{self.number} ({self.spec_sha256[:12]})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding and self.is_referenced:
+            raise FrozenFixtureVersionError(
+                f"Fixture version {self.number} is acknowledged by a bid and cannot change."
+            )
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        if self.is_referenced:
+            raise FrozenFixtureVersionError(
+                f"Fixture version {self.number} is acknowledged by a bid and cannot be deleted."
+            )
+        return super().delete(*args, **kwargs)
+
+    @property
+    def is_referenced(self) -> bool:
+        return self.pk is not None and self.acknowledgements.exists()
+
+
+class AckStatus(models.TextChoices):
+    ACCEPTED = "accepted", "Accepted"
+    ACCEPTED_WITH_EXCEPTIONS = "accepted_with_exceptions", "Accepted with exceptions"
+
+
+class Acknowledgement(models.Model):
+    """What a provider agreed to for one bid. Append-only: the newest row per bid counts."""
+
+    bid = models.ForeignKey(Bid, on_delete=models.CASCADE, related_name="acknowledgements")
+    fixture_version = models.ForeignKey(
+        FixtureVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="acknowledgements",
+    )
+    terms_revision = models.ForeignKey(
+        HandoffTermsRevision,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="acknowledgements",
+    )
+    status = models.CharField(max_length=30, choices=AckStatus.choices)
+    # [{"text": str, "field": str}]; "field" is "" or a spec path / "terms.<name>".
+    exceptions = models.JSONField(default=list, blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["bid", "-at", "-pk"]
+        indexes = [models.Index(fields=["bid", "-at"], name="ack_bid_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.get_status_display()} — {self.bid}"

@@ -1,0 +1,204 @@
+"""Award (bid -> reservation) and the buyer's decision on it (accept, override, reject)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from acceptance import burnin_report
+from acceptance.models import (
+    Acceptance,
+    Acknowledgement,
+    Baseline,
+    BurnInRun,
+    DecisionKind,
+    EvidenceState,
+    Fixture,
+    FixtureVersion,
+    Reservation,
+    ReservationStatus,
+)
+from bids.choices import BidStatus, RequestStatus
+from bids.models import Bid, CapacityRequest
+from bids.services.errors import ServiceError
+
+
+def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
+    """The version the bid acknowledged last; else the request's current version."""
+    ack = (
+        Acknowledgement.objects.filter(bid=bid, fixture_version__isnull=False)
+        .select_related("fixture_version")
+        .order_by("-at", "-pk")
+        .first()
+    )
+    if ack is not None and ack.fixture_version is not None:
+        return ack.fixture_version
+    fixture = Fixture.objects.filter(request_id=bid.request_id).first()
+    if fixture is None:
+        return None
+    return FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
+
+
+def award_blocker(*, request: CapacityRequest) -> str | None:
+    """Why the request cannot be awarded now (None when it can)."""
+    if request.bids_hidden_from_buyer and request.status in (
+        RequestStatus.OPEN,
+        RequestStatus.CLOSED,
+    ):
+        return "The request is sealed until its deadline; bids cannot be awarded before then."
+    if request.status == RequestStatus.CLOSED:
+        return None
+    if request.status == RequestStatus.OPEN:
+        if request.deadline_passed:
+            return None
+        return "Bidding is still open: close it or wait for the deadline before awarding."
+    return f"A request that is {request.get_status_display().lower()} cannot be awarded."
+
+
+@transaction.atomic
+def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservation:
+    """The bid wins, every other submitted bid loses, and a reservation awaits acceptance."""
+    request = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    blocker = award_blocker(request=request)
+    if blocker:
+        raise ServiceError(blocker)
+    bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
+    if bid.request_id != request.pk:
+        raise ServiceError("That bid belongs to another request.")
+    if bid.status != BidStatus.SUBMITTED or bid.latest_revision_number == 0:
+        raise ServiceError(f"The bid from {bid.provider.name} is not a submitted bid.")
+    version = awarded_fixture_version(bid=bid)
+    if version is None:
+        raise ServiceError(
+            "Attach an acceptance fixture before awarding: the burn-in gate checks the "
+            "evidence against it."
+        )
+    revision = bid.revisions.get(number=bid.latest_revision_number)
+    request.status = RequestStatus.AWARDED
+    request.save(update_fields=["status", "updated_at"])
+    bid.status = BidStatus.AWARDED
+    bid.save(update_fields=["status", "updated_at"])
+    request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED).update(
+        status=BidStatus.LOST, updated_at=timezone.now()
+    )
+    return Reservation.objects.create(
+        request=request, bid=bid, bid_revision=revision, fixture_version=version, awarded_by=user
+    )
+
+
+def _files(run: BurnInRun) -> list[dict[str, object]]:
+    evidence = run.evidence.filter(withdrawn_at__isnull=True, state=EvidenceState.PARSED)
+    return [
+        {
+            "id": e.pk,
+            "name": e.original_name,
+            "sha256": e.sha256,
+            "node": e.node,
+            "kind": e.kind,
+            "parsed": e.parsed,
+        }
+        for e in evidence.order_by("pk")
+    ]
+
+
+def _lock_pending(reservation: Reservation) -> Reservation:
+    locked = Reservation.objects.select_for_update().get(pk=reservation.pk)
+    if locked.status != ReservationStatus.PENDING:
+        raise ServiceError(
+            f"The reservation is already {locked.get_status_display().lower()}; "
+            "the decision stands."
+        )
+    return locked
+
+
+@transaction.atomic
+def reservation_accept(
+    *, reservation: Reservation, run: BurnInRun, user: User, override_reason: str = ""
+) -> Acceptance:
+    """Accept on a passing gate, or by override with a written reason. Starts the clock."""
+    reservation = _lock_pending(reservation)
+    run = BurnInRun.objects.select_for_update().get(pk=run.pk)
+    if run.reservation_id != reservation.pk:
+        raise ServiceError("That run belongs to another reservation.")
+    if not run.checks_current:
+        raise ServiceError(
+            "The checks for this run are not up to date with its evidence yet; "
+            "wait for the verdict before deciding."
+        )
+    reason = override_reason.strip()
+    if run.gate_passed:
+        kind = DecisionKind.ACCEPTED
+    elif reason:
+        kind = DecisionKind.OVERRIDE
+    else:
+        raise ValidationError(
+            {
+                "reason": [
+                    "The gate has not passed. To accept anyway, write why: the reason is "
+                    "recorded with the acceptance."
+                ]
+            }
+        )
+    now = timezone.now()
+    decision = Acceptance.objects.create(
+        reservation=reservation,
+        run=run,
+        kind=kind,
+        reason=reason if kind == DecisionKind.OVERRIDE else "",
+        gate_passed=run.gate_passed,
+        gate_summary=run.gate_summary,
+        by=user,
+        at=now,
+    )
+    reservation.status = ReservationStatus.ACCEPTED
+    reservation.save(update_fields=["status"])
+    version = reservation.fixture_version
+    header = {
+        "reservation_id": reservation.pk,
+        "run": {"id": run.pk, "label": run.label},
+        "fixture_version": version.number,
+        "fixture_spec_sha256": version.spec_sha256,
+        "accepted_at": now.isoformat(),
+        "accepted_by": user.get_username(),
+        "by_override": kind == DecisionKind.OVERRIDE,
+        "gate": {"passed": run.gate_passed, "summary": run.gate_summary},
+    }
+    Baseline.objects.create(
+        reservation=reservation,
+        run=run,
+        snapshot=burnin_report.baseline_snapshot(_files(run), version.spec, header=header),
+    )
+    return decision
+
+
+@transaction.atomic
+def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> Acceptance:
+    reservation = _lock_pending(reservation)
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError({"reason": ["Say why the reservation is rejected."]})
+    latest = reservation.runs.order_by("-created_at", "-pk").first()
+    decision = Acceptance.objects.create(
+        reservation=reservation,
+        run=latest,
+        kind=DecisionKind.REJECTED,
+        reason=reason,
+        gate_passed=latest.gate_passed if latest else None,
+        gate_summary=latest.gate_summary if latest else "",
+        by=user,
+        at=timezone.now(),
+    )
+    reservation.status = ReservationStatus.REJECTED
+    reservation.save(update_fields=["status"])
+    return decision
+
+
+__all__ = [
+    "award_blocker",
+    "awarded_fixture_version",
+    "request_award",
+    "reservation_accept",
+    "reservation_reject",
+]

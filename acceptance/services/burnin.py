@@ -1,0 +1,316 @@
+"""Burn-in writes: runs, evidence upload (bytes first), parsing, and the per-run re-check.
+
+Every evidence change moves the run's `evidence_version` and queues one re-check after commit;
+a re-check that finishes after a newer change is discarded, so stale rows never become current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
+
+from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
+from acceptance.models import (
+    BurnInRun,
+    Check,
+    ChecksState,
+    Evidence,
+    EvidenceState,
+    Reservation,
+)
+from acceptance.models.burnin import WHOLE_ALLOCATION
+from acceptance.parsers import KINDS, to_json
+from bids.services.errors import ServiceError
+
+NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
+WHOLE_ALLOCATION_WORDS = {"", "all", "whole", WHOLE_ALLOCATION, "whole-allocation", "allocation"}
+
+
+@dataclass(frozen=True)
+class EvidenceUpload:
+    evidence: Evidence
+    duplicate: bool
+
+
+def _require_pending(reservation: Reservation) -> None:
+    if not reservation.is_pending:
+        raise ServiceError(
+            f"The reservation is {reservation.get_status_display().lower()}; "
+            "its burn-in evidence is closed."
+        )
+
+
+def normalise_node(label: str) -> str:
+    """'' for the whole allocation; a node name; or a subset 'node-a+node-b' (sorted, unique)."""
+    cleaned = re.sub(r"\s*\+\s*", "+", (label or "").strip())
+    if cleaned.lower() in WHOLE_ALLOCATION_WORDS:
+        return ""
+    if len(cleaned) > 200 or not NODE_RE.match(cleaned):
+        raise ValidationError(
+            {
+                "node": [
+                    "Use a node name (gpu-a01), node names joined with + for a subset run "
+                    "(gpu-a01+gpu-a02), or leave empty for the whole allocation."
+                ]
+            }
+        )
+    return "+".join(sorted(set(cleaned.split("+"))))
+
+
+def run_create(*, reservation: Reservation, user: User, label: str = "") -> BurnInRun:
+    _require_pending(reservation)
+    label = label.strip() or f"Burn-in run {reservation.runs.count() + 1}"
+    return BurnInRun.objects.create(reservation=reservation, label=label[:120], created_by=user)
+
+
+def _sha256(upload: UploadedFile) -> str:
+    digest = hashlib.sha256()
+    for chunk in upload.chunks():
+        digest.update(chunk)
+    upload.seek(0)
+    return digest.hexdigest()
+
+
+def _evidence_changed(run: BurnInRun) -> None:
+    """A new evaluation is due: bump the version and queue the re-check once this commits."""
+    BurnInRun.objects.filter(pk=run.pk).update(
+        evidence_version=F("evidence_version") + 1, checks_state=ChecksState.RUNNING
+    )
+    run.refresh_from_db(fields=["evidence_version", "checks_state"])
+    from acceptance.tasks import recheck_run
+
+    run_id = run.pk
+    transaction.on_commit(lambda: recheck_run.delay(run_id))
+
+
+def _queue_parse(evidence: Evidence) -> None:
+    from acceptance.tasks import parse_evidence
+
+    evidence_id = evidence.pk
+    transaction.on_commit(lambda: parse_evidence.delay(evidence_id))
+
+
+@transaction.atomic
+def evidence_upload(
+    *, run: BurnInRun, user: User, upload: UploadedFile, node: str = "", kind: str | None = None
+) -> EvidenceUpload:
+    """Store the bytes and their SHA-256, then queue parsing. A file already in the run for the
+    same node label is not stored again: the existing evidence comes back, `duplicate=True`."""
+    _require_pending(run.reservation)
+    name = upload.name or "evidence.txt"
+    size = upload.size or 0
+    limit = settings.EVIDENCE_MAX_BYTES
+    if size > limit:
+        raise ServiceError(
+            f"{name} is {filesizeformat(size)}; the limit for one evidence file is "
+            f"{filesizeformat(limit)}. Split the log or compress repeated output."
+        )
+    if size == 0:
+        raise ServiceError(f"{name} is empty; there is nothing to check.")
+    if kind and kind not in KINDS:
+        raise ValidationError({"kind": [f"Choose one of: {', '.join(KINDS)}."]})
+    node = normalise_node(node)
+    sha = _sha256(upload)
+    existing = Evidence.objects.filter(run=run, sha256=sha, node=node).first()
+    if existing is not None:
+        if existing.withdrawn_at is not None:
+            existing.withdrawn_at, existing.withdrawn_by = None, None
+            existing.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
+            _evidence_changed(run)
+        return EvidenceUpload(existing, duplicate=True)
+    evidence = Evidence(
+        run=run,
+        original_name=name[:255],
+        size=size,
+        sha256=sha,
+        node=node,
+        kind=kind or "",
+        kind_given=bool(kind),
+        uploaded_by=user,
+    )
+    # The bytes reach storage before the row exists and long before any parser sees them.
+    evidence.file.save(name, upload, save=False)
+    try:
+        with transaction.atomic():
+            evidence.save()
+    except IntegrityError:  # the same file arrived concurrently
+        return EvidenceUpload(Evidence.objects.get(run=run, sha256=sha, node=node), duplicate=True)
+    _queue_parse(evidence)
+    _evidence_changed(run)
+    return EvidenceUpload(evidence, duplicate=False)
+
+
+def _read(evidence: Evidence) -> bytes:
+    with evidence.file.open("rb") as handle:
+        data = handle.read()
+    return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
+def evidence_item(evidence: Evidence, data: bytes | None = None) -> EvidenceItem:
+    """The checks' view of one file; a parsed file is parsed again from its stored bytes."""
+    node = evidence.node or None
+    if evidence.state == EvidenceState.PARSED:
+        if data is None:
+            data = _read(evidence)
+        return evidence_item_from_text(
+            ref=evidence.ref, node=node, text=data, kind=evidence.kind or None
+        )
+    error = evidence.error or "the file could not be processed"
+    return EvidenceItem(
+        ref=evidence.ref,
+        node=node,
+        kind=evidence.kind or "unknown",
+        error=error,
+        error_line=evidence.error_line,
+    )
+
+
+def evidence_parse(*, evidence_id: int) -> Evidence:
+    """Parse one stored file. Running it twice parses the same bytes to the same result."""
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().get(pk=evidence_id)
+        evidence.state = EvidenceState.PARSING
+        evidence.attempts += 1
+        evidence.save(update_fields=["state", "attempts", "state_changed_at"])
+    data = _read(evidence)
+    item = evidence_item_from_text(
+        ref=evidence.ref,
+        node=evidence.node or None,
+        text=data,
+        kind=evidence.kind if evidence.kind_given else None,
+    )
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().select_related("run").get(pk=evidence_id)
+        if item.parsed is not None:
+            evidence.state = EvidenceState.PARSED
+            evidence.kind = item.kind
+            evidence.parsed = to_json(item.parsed)
+            evidence.error, evidence.error_line = "", None
+        else:
+            evidence.state = EvidenceState.UNREADABLE
+            evidence.kind = "" if item.kind == "unknown" else item.kind
+            evidence.parsed = None
+            evidence.error = item.error or "unreadable"
+            evidence.error_line = item.error_line
+        evidence.save()
+        _evidence_changed(evidence.run)
+    return evidence
+
+
+def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
+    """A crash while processing: say so on the file (never leave it silently 'parsing')."""
+    with transaction.atomic():
+        evidence = Evidence.objects.select_for_update().select_related("run").filter(pk=evidence_id)
+        found = evidence.first()
+        if found is None:
+            return
+        found.state = EvidenceState.ERROR
+        found.error = f"Processing failed ({type(error).__name__}: {str(error)[:300]}). Retry it."
+        found.error_line = None
+        found.save(update_fields=["state", "error", "error_line", "state_changed_at"])
+        _evidence_changed(found.run)
+
+
+@transaction.atomic
+def evidence_retry(*, evidence: Evidence) -> Evidence:
+    _require_pending(evidence.run.reservation)
+    evidence.state = EvidenceState.QUEUED
+    evidence.error, evidence.error_line = "", None
+    evidence.save(update_fields=["state", "error", "error_line", "state_changed_at"])
+    _queue_parse(evidence)
+    _evidence_changed(evidence.run)
+    return evidence
+
+
+@transaction.atomic
+def evidence_withdraw(*, evidence: Evidence, user: User) -> Evidence:
+    """Take a file out of the checks (a wrong or superseded upload); it stays listed and stored."""
+    _require_pending(evidence.run.reservation)
+    if evidence.withdrawn_at is None:
+        evidence.withdrawn_at, evidence.withdrawn_by = timezone.now(), user
+        evidence.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
+        _evidence_changed(evidence.run)
+    return evidence
+
+
+@transaction.atomic
+def run_request_recheck(*, run: BurnInRun) -> BurnInRun:
+    _require_pending(run.reservation)
+    _evidence_changed(run)
+    return run
+
+
+def _check_rows(run: BurnInRun, version: int, results: list[Any]) -> list[Check]:
+    ids = {e.ref: e.pk for e in run.evidence.only("pk", "original_name")}
+    return [
+        Check(
+            run=run,
+            version=version,
+            position=position,
+            name=r.name[:200],
+            group=r.group[:40],
+            status=r.status,
+            measured=r.measured,
+            expected=r.expected,
+            evidence_id=ids.get(r.evidence_ref or ""),
+            line=r.line,
+            mandatory=r.mandatory,
+            message=r.message,
+            node=(r.node or "")[:200],
+        )
+        for position, r in enumerate(results)
+    ]
+
+
+def run_recheck(*, run_id: int) -> BurnInRun:
+    """Evaluate the run's current evidence against the reservation's fixture version."""
+    run = BurnInRun.objects.select_related("reservation__fixture_version").get(pk=run_id)
+    version = run.evidence_version
+    evidence = list(run.evidence.filter(withdrawn_at__isnull=True))
+    waiting = not evidence or any(e.in_progress for e in evidence)
+    results: list[Any] = []
+    if not waiting:
+        items = [evidence_item(e) for e in evidence]
+        results = run_checks(run.reservation.fixture_version.spec, items)
+    with transaction.atomic():
+        run = BurnInRun.objects.select_for_update().get(pk=run_id)
+        if run.evidence_version != version:
+            return run  # a newer change queued its own re-check
+        if run.checked_version == version and run.checks_state == ChecksState.DONE:
+            return run  # this evaluation is already stored (a repeated or duplicate task)
+        if waiting:
+            # Parsing is still going on; its completion queues the next re-check.
+            run.checks_state = ChecksState.WAITING
+            run.gate_passed, run.gate_summary = None, ""
+            run.save(update_fields=["checks_state", "gate_passed", "gate_summary"])
+            return run
+        verdict = gate(results)
+        run.checks.all().delete()
+        Check.objects.bulk_create(_check_rows(run, version, results))
+        run.checked_version = version
+        run.checks_state = ChecksState.DONE
+        run.checks_error = ""
+        run.checked_at = timezone.now()
+        run.gate_passed = verdict.passed
+        run.gate_summary = verdict.summary
+        run.save()
+    return run
+
+
+def run_mark_error(*, run_id: int, error: BaseException) -> None:
+    BurnInRun.objects.filter(pk=run_id).update(
+        checks_state=ChecksState.ERROR,
+        checks_error=f"The check run failed ({type(error).__name__}: {str(error)[:300]}).",
+        gate_passed=None,
+    )

@@ -1,0 +1,223 @@
+"""Authoring fixture versions: from a template, then edited; versions a bid acknowledged freeze."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from acceptance.bundle import build_bundle
+from acceptance.fixtures import (
+    InvalidSpecError,
+    SpecError,
+    apply_override,
+    default_spec,
+    spec_sha256,
+    validate_spec,
+)
+from acceptance.fixtures.thresholds import sku_profile
+from acceptance.models import Fixture, FixtureVersion
+from bids.models import CapacityRequest
+from bids.services import ServiceError
+from bids.services.requests import EDITABLE_STATUSES
+
+REASON_REQUIRED = "Give a reason for changing this threshold; it is recorded with the override."
+_MISSING = object()
+
+
+def _request_fabric(request: CapacityRequest) -> str | None:
+    if request.fabric == "infiniband":
+        return "hdr200-ib" if request.per_gpu_bandwidth_gbps <= 200 else "ndr400-ib"
+    if request.fabric == "roce":
+        return "roce400"
+    return None  # the SKU's usual fabric
+
+
+def request_shape(request: CapacityRequest) -> dict[str, Any]:
+    """The arguments `default_spec` gets for this request."""
+    return {
+        "gpu_model": request.gpu_model,
+        "nodes": request.nodes,
+        "gpus_per_node": request.gpus_per_node,
+        "fabric": _request_fabric(request),
+        "max_leaf_switches": request.max_leaf_switches,
+    }
+
+
+def _require_editable(request: CapacityRequest) -> None:
+    if request.status not in EDITABLE_STATUSES:
+        raise ServiceError(
+            f"The request is {request.get_status_display().lower()}; its fixture can no longer "
+            "change."
+        )
+
+
+def spec_errors_to_dict(errors: list[SpecError]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for error in errors:
+        out.setdefault(error.field or "__all__", []).append(error.message)
+    return out
+
+
+def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVersion:
+    """Replace the current version while no bid acknowledged it; otherwise add the next one."""
+    errors = validate_spec(spec)
+    if errors:
+        raise ValidationError(spec_errors_to_dict(errors))
+    _archive, manifest = build_bundle(spec)
+    sha = spec_sha256(spec)
+    current = FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
+    if current is not None and current.spec_sha256 == sha:
+        return current
+    if current is not None and not current.is_referenced:
+        current.spec, current.spec_sha256, current.manifest = spec, sha, manifest
+        current.template, current.created_by = spec["template"], user
+        current.save()
+        return current
+    number = fixture.current_number + 1 if current is not None else fixture.current_number
+    version = FixtureVersion.objects.create(
+        fixture=fixture,
+        number=number,
+        template=spec["template"],
+        spec=spec,
+        spec_sha256=sha,
+        manifest=manifest,
+        created_by=user,
+    )
+    fixture.current_number = number
+    fixture.save(update_fields=["current_number", "updated_at"])
+    return version
+
+
+@transaction.atomic
+def fixture_from_template(
+    *, request: CapacityRequest, user: User, template: str, name: str | None = None
+) -> FixtureVersion:
+    """The template's spec for the request's shape; a fixture that exists starts over from it."""
+    _require_editable(request)
+    shape = request_shape(request)
+    try:
+        sku_profile(shape["gpu_model"])
+    except KeyError:
+        raise ServiceError(
+            f"There is no threshold library for {request.get_gpu_model_display()} yet; "
+            "templates cover H100, H200, A100, B200 and GB200."
+        ) from None
+    try:
+        spec = default_spec(**shape, template=template, name=name or None)
+    except KeyError:
+        raise ValidationError({"template": ["Choose one of the templates."]}) from None
+    fixture, _created = Fixture.objects.select_for_update().get_or_create(
+        request=request, defaults={"created_by": user}
+    )
+    return _store(fixture=fixture, spec=spec, user=user)
+
+
+def _get(spec: dict[str, Any], path: str) -> Any:
+    node: Any = spec
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def _set(spec: dict[str, Any], path: str, value: Any) -> None:
+    parts = path.split(".")
+    node = spec
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+
+
+def _busbw_changes(
+    spec: dict[str, Any], changes: dict[str, Any], reasons: dict[str, str]
+) -> tuple[list[tuple[str, Any, str]], dict[str, list[str]]]:
+    """Overrides for the busbw map: drops (whole map) first, then one per changed floor."""
+    prefix = "thresholds.busbw_gbps"
+    old: dict[str, Any] = dict(spec["thresholds"]["busbw_gbps"])
+    run = set(spec["tests"]["nccl_tests"]["collectives"])
+    wanted = dict(old)
+    steps: list[tuple[str, Any, str]] = []
+    errors: dict[str, list[str]] = {}
+    for name in sorted(set(old) - run):
+        wanted.pop(name)
+        steps.append((prefix, dict(wanted), f"{name} is no longer run by nccl-tests"))
+    for path, value in changes.items():
+        if not path.startswith(prefix + "."):
+            continue
+        name = path[len(prefix) + 1 :]
+        if name not in run or wanted.get(name) == value:
+            continue
+        reason = reasons.get(path, "").strip()
+        if not reason:
+            errors[path] = [REASON_REQUIRED]
+            continue
+        if value is None:
+            wanted.pop(name, None)
+            steps.append((prefix, dict(wanted), reason))
+        else:
+            wanted[name] = value
+            steps.append((path, value, reason))
+    return steps, errors
+
+
+@transaction.atomic
+def fixture_save(
+    *,
+    fixture: Fixture,
+    user: User,
+    changes: dict[str, Any],
+    reasons: dict[str, str] | None = None,
+) -> FixtureVersion:
+    """Apply edits given as {dotted spec path: value}; threshold changes need a reason each.
+
+    Every threshold change goes through `apply_override`, so the spec records the value before,
+    the new value, who, when and why. Errors come back keyed by dotted spec path.
+    """
+    _require_editable(fixture.request)
+    fixture = Fixture.objects.select_for_update().select_related("request").get(pk=fixture.pk)
+    reasons = reasons or {}
+    current = fixture.versions.get(number=fixture.current_number)
+    spec = copy.deepcopy(current.spec)
+    errors: dict[str, list[str]] = {}
+    overrides: list[tuple[str, Any, str]] = []
+    for path, value in changes.items():
+        before = _get(spec, path)
+        if before is _MISSING and not path.startswith("thresholds.busbw_gbps."):
+            raise ServiceError(f"{path} is not a field of the fixture spec.")
+        if path.startswith("thresholds.busbw_gbps.") or before == value:
+            continue
+        if path.startswith("thresholds."):
+            reason = reasons.get(path, "").strip()
+            if reason:
+                overrides.append((path, value, reason))
+            else:
+                errors[path] = [REASON_REQUIRED]
+        else:
+            _set(spec, path, copy.deepcopy(value))
+    alloc = spec["allocation"]
+    if isinstance(alloc.get("nodes"), int) and isinstance(alloc.get("gpus_per_node"), int):
+        alloc["gpus"] = alloc["nodes"] * alloc["gpus_per_node"]
+    busbw_steps, busbw_errors = _busbw_changes(spec, changes, reasons)
+    errors.update(busbw_errors)
+    if errors:
+        raise ValidationError(errors)
+    at = timezone.now()
+    for path, value, reason in [*busbw_steps, *overrides]:
+        try:
+            spec = apply_override(
+                spec, field=path, value=value, reason=reason, by=user.get_username(), at=at
+            )
+        except InvalidSpecError as exc:
+            for key, messages in spec_errors_to_dict(exc.errors).items():
+                errors.setdefault(key, []).extend(messages)
+        except ValueError as exc:
+            errors.setdefault(path, []).append(str(exc))
+    if errors:
+        raise ValidationError(errors)
+    return _store(fixture=fixture, spec=spec, user=user)

@@ -1,0 +1,46 @@
+"""Panels the bids pages include: fixture and terms on a request, acknowledgement on a bid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from acceptance import selectors
+from bids import selectors as bid_selectors
+from bids.models import Bid, CapacityRequest, Organization
+from contracts import selectors as terms_selectors
+
+register = template.Library()
+
+
+@register.inclusion_tag("acceptance/_request_fixture_panel_body.html")
+def request_fixture_panel(req: CapacityRequest, org: Organization | None) -> dict[str, Any]:
+    fixture = selectors.fixture_for_request(request=req)
+    terms = terms_selectors.terms_for_request(request=req)
+    context: dict[str, Any] = {
+        "req": req,
+        "org": org,
+        "fixture": fixture,
+        "version": selectors.fixture_current_version(fixture=fixture) if fixture else None,
+        "terms": terms,
+        "severities": terms_selectors.severity_rows(terms=terms) if terms else [],
+    }
+    if org is not None and org.is_buyer:
+        context["ack_rows"] = selectors.acknowledgement_rows_for_buyer(request=req)
+    elif org is not None:
+        bid = bid_selectors.own_bid(request=req, org=org)
+        context["own_bid"] = bid
+        context["state"] = selectors.acknowledgement_state(bid=bid) if bid else None
+    return context
+
+
+@register.inclusion_tag("acceptance/_bid_ack_panel_body.html")
+def bid_ack_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
+    return {
+        "bid": bid,
+        "is_owner": org is not None and bid.provider_id == org.pk,
+        "state": selectors.acknowledgement_state(bid=bid),
+        "has_fixture": selectors.fixture_for_request(request=bid.request) is not None,
+        "has_terms": terms_selectors.terms_for_request(request=bid.request) is not None,
+    }

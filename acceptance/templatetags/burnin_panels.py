@@ -1,0 +1,31 @@
+"""The reservation / award panel the request page includes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from acceptance import selectors_burnin as sel
+from acceptance.services.award import award_blocker
+from bids.choices import RequestStatus
+from bids.models import CapacityRequest, Organization
+
+register = template.Library()
+
+
+@register.inclusion_tag("acceptance/burnin/_request_panel_body.html")
+def burnin_request_panel(req: CapacityRequest, org: Organization | None) -> dict[str, Any]:
+    reservation = sel.reservation_for_request(request=req, org=org)
+    is_buyer = org is not None and req.buyer_id == org.pk
+    context: dict[str, Any] = {"req": req, "reservation": reservation, "is_buyer": is_buyer}
+    if (
+        reservation is None
+        and is_buyer
+        and req.status in (RequestStatus.OPEN, RequestStatus.CLOSED)
+    ):
+        bids = list(sel.awardable_bids(request=req))
+        context.update(
+            show_award=bool(bids), bids=bids, blocker=award_blocker(request=req) if bids else None
+        )
+    return context

@@ -1,0 +1,27 @@
+"""Award, reservations, burn-in runs and evidence (the browser side; the API is in api/)."""
+
+from django.urls import path
+
+from acceptance.views import burnin
+
+app_name = "burnin"
+
+urlpatterns = [
+    path("bids/<int:pk>/award/", burnin.bid_award, name="bid-award"),
+    path("reservations/<int:pk>/", burnin.reservation_detail, name="reservation-detail"),
+    path("reservations/<int:pk>/runs/new/", burnin.run_create, name="run-create"),
+    path("reservations/<int:pk>/reject/", burnin.reservation_reject, name="reservation-reject"),
+    path(
+        "reservations/<int:pk>/baseline.json",
+        burnin.reservation_baseline,
+        name="reservation-baseline",
+    ),
+    path("runs/<int:pk>/", burnin.run_detail, name="run-detail"),
+    path("runs/<int:pk>/status.json", burnin.run_status, name="run-status"),
+    path("runs/<int:pk>/upload/", burnin.run_upload, name="run-upload"),
+    path("runs/<int:pk>/recheck/", burnin.run_recheck, name="run-recheck"),
+    path("runs/<int:pk>/accept/", burnin.run_accept, name="run-accept"),
+    path("evidence/<int:pk>/download/", burnin.evidence_download, name="evidence-download"),
+    path("evidence/<int:pk>/retry/", burnin.evidence_retry, name="evidence-retry"),
+    path("evidence/<int:pk>/withdraw/", burnin.evidence_withdraw, name="evidence-withdraw"),
+]

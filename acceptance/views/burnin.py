@@ -1,0 +1,276 @@
+"""Award, reservation, burn-in run and evidence pages. Thin: selectors read, services write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from acceptance import selectors_burnin as sel
+from acceptance.forms_burnin import AcceptForm, EvidenceUploadForm, RejectForm, RunCreateForm
+from acceptance.models import BurnInRun, Reservation
+from acceptance.services import award as award_services
+from acceptance.services import burnin as services
+from bids import selectors as bid_selectors
+from bids.choices import OrgKind
+from bids.views.common import active_org, errors_into_form, flash_errors, org_required, user_of
+
+
+def _org_ids(request: HttpRequest) -> list[int]:
+    org = active_org(request)
+    return [org.pk] if org is not None else []
+
+
+def _buyer_only(request: HttpRequest, reservation: Reservation) -> None:
+    if not sel.is_buyer_of(reservation, active_org(request)):
+        raise Http404
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = bid_selectors.bid_get_for_org(org=active_org(request), pk=pk)
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=bid.request_id)
+    try:
+        reservation = award_services.request_award(request=req, bid=bid, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("bids:request-detail", pk=req.pk)
+    messages.success(
+        request,
+        f"Awarded to {bid.provider.name}. The reservation waits for burn-in evidence and your "
+        "acceptance; its clock starts when you accept.",
+    )
+    return redirect("burnin:reservation-detail", pk=reservation.pk)
+
+
+@org_required()
+@require_GET
+def reservation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    context = {
+        "reservation": reservation,
+        "runs": sel.run_list(reservation=reservation),
+        "is_buyer": sel.is_buyer_of(reservation, active_org(request)),
+        "run_form": RunCreateForm(),
+        "reject_form": RejectForm(),
+    }
+    return render(request, "acceptance/burnin/reservation_detail.html", context)
+
+
+@org_required()
+@require_POST
+def run_create(request: HttpRequest, pk: int) -> HttpResponse:
+    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    form = RunCreateForm(request.POST)
+    label = form.cleaned_data["label"] if form.is_valid() else ""
+    try:
+        run = services.run_create(reservation=reservation, user=user_of(request), label=label)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("burnin:reservation-detail", pk=pk)
+    return redirect("burnin:run-detail", pk=run.pk)
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def reservation_reject(request: HttpRequest, pk: int) -> HttpResponse:
+    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    _buyer_only(request, reservation)
+    form = RejectForm(request.POST)
+    if form.is_valid():
+        try:
+            award_services.reservation_reject(
+                reservation=reservation, user=user_of(request), reason=form.cleaned_data["reason"]
+            )
+        except ValidationError as exc:
+            errors_into_form(form, exc)
+        else:
+            messages.success(request, "Reservation rejected. The reason is recorded.")
+            return redirect("burnin:reservation-detail", pk=pk)
+    context = {
+        "reservation": reservation,
+        "runs": sel.run_list(reservation=reservation),
+        "is_buyer": True,
+        "run_form": RunCreateForm(),
+        "reject_form": form,
+    }
+    return render(request, "acceptance/burnin/reservation_detail.html", context)
+
+
+@org_required()
+@require_GET
+def reservation_baseline(request: HttpRequest, pk: int) -> HttpResponse:
+    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    baseline = getattr(reservation, "baseline", None)
+    if baseline is None:
+        raise Http404
+    response = JsonResponse(baseline.snapshot, json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = (
+        f'attachment; filename="reservation-{reservation.pk}-baseline.json"'
+    )
+    return response
+
+
+def _run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse:
+    reservation = run.reservation
+    evidence = list(sel.evidence_list(run=run))
+    context = {
+        "run": run,
+        "reservation": reservation,
+        "is_buyer": sel.is_buyer_of(reservation, active_org(request)),
+        "evidence": evidence,
+        "groups": sel.check_groups(run=run),
+        "status": sel.run_status(run=run, evidence=evidence),
+        "charts": sel.run_charts(run=run),
+        "upload_form": forms.get("upload_form") or EvidenceUploadForm(),
+        "accept_form": forms.get("accept_form") or AcceptForm(),
+        "decision": getattr(reservation, "decision", None),
+        "max_bytes": settings.EVIDENCE_MAX_BYTES,
+    }
+    return render(request, "acceptance/burnin/run_detail.html", context)
+
+
+@org_required()
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _run_page(request, sel.run_get(org_ids=_org_ids(request), pk=pk))
+
+
+@org_required()
+@require_GET
+def run_status(request: HttpRequest, pk: int) -> HttpResponse:
+    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    return JsonResponse(sel.run_status(run=run))
+
+
+@org_required()
+@require_POST
+def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
+    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    form = EvidenceUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _run_page(request, run, upload_form=form)
+    stored, refused = 0, 0
+    for upload in form.cleaned_data["file"]:
+        try:
+            result = services.evidence_upload(
+                run=run,
+                user=user_of(request),
+                upload=upload,
+                node=form.cleaned_data["node"],
+                kind=form.cleaned_data["kind"] or None,
+            )
+        except ValidationError as exc:
+            refused += 1
+            if hasattr(exc, "error_dict") and "node" in exc.error_dict:
+                errors_into_form(form, exc)
+                return _run_page(request, run, upload_form=form)
+            for message in exc.messages:
+                messages.error(request, message)
+            continue
+        if result.duplicate:
+            messages.warning(
+                request,
+                f"{upload.name} is already uploaded as {result.evidence.original_name} "
+                f"(SHA-256 {result.evidence.sha256[:12]}…); it was not stored twice.",
+            )
+        else:
+            stored += 1
+    if stored:
+        messages.success(
+            request, f"Stored {stored} file{'s' if stored != 1 else ''}; parsing has started."
+        )
+    return redirect("burnin:run-detail", pk=run.pk)
+
+
+@org_required()
+@require_POST
+def run_recheck(request: HttpRequest, pk: int) -> HttpResponse:
+    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    try:
+        services.run_request_recheck(run=run)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, "The checks are running again.")
+    return redirect("burnin:run-detail", pk=run.pk)
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def run_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    _buyer_only(request, run.reservation)
+    form = AcceptForm(request.POST)
+    if form.is_valid():
+        try:
+            decision = award_services.reservation_accept(
+                reservation=run.reservation,
+                run=run,
+                user=user_of(request),
+                override_reason=form.cleaned_data["reason"] if "override" in request.POST else "",
+            )
+        except ValidationError as exc:
+            if hasattr(exc, "error_dict"):
+                errors_into_form(form, exc)
+            else:
+                flash_errors(request, exc)
+                return redirect("burnin:run-detail", pk=run.pk)
+        else:
+            messages.success(
+                request,
+                f"{decision.get_kind_display()}. The reservation clock started at "
+                f"{decision.at:%d %b %Y %H:%M %Z}; this run is the hand-over baseline.",
+            )
+            return redirect("burnin:reservation-detail", pk=run.reservation_id)
+    return _run_page(request, run, accept_form=form)
+
+
+@login_required
+@require_GET
+def evidence_download(request: HttpRequest, pk: int) -> FileResponse:
+    # Same rule as org_required (signed in, an active organisation), typed for a streamed file.
+    if active_org(request) is None:
+        raise Http404
+    evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
+    return FileResponse(
+        evidence.file.open("rb"),
+        as_attachment=True,
+        filename=evidence.original_name,
+        content_type="text/plain; charset=utf-8",
+    )
+
+
+@org_required()
+@require_POST
+def evidence_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
+    try:
+        services.evidence_retry(evidence=evidence)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, f"{evidence.original_name} is queued for parsing again.")
+    return redirect("burnin:run-detail", pk=evidence.run_id)
+
+
+@org_required()
+@require_POST
+def evidence_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
+    try:
+        services.evidence_withdraw(evidence=evidence, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(
+            request, f"{evidence.original_name} is withdrawn: still stored, no longer checked."
+        )
+    return redirect("burnin:run-detail", pk=evidence.run_id)

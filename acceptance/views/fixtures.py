@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from acceptance import selectors, services
+from acceptance.bundle import build_bundle
+from acceptance.fixtures import templates
+from acceptance.forms import FixtureForm, FixtureTemplateForm
+from acceptance.models import Fixture, FixtureVersion
+from bids import selectors as bid_selectors
+from bids.choices import OrgKind
+from bids.models import CapacityRequest
+from bids.views.common import active_org, errors_into_form, org_required, user_of
+
+
+def _fixture_or_404(req: CapacityRequest) -> Fixture:
+    fixture = selectors.fixture_for_request(request=req)
+    if fixture is None:
+        raise Http404
+    return fixture
+
+
+@org_required()
+def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    org = active_org(request)
+    req = bid_selectors.request_get_for_org(org=org, pk=pk)
+    fixture = selectors.fixture_for_request(request=req)
+    context: dict[str, object] = {"req": req, "fixture": fixture}
+    if fixture is not None:
+        version = selectors.fixture_current_version(fixture=fixture)
+        context.update(
+            version=version,
+            versions=selectors.fixture_version_list(fixture=fixture),
+            thresholds=selectors.threshold_rows(spec=version.spec),
+            record_items=selectors.failure_record_items(spec=version.spec),
+            sizes={
+                "min": selectors.human_bytes(version.spec["tests"]["nccl_tests"]["min_bytes"]),
+                "max": selectors.human_bytes(version.spec["tests"]["nccl_tests"]["max_bytes"]),
+            },
+        )
+    return render(request, "acceptance/fixture_detail.html", context)
+
+
+@org_required(OrgKind.BUYER)
+def fixture_create(request: HttpRequest, pk: int) -> HttpResponse:
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    form = FixtureTemplateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = services.fixture_from_template(
+                request=req,
+                user=user_of(request),
+                template=form.cleaned_data["template"],
+                name=form.cleaned_data["name"],
+            )
+        except ValidationError as exc:
+            errors_into_form(form, exc)
+        else:
+            messages.success(request, f"Fixture version {version.number} built from the template.")
+            return redirect("acceptance:fixture-detail", pk=req.pk)
+    return render(
+        request,
+        "acceptance/fixture_template_form.html",
+        {
+            "req": req,
+            "form": form,
+            "templates": templates(),
+            "shape": services.request_shape(req),
+            "existing": selectors.fixture_for_request(request=req),
+        },
+    )
+
+
+@org_required(OrgKind.BUYER)
+def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    fixture = _fixture_or_404(req)
+    version = selectors.fixture_current_version(fixture=fixture)
+    library = selectors.threshold_library(version.spec)
+    form = FixtureForm(request.POST or None, spec=version.spec, library=library)
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = services.fixture_save(
+                fixture=fixture,
+                user=user_of(request),
+                changes=form.changes(),
+                reasons=form.reasons(),
+            )
+        except ValidationError as exc:
+            if hasattr(exc, "error_dict"):
+                form.add_spec_errors(exc.message_dict)
+            else:
+                form.add_error(None, exc.messages)
+        else:
+            if saved.number != version.number:
+                messages.success(
+                    request,
+                    f"Saved as version {saved.number}: version {version.number} is acknowledged "
+                    "by a bid, so it stays as it was and providers are asked to acknowledge again.",
+                )
+            else:
+                messages.success(request, f"Fixture version {saved.number} saved.")
+            return redirect("acceptance:fixture-detail", pk=req.pk)
+    return render(
+        request,
+        "acceptance/fixture_form.html",
+        {"req": req, "form": form, "version": version, "fixture": fixture},
+    )
+
+
+def _version_for(request: HttpRequest, pk: int, number: int) -> FixtureVersion:
+    req = bid_selectors.request_get_for_org(org=active_org(request), pk=pk)
+    return selectors.fixture_version_get(fixture=_fixture_or_404(req), number=number)
+
+
+@org_required()
+def fixture_json(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    version = _version_for(request, pk, number)
+    body = json.dumps(version.spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="fixture-v{number}.json"'
+    return response
+
+
+@org_required()
+def fixture_bundle(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    version = _version_for(request, pk, number)
+    archive, _manifest = build_bundle(version.spec)  # deterministic: same bytes every time
+    response = HttpResponse(archive, content_type="application/gzip")
+    name = f"clusterbid-fixture-v{number}-{version.spec_sha256[:12]}.tar.gz"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

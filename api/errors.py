@@ -1,0 +1,78 @@
+"""One error shape for the whole API: `{"detail": "...", "errors": {"field": ["..."]}}`.
+
+Service rules raise Django's `ValidationError` (or `ServiceError`); they come back as 400 with
+the field (or the questionnaire answer, `answers.<key>`) named in `errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+NON_FIELD = "non_field_errors"
+FIELD_PROBLEMS = "Check the fields named in errors."
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF nests errors for nested serializers and dict fields; scripts want flat names."""
+    out: dict[str, list[str]] = {}
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            name = NON_FIELD if key in (NON_FIELD_ERRORS, NON_FIELD) and not prefix else str(key)
+            for k, v in _flatten(inner, f"{prefix}{name}.").items():
+                out.setdefault(k, []).extend(v)
+        return out
+    if isinstance(value, list | tuple) and value and all(isinstance(v, dict) for v in value):
+        for index, inner in enumerate(value):
+            for k, v in _flatten(inner, f"{prefix}{index}.").items():
+                out.setdefault(k, []).extend(v)
+        return out
+    items = value if isinstance(value, list | tuple) else [value]
+    out[prefix.rstrip(".") or NON_FIELD] = [str(v) for v in items]
+    return out
+
+
+def error_body(detail: str, errors: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    return {"detail": detail, "errors": errors or {}}
+
+
+def _from_django(exc: DjangoValidationError) -> Response:
+    if hasattr(exc, "error_dict"):
+        errors = _flatten(exc.message_dict)
+        only = errors.get(NON_FIELD) if list(errors) == [NON_FIELD] else None
+        detail = " ".join(only) if only else FIELD_PROBLEMS
+        return Response(error_body(detail, errors), status=status.HTTP_400_BAD_REQUEST)
+    return Response(error_body(" ".join(exc.messages)), status=status.HTTP_400_BAD_REQUEST)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DjangoValidationError):
+        return _from_django(exc)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: let Django answer 500 and log it
+    if isinstance(exc, exceptions.ValidationError):
+        errors = _flatten(exc.detail)
+        only = errors.get(NON_FIELD) if list(errors) == [NON_FIELD] else None
+        response.data = error_body(" ".join(only) if only else FIELD_PROBLEMS, errors)
+    elif isinstance(response.data, dict) and "detail" in response.data:
+        response.data = error_body(str(response.data["detail"]))
+    else:
+        response.data = error_body("Request refused.", _flatten(response.data))
+    return response
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: URLs under /api/ that match no route answer in the API's JSON shape."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("Not found."), status=status.HTTP_404_NOT_FOUND)
+    return page_not_found(request, exception)

@@ -1,0 +1,100 @@
+"""`Idempotency-Key` on creating endpoints: a retried curl never creates twice.
+
+Same key + same user + same body: the stored response comes back (header
+`Idempotent-Replayed: true`) and nothing new is created. Same key with a different body: 422.
+The call and the stored response commit together, so a concurrent retry cannot slip through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.models import IdempotentResponse
+from api.permissions import api_user
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 200
+
+IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "Any unique string (e.g. a UUID). A retry with the same key and body returns the first "
+        "response and creates nothing; the same key with another body is refused with 422."
+    ),
+)
+
+
+class IdempotencyKeyReused(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_code = "idempotency_key_reused"
+
+
+def _fingerprint(request: Request) -> str:
+    body = json.dumps(request.data, sort_keys=True, default=str, separators=(",", ":"))
+    text = f"{request.method} {request.path}\n{body}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _replay(record: IdempotentResponse, fingerprint: str) -> Response:
+    if record.body_sha256 != fingerprint:
+        raise IdempotencyKeyReused(
+            f"The {HEADER} '{record.key}' was already used for a different request "
+            f"({record.method} {record.path} with another body). Use a new key for a new request."
+        )
+    return Response(record.body, status=record.status_code, headers={"Idempotent-Replayed": "true"})
+
+
+def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
+    """Wrap a view's `post`: with the header set, store its 2xx answer under the key."""
+
+    @wraps(handler)
+    def wrapped(view: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
+        key = request.headers.get(HEADER, "").strip()
+        if not key:
+            return handler(view, request, *args, **kwargs)
+        if len(key) > MAX_KEY_LENGTH:
+            raise exceptions.ValidationError(
+                {HEADER: [f"Use at most {MAX_KEY_LENGTH} characters."]}
+            )
+        fingerprint = _fingerprint(request)
+        user = api_user(request)
+        found = IdempotentResponse.objects.filter(user=user, key=key).first()
+        if found is not None:
+            return _replay(found, fingerprint)
+        try:
+            with transaction.atomic():
+                response = handler(view, request, *args, **kwargs)
+                if status.is_success(response.status_code):
+                    IdempotentResponse.objects.create(
+                        user=user,
+                        key=key,
+                        method=request.method or "",
+                        path=request.path[:500],
+                        body_sha256=fingerprint,
+                        status_code=response.status_code,
+                        body=json.loads(JSONRenderer().render(response.data) or b"null"),
+                    )
+        except IntegrityError:
+            # The same key committed first in a concurrent call: ours rolled back; replay theirs.
+            found = IdempotentResponse.objects.filter(user=user, key=key).first()
+            if found is None:
+                raise
+            return _replay(found, fingerprint)
+        return response
+
+    return wrapped

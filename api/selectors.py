@@ -1,0 +1,20 @@
+"""Reads the API needs that no page has: lists across an organisation's reservations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from acceptance.models import BurnInRun, Reservation
+
+
+def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
+    """Reservations where the organisation is the buyer or the awarded provider."""
+    ids = list(org_ids)
+    return (
+        Reservation.objects.filter(Q(request__buyer_id__in=ids) | Q(bid__provider_id__in=ids))
+        .select_related("bid__provider", "bid_revision", "fixture_version", "decision__by")
+        .prefetch_related(Prefetch("runs", queryset=BurnInRun.objects.order_by("created_at")))
+        .order_by("-awarded_at")
+    )

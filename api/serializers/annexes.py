@@ -1,0 +1,32 @@
+"""Issued contract annexes (immutable PDF versions) as the API lists them."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from contracts.models_annex import Annex
+
+
+class AnnexSerializer(serializers.ModelSerializer[Annex]):
+    request = serializers.IntegerField(source="request_id", read_only=True)
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Annex
+        fields = [
+            "id",
+            "request",
+            "kind",
+            "version",
+            "snapshot_sha256",
+            "pdf_sha256",
+            "pdf_bytes",
+            "pages",
+            "created_at",
+            "download_url",
+        ]
+        read_only_fields = fields
+
+    def get_download_url(self, obj: Annex) -> str:
+        return reverse("api:annex-pdf", args=[obj.pk])

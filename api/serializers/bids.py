@@ -1,0 +1,130 @@
+"""Bids: flat terms (as the browser form has them) plus the questionnaire answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from bids.forms import BID_FIELDSETS
+from bids.models import Bid, BidRevision, BidScore
+
+BID_TERM_FIELDS = [name for _, names in BID_FIELDSETS for name in names]
+ANSWERS_HELP = (
+    "Questionnaire answers keyed by question key (see the request's `questionnaire`). "
+    "When given, they replace the draft's answers."
+)
+
+
+class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
+    answers = serializers.DictField(
+        child=serializers.JSONField(), required=False, help_text=ANSWERS_HELP
+    )
+
+    class Meta:
+        model = Bid
+        fields = [*BID_TERM_FIELDS, "answers"]
+        extra_kwargs = {name: {"required": False} for name in BID_TERM_FIELDS}
+
+
+class BidCreateSerializer(BidTermsWriteSerializer):
+    request = serializers.IntegerField(min_value=1, help_text="The request you are invited to.")
+
+    class Meta(BidTermsWriteSerializer.Meta):
+        fields = ["request", *BidTermsWriteSerializer.Meta.fields]
+
+
+class ScoreSerializer(serializers.ModelSerializer[BidScore]):
+    effective_price = serializers.FloatField(allow_null=True, read_only=True)
+    run = serializers.IntegerField(source="run_id", read_only=True)
+
+    class Meta:
+        model = BidScore
+        fields = [
+            "run",
+            "qualified",
+            "rank",
+            "total",
+            "effective_price",
+            "criteria",
+            "disqualifications",
+            "win_share",
+        ]
+        read_only_fields = fields
+
+
+class BidSerializer(serializers.ModelSerializer[Bid]):
+    """The provider sees its working draft; the buyer sees the latest submitted revision."""
+
+    request = serializers.IntegerField(source="request_id", read_only=True)
+    provider = serializers.CharField(source="provider.name", read_only=True)
+    answers = serializers.SerializerMethodField()
+    shows_revision = serializers.SerializerMethodField(
+        help_text="The revision number the terms and answers come from; null for the draft."
+    )
+
+    class Meta:
+        model = Bid
+        fields = [
+            "id",
+            "request",
+            "provider",
+            "status",
+            "latest_revision_number",
+            "has_unsubmitted_changes",
+            "created_at",
+            "updated_at",
+            "withdrawn_at",
+            "shows_revision",
+            *BID_TERM_FIELDS,
+            "answers",
+        ]
+        read_only_fields = fields
+
+    def _revision(self, obj: Bid) -> BidRevision | None:
+        return self.context.get("revisions", {}).get(obj.pk)
+
+    def to_representation(self, instance: Bid) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        revision = self._revision(instance)
+        if revision is not None:
+            frozen = BidRevisionSerializer(revision).data
+            data.update({name: frozen[name] for name in BID_TERM_FIELDS})
+        return data
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_answers(self, obj: Bid) -> dict[str, Any]:
+        revision = self._revision(obj)
+        if revision is not None:
+            return dict((revision.questionnaire or {}).get("answers", {}))
+        row = getattr(obj, "questionnaire_answers", None)
+        return dict(row.answers) if row is not None else {}
+
+    def get_shows_revision(self, obj: Bid) -> int | None:
+        revision = self._revision(obj)
+        return revision.number if revision is not None else None
+
+
+class BuyerBidSerializer(BidSerializer):
+    score = serializers.SerializerMethodField()
+
+    class Meta(BidSerializer.Meta):
+        fields = [*BidSerializer.Meta.fields, "score"]
+        read_only_fields = fields
+
+    @extend_schema_field(ScoreSerializer(allow_null=True))
+    def get_score(self, obj: Bid) -> dict[str, Any] | None:
+        score = self.context.get("scores", {}).get(obj.pk)
+        return dict(ScoreSerializer(score).data) if score is not None else None
+
+
+class BidRevisionSerializer(serializers.ModelSerializer[BidRevision]):
+    bid = serializers.IntegerField(source="bid_id", read_only=True)
+    questionnaire = serializers.JSONField(read_only=True)
+
+    class Meta:
+        model = BidRevision
+        fields = ["bid", "number", "submitted_at", *BID_TERM_FIELDS, "questionnaire"]
+        read_only_fields = fields

@@ -1,0 +1,109 @@
+"""The comparison matrix as JSON: the same build the page and the CSV/XLSX exports read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from bids.comparison import Comparison
+
+
+class ExplainSerializer(serializers.Serializer):
+    label = serializers.CharField()  # type: ignore[assignment]
+    formula = serializers.CharField()
+    value = serializers.CharField()
+
+
+class CellSerializer(serializers.Serializer):
+    display = serializers.CharField()
+    value = serializers.JSONField(allow_null=True, help_text="A number, a text, or null.")
+    best = serializers.BooleanField()
+    note = serializers.CharField()
+    explain = ExplainSerializer(many=True)
+
+
+class RowSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
+    unit = serializers.CharField()
+    better = serializers.CharField(allow_null=True)
+    cells = CellSerializer(many=True)
+
+
+class GroupSerializer(serializers.Serializer):
+    title = serializers.CharField()
+    rows = RowSerializer(many=True)
+
+
+class ColumnSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    bid = serializers.IntegerField(allow_null=True, help_text="null when labels are anonymous.")
+    revision = serializers.IntegerField()
+    qualified = serializers.BooleanField()
+    rank = serializers.IntegerField(allow_null=True)
+    total = serializers.FloatField()
+    disqualifications = serializers.ListField(child=serializers.CharField())
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """`state`: sealed, no_bids, current, pending, failed or outdated. Sealed: no columns."""
+
+    request = serializers.IntegerField()
+    state = serializers.CharField()
+    stale = serializers.BooleanField()
+    anonymised = serializers.BooleanField()
+    run = serializers.IntegerField(allow_null=True, help_text="The scoring run shown.")
+    columns = ColumnSerializer(many=True)
+    groups = GroupSerializer(many=True)
+    sensitivity = serializers.JSONField()
+
+
+def comparison_data(view: Comparison) -> dict[str, Any]:
+    columns = [
+        {
+            "name": col.name,
+            "bid": None if view.anonymised else col.revision.bid_id,
+            "revision": col.revision.number,
+            "qualified": col.qualified,
+            "rank": col.score.rank,
+            "total": col.score.total,
+            "disqualifications": col.reasons,
+        }
+        for col in view.columns
+    ]
+    groups = [
+        {
+            "title": group.title,
+            "rows": [
+                {
+                    "key": row.key,
+                    "label": row.label,
+                    "unit": row.unit,
+                    "better": row.better,
+                    "cells": [
+                        {
+                            "display": cell.display,
+                            "value": cell.value,
+                            "best": cell.best,
+                            "note": cell.note,
+                            "explain": cell.explain,
+                        }
+                        for cell in row.cells
+                    ],
+                }
+                for row in group.rows
+            ],
+        }
+        for group in view.groups
+    ]
+    return {
+        "request": view.request.pk,
+        "state": view.state,
+        "stale": view.stale,
+        "anonymised": view.anonymised,
+        "run": view.shown_run.pk if view.shown_run is not None else None,
+        "columns": columns,
+        "groups": groups,
+        "sensitivity": view.sensitivity,
+    }

@@ -1,0 +1,85 @@
+"""The parts of a request a provider reads before bidding: fixture, terms, questionnaire."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from acceptance.fixtures import templates as fixture_templates
+from contracts.defaults import terms_templates
+from contracts.models import HandoffTerms, TermsFields
+from questionnaire.models import Question, QuestionSet
+
+
+class FixtureVersionSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    template = serializers.CharField()
+    spec_sha256 = serializers.CharField()
+    spec = serializers.JSONField()
+    manifest = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+    versions = serializers.ListField(child=serializers.IntegerField(), source="version_numbers")
+    bundle_url = serializers.CharField(help_text="GET it for the runnable .tar.gz bundle.")
+
+
+class FixtureCreateSerializer(serializers.Serializer):
+    template = serializers.ChoiceField(choices=[t.key for t in fixture_templates()])
+    name = serializers.CharField(required=False, allow_blank=True, max_length=120)
+
+
+class FixtureChangeSerializer(serializers.Serializer):
+    changes = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text='Dotted spec path → new value, e.g. {"tests.nccl_tests.iterations": 50}.',
+    )
+    reasons = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Dotted threshold path → why it changes (required for thresholds.*).",
+    )
+
+
+class TermsSerializer(serializers.ModelSerializer[HandoffTerms]):
+    class Meta:
+        model = HandoffTerms
+        fields = ["version", "template", "updated_at", *TermsFields.term_field_names()]
+        read_only_fields = ["version", "template", "updated_at"]
+
+
+class TermsCreateSerializer(serializers.Serializer):
+    template = serializers.ChoiceField(choices=[t.key for t in terms_templates()])
+
+
+class QuestionSerializer(serializers.ModelSerializer[Question]):
+    class Meta:
+        model = Question
+        fields = [
+            "key",
+            "section",
+            "text",
+            "help_text",
+            "answer_type",
+            "choices",
+            "required",
+            "rule",
+            "rule_value",
+            "step",
+            "column",
+        ]
+        read_only_fields = fields
+
+
+class QuestionSetSerializer(serializers.ModelSerializer[QuestionSet]):
+    questions = QuestionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = QuestionSet
+        fields = [
+            "id",
+            "name",
+            "version",
+            "target_response_minutes",
+            "target_restore_minutes",
+            "required_transport",
+            "questions",
+        ]
+        read_only_fields = fields

@@ -1,0 +1,107 @@
+"""Capacity requests, invitations, weights and providers as the API reads and writes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.serializers.common import OrganizationSerializer
+from api.serializers.parts import (
+    FixtureVersionSerializer,
+    QuestionSetSerializer,
+    TermsSerializer,
+)
+from bids.choices import Region
+from bids.forms import REQUEST_FIELDSETS
+from bids.models import CapacityRequest, Invitation
+from bids.scoring import CRITERIA
+
+REQUEST_FIELDS = [name for _, names in REQUEST_FIELDSETS for name in names]
+
+
+class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
+    acceptable_regions = serializers.ListField(
+        child=serializers.ChoiceField(choices=Region.choices), allow_empty=False
+    )
+
+    class Meta:
+        model = CapacityRequest
+        fields = REQUEST_FIELDS
+
+
+class RequestSerializer(serializers.ModelSerializer[CapacityRequest]):
+    buyer = OrganizationSerializer(read_only=True)
+    acceptable_regions = serializers.ListField(child=serializers.CharField(), read_only=True)
+    deadline_passed = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = CapacityRequest
+        fields = [
+            "id",
+            "buyer",
+            "status",
+            *REQUEST_FIELDS,
+            "deadline_passed",
+            "created_at",
+            "updated_at",
+            "published_at",
+        ]
+        read_only_fields = fields
+
+
+class InvitationSerializer(serializers.ModelSerializer[Invitation]):
+    provider = OrganizationSerializer(read_only=True)
+
+    class Meta:
+        model = Invitation
+        fields = ["provider", "invited_at"]
+        read_only_fields = fields
+
+
+class InviteSerializer(serializers.Serializer):
+    providers = serializers.ListField(
+        child=serializers.SlugField(), allow_empty=False, help_text="Provider slugs to invite."
+    )
+
+
+class WeightsSerializer(serializers.Serializer):
+    """One weight per scoring criterion; the scoring package validates the values."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {
+            name: serializers.FloatField(required=True, min_value=0, max_value=1e6)
+            for name in CRITERIA
+        }
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {name: float(instance.get(name, 0)) for name in CRITERIA}
+
+
+class RequestDetailSerializer(RequestSerializer):
+    """A request with what a provider needs to bid: the fixture, terms and questionnaire."""
+
+    fixture = serializers.SerializerMethodField()
+    terms = serializers.SerializerMethodField()
+    questionnaire = serializers.SerializerMethodField()
+
+    class Meta(RequestSerializer.Meta):
+        fields = [*RequestSerializer.Meta.fields, "fixture", "terms", "questionnaire"]
+        read_only_fields = fields
+
+    def _part(self, name: str, serializer: type[serializers.BaseSerializer]) -> Any:
+        value = self.context.get("parts", {}).get(name)
+        return None if value is None else serializer(value).data
+
+    @extend_schema_field(FixtureVersionSerializer(allow_null=True))
+    def get_fixture(self, obj: CapacityRequest) -> Any:
+        return self._part("fixture", FixtureVersionSerializer)
+
+    @extend_schema_field(TermsSerializer(allow_null=True))
+    def get_terms(self, obj: CapacityRequest) -> Any:
+        return self._part("terms", TermsSerializer)
+
+    @extend_schema_field(QuestionSetSerializer(allow_null=True))
+    def get_questionnaire(self, obj: CapacityRequest) -> Any:
+        return self._part("questionnaire", QuestionSetSerializer)

@@ -1,0 +1,131 @@
+"""API routes under /api/v1/, its schema and docs, and the browser page for API tokens."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+import api.schema  # noqa: F401  (registers the schema extensions)
+from api.views import (
+    annexes,
+    bids,
+    buyer,
+    evidence,
+    invitations,
+    me,
+    parts,
+    requests,
+    reservations,
+    tokens,
+)
+
+app_name = "api"
+
+v1 = [
+    path(
+        "runs/<int:run_id>/evidence/",
+        evidence.RunEvidenceView.as_view(),
+        name="run-evidence",
+    ),
+    # Schema and docs: public, served from our own static files.
+    path(
+        "schema/",
+        SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
+        name="schema",
+    ),
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(
+            url_name="api:schema", authentication_classes=[], permission_classes=[]
+        ),
+        name="docs",
+    ),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(
+            url_name="api:schema",
+            template_name="api/redoc.html",
+            authentication_classes=[],
+            permission_classes=[],
+        ),
+        name="redoc",
+    ),
+    path("me/", me.MeView.as_view(), name="me"),
+    path("providers/", invitations.ProviderListView.as_view(), name="provider-list"),
+    path("requests/", requests.RequestListView.as_view(), name="request-list"),
+    path("requests/<int:pk>/", requests.RequestDetailView.as_view(), name="request-detail"),
+    path(
+        "requests/<int:pk>/publish/",
+        requests.RequestPublishView.as_view(),
+        name="request-publish",
+    ),
+    path("requests/<int:pk>/close/", requests.RequestCloseView.as_view(), name="request-close"),
+    path("requests/<int:pk>/cancel/", requests.RequestCancelView.as_view(), name="request-cancel"),
+    path(
+        "requests/<int:pk>/invitations/",
+        invitations.InvitationListView.as_view(),
+        name="request-invitations",
+    ),
+    path(
+        "requests/<int:pk>/invitations/<slug:provider>/",
+        invitations.InvitationDetailView.as_view(),
+        name="request-invitation",
+    ),
+    path("requests/<int:pk>/fixture/", parts.FixtureView.as_view(), name="request-fixture"),
+    path(
+        "requests/<int:pk>/fixture/bundle/",
+        parts.FixtureBundleView.as_view(),
+        name="request-fixture-bundle",
+    ),
+    path("requests/<int:pk>/terms/", parts.TermsView.as_view(), name="request-terms"),
+    path(
+        "requests/<int:pk>/questionnaire/",
+        parts.QuestionnaireView.as_view(),
+        name="request-questionnaire",
+    ),
+    path("requests/<int:pk>/weights/", parts.WeightsView.as_view(), name="request-weights"),
+    path("requests/<int:pk>/bids/", buyer.RequestBidListView.as_view(), name="request-bids"),
+    path(
+        "requests/<int:pk>/comparison/",
+        buyer.ComparisonView.as_view(),
+        name="request-comparison",
+    ),
+    path("requests/<int:pk>/award/", buyer.AwardView.as_view(), name="request-award"),
+    path("requests/<int:pk>/annexes/", annexes.AnnexListView.as_view(), name="request-annexes"),
+    path("annexes/<int:pk>/pdf/", annexes.AnnexPdfView.as_view(), name="annex-pdf"),
+    path("bids/", bids.BidListView.as_view(), name="bid-list"),
+    path("bids/<int:pk>/", bids.BidDetailView.as_view(), name="bid-detail"),
+    path("bids/<int:pk>/submit/", bids.BidSubmitView.as_view(), name="bid-submit"),
+    path("bids/<int:pk>/withdraw/", bids.BidWithdrawView.as_view(), name="bid-withdraw"),
+    path("bids/<int:pk>/revisions/", bids.RevisionListView.as_view(), name="bid-revisions"),
+    path(
+        "bids/<int:pk>/revisions/<int:number>/",
+        bids.RevisionDetailView.as_view(),
+        name="bid-revision",
+    ),
+    path("reservations/", reservations.ReservationListView.as_view(), name="reservation-list"),
+    path(
+        "reservations/<int:pk>/",
+        reservations.ReservationDetailView.as_view(),
+        name="reservation-detail",
+    ),
+    path(
+        "reservations/<int:pk>/runs/",
+        reservations.RunCreateView.as_view(),
+        name="reservation-runs",
+    ),
+    path(
+        "reservations/<int:pk>/accept/",
+        reservations.ReservationAcceptView.as_view(),
+        name="reservation-accept",
+    ),
+    path(
+        "reservations/<int:pk>/reject/",
+        reservations.ReservationRejectView.as_view(),
+        name="reservation-reject",
+    ),
+]
+
+urlpatterns = [
+    path("account/tokens/", tokens.token_list, name="token-list"),
+    path("account/tokens/<int:pk>/revoke/", tokens.token_revoke, name="token-revoke"),
+    path("api/v1/", include(v1)),
+]

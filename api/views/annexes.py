@@ -1,0 +1,45 @@
+"""Contract annexes that concern the caller: the buyer sees all, the awarded provider its own."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from api.permissions import api_org
+from api.serializers.annexes import AnnexSerializer
+from contracts import selectors_annex
+from contracts.models_annex import Annex
+
+
+class AnnexListView(generics.ListAPIView[Annex]):
+    serializer_class = AnnexSerializer
+    filterset_fields = ["kind"]
+    ordering_fields = ["version", "created_at", "kind"]
+
+    def get_queryset(self) -> QuerySet[Annex]:
+        if getattr(self, "swagger_fake_view", False):
+            return Annex.objects.none()
+        req, kinds = selectors_annex.annex_request_for_org(
+            org=api_org(self.request), pk=self.kwargs["pk"]
+        )
+        return selectors_annex.annex_list(request=req, kinds=kinds)
+
+
+class AnnexPdfView(APIView):
+    @extend_schema(
+        responses={(200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY)},
+        summary="Download an issued annex (PDF)",
+    )
+    def get(self, request: Request, pk: int) -> FileResponse:
+        annex = selectors_annex.annex_get_for_org(org=api_org(request), pk=pk)
+        return FileResponse(
+            annex.pdf.open("rb"),
+            as_attachment=True,
+            filename=annex.filename,
+            content_type="application/pdf",
+        )

@@ -1,0 +1,92 @@
+"""What a buyer reads and decides on a request: bids with scores, the comparison, the award."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from acceptance.services.award import request_award
+from api.filters import REQUEST_BID_ORDERING, RequestBidFilter
+from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
+from api.permissions import api_user, buyer_org
+from api.serializers.bids import BuyerBidSerializer
+from api.serializers.comparison import ComparisonSerializer, comparison_data
+from api.serializers.reservations import AwardSerializer, ReservationSerializer
+from api.views.requests import request_for_buyer
+from bids import comparison, selectors
+from bids.models import Bid, BidRevision
+
+
+class RequestBidListView(generics.ListAPIView[Bid]):
+    """Submitted bids with their latest revision and score. A sealed request lists none."""
+
+    serializer_class = BuyerBidSerializer
+    filterset_class = RequestBidFilter
+    ordering_fields = REQUEST_BID_ORDERING
+
+    def get_queryset(self) -> QuerySet[Bid]:
+        if getattr(self, "swagger_fake_view", False):
+            return Bid.objects.none()
+        req = request_for_buyer(self.request, self.kwargs["pk"])
+        self.comparison = comparison.comparison_for_buyer(request=req)
+        return selectors.bid_list_for_buyer(request=req).prefetch_related(
+            Prefetch("revisions", queryset=BidRevision.objects.order_by("-number"), to_attr="revs")
+        )
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = dict(super().get_serializer_context())
+        view = getattr(self, "comparison", None)
+        if view is not None:
+            context["scores"] = {c.revision.bid_id: c.score for c in view.columns}
+        return context
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        bids = args[0] if args else []
+        kwargs.setdefault("context", self.get_serializer_context())
+        kwargs["context"]["revisions"] = {b.pk: b.revs[0] for b in bids if getattr(b, "revs", None)}
+        return super().get_serializer(*args, **kwargs)
+
+
+class ComparisonView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "labels",
+                OpenApiTypes.STR,
+                enum=["anonymous"],
+                description="anonymous: name bids 'Bid A', 'Bid B' (until the award)",
+            )
+        ],
+        responses=ComparisonSerializer,
+        summary="The comparison matrix as JSON (buyers); sealed requests show nothing",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        req = request_for_buyer(request, pk)
+        anonymise = request.query_params.get("labels") == "anonymous"
+        view = comparison.comparison_for_buyer(request=req, anonymise=anonymise)
+        return Response(ComparisonSerializer(comparison_data(view)).data)
+
+
+class AwardView(APIView):
+    @extend_schema(
+        request=AwardSerializer,
+        responses={201: ReservationSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Award the request to one submitted bid (buyers): a reservation is created",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        org = buyer_org(request)
+        req = request_for_buyer(request, pk)
+        serializer = AwardSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        bid = selectors.bid_get_for_org(org=org, pk=serializer.validated_data["bid"])
+        reservation = request_award(request=req, bid=bid, user=api_user(request))
+        return Response(ReservationSerializer(reservation).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,129 @@
+"""`/api/v1/requests/`: buyers create and run requests; providers list those they are invited to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from acceptance import selectors as fixture_selectors
+from api.filters import REQUEST_ORDERING, RequestFilter
+from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
+from api.permissions import api_org, api_user, buyer_org, org_of_kind
+from api.serializers.requests import (
+    RequestDetailSerializer,
+    RequestSerializer,
+    RequestWriteSerializer,
+)
+from bids import selectors, services
+from bids.choices import OrgKind
+from bids.models import CapacityRequest
+from contracts import selectors as terms_selectors
+from questionnaire.selectors import current_question_set
+
+
+def request_for_org(request: Request, pk: int) -> CapacityRequest:
+    """The request if the acting organisation owns it or is invited to it; else 404."""
+    return selectors.request_get_for_org(org=api_org(request), pk=pk)
+
+
+def request_for_buyer(request: Request, pk: int) -> CapacityRequest:
+    return selectors.request_get_for_buyer(org=buyer_org(request), pk=pk)
+
+
+def request_parts(req: CapacityRequest) -> dict[str, Any]:
+    """The fixture (current version), terms and question set a bid is made against."""
+    from api.views.parts import fixture_payload
+
+    fixture = fixture_selectors.fixture_for_request(request=req)
+    return {
+        "fixture": fixture_payload(req, fixture) if fixture is not None else None,
+        "terms": terms_selectors.terms_for_request(request=req),
+        "questionnaire": current_question_set(request=req),
+    }
+
+
+class RequestListView(generics.ListAPIView[CapacityRequest]):
+    """Buyers: their organisation's requests. Providers: the requests they are invited to."""
+
+    serializer_class = RequestSerializer
+    filterset_class = RequestFilter
+    ordering_fields = REQUEST_ORDERING
+
+    def get_queryset(self) -> QuerySet[CapacityRequest]:
+        if getattr(self, "swagger_fake_view", False):
+            return CapacityRequest.objects.none()
+        org = org_of_kind(self.request)
+        if org.kind == OrgKind.BUYER:
+            return selectors.request_list_for_buyer(org=org).select_related("buyer")
+        return selectors.request_inbox_for_provider(org=org)
+
+    @extend_schema(
+        request=RequestWriteSerializer,
+        responses={201: RequestSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Create a request (buyers); it starts as a draft",
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        org = buyer_org(request)
+        serializer = RequestWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        req = services.request_create(
+            buyer=org, user=api_user(request), data=serializer.validated_data
+        )
+        return Response(RequestSerializer(req).data, status=status.HTTP_201_CREATED)
+
+
+class RequestDetailView(generics.GenericAPIView[CapacityRequest]):
+    serializer_class = RequestDetailSerializer
+
+    @extend_schema(summary="A request with its fixture, handoff terms and questionnaire")
+    def get(self, request: Request, pk: int) -> Response:
+        req = request_for_org(request, pk)
+        return Response(RequestDetailSerializer(req, context={"parts": request_parts(req)}).data)
+
+    @extend_schema(
+        request=RequestWriteSerializer,
+        responses=RequestDetailSerializer,
+        summary="Edit a draft or open request (buyers)",
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        req = request_for_buyer(request, pk)
+        serializer = RequestWriteSerializer(req, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        req = services.request_update(request=req, data=serializer.validated_data)
+        return Response(RequestDetailSerializer(req, context={"parts": request_parts(req)}).data)
+
+
+class _TransitionView(generics.GenericAPIView[CapacityRequest]):
+    serializer_class = RequestSerializer
+    action = ""
+
+    def post(self, request: Request, pk: int) -> Response:
+        req = request_for_buyer(request, pk)
+        service = {
+            "publish": services.request_publish,
+            "close": services.request_close,
+            "cancel": services.request_cancel,
+        }[self.action]
+        return Response(RequestSerializer(service(request=req)).data)
+
+
+@extend_schema(request=None, summary="Publish a draft request: invited providers can bid")
+class RequestPublishView(_TransitionView):
+    action = "publish"
+
+
+@extend_schema(request=None, summary="Close bidding on an open request")
+class RequestCloseView(_TransitionView):
+    action = "close"
+
+
+@extend_schema(request=None, summary="Cancel a request that is not awarded")
+class RequestCancelView(_TransitionView):
+    action = "cancel"

@@ -1,0 +1,169 @@
+"""Render a large contract annex (64 nodes, 12 collectives, the full questionnaire).
+
+Prints WeasyPrint's time inside a warm process (what a Celery worker pays per render) and, on
+the same HTML, the time a cold Chromium `--print-to-pdf` takes, and the ratio of the two.
+
+    .venv/bin/python bench/annex.py [--runs 3] [--chromium /usr/bin/chromium]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+COLLECTIVES = [
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "alltoall",
+    "broadcast",
+    "reduce",
+    "sendrecv",
+    "scatter",
+    "gather",
+    "hypercube",
+    "all_reduce_bf16",
+    "all_gather_bf16",
+]
+
+
+def _setup(workdir: Path) -> None:
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
+    os.environ["MEDIA_ROOT"] = str(workdir / "media")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.pop("CELERY_BROKER_URL", None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def _large_snapshot() -> dict:
+    from acceptance.fixtures import DEFAULT_TEMPLATE
+    from acceptance.services.award import request_award
+    from acceptance.services.fixtures import fixture_from_template
+    from bids.demo import seed_demo
+    from bids.models import Bid, CapacityRequest
+    from bids.services import request_close
+    from contracts.annex.snapshot import contract_snapshot
+    from contracts.defaults import DEFAULT_TERMS_TEMPLATE
+    from contracts.services.terms import terms_create
+
+    seed_demo()
+    request = CapacityRequest.objects.get()
+    buyer = request.created_by
+    assert buyer is not None
+    fixture_from_template(request=request, user=buyer, template=DEFAULT_TEMPLATE)
+    terms_create(request=request, user=buyer, template=DEFAULT_TERMS_TEMPLATE)
+    request_close(request=request)
+    winner = Bid.objects.get(request=request, provider__name="Aurora GPU Cloud")
+    request_award(request=request, bid=winner, user=buyer)
+    snap = contract_snapshot(request=request)
+
+    # Scale the agreed allocation up to 64 nodes and 12 collectives.
+    spec = snap["fixture"]["spec"]
+    spec["allocation"].update({"nodes": 64, "gpus": 512})
+    spec["tests"]["nccl_tests"]["collectives"] = COLLECTIVES
+    spec["thresholds"]["busbw_gbps"] = dict.fromkeys(COLLECTIVES, 350.0)
+    sizes = [8 << i for i in range(31)]
+    nodes = [f"gpu-node-{n:03d}" for n in range(64)]
+    snap["baseline"] = {
+        "large_message_bytes": 1 << 30,
+        "nccl": [
+            {
+                "collective": c,
+                "node": node,
+                "ranks": 8 if node != "whole allocation" else 512,
+                "command": f"mpirun -np 512 -N 8 ./build/{c}_perf -b 8 -e 8G -f 2 -g 1 -c 1",
+                "nccl_version": "2.21.5",
+                "large_message_busbw_min_gbps": 360.0 + (i % 7),
+                "busbw_by_size": [[s, min(380.0, s / (1 << 22) * 9.5)] for s in sizes]
+                if node == "whole allocation"
+                else [],
+            }
+            for i, c in enumerate(COLLECTIVES)
+            for node in ["whole allocation", *nodes]
+        ],
+        "versions": {"nccl": ["2.21.5"], "driver": ["550.90.07"]},
+    }
+    snap["acceptance"] = {
+        "kind": "accepted",
+        "by": "alice",
+        "at": "2027-01-30T09:00:00+00:00",
+        "reason": "",
+        "gate_passed": True,
+        "gate_summary": "All 96 mandatory checks pass.",
+    }
+    return snap
+
+
+def _median_seconds(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        _setup(workdir)
+        from contracts.annex.present import document_for
+        from contracts.annex.render import render_html, render_pdf, snapshot_sha256
+        from contracts.services.annexes import pdf_page_count
+
+        snap = _large_snapshot()
+        html = render_html(document_for(snap, sha256=snapshot_sha256(snap), version=1))
+        pdf = render_pdf(html)  # warm-up: fonts and the CSS machinery load once per worker
+        pages = pdf_page_count(pdf)
+        weasy = _median_seconds(lambda: render_pdf(html), args.runs)
+        print(
+            f"annex: {len(html) / 1e6:.2f} MB of HTML, {pages} pages, {len(pdf) / 1e6:.2f} MB PDF"
+        )
+        print(f"WeasyPrint in a warm process: median {weasy:.2f} s over {args.runs} runs")
+
+        page = workdir / "annex.html"
+        page.write_text(html)
+        out = workdir / "chromium.pdf"
+        command = [
+            args.chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            f"--user-data-dir={workdir / 'profile'}",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={out}",
+            page.as_uri(),
+        ]
+        if not Path(args.chromium).exists():
+            print(f"Chromium not found at {args.chromium}: no comparison")
+            return
+        chromium = _median_seconds(
+            lambda: subprocess.run(command, check=True, capture_output=True, timeout=300), args.runs
+        )
+        print(f"Chromium --print-to-pdf, cold process: median {chromium:.2f} s, {args.runs} runs")
+        print(f"ratio WeasyPrint / Chromium: {weasy / chromium:.2f} (target <= 0.75)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Contract annexes: a JSON snapshot of the agreed sources, rendered to HTML and PDF."""

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from contracts.defaults import SEVERITIES, terms_templates
+from contracts.models import HandoffTerms
+from contracts.validation import validate_terms
+
+TEXT = forms.Textarea(attrs={"rows": 4})
+
+TEXT_FIELDS = (
+    "buyer_evidence",
+    "provider_evidence",
+    "records_location",
+    "workaround_approval",
+    "excl_customer_caused",
+    "excl_buyer_software",
+    "partial_capacity_billing",
+    "spares",
+    "own_hardware",
+    "s1_escalation",
+    "s2_escalation",
+    "s3_escalation",
+)
+
+TERMS_FIELDSETS: list[tuple[str, list[str]]] = [
+    (
+        "Owners and records",
+        [
+            "buyer_owner_name",
+            "buyer_owner_contact",
+            "provider_owner_name",
+            "provider_owner_contact",
+            "buyer_evidence",
+            "provider_evidence",
+            "records_location",
+        ],
+    ),
+    ("Shared definition of “degraded”", ["degraded_step_time_pct", "degraded_window_minutes"]),
+    (
+        "Recovery acceptance",
+        [
+            "recovery_diagnostics_all_gpus",
+            "recovery_nccl_margin_pct",
+            "recovery_smoke_margin_pct",
+            "recovery_loss_continuity",
+            "recovery_no_recurrence_hours",
+            "workaround_approval",
+        ],
+    ),
+    (
+        "Exclusions and support windows",
+        [
+            "excl_customer_caused",
+            "excl_buyer_software",
+            "maintenance_notice_hours",
+            "coverage_hours",
+            "coverage_timezone",
+            "partial_capacity_billing",
+            "spares",
+            "own_hardware",
+        ],
+    ),
+]
+SEVERITY_FIELDS = [
+    f"{key}_{part}" for key, _ in SEVERITIES for part in ("response_minutes", "restore_minutes")
+] + [f"{key}_escalation" for key, _ in SEVERITIES]
+
+
+class TermsTemplateForm(forms.Form):
+    template = forms.ChoiceField(
+        choices=[(t.key, t.name) for t in terms_templates()],
+        widget=forms.RadioSelect,
+        initial=terms_templates()[0].key,
+    )
+
+
+class HandoffTermsForm(forms.ModelForm):
+    class Meta:
+        model = HandoffTerms
+        fields = [name for _, names in TERMS_FIELDSETS for name in names] + SEVERITY_FIELDS
+        widgets = dict.fromkeys(TEXT_FIELDS, TEXT)
+
+    def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
+        return [(title, [self[name] for name in names]) for title, names in TERMS_FIELDSETS]
+
+    def severity_rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "label": label,
+                "response": self[f"{key}_response_minutes"],
+                "restore": self[f"{key}_restore_minutes"],
+                "escalation": self[f"{key}_escalation"],
+            }
+            for key, label in SEVERITIES
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        errors = validate_terms(cleaned)
+        if errors:
+            raise ValidationError(errors)
+        return cleaned

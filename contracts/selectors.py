@@ -1,0 +1,52 @@
+"""Reads for handoff terms; tenancy is the request's (see bids.selectors.request_get_for_org)."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from bids.models import CapacityRequest
+from contracts.defaults import SEVERITIES
+from contracts.models import HandoffTerms, HandoffTermsRevision
+
+
+def terms_for_request(*, request: CapacityRequest) -> HandoffTerms | None:
+    return HandoffTerms.objects.filter(request=request).select_related("updated_by").first()
+
+
+def terms_revision_list(*, terms: HandoffTerms) -> QuerySet[HandoffTermsRevision]:
+    return terms.revisions.select_related("created_by").order_by("-number")
+
+
+def terms_current_revision(*, terms: HandoffTerms) -> HandoffTermsRevision:
+    return terms.revisions.get(number=terms.version)
+
+
+def duration(minutes: int) -> str:
+    """'90 min' reads as '1 h 30 min'; whole days from 48 h on: clocks as people say them."""
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    if rest:
+        return f"{hours} h {rest} min"
+    if hours >= 48 and hours % 24 == 0:
+        return f"{hours // 24} d"
+    return f"{hours} h"
+
+
+def severity_rows(*, terms: HandoffTerms) -> list[dict[str, object]]:
+    rows = []
+    for key, label in SEVERITIES:
+        response = getattr(terms, f"{key}_response_minutes")
+        restore = getattr(terms, f"{key}_restore_minutes")
+        rows.append(
+            {
+                "key": key,
+                "label": label,
+                "response": response,
+                "response_text": duration(response),
+                "restore": restore,
+                "restore_text": duration(restore),
+                "escalation": getattr(terms, f"{key}_escalation"),
+            }
+        )
+    return rows

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from bids.models import CapacityRequest
+from bids.services import ServiceError
+from bids.services.requests import EDITABLE_STATUSES
+from contracts.defaults import terms_template
+from contracts.models import HandoffTerms, HandoffTermsRevision, TermsFields
+from contracts.validation import validate_terms
+
+
+def _require_editable(request: CapacityRequest) -> None:
+    if request.status not in EDITABLE_STATUSES:
+        raise ServiceError(
+            f"The request is {request.get_status_display().lower()}; its terms can no longer "
+            "change."
+        )
+
+
+def _snapshot_sha(snapshot: dict[str, Any]) -> str:
+    text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check(terms: HandoffTerms) -> None:
+    errors = validate_terms(terms.snapshot())
+    if errors:
+        raise ValidationError(errors)
+    terms.full_clean(exclude=["request", "updated_by", "template", "version"])
+
+
+def _freeze(terms: HandoffTerms, user: User) -> HandoffTermsRevision:
+    snapshot = terms.snapshot()
+    revision = HandoffTermsRevision.objects.create(
+        terms=terms,
+        number=terms.version,
+        snapshot=snapshot,
+        sha256=_snapshot_sha(snapshot),
+        created_by=user,
+    )
+    from bids.services.scoring import scoring_queue
+
+    # The target clocks come from the terms: bids are compared against them when re-scored.
+    request = terms.request
+    transaction.on_commit(lambda: scoring_queue(request=request))
+    return revision
+
+
+@transaction.atomic
+def terms_create(*, request: CapacityRequest, user: User, template: str) -> HandoffTerms:
+    """Attach terms from a template, or reset existing terms to it (a new version)."""
+    _require_editable(request)
+    try:
+        tpl = terms_template(template)
+    except KeyError:
+        raise ValidationError({"template": ["Choose one of the templates."]}) from None
+    existing = HandoffTerms.objects.select_for_update().filter(request=request).first()
+    if existing is not None:
+        return terms_update(terms=existing, user=user, data=dict(tpl.values), template=tpl.key)
+    terms = HandoffTerms(request=request, template=tpl.key, updated_by=user, **tpl.values)
+    _check(terms)
+    terms.save()
+    _freeze(terms, user)
+    return terms
+
+
+@transaction.atomic
+def terms_update(
+    *, terms: HandoffTerms, user: User, data: dict[str, Any], template: str | None = None
+) -> HandoffTerms:
+    """Save edited terms; a change in any value freezes the next revision (providers re-ack)."""
+    _require_editable(terms.request)
+    terms = HandoffTerms.objects.select_for_update().select_related("request").get(pk=terms.pk)
+    before = terms.snapshot()
+    names = set(TermsFields.term_field_names())
+    for field, value in data.items():
+        if field not in names:
+            raise ServiceError(f"{field} is not a handoff term.")
+        setattr(terms, field, value)
+    _check(terms)
+    if terms.snapshot() == before:
+        return terms
+    terms.version += 1
+    if template is not None:
+        terms.template = template
+    terms.updated_by = user
+    terms.save()
+    _freeze(terms, user)
+    return terms

@@ -1,0 +1,70 @@
+"""Rules across handoff-terms fields; returns field -> messages (pure Python)."""
+
+from __future__ import annotations
+
+import zoneinfo
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from contracts.defaults import SEVERITIES
+
+PERCENT_FIELDS = (
+    "degraded_step_time_pct",
+    "recovery_nccl_margin_pct",
+    "recovery_smoke_margin_pct",
+)
+
+
+def _fmt(minutes: int) -> str:
+    return f"{minutes} min"
+
+
+def validate_terms(values: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Every cross-field problem in a terms dict; an empty dict means it is consistent."""
+    errors: dict[str, list[str]] = {}
+
+    def add(field: str, message: str) -> None:
+        errors.setdefault(field, []).append(message)
+
+    previous: dict[str, tuple[str, int]] = {}
+    for key, _label in SEVERITIES:
+        response = values.get(f"{key}_response_minutes")
+        restore = values.get(f"{key}_restore_minutes")
+        name = key.upper()
+        if isinstance(response, int) and response < 1:
+            add(f"{key}_response_minutes", "Give at least 1 minute.")
+        if isinstance(response, int) and isinstance(restore, int) and restore < response:
+            add(
+                f"{key}_restore_minutes",
+                f"{name} restore ({_fmt(restore)}) cannot be shorter than its first response "
+                f"({_fmt(response)}).",
+            )
+        for clock, value in (("response", response), ("restore", restore)):
+            if not isinstance(value, int):
+                continue
+            before = previous.get(clock)
+            if before is not None and value < before[1]:
+                add(
+                    f"{key}_{clock}_minutes",
+                    f"{name} must not be faster than {before[0]} ({_fmt(before[1])}): "
+                    "the more severe level gets the shorter clock.",
+                )
+            previous[clock] = (name, value)
+    for field in PERCENT_FIELDS:
+        value = values.get(field)
+        if isinstance(value, int | float | Decimal) and not 0 <= value <= 100:
+            add(field, "Give a percentage between 0 and 100.")
+    window = values.get("degraded_window_minutes")
+    if isinstance(window, int) and window < 1:
+        add("degraded_window_minutes", "The window must be at least 1 minute.")
+    hours = values.get("recovery_no_recurrence_hours")
+    if isinstance(hours, int) and hours < 1:
+        add("recovery_no_recurrence_hours", "Give at least 1 hour without recurrence.")
+    tz = values.get("coverage_timezone")
+    if isinstance(tz, str) and tz:
+        try:
+            zoneinfo.ZoneInfo(tz)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            add("coverage_timezone", f"{tz!r} is not a time zone name (e.g. UTC, Europe/Berlin).")
+    return errors

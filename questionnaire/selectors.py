@@ -1,0 +1,246 @@
+"""Reads for the questionnaire. Tenancy comes from bids.selectors: callers pass objects
+they already fetched through it, and buyer-wide reads reuse its sealing rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import apps
+from django.core.exceptions import FieldError
+from django.db.models import F, QuerySet
+
+from bids import selectors as bid_selectors
+from bids.choices import BidStatus
+from bids.models import Bid, BidRevision, CapacityRequest
+from questionnaire.answer_types import QuestionSpec, format_answer
+from questionnaire.models import BidQuestionnaire, QuestionSet
+from questionnaire.snapshot import (
+    AnswerChange,
+    ScoringAnswers,
+    compare_path,
+    deal_breaker_failures,
+    diff_snapshots,
+    misses_target,
+    missing_required,
+    scoring_answers,
+    specs_of,
+)
+
+
+def current_question_set(*, request: CapacityRequest) -> QuestionSet | None:
+    """The request's newest version; None means the request asks no questions."""
+    return QuestionSet.objects.filter(request=request).order_by("-version").first()
+
+
+def question_specs(*, question_set: QuestionSet) -> list[QuestionSpec]:
+    return [q.to_spec() for q in question_set.questions.order_by("order", "pk")]
+
+
+def targets_of(question_set: QuestionSet | None) -> dict[str, dict[str, Any]]:
+    if question_set is None:
+        return {"response": {}, "restore": {}}
+    return {
+        "response": dict(question_set.target_response_minutes or {}),
+        "restore": dict(question_set.target_restore_minutes or {}),
+    }
+
+
+def targets_for(*, request: CapacityRequest, question_set: QuestionSet | None) -> dict[str, Any]:
+    """Target clocks: the request's handoff terms when they exist, else the buyer's entries."""
+    try:
+        model = apps.get_model("contracts", "HandoffTerms")
+    except LookupError:
+        model = None
+    terms = model.objects.filter(request=request).first() if model is not None else None
+    if terms is None:
+        return {**targets_of(question_set), "source": "questionnaire targets"}
+    clocks = {
+        clock: {
+            sev: getattr(terms, f"{sev.lower()}_{clock}_minutes", None)
+            for sev in ("S1", "S2", "S3")
+            if getattr(terms, f"{sev.lower()}_{clock}_minutes", None)
+        }
+        for clock in ("response", "restore")
+    }
+    return {**clocks, "source": f"handoff terms v{getattr(terms, 'version', '?')}"}
+
+
+def target_response_minutes(*, request: CapacityRequest) -> dict[str, float] | None:
+    """For scoring's RequestProfile.target_response_minutes."""
+    qs = current_question_set(request=request)
+    targets = targets_for(request=request, question_set=qs)["response"]
+    return {sev: float(v) for sev, v in targets.items() if v} or None
+
+
+def _fixture_transport(request: CapacityRequest) -> tuple[str, str] | None:
+    """The transport named by the request's newest acceptance fixture version, if any."""
+    try:
+        model = apps.get_model("acceptance", "FixtureVersion")
+    except LookupError:
+        return None
+    try:
+        version = model.objects.filter(fixture__request=request).order_by("-number").first()
+    except FieldError:
+        return None
+    spec = getattr(version, "spec", None)
+    runtime = spec.get("runtime") if isinstance(spec, dict) else None
+    transport = runtime.get("transport") if isinstance(runtime, dict) else None
+    if not transport:
+        return None
+    return str(transport), f"acceptance fixture v{getattr(version, 'number', '?')}"
+
+
+def required_transport(
+    *, request: CapacityRequest, question_set: QuestionSet | None
+) -> tuple[str, str]:
+    """(transport, where it comes from): the fixture wins over the buyer's entry."""
+    from_fixture = _fixture_transport(request)
+    if from_fixture:
+        return from_fixture
+    if question_set is not None and question_set.required_transport:
+        return question_set.required_transport, "buyer's questionnaire"
+    return "", ""
+
+
+@dataclass
+class DraftState:
+    question_set: QuestionSet | None
+    specs: list[QuestionSpec] = field(default_factory=list)
+    answers: dict[str, Any] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    path: dict[str, Any] = field(default_factory=dict)
+    targets: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for s in self.specs if self.answers.get(s.key) is not None)
+
+
+def draft_state(*, bid: Bid) -> DraftState:
+    """The provider's working answers measured against the request's current question set."""
+    qs = current_question_set(request=bid.request)
+    if qs is None:
+        return DraftState(question_set=None)
+    specs = question_specs(question_set=qs)
+    row = BidQuestionnaire.objects.filter(bid=bid).first()
+    keys = {s.key for s in specs}
+    answers = {k: v for k, v in (row.answers if row else {}).items() if k in keys}
+    transport = answers.get("path.transport")
+    required, source = required_transport(request=bid.request, question_set=qs)
+    return DraftState(
+        question_set=qs,
+        specs=specs,
+        answers=answers,
+        missing=missing_required(specs, answers),
+        failures=deal_breaker_failures(specs, answers),
+        path=compare_path(
+            required=required,
+            source=source,
+            offered=transport if isinstance(transport, str) else None,
+        ),
+        targets=targets_for(request=bid.request, question_set=qs),
+    )
+
+
+def copy_sources(*, bid: Bid) -> QuerySet[Bid]:
+    """The provider's other bids that hold answers to start from."""
+    return (
+        Bid.objects.filter(provider=bid.provider, questionnaire_answers__isnull=False)
+        .exclude(pk=bid.pk)
+        .select_related("request")
+        .order_by("-updated_at")
+    )
+
+
+@dataclass
+class MatrixCell:
+    text: str
+    css: str = ""
+
+
+@dataclass
+class MatrixRow:
+    spec: QuestionSpec
+    cells: list[MatrixCell]
+
+
+@dataclass
+class AnswersMatrix:
+    columns: list[tuple[Bid, BidRevision]]
+    sections: list[tuple[str, list[MatrixRow]]]
+    paths: list[dict[str, Any]]
+    failures: list[list[str]]
+    targets: dict[str, Any]
+    hidden_rows: int = 0
+
+
+def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
+    """Every visible bid's latest frozen answers side by side (sealing and drafts respected)."""
+    qs = current_question_set(request=request)
+    targets = targets_for(request=request, question_set=qs)
+    bids = list(bid_selectors.bid_list_for_buyer(request=request))
+    revisions = {
+        r.bid_id: r
+        for r in BidRevision.objects.filter(
+            bid__in=[b.pk for b in bids], number=F("bid__latest_revision_number")
+        )
+    }
+    columns = [(b, revisions[b.pk]) for b in bids if b.pk in revisions]
+    snapshots = [rev.questionnaire or {} for _, rev in columns]
+    specs = question_specs(question_set=qs) if qs else []
+    known = {s.key for s in specs}
+    for snap in snapshots:  # questions a bid answered that the current version dropped
+        for spec in specs_of(snap):
+            if spec.key not in known:
+                specs.append(spec)
+                known.add(spec.key)
+    sections: dict[str, list[MatrixRow]] = {}
+    hidden = 0
+    for spec in specs:
+        cells = []
+        for snap in snapshots:
+            value = snap.get("answers", {}).get(spec.key)
+            css = "missing" if value is None and (spec.required or spec.rule) else ""
+            if misses_target(spec, value, targets):
+                css = "miss"
+            if value is not None and deal_breaker_failures([spec], {spec.key: value}):
+                css = "fail"
+            cells.append(MatrixCell(format_answer(spec, value), css))
+        if not any(c.css or c.text != "—" for c in cells):
+            hidden += 1  # nobody answered and nothing is missing: a row of dashes says nothing
+            continue
+        sections.setdefault(spec.section, []).append(MatrixRow(spec, cells))
+    return AnswersMatrix(
+        columns=columns,
+        sections=list(sections.items()),
+        paths=[snap.get("execution_path") or {} for snap in snapshots],
+        failures=[list(snap.get("deal_breaker_failures", [])) for snap in snapshots],
+        targets=targets,
+        hidden_rows=hidden,
+    )
+
+
+def revision_snapshot(*, revision: BidRevision) -> list[tuple[QuestionSpec, str]]:
+    snap = revision.questionnaire or {}
+    answers = snap.get("answers", {})
+    return [(s, format_answer(s, answers.get(s.key))) for s in specs_of(snap)]
+
+
+def revision_diff(*, older: BidRevision, newer: BidRevision) -> list[AnswerChange]:
+    return diff_snapshots(older.questionnaire or {}, newer.questionnaire or {})
+
+
+def scoring_inputs_for_revisions(
+    revisions: Iterable[BidRevision | int],
+) -> dict[int, ScoringAnswers]:
+    """Per revision id, the questionnaire facts scoring needs. One query for any number."""
+    ids = [r if isinstance(r, int) else r.pk for r in revisions]
+    rows = BidRevision.objects.filter(pk__in=ids).values_list("pk", "questionnaire")
+    return {pk: scoring_answers(snapshot) for pk, snapshot in rows}
+
+
+def visible_bid_count(*, request: CapacityRequest) -> int:
+    return bid_selectors.bid_list_for_buyer(request=request).exclude(status=BidStatus.DRAFT).count()

@@ -1,0 +1,188 @@
+"""Writes to a bid's answers. Every write validates all of it first; a bad value changes nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from bids.choices import BidStatus, RequestStatus
+from bids.models import Bid
+from bids.services.errors import ServiceError
+from questionnaire.answer_types import AnswerError, QuestionSpec, clean_answer
+from questionnaire.models import BidQuestionnaire, QuestionSet
+from questionnaire.selectors import (
+    current_question_set,
+    question_specs,
+    required_transport,
+    targets_for,
+)
+from questionnaire.snapshot import SCHEMA, build_snapshot, missing_required
+
+EXPORT_SCHEMA = "clusterbid.questionnaire-answers/1"
+MAX_IMPORT_BYTES = 512 * 1024
+
+
+def _require_editable(bid: Bid) -> None:
+    if bid.status == BidStatus.AWARDED:
+        raise ServiceError("An awarded bid cannot be edited.")
+    if bid.request.status != RequestStatus.OPEN or bid.request.deadline_passed:
+        raise ServiceError("This request no longer takes bids; the answers cannot change.")
+
+
+def _current_set(bid: Bid) -> QuestionSet:
+    qs = current_question_set(request=bid.request)
+    if qs is None:
+        raise ServiceError("The buyer has not attached a questionnaire to this request.")
+    return qs
+
+
+def clean_answers(
+    specs: list[QuestionSpec], raw: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Canonical values for every question, and field-level messages keyed by question key."""
+    values: dict[str, Any] = {}
+    errors: dict[str, list[str]] = {}
+    for spec in specs:
+        try:
+            value = clean_answer(spec, raw.get(spec.key))
+        except AnswerError as exc:
+            errors[spec.key] = [str(exc)]
+            continue
+        if value is not None:
+            values[spec.key] = value
+    return values, errors
+
+
+def _store(
+    bid: Bid, qs: QuestionSet, values: dict[str, Any], user: User | None
+) -> BidQuestionnaire:
+    previous = BidQuestionnaire.objects.filter(bid=bid).first()
+    changed = previous is None or previous.answers != values or previous.question_set_id != qs.pk
+    row, _ = BidQuestionnaire.objects.update_or_create(
+        bid=bid, defaults={"question_set": qs, "answers": values, "updated_by": user}
+    )
+    if changed:
+        # A changed answer is a changed offer: the next submit makes a new revision.
+        Bid.objects.filter(pk=bid.pk).update(has_unsubmitted_changes=True)
+        bid.has_unsubmitted_changes = True
+    return row
+
+
+@transaction.atomic
+def answers_save(*, bid: Bid, user: User | None, raw: Mapping[str, Any]) -> BidQuestionnaire:
+    """Replace the draft answers with `raw` (what the form posted); all valid or nothing saved."""
+    _require_editable(bid)
+    qs = _current_set(bid)
+    values, errors = clean_answers(question_specs(question_set=qs), raw)
+    if errors:
+        raise ValidationError(errors)
+    return _store(bid, qs, values, user)
+
+
+def _line_of(text: str, key: str) -> str:
+    at = text.find(json.dumps(key))
+    return f"line {text.count(chr(10), 0, at) + 1}: " if at >= 0 else ""
+
+
+def parse_answers_file(text: str) -> dict[str, Any]:
+    """The answers mapping of an export file, or ValidationError naming the first problem."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"line {exc.lineno}: not valid JSON ({exc.msg.lower()})") from None
+    if not isinstance(doc, dict):
+        raise ValidationError('line 1: expected an object with an "answers" object inside')
+    answers = doc.get("answers", doc if "schema" not in doc else None)
+    if doc.get("schema") not in (None, EXPORT_SCHEMA, SCHEMA):
+        raise ValidationError(f"unknown schema {doc['schema']!r}; expected {EXPORT_SCHEMA!r}")
+    if not isinstance(answers, dict):
+        raise ValidationError(f'{_line_of(text, "answers")}"answers": expected an object')
+    return answers
+
+
+@transaction.atomic
+def answers_import_json(
+    *, bid: Bid, user: User | None, text: str
+) -> tuple[BidQuestionnaire, list[str]]:
+    """The file's answers replace the draft's. Returns the keys skipped as unknown to this set."""
+    _require_editable(bid)
+    if len(text.encode()) > MAX_IMPORT_BYTES:
+        raise ValidationError(f"The file is larger than {MAX_IMPORT_BYTES // 1024} KB.")
+    raw = parse_answers_file(text)
+    qs = _current_set(bid)
+    specs = question_specs(question_set=qs)
+    values, errors = clean_answers(specs, raw)
+    if errors:
+        raise ValidationError(
+            [
+                f"{_line_of(text, key)}answer '{key}': {messages[0]}"
+                for key, messages in errors.items()
+            ]
+        )
+    known = {s.key for s in specs}
+    skipped = sorted(k for k in raw if k not in known)
+    return _store(bid, qs, values, user), skipped
+
+
+def answers_export(*, bid: Bid) -> dict[str, Any]:
+    row = BidQuestionnaire.objects.filter(bid=bid).select_related("question_set").first()
+    return {
+        "schema": EXPORT_SCHEMA,
+        "question_set": {"name": row.question_set.name, "version": row.question_set.version}
+        if row
+        else None,
+        "answers": row.answers if row else {},
+    }
+
+
+@transaction.atomic
+def answers_copy_from_bid(*, bid: Bid, source: Bid, user: User | None) -> int:
+    """Start from another of the provider's own bids; answers this set doesn't ask are dropped."""
+    if source.provider_id != bid.provider_id or source.pk == bid.pk:
+        raise ServiceError("You can only start from another of your own bids.")
+    _require_editable(bid)
+    origin = BidQuestionnaire.objects.filter(bid=source).first()
+    if origin is None:
+        raise ServiceError("That bid has no answers to copy.")
+    qs = _current_set(bid)
+    specs = question_specs(question_set=qs)
+    # Values that no longer fit (a choice the buyer removed) are left blank, not invented.
+    values: dict[str, Any] = {}
+    for spec in specs:
+        try:
+            value = clean_answer(spec, origin.answers.get(spec.key))
+        except AnswerError:
+            continue
+        if value is not None:
+            values[spec.key] = value
+    _store(bid, qs, values, user)
+    return len(values)
+
+
+def answers_for_submit(*, bid: Bid) -> dict[str, Any]:
+    """The frozen snapshot for a new revision; ValidationError lists every missing answer.
+
+    A request without a questionnaire asks nothing, and freezes an empty dict.
+    """
+    qs = current_question_set(request=bid.request)
+    if qs is None:
+        return {}
+    specs = question_specs(question_set=qs)
+    row = BidQuestionnaire.objects.filter(bid=bid).first()
+    values, errors = clean_answers(specs, row.answers if row else {})
+    problems = [f"Answer '{key}' is no longer valid: {msgs[0]}" for key, msgs in errors.items()]
+    problems += [f"Required answer missing: {label}" for label in missing_required(specs, values)]
+    if problems:
+        raise ValidationError(problems)
+    return build_snapshot(
+        question_set={"id": qs.pk, "name": qs.name, "version": qs.version},
+        specs=specs,
+        answers=values,
+        targets=targets_for(request=bid.request, question_set=qs),
+        required_transport=required_transport(request=bid.request, question_set=qs),
+    )

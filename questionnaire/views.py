@@ -1,0 +1,252 @@
+"""Thin views: fetch through tenancy-aware selectors, call one service, render or redirect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from bids import selectors as bid_selectors
+from bids.choices import OrgKind, RequestStatus
+from bids.services import bid_submit
+from bids.views.common import active_org, errors_into_form, flash_errors, org_required, user_of
+from questionnaire import selectors, services
+from questionnaire.defaults import CLOCKS, SEVERITIES, SEVERITY_LABELS
+from questionnaire.forms import (
+    RULES,
+    AddQuestionForm,
+    ImportForm,
+    field_views,
+    matrix_layout,
+    raw_from_post,
+)
+
+
+def _errors_of(exc: ValidationError) -> tuple[dict[str, list[str]], list[str]]:
+    if hasattr(exc, "error_dict"):
+        return exc.message_dict, []
+    return {}, exc.messages
+
+
+@org_required(OrgKind.PROVIDER)
+def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    state = selectors.draft_state(bid=bid)
+    raw: dict[str, Any] | None = None
+    field_errors: dict[str, list[str]] = {}
+    page_errors: list[str] = []
+    if request.method == "POST" and state.question_set is not None:
+        raw = raw_from_post(state.specs, request.POST)
+        submitting = "submit" in request.POST
+        try:
+            services.answers_save(bid=bid, user=user_of(request), raw=raw)
+            if submitting:
+                revision = bid_submit(bid=bid, user=user_of(request))
+        except ValidationError as exc:
+            field_errors, page_errors = _errors_of(exc)
+            if not field_errors:
+                raw = None  # saved fine; the submit refused: show what is stored
+                state = selectors.draft_state(bid=bid)
+        else:
+            if submitting:
+                messages.success(request, f"Revision {revision.number} submitted and frozen.")
+                return redirect("bids:bid-detail", pk=bid.pk)
+            messages.success(request, "Answers saved to your draft. Submit the bid to send them.")
+            return redirect("questionnaire:answers-edit", pk=bid.pk)
+    views = field_views(
+        state.specs, answers=state.answers, raw=raw, errors=field_errors, targets=state.targets
+    )
+    steps, sections = matrix_layout(views)
+    return render(
+        request,
+        "questionnaire/answers_form.html",
+        {
+            "bid": bid,
+            "state": state,
+            "steps": steps,
+            "sections": sections,
+            "field_errors": field_errors,
+            "page_errors": page_errors,
+            "severities": [(s, SEVERITY_LABELS[s]) for s in SEVERITIES],
+            "clocks": CLOCKS,
+            "import_form": ImportForm(),
+            "copy_sources": selectors.copy_sources(bid=bid),
+        },
+    )
+
+
+@org_required(OrgKind.PROVIDER)
+def answers_export(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    response = JsonResponse(services.answers_export(bid=bid), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="answers-bid-{bid.pk}.json"'
+    return response
+
+
+@org_required(OrgKind.PROVIDER)
+@require_POST
+def answers_import(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a JSON file to import.")
+        return redirect("questionnaire:answers-edit", pk=pk)
+    try:
+        text = upload.read(services.answers.MAX_IMPORT_BYTES + 1).decode("utf-8")
+    except UnicodeDecodeError:
+        messages.error(request, f"{upload.name}: not UTF-8 text; nothing was imported.")
+        return redirect("questionnaire:answers-edit", pk=pk)
+    try:
+        _, skipped = services.answers_import_json(bid=bid, user=user_of(request), text=text)
+    except ValidationError as exc:
+        messages.error(request, f"{upload.name} was not imported; your answers are unchanged.")
+        flash_errors(request, exc)
+    else:
+        messages.success(request, f"Answers imported from {upload.name}.")
+        if skipped:
+            messages.warning(request, f"Skipped, not asked here: {', '.join(skipped)}.")
+    return redirect("questionnaire:answers-edit", pk=pk)
+
+
+@org_required(OrgKind.PROVIDER)
+@require_POST
+def answers_copy(request: HttpRequest, pk: int) -> HttpResponse:
+    org = active_org(request)
+    bid = bid_selectors.bid_get_for_provider(org=org, pk=pk)
+    try:
+        source = bid_selectors.bid_get_for_provider(org=org, pk=int(request.POST.get("source", 0)))
+    except (ValueError, Http404):
+        messages.error(request, "Choose one of your own bids to start from.")
+        return redirect("questionnaire:answers-edit", pk=pk)
+    try:
+        count = services.answers_copy_from_bid(bid=bid, source=source, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, f"{count} answers copied from your bid on {source.request}.")
+    return redirect("questionnaire:answers-edit", pk=pk)
+
+
+@org_required()
+def revision_diff(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = bid_selectors.bid_get_for_org(org=active_org(request), pk=pk)
+    revisions = list(bid_selectors.revision_list(bid=bid))
+    numbers = [r.number for r in revisions]
+
+    def pick(name: str, default: int) -> int:
+        try:
+            value = int(request.GET.get(name, default))
+        except ValueError:
+            raise Http404 from None
+        if value not in numbers:
+            raise Http404
+        return value
+
+    if len(revisions) < 2:
+        older = newer = None
+        changes = []
+    else:
+        newer_n = pick("to", numbers[0])
+        older_n = pick("from", next((n for n in numbers if n < newer_n), numbers[-1]))
+        older = next(r for r in revisions if r.number == older_n)
+        newer = next(r for r in revisions if r.number == newer_n)
+        changes = selectors.revision_diff(older=older, newer=newer)
+    return render(
+        request,
+        "questionnaire/revision_diff.html",
+        {"bid": bid, "revisions": revisions, "older": older, "newer": newer, "changes": changes},
+    )
+
+
+@org_required(OrgKind.BUYER)
+def answers_matrix(request: HttpRequest, pk: int) -> HttpResponse:
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    return render(
+        request,
+        "questionnaire/matrix.html",
+        {"req": req, "matrix": selectors.answers_matrix(request=req)},
+    )
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def set_attach(request: HttpRequest, pk: int) -> HttpResponse:
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    try:
+        services.question_set_attach_default(request=req, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("bids:request-detail", pk=pk)
+    messages.success(request, "The default incident questionnaire is attached; edit it below.")
+    return redirect("questionnaire:set-edit", pk=pk)
+
+
+@org_required(OrgKind.BUYER)
+def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    qs = selectors.current_question_set(request=req)
+    add_form = AddQuestionForm(request.POST if request.POST.get("action") == "add" else None)
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST" and qs is not None:
+        try:
+            version = _apply_set_edit(request, req, add_form)
+        except ValidationError as exc:
+            errors, page = _errors_of(exc)
+            if request.POST.get("action") == "add":
+                errors_into_form(add_form, exc)
+            for message in page:
+                messages.error(request, message)
+        else:
+            if version is not None:
+                messages.success(request, f"Saved as version {version.version}.")
+                return redirect("questionnaire:set-edit", pk=pk)
+    specs = selectors.question_specs(question_set=qs) if qs else []
+    return render(
+        request,
+        "questionnaire/set_edit.html",
+        {
+            "req": req,
+            "qs": qs,
+            "specs": specs,
+            "errors": errors,
+            "rules": RULES,
+            "severities": SEVERITIES,
+            "targets": selectors.targets_of(qs),
+            "target_source": selectors.targets_for(request=req, question_set=qs)["source"],
+            "path": selectors.required_transport(request=req, question_set=qs),
+            "add_form": add_form,
+            "editable": req.status in (RequestStatus.DRAFT, RequestStatus.OPEN),
+            "in_use": qs is not None and services.question_sets.question_set_in_use(qs),
+        },
+    )
+
+
+def _apply_set_edit(request: HttpRequest, req: Any, add_form: AddQuestionForm) -> Any:
+    action, user = request.POST.get("action"), user_of(request)
+    if action == "add":
+        if not add_form.is_valid():
+            return None
+        return services.question_add(request=req, user=user, data=add_form.cleaned_data)
+    if action == "remove":
+        return services.question_remove(request=req, user=user, key=request.POST.get("key", ""))
+    keys = request.POST.getlist("keys")
+    flags = {
+        k: {
+            "required": request.POST.get(f"required-{k}") == "on",
+            "rule": request.POST.get(f"rule-{k}", ""),
+            "rule_value": request.POST.get(f"rule_value-{k}", ""),
+        }
+        for k in keys
+    }
+    return services.question_set_update(
+        request=req,
+        user=user,
+        flags=flags,
+        target_response={s: request.POST.get(f"target_response_{s}") for s in SEVERITIES},
+        target_restore={s: request.POST.get(f"target_restore_{s}") for s in SEVERITIES},
+        required_transport=request.POST.get("required_transport", ""),
+    )

@@ -1,0 +1,3 @@
+from tests.acceptance.burnin.helpers import awarded, media_root
+
+__all__ = ["awarded", "media_root"]

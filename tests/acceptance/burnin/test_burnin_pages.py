@@ -1,0 +1,153 @@
+"""The reservation and run pages as a browser sees them (without JavaScript)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from bids.choices import RequestStatus
+from tests.acceptance.burnin.helpers import (
+    DATA,
+    GOOD_SET,
+    attach_fixture,
+    file_upload,
+    two_node_spec,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_buyer_awards_from_the_request_page(world, buyer):
+    attach_fixture(world.request, two_node_spec())
+    world.request.status = RequestStatus.CLOSED
+    world.request.save()
+    client = buyer.client()
+    html = client.get(reverse("bids:request-detail", args=[world.request.pk])).content.decode()
+    assert f"Award to {world.bid.provider.name}" in html
+    response = client.post(reverse("burnin:bid-award", args=[world.bid.pk]), follow=True)
+    assert "Awarded to Northwind" in response.content.decode()
+    assert response.redirect_chain[-1][0].startswith("/reservations/")
+
+
+def test_no_award_button_while_bidding_is_open(world, buyer):
+    attach_fixture(world.request, two_node_spec())
+    html = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk]))
+    assert "Bidding is still open" in html.content.decode()
+    assert "Award to" not in html.content.decode()
+
+
+def test_many_files_at_once_with_a_node_label(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    client = provider.client()
+    url = reverse("burnin:run-upload", args=[awarded.run.pk])
+    files = [
+        file_upload("ibstat/ibstat_8x400g_ndr_plus_bond_tabs.txt"),
+        file_upload("dcgmi-diag/diag_r3_dcgm3_all_pass.txt"),
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"file": files, "node": "gpu-a01"}, follow=True)
+    html = response.content.decode()
+    assert "Stored 2 files" in html
+    assert list(awarded.run.evidence.values_list("node", "state")) == [
+        ("gpu-a01", "parsed"),
+        ("gpu-a01", "parsed"),
+    ]
+    again = client.post(url, {"file": [files[0].open()], "node": "gpu-a01"}, follow=True)
+    assert "is already uploaded as ibstat_8x400g_ndr_plus_bond_tabs.txt" in again.content.decode()
+
+
+def test_a_too_big_file_is_named_and_the_others_are_stored(
+    awarded, provider, settings, django_capture_on_commit_callbacks
+):
+    settings.EVIDENCE_MAX_BYTES = 6000
+    url = reverse("burnin:run-upload", args=[awarded.run.pk])
+    files = [
+        file_upload("burnin/fixture-result/fixture_16ranks.jsonl"),
+        file_upload("huge.log", b"x" * 9000),
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = provider.client().post(url, {"file": files}, follow=True)
+    html = response.content.decode()
+    assert "huge.log is 8.8" in html and "Stored 1 file" in html
+    assert awarded.run.evidence.count() == 1
+
+
+def test_a_bad_node_label_is_shown_on_the_field(awarded, provider):
+    url = reverse("burnin:run-upload", args=[awarded.run.pk])
+    response = provider.client().post(
+        url, {"file": [file_upload("burnin/fixture-result/fixture_16ranks.jsonl")], "node": "a b"}
+    )
+    assert response.status_code == 200
+    assert 'id="id_node-error"' in response.content.decode()
+
+
+def test_the_run_page_shows_checks_gate_charts_and_links(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    from tests.acceptance.burnin.helpers import upload_all
+
+    files = [f for f in GOOD_SET if "all_reduce" not in f[0]]
+    files.append(("burnin/nccl-tests/all_reduce_2node_slow.txt", ""))
+    evidence = upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
+    html = buyer.client().get(reverse("burnin:run-detail", args=[awarded.run.pk])).content.decode()
+    assert "Gate fails" in html
+    assert "nccl-tests all_reduce: large-message busbw" in html
+    assert reverse("burnin:evidence-download", args=[evidence[-1].pk]) in html
+    assert 'id="accept-button" disabled' in html
+    assert 'id="override-form"' in html
+    assert "vendor/plotly/plotly.min.js" in html and "cdn" not in html.lower()
+    assert 'id="burnin-charts"' in html and "chart-busbw-0" in html
+    status = buyer.client().get(reverse("burnin:run-status", args=[awarded.run.pk])).json()
+    assert status["busy"] is False and status["gate"]["passed"] is False
+
+
+def test_the_provider_sees_no_decision_buttons(awarded, provider):
+    html = provider.client().get(reverse("burnin:run-detail", args=[awarded.run.pk]))
+    assert 'id="accept-button"' not in html.content.decode()
+
+
+def test_download_returns_the_stored_bytes(awarded, buyer, provider):
+    from tests.acceptance.burnin.helpers import upload
+
+    evidence = upload(
+        awarded.run, provider.user, "burnin/fixture-result/fixture_16ranks.jsonl"
+    ).evidence
+    response = buyer.client().get(reverse("burnin:evidence-download", args=[evidence.pk]))
+    assert (
+        b"".join(response.streaming_content)
+        == (DATA / "burnin/fixture-result/fixture_16ranks.jsonl").read_bytes()
+    )
+    assert "fixture_16ranks.jsonl" in response["Content-Disposition"]
+
+
+def _page_queries(client, url):
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_the_run_page_query_count_does_not_grow_with_the_evidence(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    from tests.acceptance.burnin.helpers import upload_all
+
+    client = buyer.client()
+    url = reverse("burnin:run-detail", args=[awarded.run.pk])
+    upload_all(awarded.run, provider.user, GOOD_SET[:2], django_capture_on_commit_callbacks)
+    few = _page_queries(client, url)
+    upload_all(awarded.run, provider.user, GOOD_SET[2:], django_capture_on_commit_callbacks)
+    assert _page_queries(client, url) == few
+
+
+def test_the_run_list_counts_files_not_checks(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    from acceptance.selectors_burnin import run_list
+    from tests.acceptance.burnin.helpers import upload_all
+
+    upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    (run,) = run_list(reservation=awarded.reservation)
+    assert run.file_count == len(GOOD_SET)

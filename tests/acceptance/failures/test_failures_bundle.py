@@ -1,0 +1,140 @@
+"""Unsafe archives are refused member by member; broken or oversized ones raise BundleError."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import random
+import tarfile
+import zipfile
+
+import pytest
+
+from acceptance.failures import BundleError, BundleLimits, BundleTooLarge, read_bundle, read_paths
+
+
+def _tar(members: list[tarfile.TarInfo | tuple[str, bytes]], mode: str = "w:gz") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tar:
+        for m in members:
+            if isinstance(m, tarfile.TarInfo):
+                tar.addfile(m)
+            else:
+                info = tarfile.TarInfo(m[0])
+                info.size = len(m[1])
+                tar.addfile(info, io.BytesIO(m[1]))
+    return buf.getvalue()
+
+
+def _link(name: str, target: str, kind: bytes) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = target
+    return info
+
+
+def test_it_reads_a_tar_gz_bundle() -> None:
+    files = read_bundle(
+        _tar([("logs/rank0.log", b"hello"), ("fr/nccl_trace_rank_0", b"x")]), name="b.tgz"
+    )
+    assert [(f.name, f.data, f.refused) for f in files] == [
+        ("logs/rank0.log", b"hello", None),
+        ("fr/nccl_trace_rank_0", b"x", None),
+    ]
+
+
+def test_it_refuses_traversal_absolute_links_and_devices_one_by_one() -> None:
+    dev = tarfile.TarInfo("dev/sda")
+    dev.type = tarfile.BLKTYPE
+    data = _tar([
+        ("../../etc/cron.d/evil", b"x"),
+        ("/etc/passwd", b"x"),
+        _link("logs/link", "/etc/shadow", tarfile.SYMTYPE),
+        _link("logs/hard", "logs/ok.log", tarfile.LNKTYPE),
+        dev,
+        ("logs/ok.log", b"fine"),
+    ])  # fmt: skip
+    files = read_bundle(data, name="evil.tar.gz")
+    refused = {f.name: f.refused for f in files if f.refused}
+    assert refused["../../etc/cron.d/evil"] == "path traversal (..)"
+    assert refused["/etc/passwd"] == "absolute path"
+    assert "link" in (refused["logs/link"] or "") and "link" in (refused["logs/hard"] or "")
+    assert "special file" in (refused["dev/sda"] or "")
+    assert [f.name for f in files if not f.refused] == ["logs/ok.log"]
+    assert all(f.data == b"" for f in files if f.refused)
+
+
+def test_it_refuses_zip_traversal_and_symlinks() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("../escape.log", b"x")
+        link = zipfile.ZipInfo("logs/link")
+        link.external_attr = 0o120777 << 16
+        zf.writestr(link, "/etc/passwd")
+        zf.writestr("logs/ok.log", b"fine")
+    files = read_bundle(buf.getvalue(), name="b.zip")
+    assert {f.name: f.refused for f in files} == {
+        "../escape.log": "path traversal (..)",
+        "logs/link": "symbolic link",
+        "logs/ok.log": None,
+    }
+
+
+def test_too_many_files_raises() -> None:
+    data = _tar([(f"logs/rank{i}.log", b"x") for i in range(6)])
+    with pytest.raises(BundleTooLarge, match="more than 5 files"):
+        read_bundle(data, name="b.tgz", limits=BundleLimits(max_files=5))
+
+
+def test_too_big_in_total_raises_while_decompressing() -> None:
+    bomb = b"\0" * (4 * 1024 * 1024)  # compresses to a few KB
+    data = _tar([("a.log", bomb), ("b.log", bomb)])
+    assert len(data) < 100_000
+    with pytest.raises(BundleTooLarge, match="bytes unpacked"):
+        read_bundle(data, name="b.tgz", limits=BundleLimits(max_total_bytes=6 * 1024 * 1024))
+
+
+def test_one_oversized_file_is_refused_not_fatal() -> None:
+    data = _tar([("big.log", b"x" * 2048), ("small.log", b"ok")])
+    files = read_bundle(data, name="b.tgz", limits=BundleLimits(max_file_bytes=1024))
+    assert [(f.name, bool(f.refused)) for f in files] == [("big.log", True), ("small.log", False)]
+
+
+def test_zip_with_lying_header_is_capped() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.log", b"y" * 50_000)
+    files = read_bundle(buf.getvalue(), name="b.zip", limits=BundleLimits(max_file_bytes=10_000))
+    assert files[0].refused
+
+
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [
+        (b"\x1f\x8b\x08\x00garbage-not-gzip", "bundle.tar.gz"),
+        (b"PK\x03\x04 truncated zip", "bundle.zip"),
+        (_tar([("a.log", random.Random(0).randbytes(50_000))])[:3000], "cut.tgz"),
+    ],
+)
+def test_corrupt_archives_raise_bundle_error(data: bytes, name: str) -> None:
+    with pytest.raises(BundleError):
+        read_bundle(data, name=name)
+
+
+def test_a_single_file_and_a_gzipped_log() -> None:
+    assert read_bundle(b"plain", name="rank3.log")[0].name == "rank3.log"
+    files = read_bundle(gzip.compress(b"log text"), name="node-1.log.gz")
+    assert [(f.name, f.data) for f in files] == [("node-1.log", b"log text")]
+
+
+def test_read_paths_walks_folders_without_following_links(tmp_path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "rank0.log").write_text("x")
+    (tmp_path / "logs" / "leak").symlink_to("/etc/passwd")
+    files = read_paths([tmp_path])
+    assert {f.name: f.refused for f in files} == {
+        "logs/leak": "not a regular file",
+        "logs/rank0.log": None,
+    }
+    with pytest.raises(BundleError):
+        read_paths([tmp_path / "nope"])

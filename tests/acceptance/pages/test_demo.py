@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import pytest
+
+from acceptance.demo import seed_fixture_demo
+from acceptance.selectors import acknowledgements_for_bids
+from bids.demo import REQUEST_TITLE, seed_demo
+from bids.models import CapacityRequest
+from contracts.models import HandoffTerms
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_request_gets_a_fixture_terms_and_two_acknowledgements():
+    seed_demo()
+    req = CapacityRequest.objects.get(title=REQUEST_TITLE)
+    version = seed_fixture_demo(req)
+    req.refresh_from_db()
+    assert version.number == 1
+    assert HandoffTerms.objects.get(request=req).version == 2
+    again = seed_fixture_demo(req)
+    assert again.pk == version.pk
+    by_name = {b.provider.name: b.pk for b in req.bids.select_related("provider")}
+    result = acknowledgements_for_bids(by_name.values())
+    assert result[by_name["Aurora GPU Cloud"]] == ("accepted", 0)
+    assert result[by_name["Northwind Compute"]] == ("accepted_with_exceptions", 2)
+    assert result[by_name["Pacifica Neocloud"]] == ("not_acknowledged", 0)

@@ -1,0 +1,161 @@
+"""Pages: forms keep what was typed, downloads are what the manifest says, sealing holds."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+
+import pytest
+from django.urls import reverse
+
+from acceptance.fixtures import SCHEMA_ID
+from acceptance.models import Fixture
+from acceptance.services import acknowledgement_submit
+from tests.acceptance.pages.builders import fixture_post_data
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_buyer_attaches_a_fixture_from_a_template_in_one_post(world, buyer):
+    client = buyer.client()
+    url = reverse("acceptance:fixture-create", args=[world.request.pk])
+    page = client.get(url).content.decode()
+    assert "Bisection: every node pair" in page and "2 nodes × 8 H200" in page
+    response = client.post(url, {"template": "single-node-nvlink", "name": ""})
+    assert response.status_code == 302
+    version = Fixture.objects.get(request=world.request).versions.get()
+    assert version.spec["tests"]["nccl_tests"]["per_node"] is True
+
+
+def test_the_edit_form_keeps_input_and_names_the_field_on_error(fx, buyer):
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    data = fixture_post_data(
+        fx.version,
+        name="Renamed fixture",
+        tests__nccl_tests__min_bytes="4G",
+        tests__nccl_tests__max_bytes="1G",
+        runtime__env="NCCL_IB_HCA=mlx5_0\nNCCL_DEBUG=INFO",
+    )
+    response = buyer.client().post(url, data)
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert "is larger than max_bytes" in form.errors["tests__nccl_tests__min_bytes"][0]
+    html = response.content.decode()
+    assert 'value="Renamed fixture"' in html and "NCCL_IB_HCA=mlx5_0" in html
+    fx.version.refresh_from_db()
+    assert fx.version.spec["name"] != "Renamed fixture"
+
+
+def test_a_threshold_change_without_a_reason_is_refused_on_that_row(fx, buyer):
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    data = fixture_post_data(fx.version, thresholds__busbw_gbps__all_reduce="300")
+    response = buyer.client().post(url, data)
+    assert response.status_code == 200
+    assert "reason" in response.context["form"].errors["thresholds__busbw_gbps__all_reduce"][0]
+    data["reason__thresholds__busbw_gbps__all_reduce"] = "Older switches"
+    response = buyer.client().post(url, data)
+    assert response.status_code == 302
+    fx.version.refresh_from_db()
+    assert fx.version.spec["overrides"][0]["reason"] == "Older switches"
+    page = buyer.client().get(reverse("acceptance:fixture-detail", args=[fx.request.pk]))
+    assert "Older switches" in page.content.decode()
+
+
+def test_an_untouched_form_saves_nothing_new(fx, buyer):
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    assert buyer.client().post(url, fixture_post_data(fx.version)).status_code == 302
+    fx.version.refresh_from_db()
+    assert fx.version.spec["overrides"] == [] and fx.version.fixture.current_number == 1
+
+
+def test_the_bundle_is_a_tar_gz_whose_files_match_the_manifest(fx, provider):
+    url = reverse("acceptance:fixture-bundle", args=[fx.request.pk, 1])
+    response = provider.client().get(url)
+    assert response["Content-Type"] == "application/gzip"
+    assert 'filename="clusterbid-fixture-v1-' in response["Content-Disposition"]
+    with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as tar:
+        files = {
+            m.name.split("/", 1)[1]: tar.extractfile(m).read()
+            for m in tar.getmembers()
+            if m.isfile()
+        }
+    manifest = json.loads(files.pop("MANIFEST.json"))
+    assert manifest == fx.version.manifest
+    assert {n: hashlib.sha256(b).hexdigest() for n, b in files.items()} == manifest["files"]
+    assert provider.client().get(url).content == response.content  # deterministic
+
+
+def test_the_spec_json_download_parses_and_names_its_schema(fx, rival_provider):
+    url = reverse("acceptance:fixture-json", args=[fx.request.pk, 1])
+    response = rival_provider.client().get(url)
+    assert response["Content-Disposition"] == 'attachment; filename="fixture-v1.json"'
+    spec = json.loads(response.content)
+    assert spec["schema"] == SCHEMA_ID == "clusterbid.fixture/1"
+    assert spec == fx.version.spec
+
+
+def test_a_provider_acknowledges_with_an_exception_and_the_buyer_sees_it(fx, provider, buyer):
+    url = reverse("acceptance:acknowledge", args=[fx.bid.pk])
+    data = {
+        "status": "accepted_with_exceptions",
+        "exc-TOTAL_FORMS": "3",
+        "exc-INITIAL_FORMS": "0",
+        "exc-0-text": "DCGM level 2 only on this cluster",
+        "exc-0-field": "thresholds.dcgm_level",
+    }
+    assert provider.client().post(url, data).status_code == 302
+    request_page = buyer.client().get(reverse("bids:request-detail", args=[fx.request.pk]))
+    html = request_page.content.decode()
+    assert "DCGM level 2 only on this cluster" in html and "thresholds.dcgm_level" in html
+    bid_page = buyer.client().get(reverse("bids:bid-detail", args=[fx.bid.pk])).content.decode()
+    assert "Accepted with exceptions" in bid_page
+
+
+def test_a_refused_acknowledgement_keeps_what_was_typed(fx, provider):
+    url = reverse("acceptance:acknowledge", args=[fx.bid.pk])
+    data = {
+        "status": "accepted",
+        "exc-TOTAL_FORMS": "3",
+        "exc-INITIAL_FORMS": "0",
+        "exc-0-text": "Spares sit in another hall",
+    }
+    response = provider.client().post(url, data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "choose “Accept with exceptions”" in html
+    assert 'value="Spares sit in another hall"' in html
+
+
+def test_a_sealed_request_shows_the_buyer_no_acknowledgement(fx, provider, buyer):
+    acknowledgement_submit(
+        bid=fx.bid,
+        user=provider.user,
+        status="accepted_with_exceptions",
+        exceptions=[{"text": "Secret exception", "field": ""}],
+    )
+    fx.request.sealed = True
+    fx.request.save()
+    page = buyer.client().get(reverse("bids:request-detail", args=[fx.request.pk]))
+    html = page.content.decode()
+    section = html[html.index('id="acknowledgements"') :]
+    section = section[: section.index("</section>")]
+    assert "Secret exception" not in html and "Northwind" not in section
+    assert "acknowledgements, like bids, stay hidden" in section
+
+
+def test_providers_see_a_banner_when_the_fixture_changed(fx, provider, buyer):
+    acknowledgement_submit(bid=fx.bid, user=provider.user, status="accepted")
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    data = fixture_post_data(fx.version, runtime__cuda_version="12.6")
+    assert buyer.client().post(url, data).status_code == 302
+    html = provider.client().get(reverse("bids:request-detail", args=[fx.request.pk])).content
+    assert b"Please acknowledge again: the fixture is now version 2" in html
+
+
+def test_the_empty_states_invite_the_buyer_to_start(world, buyer, provider):
+    html = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk])).content
+    assert b"Attach a fixture" in html and b"Set handoff terms" in html
+    html = provider.client().get(reverse("acceptance:fixture-detail", args=[world.request.pk]))
+    assert b"has not attached an acceptance fixture" in html.content

@@ -1,0 +1,153 @@
+"""Fixture versions: built from the request's shape, replaced until acknowledged, then frozen."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from acceptance import selectors
+from acceptance.bundle import build_bundle
+from acceptance.fixtures import spec_sha256
+from acceptance.models import FixtureVersion, FrozenFixtureVersionError
+from acceptance.services import acknowledgement_submit, fixture_from_template, fixture_save
+from bids.choices import RequestStatus
+from bids.services import ServiceError
+from tests.factories import CapacityRequestFactory
+
+pytestmark = pytest.mark.django_db
+
+ALL_REDUCE = "thresholds.busbw_gbps.all_reduce"
+
+
+def test_it_builds_version_1_from_the_request_shape(world, buyer):
+    version = fixture_from_template(
+        request=world.request, user=buyer.user, template="rank-sum-allreduce"
+    )
+    spec = version.spec
+    assert version.number == 1
+    assert spec["gpu_model"] == "H200" and spec["fabric"] == "ndr400-ib"
+    assert spec["allocation"] == {
+        "nodes": 2,
+        "gpus_per_node": 8,
+        "gpus": 16,
+        "workers_per_gpu": 1,
+        "max_leaf_switches": 1,
+    }
+    assert version.spec_sha256 == spec_sha256(spec)
+    assert version.manifest == build_bundle(spec)[1]
+
+
+def test_it_refuses_a_gpu_without_a_threshold_library(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org, gpu_model="L40S")
+    with pytest.raises(ServiceError, match="no threshold library"):
+        fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
+
+
+def test_it_refuses_changes_once_the_request_is_closed(fx, buyer):
+    fx.request.status = RequestStatus.CLOSED
+    fx.request.save()
+    with pytest.raises(ServiceError, match="closed"):
+        fixture_save(fixture=fx.version.fixture, user=buyer.user, changes={"name": "x"})
+
+
+def test_an_unacknowledged_version_is_replaced_in_place(fx, buyer):
+    saved = fixture_save(
+        fixture=fx.version.fixture,
+        user=buyer.user,
+        changes={"runtime.nccl_version": "2.23.4", "tests.nccl_tests.max_bytes": 4 << 30},
+    )
+    assert saved.pk == fx.version.pk and saved.number == 1
+    assert saved.spec["runtime"]["nccl_version"] == "2.23.4"
+    assert saved.spec_sha256 != fx.version.spec_sha256
+    assert FixtureVersion.objects.filter(fixture=saved.fixture).count() == 1
+
+
+def test_saving_without_a_change_keeps_the_version(fx, buyer):
+    saved = fixture_save(
+        fixture=fx.version.fixture, user=buyer.user, changes={"name": fx.version.spec["name"]}
+    )
+    assert saved.pk == fx.version.pk and saved.spec_sha256 == fx.version.spec_sha256
+
+
+def test_an_acknowledged_version_is_frozen_and_an_edit_makes_the_next(fx, buyer, provider):
+    acknowledgement_submit(bid=fx.bid, user=provider.user, status="accepted")
+    v1 = FixtureVersion.objects.get(pk=fx.version.pk)
+    v2 = fixture_save(
+        fixture=v1.fixture, user=buyer.user, changes={"tests.allreduce_fixture.iterations": 40}
+    )
+    assert v2.number == 2
+    v1.refresh_from_db()
+    assert v1.spec["tests"]["allreduce_fixture"]["iterations"] == 20
+    v1.spec["name"] = "tampered"
+    with pytest.raises(FrozenFixtureVersionError):
+        v1.save()
+    with pytest.raises(FrozenFixtureVersionError):
+        v1.delete()
+    with pytest.raises(FrozenFixtureVersionError):
+        FixtureVersion.objects.filter(pk=v1.pk).update(spec={})
+    # v2 is not acknowledged yet: edits replace it, they do not pile up versions.
+    v2b = fixture_save(
+        fixture=v1.fixture, user=buyer.user, changes={"tests.allreduce_fixture.iterations": 30}
+    )
+    assert v2b.pk == v2.pk and v2b.number == 2
+
+
+def test_a_threshold_change_needs_a_reason(fx, buyer):
+    with pytest.raises(ValidationError) as info:
+        fixture_save(fixture=fx.version.fixture, user=buyer.user, changes={ALL_REDUCE: 300.0})
+    assert "reason" in info.value.message_dict[ALL_REDUCE][0]
+
+
+def test_a_threshold_change_is_recorded_as_an_override(fx, buyer):
+    before = fx.version.spec["thresholds"]["busbw_gbps"]["all_reduce"]
+    saved = fixture_save(
+        fixture=fx.version.fixture,
+        user=buyer.user,
+        changes={ALL_REDUCE: 300.0, "thresholds.dcgm_level": 4},
+        reasons={ALL_REDUCE: "Older NDR switches in this hall", "thresholds.dcgm_level": "Long"},
+    )
+    overrides = {o["field"]: o for o in saved.spec["overrides"]}
+    assert overrides[ALL_REDUCE]["default"] == before
+    assert overrides[ALL_REDUCE]["value"] == 300.0
+    assert overrides[ALL_REDUCE]["reason"] == "Older NDR switches in this hall"
+    assert overrides[ALL_REDUCE]["by"] == "alice"
+    assert overrides["thresholds.dcgm_level"]["value"] == 4
+    assert saved.spec["thresholds"]["busbw_gbps"]["all_reduce"] == 300.0
+
+
+def test_dropping_a_collective_drops_its_floor_with_a_recorded_reason(fx, buyer):
+    saved = fixture_save(
+        fixture=fx.version.fixture,
+        user=buyer.user,
+        changes={"tests.nccl_tests.collectives": ["all_reduce", "all_gather", "reduce_scatter"]},
+    )
+    assert "alltoall" not in saved.spec["thresholds"]["busbw_gbps"]
+    assert saved.spec["overrides"][0]["reason"] == "alltoall is no longer run by nccl-tests"
+
+
+def test_validation_errors_name_the_spec_path(fx, buyer):
+    with pytest.raises(ValidationError) as info:
+        fixture_save(
+            fixture=fx.version.fixture,
+            user=buyer.user,
+            changes={"tests.nccl_tests.min_bytes": 1 << 31, "tests.nccl_tests.max_bytes": 1 << 30},
+        )
+    errors = info.value.message_dict
+    assert "is larger than max_bytes" in errors["tests.nccl_tests.min_bytes"][0]
+
+
+def test_the_threshold_library_gives_each_default_its_source(fx):
+    library = selectors.threshold_library(fx.version.spec)
+    assert library["thresholds.dcgm_level"].value == 3
+    assert "NDR" in library["thresholds.ib_rate_gbps"].source
+    assert library[ALL_REDUCE].value == fx.version.spec["thresholds"]["busbw_gbps"]["all_reduce"]
+    rows = selectors.threshold_rows(spec=fx.version.spec)
+    assert all(row["library"] is not None for row in rows)
+    assert not any(row["differs"] for row in rows)
+
+
+def test_starting_over_from_a_template_after_an_acknowledgement_adds_a_version(fx, buyer, provider):
+    acknowledgement_submit(bid=fx.bid, user=provider.user, status="accepted")
+    version = fixture_from_template(request=fx.request, user=buyer.user, template="bisection-pairs")
+    assert version.number == 2 and version.template == "bisection-pairs"
+    assert version.spec["tests"]["bisection"] is True

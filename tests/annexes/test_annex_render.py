@@ -1,0 +1,150 @@
+"""Annex PDFs read back: what a signer would check on paper."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader
+
+from contracts.annex.render import snapshot_sha256
+from contracts.models_annex import Annex, AnnexJob, AnnexJobStatus, AnnexKind, FrozenAnnexError
+from contracts.services import annexes as service
+from contracts.services.annexes import annex_render_job, annex_request
+
+
+def _text(annex: Annex) -> str:
+    with annex.pdf.open("rb") as fh:
+        reader = PdfReader(io.BytesIO(fh.read()))
+    return "\n".join(page.extract_text() for page in reader.pages)
+
+
+def _generate(request, user, kind=AnnexKind.CONTRACT, *, capture) -> AnnexJob:
+    with capture(execute=True):
+        job = annex_request(request=request, kind=kind, user=user)
+    job.refresh_from_db()
+    return job
+
+
+def test_the_contract_annex_states_the_agreed_numbers_and_its_checksum(
+    awarded, buyer, django_capture_on_commit_callbacks
+):
+    job = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    assert job.status == AnnexJobStatus.DONE, job.error
+    annex = job.annex
+    assert annex.version == 1 and annex.pages >= 3
+    with annex.pdf.open("rb") as fh:
+        data = fh.read()
+    assert data.startswith(b"%PDF")
+    reader = PdfReader(io.BytesIO(data))
+    assert len(reader.pages) == annex.pages
+    text = _text(annex)
+    # The footer's checksum is the stored snapshot's, recomputable from the stored JSON.
+    assert annex.snapshot_sha256 == snapshot_sha256(annex.snapshot)
+    assert annex.snapshot_sha256 in text.replace("\n", "")
+    assert f"page 1 of {annex.pages}" in text
+    assert "2.400" in text  # the awarded price per GPU-hour
+    assert "NV18" in text  # the fixture's NVLink threshold
+    assert "DCGM level 3 only" in text  # the provider's exception
+    assert awarded.request.title in text
+
+
+def test_the_comparison_summary_never_reaches_the_providers_annex(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    from bids.services.scoring import request_score
+
+    request_score(request=awarded.request)
+    summary = _generate(
+        awarded.request,
+        buyer.user,
+        AnnexKind.COMPARISON,
+        capture=django_capture_on_commit_callbacks,
+    ).annex
+    contract = _generate(
+        awarded.request, buyer.user, capture=django_capture_on_commit_callbacks
+    ).annex
+    assert "Bid comparison summary" in _text(summary)
+    assert "Rival Cloud" in _text(summary)
+    contract_text = _text(contract)
+    assert "comparison" not in contract_text.lower()
+    assert "Rival Cloud" not in contract_text
+    client = provider.client()
+    assert client.get(f"/annexes/{summary.pk}/annex.pdf").status_code == 404
+    assert client.get(f"/annexes/{contract.pk}/annex.pdf").status_code == 200
+
+
+def test_a_task_delivered_twice_issues_one_version(awarded, buyer):
+    job = AnnexJob.objects.create(request=awarded.request, kind=AnnexKind.CONTRACT)
+    annex_render_job(job_id=job.pk)
+    annex_render_job(job_id=job.pk)
+    assert Annex.objects.filter(request=awarded.request).count() == 1
+
+
+def test_unchanged_sources_issue_no_new_version_and_a_change_does(
+    awarded, buyer, django_capture_on_commit_callbacks
+):
+    first = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    again = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    assert again.reused and again.annex_id == first.annex_id
+
+    from acceptance.models import Acknowledgement
+
+    # A new acknowledgement is a new source: its exceptions differ.
+    ack = Acknowledgement.objects.filter(bid=awarded.bid).first()
+    Acknowledgement.objects.create(
+        bid=awarded.bid,
+        fixture_version=ack.fixture_version,
+        terms_revision=ack.terms_revision,
+        status="accepted",
+        exceptions=[],
+        by=buyer.user,
+    )
+    second = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    assert second.annex.version == 2
+    diff = buyer.client().get(
+        f"/requests/{awarded.request.pk}/annexes/diff/",
+        {"from": first.annex_id, "to": second.annex_id},
+    )
+    html = diff.content.decode()
+    assert "acknowledgement.status" in html and "accepted_with_exceptions" in html
+
+
+def test_issued_versions_are_immutable(awarded, buyer, django_capture_on_commit_callbacks):
+    annex = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks).annex
+    annex.pages = 1
+    with pytest.raises(FrozenAnnexError):
+        annex.save()
+    with pytest.raises(FrozenAnnexError):
+        Annex.objects.filter(pk=annex.pk).update(pages=1)
+    with pytest.raises(FrozenAnnexError):
+        annex.delete()
+
+
+def test_a_render_that_dies_leaves_nothing_and_a_retry_completes(
+    awarded, buyer, monkeypatch, django_capture_on_commit_callbacks
+):
+    real = service.render_pdf
+
+    def crash(html: str) -> bytes:
+        raise MemoryError("worker killed mid-render")
+
+    monkeypatch.setattr(service, "render_pdf", crash)
+    job = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    assert job.status == AnnexJobStatus.FAILED and "mid-render" in job.error
+    assert not Annex.objects.exists()
+    page = buyer.client().get(f"/requests/{awarded.request.pk}/annexes/").content.decode()
+    assert "The last render failed" in page and "Retry" in page
+
+    monkeypatch.setattr(service, "render_pdf", real)
+    with django_capture_on_commit_callbacks(execute=True):
+        buyer.client().post(f"/annex-jobs/{job.pk}/retry/")
+    job.refresh_from_db()
+    assert job.status == AnnexJobStatus.DONE and job.annex.version == 1
+
+
+def test_nothing_to_render_before_the_award(world, buyer):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="no awarded bid"):
+        annex_request(request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user)

@@ -1,0 +1,94 @@
+"""The curl path: multipart upload with `Authorization: Token …`, then states and checks."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from api.services import token_create
+from tests.acceptance.burnin.helpers import GOOD_SET, file_upload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def curl(provider):
+    _, secret = token_create(user=provider.user, name="cluster")
+    return Client(HTTP_AUTHORIZATION=f"Token {secret}")
+
+
+def _url(awarded):
+    return reverse("api:run-evidence", args=[awarded.run.pk])
+
+
+def test_upload_one_file_like_curl(awarded, curl, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curl.post(
+            _url(awarded),
+            {
+                "file": file_upload("burnin/nccl-tests/all_reduce_2node_pass.txt"),
+                "node": "gpu-a01+gpu-a02",
+            },
+        )
+    assert response.status_code == 201, response.content
+    (stored,) = response.json()["files"]
+    evidence = awarded.run.evidence.get()
+    assert stored["id"] == evidence.pk and stored["sha256"] == evidence.sha256
+    assert stored["state"] == "queued" and stored["duplicate"] is False
+    assert stored["node"] == "gpu-a01+gpu-a02"
+    evidence.refresh_from_db()
+    assert evidence.state == "parsed" and evidence.uploaded_by.username == "nora"
+
+
+def test_upload_many_then_read_states_and_checks(awarded, curl, django_capture_on_commit_callbacks):
+    for node in ("", "gpu-a01", "gpu-a02"):
+        files = [file_upload(name) for name, n in GOOD_SET if n == node]
+        with django_capture_on_commit_callbacks(execute=True):
+            response = curl.post(_url(awarded), {"file": files, "node": node})
+        assert response.status_code == 201
+        assert len(response.json()["files"]) == len(files)
+    body = curl.get(_url(awarded)).json()
+    assert body["checks_current"] is True and body["gate"]["passed"] is True
+    assert {e["state"] for e in body["evidence"]} == {"parsed"}
+    assert body["checks"] and all("status" in c for c in body["checks"])
+
+
+def test_a_duplicate_says_already_uploaded(awarded, curl):
+    curl.post(_url(awarded), {"file": file_upload("burnin/fixture-result/fixture_16ranks.jsonl")})
+    again = curl.post(
+        _url(awarded), {"file": file_upload("burnin/fixture-result/fixture_16ranks.jsonl")}
+    )
+    assert again.status_code == 200
+    (body,) = again.json()["files"]
+    assert body["duplicate"] is True
+    assert body["message"].startswith("already uploaded as fixture_16ranks.jsonl")
+
+
+def test_errors_are_per_file_and_never_a_500(awarded, curl, settings):
+    settings.EVIDENCE_MAX_BYTES = 6000
+    response = curl.post(
+        _url(awarded),
+        {"file": [file_upload("big.log", b"x" * 9000), file_upload("junk.bin", b"\x00\x01")]},
+    )
+    assert response.status_code == 201
+    big, junk = response.json()["files"]
+    assert "limit" in big["error"]
+    assert junk["state"] == "queued"
+
+
+def test_no_file_is_a_400(awarded, curl):
+    response = curl.post(_url(awarded), {"node": "gpu-a01"})
+    assert response.status_code == 400
+    assert "file" in response.json()["detail"]
+
+
+def test_a_rival_token_sees_nothing(awarded, rival_provider):
+    _, secret = token_create(user=rival_provider.user, name="rival")
+    client = Client(HTTP_AUTHORIZATION=f"Token {secret}")
+    assert client.get(_url(awarded)).status_code == 404
+    response = client.post(
+        _url(awarded), {"file": file_upload("burnin/fixture-result/fixture_16ranks.jsonl")}
+    )
+    assert response.status_code == 404
+    assert awarded.run.evidence.count() == 0

@@ -1,0 +1,82 @@
+"""API tokens: stored hashed, shown once, revocable, and their use recorded."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from api.models import ApiToken
+from api.services import token_create, token_revoke
+
+pytestmark = pytest.mark.django_db
+
+
+def test_only_the_hash_and_a_prefix_are_stored(buyer):
+    token, secret = token_create(user=buyer.user, name="cluster")
+    assert token.digest == hashlib.sha256(secret.encode()).hexdigest()
+    assert secret.startswith(token.prefix) and len(token.prefix) == 8
+    stored = ApiToken.objects.values_list(*[f.attname for f in ApiToken._meta.fields]).get()
+    assert secret not in [str(v) for v in stored]
+
+
+def test_the_secret_is_shown_once(buyer):
+    client = buyer.client()
+    url = reverse("api:token-list")
+    created = client.post(url, {"name": "gpu-a01 upload"})
+    assert created.status_code == 201
+    secret = created.context["new_secret"]
+    assert secret in created.content.decode()
+    assert secret not in client.get(url).content.decode()
+    assert ApiToken.objects.get().prefix in client.get(url).content.decode()
+
+
+def test_a_token_needs_a_name(buyer):
+    response = buyer.client().post(reverse("api:token-list"), {"name": ""})
+    assert response.status_code == 200 and 'id="id_name-error"' in response.content.decode()
+    assert not ApiToken.objects.exists()
+
+
+def test_a_token_authenticates_and_records_its_use(awarded, provider):
+    token, secret = token_create(user=provider.user, name="cluster")
+    url = reverse("api:run-evidence", args=[awarded.run.pk])
+    response = Client().get(url, HTTP_AUTHORIZATION=f"Token {secret}")
+    assert response.status_code == 200
+    token.refresh_from_db()
+    assert token.last_used_at is not None
+    assert timezone.now() - token.last_used_at < timedelta(seconds=5)
+
+
+@pytest.mark.parametrize("header", ["Token nope", "Token", "Token a b", "Bearer x"])
+def test_a_bad_or_missing_token_is_401(awarded, header):
+    url = reverse("api:run-evidence", args=[awarded.run.pk])
+    response = Client().get(url, HTTP_AUTHORIZATION=header)
+    assert response.status_code == 401
+
+
+def test_a_revoked_token_is_401(awarded, provider):
+    token, secret = token_create(user=provider.user, name="cluster")
+    token_revoke(token=token)
+    url = reverse("api:run-evidence", args=[awarded.run.pk])
+    assert Client().get(url, HTTP_AUTHORIZATION=f"Token {secret}").status_code == 401
+
+
+def test_revoking_from_the_page(buyer):
+    token, _ = token_create(user=buyer.user, name="old laptop")
+    client = buyer.client()
+    response = client.post(reverse("api:token-revoke", args=[token.pk]), follow=True)
+    assert "is revoked" in response.content.decode()
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+
+
+def test_nobody_revokes_another_persons_token(buyer, buyer_colleague):
+    token, _ = token_create(user=buyer.user, name="mine")
+    response = buyer_colleague.client().post(reverse("api:token-revoke", args=[token.pk]))
+    assert response.status_code == 404
+    token.refresh_from_db()
+    assert token.revoked_at is None

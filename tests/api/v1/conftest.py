@@ -1,0 +1,124 @@
+"""The API's world: an open request (fixture, terms, questionnaire, two submitted bids) and an
+awarded one (reservation, burn-in run, one evidence file), plus tokens for each role."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.files.base import ContentFile
+from rest_framework.test import APIClient
+
+from acceptance.models import BurnInRun, Evidence, Reservation
+from acceptance.services import fixture_from_template
+from api.services import token_create
+from bids.models import Bid, CapacityRequest
+from bids.services import bid_submit, request_close
+from contracts.defaults import DEFAULT_TERMS_TEMPLATE
+from contracts.models_annex import Annex, AnnexKind
+from contracts.services import terms_create
+from questionnaire.demo import PROFILES, demo_answers
+from questionnaire.services import answers_save, question_set_attach_default
+from tests.acceptance.burnin.helpers import award, file_upload, media_root
+from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+
+__all__ = ["media_root"]
+ROLES = ["buyer", "provider", "rival_provider", "outsider", "anonymous"]
+
+
+@dataclass
+class ApiWorld:
+    request: CapacityRequest  # open, both providers invited and bidding
+    bid: Bid
+    rival_bid: Bid
+    awarded: CapacityRequest  # awarded to `provider`
+    reservation: Reservation
+    run: BurnInRun
+    evidence: Evidence
+    annex: Annex
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counts() -> Any:
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def answer_all(bid: Bid, user: Any) -> None:
+    answers_save(bid=bid, user=user, raw=demo_answers(PROFILES["premium"], bid))
+
+
+@pytest.fixture
+def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> ApiWorld:
+    from acceptance.services import burnin as burnin_services
+
+    open_request = world.request
+    fixture_from_template(request=open_request, user=buyer.user, template="rank-sum-allreduce")
+    terms_create(request=open_request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    question_set_attach_default(request=open_request, user=buyer.user)
+
+    other = CapacityRequestFactory(buyer=buyer.org, sealed=False, title="Awarded request")
+    InvitationFactory(request=other, provider=provider.org)
+    InvitationFactory(request=other, provider=rival_provider.org)
+    bid = BidFactory(request=other, provider=provider.org)
+    rival = BidFactory(request=other, provider=rival_provider.org, price_per_gpu_hour="2.9")
+    bid_submit(bid=bid, user=provider.user)
+    bid_submit(bid=rival, user=rival_provider.user)
+    holder = type("W", (), {"request": other, "bid": bid, "rival_bid": rival})()
+    done = award(holder, buyer)
+    evidence = burnin_services.evidence_upload(
+        run=done.run,
+        user=provider.user,
+        upload=file_upload("burnin/all_reduce_2node_pass.txt"),
+    ).evidence
+    pdf = b"%PDF-1.4\n% contract annex\n%%EOF\n"
+    annex = Annex(
+        request=done.request,
+        kind=AnnexKind.CONTRACT,
+        version=1,
+        snapshot={},
+        snapshot_sha256="0" * 64,
+        pdf_sha256=hashlib.sha256(pdf).hexdigest(),
+        pdf_bytes=len(pdf),
+        pages=1,
+        created_by=buyer.user,
+    )
+    annex.pdf.save("annex.pdf", ContentFile(pdf), save=False)
+    annex.save()
+    return ApiWorld(
+        request=open_request,
+        bid=world.bid,
+        rival_bid=world.rival_bid,
+        awarded=done.request,
+        reservation=done.reservation,
+        run=done.run,
+        evidence=evidence,
+        annex=annex,
+    )
+
+
+def token_client(user: Any) -> APIClient:
+    client = APIClient()
+    secret = token_create(user=user, name="script")[1]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+    return client
+
+
+@pytest.fixture
+def clients(buyer: Any, provider: Any, rival_provider: Any, outsider: Any) -> dict[str, APIClient]:
+    """One token-authenticated client per named role, and an anonymous one."""
+    out = {
+        "buyer": token_client(buyer.user),
+        "provider": token_client(provider.user),
+        "rival_provider": token_client(rival_provider.user),
+        "outsider": token_client(outsider.user),
+        "anonymous": APIClient(),
+    }
+    return out
+
+
+__all__ += ["ROLES", "ApiWorld", "answer_all", "request_close", "token_client"]

@@ -1,0 +1,151 @@
+"""The API's own behaviour: idempotency keys, rate limits, error bodies, sealing, revisions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from bids.models import BidRevision, CapacityRequest
+from tests.api.v1.conftest import answer_all, token_client
+
+NEW_REQUEST = {
+    "title": "8 × H100, one server",
+    "gpu_model": "H100",
+    "gpu_count": 8,
+    "nodes": 1,
+    "gpus_per_node": 8,
+    "acceptable_regions": ["eu"],
+    "reservation_start": str(timezone.localdate() + timedelta(days=60)),
+    "reservation_end": str(timezone.localdate() + timedelta(days=120)),
+    "bid_deadline": (timezone.now() + timedelta(days=10)).isoformat(),
+}
+
+
+def test_a_retried_create_with_the_same_key_creates_once(buyer):
+    client = token_client(buyer.user)
+    first = client.post("/api/v1/requests/", NEW_REQUEST, format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    again = client.post("/api/v1/requests/", NEW_REQUEST, format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert again["Idempotent-Replayed"] == "true"
+    assert CapacityRequest.objects.filter(title=NEW_REQUEST["title"]).count() == 1
+
+
+def test_the_same_key_with_another_body_is_refused(buyer):
+    client = token_client(buyer.user)
+    client.post("/api/v1/requests/", NEW_REQUEST, format="json", HTTP_IDEMPOTENCY_KEY="k2")
+    other = {**NEW_REQUEST, "title": "Something else"}
+    response = client.post("/api/v1/requests/", other, format="json", HTTP_IDEMPOTENCY_KEY="k2")
+    assert response.status_code == 422
+    assert "already used for a different request" in response.json()["detail"]
+    assert not CapacityRequest.objects.filter(title="Something else").exists()
+
+
+def test_keys_belong_to_one_user(buyer, buyer_colleague):
+    token_client(buyer.user).post(
+        "/api/v1/requests/", NEW_REQUEST, format="json", HTTP_IDEMPOTENCY_KEY="k3"
+    )
+    response = token_client(buyer_colleague.user).post(
+        "/api/v1/requests/", NEW_REQUEST, format="json", HTTP_IDEMPOTENCY_KEY="k3"
+    )
+    assert response.status_code == 201
+    assert CapacityRequest.objects.filter(title=NEW_REQUEST["title"]).count() == 2
+
+
+def test_token_writes_beyond_the_rate_get_429(buyer, settings):
+    settings.API_TOKEN_WRITE_RATE = "3/min"
+    client = token_client(buyer.user)
+    codes = [client.post("/api/v1/requests/", {}, format="json").status_code for _ in range(4)]
+    assert codes == [400, 400, 400, 429]
+    assert client.get("/api/v1/requests/").status_code == 200  # reads are not limited
+    session = buyer.client()
+    assert session.post("/api/v1/requests/", {}, content_type="application/json").status_code in (
+        400,
+        403,  # the browser session needs its CSRF token; never 429
+    )
+
+
+def test_validation_errors_name_the_field(buyer):
+    response = token_client(buyer.user).post(
+        "/api/v1/requests/", {**NEW_REQUEST, "gpu_count": 16}, format="json"
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == {"detail", "errors"}
+    assert "gpu_count" in body["errors"]
+
+
+def test_answer_errors_name_the_question_key(api_world, provider):
+    client = token_client(provider.user)
+    response = client.patch(
+        f"/api/v1/bids/{api_world.bid.pk}/",
+        {"answers": {"detect.S1.response": "15 parsecs"}, "uptime_pct": "101"},
+        format="json",
+    )
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert "uptime_pct" in errors
+
+
+def test_submit_names_missing_answers_by_key(api_world, provider):
+    client = token_client(provider.user)
+    client.patch(f"/api/v1/bids/{api_world.bid.pk}/", {"site": "FRA2"}, format="json")
+    response = client.post(f"/api/v1/bids/{api_world.bid.pk}/submit/")
+    assert response.status_code == 400
+    assert "answers.detect.owner" in response.json()["errors"]
+
+
+def test_revise_makes_a_new_immutable_revision(api_world, provider):
+    answer_all(api_world.bid, provider.user)
+    client = token_client(provider.user)
+    client.patch(f"/api/v1/bids/{api_world.bid.pk}/", {"price_per_gpu_hour": "2.10"}, format="json")
+    response = client.post(f"/api/v1/bids/{api_world.bid.pk}/submit/")
+    assert response.status_code == 201, response.content
+    assert response.json()["number"] == 2
+    assert BidRevision.objects.filter(bid=api_world.bid).count() == 2
+    numbers = client.get(f"/api/v1/bids/{api_world.bid.pk}/revisions/?ordering=number").json()
+    assert [r["number"] for r in numbers["results"]] == [1, 2]
+
+
+def test_a_sealed_request_lists_no_bid_and_no_bidder(api_world, buyer):
+    api_world.request.sealed = True
+    api_world.request.save()
+    client = token_client(buyer.user)
+    listed = client.get(f"/api/v1/requests/{api_world.request.pk}/bids/")
+    assert listed.status_code == 200 and listed.json()["results"] == []
+    assert client.get(f"/api/v1/bids/{api_world.bid.pk}/").status_code == 404
+    comparison = client.get(f"/api/v1/requests/{api_world.request.pk}/comparison/").json()
+    assert comparison["state"] == "sealed" and comparison["columns"] == []
+    assert "Northwind" not in listed.content.decode() + str(comparison)
+
+
+def test_the_buyer_sees_the_frozen_revision_not_the_draft(api_world, buyer, provider):
+    token_client(provider.user).patch(
+        f"/api/v1/bids/{api_world.bid.pk}/", {"price_per_gpu_hour": "9.99"}, format="json"
+    )
+    shown = token_client(buyer.user).get(f"/api/v1/bids/{api_world.bid.pk}/").json()
+    assert shown["price_per_gpu_hour"] == "2.400" and shown["shows_revision"] == 1
+
+
+def test_a_rival_never_sees_the_other_bid(api_world, rival_provider):
+    client = token_client(rival_provider.user)
+    listed = client.get(f"/api/v1/bids/?request={api_world.request.pk}").json()["results"]
+    assert [b["id"] for b in listed] == [api_world.rival_bid.pk]
+    assert "Northwind" not in str(client.get("/api/v1/bids/").json())
+
+
+def test_lists_filter_and_order(api_world, buyer):
+    client = token_client(buyer.user)
+    closed = client.get("/api/v1/requests/?status=closed").json()
+    assert closed["count"] == 0
+    ordered = client.get("/api/v1/requests/?ordering=title").json()["results"]
+    assert [r["title"] for r in ordered] == sorted(r["title"] for r in ordered)
+
+
+def test_a_rejection_needs_a_reason(api_world, buyer):
+    client = token_client(buyer.user)
+    response = client.post(
+        f"/api/v1/reservations/{api_world.reservation.pk}/reject/", {"reason": ""}, format="json"
+    )
+    assert response.status_code == 400 and "reason" in response.json()["errors"]

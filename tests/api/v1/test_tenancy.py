@@ -1,0 +1,226 @@
+"""Every operation in the OpenAPI schema, called by every named role: who gets what.
+
+The table is keyed by operationId. An operation the schema has and the table lacks fails the
+suite, so a new endpoint cannot ship without saying who may use it. Objects are real: an open
+request with two bids, fixture, terms and questionnaire, and an awarded one with a reservation,
+a burn-in run and an evidence file (see conftest.api_world).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from drf_spectacular.generators import SchemaGenerator
+
+from contracts.defaults import DEFAULT_TERMS_TEMPLATE
+from tests import tenancy_registry
+from tests.acceptance.burnin.helpers import DATA
+from tests.api.v1.conftest import ROLES, ApiWorld
+
+OK, CREATED, NO_CONTENT, REFUSED, HIDDEN, UNAUTHENTICATED = 200, 201, 204, 400, 404, 401
+Params = Callable[[ApiWorld], dict[str, Any]]
+Body = Callable[[ApiWorld], Any] | None
+
+
+def only(**allowed: int) -> dict[str, int]:
+    """Everyone else: 404 (never a hint), anonymous: 401."""
+    expected = dict.fromkeys(ROLES, HIDDEN)
+    expected["anonymous"] = UNAUTHENTICATED
+    expected.update(allowed)
+    return expected
+
+
+def req(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.request.pk}
+
+
+def bid(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.bid.pk}
+
+
+def reservation(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.reservation.pk}
+
+
+def none(w: ApiWorld) -> dict[str, Any]:
+    return {}
+
+
+ALL_ORGS = only(buyer=OK, provider=OK, rival_provider=OK, outsider=OK)
+INVITED = only(buyer=OK, provider=OK, rival_provider=OK)
+BUYER = only(buyer=OK)
+BIDDERS = only(provider=OK, rival_provider=OK)
+OWNER_AND_BUYER = only(provider=OK, buyer=OK)
+ANY_BUYER = only(buyer=OK, outsider=OK)
+
+# operationId -> (path parameters, JSON body (None: no body), expected status per role)
+OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
+    "me_retrieve": (none, None, ALL_ORGS),
+    "providers_list": (none, None, ANY_BUYER),
+    "requests_list": (none, None, ALL_ORGS),
+    # A buyer organisation may create (empty body: 400 names the fields); providers may not.
+    "requests_create": (none, lambda w: {}, only(buyer=REFUSED, outsider=REFUSED)),
+    "requests_retrieve": (req, None, INVITED),
+    "requests_partial_update": (req, lambda w: {"title": "Renamed"}, BUYER),
+    "requests_publish_create": (req, None, only(buyer=REFUSED)),  # already open
+    "requests_close_create": (req, None, BUYER),
+    "requests_cancel_create": (req, None, BUYER),
+    "requests_invitations_list": (req, None, BUYER),
+    "requests_invitations_create": (
+        req,
+        lambda w: {"providers": [w.bid.provider.slug]},
+        only(buyer=CREATED),
+    ),
+    # Northwind has a bid on the request, so it stays invited.
+    "requests_invitations_destroy": (
+        lambda w: {"id": w.request.pk, "provider": w.bid.provider.slug},
+        None,
+        only(buyer=REFUSED),
+    ),
+    "requests_fixture_retrieve": (req, None, INVITED),
+    "requests_fixture_create": (
+        req,
+        lambda w: {"template": "rank-sum-allreduce"},
+        only(buyer=CREATED),
+    ),
+    "requests_fixture_partial_update": (req, lambda w: {"changes": {}}, BUYER),
+    "requests_fixture_bundle_retrieve": (req, None, INVITED),
+    "requests_terms_retrieve": (req, None, INVITED),
+    "requests_terms_create": (
+        req,
+        lambda w: {"template": DEFAULT_TERMS_TEMPLATE},
+        only(buyer=CREATED),
+    ),
+    "requests_terms_partial_update": (req, lambda w: {"s1_response_minutes": 20}, BUYER),
+    "requests_questionnaire_retrieve": (req, None, INVITED),
+    "requests_questionnaire_create": (req, None, only(buyer=CREATED)),
+    "requests_weights_retrieve": (req, None, BUYER),
+    "requests_weights_update": (
+        req,
+        lambda w: {
+            "effective_cost": 40,
+            "fabric_placement": 20,
+            "incident_sla": 20,
+            "acceptance_terms": 10,
+            "delivery_risk": 10,
+        },
+        BUYER,
+    ),
+    "requests_bids_list": (req, None, BUYER),
+    "requests_comparison_retrieve": (req, None, BUYER),
+    # Bidding is still open: the buyer reaches the rule, nobody else the request.
+    "requests_award_create": (req, lambda w: {"bid": w.bid.pk}, only(buyer=REFUSED)),
+    # Annexes concern the buyer and the awarded provider only (contract annex).
+    "requests_annexes_list": (lambda w: {"id": w.awarded.pk}, None, OWNER_AND_BUYER),
+    "annexes_pdf_retrieve": (lambda w: {"id": w.annex.pk}, None, OWNER_AND_BUYER),
+    "bids_list": (none, None, BIDDERS),
+    # Both providers already have a bid on the request: 200 with it.
+    "bids_create": (none, lambda w: {"request": w.request.pk}, BIDDERS),
+    "bids_retrieve": (bid, None, OWNER_AND_BUYER),
+    "bids_partial_update": (bid, lambda w: {"site": "Frankfurt FR2"}, only(provider=OK)),
+    # Revision 1 already holds these terms.
+    "bids_submit_create": (bid, None, only(provider=REFUSED)),
+    "bids_withdraw_create": (bid, None, only(provider=OK)),
+    "bids_revisions_list": (bid, None, OWNER_AND_BUYER),
+    "bids_revisions_retrieve": (lambda w: {"id": w.bid.pk, "number": 1}, None, OWNER_AND_BUYER),
+    "reservations_list": (none, None, ALL_ORGS),
+    "reservations_retrieve": (reservation, None, OWNER_AND_BUYER),
+    "reservations_runs_create": (
+        reservation,
+        lambda w: {"label": "Second burn-in"},
+        only(provider=CREATED, buyer=CREATED),
+    ),
+    # The run's checks never ran here, so the gate cannot be decided on yet.
+    "reservations_accept_create": (
+        reservation,
+        lambda w: {"run": w.run.pk},
+        only(buyer=REFUSED),
+    ),
+    "reservations_reject_create": (
+        reservation,
+        lambda w: {"reason": "Fabric below the agreed busbw."},
+        only(buyer=CREATED),
+    ),
+    "runs_evidence_list": (lambda w: {"run_id": w.run.pk}, None, OWNER_AND_BUYER),
+    # The provider stores the file; the buyer's identical upload is the same evidence (200).
+    "runs_evidence_upload": (
+        lambda w: {"run_id": w.run.pk},
+        lambda w: "multipart",
+        only(provider=CREATED, buyer=OK),
+    ),
+}
+
+# Browser-facing API routes outside the operations: the schema and its two readers are public.
+PUBLIC = dict.fromkeys(ROLES, OK)
+PAGES = {"api:schema": PUBLIC, "api:docs": PUBLIC, "api:redoc": PUBLIC}
+
+
+def _route_names() -> set[str]:
+    from api import urls
+
+    names = {f"api:{p.name}" for p in urls.v1 if p.name}
+    return names - {"api:run-evidence"}  # its row lives with the burn-in routes
+
+
+tenancy_registry.register(*_route_names())
+
+
+def schema_operations() -> dict[str, tuple[str, str]]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return {
+        op["operationId"]: (path, method)
+        for path, item in schema["paths"].items()
+        for method, op in item.items()
+    }
+
+
+# Denied roles first: an allowed role's write must not change what the others see.
+ORDER = ["anonymous", "outsider", "rival_provider", "provider", "buyer"]
+
+
+def test_every_operation_has_a_row() -> None:
+    operations = set(schema_operations())
+    missing = sorted(operations - set(OPERATIONS))
+    stale = sorted(set(OPERATIONS) - operations)
+    assert not missing, f"Add these operations to the API tenancy table: {missing}"
+    assert not stale, f"These rows name operations the schema no longer has: {stale}"
+
+
+def test_the_pages_are_registered_routes() -> None:
+    assert set(PAGES) <= _route_names()
+
+
+def _call(client: Any, method: str, path: str, body: Any) -> Any:
+    if body == "multipart":
+        upload = SimpleUploadedFile(
+            "all_reduce.txt", (DATA / "burnin/all_reduce_2node_slow.txt").read_bytes()
+        )
+        return client.post(path, {"file": upload, "node": ""}, format="multipart")
+    if body is None:
+        return getattr(client, method)(path)
+    return getattr(client, method)(path, body, format="json")
+
+
+@pytest.mark.parametrize("operation_id", sorted(OPERATIONS))
+def test_operation_gives_each_role_what_it_may_see(operation_id, api_world, clients):
+    path, method = schema_operations()[operation_id]
+    params, body, expected = OPERATIONS[operation_id]
+    url = path.format(**params(api_world))
+    got = {}
+    for role in ORDER:
+        response = _call(clients[role], method, url, body(api_world) if body else None)
+        got[role] = response.status_code
+        if response.status_code >= 400:
+            assert set(response.json()) >= {"detail"}, (operation_id, role, response.content)
+    assert got == {role: expected[role] for role in ORDER}, f"{method.upper()} {url}"
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("role", ROLES)
+def test_schema_and_docs_are_public(name, role, clients, db):
+    response = clients[role].get(reverse(name))
+    assert response.status_code == PAGES[name][role]

@@ -1,0 +1,62 @@
+"""Fixtures for the comparison pages: a scored world, and many bids made in bulk."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from bids.choices import BidStatus, OrgKind
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization, ScoringRun
+from bids.services.scoring import request_score
+
+
+def score(request: CapacityRequest) -> ScoringRun:
+    return request_score(request=request)
+
+
+@pytest.fixture
+def scored(world: Any) -> Any:
+    """The shared world (two submitted bids), scored once."""
+    run = score(world.request)
+    assert run.status == "done", run.error
+    return world
+
+
+def add_bids(request: CapacityRequest, count: int, *, start: int = 0) -> list[Bid]:
+    """`count` submitted bids with one revision each, in a handful of queries."""
+    orgs = Organization.objects.bulk_create(
+        Organization(
+            name=f"Bulk provider {start + i}", slug=f"bulk-{start + i}", kind=OrgKind.PROVIDER
+        )
+        for i in range(count)
+    )
+    Invitation.objects.bulk_create(Invitation(request=request, provider=o) for o in orgs)
+    terms: dict[str, Any] = {
+        "region": "eu",
+        "site": "Bulk site",
+        "available_start": request.reservation_start,
+        "gpu_model": request.gpu_model,
+        "nodes": request.nodes,
+        "gpus_per_node": request.gpus_per_node,
+        "node_replacement_hours": Decimal("24"),
+    }
+    bids = Bid.objects.bulk_create(
+        Bid(
+            request=request,
+            provider=o,
+            status=BidStatus.SUBMITTED,
+            latest_revision_number=1,
+            has_unsubmitted_changes=False,
+            price_per_gpu_hour=Decimal("2.000") + Decimal(i % 97) / 100,
+            region="us-west" if i % 10 == 9 else "eu",
+            **{k: v for k, v in terms.items() if k != "region"},
+        )
+        for i, o in enumerate(orgs)
+    )
+    BidRevision.objects.bulk_create(
+        BidRevision(bid=b, number=1, submitted_at=timezone.now(), **b.terms_dict()) for b in bids
+    )
+    return bids

@@ -1,0 +1,197 @@
+"""The comparison page: matrix, reasons, explanations, states, labels, and its query count."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection, reset_queries
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from bids.models import ScoringRun, ScoringStatus
+from bids.services import bid_submit
+from bids.services.scoring import request_set_weights
+from tests.bids.scoring_pages.conftest import add_bids, score
+from tests.factories import BidFactory
+
+
+def page(client, req, query: str = "") -> str:
+    response = client.get(reverse("bids:request-compare", args=[req.pk]) + query)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_matrix_shows_each_bid_with_its_derived_numbers_explained(scored, buyer):
+    html = page(buyer.client(), scored.request)
+    assert "Northwind" in html and "Rival Cloud" in html
+    for group in (
+        "Price and cost model",
+        "Hardware and fabric",
+        "SLA and incident response",
+        "Acceptance terms",
+        "Scores",
+    ):
+        assert group in html
+    # every derived number opens onto its inputs and formula
+    assert "sqrt(2 C M)" in html
+    assert "1 - C/t - (t/2 + R)/M" in html
+    assert "<details>" in html and "Effective price per useful GPU-hour" in html
+    assert 'class="best' in html
+    assert 'id="compare-data"' in html
+    assert "vendor/plotly/plotly.min.js" in html and "cdn" not in html.lower()
+
+
+def test_the_default_mtbf_is_named_when_a_bid_declares_none(scored, buyer):
+    html = page(buyer.client(), scored.request)
+    assert "6,335 node-hours" in html
+    assert '<span class="tag">default</span>' in html
+
+
+def test_a_disqualified_bid_is_set_apart_with_every_reason(scored, buyer, rival_provider):
+    bad = BidFactory(request=scored.request, region="us-west", gpu_model="A100")
+    bid_submit(bid=bad, user=rival_provider.user)
+    score(scored.request)
+    html = page(buyer.client(), scored.request)
+    section = html[html.index('id="disqualified"') :].lower()
+    assert "region us-west is not among the acceptable regions" in section
+    assert "offers a100, the request needs h200" in section
+    assert 'class="dq first-dq"' in html  # ranked bids first, then a divider
+
+
+def test_labels_can_be_anonymised_until_award(scored, buyer):
+    html = page(buyer.client(), scored.request, "?labels=anonymous")
+    matrix = html[html.index('id="matrix"') :]
+    assert "Bid A" in matrix and "Bid B" in matrix
+    assert "Northwind" not in html and "Rival Cloud" not in html
+    assert "export.xlsx?labels=anonymous" in html
+
+
+def test_the_verdict_names_the_winner_and_its_robustness(scored, buyer):
+    html = page(buyer.client(), scored.request)
+    verdict = html[
+        html.index('id="verdict"') : html.index("</section>", html.index('id="verdict"'))
+    ]
+    assert re.search(r"(robust|close call)", verdict)
+    assert "random weight draws" in verdict
+
+
+def test_while_rescoring_the_old_numbers_are_labelled_stale(
+    scored, buyer, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        request_set_weights(
+            request=scored.request,
+            weights={
+                "effective_cost": 90,
+                "fabric_placement": 5,
+                "incident_sla": 5,
+                "acceptance_terms": 0,
+                "delivery_risk": 0,
+            },
+        )
+    client = buyer.client()
+    html = page(client, scored.request)
+    assert "Re-scoring…" in html
+    assert "stale" in html and "is-stale" in html
+    status = client.get(reverse("bids:request-compare-status", args=[scored.request.pk])).json()
+    assert status["state"] == "pending" and status["status"] == ScoringStatus.QUEUED
+
+
+def test_a_changed_request_shows_old_scores_as_stale_with_a_rescore_button(scored, buyer):
+    scored.request.checkpoint_write_seconds = 600
+    scored.request.save()
+    html = page(buyer.client(), scored.request)
+    assert "changed since the last scoring" in html
+    assert "Re-score now" in html and "is-stale" in html
+
+
+def test_a_failed_run_shows_its_error_and_a_retry_button(
+    world, buyer, monkeypatch, django_capture_on_commit_callbacks
+):
+    from bids.services import scoring
+
+    monkeypatch.setattr(scoring, "score_bids", lambda *a, **k: 1 / 0)
+    score(world.request)
+    client = buyer.client()
+    html = page(client, world.request)
+    assert "Scoring failed." in html and "ZeroDivisionError" in html
+    assert "Retry" in html
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("bids:request-compare-rescore", args=[world.request.pk]))
+    html = page(client, world.request)
+    assert "Scoring failed." not in html
+    assert ScoringRun.objects.get(request=world.request).status == ScoringStatus.DONE
+
+
+def test_an_empty_request_says_so(buyer):
+    from tests.factories import CapacityRequestFactory
+
+    req = CapacityRequestFactory(buyer=buyer.org)
+    score(req)
+    html = page(buyer.client(), req)
+    assert "No bid to compare yet." in html
+
+
+def test_the_weights_form_shows_each_error_in_place(scored, buyer):
+    url = reverse("bids:request-weights", args=[scored.request.pk])
+    response = buyer.client().post(
+        url,
+        {
+            "effective_cost": "-3",
+            "fabric_placement": "x",
+            "incident_sla": "20",
+            "acceptance_terms": "10",
+            "delivery_risk": "10",
+        },
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="id_effective_cost-error">Must not be negative' in html
+    assert 'id="id_fabric_placement-error">Must be a number' in html
+
+
+def test_saving_weights_redirects_to_the_comparison(
+    scored, buyer, django_capture_on_commit_callbacks
+):
+    url = reverse("bids:request-weights", args=[scored.request.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = buyer.client().post(
+            url,
+            {
+                "effective_cost": "10",
+                "fabric_placement": "10",
+                "incident_sla": "10",
+                "acceptance_terms": "10",
+                "delivery_risk": "60",
+            },
+        )
+    assert response.status_code == 302
+    assert response["Location"].startswith(
+        reverse("bids:request-compare", args=[scored.request.pk])
+    )
+    current = ScoringRun.objects.get(request=scored.request, stale=False)
+    assert current.status == ScoringStatus.DONE and current.weights["delivery_risk"] == 60
+
+
+def _count_queries(client, req) -> int:
+    reset_queries()
+    with CaptureQueriesContext(connection) as ctx:
+        page(client, req)
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.django_db
+def test_the_page_costs_the_same_queries_for_2_and_200_bids(world, buyer):
+    client = buyer.client()
+    score(world.request)
+    page(client, world.request)  # warm the session and the caches
+    small = _count_queries(client, world.request)
+
+    add_bids(world.request, 198)
+    run = score(world.request)
+    assert run.bid_count == 200
+    large = _count_queries(client, world.request)
+    assert small > 0
+    assert large == small, f"{small} queries for 2 bids, {large} for 200"

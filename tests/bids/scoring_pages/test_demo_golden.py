@@ -1,0 +1,66 @@
+"""Golden test on the seeded demo: what a newcomer sees must hold for the documented reasons."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from bids.demo import REQUEST_TITLE, seed_demo
+from bids.models import BidScore, CapacityRequest, ScoringRun, ScoringStatus
+
+
+def _seed(capture) -> CapacityRequest:
+    with capture(execute=True):
+        seed_demo()
+    return CapacityRequest.objects.get(title=REQUEST_TITLE)
+
+
+def test_the_seeded_demo_is_scored_at_once(db, django_capture_on_commit_callbacks):
+    req = _seed(django_capture_on_commit_callbacks)
+    run = ScoringRun.objects.get(request=req, stale=False)
+    assert run.status == ScoringStatus.DONE and run.bid_count == 3
+
+
+def test_premium_wins_cheap_is_not_cheapest_and_wrong_region_is_out(
+    db, django_capture_on_commit_callbacks
+):
+    req = _seed(django_capture_on_commit_callbacks)
+    scores = {
+        s.revision.bid.provider.name: s
+        for s in BidScore.objects.filter(run__request=req, run__stale=False).select_related(
+            "revision__bid__provider"
+        )
+    }
+    premium, cheap, wrong = (
+        scores["Aurora GPU Cloud"],
+        scores["Northwind Compute"],
+        scores["Pacifica Neocloud"],
+    )
+    assert premium.rank == 1
+    assert cheap.rank == 2
+    # cheapest list price among qualified bids, but not the cheapest useful GPU-hour
+    assert cheap.cost["price_per_gpu_hour"] < premium.cost["price_per_gpu_hour"]
+    qualified = [s for s in scores.values() if s.qualified]
+    assert min(qualified, key=lambda s: s.effective_price) is premium
+    assert cheap.effective_price > premium.effective_price
+    # for the documented reason: its own low MTBF and slow, unstaffed repairs
+    assert cheap.cost["node_mtbf_source"] == "declared" and cheap.cost["node_mtbf_hours"] == 1500
+    assert cheap.cost["restart_cost_seconds"] > 80 * 3600
+    assert not wrong.qualified and wrong.rank is None
+    assert [d["code"] for d in wrong.disqualifications] == ["region"]
+    assert "us-west" in wrong.disqualifications[0]["message"]
+
+
+def test_seeding_twice_changes_nothing(db, django_capture_on_commit_callbacks):
+    _seed(django_capture_on_commit_callbacks)
+    _seed(django_capture_on_commit_callbacks)
+    assert CapacityRequest.objects.filter(title=REQUEST_TITLE).count() == 1
+    assert ScoringRun.objects.count() == 1
+    assert BidScore.objects.count() == 3
+
+
+def test_the_demo_comparison_page_renders_for_alice(db, client, django_capture_on_commit_callbacks):
+    req = _seed(django_capture_on_commit_callbacks)
+    client.login(username="alice", password="clusterbid-demo")
+    html = client.get(reverse("bids:request-compare", args=[req.pk])).content.decode()
+    assert "Aurora GPU Cloud</strong> ranks first" in html
+    assert "region us-west is not among the acceptable regions" in html.lower()

@@ -1,0 +1,84 @@
+"""CSV and XLSX carry the page's matrix: the same bids, rows and numbers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from html import unescape
+
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from bids.comparison import comparison_for_buyer
+from tests.bids.scoring_pages.conftest import score
+
+
+def _page_numbers(html: str) -> dict[tuple[str, int], str]:
+    """(row key, column index) -> the number as displayed on the page."""
+    out: dict[tuple[str, int], str] = {}
+    for key, body in re.findall(r'<tr data-row="([a-z_]+)">(.*?)</tr>', html, re.S):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", body, re.S)
+        for index, cell in enumerate(cells):
+            summary = re.search(r"<summary>([^<]*)", cell)
+            text = unescape((summary.group(1) if summary else cell).strip())
+            if re.fullmatch(r"-?[\d,]+(\.\d+)?%?", text):
+                out[(key, index)] = text.rstrip("%")
+    return out
+
+
+def _as_number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_csv_and_xlsx_hold_the_numbers_the_page_shows(scored, buyer):
+    client = buyer.client()
+    req = scored.request
+    html = client.get(reverse("bids:request-compare", args=[req.pk])).content.decode()
+    shown = _page_numbers(html)
+    assert len(shown) > 40
+
+    csv_response = client.get(reverse("bids:request-compare-csv", args=[req.pk]))
+    assert csv_response["Content-Type"].startswith("text/csv")
+    assert "attachment" in csv_response["Content-Disposition"]
+    lines = list(csv.reader(io.StringIO(csv_response.content.decode("utf-8-sig"))))
+
+    xlsx_response = client.get(reverse("bids:request-compare-xlsx", args=[req.pk]))
+    sheet = load_workbook(io.BytesIO(xlsx_response.content)).active
+    rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+
+    view = comparison_for_buyer(request=req)
+    assert lines[0][3:] == [c.name for c in view.columns] == list(rows[0][3:])
+    keys = [row.key for group in view.groups for row in group.rows]
+    data_csv, data_xlsx = lines[3:], rows[3:]
+    assert len(data_csv) == len(data_xlsx) == len(keys)
+    compared = 0
+    for key, line, xrow in zip(keys, data_csv, data_xlsx, strict=True):
+        for index in range(len(view.columns)):
+            if (key, index) not in shown:
+                continue
+            page_value = _as_number(shown[(key, index)])
+            assert float(line[3 + index]) == page_value, (key, index)
+            assert float(xrow[3 + index]) == page_value, (key, index)
+            compared += 1
+    assert compared == len(shown)
+
+
+def test_the_export_sets_disqualified_bids_apart_with_their_reasons(scored, buyer):
+    scored.request.acceptable_regions = ["nordics"]
+    scored.request.save()
+    score(scored.request)
+    response = buyer.client().get(reverse("bids:request-compare-csv", args=[scored.request.pk]))
+    lines = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert lines[1][1] == "Scores" and set(lines[1][3:]) == {"current"}
+    assert lines[2][1] == "Hard requirements"
+    assert all(v.startswith("disqualified: region eu") for v in lines[2][3:])
+
+
+def test_anonymised_export_names_no_provider(scored, buyer):
+    url = reverse("bids:request-compare-xlsx", args=[scored.request.pk]) + "?labels=anonymous"
+    sheet = load_workbook(io.BytesIO(buyer.client().get(url).content)).active
+    header = [c.value for c in sheet[1]]
+    assert header[3:] == ["Bid A", "Bid B"]
+    text = " ".join(str(c.value) for row in sheet.iter_rows() for c in row)
+    assert "Northwind" not in text and "Rival Cloud" not in text

@@ -1,0 +1,140 @@
+"""Scoring runs: queued on commit, idempotent, stale when inputs change, failures kept."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from bids import services
+from bids.models import BidScore, ScoringRun, ScoringStatus
+from bids.services import scoring as scoring_service
+from bids.services.scoring import request_set_weights, scoring_queue
+from tests.bids.scoring_pages.conftest import score
+
+
+def test_submitting_a_bid_scores_the_request_after_commit(
+    world, provider, django_capture_on_commit_callbacks
+):
+    services.bid_save_draft(
+        bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("2.2")}
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        services.bid_submit(bid=world.bid, user=provider.user)
+    run = ScoringRun.objects.get(request=world.request, stale=False)
+    assert run.status == ScoringStatus.DONE
+    assert run.bid_count == 2
+    revisions = {s.revision.number for s in run.scores.filter(revision__bid=world.bid)}
+    assert revisions == {2}  # the latest revision, never the first
+
+
+def test_nothing_is_scored_until_the_transaction_commits(world, provider):
+    services.bid_save_draft(bid=world.bid, user=provider.user, data={"site": "Paris"})
+    services.bid_submit(bid=world.bid, user=provider.user)
+    assert not ScoringRun.objects.exists()
+
+
+def test_scoring_the_same_inputs_twice_adds_no_rows(world):
+    first = score(world.request)
+    again = score(world.request)
+    assert again.pk == first.pk
+    assert ScoringRun.objects.count() == 1
+    assert BidScore.objects.count() == 2
+    assert again.attempts == 1
+
+
+def test_a_redelivered_task_for_a_running_run_replaces_its_rows(world):
+    run = score(world.request)
+    ScoringRun.objects.filter(pk=run.pk).update(status=ScoringStatus.RUNNING)
+    rerun = score(world.request)
+    assert rerun.pk == run.pk and rerun.status == ScoringStatus.DONE
+    assert rerun.attempts == 2
+    assert BidScore.objects.filter(run=run).count() == 2
+
+
+def test_a_weight_change_makes_the_shown_run_stale_and_queues_a_new_one(
+    world, django_capture_on_commit_callbacks
+):
+    old = score(world.request)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        request_set_weights(request=world.request, weights=_weights(effective_cost="80"))
+    old.refresh_from_db()
+    assert old.stale
+    queued = ScoringRun.objects.get(request=world.request, stale=False)
+    assert queued.status == ScoringStatus.QUEUED
+    assert queued.weights["effective_cost"] == 80
+    assert len(callbacks) == 1
+    callbacks[0]()
+    queued.refresh_from_db()
+    assert queued.status == ScoringStatus.DONE
+    assert BidScore.objects.filter(run=queued, weights_hash=queued.weights_hash).count() == 2
+
+
+def test_going_back_to_earlier_weights_reuses_their_run(world, django_capture_on_commit_callbacks):
+    first = score(world.request)
+    with django_capture_on_commit_callbacks(execute=True):
+        request_set_weights(request=world.request, weights=_weights(effective_cost="80"))
+        request_set_weights(request=world.request, weights=_weights())
+    first.refresh_from_db()
+    assert not first.stale
+    assert ScoringRun.objects.filter(request=world.request).count() == 2
+
+
+def test_a_withdrawal_rescores_without_the_bid(world, provider, django_capture_on_commit_callbacks):
+    score(world.request)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.bid_withdraw(bid=world.bid, user=provider.user)
+    current = ScoringRun.objects.get(request=world.request, stale=False)
+    assert current.bid_count == 1
+    assert not current.scores.filter(revision__bid=world.bid).exists()
+
+
+def test_a_failure_is_recorded_with_its_reason_and_can_be_retried(
+    world, monkeypatch, django_capture_on_commit_callbacks
+):
+    def broken(*args, **kwargs):
+        raise RuntimeError("model exploded")
+
+    monkeypatch.setattr(scoring_service, "score_bids", broken)
+    run = score(world.request)
+    assert run.status == ScoringStatus.FAILED
+    assert "RuntimeError: model exploded" in run.error
+    assert run.finished_at is not None
+    assert not run.scores.exists()
+
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        retried = scoring_queue(request=world.request)
+    retried.refresh_from_db()
+    assert retried.pk == run.pk
+    assert retried.status == ScoringStatus.DONE and retried.error == ""
+    assert retried.attempts == 2
+
+
+def _weights(**overrides: str) -> dict[str, str]:
+    base = {
+        "effective_cost": "40",
+        "fabric_placement": "20",
+        "incident_sla": "20",
+        "acceptance_terms": "10",
+        "delivery_risk": "10",
+    }
+    return base | overrides
+
+
+@pytest.mark.parametrize(
+    ("weights", "field", "message"),
+    [
+        (_weights(effective_cost="-1"), "effective_cost", "Must not be negative"),
+        (_weights(delivery_risk="lots"), "delivery_risk", "Must be a number"),
+        (_weights(incident_sla="inf"), "incident_sla", "Must be finite"),
+        (dict.fromkeys(_weights(), "0"), "__all__", "At least one weight must be above zero"),
+    ],
+)
+def test_weights_are_validated_one_by_one(world, weights, field, message):
+    with pytest.raises(ValidationError) as caught:
+        request_set_weights(request=world.request, weights=weights)
+    assert any(message in m for m in caught.value.message_dict[field])
+    world.request.refresh_from_db()
+    assert world.request.weights["effective_cost"] == 40

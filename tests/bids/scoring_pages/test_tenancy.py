@@ -1,0 +1,58 @@
+"""Who may reach the comparison pages: the buyer's members only; everyone else gets a 404."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from tests import tenancy_registry
+from tests.bids.test_tenancy import BUYERS_ONLY, BUYERS_POST, LOGIN, ROLES, client_for
+
+ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
+    "bids:request-compare": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "bids:request-compare-status": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "bids:request-compare-rescore": ("post", lambda w: [w.request.pk], BUYERS_POST),
+    "bids:request-compare-csv": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "bids:request-compare-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "bids:request-weights": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+}
+tenancy_registry.register(*ROUTES)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_route_gives_each_role_what_it_may_see(name, role, scored, request):
+    method, args, expected = ROUTES[name]
+    response = getattr(client_for(role, request), method)(reverse(name, args=args(scored)))
+    want = expected[role]
+    if want == LOGIN:
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    else:
+        assert response.status_code == want, f"{name} as {role}"
+
+
+def test_a_sealed_request_shows_its_buyer_no_score_and_no_export(scored, buyer):
+    scored.request.sealed = True
+    scored.request.save()
+    client = buyer.client()
+    html = client.get(reverse("bids:request-compare", args=[scored.request.pk])).content.decode()
+    assert "sealed" in html
+    assert "Northwind" not in html and "Rival Cloud" not in html
+    assert "compare-data" not in html
+    status = client.get(reverse("bids:request-compare-status", args=[scored.request.pk])).json()
+    assert status == {"state": "sealed"}
+    for name in ("bids:request-compare-csv", "bids:request-compare-xlsx"):
+        assert client.get(reverse(name, args=[scored.request.pk])).status_code == 404
+    rescore = client.post(reverse("bids:request-compare-rescore", args=[scored.request.pk]))
+    assert rescore.status_code == 404
+
+
+def test_another_buyers_weights_cannot_be_changed(scored, outsider):
+    url = reverse("bids:request-weights", args=[scored.request.pk])
+    response = outsider.client().post(url, {"effective_cost": "90"})
+    assert response.status_code == 404
+    scored.request.refresh_from_db()
+    assert scored.request.weights["effective_cost"] == 40

@@ -1,0 +1,3 @@
+from tests.acceptance.pages.conftest import fx
+
+__all__ = ["fx"]
