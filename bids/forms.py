@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 
 from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest, Organization
-from bids.models.bids import validate_bid_terms
+from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
@@ -119,6 +119,12 @@ BID_FIELDSETS: list[tuple[str, list[str]]] = [
 
 
 class BidForm(forms.ModelForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # A draft may be incomplete; these must be filled before it can be submitted.
+        for name in REQUIRED_TO_SUBMIT:
+            self.fields[name].needed_to_submit = True  # type: ignore[attr-defined]
+
     class Meta:
         model = Bid
         fields = [name for _, names in BID_FIELDSETS for name in names]

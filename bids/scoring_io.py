@@ -96,17 +96,27 @@ def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> Bid
     )
 
 
-def scoring_inputs(
-    *, request: CapacityRequest, revisions: Sequence[BidRevision]
-) -> tuple[RequestProfile, list[BidOffer], dict[str, Any]]:
-    """The profile, the offers and what else the fingerprint must cover (2–3 queries)."""
+def scoring_context(
+    *, request: CapacityRequest, bid_ids: Sequence[int]
+) -> tuple[dict[str, float] | None, dict[int, Ack]]:
+    """What scoring reads besides the revisions: target clocks and acknowledgements."""
     from acceptance.selectors import acknowledgements_for_bids
     from questionnaire.selectors import target_response_minutes
 
-    targets = target_response_minutes(request=request)
-    acks = acknowledgements_for_bids([r.bid_id for r in revisions])
+    return target_response_minutes(request=request), acknowledgements_for_bids(bid_ids)
+
+
+def context_fingerprint(targets: Mapping[str, float] | None, acks: Mapping[int, Ack]) -> dict:
+    return {"targets": targets, "acks": {str(k): list(v) for k, v in sorted(acks.items())}}
+
+
+def scoring_inputs(
+    *, request: CapacityRequest, revisions: Sequence[BidRevision]
+) -> tuple[RequestProfile, list[BidOffer], dict[str, Any]]:
+    """The profile, the offers and what else the fingerprint must cover."""
+    targets, acks = scoring_context(request=request, bid_ids=[r.bid_id for r in revisions])
     offers = [bid_offer(r, ack=acks.get(r.bid_id, (NOT_ACKNOWLEDGED, 0))) for r in revisions]
-    extra = {"targets": targets, "acks": {str(k): list(v) for k, v in sorted(acks.items())}}
+    extra = context_fingerprint(targets, acks)
     return request_profile(request, targets=targets), offers, extra
 
 

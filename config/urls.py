@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("contracts.urls_annex")),
     path("", include("questionnaire.urls")),
     path("", include("acceptance.urls_burnin")),
+    path("", include("acceptance.urls_incidents")),
     path("", include("api.urls")),
 ]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .analysis import Analysis, SecondaryGroup, analyse
 from .bundle import BundleLimits, read_bundle, read_paths
+from .checkpoints import CheckpointVerdict, assess_checkpoints, parse_listing
 from .errors import (
     BundleError,
     BundleTooLarge,
@@ -35,8 +36,10 @@ from .incident import (
 from .model import KINDS, Event, SourceFile
 from .normalise import normalise_text
 from .rankmap import RankInfo, RankMap, parse_rank_map
+from .recovery import ItemState, evaluate, terms_clocks, terms_recovery
 from .skew import ClockSkew
 from .unpickle import load_dump, restricted_loads
+from .window import IncidentWindow, StepRecord, incident_window, parse_step_records
 
 __all__ = [
     "KINDS",
@@ -45,6 +48,7 @@ __all__ = [
     "BundleLimits",
     "BundleTooLarge",
     "ChecklistItem",
+    "CheckpointVerdict",
     "ClockSkew",
     "ClockStatus",
     "DumpError",
@@ -52,6 +56,8 @@ __all__ = [
     "FailureInputError",
     "IncidentClocks",
     "IncidentTermsError",
+    "IncidentWindow",
+    "ItemState",
     "Mismatch",
     "RankInfo",
     "RankMap",
@@ -59,17 +65,25 @@ __all__ = [
     "SecondaryGroup",
     "SeverityProposal",
     "SourceFile",
+    "StepRecord",
     "UnsafePickle",
     "analyse",
+    "assess_checkpoints",
     "clock_status",
+    "evaluate",
     "incident_clocks",
+    "incident_window",
     "load_dump",
     "lost_gpu_hours",
     "normalise_text",
+    "parse_listing",
     "parse_rank_map",
+    "parse_step_records",
     "propose_severity",
     "read_bundle",
     "read_paths",
     "recovery_checklist",
     "restricted_loads",
+    "terms_clocks",
+    "terms_recovery",
 ]

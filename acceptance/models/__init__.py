@@ -19,6 +19,16 @@ from acceptance.models.fixtures import (
     FixtureVersion,
     FrozenFixtureVersionError,
 )
+from acceptance.models.incidents import (
+    ChecklistSignoff,
+    FailedRun,
+    FailedRunFile,
+    FailedRunState,
+    Incident,
+    IncidentEvidence,
+    IncidentEvidenceKind,
+    Severity,
+)
 
 __all__ = [
     "Acceptance",
@@ -27,13 +37,21 @@ __all__ = [
     "Baseline",
     "BurnInRun",
     "Check",
+    "ChecklistSignoff",
     "ChecksState",
     "DecisionKind",
     "Evidence",
     "EvidenceState",
+    "FailedRun",
+    "FailedRunFile",
+    "FailedRunState",
     "Fixture",
     "FixtureVersion",
     "FrozenFixtureVersionError",
+    "Incident",
+    "IncidentEvidence",
+    "IncidentEvidenceKind",
     "Reservation",
     "ReservationStatus",
+    "Severity",
 ]

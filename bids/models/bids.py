@@ -222,7 +222,7 @@ class BidRevision(BidTerms):
         raise FrozenRevisionError(f"Revision {self.number} is frozen and cannot be deleted.")
 
 
-_REQUIRED_TO_SUBMIT = {
+REQUIRED_TO_SUBMIT = {
     "price_per_gpu_hour": "Give a price per GPU-hour.",
     "region": "Choose the region the capacity sits in.",
     "available_start": "Give the date the capacity is available from.",
@@ -240,7 +240,7 @@ def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[s
         errors.setdefault(field, []).append(message)
 
     if for_submit:
-        for field, message in _REQUIRED_TO_SUBMIT.items():
+        for field, message in REQUIRED_TO_SUBMIT.items():
             if getattr(terms, field) in (None, ""):
                 add(field, message)
     if (

@@ -28,7 +28,14 @@ from bids.scoring import (
     result_to_dict,
     score_bids,
 )
-from bids.scoring_io import inputs_fingerprint, scoring_inputs, weights_hash, weights_of
+from bids.scoring_io import (
+    context_fingerprint,
+    inputs_fingerprint,
+    scoring_context,
+    scoring_inputs,
+    weights_hash,
+    weights_of,
+)
 from bids.services.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -51,13 +58,13 @@ def scoring_revisions(*, request: CapacityRequest) -> QuerySet[BidRevision]:
 
 
 def scoring_fingerprint(*, request: CapacityRequest) -> str:
-    revisions = list(scoring_revisions(request=request).only("pk", "bid_id"))
-    _, _, extra = scoring_inputs(request=request, revisions=revisions)
+    pairs = list(scoring_revisions(request=request).values_list("pk", "bid_id"))
+    targets, acks = scoring_context(request=request, bid_ids=[bid_id for _, bid_id in pairs])
     return inputs_fingerprint(
         request=request,
-        revision_ids=[r.pk for r in revisions],
+        revision_ids=[pk for pk, _ in pairs],
         weights=weights_of(request).to_dict(),
-        extra=extra,
+        extra=context_fingerprint(targets, acks),
     )
 
 

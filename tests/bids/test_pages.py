@@ -93,22 +93,34 @@ def test_the_request_page_costs_the_same_for_2_and_20_bids(buyer):
 
 
 @pytest.mark.django_db
-def test_seed_demo_builds_a_comparison_once_and_prints_the_logins(capsys):
-    call_command("seed_demo")
+def test_seed_demo_builds_a_comparison_once_and_prints_the_logins(
+    capsys, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("seed_demo")
     call_command("seed_demo")
     out = capsys.readouterr().out
     assert "alice" in out and DEMO_PASSWORD in out and "nora" in out
-    req = CapacityRequest.objects.get()
+    req = CapacityRequest.objects.get(title="16 × H200, two 8-GPU servers")
     assert req.invitations.count() == 3
-    assert BidRevision.objects.filter(bid__request=req).count() == 3
+    revisions = BidRevision.objects.filter(bid__request=req)
+    assert set(revisions.values_list("bid__provider__name", flat=True)) == {
+        "Northwind Compute",
+        "Aurora GPU Cloud",
+        "Pacifica Neocloud",
+    }
+    count = revisions.count()
+    call_command("seed_demo")
+    assert revisions.count() == count  # the second run added nothing
     assert not req.bids_hidden_from_buyer
+    assert req.scoring_runs.filter(status="done", stale=False).exists()
 
 
 @pytest.mark.django_db
 def test_the_demo_buyer_can_sign_in_and_see_three_bids(client):
     seed_demo()
     assert client.login(username="alice", password=DEMO_PASSWORD)
-    req = CapacityRequest.objects.get()
+    req = CapacityRequest.objects.get(title="16 × H200, two 8-GPU servers")
     html = client.get(reverse("bids:request-detail", args=[req.pk])).content.decode()
     for name in ("Northwind Compute", "Aurora GPU Cloud", "Pacifica Neocloud"):
         assert name in html

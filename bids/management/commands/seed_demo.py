@@ -10,6 +10,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         logins = seed_demo()
+        # A second, already-awarded request so the burn-in and acceptance pages have data.
+        from acceptance.demo_burnin import seed_burnin_demo
+
+        seed_burnin_demo()
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in at /accounts/login/ with:"))
         for login in logins:
             self.stdout.write(

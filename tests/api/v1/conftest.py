@@ -73,7 +73,7 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
     evidence = burnin_services.evidence_upload(
         run=done.run,
         user=provider.user,
-        upload=file_upload("burnin/all_reduce_2node_pass.txt"),
+        upload=file_upload("burnin/nccl-tests/all_reduce_2node_pass.txt"),
     ).evidence
     pdf = b"%PDF-1.4\n% contract annex\n%%EOF\n"
     annex = Annex(

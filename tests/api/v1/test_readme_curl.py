@@ -25,7 +25,7 @@ from bids.models import BidRevision
 from bids.services import request_close
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import question_set_attach_default
-from tests.acceptance.burnin.helpers import BURNIN, attach_fixture, two_node_spec
+from tests.acceptance.burnin.helpers import DATA, attach_fixture, two_node_spec
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -100,7 +100,9 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     reservation = request_award(request=req, bid=frozen.bid, user=buyer.user)
     burnin_run = burnin_services.run_create(reservation=reservation, user=buyer.user)
     env["RUN_ID"] = str(burnin_run.pk)
-    shutil.copy(BURNIN / "all_reduce_2node_pass.txt", tmp_path / "all_reduce_perf.txt")
+    shutil.copy(
+        DATA / "burnin/nccl-tests/all_reduce_2node_pass.txt", tmp_path / "all_reduce_perf.txt"
+    )
 
     stored = run(upload, env, tmp_path)
     assert [f["name"] for f in stored["files"]] == ["all_reduce_perf.txt"]

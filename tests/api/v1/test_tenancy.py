@@ -197,7 +197,7 @@ def test_the_pages_are_registered_routes() -> None:
 def _call(client: Any, method: str, path: str, body: Any) -> Any:
     if body == "multipart":
         upload = SimpleUploadedFile(
-            "all_reduce.txt", (DATA / "burnin/all_reduce_2node_slow.txt").read_bytes()
+            "all_reduce.txt", (DATA / "burnin/nccl-tests/all_reduce_2node_slow.txt").read_bytes()
         )
         return client.post(path, {"file": upload, "node": ""}, format="multipart")
     if body is None:

@@ -1,0 +1,103 @@
+"""Shared set-up for incident tests: an ACCEPTED reservation with a hand-over baseline, and
+failed-run bundles built from the synthetic scenarios."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from acceptance import burnin_report
+from acceptance.failures.synthetic import Scenario, cascade
+from acceptance.fixtures import DEFAULT_TEMPLATE
+from acceptance.models import (
+    Acceptance,
+    Baseline,
+    BurnInRun,
+    DecisionKind,
+    Reservation,
+    ReservationStatus,
+)
+from acceptance.parsers import parse_evidence, to_json
+from acceptance.services.acknowledgements import acknowledgement_submit
+from acceptance.services.award import request_award
+from acceptance.services.fixtures import fixture_from_template
+from bids.services import request_close
+from contracts.defaults import DEFAULT_TERMS_TEMPLATE
+from contracts.services.terms import terms_create
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "failures"
+RECOVERY = DATA / "recovery"
+
+
+@dataclass
+class Accepted:
+    world: Any
+    reservation: Reservation
+
+
+def accept(world: Any, buyer: Any, provider: Any) -> Accepted:
+    """Award with terms the provider acknowledged, then accept with a frozen baseline."""
+    fixture_from_template(request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE)
+    terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted")
+    request_close(request=world.request)
+    reservation = request_award(request=world.request, bid=world.bid, user=buyer.user)
+    run = BurnInRun.objects.create(reservation=reservation, label="Burn-in", created_by=buyer.user)
+    files = [
+        {"id": 1, "name": "nccl.txt", "sha256": "0" * 64, "node": "", "kind": kind,
+         "parsed": to_json(parse_evidence((RECOVERY / name).read_bytes(), kind=kind))}
+        for name, kind in [("nccl_all_reduce_recovered.txt", "nccl-tests"),
+                           ("pre_incident_steps.csv", "step-times")]
+    ]  # fmt: skip
+    spec = reservation.fixture_version.spec
+    Baseline.objects.create(
+        reservation=reservation,
+        run=run,
+        snapshot=burnin_report.baseline_snapshot(files, spec, header={"run": {"id": run.pk}}),
+    )
+    Acceptance.objects.create(
+        reservation=reservation, run=run, kind=DecisionKind.ACCEPTED, by=buyer.user,
+        at=timezone.now(), gate_passed=True,
+    )  # fmt: skip
+    reservation.status = ReservationStatus.ACCEPTED
+    reservation.save(update_fields=["status"])
+    world.request.refresh_from_db()
+    return Accepted(world, reservation)
+
+
+def tar_bytes(files: list[Any]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for f in files:
+            info = tarfile.TarInfo(f.name)
+            info.size = len(f.data)
+            tar.addfile(info, io.BytesIO(f.data))
+    return buffer.getvalue()
+
+
+def scenario_upload(name: str = "run.tar.gz", **kwargs: Any) -> SimpleUploadedFile:
+    scenario = Scenario(**{"ranks": 256, "culprit": 137, **kwargs})
+    return SimpleUploadedFile(name, tar_bytes(cascade(scenario)), content_type="application/gzip")
+
+
+def recovery_file(name: str, content: bytes | None = None) -> SimpleUploadedFile:
+    data = content if content is not None else (RECOVERY / name).read_bytes()
+    return SimpleUploadedFile(name, data, content_type="text/plain")
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings: Any, tmp_path: Path) -> Path:
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def accepted(world: Any, buyer: Any, provider: Any) -> Accepted:
+    return accept(world, buyer, provider)

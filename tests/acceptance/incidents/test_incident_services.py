@@ -1,0 +1,189 @@
+"""Services: failed-run upload and analysis, incident clocks, checklist gating, baseline checks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from acceptance.models import FailedRunState, IncidentEvidenceKind, ReservationStatus
+from acceptance.selectors_incidents import checklist_states, clock_rows, lost_time
+from acceptance.services import incidents as services
+from tests.acceptance.incidents.helpers import RECOVERY, recovery_file, scenario_upload
+
+pytestmark = pytest.mark.django_db
+OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def analysed(accepted, provider, django_capture_on_commit_callbacks) -> Any:
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.failed_run_upload(
+            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
+        )
+    run.refresh_from_db()
+    return run
+
+
+@pytest.fixture
+def incident(analysed, buyer) -> Any:
+    return services.incident_open(failed_run=analysed, user=buyer.user, now=OPENED)
+
+
+def test_an_upload_is_stored_then_analysed(analysed) -> None:
+    assert analysed.state == FailedRunState.ANALYSED, analysed.error
+    assert analysed.analysis["first_failure"]["rank"] == 137
+    assert analysed.analysis["suggested_owner"] == "infrastructure"
+    assert len(analysed.analysis["secondary_ranks"]) == 255
+    (stored,) = analysed.files.all()
+    assert len(stored.sha256) == 64 and stored.size > 0
+    assert analysed.world_size == 16  # from the fixture's allocation, not the bundle
+
+
+def test_only_an_accepted_reservation_takes_failed_runs(accepted, provider) -> None:
+    accepted.reservation.status = ReservationStatus.PENDING
+    accepted.reservation.save()
+    with pytest.raises(ValidationError, match="accepted reservation"):
+        services.failed_run_upload(
+            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
+        )
+
+
+def test_the_proposed_severity_and_the_acknowledged_clocks(incident) -> None:
+    assert incident.severity == incident.proposed_severity == "S1"
+    assert "acknowledged by provider" in incident.terms_source
+    assert incident.clocks["S1"] == {"response_minutes": 15, "restore_minutes": 240}
+    assert incident.window["first_bad_at"].startswith(str(incident.failed_at.date()))
+
+
+def test_clocks_show_time_left_and_flag_a_breach(incident) -> None:
+    rows = {r["key"]: r for r in clock_rows(incident, now=OPENED + timedelta(minutes=10))}
+    assert not rows["response"]["breached"] and rows["response"]["left_text"] == "5 min 00 s"
+    rows = {r["key"]: r for r in clock_rows(incident, now=OPENED + timedelta(minutes=20))}
+    assert rows["response"]["breached"] and rows["response"]["left_text"].endswith("overdue")
+    assert not rows["restore"]["breached"]
+
+
+def test_a_recorded_response_stops_its_clock(incident, provider) -> None:
+    services.incident_mark(
+        incident=incident, user=provider.user, what="responded", now=OPENED + timedelta(minutes=9)
+    )
+    rows = {r["key"]: r for r in clock_rows(incident, now=OPENED + timedelta(hours=3))}
+    assert not rows["response"]["breached"] and rows["response"]["done_at"] is not None
+    with pytest.raises(ValidationError, match="already recorded"):
+        services.incident_mark(incident=incident, user=provider.user, what="responded")
+
+
+def test_a_different_severity_needs_a_reason(analysed, buyer) -> None:
+    with pytest.raises(ValidationError) as exc:
+        services.incident_open(failed_run=analysed, user=buyer.user, severity="S2")
+    assert "S1 was proposed" in str(exc.value)
+    incident = services.incident_open(
+        failed_run=analysed, user=buyer.user, severity="S2", reason="job restarted on spares"
+    )
+    assert incident.severity == "S2" and incident.minutes("response_minutes") == 60
+
+
+def _states(incident: Any) -> dict[str, Any]:
+    return {s.key: s for s in checklist_states(incident)}
+
+
+def test_nccl_is_compared_with_the_hand_over_baseline(incident, provider) -> None:
+    assert _states(incident)["nccl_margin_pct"].status == "waiting"
+    services.incident_evidence_upload(
+        incident=incident, user=provider.user, kind="nccl-tests",
+        upload=recovery_file("nccl_all_reduce_degraded.txt"),
+    )  # fmt: skip
+    state = _states(incident)["nccl_margin_pct"]
+    assert state.status == "fail" and "all_reduce" in state.measured
+    services.incident_evidence_upload(
+        incident=incident, user=provider.user, kind="nccl-tests",
+        upload=recovery_file("nccl_all_reduce_recovered.txt"),
+    )  # fmt: skip
+    assert _states(incident)["nccl_margin_pct"].status == "pass"
+
+
+def _scaled_steps(factor: float) -> bytes:
+    lines = (RECOVERY / "pre_incident_steps.csv").read_text().splitlines()
+    out = [lines[0]]
+    for line in lines[1:]:
+        rank, node, step, seconds = line.split(",")
+        out.append(f"{rank},{node},{step},{float(seconds) * factor:.4f}")
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize(("factor", "status"), [(1.02, "pass"), (1.5, "fail")])
+def test_smoke_run_within_or_over_the_margin(incident, provider, factor, status) -> None:
+    services.incident_evidence_upload(
+        incident=incident, user=provider.user, kind="smoke-steps",
+        upload=recovery_file("smoke.csv", _scaled_steps(factor)),
+    )  # fmt: skip
+    assert _states(incident)["smoke_step_time_margin_pct"].status == status
+
+
+def test_close_is_refused_until_every_item_passes(incident, buyer, provider) -> None:
+    with pytest.raises(ValidationError) as exc:
+        services.incident_close(incident=incident, user=buyer.user)
+    assert "nccl-tests bus bandwidth" in str(exc.value) and "loss" in str(exc.value)
+    for name, kind in [
+        ("nccl_all_reduce_recovered.txt", "nccl-tests"),
+        ("pre_incident_steps.csv", "smoke-steps"),
+    ]:
+        services.incident_evidence_upload(
+            incident=incident, user=provider.user, kind=kind, upload=recovery_file(name)
+        )
+    with pytest.raises(ValidationError, match="checked against uploaded evidence"):
+        services.incident_signoff(
+            incident=incident, user=buyer.user, key="nccl_margin_pct", note="fine"
+        )
+    signable = [s for s in checklist_states(incident) if not s.passed]
+    assert {s.key for s in signable} == {"diagnostics", "loss_continuity", "no_recurrence_hours"}
+    for s in signable[:-1]:
+        services.incident_signoff(incident=incident, user=buyer.user, key=s.key, note="checked")
+    with pytest.raises(ValidationError, match="no recurrence"):
+        services.incident_close(incident=incident, user=buyer.user)
+    services.incident_signoff(
+        incident=incident, user=provider.user, key=signable[-1].key, note="48 h clean"
+    )
+    closed = services.incident_close(incident=incident, user=buyer.user)
+    assert closed.closed_at is not None and closed.restored_at is not None
+
+
+def test_checkpoint_listing_names_the_resume_point(incident, provider) -> None:
+    incident.window = {"first_bad_step": 1450}
+    incident.save()
+    row = services.incident_evidence_upload(
+        incident=incident, user=provider.user, kind=IncidentEvidenceKind.CHECKPOINTS,
+        upload=recovery_file("ckpt.json", (RECOVERY.parent / "checkpoints" /
+                                           "deepspeed_latest.json").read_bytes()),
+    )  # fmt: skip
+    assert row.ok, row.error
+    incident.refresh_from_db()
+    assert incident.checkpoint["checkpoint"] == "global_step1400"
+    assert incident.checkpoint["rewind_steps"] == 50
+
+
+def test_an_unreadable_listing_is_stored_and_says_why(incident, provider) -> None:
+    row = services.incident_evidence_upload(
+        incident=incident, user=provider.user, kind="checkpoints",
+        upload=recovery_file("ckpt.json", b"{not json"),
+    )  # fmt: skip
+    assert not row.ok and "invalid JSON" in row.error and row.sha256
+
+
+def test_lost_gpu_hours_from_the_incident_marks(incident) -> None:
+    assert "last checkpoint" in lost_time(incident)["missing"]
+    services.incident_set_times(
+        incident=incident,
+        gpus=16,
+        failed_at=OPENED - timedelta(minutes=30),
+        last_checkpoint_at=OPENED - timedelta(hours=1, minutes=30),
+    )
+    incident.restored_at = OPENED + timedelta(hours=2)
+    incident.revalidated_at = OPENED + timedelta(hours=3)
+    incident.restarted_at = OPENED + timedelta(hours=3, minutes=30)
+    lost = lost_time(incident)
+    assert [r["gpu_hours"] for r in lost["rows"]] == [16.0, 8.0, 32.0, 16.0, 8.0]
+    assert lost["total"] == 80.0
