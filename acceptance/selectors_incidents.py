@@ -242,10 +242,20 @@ def analysis_view(run: FailedRun, *, page: str | int | None) -> dict[str, Any]:
     for g in groups:
         by_kind[g.get("kind")] += len(g.get("ranks") or [])
     timeline: Page[Any] = Paginator(doc.get("timeline") or [], TIMELINE_PAGE).get_page(page)
+    rows = [{**e, "time": _utc_label(e.get("time"))} for e in timeline.object_list]
+    timeline.object_list = rows
+    first = doc.get("first_failure")
     return {
         "doc": doc,
-        "first": doc.get("first_failure"),
+        "first": {**first, "time": _utc_label(first.get("time"))} if first else None,
         "secondary_count": len(doc.get("secondary_ranks") or []),
         "by_kind": sorted(by_kind.items(), key=lambda kv: (-kv[1], str(kv[0]))),
         "timeline": timeline,
     }
+
+
+def _utc_label(value: Any) -> str | None:
+    """'2024-05-01T12:00:00.100000+00:00' → '2024-05-01 12:00:00.100' (the page says UTC)."""
+    if not isinstance(value, str):
+        return None
+    return value.replace("T", " ")[:23].removesuffix("+00:00")

@@ -91,6 +91,7 @@ v1 = [
     path("requests/<int:pk>/award/", buyer.AwardView.as_view(), name="request-award"),
     path("requests/<int:pk>/annexes/", annexes.AnnexListView.as_view(), name="request-annexes"),
     path("annexes/<int:pk>/pdf/", annexes.AnnexPdfView.as_view(), name="annex-pdf"),
+    path("annex-jobs/<int:pk>/", annexes.AnnexJobView.as_view(), name="annex-job"),
     path("bids/", bids.BidListView.as_view(), name="bid-list"),
     path("bids/<int:pk>/", bids.BidDetailView.as_view(), name="bid-detail"),
     path("bids/<int:pk>/submit/", bids.BidSubmitView.as_view(), name="bid-submit"),

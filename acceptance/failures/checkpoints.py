@@ -2,8 +2,9 @@
 that looks complete and resumable, and the steps a rewind to it costs.
 
 Accepted listings: `find` output (plain paths, `-ls`, or `-printf '%s %p'`), `ls -lR`,
-`sha256sum` lines, and JSON (a list of files, or `{"files": [...]}` / `{"checkpoints": [...]}`,
-each file with `path`/`name`, `size`, `sha256`, `mtime` and, for pointer files, `content`).
+`sha256sum` lines, `head` of the pointer files (`==> latest <==` then its text), and JSON (a list
+of files, or `{"files": [...]}` / `{"checkpoints": [...]}`, each file with `path`/`name`, `size`,
+`sha256`, `mtime` and, for pointer files, `content`).
 
 Completion is judged from the framework's own markers, never from the newest timestamp:
 torch.distributed.checkpoint writes `.metadata` last; DeepSpeed writes `latest` (the tag) after
@@ -40,6 +41,7 @@ _LS_LINE = re.compile(
 )
 _FIND_LS = re.compile(r"^\s*\d+\s+\d+\s+([-dl])[rwxsStT-]{9}\s+\d+\s+\S+\s+\S+\s+(\d+)\s+\S+\s+"
                       r"\S+\s+\S+\s+(.+)$")  # fmt: skip
+_HEAD = re.compile(r"^==> (.+) <==$")
 _SIZE_PATH = re.compile(r"^(\d+)\s+(/?\S.*)$")
 
 
@@ -162,8 +164,16 @@ def _join(prefix: str, path: str) -> str:
 def _from_text(text: str) -> list[ListedFile]:
     out: list[ListedFile] = []
     directory = ""
+    showing: str | None = None  # `head FILE…` prints `==> FILE <==` before each file's text
     for raw in text.splitlines():
         line = raw.rstrip()
+        if showing is not None and line:
+            out.append(ListedFile(showing, content=line.strip()))
+            showing = None
+            continue
+        if m := _HEAD.match(line):
+            showing = m.group(1).strip()
+            continue
         if not line or line.startswith(("total ", "#")):
             continue
         if line.endswith(":") and " " not in line.strip()[:-1]:
@@ -314,7 +324,7 @@ def assess_checkpoints(
     if unread:
         reasons.append(
             f"{unread[0]} exists but the listing does not give its content; "
-            "add it (`cat latest`) or a JSON `content` field"
+            "add it (`head latest`) or a JSON `content` field"
         )
     newest_complete = next((c for c in ordered if c.status == "complete"), None)
     unknown_newer = [

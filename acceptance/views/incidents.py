@@ -222,7 +222,10 @@ def incident_evidence(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         try:
             row = services.incident_evidence_upload(
-                incident=incident, user=user_of(request), **form.cleaned_data
+                incident=incident,
+                user=user_of(request),
+                upload=form.cleaned_data["file"],
+                kind=form.cleaned_data["kind"],
             )
         except ValidationError as exc:
             errors_into_form(form, exc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 from rest_framework import serializers
 
-from contracts.models_annex import Annex
+from contracts.models_annex import Annex, AnnexJob, AnnexKind
 
 
 class AnnexSerializer(serializers.ModelSerializer[Annex]):
@@ -30,3 +30,20 @@ class AnnexSerializer(serializers.ModelSerializer[Annex]):
 
     def get_download_url(self, obj: Annex) -> str:
         return reverse("api:annex-pdf", args=[obj.pk])
+
+
+class AnnexRequestSerializer(serializers.Serializer[None]):
+    kind = serializers.ChoiceField(choices=AnnexKind.choices, default=AnnexKind.CONTRACT)
+
+
+class AnnexJobSerializer(serializers.ModelSerializer[AnnexJob]):
+    annex = AnnexSerializer(read_only=True)
+    status_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AnnexJob
+        fields = ["id", "kind", "status", "error", "reused", "requested_at", "annex", "status_url"]
+        read_only_fields = fields
+
+    def get_status_url(self, obj: AnnexJob) -> str:
+        return reverse("api:annex-job", args=[obj.pk])

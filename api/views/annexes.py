@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import FileResponse
+from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics
+from rest_framework import generics, status
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.permissions import api_org
-from api.serializers.annexes import AnnexSerializer
+from api.serializers.annexes import AnnexJobSerializer, AnnexRequestSerializer, AnnexSerializer
 from contracts import selectors_annex
 from contracts.models_annex import Annex
+from contracts.services.annexes import annex_request
 
 
 class AnnexListView(generics.ListAPIView[Annex]):
@@ -28,6 +30,29 @@ class AnnexListView(generics.ListAPIView[Annex]):
             org=api_org(self.request), pk=self.kwargs["pk"]
         )
         return selectors_annex.annex_list(request=req, kinds=kinds)
+
+    @extend_schema(
+        request=AnnexRequestSerializer,
+        responses={202: AnnexJobSerializer},
+        summary="Generate an annex version (rendered by a worker; poll the job)",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        req, kinds = selectors_annex.annex_request_for_org(org=api_org(request), pk=pk)
+        body = AnnexRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        kind = body.validated_data["kind"]
+        if kind not in kinds:
+            raise Http404
+        job = annex_request(request=req, kind=kind, user=request.user)  # type: ignore[arg-type]
+        job.refresh_from_db()
+        return Response(AnnexJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class AnnexJobView(APIView):
+    @extend_schema(responses={200: AnnexJobSerializer}, summary="The state of an annex render")
+    def get(self, request: Request, pk: int) -> Response:
+        job = selectors_annex.annex_job_for_org(org=api_org(request), pk=pk)
+        return Response(AnnexJobSerializer(job).data)
 
 
 class AnnexPdfView(APIView):

@@ -53,7 +53,7 @@ def test_sha256sum_and_size_listings_merge() -> None:
     text = "\n".join([
         f"{'a' * 64}  ckpt/step_10/metadata.json",
         "1024 ckpt/step_10/model.pt",
-        f"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  ckpt/step_20/model.pt",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  ckpt/step_20/model.pt",
     ])  # fmt: skip
     v = assess_checkpoints(parse_listing(text), failing_step=25).to_json()
     assert v["checkpoint"] == "step_10" and v["rewind_steps"] == 15

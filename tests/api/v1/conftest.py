@@ -18,7 +18,7 @@ from api.services import token_create
 from bids.models import Bid, CapacityRequest
 from bids.services import bid_submit, request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
-from contracts.models_annex import Annex, AnnexKind
+from contracts.models_annex import Annex, AnnexJob, AnnexKind
 from contracts.services import terms_create
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
@@ -39,6 +39,7 @@ class ApiWorld:
     run: BurnInRun
     evidence: Evidence
     annex: Annex
+    annex_job: AnnexJob
 
 
 @pytest.fixture(autouse=True)
@@ -89,6 +90,9 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
     )
     annex.pdf.save("annex.pdf", ContentFile(pdf), save=False)
     annex.save()
+    job = AnnexJob.objects.create(
+        request=done.request, kind=AnnexKind.CONTRACT, status="done", annex=annex
+    )
     return ApiWorld(
         request=open_request,
         bid=world.bid,
@@ -98,6 +102,7 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
         run=done.run,
         evidence=evidence,
         annex=annex,
+        annex_job=job,
     )
 
 

@@ -117,6 +117,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # Annexes concern the buyer and the awarded provider only (contract annex).
     "requests_annexes_list": (lambda w: {"id": w.awarded.pk}, None, OWNER_AND_BUYER),
     "annexes_pdf_retrieve": (lambda w: {"id": w.annex.pk}, None, OWNER_AND_BUYER),
+    "requests_annexes_create": (
+        lambda w: {"id": w.awarded.pk},
+        lambda w: {"kind": "contract"},
+        only(buyer=202, provider=202),
+    ),
+    "annex_jobs_retrieve": (lambda w: {"id": w.annex_job.pk}, None, OWNER_AND_BUYER),
     "bids_list": (none, None, BIDDERS),
     # Both providers already have a bid on the request: 200 with it.
     "bids_create": (none, lambda w: {"request": w.request.pk}, BIDDERS),

@@ -1,0 +1,61 @@
+"""In a real browser: upload a failed run, see rank 137 named, open an incident, watch the
+clocks, upload a recovery nccl-tests run, sign off the rest, close."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from acceptance.failures.synthetic import Scenario, cascade
+from acceptance.models import Incident
+from tests.acceptance.incidents.helpers import RECOVERY, accept, tar_bytes
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_failed_run_to_closed_incident(
+    live_server, new_page, login_as, world, buyer, provider, tmp_path
+):
+    done = accept(world, buyer, provider)
+    bundle = tmp_path / "job-4242.tar.gz"
+    bundle.write_bytes(tar_bytes(cascade(Scenario(ranks=256, culprit=137))))
+
+    page = login_as(new_page(), "nora")
+    page.goto(f"{live_server.url}/reservations/{done.reservation.pk}/")
+    page.set_input_files("#fr-files", str(bundle))
+    page.click("#failed-run-upload button[type=submit]")
+    page.wait_for_selector("#initiating-rank:has-text('rank 137')")
+    assert "1 initiating, 255 secondary" in page.inner_text("#grouping")
+    assert "infrastructure" in page.inner_text("#owner")
+    assert page.input_value("#id_severity") == "S1"
+
+    page.click("text=Open incident")
+    page.wait_for_selector("#clocks")
+    assert re.search(r"\d+ min", page.inner_text("#clock-response"))
+    assert "15 min" in page.inner_text("#clock-response")
+    incident = Incident.objects.get()
+
+    page.select_option("#id_kind", "nccl-tests")
+    page.set_input_files("#id_file", str(RECOVERY / "nccl_all_reduce_recovered.txt"))
+    page.click("#evidence-upload button[type=submit]")
+    page.wait_for_selector("text=is stored and read")
+    assert "pass" in page.inner_text("#item-nccl_margin_pct")
+
+    page.select_option("#id_kind", "smoke-steps")
+    page.set_input_files("#id_file", str(RECOVERY / "pre_incident_steps.csv"))
+    page.click("#evidence-upload button[type=submit]")
+    page.wait_for_selector("text=is stored and read")
+
+    page.click("#close-incident")
+    page.wait_for_selector(".msg.error:has-text('has not passed')")
+
+    for key in ("diagnostics", "loss_continuity", "no_recurrence_hours"):
+        page.fill(f"#note-{key}", f"{key} verified on node-17")
+        page.click(f"#item-{key} button[type=submit]")
+        page.wait_for_selector(f"#item-{key} .status-pass")
+
+    page.click("#close-incident")
+    page.wait_for_selector("#incident-state:has-text('closed')")
+    incident.refresh_from_db()
+    assert incident.closed_at is not None
