@@ -32,3 +32,94 @@ class AcknowledgementAdmin(admin.ModelAdmin):
         "by",
     ]
     readonly_fields = ["bid", "fixture_version", "terms_revision", "status", "exceptions", "by"]
+
+
+# Written by the product; read-only here so nothing certified can be edited by hand.
+from acceptance.models import (  # noqa: E402
+    Acceptance,
+    Baseline,
+    BurnInRun,
+    Check,
+    ChecklistSignoff,
+    Evidence,
+    FailedRun,
+    FailedRunFile,
+    Incident,
+    IncidentEvidence,
+    Reservation,
+)
+from config.admin_tools import RecordAdmin  # noqa: E402
+
+
+@admin.register(FixtureVersion)
+class FixtureVersionAdmin(RecordAdmin):
+    list_display = ["fixture", "number", "template", "spec_sha256", "created_at"]
+    list_select_related = ["fixture__request"]
+
+
+@admin.register(Reservation)
+class ReservationAdmin(RecordAdmin):
+    list_display = ["request", "bid", "status", "awarded_at"]
+    list_filter = ["status"]
+    list_select_related = ["request", "bid__provider"]
+
+
+@admin.register(BurnInRun)
+class BurnInRunAdmin(RecordAdmin):
+    list_display = ["reservation", "label", "checks_state", "created_at"]
+    list_select_related = ["reservation__request"]
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(RecordAdmin):
+    list_display = ["original_name", "run", "node", "kind", "state", "uploaded_at"]
+    list_filter = ["state", "kind"]
+    list_select_related = ["run"]
+    search_fields = ["original_name", "sha256"]
+
+
+@admin.register(Check)
+class CheckAdmin(RecordAdmin):
+    list_display = ["name", "group", "status", "run"]
+    list_filter = ["status", "group"]
+    list_select_related = ["run"]
+
+
+@admin.register(Acceptance)
+class AcceptanceAdmin(RecordAdmin):
+    list_display = ["reservation", "kind", "by", "at"]
+    list_filter = ["kind"]
+    list_select_related = ["reservation__request", "by"]
+
+
+@admin.register(Baseline)
+class BaselineAdmin(RecordAdmin):
+    list_display = ["reservation", "run", "created_at"]
+    list_select_related = ["reservation__request", "run"]
+
+
+@admin.register(FailedRun)
+class FailedRunAdmin(RecordAdmin):
+    list_display = ["pk", "reservation", "state"]
+    list_select_related = ["reservation__request"]
+
+
+@admin.register(FailedRunFile)
+class FailedRunFileAdmin(RecordAdmin):
+    list_display = ["pk", "failed_run"]
+
+
+@admin.register(Incident)
+class IncidentAdmin(RecordAdmin):
+    list_display = ["pk", "reservation", "severity"]
+    list_select_related = ["reservation__request"]
+
+
+@admin.register(IncidentEvidence)
+class IncidentEvidenceAdmin(RecordAdmin):
+    list_display = ["pk", "incident"]
+
+
+@admin.register(ChecklistSignoff)
+class ChecklistSignoffAdmin(RecordAdmin):
+    list_display = ["pk", "incident"]

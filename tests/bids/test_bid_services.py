@@ -151,3 +151,15 @@ def test_a_cancelled_request_takes_no_more_drafts(world, provider):
     assert world.request.status == RequestStatus.CANCELLED
     with pytest.raises(ValidationError, match="no longer takes bids"):
         services.bid_save_draft(bid=world.bid, user=provider.user, data={"site": "x"})
+
+
+def test_a_frozen_revision_cannot_be_changed_in_the_admin(world, admin_client):
+    revision = world.bid.revisions.get()
+    url = f"/admin/bids/bidrevision/{revision.pk}/change/"
+    page = admin_client.get(url)
+    assert page.status_code == 200 and b"Save" not in page.content  # view-only
+    response = admin_client.post(url, {"price_per_gpu_hour": "0.10"})
+    assert response.status_code == 403
+    delete = admin_client.post(f"/admin/bids/bidrevision/{revision.pk}/delete/", {"post": "yes"})
+    assert delete.status_code == 403
+    assert BidRevision.objects.get(pk=revision.pk).price_per_gpu_hour == Decimal("2.400")
