@@ -7,7 +7,7 @@ from questionnaire.models import BidQuestionnaire, Question, QuestionSet
 class QuestionInline(admin.TabularInline):
     model = Question
     extra = 0
-    fields = ["key", "section", "text", "answer_type", "required"]
+    fields = ("key", "section", "text", "answer_type", "required")
     readonly_fields = fields
     can_delete = False
 
