@@ -1,5 +1,5 @@
 """Demo data for the burn-in pages: a second, already-closed request awarded to Aurora, with a
-reservation pending acceptance and an empty burn-in run ready for uploads.
+reservation pending acceptance and a first, incomplete burn-in upload whose gate blocks.
 
 Run after `bids.demo.seed_demo()` (it needs the demo organisations); running it twice changes
 nothing. The main demo request stays open so the comparison page keeps its bids.
@@ -8,6 +8,8 @@ nothing. The main demo request stays open so the comparison page keeps its bids.
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -21,6 +23,9 @@ from bids import services
 from bids.models import Bid, CapacityRequest, Organization
 
 DEMO_TITLE = "16 × H200 burn-in demo (awarded)"
+
+
+DEMO_EVIDENCE = Path(__file__).resolve().parent / "demo_evidence"
 
 
 @transaction.atomic
@@ -74,4 +79,21 @@ def seed_burnin_demo() -> BurnInRun | None:
     services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
     services.request_close(request=req)
     reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
-    return run_create(reservation=reservation, user=arun, label="Burn-in 1")
+    run = run_create(reservation=reservation, user=arun, label="Burn-in 1")
+    _upload_demo_evidence(run, arun)
+    return run
+
+
+def _upload_demo_evidence(run: BurnInRun, user: Any) -> None:
+    """A first, incomplete upload: the rank sum passes, all_reduce is slow, the rest is missing.
+
+    The newcomer sees a gate that blocks, with the reasons; uploading the rest (and a faster
+    all_reduce) is the demo's next step.
+    """
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from acceptance.services.burnin import evidence_upload
+
+    for path in sorted(DEMO_EVIDENCE.iterdir()):
+        upload = SimpleUploadedFile(path.name, path.read_bytes())
+        evidence_upload(run=run, user=user, upload=upload)

@@ -48,6 +48,20 @@ def real_worker() -> Iterator[Any]:
     finally:
         celery_app.conf.task_default_queue = previous_queue
         celery_app.conf.task_always_eager = True
+        _close_worker_connections()
+
+
+def _close_worker_connections() -> None:
+    """The worker thread's database session outlives it; end it so the test DB can be dropped."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 def wait_for(predicate: Callable[[], bool], seconds: float = 30.0) -> bool:

@@ -56,6 +56,13 @@ class ScoringRun(models.Model):
         return f"Scoring of {self.request_id} ({self.get_status_display()})"
 
     @property
+    def weights_in_order(self) -> list[float]:
+        """The weights in criterion order (a JSON column need not keep key order: jsonb sorts)."""
+        from bids.scoring import CRITERIA
+
+        return [float(self.weights.get(name, 0)) for name in CRITERIA]
+
+    @property
     def in_progress(self) -> bool:
         return self.status in (ScoringStatus.QUEUED, ScoringStatus.RUNNING)
 

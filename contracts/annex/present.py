@@ -52,10 +52,17 @@ def _kv(rows: Iterable[tuple[str, Any]], heading: str = "") -> Block:
     return {"type": "kv", "heading": heading, "rows": [(k, v) for k, v in rows]}
 
 
+def _ordered(values: Mapping[str, Any], model: Any) -> list[tuple[str, Any]]:
+    """Model field order, whatever order the JSON column gave back (PostgreSQL's jsonb sorts)."""
+    names = [f.name for f in model._meta.get_fields() if getattr(f, "concrete", False)]
+    known = [(n, values[n]) for n in names if n in values]
+    return known + sorted((k, v) for k, v in values.items() if k not in names)
+
+
 def _flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     if isinstance(value, Mapping):
         rows: list[tuple[str, str]] = []
-        for key, inner in value.items():
+        for key, inner in sorted(value.items()):
             rows += _flat(inner, f"{prefix}.{key}" if prefix else str(key))
         return rows
     if isinstance(value, list) and value and all(isinstance(v, str | int | float) for v in value):
@@ -69,7 +76,7 @@ def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     req = snap["request"]
     rows = [
         (_label(CapacityRequest, name), _display(CapacityRequest, name, value))
-        for name, value in req.items()
+        for name, value in _ordered(req, CapacityRequest)
         if name not in {"id", "buyer", "title"}
     ]
     return {"id": "allocation", "title": "Allocation and term", "blocks": [_kv(rows)]}
@@ -79,7 +86,7 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     revision = snap["bid_revision"]
     rows = [
         (_label(BidTerms, name), _display(BidTerms, name, value))
-        for name, value in revision["terms"].items()
+        for name, value in _ordered(revision["terms"], BidTerms)
     ]
     intro = (
         f"Bid revision {revision['number']}, submitted {revision['submitted_at']} by "
@@ -167,7 +174,10 @@ def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     from contracts.models import TermsFields
 
     values = terms["values"]
-    rows = [(_label(TermsFields, k), _display(TermsFields, k, v)) for k, v in values.items()]
+    rows = [
+        (_label(TermsFields, k), _display(TermsFields, k, v))
+        for k, v in _ordered(values, TermsFields)
+    ]
     return {
         "id": "terms",
         "title": "Incident handoff terms",
@@ -354,6 +364,16 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
     }
 
 
+def _weights_text(snap: Mapping[str, Any]) -> str:
+    from bids.comparison import CRITERION_LABELS
+    from bids.scoring import CRITERIA
+
+    weights = snap.get("weights") or {}
+    return "weights " + ", ".join(
+        f"{CRITERION_LABELS.get(n, n)} {float(weights.get(n, 0)):g}" for n in CRITERIA
+    )
+
+
 def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req = snap["request"]
     bids = snap["bids"]
@@ -384,7 +404,7 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
             "blocks": [
                 {
                     "type": "text",
-                    "text": f"Scored {snap.get('scored_at')}; weights {snap.get('weights')}.",
+                    "text": f"Scored {snap.get('scored_at')}; {_weights_text(snap)}.",
                 },
                 ranking,
             ],
