@@ -9,6 +9,7 @@ the same HTML, the time a cold Chromium `--print-to-pdf` takes, and the ratio of
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
@@ -142,24 +143,30 @@ def main() -> None:
         page = workdir / "annex.html"
         page.write_text(html)
         out = workdir / "chromium.pdf"
-        command = [
-            args.chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            f"--user-data-dir={workdir / 'profile'}",
-            "--no-pdf-header-footer",
-            f"--print-to-pdf={out}",
-            page.as_uri(),
-        ]
+        runs = itertools.count()
+
+        def command() -> list[str]:
+            # A new profile each time: a cold start, as a one-off print would be.
+            return [
+                args.chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                f"--user-data-dir={workdir / f'profile-{next(runs)}'}",
+                "--no-pdf-header-footer",
+                f"--print-to-pdf={out}",
+                page.as_uri(),
+            ]
+
         if not Path(args.chromium).exists():
             print(f"Chromium not found at {args.chromium}: no comparison")
             return
         chromium = _median_seconds(
-            lambda: subprocess.run(command, check=True, capture_output=True, timeout=300), args.runs
+            lambda: subprocess.run(command(), check=True, capture_output=True, timeout=300),
+            args.runs,
         )
         print(f"Chromium --print-to-pdf, cold process: median {chromium:.2f} s, {args.runs} runs")
         print(f"ratio WeasyPrint / Chromium: {weasy / chromium:.2f} (target <= 0.75)")
