@@ -16,11 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance.models import BurnInRun, Reservation
+from acceptance.services.acknowledgements import acknowledgement_submit
 from acceptance.services.award import request_award
 from acceptance.services.burnin import run_create
 from acceptance.services.fixtures import fixture_from_template
 from bids import services
 from bids.models import Bid, CapacityRequest, Organization
+from contracts.defaults import DEFAULT_TERMS_TEMPLATE
+from contracts.services.terms import terms_create
 
 DEMO_TITLE = "16 × H200 burn-in demo (awarded)"
 
@@ -60,6 +63,7 @@ def seed_burnin_demo() -> BurnInRun | None:
         },
     )
     fixture_from_template(request=req, user=alice, template="rank-sum-allreduce")
+    terms_create(request=req, user=alice, template=DEFAULT_TERMS_TEMPLATE)
     services.request_invite(request=req, providers=[provider_org])
     services.request_publish(request=req)
     bid = services.bid_start(request=req, provider=provider_org, user=arun)
@@ -77,6 +81,12 @@ def seed_burnin_demo() -> BurnInRun | None:
         },
     )
     services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
+    acknowledgement_submit(
+        bid=bid,
+        user=arun,
+        status="accepted_with_exceptions",
+        exceptions=[{"text": "DCGM level 3 in burn-in; level 4 only in a maintenance window"}],
+    )
     services.request_close(request=req)
     reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
     run = run_create(reservation=reservation, user=arun, label="Burn-in 1")

@@ -25,8 +25,10 @@ class MultipleFileField(forms.FileField):
 
 
 class EvidenceUploadForm(forms.Form):
+    # Empty files pass the form so the service refuses each by name and the rest are stored.
     file = MultipleFileField(
         label="Evidence files",
+        allow_empty_file=True,
         help_text="Select every file of the run at once: nccl-tests logs, nvidia-smi, dcgmi, "
         "ibstat, step-time CSVs, the fixture's output.",
     )

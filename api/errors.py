@@ -11,6 +11,8 @@ from typing import Any
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -76,3 +78,18 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("Not found."), status=status.HTTP_404_NOT_FOUND)
     return page_not_found(request, exception)
+
+
+@csrf_exempt  # any method may land here; a CSRF 403 page would hide the JSON 404
+def unknown_route(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """The last /api/ route: no match answers JSON even with DEBUG on (it bypasses handler404)."""
+    path = request.path_info
+    detail = "Not found."
+    if not path.endswith("/"):
+        try:
+            match = resolve(f"{path}/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not unknown_route:
+            detail = f"Not found. API URLs end with a slash: {request.path}/"
+    return JsonResponse(error_body(detail), status=status.HTTP_404_NOT_FOUND)

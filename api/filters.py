@@ -5,7 +5,7 @@ from __future__ import annotations
 import django_filters
 from rest_framework.pagination import PageNumberPagination
 
-from acceptance.models import Reservation, ReservationStatus
+from acceptance.models import FailedRun, FailedRunState, Reservation, ReservationStatus
 from bids.choices import BidStatus, GpuModel, RequestStatus
 from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
 
@@ -99,3 +99,15 @@ class ReservationFilter(django_filters.FilterSet):
 
 
 RESERVATION_ORDERING = ["awarded_at", "status"]
+
+
+class FailedRunFilter(django_filters.FilterSet):
+    reservation = django_filters.NumberFilter(field_name="reservation_id")
+    state = django_filters.ChoiceFilter(choices=FailedRunState.choices)
+
+    class Meta:
+        model = FailedRun
+        fields = ["reservation", "state"]
+
+
+FAILED_RUN_ORDERING = ["uploaded_at", "analysed_at", "state"]

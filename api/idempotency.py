@@ -44,8 +44,22 @@ class IdempotencyKeyReused(exceptions.APIException):
     default_code = "idempotency_key_reused"
 
 
+def _file_digest(upload: Any) -> str:
+    digest = hashlib.sha256()
+    for chunk in upload.chunks():
+        digest.update(chunk)
+    upload.seek(0)
+    return f"{upload.name}:{digest.hexdigest()}"
+
+
 def _fingerprint(request: Request) -> str:
-    body = json.dumps(request.data, sort_keys=True, default=str, separators=(",", ":"))
+    if request.FILES:  # multipart: the fields, plus each file's name and content digest
+        fields = dict(request.POST.lists())
+        uploads = {k: [_file_digest(f) for f in v] for k, v in request.FILES.lists()}
+        payload: Any = {"fields": fields, "files": uploads}
+    else:
+        payload = request.data
+    body = json.dumps(payload, sort_keys=True, default=str, separators=(",", ":"))
     text = f"{request.method} {request.path}\n{body}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

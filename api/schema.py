@@ -9,6 +9,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiVi
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
 
+from api.idempotency import IDEMPOTENCY_PARAMETER
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
@@ -101,7 +102,7 @@ class RunEvidenceViewSchema(OpenApiViewExtension):
     def view_replacement(self) -> Any:
         @extend_schema_view(
             get=extend_schema(
-                operation_id="runs_evidence_list",
+                operation_id="runs_evidence_retrieve",
                 summary="Per-file parse state, the checks and the gate of a burn-in run",
                 responses=RunEvidenceStateSerializer,
             ),
@@ -109,6 +110,7 @@ class RunEvidenceViewSchema(OpenApiViewExtension):
                 operation_id="runs_evidence_upload",
                 summary="Upload burn-in evidence (multipart field `file`, repeatable)",
                 request={"multipart/form-data": EvidenceUploadSerializer},
+                parameters=[IDEMPOTENCY_PARAMETER],
                 responses={
                     201: UploadResultSerializer,
                     200: OpenApiResponse(UploadResultSerializer, "Every file was a duplicate."),

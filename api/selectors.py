@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from acceptance.models import BurnInRun, Reservation
+from acceptance.models import BurnInRun, FailedRun, Reservation
 
 
 def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
@@ -17,4 +17,17 @@ def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
         .select_related("bid__provider", "bid_revision", "fixture_version", "decision__by")
         .prefetch_related(Prefetch("runs", queryset=BurnInRun.objects.order_by("created_at")))
         .order_by("-awarded_at")
+    )
+
+
+def failed_run_list(*, org_ids: Iterable[int]) -> QuerySet[FailedRun]:
+    """Failed-run bundles on the reservations the organisation is a party to."""
+    ids = list(org_ids)
+    return (
+        FailedRun.objects.filter(
+            Q(reservation__request__buyer_id__in=ids) | Q(reservation__bid__provider_id__in=ids)
+        )
+        .select_related("incident")
+        .prefetch_related("files")
+        .order_by("-uploaded_at", "-pk")
     )

@@ -1,14 +1,16 @@
 """API routes under /api/v1/, its schema and docs, and the browser page for API tokens."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 import api.schema  # noqa: F401  (registers the schema extensions)
+from api.errors import unknown_route
 from api.views import (
     annexes,
     bids,
     buyer,
     evidence,
+    failures,
     invitations,
     me,
     parts,
@@ -123,10 +125,18 @@ v1 = [
         reservations.ReservationRejectView.as_view(),
         name="reservation-reject",
     ),
+    path(
+        "reservations/<int:pk>/failed-runs/",
+        failures.FailedRunUploadView.as_view(),
+        name="reservation-failed-runs",
+    ),
+    path("failed-runs/", failures.FailedRunListView.as_view(), name="failed-run-list"),
+    path("failed-runs/<int:pk>/", failures.FailedRunDetailView.as_view(), name="failed-run-detail"),
 ]
 
 urlpatterns = [
     path("account/tokens/", tokens.token_list, name="token-list"),
     path("account/tokens/<int:pk>/revoke/", tokens.token_revoke, name="token-revoke"),
     path("api/v1/", include(v1)),
+    re_path(r"^api/(?P<rest>.*)$", unknown_route),  # last: unknown API URLs answer JSON 404
 ]

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bids.choices import RequestStatus
-from bids.comparison_rows import ROW_GROUPS, RowSpec, explain_steps
+from bids.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
 from bids.models import BidRevision, BidScore, CapacityRequest, ScoringRun, ScoringStatus
 from bids.scoring import CRITERIA
 from bids.services.scoring import scoring_fingerprint
+from questionnaire.snapshot import NO_QUESTIONNAIRE, scoring_answers
 
 CRITERION_LABELS = {
     "effective_cost": "Effective cost",
@@ -73,6 +74,7 @@ class Column:
     revision: BidRevision
     css: str = ""
     steps: dict[str, dict[str, str]] = field(default_factory=dict)
+    facts: Facts = field(default_factory=lambda: Facts(NO_QUESTIONNAIRE))
 
     @property
     def qualified(self) -> bool:
@@ -163,8 +165,15 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     if not scores:
         return out
     names = _names(scores, anonymise)
+    acks = _acknowledgements([s.revision.bid_id for s in scores])
     out.columns = [
-        Column(name=names[s.pk], score=s, revision=s.revision, steps=explain_steps(s.cost))
+        Column(
+            name=names[s.pk],
+            score=s,
+            revision=s.revision,
+            steps=explain_steps(s.cost),
+            facts=Facts(scoring_answers(s.revision.questionnaire), *acks[s.revision.bid_id]),
+        )
         for s in scores
     ]
     out.groups = [
@@ -175,6 +184,13 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     out.sensitivity = _sensitivity(shown, out.columns)
     out.charts = _charts(out.columns, shown.weights, out.sensitivity)
     return out
+
+
+def _acknowledgements(bid_ids: list[int]) -> dict[int, tuple[str, int]]:
+    """The acknowledgement scoring reads, for every bid in one query."""
+    from acceptance.selectors import acknowledgements_for_bids
+
+    return acknowledgements_for_bids(bid_ids)
 
 
 def _set_apart_disqualified(view: Comparison) -> None:
@@ -198,7 +214,7 @@ def _names(scores: Sequence[BidScore], anonymise: bool) -> dict[int, str]:
 
 
 def _row(spec: RowSpec, columns: Sequence[Column]) -> Row:
-    cells = [spec.cell(c.revision, c.score.cost, c.steps) for c in columns]
+    cells = [spec.cell(c.revision, c.score.cost, c.steps, c.facts) for c in columns]
     row = Row(spec.key, spec.label, spec.unit, cells, spec.better)
     _mark_best(row, columns)
     return row

@@ -8,11 +8,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bids.models import BidRevision
+from questionnaire.snapshot import ScoringAnswers
 
 if TYPE_CHECKING:
     from bids.comparison import Cell
 
 Getter = Callable[[BidRevision, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What scoring read besides the revision's fields: its frozen answers, the acknowledgement."""
+
+    answers: ScoringAnswers
+    acknowledgement: str = "not_acknowledged"
+    exceptions: int = 0
+
+
+FactGetter = Callable[[Facts], Any]
 
 # cost-model explain labels, in the order the model computes them
 NODE_MTBF = "Node MTBF (h)"
@@ -70,14 +83,19 @@ class RowSpec:
     better: str | None = None  # "low" | "high" | None
     explain: Sequence[str] = ()
     scale: float = 1.0
+    fact: FactGetter | None = None  # reads `Facts` instead of the revision and cost
 
     def cell(
-        self, revision: BidRevision, cost: dict[str, Any], steps: dict[str, dict[str, str]]
+        self,
+        revision: BidRevision,
+        cost: dict[str, Any],
+        steps: dict[str, dict[str, str]],
+        facts: Facts,
     ) -> Cell:
         """`steps` is the bid's explained cost-model steps, by label (see `explain_steps`)."""
         from bids.comparison import Cell
 
-        raw = self.get(revision, cost)
+        raw = self.fact(facts) if self.fact else self.get(revision, cost)
         note = ""
         if self.key == "node_mtbf":
             note = "declared" if cost.get("node_mtbf_source") == "declared" else "default"
@@ -127,18 +145,49 @@ def _scheduler(rev: BidRevision, cost: dict[str, Any]) -> str:
     return f"{rev.get_scheduler_display()}" + (f" ({', '.join(features)})" if features else "")
 
 
-def _answer(key: str, missing: str = "not answered yet") -> Getter:
-    def get(rev: BidRevision, cost: dict[str, Any]) -> str:
-        value = (rev.questionnaire or {}).get(key)
-        if value is None:
-            return missing
-        if isinstance(value, bool):
-            return _yes(value)
-        if isinstance(value, dict):
-            return ", ".join(f"{k} {v:g} min" for k, v in sorted(value.items()))
-        return str(value).replace("_", " ")
+NOT_ANSWERED = "not answered"
+_ACKNOWLEDGEMENT = {
+    "accepted": "accepted",
+    "accepted_with_exceptions": "accepted with exceptions",
+    "not_acknowledged": "not acknowledged",
+}
+
+
+def _minutes(value: float) -> str:
+    if value >= 60 and value % 60 == 0:
+        return f"{value / 60:g} h"
+    return f"{value:g} min"
+
+
+def _clocks(clock: str) -> FactGetter:
+    """'S1 15 min (Detect) · S2 1 h (Detect)': the clocks scoring compared, with their rows."""
+
+    def get(facts: Facts) -> str:
+        a = facts.answers
+        if not a.answered:
+            return NOT_ANSWERED
+        values = (a.response_minutes if clock == "response" else a.restore_minutes) or {}
+        rows = {(a.clock_rows or {}).get(f"{sev}.{clock}", "") for sev in values}
+        shared = rows.pop() if len(rows) == 1 else ""
+        parts = [
+            f"{sev} {_minutes(values[sev])}"
+            + ("" if shared else f" ({(a.clock_rows or {}).get(f'{sev}.{clock}', '?')})")
+            for sev in sorted(values)
+        ]
+        text = " · ".join(parts)
+        return (f"{text} ({shared})" if shared else text) or NOT_ANSWERED
 
     return get
+
+
+def _evidence(facts: Facts) -> str:
+    return _yes(facts.answers.evidence_shared) if facts.answers.answered else NOT_ANSWERED
+
+
+def _path(facts: Facts) -> str:
+    if not facts.answers.answered:
+        return NOT_ANSWERED
+    return facts.answers.execution_path_mismatch or "no mismatch"
 
 
 PRICE_ROWS = [
@@ -269,13 +318,29 @@ SLA_ROWS = [
     RowSpec("coverage", "Support coverage", "", _display("coverage")),
     RowSpec("credits", "SLA credits", "", _r("sla_credits")),
     RowSpec("readiness", "Site readiness", "", _display("site_readiness")),
-    RowSpec("response", "Response clocks", "", _answer("response_minutes")),
+    RowSpec("response", "First response (questionnaire)", "", _r("pk"), fact=_clocks("response")),
+    RowSpec("restore", "Restore (questionnaire)", "", _r("pk"), fact=_clocks("restore")),
 ]
 
 ACCEPTANCE_ROWS = [
-    RowSpec("acknowledgement", "Acceptance test and handoff terms", "", _answer("acknowledgement")),
-    RowSpec("exceptions", "Exceptions taken", "", _answer("acknowledgement_exceptions", "—")),
-    RowSpec("evidence", "Shares host and fabric diagnostics", "", _answer("evidence_shared")),
+    RowSpec(
+        "acknowledgement",
+        "Acceptance test and handoff terms",
+        "",
+        _r("pk"),
+        fact=lambda f: _ACKNOWLEDGEMENT.get(f.acknowledgement, f.acknowledgement),
+    ),
+    RowSpec(
+        "exceptions",
+        "Exceptions taken",
+        "",
+        _r("pk"),
+        0,
+        "low",
+        fact=lambda f: f.exceptions if f.acknowledgement == "accepted_with_exceptions" else None,
+    ),
+    RowSpec("execution_path", "Acceptance-run execution path", "", _r("pk"), fact=_path),
+    RowSpec("evidence", "Shares host and fabric diagnostics", "", _r("pk"), fact=_evidence),
 ]
 
 ROW_GROUPS: list[tuple[str, list[RowSpec]]] = [

@@ -37,9 +37,14 @@ REQUEST_FIELDSETS: list[tuple[str, list[str]]] = [
 
 
 class CapacityRequestForm(forms.ModelForm):
+    # Not required here: the model's own check words the one message ("Choose at least one ...").
     acceptable_regions = forms.MultipleChoiceField(
-        choices=Region.choices, widget=forms.CheckboxSelectMultiple, label="Acceptable regions"
+        choices=Region.choices,
+        widget=forms.CheckboxSelectMultiple,
+        label="Acceptable regions",
+        required=False,
     )
+    acceptable_regions.needed_to_submit = True  # type: ignore[attr-defined]  # keeps the asterisk
 
     class Meta:
         model = CapacityRequest

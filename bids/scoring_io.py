@@ -26,8 +26,10 @@ def bid_label(revision: BidRevision) -> str:
 
 
 def request_profile(
-    request: CapacityRequest, *, targets: Mapping[str, float] | None = None
+    request: CapacityRequest, *, targets: Mapping[str, Mapping[str, float]] | None = None
 ) -> RequestProfile:
+    """`targets`: the buyer's clocks in minutes, {"response": {"S1": 30, ...}, "restore": {...}}."""
+    targets = targets or {}
     return RequestProfile(
         gpu_model=request.gpu_model,
         gpu_count=request.gpu_count,
@@ -46,7 +48,8 @@ def request_profile(
         checkpoint_write_seconds=float(request.checkpoint_write_seconds),
         restart_seconds=float(request.restart_seconds),
         run_length_hours=float(request.run_length_hours),
-        target_response_minutes=dict(targets) if targets else None,
+        target_response_minutes=dict(targets.get("response") or {}) or None,
+        target_restore_minutes=dict(targets.get("restore") or {}) or None,
     )
 
 
@@ -91,22 +94,27 @@ def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> Bid
         acknowledgement_exceptions=exceptions,
         evidence_shared=answers.evidence_shared,
         response_minutes=answers.response_minutes,
+        restore_minutes=answers.restore_minutes,
+        clock_rows=answers.clock_rows,
         deal_breaker_failures=answers.deal_breaker_failures,
         missing_required_answers=answers.missing_required_answers,
     )
 
 
+Targets = dict[str, dict[str, float]]
+
+
 def scoring_context(
     *, request: CapacityRequest, bid_ids: Sequence[int]
-) -> tuple[dict[str, float] | None, dict[int, Ack]]:
+) -> tuple[Targets | None, dict[int, Ack]]:
     """What scoring reads besides the revisions: target clocks and acknowledgements."""
     from acceptance.selectors import acknowledgements_for_bids
-    from questionnaire.selectors import target_response_minutes
+    from questionnaire.selectors import target_clock_minutes
 
-    return target_response_minutes(request=request), acknowledgements_for_bids(bid_ids)
+    return target_clock_minutes(request=request), acknowledgements_for_bids(bid_ids)
 
 
-def context_fingerprint(targets: Mapping[str, float] | None, acks: Mapping[int, Ack]) -> dict:
+def context_fingerprint(targets: Mapping[str, Any] | None, acks: Mapping[int, Ack]) -> dict:
     return {"targets": targets, "acks": {str(k): list(v) for k, v in sorted(acks.items())}}
 
 

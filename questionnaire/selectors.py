@@ -67,11 +67,15 @@ def targets_for(*, request: CapacityRequest, question_set: QuestionSet | None) -
     return {**clocks, "source": f"handoff terms v{getattr(terms, 'version', '?')}"}
 
 
-def target_response_minutes(*, request: CapacityRequest) -> dict[str, float] | None:
-    """For scoring's RequestProfile.target_response_minutes."""
+def target_clock_minutes(*, request: CapacityRequest) -> dict[str, dict[str, float]] | None:
+    """For scoring's target_response_minutes and target_restore_minutes, by clock."""
     qs = current_question_set(request=request)
-    targets = targets_for(request=request, question_set=qs)["response"]
-    return {sev: float(v) for sev, v in targets.items() if v} or None
+    targets = targets_for(request=request, question_set=qs)
+    out = {
+        clock: {sev: float(v) for sev, v in (targets.get(clock) or {}).items() if v}
+        for clock in ("response", "restore")
+    }
+    return {clock: sevs for clock, sevs in out.items() if sevs} or None
 
 
 def _fixture_transport(request: CapacityRequest) -> tuple[str, str] | None:

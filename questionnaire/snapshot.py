@@ -40,12 +40,27 @@ def deal_breaker_failures(specs: Iterable[QuestionSpec], answers: Mapping[str, A
 
 def response_minutes(specs: Iterable[QuestionSpec], answers: Mapping[str, Any]) -> dict[str, float]:
     """Per severity, the first-response clock of the earliest matrix step that gives one."""
-    found: dict[str, float] = {}
+    return {sev: value for sev, (value, _) in matrix_clocks(specs, answers)["response"].items()}
+
+
+def matrix_clocks(
+    specs: Iterable[QuestionSpec], answers: Mapping[str, Any]
+) -> dict[str, dict[str, tuple[float, str]]]:
+    """Per clock and severity, the scored minutes and the matrix row that gave them.
+
+    First response: the earliest step that answers it (when someone first acts). Restore: the
+    slowest step that answers it (the capacity is back only when every step is done).
+    """
+    found: dict[str, dict[str, tuple[float, str]]] = {"response": {}, "restore": {}}
     for spec in sorted(specs, key=lambda s: s.order):
         sev, _, clock = spec.column.partition(".")
         value = answers.get(spec.key)
-        if clock == "response" and sev in SEVERITIES and sev not in found and value:
-            found[sev] = float(value)
+        if sev not in SEVERITIES or clock not in found or not value:
+            continue
+        row = spec.text.partition(":")[0].strip() or spec.key
+        current = found[clock].get(sev)
+        if current is None or (clock == "restore" and float(value) > current[0]):
+            found[clock][sev] = (float(value), row)
     return found
 
 
@@ -122,9 +137,12 @@ class ScoringAnswers:
     missing_required_answers: tuple[str, ...]
     evidence_shared: bool
     execution_path_mismatch: str | None = None
+    restore_minutes: dict[str, float] | None = None
+    clock_rows: dict[str, str] | None = None
+    answered: bool = True
 
 
-NO_QUESTIONNAIRE = ScoringAnswers(None, (), (), False, None)
+NO_QUESTIONNAIRE = ScoringAnswers(None, (), (), False, None, answered=False)
 
 
 def scoring_answers(snapshot: Mapping[str, Any] | None) -> ScoringAnswers:
@@ -134,8 +152,11 @@ def scoring_answers(snapshot: Mapping[str, Any] | None) -> ScoringAnswers:
     answers = snapshot.get("answers", {})
     evidence = answers.get(EVIDENCE_KEY)
     path = snapshot.get("execution_path") or {}
+    clocks = matrix_clocks(specs, answers)
     return ScoringAnswers(
-        response_minutes=response_minutes(specs, answers) or None,
+        response_minutes={s: v for s, (v, _) in clocks["response"].items()} or None,
+        restore_minutes={s: v for s, (v, _) in clocks["restore"].items()} or None,
+        clock_rows={f"{s}.{c}": row for c in clocks for s, (_, row) in clocks[c].items()} or None,
         deal_breaker_failures=tuple(deal_breaker_failures(specs, answers)),
         missing_required_answers=tuple(missing_required(specs, answers)),
         evidence_shared=isinstance(evidence, dict) and evidence.get("value") == "yes",

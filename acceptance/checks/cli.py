@@ -13,7 +13,11 @@ from acceptance.parsers import KINDS
 
 # Parent directories that say nothing about a node (generic names, or named after an evidence
 # kind): evidence there covers the whole allocation.
-WHOLE_ALLOCATION_DIRS = {"", ".", "all", "allocation", "whole", "evidence", "cluster", *KINDS}
+# The tools' own names count too (dcgmi/, nvidia-smi/), as people sort captures by tool.
+WHOLE_ALLOCATION_DIRS = {
+    *("", ".", "all", "allocation", "whole", "evidence", "cluster", *KINDS),
+    *("dcgmi", "dcgm", "nvidia-smi", "nccl", "step-time", "fixture", "results"),
+}
 
 
 class UnusableInput(Exception):

@@ -153,7 +153,7 @@ def _nccl_checks(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list
                         group="nccl-tests",
                         status="missing",
                         measured="no whole-allocation run",
-                        expected=f"a {coll} run on all ranks",
+                        expected=f"a run of {coll} on all ranks",
                         message=f"No whole-allocation nccl-tests run of {coll} was uploaded.",
                         mandatory=mandatory,
                     )

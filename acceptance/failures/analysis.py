@@ -360,7 +360,8 @@ def _missing_ranks(
 ) -> list[int]:
     if not world or world > 1_000_000:
         return []
-    seen = {e.rank for e in events if e.rank is not None} | dumped
+    # A "missing record" event (a rank absent from the dumps) is no record of the rank.
+    seen = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"} | dumped
     seen |= {r for f in files if (r := rank_from_name(f.name, require_rank_word=True)) is not None}
     if len(seen) >= world:
         return []

@@ -40,13 +40,15 @@ def run(
         rmap = parse_rank_map(Path(rank_map).read_bytes(), name=rank_map) if rank_map else None
         sources = read_paths(paths)
         if not any(s.data for s in sources):
-            raise FailureInputError("no readable files in the input")
+            refused = "; ".join(f"{s.name} ({s.refused})" for s in sources if s.refused)
+            why = f"; refused: {refused}" if refused else ""
+            raise FailureInputError(f"no readable files in the input{why}")
         result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
     except FailureInputError as exc:
-        err.write(f"analyse_failure: {exc}\n")
+        err.write(f"analyze_failure: {exc}\n")
         return 2
     except OSError as exc:
-        err.write(f"analyse_failure: cannot read: {exc.strerror or exc}\n")
+        err.write(f"analyze_failure: cannot read: {exc.strerror or exc}\n")
         return 2
     out.write(json.dumps(result.to_json(), allow_nan=False) if as_json else render(result))
     out.write("\n")

@@ -50,7 +50,8 @@ _NUMERIC_PREFIXES = (
 _MISSING = {"", "n/a", "[n/a]", "[not supported]", "not supported", "err!", "[unknown error]"}
 # Aliases accepted in a hand-written header; nvidia-smi itself echoes canonical names.
 _ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id", "gpu_uuid": "uuid"}
-_HEADER_CELL_RE = re.compile(r"^[a-z][a-z0-9_.]*(?: \[[^\]]*\])?$")
+# Some field names carry capitals (vgpu_device_capability.fractional_multiVgpu), none a space.
+_HEADER_CELL_RE = re.compile(r"^[a-z][A-Za-z0-9_.]*(?: \[[^\]]*\])?$")
 _UNIT_RE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:MiB|GiB|KiB|W|%|C|MHz|us|B)?$")
 
 

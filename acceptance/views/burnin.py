@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -227,19 +228,40 @@ def run_accept(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(
                 request,
                 f"{decision.get_kind_display()}. The reservation clock started at "
-                f"{decision.at:%d %b %Y %H:%M %Z}; this run is the hand-over baseline.",
+                f"{decision.at:%-d %b %Y %H:%M %Z}; this run is the hand-over baseline.",
             )
             return redirect("burnin:reservation-detail", pk=run.reservation_id)
     return _run_page(request, run, accept_form=form)
 
 
+# Lines shown either side of the one a check points at (the whole file stays downloadable).
+LINES_AROUND = 150
+
+
 @login_required
 @require_GET
-def evidence_download(request: HttpRequest, pk: int) -> FileResponse:
+def evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """The stored file as uploaded; with ?line=N, the lines around N as a page to read."""
     # Same rule as org_required (signed in, an active organisation), typed for a streamed file.
     if active_org(request) is None:
         raise Http404
     evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
+    line = request.GET.get("line", "")
+    if line.isdigit() and int(line) > 0:
+        with evidence.file.open("rb") as handle:
+            text = handle.read().decode("utf-8", errors="replace")
+        target = int(line)
+        first = max(1, target - LINES_AROUND)
+        window = text.split("\n")[first - 1 : target + LINES_AROUND]
+        return render(
+            request,
+            "acceptance/burnin/evidence_lines.html",
+            {
+                "evidence": evidence,
+                "target": target,
+                "lines": [(first + i, t.rstrip("\r")) for i, t in enumerate(window)],
+            },
+        )
     return FileResponse(
         evidence.file.open("rb"),
         as_attachment=True,

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org
 from api.serializers.annexes import AnnexJobSerializer, AnnexRequestSerializer, AnnexSerializer
 from contracts import selectors_annex
@@ -34,8 +35,10 @@ class AnnexListView(generics.ListAPIView[Annex]):
     @extend_schema(
         request=AnnexRequestSerializer,
         responses={202: AnnexJobSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
         summary="Generate an annex version (rendered by a worker; poll the job)",
     )
+    @idempotent
     def post(self, request: Request, pk: int) -> Response:
         req, kinds = selectors_annex.annex_request_for_org(org=api_org(request), pk=pk)
         body = AnnexRequestSerializer(data=request.data)

@@ -107,8 +107,10 @@ class BidSubmitView(generics.GenericAPIView[BidRevision]):
     @extend_schema(
         request=None,
         responses={201: BidRevisionSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
         summary="Submit (or revise): freeze the draft into the next immutable revision",
     )
+    @idempotent
     def post(self, request: Request, pk: int) -> Response:
         bid = selectors.bid_get_for_provider(org=provider_org(request), pk=pk)
         revision = bid_draft_submit(bid=bid, user=api_user(request))

@@ -14,6 +14,8 @@ from rest_framework.views import APIView
 
 from acceptance import selectors_burnin as sel
 from acceptance.services import burnin as services
+from api.errors import FIELD_PROBLEMS, error_body
+from api.idempotency import idempotent
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer, upload_result
 
 
@@ -43,12 +45,13 @@ class RunEvidenceView(APIView):
             }
         )
 
+    @idempotent
     def post(self, request: Request, run_id: int) -> Response:
         run = self._run(request, run_id)
         files = request.FILES.getlist("file")
         if not files:
             return Response(
-                {"detail": "Send one or more files as multipart field 'file'."},
+                error_body(FIELD_PROBLEMS, {"file": ["Send one or more files as field 'file'."]}),
                 status=status.HTTP_400_BAD_REQUEST,
             )
         user = request.user
@@ -67,10 +70,14 @@ class RunEvidenceView(APIView):
                 continue
             results.append(upload_result(outcome.evidence, duplicate=outcome.duplicate))
         stored = [r for r in results if "id" in r]  # refused files carry no id
-        code: int
         if not stored:
-            code = status.HTTP_400_BAD_REQUEST
-        elif any(not r["duplicate"] for r in stored):
+            refused = [f"{r['name']}: {r['error']}" for r in results]
+            body = error_body("No file was stored.", {"file": refused})
+            return Response(
+                {**body, "run": run.pk, "files": results}, status=status.HTTP_400_BAD_REQUEST
+            )
+        code: int
+        if any(not r["duplicate"] for r in stored):
             code = status.HTTP_201_CREATED
         else:
             code = status.HTTP_200_OK

@@ -86,8 +86,10 @@ class ReservationAcceptView(generics.GenericAPIView[Acceptance]):
     @extend_schema(
         request=AcceptSerializer,
         responses={201: DecisionSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
         summary="Accept on a passing gate, or override with a reason (buyers); starts the clock",
     )
+    @idempotent
     def post(self, request: Request, pk: int) -> Response:
         reservation = _as_buyer(request, pk)
         serializer = AcceptSerializer(data=request.data)
@@ -110,8 +112,10 @@ class ReservationRejectView(generics.GenericAPIView[Acceptance]):
     @extend_schema(
         request=RejectSerializer,
         responses={201: DecisionSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
         summary="Reject the reservation with a reason (buyers)",
     )
+    @idempotent
     def post(self, request: Request, pk: int) -> Response:
         reservation = _as_buyer(request, pk)
         serializer = RejectSerializer(data=request.data)

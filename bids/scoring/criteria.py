@@ -213,6 +213,25 @@ def _replacement_share(hours: float) -> float:
     return max(0.0, 1.0 - math.log(hours / 4) / math.log(72 / 4))
 
 
+_CLOCK_WORDS = {"response": "first response", "restore": "restore"}
+
+
+def _clock_pairs(
+    *, request: RequestProfile, bid: BidOffer
+) -> list[tuple[str, str, float, float, str]]:
+    """(clock, severity, target, offered, questionnaire row) wherever both sides give a clock."""
+    out = []
+    rows = bid.clock_rows or {}
+    for clock, targets, offered in (
+        ("response", request.target_response_minutes, bid.response_minutes),
+        ("restore", request.target_restore_minutes, bid.restore_minutes),
+    ):
+        for sev in sorted(set(targets or {}) & set(offered or {})):
+            assert targets is not None and offered is not None
+            out.append((clock, sev, targets[sev], offered[sev], rows.get(f"{sev}.{clock}", "")))
+    return out
+
+
 def score_incident_sla(*, request: RequestProfile, bid: BidOffer) -> CriterionScore:
     t = _Tally()
     t.part(
@@ -248,20 +267,19 @@ def score_incident_sla(*, request: RequestProfile, bid: BidOffer) -> CriterionSc
         good="health checks with auto-drain",
         bad="no automatic health checks/drain",
     )
-    targets, offered = request.target_response_minutes, bid.response_minutes
-    common = sorted(set(targets or {}) & set(offered or {}))
-    if targets and offered and common:
-        shares = [min(1.0, targets[s] / offered[s]) for s in common]
+    clocks = _clock_pairs(request=request, bid=bid)
+    if clocks:
         slow = [
-            f"{s} {_fmt(offered[s])} vs {_fmt(targets[s])} min"
-            for s in common
-            if offered[s] > targets[s]
+            f"{_CLOCK_WORDS[clock]} {sev} {_fmt(offered)} vs {_fmt(target)} min"
+            + (f" ({row})" if row else "")
+            for clock, sev, target, offered, row in clocks
+            if offered > target
         ]
         t.part(
             20,
-            sum(shares) / len(shares),
-            good="response clocks meet targets",
-            bad="response " + ", ".join(slow),
+            sum(min(1.0, target / offered) for _, _, target, offered, _ in clocks) / len(clocks),
+            good="response and restore clocks meet targets",
+            bad=", ".join(slow),
         )
     # Without both clocks nothing is compared: the criterion is scored out of the other 80 points.
     return t.result("incident_sla")

@@ -84,6 +84,7 @@ class RequestProfile:
     restart_seconds: float
     run_length_hours: float
     target_response_minutes: dict[str, float] | None = None
+    target_restore_minutes: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         for name in ("gpu_count", "nodes", "gpus_per_node", "nvlink_domain_size"):
@@ -98,6 +99,7 @@ class RequestProfile:
         _non_negative("restart_seconds", self.restart_seconds)
         _non_negative("run_length_hours", self.run_length_hours)
         _clocks("target_response_minutes", self.target_response_minutes)
+        _clocks("target_restore_minutes", self.target_restore_minutes)
 
     @property
     def term_hours(self) -> float:
@@ -142,6 +144,9 @@ class BidOffer:
     acknowledgement_exceptions: int = 0
     evidence_shared: bool = False
     response_minutes: dict[str, float] | None = None
+    restore_minutes: dict[str, float] | None = None
+    # Which questionnaire row gave each clock, keyed "S1.response": named in the rationale.
+    clock_rows: dict[str, str] | None = None
     deal_breaker_failures: tuple[str, ...] = ()
     missing_required_answers: tuple[str, ...] = ()
 
@@ -171,6 +176,7 @@ class BidOffer:
         if self.leaf_switches is not None:
             _positive("leaf_switches", self.leaf_switches)
         _clocks("response_minutes", self.response_minutes)
+        _clocks("restore_minutes", self.restore_minutes)
 
     @property
     def gpu_total(self) -> int:

@@ -32,7 +32,9 @@ def busbw_chart_svg(
     if not points:
         return ""
     thresholds = thresholds or {}
-    left, right, top, bottom = 56, 130, 16, 40
+    # The legend sits right of the plot: leave room for the longest name (about 6 px a letter).
+    longest = max([len(name) for name in series] + [17 if thresholds else 0])
+    left, right, top, bottom = 56, min(max(130, 40 + int(longest * 6.2)), width // 2), 16, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     x_min = math.log2(min(s for s, _ in points))
     x_max = math.log2(max(s for s, _ in points))

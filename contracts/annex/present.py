@@ -10,42 +10,14 @@ from typing import Any
 
 from bids.models import BidTerms, CapacityRequest
 from contracts.annex.charts import busbw_chart_svg
+from contracts.annex.labels import display as _display
+from contracts.annex.labels import humanise, when
+from contracts.annex.labels import label as _label
 from contracts.annex.snapshot import KIND_CONTRACT
 
 Block = dict[str, Any]
 CONFIDENTIAL_BOTH = "Confidential: buyer and provider"
 CONFIDENTIAL_BUYER = "Confidential: buyer only — never shared with providers"
-
-
-def _label(model: Any, name: str) -> str:
-    try:
-        return str(model._meta.get_field(name).verbose_name).capitalize()
-    except Exception:  # a field that no longer exists still prints, humanised
-        return humanise(name)
-
-
-def humanise(key: str) -> str:
-    text = key.replace("_", " ").replace(".", " › ").strip()
-    return text[:1].upper() + text[1:]
-
-
-def _display(model: Any, name: str, value: Any) -> str:
-    if value is None or value == "":
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ", ".join(str(_display(model, name, v)) for v in value) or "—"
-    try:
-        field = model._meta.get_field(name)
-        choices = dict(field.choices or [])
-    except Exception:
-        choices = {}
-    if name == "acceptable_regions":
-        from bids.choices import Region
-
-        choices = dict(Region.choices)
-    return str(choices.get(value, value))
 
 
 def _kv(rows: Iterable[tuple[str, Any]], heading: str = "") -> Block:
@@ -69,7 +41,7 @@ def _flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
         return [(humanise(prefix), ", ".join(str(v) for v in value))]
     if isinstance(value, list):
         return [(humanise(prefix), f"{len(value)} item(s)")] if value else [(humanise(prefix), "—")]
-    return [(humanise(prefix), _display(None, "", value))]
+    return [(humanise(prefix), when(value))]
 
 
 def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
@@ -89,7 +61,7 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         for name, value in _ordered(revision["terms"], BidTerms)
     ]
     intro = (
-        f"Bid revision {revision['number']}, submitted {revision['submitted_at']} by "
+        f"Bid revision {revision['number']}, submitted {when(revision['submitted_at'])} by "
         f"{revision.get('submitted_by') or '—'}. These terms are frozen; a new revision would "
         "need a new annex version."
     )
@@ -144,7 +116,7 @@ def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
                         o.get("value"),
                         o.get("reason"),
                         o.get("by"),
-                        o.get("at"),
+                        when(o.get("at")),
                     ]
                     for o in overrides
                 ],
@@ -230,7 +202,7 @@ def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
                 ("Answer", humanise(ack["status"])),
                 ("Fixture version", ack.get("fixture_version") or "—"),
                 ("Terms revision", ack.get("terms_revision") or "—"),
-                ("When", ack.get("at")),
+                ("When", when(ack.get("at"))),
             ]
         )
     ]
@@ -258,7 +230,7 @@ def _baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:
         rows = [
             ("Decision", humanise(decision["kind"])),
             ("By", decision.get("by") or "—"),
-            ("At (reservation clock start)", decision.get("at")),
+            ("At (reservation clock start)", when(decision.get("at"))),
             ("Gate", decision.get("gate_summary") or "—"),
         ]
         if decision.get("reason"):
@@ -309,7 +281,12 @@ def _baseline_nccl_blocks(nccl: list[dict[str, Any]]) -> list[Block]:
     svg = busbw_chart_svg(series)
     if svg:
         blocks.append(
-            {"type": "svg", "svg": svg, "caption": "Baseline bus bandwidth against message size"}
+            {
+                "type": "svg",
+                "heading": "Bus bandwidth against message size",
+                "svg": svg,
+                "caption": "Baseline bus bandwidth against message size",
+            }
         )
     subsets = [r for r in nccl if r not in whole]
     if subsets:

@@ -12,7 +12,7 @@ from contracts import selectors_annex as selectors
 from contracts.annex.diff import snapshot_diff
 from contracts.annex.present import document_for
 from contracts.annex.render import render_html
-from contracts.models_annex import AnnexKind
+from contracts.models_annex import AnnexJobStatus, AnnexKind
 from contracts.services.annexes import annex_request, annex_retry
 
 
@@ -66,11 +66,17 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
     if kind not in kinds:
         raise Http404
     try:
-        annex_request(request=req, kind=kind, user=user_of(request))
+        job = annex_request(request=req, kind=kind, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
-        messages.success(request, "Rendering the PDF. This page updates itself when it is ready.")
+        job.refresh_from_db()  # with in-process tasks the render has already finished
+        if job.status == AnnexJobStatus.QUEUED or job.status == AnnexJobStatus.RENDERING:
+            messages.success(
+                request, "Rendering the PDF. This page updates itself when it is ready."
+            )
+        elif job.status == AnnexJobStatus.DONE and job.annex is not None and not job.reused:
+            messages.success(request, f"Version {job.annex.version} is issued: download it below.")
     return redirect("annexes:list", pk=pk)
 
 

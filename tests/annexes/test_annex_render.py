@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from pypdf import PdfReader
@@ -148,3 +149,35 @@ def test_nothing_to_render_before_the_award(world, buyer):
 
     with pytest.raises(ValidationError, match="no awarded bid"):
         annex_request(request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+
+
+def test_the_annex_prints_labels_and_instants_as_people_read_them(
+    awarded, buyer, django_capture_on_commit_callbacks
+):
+    """GIVEN a rendered annex THEN field names keep their acronyms, instants are not raw ISO
+    8601, and the running header sits in the page margin only (once per page)."""
+    job = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    text = _text(job.annex)
+    assert "GPU model" in text and "Gpu model" not in text
+    assert "Price per GPU-hour" in text and "Nccl" not in text
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)
+    with job.annex.pdf.open("rb") as fh:
+        first_page = PdfReader(io.BytesIO(fh.read())).pages[0].extract_text()
+    assert first_page.count(awarded.request.title + " · bid revision") == 1
+
+
+def test_generate_says_rendering_or_issued(
+    awarded, buyer, monkeypatch, django_capture_on_commit_callbacks
+):
+    """GIVEN a worker that has not run yet THEN the page says it is rendering; GIVEN an
+    in-process render that already finished THEN it names the issued version instead."""
+    from django.urls import reverse
+
+    url = reverse("annexes:generate", args=[awarded.request.pk])
+    done = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
+    with monkeypatch.context() as patch:
+        patch.setattr("contracts.views.annexes.annex_request", lambda **kwargs: done)
+        issued = buyer.client().post(url, {"kind": "contract"}, follow=True).content.decode()
+    assert f"Version {done.annex.version} is issued" in issued
+    queued = buyer.client().post(url, {"kind": "contract"}, follow=True).content.decode()
+    assert "Rendering the PDF" in queued and "is issued" not in queued

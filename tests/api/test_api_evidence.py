@@ -80,7 +80,31 @@ def test_errors_are_per_file_and_never_a_500(awarded, curl, settings):
 def test_no_file_is_a_400(awarded, curl):
     response = curl.post(_url(awarded), {"node": "gpu-a01"})
     assert response.status_code == 400
-    assert "file" in response.json()["detail"]
+    assert set(response.json()) == {"detail", "errors"} and "file" in response.json()["errors"]
+
+
+def test_every_file_refused_is_a_400_in_the_error_shape(awarded, curl, settings):
+    settings.EVIDENCE_MAX_BYTES = 10
+    response = curl.post(_url(awarded), {"file": file_upload("big.log", b"x" * 90)})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == "No file was stored."
+    assert body["errors"]["file"][0].startswith("big.log: ")
+    assert body["files"][0]["name"] == "big.log"
+
+
+def test_a_retried_upload_with_its_key_replays(awarded, curl):
+    data = {"file": file_upload("burnin/fixture-result/fixture_16ranks.jsonl")}
+    first = curl.post(_url(awarded), data, HTTP_IDEMPOTENCY_KEY="up-1")
+    data = {"file": file_upload("burnin/fixture-result/fixture_16ranks.jsonl")}
+    again = curl.post(_url(awarded), data, HTTP_IDEMPOTENCY_KEY="up-1")
+    assert first.status_code == again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true" and again.json() == first.json()
+    other = curl.post(
+        _url(awarded), {"file": file_upload("x.log", b"other")}, HTTP_IDEMPOTENCY_KEY="up-1"
+    )
+    assert other.status_code == 422
+    assert awarded.run.evidence.count() == 1
 
 
 def test_a_rival_token_sees_nothing(awarded, rival_provider):

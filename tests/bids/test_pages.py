@@ -124,3 +124,12 @@ def test_the_demo_buyer_can_sign_in_and_see_three_bids(client):
     html = client.get(reverse("bids:request-detail", args=[req.pk])).content.decode()
     for name in ("Northwind Compute", "Aurora GPU Cloud", "Pacifica Neocloud"):
         assert name in html
+
+
+def test_no_region_gives_one_message_on_the_field(buyer):
+    from django.urls import reverse
+
+    response = buyer.client().post(reverse("bids:request-create"), {"title": "No regions"})
+    errors = response.context["form"].errors["acceptable_regions"]
+    assert errors == ["Choose at least one acceptable region."]
+    assert 'class="req"' in response.content.decode()

@@ -93,6 +93,24 @@ def test_a_deal_breaker_answered_the_wrong_way_reaches_scoring(draft, provider):
     assert "needs IB" in (facts.execution_path_mismatch or "")
 
 
+def test_scoring_reads_each_clock_with_the_matrix_row_that_gave_it(draft, provider):
+    """First response: the earliest step that answers it; restore: the slowest step."""
+    qs = selectors.current_question_set(request=draft.request)
+    raw = full_answers(qs) | {
+        "detect.S1.response": "40 min",
+        "isolate.S1.response": "20 min",
+        "revalidate.S1.restore": "6 h",
+    }
+    services.answers_save(bid=draft, user=provider.user, raw=raw)
+    revision = bid_submit(bid=draft, user=provider.user)
+    facts = selectors.scoring_inputs_for_revisions([revision])[revision.pk]
+    assert facts.response_minutes == {"S1": 40.0, "S2": 30.0, "S3": 30.0}
+    assert facts.restore_minutes == {"S1": 360.0, "S2": 30.0, "S3": 30.0}
+    assert facts.clock_rows is not None
+    assert facts.clock_rows["S1.response"] == "Detect"
+    assert facts.clock_rows["S1.restore"] == "Revalidate the fabric"
+
+
 def test_scoring_inputs_cost_one_query_for_any_number_of_revisions(
     draft, world, provider, django_assert_num_queries
 ):

@@ -75,6 +75,21 @@ def test_a_too_big_file_is_named_and_the_others_are_stored(
     assert awarded.run.evidence.count() == 1
 
 
+def test_an_empty_file_is_named_and_the_others_are_stored(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    url = reverse("burnin:run-upload", args=[awarded.run.pk])
+    files = [
+        file_upload("burnin/fixture-result/fixture_16ranks.jsonl"),
+        file_upload("empty.txt", b""),
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = provider.client().post(url, {"file": files}, follow=True)
+    html = response.content.decode()
+    assert "empty.txt is empty" in html and "Stored 1 file" in html
+    assert awarded.run.evidence.count() == 1
+
+
 def test_a_bad_node_label_is_shown_on_the_field(awarded, provider):
     url = reverse("burnin:run-upload", args=[awarded.run.pk])
     response = provider.client().post(
@@ -102,6 +117,28 @@ def test_the_run_page_shows_checks_gate_charts_and_links(
     assert 'id="burnin-charts"' in html and "chart-busbw-0" in html
     status = buyer.client().get(reverse("burnin:run-status", args=[awarded.run.pk])).json()
     assert status["busy"] is False and status["gate"]["passed"] is False
+
+
+def test_a_check_links_to_the_line_it_came_from(
+    awarded, buyer, rival_provider, provider, django_capture_on_commit_callbacks
+):
+    """GIVEN a busbw check failing at a row of the log THEN its evidence cell links to that line,
+    and the link shows the lines around it with that one marked (to the parties only)."""
+    from tests.acceptance.burnin.helpers import upload_all
+
+    files = [("burnin/nccl-tests/all_reduce_2node_slow.txt", "")]
+    (evidence,) = upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
+    check = awarded.run.checks.get(name="nccl-tests all_reduce: large-message busbw")
+    assert check.line
+    url = f"{reverse('burnin:evidence-download', args=[evidence.pk])}?line={check.line}"
+    html = buyer.client().get(reverse("burnin:run-detail", args=[awarded.run.pk])).content.decode()
+    assert f'href="{url}#L{check.line}"' in html
+    page = buyer.client().get(url)
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    text = evidence.file.open("rb").read().decode().split("\n")[check.line - 1]
+    body = page.content.decode()
+    assert f'<tr id="L{check.line}" class="target">' in body and text.split()[0] in body
+    assert rival_provider.client().get(url).status_code == 404
 
 
 def test_the_provider_sees_no_decision_buttons(awarded, provider):

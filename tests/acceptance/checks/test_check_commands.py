@@ -79,3 +79,13 @@ def test_check_evidence_node_prefix_and_unusable_input(evidence_dir):
     assert json.loads(proc.stdout)["checks"]
     proc = manage("check_evidence", "--fixture", spec, str(evidence_dir / "nope.txt"))
     assert proc.returncode == 2 and "cannot read" in proc.stderr
+
+
+def test_a_directory_named_after_a_tool_is_not_a_node(tmp_path):
+    """GIVEN captures sorted by tool (dcgmi/, nvidia-smi/) THEN they cover the whole allocation;
+    any other directory names the node."""
+    from acceptance.checks.cli import split_node
+
+    assert split_node(str(tmp_path / "dcgmi" / "diag.txt"))[0] is None
+    assert split_node(str(tmp_path / "nvidia-smi" / "q.csv"))[0] is None
+    assert split_node(str(tmp_path / "gpu-a01" / "diag.txt"))[0] == "gpu-a01"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from acceptance.failures.synthetic import Scenario, cascade
+from acceptance.failures.synthetic import Scenario, cascade, flight_recorder
 
 
 @pytest.fixture
@@ -66,3 +66,37 @@ def test_bad_rank_map_exits_2(
     with pytest.raises(SystemExit) as exc:
         call_command("analyse_failure", str(bundle), "--rank-map", str(bad))
     assert exc.value.code == 2 and "map.csv" in capsys.readouterr().err
+
+
+def test_flight_recorder_mismatch_and_a_rank_without_any_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for f in flight_recorder(ranks=16, entries=20, culprit=5, mismatch_at=12, missing=(9,)):
+        (tmp_path / f.name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f.name).write_bytes(f.data)
+    call_command("analyze_failure", str(tmp_path), "--json")
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["first_failure"]["rank"] == 5 and doc["suggested_owner"] == "application"
+    (mismatch,) = doc["mismatches"]
+    assert {"seq", "ranks", "field", "values"} <= set(mismatch)
+    assert (mismatch["seq"], mismatch["ranks"], mismatch["field"]) == (12, [5], "input_sizes")
+    # Rank 9 has neither a dump nor a log: missing from the dumps and without any record.
+    assert doc["missing_dumps"] == [9] and doc["missing_ranks"] == [9]
+
+
+def test_an_archive_of_only_unsafe_members_exits_2_naming_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "evil.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("../../etc/cron.d/evil")
+        info.size = 5
+        tar.addfile(info, io.BytesIO(b"hello"))
+        link = tarfile.TarInfo("passwd")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    with pytest.raises(SystemExit) as exc:
+        call_command("analyze_failure", str(path), "--json")
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "path traversal" in err and "passwd (link" in err and err.count("\n") == 1

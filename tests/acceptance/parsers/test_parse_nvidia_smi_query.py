@@ -27,6 +27,16 @@ def test_csv_without_header_or_units_uses_the_bundle_field_list(evidence):
     assert len(r.gpus) == 8 and r.gpus[0]["memory.total"] == 143771 and r.gpus[0][ECC] is None
 
 
+def test_a_csv_header_with_mixed_case_field_names_is_a_header():
+    """GIVEN --query-gpu with every field, some named in camelCase (nvidia-smi 590)
+    THEN the first line is read as the header, not refused as a header-less CSV."""
+    fields = "timestamp, driver_version, vgpu_device_capability.fractional_multiVgpu, name, index"
+    row = "2026/07/14 08:12:38.696, 590.48.01, [N/A], NVIDIA H100 80GB HBM3, 0"
+    r = nvidia_smi_query.parse(f"{fields}\n{row}\n")
+    assert r.gpus[0]["name"] == "NVIDIA H100 80GB HBM3" and r.driver_version == "590.48.01"
+    assert r.gpus[0]["vgpu_device_capability.fractional_multiVgpu"] is None
+
+
 @pytest.mark.parametrize(
     ("name", "count", "driver", "ecc"),
     [

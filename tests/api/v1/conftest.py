@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.core.files.base import ContentFile
 from rest_framework.test import APIClient
 
-from acceptance.models import BurnInRun, Evidence, Reservation
+from acceptance.models import BurnInRun, Evidence, FailedRun, Reservation
 from acceptance.services import fixture_from_template
 from api.services import token_create
 from bids.models import Bid, CapacityRequest
@@ -40,6 +40,7 @@ class ApiWorld:
     evidence: Evidence
     annex: Annex
     annex_job: AnnexJob
+    failed_run: FailedRun  # on the reservation, not analysed
 
 
 @pytest.fixture(autouse=True)
@@ -93,6 +94,9 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
     job = AnnexJob.objects.create(
         request=done.request, kind=AnnexKind.CONTRACT, status="done", annex=annex
     )
+    failed_run = FailedRun.objects.create(
+        reservation=done.reservation, label="Failed run 1", uploaded_by=provider.user
+    )
     return ApiWorld(
         request=open_request,
         bid=world.bid,
@@ -103,6 +107,7 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
         evidence=evidence,
         annex=annex,
         annex_job=job,
+        failed_run=failed_run,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from bids.models import BidRevision, CapacityRequest
 from tests.api.v1.conftest import answer_all, token_client
@@ -106,6 +107,34 @@ def test_revise_makes_a_new_immutable_revision(api_world, provider):
     assert BidRevision.objects.filter(bid=api_world.bid).count() == 2
     numbers = client.get(f"/api/v1/bids/{api_world.bid.pk}/revisions/?ordering=number").json()
     assert [r["number"] for r in numbers["results"]] == [1, 2]
+
+
+def test_a_retried_submit_with_its_key_replays_the_revision(api_world, provider):
+    answer_all(api_world.bid, provider.user)
+    client = token_client(provider.user)
+    client.patch(f"/api/v1/bids/{api_world.bid.pk}/", {"price_per_gpu_hour": "2.10"}, format="json")
+    url = f"/api/v1/bids/{api_world.bid.pk}/submit/"
+    first = client.post(url, HTTP_IDEMPOTENCY_KEY="submit-2")
+    again = client.post(url, HTTP_IDEMPOTENCY_KEY="submit-2")
+    assert first.status_code == again.status_code == 201
+    assert again.json()["number"] == 2 and again["Idempotent-Replayed"] == "true"
+    assert BidRevision.objects.filter(bid=api_world.bid).count() == 2
+
+
+def test_unknown_api_urls_answer_json_even_with_debug(buyer, settings):
+    settings.DEBUG = True  # Django's technical 404 page would otherwise answer
+    client = token_client(buyer.user)
+    for url in ["/api/v1/nope/", "/api/v1/requests/abc/", "/api/v2/requests/"]:
+        response = client.get(url)
+        assert response.status_code == 404 and response["Content-Type"] == "application/json"
+        assert response.json() == {"detail": "Not found.", "errors": {}}
+    session = APIClient(enforce_csrf_checks=True)
+    session.force_login(buyer.user)
+    negative = session.patch("/api/v1/bids/-5/", {}, format="json")  # no CSRF page either
+    assert negative.status_code == 404 and negative.json()["detail"] == "Not found."
+    slashless = client.post("/api/v1/requests", {}, format="json")
+    assert slashless.status_code == 404
+    assert slashless.json()["detail"].endswith("end with a slash: /api/v1/requests/")
 
 
 def test_a_sealed_request_lists_no_bid_and_no_bidder(api_world, buyer):

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from acceptance.models import Evidence, EvidenceState
-from acceptance.services import burnin as burnin_services
 from acceptance.services.award import request_award
 from api.services import token_create
 from bids.models import BidRevision
@@ -46,11 +45,12 @@ def readme_commands() -> list[str]:
     ]
 
 
-def run(command: str, env: dict[str, str], cwd: Path) -> Any:
+def run(command: str, env: dict[str, str], cwd: Path, *, expect_failure: bool = False) -> Any:
     done = subprocess.run(
         ["bash", "-c", command], env=env, cwd=cwd, capture_output=True, text=True, timeout=60
     )
-    assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    ok = done.returncode != 0 if expect_failure else done.returncode == 0
+    assert ok, f"{command}\n{done.returncode}\n{done.stdout}\n{done.stderr}"
     return json.loads(done.stdout)
 
 
@@ -70,23 +70,32 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
         "CLUSTERBID_TOKEN": secret,
         "REQUEST_ID": str(req.pk),
     }
-    listing, create, update, submit, upload, verdict = readme_commands()
+    (listing, questions, create, update, submit, reservations, start_run, upload, verdict) = (
+        readme_commands()
+    )
 
     invited = run(listing, env, tmp_path)
     assert [r["id"] for r in invited["results"]] == [req.pk]
+    asked = run(questions, env, tmp_path)["questions"]
+    assert {"detect.owner", "detect.S1.response"} <= {q["key"] for q in asked if q["required"]}
 
-    bid_json = {
+    # The README's example answers: enough for a draft, not for the submit.
+    bid_json: dict[str, Any] = {
         "request": req.pk,
         "price_per_gpu_hour": "2.35",
         "region": "eu",
-        "site": "Frankfurt",
-        "answers": demo_answers(PROFILES["premium"], BidFactory.build(spares_count=2)),
+        "answers": {"detect.owner": "provider", "detect.S1.response": "15 min"},
     }
     (tmp_path / "bid.json").write_text(json.dumps(bid_json))
     bid = run(create, env, tmp_path)
     assert run(create, env, tmp_path)["id"] == bid["id"]  # the retried curl creates nothing
     env["BID_ID"] = str(bid["id"])
+    refused = run(submit, env, tmp_path, expect_failure=True)  # the body still prints
+    assert "answers.detect.S2.response" in refused["errors"]
+
     bid_json["price_per_gpu_hour"] = "2.30"
+    bid_json["site"] = "Frankfurt"
+    bid_json["answers"] = demo_answers(PROFILES["premium"], BidFactory.build(spares_count=2))
     (tmp_path / "bid.json").write_text(json.dumps(bid_json))
     assert run(update, env, tmp_path)["price_per_gpu_hour"] == "2.300"
     revision = run(submit, env, tmp_path)
@@ -95,11 +104,15 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     assert str(frozen.price_per_gpu_hour) == "2.300"
     assert frozen.questionnaire["answers"]["detect.owner"]
 
-    # The buyer closes and awards in the browser; a burn-in run waits for evidence.
+    # The buyer closes and awards in the browser; the provider starts a burn-in run.
     request_close(request=req)
     reservation = request_award(request=req, bid=frozen.bid, user=buyer.user)
-    burnin_run = burnin_services.run_create(reservation=reservation, user=buyer.user)
-    env["RUN_ID"] = str(burnin_run.pk)
+    pending = run(reservations, env, tmp_path)
+    assert [r["id"] for r in pending["results"]] == [reservation.pk]
+    env["RESERVATION_ID"] = str(reservation.pk)
+    burnin_run = run(start_run, env, tmp_path)
+    assert run(start_run, env, tmp_path)["id"] == burnin_run["id"]  # the retry creates nothing
+    env["RUN_ID"] = str(burnin_run["id"])
     shutil.copy(
         DATA / "burnin/nccl-tests/all_reduce_2node_pass.txt", tmp_path / "all_reduce_perf.txt"
     )
@@ -108,5 +121,5 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     assert [f["name"] for f in stored["files"]] == ["all_reduce_perf.txt"]
     state = run(verdict, env, tmp_path)
     assert [e["state"] for e in state["evidence"]] == [EvidenceState.PARSED]
-    assert Evidence.objects.get(run=burnin_run).parsed
+    assert Evidence.objects.get(run_id=burnin_run["id"]).parsed
     assert state["checks"], "the checks ran on the parsed evidence"

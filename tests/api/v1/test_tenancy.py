@@ -8,6 +8,7 @@ a burn-in run and an evidence file (see conftest.api_world).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +57,7 @@ BUYER = only(buyer=OK)
 BIDDERS = only(provider=OK, rival_provider=OK)
 OWNER_AND_BUYER = only(provider=OK, buyer=OK)
 ANY_BUYER = only(buyer=OK, outsider=OK)
+OWNER_AND_BUYER_400 = only(provider=REFUSED, buyer=REFUSED)
 
 # operationId -> (path parameters, JSON body (None: no body), expected status per role)
 OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
@@ -151,13 +153,17 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"reason": "Fabric below the agreed busbw."},
         only(buyer=CREATED),
     ),
-    "runs_evidence_list": (lambda w: {"run_id": w.run.pk}, None, OWNER_AND_BUYER),
+    "runs_evidence_retrieve": (lambda w: {"run_id": w.run.pk}, None, OWNER_AND_BUYER),
     # The provider stores the file; the buyer's identical upload is the same evidence (200).
     "runs_evidence_upload": (
         lambda w: {"run_id": w.run.pk},
         lambda w: "multipart",
         only(provider=CREATED, buyer=OK),
     ),
+    # Failed-run bundles belong to accepted reservations: this one is only awarded (400).
+    "reservations_failed_runs_create": (reservation, lambda w: "multipart", OWNER_AND_BUYER_400),
+    "failed_runs_list": (none, None, ALL_ORGS),
+    "failed_runs_retrieve": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER),
 }
 
 # Browser-facing API routes outside the operations: the schema and its two readers are public.
@@ -230,3 +236,13 @@ def test_operation_gives_each_role_what_it_may_see(operation_id, api_world, clie
 def test_schema_and_docs_are_public(name, role, clients, db):
     response = clients[role].get(reverse(name))
     assert response.status_code == PAGES[name][role]
+
+
+@pytest.mark.parametrize("name", ["api:docs", "api:redoc"])
+def test_the_docs_load_nothing_from_outside(name, client, db):
+    html = client.get(reverse(name)).content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert assets and all(a.startswith("/static/") for a in assets), assets
+    assert "googleapis" not in html and "cdn." not in html
+    if name == "api:redoc":  # ReDoc's bundle draws its footer logo from cdn.redoc.ly: refused
+        assert "content=\"img-src 'self' data: blob:\"" in html

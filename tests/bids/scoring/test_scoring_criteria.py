@@ -139,6 +139,30 @@ def test_incident_sla_rewards_spares_coverage_and_fast_clocks() -> None:
         assert needle in cheap.rationale
 
 
+def test_incident_sla_names_the_questionnaire_rows_that_miss_the_targets() -> None:
+    req = replace(demo_request(), target_restore_minutes={"S1": 240.0})
+    bid = replace(
+        demo_premium(),
+        response_minutes={"S1": 60.0},
+        restore_minutes={"S1": 480.0, "S2": 600.0},
+        clock_rows={"S1.response": "Detect", "S1.restore": "Repair or replace"},
+    )
+    result = score_incident_sla(request=req, bid=bid)
+    # two comparable clocks, each at half the target pace: 10 of 20 points lost
+    assert result.score == pytest.approx(90.0)
+    assert "first response S1 60 vs 30 min (Detect)" in result.rationale
+    assert "restore S1 480 vs 240 min (Repair or replace)" in result.rationale
+    assert "S2" not in result.rationale  # no restore target for S2: not compared
+
+
+def test_incident_sla_restore_clocks_within_target_keep_full_marks() -> None:
+    req = replace(demo_request(), target_restore_minutes={"S1": 240.0, "S2": 720.0})
+    bid = replace(demo_premium(), restore_minutes={"S1": 240.0, "S2": 60.0})
+    result = score_incident_sla(request=req, bid=bid)
+    assert result.score == 100
+    assert "response and restore clocks meet targets" in result.rationale
+
+
 def test_incident_sla_skips_clocks_it_cannot_compare() -> None:
     req = replace(demo_request(), target_response_minutes=None)
     bid = replace(demo_premium(), coverage="extended")

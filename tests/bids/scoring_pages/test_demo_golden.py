@@ -64,3 +64,36 @@ def test_the_demo_comparison_page_renders_for_alice(db, client, django_capture_o
     html = client.get(reverse("bids:request-compare", args=[req.pk])).content.decode()
     assert "Aurora GPU Cloud</strong> ranks first" in html
     assert "region us-west is not among the acceptable regions" in html.lower()
+
+
+def test_the_matrix_shows_the_questionnaire_answers_scoring_read(
+    db, django_capture_on_commit_callbacks
+):
+    """The SLA and acceptance rows show each bid's frozen answers, never 'not answered'."""
+    from bids.comparison import comparison_for_buyer
+
+    req = _seed(django_capture_on_commit_callbacks)
+    view = comparison_for_buyer(request=req)
+    rows = {row.key: row for group in view.groups for row in group.rows}
+    by_name = {
+        col.name: {key: row.cells[i].display for key, row in rows.items()}
+        for i, col in enumerate(view.columns)
+    }
+    premium, cheap, wrong = (
+        by_name["Aurora GPU Cloud"],
+        by_name["Northwind Compute"],
+        by_name["Pacifica Neocloud"],
+    )
+    assert premium["response"] == "S1 15 min · S2 1 h · S3 4 h (Detect)"
+    assert cheap["restore"].startswith("S1 48 h") and "(Repair or replace)" in cheap["restore"]
+    assert (premium["acknowledgement"], cheap["acknowledgement"]) == (
+        "accepted",
+        "accepted with exceptions",
+    )
+    assert cheap["exceptions"] == "2"
+    assert (premium["evidence"], cheap["evidence"]) == ("yes", "no")
+    assert wrong["execution_path"].startswith("Mismatch: the fixture needs IB")
+    # the criterion's rationale names the rows whose clocks cost points
+    sla = next(c for c in view.columns if c.name == "Northwind Compute").score.criteria[2]
+    assert "first response S1 240 vs 15 min (Detect)" in sla["rationale"]
+    assert "restore S1 2,880 vs 240 min (Repair or replace)" in sla["rationale"]

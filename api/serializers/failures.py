@@ -1,0 +1,84 @@
+"""Failed-run bundles sent from a cluster, their state and the stored analysis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from acceptance.models import FailedRun, FailedRunFile
+
+
+class FailedRunFileSerializer(serializers.ModelSerializer[FailedRunFile]):
+    class Meta:
+        model = FailedRunFile
+        fields = ["id", "original_name", "size", "sha256", "is_rank_map"]
+        read_only_fields = fields
+
+
+class FailedRunSerializer(serializers.ModelSerializer[FailedRun]):
+    files = FailedRunFileSerializer(many=True, read_only=True)
+    analysis = serializers.SerializerMethodField()
+    incident = serializers.SerializerMethodField()
+
+    class Meta:
+        model = FailedRun
+        fields = [
+            "id",
+            "reservation",
+            "label",
+            "world_size",
+            "state",
+            "error",
+            "attempts",
+            "uploaded_at",
+            "analysed_at",
+            "files",
+            "incident",
+            "analysis",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "nullable": True,
+            "additionalProperties": True,
+            "description": "`analyze_failure --json` output once the state is analysed: "
+            "first_failure, secondary_ranks, missing_ranks, mismatches, suggested_owner, "
+            "reasons, timeline.",
+        }
+    )
+    def get_analysis(self, obj: FailedRun) -> dict[str, Any] | None:
+        return obj.analysis if isinstance(obj.analysis, dict) else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_incident(self, obj: FailedRun) -> int | None:
+        incident = getattr(obj, "incident", None)
+        return incident.pk if incident is not None else None
+
+
+class FailedRunUploadSerializer(serializers.Serializer):
+    """The multipart form (for the schema); the view reads repeated `file` fields itself."""
+
+    file = serializers.ListField(
+        child=serializers.FileField(),
+        help_text="An archive (.tar.gz/.tgz/.tar/.zip) or the logs and dumps; repeat the field.",
+    )
+    rank_map = serializers.FileField(
+        required=False, help_text="CSV `rank,node[,local_rank,pci_bus_id]` or JSON."
+    )
+    world_size = serializers.IntegerField(required=False, min_value=1)
+    label = serializers.CharField(  # type: ignore[assignment]
+        required=False, allow_blank=True, max_length=120
+    )
+
+
+class FailedRunFieldsSerializer(serializers.Serializer):
+    """The non-file fields, validated."""
+
+    world_size = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    label = serializers.CharField(  # type: ignore[assignment]
+        required=False, allow_blank=True, max_length=120
+    )

@@ -1,0 +1,89 @@
+"""Failed-run bundles by API: upload from the cluster, then read the state and the analysis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from acceptance import selectors_burnin as sel
+from acceptance import selectors_incidents as incident_selectors
+from acceptance.models import FailedRun
+from acceptance.services import incidents as services
+from api import selectors as api_selectors
+from api.errors import FIELD_PROBLEMS, error_body
+from api.filters import FAILED_RUN_ORDERING, FailedRunFilter
+from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
+from api.permissions import api_user, org_of_kind
+from api.serializers.failures import (
+    FailedRunFieldsSerializer,
+    FailedRunSerializer,
+    FailedRunUploadSerializer,
+)
+
+
+class FailedRunUploadView(generics.GenericAPIView[FailedRun]):
+    serializer_class = FailedRunSerializer
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": FailedRunUploadSerializer},
+        responses={201: FailedRunSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Upload a failed run's bundle (accepted reservations, both parties); "
+        "poll /failed-runs/{id}/ for the analysis",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        reservation = sel.reservation_get(org_ids=[org_of_kind(request).pk], pk=pk)
+        files = request.FILES.getlist("file")
+        if not files:
+            return Response(
+                error_body(
+                    FIELD_PROBLEMS,
+                    {"file": ["Send the archive or the logs as multipart field 'file'."]},
+                ),
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        data: Any = request.data
+        fields = FailedRunFieldsSerializer(
+            data={"world_size": data.get("world_size") or None, "label": data.get("label", "")}
+        )
+        fields.is_valid(raise_exception=True)
+        run = services.failed_run_upload(
+            reservation=reservation,
+            user=api_user(request),
+            uploads=files,
+            rank_map=request.FILES.get("rank_map"),
+            world_size=fields.validated_data.get("world_size"),
+            label=fields.validated_data.get("label", ""),
+        )
+        run.refresh_from_db()  # in-process tasks have already analysed it
+        return Response(FailedRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class FailedRunListView(generics.ListAPIView[FailedRun]):
+    """Failed-run bundles on reservations your organisation is a party to."""
+
+    serializer_class = FailedRunSerializer
+    filterset_class = FailedRunFilter
+    ordering_fields = FAILED_RUN_ORDERING
+
+    def get_queryset(self) -> QuerySet[FailedRun]:
+        if getattr(self, "swagger_fake_view", False):
+            return FailedRun.objects.none()
+        return api_selectors.failed_run_list(org_ids=[org_of_kind(self.request).pk])
+
+
+class FailedRunDetailView(generics.GenericAPIView[FailedRun]):
+    serializer_class = FailedRunSerializer
+
+    @extend_schema(summary="A failed run: its state, files and (once analysed) the analysis")
+    def get(self, request: Request, pk: int) -> Response:
+        run = incident_selectors.failed_run_get(org_ids=[org_of_kind(request).pk], pk=pk)
+        return Response(FailedRunSerializer(run).data)

@@ -1,0 +1,72 @@
+"""Labels and values as the annex prints them: verbose names, acronyms, readable instants."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+_ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$")
+# Words a JSON key spells in lower case that a contract prints as the industry writes them.
+_WORDS = {
+    "gpu": "GPU",
+    "gpus": "GPUs",
+    "nccl": "NCCL",
+    "cuda": "CUDA",
+    "dcgm": "DCGM",
+    "ecc": "ECC",
+    "ib": "IB",
+    "nvlink": "NVLink",
+    "busbw": "busbw",
+    "gbps": "(Gb/s)",
+    "pct": "(%)",
+    "sla": "SLA",
+    "mtbf": "MTBF",
+    "env": "Environment",
+}
+
+
+def label(model: Any, name: str) -> str:
+    try:
+        text = str(model._meta.get_field(name).verbose_name)
+    except Exception:  # a field that no longer exists still prints, humanised
+        return humanise(name)
+    # Only the first letter: capitalize() would turn "GPU model" into "Gpu model".
+    return text[:1].upper() + text[1:]
+
+
+def humanise(key: str) -> str:
+    parts = [
+        # An environment variable's name (NCCL_IB_HCA) is printed as it must be set.
+        part if part.isupper() else " ".join(_WORDS.get(w, w) for w in part.split("_") if w)
+        for part in key.strip().split(".")
+    ]
+    text = " › ".join(p for p in parts if p)
+    return text[:1].upper() + text[1:]
+
+
+def display(model: Any, name: str, value: Any) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str) and _ISO_DATETIME.match(value):
+        # The snapshot keeps ISO 8601; the page prints the instant the way people read it.
+        return datetime.fromisoformat(value).astimezone(UTC).strftime("%-d %b %Y %H:%M UTC")
+    if isinstance(value, list):
+        return ", ".join(str(display(model, name, v)) for v in value) or "—"
+    try:
+        field = model._meta.get_field(name)
+        choices = dict(field.choices or [])
+    except Exception:
+        choices = {}
+    if name == "acceptable_regions":
+        from bids.choices import Region
+
+        choices = dict(Region.choices)
+    return str(choices.get(value, value))
+
+
+def when(value: Any) -> str:
+    """An ISO 8601 instant from the snapshot, printed for people (or a dash)."""
+    return display(None, "", value)
