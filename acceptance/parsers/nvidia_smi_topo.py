@@ -125,6 +125,15 @@ def parse(text: str | bytes) -> TopoResult:
         raise TopoError("topology header without any GPU rows", kind=KIND)
     gpus = tuple(c for c in columns if c.startswith("GPU"))
     nics = tuple(c for c in columns if not c.startswith("GPU"))
+    missing = [g for g in gpus if g not in matrix]
+    if missing:
+        # A cut-off paste would otherwise check only the pairs it happens to contain.
+        raise TopoError(
+            f"the header lists {len(gpus)} GPUs but there is no row for {', '.join(missing)}: "
+            "the output looks truncated",
+            line=max(row_lines.values()) + 1,
+            kind=KIND,
+        )
     return TopoResult(
         gpus=gpus,
         nics=nics,

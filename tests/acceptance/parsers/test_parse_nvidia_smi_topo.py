@@ -36,6 +36,16 @@ def test_a_short_row_is_a_line_error(evidence):
     assert exc.value.line == 3
 
 
+def test_a_matrix_cut_off_before_the_last_gpus_is_refused_not_half_checked(evidence):
+    text = evidence(D + "hgx_h200_8gpu_8nic_tabs_ansi_header.txt").decode()
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if "GPU0" in line and "GPU1" in line)
+    truncated = "\n".join(lines[: header + 5])  # header and GPU0..GPU3 only
+    with pytest.raises(TopoError, match="no row for GPU4, GPU5, GPU6, GPU7") as exc:
+        nvidia_smi_topo.parse(truncated)
+    assert exc.value.line == header + 6
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
