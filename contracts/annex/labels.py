@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -70,3 +71,16 @@ def display(model: Any, name: str, value: Any) -> str:
 def when(value: Any) -> str:
     """An ISO 8601 instant from the snapshot, printed for people (or a dash)."""
     return display(None, "", value)
+
+
+def flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+    if isinstance(value, Mapping):
+        rows: list[tuple[str, str]] = []
+        for key, inner in sorted(value.items()):
+            rows += flat(inner, f"{prefix}.{key}" if prefix else str(key))
+        return rows
+    if isinstance(value, list) and value and all(isinstance(v, str | int | float) for v in value):
+        return [(humanise(prefix), ", ".join(str(v) for v in value))]
+    if isinstance(value, list):
+        return [(humanise(prefix), f"{len(value)} item(s)")] if value else [(humanise(prefix), "—")]
+    return [(humanise(prefix), when(value))]

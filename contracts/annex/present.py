@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bids.models import BidTerms, CapacityRequest
-from contracts.annex.charts import busbw_chart_svg
+from contracts.annex.baseline import baseline_section
 from contracts.annex.labels import display as _display
-from contracts.annex.labels import humanise, when
+from contracts.annex.labels import flat, humanise, when
 from contracts.annex.labels import label as _label
 from contracts.annex.snapshot import KIND_CONTRACT
 
@@ -29,19 +29,6 @@ def _ordered(values: Mapping[str, Any], model: Any) -> list[tuple[str, Any]]:
     names = [f.name for f in model._meta.get_fields() if getattr(f, "concrete", False)]
     known = [(n, values[n]) for n in names if n in values]
     return known + sorted((k, v) for k, v in values.items() if k not in names)
-
-
-def _flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
-    if isinstance(value, Mapping):
-        rows: list[tuple[str, str]] = []
-        for key, inner in sorted(value.items()):
-            rows += _flat(inner, f"{prefix}.{key}" if prefix else str(key))
-        return rows
-    if isinstance(value, list) and value and all(isinstance(v, str | int | float) for v in value):
-        return [(humanise(prefix), ", ".join(str(v) for v in value))]
-    if isinstance(value, list):
-        return [(humanise(prefix), f"{len(value)} item(s)")] if value else [(humanise(prefix), "—")]
-    return [(humanise(prefix), when(value))]
 
 
 def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
@@ -90,14 +77,14 @@ def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
                 ("GPU model", spec.get("gpu_model")),
             ]
         ),
-        _kv(_flat(spec.get("allocation", {})), "Allocation under test"),
-        _kv(_flat(spec.get("runtime", {})), "Runtime"),
-        _kv(_flat(spec.get("tests", {})), "Tests"),
-        _kv(_flat(spec.get("thresholds", {})), "Thresholds"),
+        _kv(flat(spec.get("allocation", {})), "Allocation under test"),
+        _kv(flat(spec.get("runtime", {})), "Runtime"),
+        _kv(flat(spec.get("tests", {})), "Tests"),
+        _kv(flat(spec.get("thresholds", {})), "Thresholds"),
         _kv(
             [
                 ("Required evidence", ", ".join(spec.get("required_evidence", [])) or "—"),
-                *_flat(spec.get("failure_record", {}), "failure_record"),
+                *flat(spec.get("failure_record", {}), "failure_record"),
             ],
             "Evidence and failure records",
         ),
@@ -174,13 +161,17 @@ def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     from questionnaire.answer_types import QuestionSpec, format_answer
 
     answers = data.get("answers", {})
+    specs = [
+        QuestionSpec.from_dict(raw) for raw in sorted(questions, key=lambda q: q.get("order", 0))
+    ]
+    blocks: list[Block] = _matrix_blocks([s for s in specs if s.step], answers, format_answer)
     by_section: dict[str, list[list[str]]] = {}
-    for raw in sorted(questions, key=lambda q: q.get("order", 0)):
-        spec = QuestionSpec.from_dict(raw)
-        by_section.setdefault(spec.section, []).append(
-            [spec.text, format_answer(spec, answers.get(spec.key))]
-        )
-    blocks: list[Block] = [
+    for spec in specs:
+        if not spec.step:
+            by_section.setdefault(spec.section, []).append(
+                [spec.text, format_answer(spec, answers.get(spec.key))]
+            )
+    blocks += [
         {"type": "table", "heading": section, "head": ["Question", "Answer"], "rows": rows}
         for section, rows in by_section.items()
     ]
@@ -189,6 +180,53 @@ def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         "title": "Incident responsibilities (questionnaire)",
         "blocks": blocks,
     }
+
+
+def _matrix_blocks(specs: list[Any], answers: Mapping[str, Any], fmt: Any) -> list[Block]:
+    """The responsibility matrix as a matrix: one row per incident step, clocks per severity."""
+    if not specs:
+        return []
+    steps: dict[str, dict[str, str]] = {}
+    labels: dict[str, str] = {}
+    severities: list[str] = []
+    for spec in specs:
+        labels.setdefault(spec.step, spec.text.split(":")[0])
+        steps.setdefault(spec.step, {})[spec.column] = fmt(spec, answers.get(spec.key))
+        severity = spec.column.partition(".")[0]
+        if "." in spec.column and severity not in severities:
+            severities.append(severity)
+    rows = [
+        [
+            labels[step],
+            cells.get("owner", "—"),
+            *[
+                f"{cells.get(f'{sev}.response', '—')} / {cells.get(f'{sev}.restore', '—')}"
+                for sev in severities
+            ],
+        ]
+        for step, cells in steps.items()
+    ]
+    evidence = [
+        [labels[step], cells["evidence"]] for step, cells in steps.items() if "evidence" in cells
+    ]
+    blocks: list[Block] = [
+        {
+            "type": "table",
+            "heading": "Responsibility matrix (first response / restore)",
+            "head": ["Incident step", "Owner", *severities],
+            "rows": rows,
+        }
+    ]
+    if evidence:
+        blocks.append(
+            {
+                "type": "table",
+                "heading": "Evidence each owner hands over",
+                "head": ["Incident step", "Evidence"],
+                "rows": evidence,
+            }
+        )
+    return blocks
 
 
 def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
@@ -221,113 +259,6 @@ def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": "ack", "title": "Acknowledgement and exceptions", "blocks": blocks}
 
 
-def _baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:
-    decision, baseline = snap.get("acceptance"), snap.get("baseline")
-    if not decision and not baseline:
-        return None
-    blocks: list[Block] = []
-    if decision:
-        rows = [
-            ("Decision", humanise(decision["kind"])),
-            ("By", decision.get("by") or "—"),
-            ("At (reservation clock start)", when(decision.get("at"))),
-            ("Gate", decision.get("gate_summary") or "—"),
-        ]
-        if decision.get("reason"):
-            rows.append(("Reason", decision["reason"]))
-        blocks.append(_kv(rows))
-    if baseline:
-        nccl = baseline.get("nccl") or []
-        if nccl:
-            blocks += _baseline_nccl_blocks(nccl)
-        versions = baseline.get("versions") or {}
-        if versions:
-            blocks.append(_kv(_flat(versions, "versions"), "Versions"))
-    return {"id": "baseline", "title": "Hand-over baseline", "blocks": blocks}
-
-
-def _baseline_nccl_blocks(nccl: list[dict[str, Any]]) -> list[Block]:
-    """Whole-allocation runs in full; node and node-subset runs as one compact matrix."""
-    whole = [r for r in nccl if r.get("busbw_by_size")] or nccl
-    blocks: list[Block] = [
-        {
-            "type": "table",
-            "heading": "Bus bandwidth per collective",
-            "head": ["Collective", "Node(s)", "Ranks", "Min busbw at large sizes (GB/s)", "NCCL"],
-            "rows": [
-                [
-                    r.get("collective"),
-                    r.get("node"),
-                    r.get("ranks") or "—",
-                    r.get("large_message_busbw_min_gbps") or "—",
-                    r.get("nccl_version") or "—",
-                ]
-                for r in whole
-            ],
-        },
-        {
-            "type": "table",
-            "heading": "Exact commands",
-            "head": ["Collective", "Command"],
-            "rows": sorted({(r.get("collective"), r.get("command") or "—") for r in whole}),
-        },
-    ]
-    series = {
-        f"{r.get('collective')} ({r.get('node')})": [
-            (float(size), float(bw)) for size, bw in r.get("busbw_by_size", [])
-        ]
-        for r in whole
-    }
-    svg = busbw_chart_svg(series)
-    if svg:
-        blocks.append(
-            {
-                "type": "svg",
-                "heading": "Bus bandwidth against message size",
-                "svg": svg,
-                "caption": "Baseline bus bandwidth against message size",
-            }
-        )
-    subsets = [r for r in nccl if r not in whole]
-    if subsets:
-        blocks.append(_per_node_summary(subsets))
-    return blocks
-
-
-def _per_node_summary(runs: list[dict[str, Any]]) -> Block:
-    """Per collective: the spread over nodes and node subsets, naming the weakest.
-
-    One row per collective rather than one per node keeps a 64-node annex readable; every
-    per-node figure stays in the baseline snapshot whose SHA-256 the footer carries.
-    """
-    by_collective: dict[str, list[tuple[float, str]]] = {}
-    for r in runs:
-        value = r.get("large_message_busbw_min_gbps")
-        if isinstance(value, int | float):
-            by_collective.setdefault(str(r.get("collective")), []).append(
-                (float(value), str(r.get("node")))
-            )
-    rows = []
-    for collective, values in sorted(by_collective.items()):
-        values.sort()
-        low, weakest = values[0]
-        rows.append(
-            [
-                collective,
-                len(values),
-                f"{low:.1f} ({weakest})",
-                f"{values[len(values) // 2][0]:.1f}",
-                f"{values[-1][0]:.1f}",
-            ]
-        )
-    return {
-        "type": "table",
-        "heading": "Per node and node subset: busbw at large sizes (GB/s)",
-        "head": ["Collective", "Runs", "Lowest (where)", "Median", "Highest"],
-        "rows": rows,
-    }
-
-
 def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req = snap["request"]
     sections = [
@@ -338,7 +269,7 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
         _questionnaire_section(snap),
         _acknowledgement_section(snap),
     ]
-    baseline = _baseline_section(snap)
+    baseline = baseline_section(snap)
     if baseline:
         sections.append(baseline)
     revision = snap["bid_revision"]["number"]
@@ -463,5 +394,17 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
 
 def document_for(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     if snap.get("kind") == KIND_CONTRACT:
-        return contract_document(snap, sha256=sha256, version=version)
-    return comparison_document(snap, sha256=sha256, version=version)
+        document = contract_document(snap, sha256=sha256, version=version)
+    else:
+        document = comparison_document(snap, sha256=sha256, version=version)
+    return _numbered(document)
+
+
+def _numbered(document: dict[str, Any]) -> dict[str, Any]:
+    """Section and sub-section numbers, written into the text (cheaper than CSS counters)."""
+    for i, section in enumerate(document["sections"], start=1):
+        section["number"] = str(i)
+        headed = (block for block in section["blocks"] if block.get("heading"))
+        for j, block in enumerate(headed, start=1):
+            block["number"] = f"{i}.{j}"
+    return document
