@@ -131,6 +131,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Writes made with an API token (scripts, curl from the cluster) are rate-limited per token.
 API_TOKEN_WRITE_RATE = env_rate("API_TOKEN_WRITE_RATE", "60/min")
 
+# Rate-limit counters live in the cache: share one (Redis) between web processes in production.
+_cache_url = env_str("CACHE_URL")
+if _cache_url and not _cache_url.startswith(("redis://", "rediss://")):
+    raise ImproperlyConfigured(
+        f"CACHE_URL must start with redis:// or rediss://, got {_cache_url!r}"
+    )
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+    if _cache_url
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [

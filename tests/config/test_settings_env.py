@@ -106,3 +106,13 @@ def test_every_environment_variable_is_documented_in_the_readme():
 def test_healthz_answers_without_signing_in(client):
     response = client.get("/healthz")
     assert response.status_code == 200 and response.json() == {"status": "ok"}
+
+
+def test_a_shared_cache_is_redis_or_refused():
+    ok = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", CACHE_URL="redis://127.0.0.1:6379/1"
+    )
+    assert ok.returncode == 0, ok.stderr
+    bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", CACHE_URL="memcached://x")
+    assert bad.returncode != 0
+    assert "CACHE_URL must start with redis://" in bad.stderr
