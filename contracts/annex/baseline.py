@@ -33,15 +33,16 @@ def baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:
     if baseline:
         nccl = baseline.get("nccl") or []
         if nccl:
-            blocks += _baseline_nccl_blocks(nccl)
+            floors = ((snap.get("fixture") or {}).get("spec") or {}).get("thresholds", {})
+            blocks += _baseline_nccl_blocks(nccl, floors.get("busbw_gbps") or {})
         versions = baseline.get("versions") or {}
         if versions:
             blocks.append(_kv(flat(versions, "versions"), "Versions"))
     return {"id": "baseline", "title": "Hand-over baseline", "blocks": blocks}
 
 
-def _baseline_nccl_blocks(nccl: list[dict[str, Any]]) -> list[Block]:
-    """Whole-allocation runs in full; node and node-subset runs as one compact matrix."""
+def _baseline_nccl_blocks(nccl: list[dict[str, Any]], floors: Mapping[str, Any]) -> list[Block]:
+    """Whole-allocation runs in full, with the agreed floors; node subsets as a summary."""
     whole = [r for r in nccl if r.get("busbw_by_size")] or nccl
     blocks: list[Block] = [
         {
@@ -72,7 +73,12 @@ def _baseline_nccl_blocks(nccl: list[dict[str, Any]]) -> list[Block]:
         ]
         for r in whole
     }
-    svg = busbw_chart_svg(series)
+    thresholds = {
+        f"{r.get('collective')} ({r.get('node')})": float(floors[str(r.get("collective"))])
+        for r in whole
+        if isinstance(floors.get(str(r.get("collective"))), int | float)
+    }
+    svg = busbw_chart_svg(series, thresholds=thresholds)
     if svg:
         blocks.append(
             {
