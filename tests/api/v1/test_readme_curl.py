@@ -15,8 +15,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from acceptance.models import Evidence, EvidenceState
 from acceptance.services.award import request_award
 from api.services import token_create
@@ -25,6 +23,7 @@ from bids.services import request_close
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import question_set_attach_default
 from tests.acceptance.burnin.helpers import DATA, attach_fixture, two_node_spec
+from tests.conftest import require_service
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -54,10 +53,10 @@ def run(command: str, env: dict[str, str], cwd: Path, *, expect_failure: bool = 
     return json.loads(done.stdout)
 
 
-@pytest.mark.skipif(CURL is None, reason="curl is not installed")
 def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     live_server, buyer, provider, tmp_path, settings
 ):
+    require_service(CURL is not None, "curl is not installed")
     settings.MEDIA_ROOT = tmp_path / "media"
     req = CapacityRequestFactory(buyer=buyer.org, sealed=False)
     InvitationFactory(request=req, provider=provider.org)
