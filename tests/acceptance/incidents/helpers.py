@@ -3,6 +3,7 @@ failed-run bundles built from the synthetic scenarios."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 from dataclasses import dataclass
@@ -73,8 +74,13 @@ def accept(world: Any, buyer: Any, provider: Any) -> Accepted:
 
 
 def tar_bytes(files: list[Any]) -> bytes:
+    """The same files always give the same bytes: the gzip header's timestamp is pinned, so a
+    retried upload (idempotency, duplicate detection) is byte-identical even across a second."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w") as tar,
+    ):
         for f in files:
             info = tarfile.TarInfo(f.name)
             info.size = len(f.data)
