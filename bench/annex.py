@@ -3,7 +3,7 @@
 Prints WeasyPrint's time inside a warm process (what a Celery worker pays per render) and, on
 the same HTML, the time a cold Chromium `--print-to-pdf` takes, and the ratio of the two.
 
-    .venv/bin/python bench/annex.py [--runs 3] [--chromium /usr/bin/chromium]
+    .venv/bin/python bench/annex.py [--runs 7] [--chromium /usr/bin/chromium]
 """
 
 from __future__ import annotations
@@ -109,18 +109,19 @@ def _large_snapshot() -> dict:
     return snap
 
 
+def _seconds(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def _median_seconds(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(_seconds(fn) for _ in range(runs))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,20 +135,23 @@ def main() -> None:
         html = render_html(document_for(snap, sha256=snapshot_sha256(snap), version=1))
         pdf = render_pdf(html)  # warm-up: fonts and the CSS machinery load once per worker
         pages = pdf_page_count(pdf)
-        weasy = _median_seconds(lambda: render_pdf(html), args.runs)
         print(
             f"annex: {len(html) / 1e6:.2f} MB of HTML, {pages} pages, {len(pdf) / 1e6:.2f} MB PDF"
         )
-        print(f"WeasyPrint in a warm process: median {weasy:.2f} s over {args.runs} runs")
+        if not Path(args.chromium).exists():
+            weasy = _median_seconds(lambda: render_pdf(html), args.runs)
+            print(f"WeasyPrint in a warm process: median {weasy:.2f} s over {args.runs} runs")
+            print(f"Chromium not found at {args.chromium}: no comparison")
+            return
 
         page = workdir / "annex.html"
         page.write_text(html)
         out = workdir / "chromium.pdf"
-        runs = itertools.count()
+        profiles = itertools.count()
 
-        def command() -> list[str]:
+        def chromium() -> None:
             # A new profile each time: a cold start, as a one-off print would be.
-            return [
+            command = [
                 args.chromium,
                 "--headless",
                 "--no-sandbox",
@@ -155,21 +159,28 @@ def main() -> None:
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--no-first-run",
-                f"--user-data-dir={workdir / f'profile-{next(runs)}'}",
+                f"--user-data-dir={workdir / f'profile-{next(profiles)}'}",
                 "--no-pdf-header-footer",
                 f"--print-to-pdf={out}",
                 page.as_uri(),
             ]
+            subprocess.run(command, check=True, capture_output=True, timeout=300)
 
-        if not Path(args.chromium).exists():
-            print(f"Chromium not found at {args.chromium}: no comparison")
-            return
-        chromium = _median_seconds(
-            lambda: subprocess.run(command(), check=True, capture_output=True, timeout=300),
-            args.runs,
+        # Alternate the two so that a machine that speeds up or slows down during the run
+        # (shared or throttled CPUs do) weighs on both alike.
+        weasy_times, chromium_times = [], []
+        for _ in range(args.runs):
+            weasy_times.append(_seconds(lambda: render_pdf(html)))
+            chromium_times.append(_seconds(chromium))
+        weasy = statistics.median(weasy_times)
+        cold = statistics.median(chromium_times)
+        ratios = sorted(w / c for w, c in zip(weasy_times, chromium_times, strict=True))
+        print(f"WeasyPrint in a warm process: median {weasy:.2f} s over {args.runs} runs")
+        print(f"Chromium --print-to-pdf, cold process: median {cold:.2f} s, {args.runs} runs")
+        print(
+            f"ratio WeasyPrint / Chromium: {weasy / cold:.2f} (target <= 0.75); "
+            f"run by run {ratios[0]:.2f}-{ratios[-1]:.2f}"
         )
-        print(f"Chromium --print-to-pdf, cold process: median {chromium:.2f} s, {args.runs} runs")
-        print(f"ratio WeasyPrint / Chromium: {weasy / chromium:.2f} (target <= 0.75)")
 
 
 if __name__ == "__main__":

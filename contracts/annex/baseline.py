@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from contracts.annex.charts import busbw_chart_svg
+from contracts.annex.charts import busbw_chart_svg, chart_legend
 from contracts.annex.labels import flat, humanise, when
 
 Block = dict[str, Any]
@@ -42,31 +42,21 @@ def baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _baseline_nccl_blocks(nccl: list[dict[str, Any]], floors: Mapping[str, Any]) -> list[Block]:
-    """Whole-allocation runs in full, with the agreed floors; node subsets as a summary."""
+    """One row per collective: the agreed floor, the whole-allocation run and the spread over
+    nodes; then the exact commands, verbatim, and the curves as a chart."""
     whole = [r for r in nccl if r.get("busbw_by_size")] or nccl
-    blocks: list[Block] = [
+    subsets = [r for r in nccl if r not in whole]
+    blocks: list[Block] = [_per_collective_table(whole, subsets, floors)]
+    commands = sorted({(str(r.get("collective")), r.get("command") or "—") for r in whole})
+    blocks.append(
         {
-            "type": "table",
-            "heading": "Bus bandwidth per collective",
-            "head": ["Collective", "Node(s)", "Ranks", "Min busbw at large sizes (GB/s)", "NCCL"],
-            "rows": [
-                [
-                    r.get("collective"),
-                    r.get("node"),
-                    r.get("ranks") or "—",
-                    r.get("large_message_busbw_min_gbps") or "—",
-                    r.get("nccl_version") or "—",
-                ]
-                for r in whole
-            ],
-        },
-        {
-            "type": "table",
+            "type": "code",
             "heading": "Exact commands",
-            "head": ["Collective", "Command"],
-            "rows": sorted({(r.get("collective"), r.get("command") or "—") for r in whole}),
-        },
-    ]
+            # A shell listing: what was run can be copied and run again as it stands.
+            "text": "\n".join(f"# {collective}\n{command}" for collective, command in commands),
+            "rows": commands,
+        }
+    )
     series = {
         f"{r.get('collective')} ({r.get('node')})": [
             (float(size), float(bw)) for size, bw in r.get("busbw_by_size", [])
@@ -85,44 +75,85 @@ def _baseline_nccl_blocks(nccl: list[dict[str, Any]], floors: Mapping[str, Any])
                 "type": "svg",
                 "heading": "Bus bandwidth against message size",
                 "svg": svg,
+                "legend": chart_legend(series),
+                "dashed": "agreed floor" if thresholds else "",
                 "caption": "Baseline bus bandwidth against message size",
             }
         )
-    subsets = [r for r in nccl if r not in whole]
-    if subsets:
-        blocks.append(_per_node_summary(subsets))
     return blocks
 
 
-def _per_node_summary(runs: list[dict[str, Any]]) -> Block:
-    """Per collective: the spread over nodes and node subsets, naming the weakest.
+def _gbps(value: Any) -> str:
+    return f"{float(value):.1f}" if isinstance(value, int | float) else "—"
 
-    One row per collective rather than one per node keeps a 64-node annex readable; every
-    per-node figure stays in the baseline snapshot whose SHA-256 the footer carries.
+
+def _per_collective_table(
+    whole: list[dict[str, Any]], subsets: list[dict[str, Any]], floors: Mapping[str, Any]
+) -> Block:
+    """Per collective, the figures a later incident is judged against, side by side.
+
+    Node subsets are summarised (lowest, naming the node; median; highest) rather than listed
+    node by node, which keeps a 64-node annex readable; every per-node figure stays in the
+    baseline snapshot whose SHA-256 the footer carries.
     """
-    by_collective: dict[str, list[tuple[float, str]]] = {}
-    for r in runs:
+    by_node: dict[str, list[tuple[float, str]]] = {}
+    for r in subsets:
         value = r.get("large_message_busbw_min_gbps")
         if isinstance(value, int | float):
-            by_collective.setdefault(str(r.get("collective")), []).append(
+            by_node.setdefault(str(r.get("collective")), []).append(
                 (float(value), str(r.get("node")))
             )
+    whole_by_collective = {str(r.get("collective")): r for r in whole}
     rows = []
-    for collective, values in sorted(by_collective.items()):
-        values.sort()
-        low, weakest = values[0]
-        rows.append(
-            [
-                collective,
-                len(values),
+    for collective in sorted(set(whole_by_collective) | set(by_node)):
+        run = whole_by_collective.get(collective, {})
+        values = sorted(by_node.get(collective, []))
+        spread = ["—", "—", "—"]
+        if values:
+            low, weakest = values[0]
+            spread = [
                 f"{low:.1f} ({weakest})",
                 f"{values[len(values) // 2][0]:.1f}",
                 f"{values[-1][0]:.1f}",
             ]
+        rows.append(
+            [
+                collective,
+                _gbps(floors.get(collective)),
+                _gbps(run.get("large_message_busbw_min_gbps")),
+                len(values) or "—",
+                *spread,
+            ]
         )
+    head = [
+        "Collective",
+        "Agreed floor",
+        "Whole allocation",
+        "Node runs",
+        "Lowest node (where)",
+        "Median node",
+        "Highest node",
+    ]
+    runs = {row[3] for row in rows}
+    runs_text = "how many per collective"
+    if len(runs) == 1:  # the same count everywhere: say it once, above the table
+        count = runs.pop()
+        runs_text = "none" if count == "—" else f"{count} per collective"
+        head.pop(3)
+        for row in rows:
+            row.pop(3)
+    ranks = sorted({str(r.get("ranks")) for r in whole if r.get("ranks")})
+    versions = sorted({str(r.get("nccl_version")) for r in whole if r.get("nccl_version")})
+    nodes = sorted({str(r.get("node")) for r in whole if r.get("node")})
+    note = (
+        f"Bus bandwidth at large messages, GB/s. Whole-allocation runs: {', '.join(nodes) or '—'}"
+        f" on {', '.join(ranks) or '—'} ranks, NCCL {', '.join(versions) or '—'}. Runs on single "
+        f"nodes or node subsets: {runs_text}, with their lowest, median and highest."
+    )
     return {
         "type": "table",
-        "heading": "Per node and node subset: busbw at large sizes (GB/s)",
-        "head": ["Collective", "Runs", "Lowest (where)", "Median", "Highest"],
+        "heading": "Bus bandwidth per collective",
+        "intro": note,
+        "head": head,
         "rows": rows,
     }

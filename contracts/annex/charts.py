@@ -4,9 +4,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from xml.sax.saxutils import escape
 
-PALETTE = ["#2455c3", "#c0262d", "#1a7f37", "#9a6700", "#8250df", "#0a7ea4", "#bf3989", "#57606a"]
+# Twelve colours that stay apart in print, so twelve collectives need no repeated colour.
+PALETTE = [
+    "#2455c3",
+    "#c0262d",
+    "#1a7f37",
+    "#9a6700",
+    "#8250df",
+    "#0a7ea4",
+    "#bf3989",
+    "#57606a",
+    "#e16f24",
+    "#6b8e23",
+    "#1b1f24",
+    "#d4a72c",
+]
+
+
+def chart_legend(series: Mapping[str, Sequence[tuple[float, float]]]) -> list[tuple[str, str]]:
+    """(colour, name) per line of `busbw_chart_svg`, in the order it draws them.
+
+    The legend prints as text beside the chart rather than inside it: WeasyPrint lays out each
+    SVG text element on its own, which made the legend the dearest part of the chart.
+    """
+    return [(PALETTE[i % len(PALETTE)], name) for i, name in enumerate(sorted(series))]
 
 
 def _size_label(size: float) -> str:
@@ -26,15 +48,14 @@ def busbw_chart_svg(
 ) -> str:
     """Bus bandwidth (GB/s) against message size (bytes, log2 axis), one line per collective.
 
-    Dashed lines mark each collective's agreed threshold. Returns an `<svg>` element.
+    Dashed lines mark each collective's agreed threshold. Returns an `<svg>` element; its legend
+    is `chart_legend(series)`.
     """
     points = [(s, b) for rows in series.values() for s, b in rows if s > 0]
     if not points:
         return ""
     thresholds = thresholds or {}
-    # The legend sits right of the plot: leave room for the longest name (about 6 px a letter).
-    longest = max([len(name) for name in series] + [17 if thresholds else 0])
-    left, right, top, bottom = 56, min(max(130, 40 + int(longest * 6.2)), width // 2), 16, 40
+    left, right, top, bottom = 56, 16, 16, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     x_min = math.log2(min(s for s, _ in points))
     x_max = math.log2(max(s for s, _ in points))
@@ -88,15 +109,5 @@ def busbw_chart_svg(
                 f'<line x1="{left}" x2="{left + plot_w}" y1="{ty:.1f}" y2="{ty:.1f}" '
                 f'stroke="{colour}" stroke-dasharray="4 3"/>'
             )
-        ly = top + 12 + index * 14
-        legend_x = left + plot_w + 10
-        out.append(
-            f'<line x1="{legend_x}" x2="{legend_x + 16}" y1="{ly - 3}" y2="{ly - 3}" '
-            f'stroke="{colour}" stroke-width="2"/>'
-            f'<text x="{left + plot_w + 30}" y="{ly}">{escape(name)}</text>'
-        )
-    if thresholds:
-        ly = top + 12 + len(series) * 14
-        out.append(f'<text x="{left + plot_w + 10}" y="{ly}" fill="#666">dashed: threshold</text>')
     out.append("</svg>")
     return "".join(out)

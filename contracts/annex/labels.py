@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -68,12 +69,32 @@ def display(model: Any, name: str, value: Any) -> str:
     return str(choices.get(value, value))
 
 
+def duration(minutes: Any) -> str:
+    """A clock in minutes as a contract states it: "15 min", "4 h", "1 h 30 min"."""
+    if not isinstance(minutes, int) or isinstance(minutes, bool):
+        return "—"
+    hours, rest = divmod(minutes, 60)
+    if not hours:
+        return f"{rest} min"
+    return f"{hours} h" if not rest else f"{hours} h {rest} min"
+
+
 def when(value: Any) -> str:
     """An ISO 8601 instant from the snapshot, printed for people (or a dash)."""
     return display(None, "", value)
 
 
+# A map of at least this many plain numbers (bus bandwidth floor per collective, say) prints as
+# one row, "name value · name value", rather than a row per entry.
+INLINE_NUMBERS = 6
+
+
 def flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+    numbers = isinstance(value, Mapping) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()
+    )
+    if numbers and prefix and len(value) >= INLINE_NUMBERS:
+        return [(humanise(prefix), " · ".join(f"{k} {value[k]}" for k in sorted(value)))]
     if isinstance(value, Mapping):
         rows: list[tuple[str, str]] = []
         for key, inner in sorted(value.items()):
@@ -84,3 +105,14 @@ def flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     if isinstance(value, list):
         return [(humanise(prefix), f"{len(value)} item(s)")] if value else [(humanise(prefix), "—")]
     return [(humanise(prefix), when(value))]
+
+
+def spec_listing(spec: Mapping[str, Any], parts: tuple[str, ...]) -> str:
+    """`key.path = value` lines, values as JSON: exactly what the spec says, in a stable order."""
+
+    def lines(value: Any, path: str) -> list[str]:
+        if isinstance(value, Mapping) and value:
+            return [line for key in sorted(value) for line in lines(value[key], f"{path}.{key}")]
+        return [f"{path} = {json.dumps(value, ensure_ascii=False)}"]
+
+    return "\n".join(line for part in parts if part in spec for line in lines(spec[part], part))

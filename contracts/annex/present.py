@@ -5,17 +5,21 @@ The snapshot holds values; this module holds the labels and the order they read 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bids.models import BidTerms, CapacityRequest
 from contracts.annex.baseline import baseline_section
+from contracts.annex.columns import column_widths
 from contracts.annex.labels import display as _display
-from contracts.annex.labels import flat, humanise, when
+from contracts.annex.labels import duration, flat, humanise, spec_listing, when
 from contracts.annex.labels import label as _label
 from contracts.annex.snapshot import KIND_CONTRACT
 
 Block = dict[str, Any]
+# The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
+SPEC_LISTED = ("allocation", "runtime", "tests", "required_evidence", "failure_record")
 CONFIDENTIAL_BOTH = "Confidential: buyer and provider"
 CONFIDENTIAL_BUYER = "Confidential: buyer only — never shared with providers"
 
@@ -77,17 +81,14 @@ def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
                 ("GPU model", spec.get("gpu_model")),
             ]
         ),
-        _kv(flat(spec.get("allocation", {})), "Allocation under test"),
-        _kv(flat(spec.get("runtime", {})), "Runtime"),
-        _kv(flat(spec.get("tests", {})), "Tests"),
         _kv(flat(spec.get("thresholds", {})), "Thresholds"),
-        _kv(
-            [
-                ("Required evidence", ", ".join(spec.get("required_evidence", [])) or "—"),
-                *flat(spec.get("failure_record", {}), "failure_record"),
-            ],
-            "Evidence and failure records",
-        ),
+        {
+            "type": "code",
+            "heading": "Allocation, runtime, tests and evidence",
+            "intro": "Printed as the fixture specification states them, one setting a line, so "
+            "that nothing is lost in relabelling.",
+            "text": spec_listing(spec, SPEC_LISTED),
+        },
     ]
     overrides = spec.get("overrides") or []
     if overrides:
@@ -111,12 +112,15 @@ def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         )
     files = (fixture.get("manifest") or {}).get("files", {})
     if files:
+        rows = sorted(files.items())
         blocks.append(
             {
-                "type": "table",
+                "type": "code",
                 "heading": "Bundle manifest",
-                "head": ["File", "SHA-256"],
-                "rows": [[name, digest] for name, digest in sorted(files.items())],
+                "intro": "In the format of sha256sum: run `sha256sum -c` on this list inside the "
+                "unpacked bundle to check every file.",
+                "text": "\n".join(f"{digest}  {name}" for name, digest in rows),
+                "rows": rows,
             }
         )
     return {"id": "fixture", "title": "Acceptance fixture", "blocks": blocks}
@@ -133,16 +137,44 @@ def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     from contracts.models import TermsFields
 
     values = terms["values"]
+    clocks = _severity_clocks(values)
     rows = [
         (_label(TermsFields, k), _display(TermsFields, k, v))
         for k, v in _ordered(values, TermsFields)
+        if not (clocks and _SEVERITY_KEY.match(k))
     ]
+    blocks: list[Block] = [
+        {"type": "text", "text": f"Terms revision {terms['revision']} ({terms['sha256']})."}
+    ]
+    if clocks:
+        blocks.append(clocks)
+    blocks.append(_kv(rows, "Owners, evidence and recovery" if clocks else ""))
+    return {"id": "terms", "title": "Incident handoff terms", "blocks": blocks}
+
+
+_SEVERITY_KEY = re.compile(r"^(s\d)_(response_minutes|restore_minutes|escalation)$")
+
+
+def _severity_clocks(values: Mapping[str, Any]) -> Block | None:
+    """The clocks per severity as one table, a severity a row, as people compare them."""
+    by_severity: dict[str, dict[str, Any]] = {}
+    for key, value in values.items():
+        if match := _SEVERITY_KEY.match(key):
+            by_severity.setdefault(match[1], {})[match[2]] = value
+    if not by_severity:
+        return None
     return {
-        "id": "terms",
-        "title": "Incident handoff terms",
-        "blocks": [
-            {"type": "text", "text": f"Terms revision {terms['revision']} ({terms['sha256']})."},
-            _kv(rows),
+        "type": "table",
+        "heading": "Clocks per severity",
+        "head": ["Severity", "First response", "Restore", "If not restored"],
+        "rows": [
+            [
+                severity.upper(),
+                duration(cells.get("response_minutes")),
+                duration(cells.get("restore_minutes")),
+                cells.get("escalation") or "—",
+            ]
+            for severity, cells in sorted(by_severity.items())
         ],
     }
 
@@ -171,10 +203,18 @@ def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
             by_section.setdefault(spec.section, []).append(
                 [spec.text, format_answer(spec, answers.get(spec.key))]
             )
-    blocks += [
-        {"type": "table", "heading": section, "head": ["Question", "Answer"], "rows": rows}
-        for section, rows in by_section.items()
-    ]
+    if by_section:
+        # One table with a row naming each topic: the answers read as one list, and the PDF
+        # lays out one table instead of a table a topic.
+        blocks.append(
+            {
+                "type": "table",
+                "heading": "Operations",
+                "head": ["Question", "Answer"],
+                "rows": [row for rows in by_section.values() for row in rows],
+                "groups": list(by_section.items()),
+            }
+        )
     return {
         "id": "questionnaire",
         "title": "Incident responsibilities (questionnaire)",
@@ -183,7 +223,8 @@ def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _matrix_blocks(specs: list[Any], answers: Mapping[str, Any], fmt: Any) -> list[Block]:
-    """The responsibility matrix as a matrix: one row per incident step, clocks per severity."""
+    """The responsibility matrix as a matrix: one row per incident step with its owner, the
+    clocks per severity and the evidence handed over."""
     if not specs:
         return []
     steps: dict[str, dict[str, str]] = {}
@@ -206,27 +247,20 @@ def _matrix_blocks(specs: list[Any], answers: Mapping[str, Any], fmt: Any) -> li
         ]
         for step, cells in steps.items()
     ]
-    evidence = [
-        [labels[step], cells["evidence"]] for step, cells in steps.items() if "evidence" in cells
-    ]
-    blocks: list[Block] = [
+    head = ["Incident step", "Owner", *severities]
+    if any("evidence" in cells for cells in steps.values()):
+        # What each owner hands over sits on the step's own row, beside who owns it.
+        head.append("Evidence handed over")
+        for row, cells in zip(rows, steps.values(), strict=True):
+            row.append(cells.get("evidence", "—"))
+    return [
         {
             "type": "table",
-            "heading": "Responsibility matrix (first response / restore)",
-            "head": ["Incident step", "Owner", *severities],
+            "heading": "Responsibility matrix (clocks: first response / restore)",
+            "head": head,
             "rows": rows,
         }
     ]
-    if evidence:
-        blocks.append(
-            {
-                "type": "table",
-                "heading": "Evidence each owner hands over",
-                "head": ["Incident step", "Evidence"],
-                "rows": evidence,
-            }
-        )
-    return blocks
 
 
 def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
@@ -401,10 +435,14 @@ def document_for(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[
 
 
 def _numbered(document: dict[str, Any]) -> dict[str, Any]:
-    """Section and sub-section numbers, written into the text (cheaper than CSS counters)."""
+    """Section and sub-section numbers, written into the text (cheaper than CSS counters), and
+    each table's column widths (cheaper than letting WeasyPrint measure every cell)."""
     for i, section in enumerate(document["sections"], start=1):
         section["number"] = str(i)
         headed = (block for block in section["blocks"] if block.get("heading"))
         for j, block in enumerate(headed, start=1):
             block["number"] = f"{i}.{j}"
+        for block in section["blocks"]:
+            if block["type"] == "table":
+                block["widths"] = column_widths(block["head"], block["rows"])
     return document

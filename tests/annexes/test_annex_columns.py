@@ -1,0 +1,35 @@
+"""Column widths the presenter hands to WeasyPrint's fixed table layout."""
+
+from __future__ import annotations
+
+from contracts.annex.columns import LINE_PT, PADDING_PT, column_widths, text_width
+
+
+def _points(share: float) -> float:
+    return share / 100 * LINE_PT - PADDING_PT
+
+
+def test_short_figures_keep_their_line_and_the_shares_fill_the_table():
+    head = ["Collective", "Agreed floor", "Whole allocation", "Lowest node (where)", "Median"]
+    row = ["all_reduce_bf16", "350.0", "361.0", "361.0 (gpu-node-000)", "361.0"]
+    widths = column_widths(head, [row])
+    assert round(sum(widths), 1) == 100.0
+    # Every cell fits on one line: nothing in a row of figures wraps.
+    assert all(_points(w) >= text_width(cell) for w, cell in zip(widths, row, strict=True))
+
+
+def test_prose_takes_the_room_left_once_every_word_fits():
+    question = "Before declaring a node ready, do you rerun NCCL against the hand-over baseline?"
+    widths = column_widths(["#", "Question", "Answer"], [[1, question, "Yes"]])
+    assert widths[1] == max(widths)
+    assert _points(widths[0]) >= text_width("1") and _points(widths[2]) >= text_width("Answer")
+
+
+def test_a_word_too_long_for_any_share_still_gets_its_proportion():
+    digest = "f" * 64
+    widths = column_widths(["File", "SHA-256"], [["README.md", digest]])
+    assert round(sum(widths), 1) == 100.0 and widths[1] > widths[0] > 0
+
+
+def test_no_columns_no_widths():
+    assert column_widths([], []) == []
