@@ -57,8 +57,6 @@ def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> Bid
     from questionnaire.snapshot import scoring_answers
 
     answers = scoring_answers(revision.questionnaire)
-    # An acceptance run that misses the required transport counts as one more exception.
-    exceptions = ack[1] + (1 if answers.execution_path_mismatch else 0)
     mtbf = revision.declared_node_mtbf_hours
     return BidOffer(
         label=bid_label(revision),
@@ -91,7 +89,8 @@ def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> Bid
         declared_node_mtbf_hours=float(mtbf) if mtbf is not None else None,
         site_readiness=revision.site_readiness,
         acknowledgement=ack[0],
-        acknowledgement_exceptions=exceptions,
+        acknowledgement_exceptions=ack[1],
+        execution_path_mismatch=answers.execution_path_mismatch,
         evidence_shared=answers.evidence_shared,
         response_minutes=answers.response_minutes,
         restore_minutes=answers.restore_minutes,
@@ -165,8 +164,11 @@ def inputs_fingerprint(
     extra: Mapping[str, Any] | None = None,
 ) -> str:
     """SHA-256 over everything scoring reads. Revisions are immutable, so their ids suffice."""
+    from bids.scoring import MODEL_VERSION
+
     return _sha256(
         {
+            "model": MODEL_VERSION,
             "request": {name: getattr(request, name) for name in _PROFILE_FIELDS},
             "revisions": sorted(revision_ids),
             "weights": dict(weights),

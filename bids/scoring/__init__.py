@@ -15,7 +15,15 @@ from .cost_model import (
     young_interval,
 )
 from .criteria import CriterionScore, Disqualification, hard_requirement_failures
-from .inputs import CRITERIA, BidOffer, RequestProfile, ScoringInputError, WeightError, Weights
+from .inputs import (
+    CRITERIA,
+    MODEL_VERSION,
+    BidOffer,
+    RequestProfile,
+    ScoringInputError,
+    WeightError,
+    Weights,
+)
 from .ranking import BidScore, ScoringResult, score_bids
 from .sensitivity import ROBUST_WIN_SHARE, Sensitivity, WeightMove
 from .serialize import result_to_dict
@@ -23,6 +31,7 @@ from .serialize import result_to_dict
 __all__ = [
     "CRITERIA",
     "DEFAULT_NODE_MTBF_HOURS",
+    "MODEL_VERSION",
     "ROBUST_WIN_SHARE",
     "BidOffer",
     "BidScore",

@@ -287,22 +287,27 @@ def score_incident_sla(*, request: RequestProfile, bid: BidOffer) -> CriterionSc
 
 def score_acceptance_terms(*, bid: BidOffer) -> CriterionScore:
     t = _Tally()
-    if bid.acknowledgement == "accepted":
+    mismatch = bid.execution_path_mismatch
+    # An acceptance run that misses the required transport is an exception even when the
+    # provider accepted the fixture as it stands: the run would not test what was agreed.
+    exceptions = bid.acknowledgement_exceptions + (1 if mismatch else 0)
+    status = bid.acknowledgement
+    if status == "accepted" and mismatch:
+        status = "accepted_with_exceptions"
+    if status == "accepted":
         share = 1.0
-    elif bid.acknowledgement == "accepted_with_exceptions":
-        share = max(20.0, 60.0 - 10.0 * max(1, bid.acknowledgement_exceptions)) / 60.0
+    elif status == "accepted_with_exceptions":
+        share = max(20.0, 60.0 - 10.0 * max(1, exceptions)) / 60.0
     else:
         share = 0.0
-    t.part(
-        60,
-        share,
-        good="acceptance test and handoff terms accepted",
-        bad=(
-            f"accepted with {bid.acknowledgement_exceptions} exception(s)"
-            if bid.acknowledgement == "accepted_with_exceptions"
-            else "acceptance terms not acknowledged"
-        ),
+    bad = (
+        f"accepted with {exceptions} exception(s)"
+        if status == "accepted_with_exceptions"
+        else "acceptance terms not acknowledged"
     )
+    if mismatch:
+        bad += f", one of them the acceptance run's path: {mismatch}" if share else f"; {mismatch}"
+    t.part(60, share, good="acceptance test and handoff terms accepted", bad=bad)
     t.part(
         40,
         1.0 if bid.evidence_shared else 0.0,

@@ -142,6 +142,9 @@ class BidOffer:
     site_readiness: str
     acknowledgement: str
     acknowledgement_exceptions: int = 0
+    # Why the provider's own acceptance run misses the transport the fixture requires, if it
+    # does: one more exception, named in the rationale.
+    execution_path_mismatch: str | None = None
     evidence_shared: bool = False
     response_minutes: dict[str, float] | None = None
     restore_minutes: dict[str, float] | None = None
@@ -187,6 +190,10 @@ class BidOffer:
         """Back-end bandwidth each GPU gets: all NICs of a node shared by its GPUs."""
         return self.nics_per_node * self.nic_rate_gbps / self.gpus_per_node
 
+
+# Changes whenever a formula or rule changes what a score or rationale says, so that runs
+# scored under the previous rules no longer match the inputs' fingerprint and are redone.
+MODEL_VERSION = "2026-12-02"
 
 CRITERIA = (
     "effective_cost",

@@ -44,6 +44,16 @@ def test_scoring_the_same_inputs_twice_adds_no_rows(world):
     assert again.attempts == 1
 
 
+def test_new_scoring_rules_score_unchanged_bids_again(world, monkeypatch):
+    """A change to the formulas bumps MODEL_VERSION: runs scored under the old rules no longer
+    answer for the same bids, so the comparison is redone rather than reused."""
+    first = score(world.request)
+    monkeypatch.setattr("bids.scoring.MODEL_VERSION", "next")
+    again = score(world.request)
+    assert again.pk != first.pk and again.fingerprint != first.fingerprint
+    assert BidScore.objects.filter(run=again).count() == 2
+
+
 def test_a_redelivered_task_for_a_running_run_replaces_its_rows(world):
     run = score(world.request)
     ScoringRun.objects.filter(pk=run.pk).update(status=ScoringStatus.RUNNING)
