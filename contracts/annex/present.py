@@ -364,7 +364,7 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
             "blocks": [
                 {
                     "type": "text",
-                    "text": f"Scored {snap.get('scored_at')}; {_weights_text(snap)}.",
+                    "text": f"Scored {when(snap.get('scored_at'))}; {_weights_text(snap)}.",
                 },
                 ranking,
             ],

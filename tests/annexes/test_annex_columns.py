@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts.annex.columns import LINE_PT, PADDING_PT, column_widths, text_width
+from contracts.annex.columns import BOLD, LINE_PT, PADDING_PT, column_widths, text_width
 
 
 def _points(share: float) -> float:
@@ -33,3 +33,12 @@ def test_a_word_too_long_for_any_share_still_gets_its_proportion():
 
 def test_no_columns_no_widths():
     assert column_widths([], []) == []
+
+
+def test_a_heading_word_is_never_broken_even_over_a_narrow_column():
+    head = ["Bid", "Revision", "Rank", "Total (0-100)", "Disqualified because"]
+    rows = [["Aurora", 2, 1, "94.0", "region us-west is not among the acceptable regions " * 2]]
+    widths = column_widths(head, rows)
+    for share, heading in zip(widths, head, strict=True):
+        longest = max(heading.split(), key=text_width)
+        assert _points(share) >= text_width(longest) * BOLD
