@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from bids.models import BidRevision, CapacityRequest
-from bids.scoring import BidOffer, RequestProfile, Weights
+from bids.scoring import MODEL_VERSION, BidOffer, RequestProfile, Weights
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
 Ack = tuple[str, int]
@@ -164,8 +164,6 @@ def inputs_fingerprint(
     extra: Mapping[str, Any] | None = None,
 ) -> str:
     """SHA-256 over everything scoring reads. Revisions are immutable, so their ids suffice."""
-    from bids.scoring import MODEL_VERSION
-
     return _sha256(
         {
             "model": MODEL_VERSION,

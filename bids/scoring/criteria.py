@@ -305,8 +305,10 @@ def score_acceptance_terms(*, bid: BidOffer) -> CriterionScore:
         if status == "accepted_with_exceptions"
         else "acceptance terms not acknowledged"
     )
-    if mismatch:
-        bad += f", one of them the acceptance run's path: {mismatch}" if share else f"; {mismatch}"
+    if mismatch and status == "accepted_with_exceptions":
+        bad += f", one of them the acceptance run's path: {mismatch}"
+    elif mismatch:
+        bad += f"; {mismatch}"
     t.part(60, share, good="acceptance test and handoff terms accepted", bad=bad)
     t.part(
         40,

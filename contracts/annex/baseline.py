@@ -54,7 +54,6 @@ def _baseline_nccl_blocks(nccl: list[dict[str, Any]], floors: Mapping[str, Any])
             "heading": "Exact commands",
             # A shell listing: what was run can be copied and run again as it stands.
             "text": "\n".join(f"# {collective}\n{command}" for collective, command in commands),
-            "rows": commands,
         }
     )
     series = {

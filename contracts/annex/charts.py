@@ -97,8 +97,8 @@ def busbw_chart_svg(
         f'<text x="12" y="{top + plot_h / 2}" text-anchor="middle" '
         f'transform="rotate(-90 12 {top + plot_h / 2})">bus bandwidth (GB/s)</text>'
     )
-    for index, (name, rows) in enumerate(sorted(series.items())):
-        colour = PALETTE[index % len(PALETTE)]
+    for colour, name in chart_legend(series):
+        rows = series[name]
         coords = " ".join(f"{x(s):.1f},{y(b):.1f}" for s, b in sorted(rows) if s > 0)
         out.append(
             f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="1.6"/>'

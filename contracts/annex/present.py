@@ -120,10 +120,12 @@ def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
                 "intro": "In the format of sha256sum: run `sha256sum -c` on this list inside the "
                 "unpacked bundle to check every file.",
                 "text": "\n".join(f"{digest}  {name}" for name, digest in rows),
-                "rows": rows,
             }
         )
     return {"id": "fixture", "title": "Acceptance fixture", "blocks": blocks}
+
+
+_SEVERITY_KEY = re.compile(r"^(s\d)_(response_minutes|restore_minutes|escalation)$")
 
 
 def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
@@ -150,9 +152,6 @@ def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         blocks.append(clocks)
     blocks.append(_kv(rows, "Owners, evidence and recovery" if clocks else ""))
     return {"id": "terms", "title": "Incident handoff terms", "blocks": blocks}
-
-
-_SEVERITY_KEY = re.compile(r"^(s\d)_(response_minutes|restore_minutes|escalation)$")
 
 
 def _severity_clocks(values: Mapping[str, Any]) -> Block | None:
@@ -211,7 +210,6 @@ def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
                 "type": "table",
                 "heading": "Operations",
                 "head": ["Question", "Answer"],
-                "rows": [row for rows in by_section.values() for row in rows],
                 "groups": list(by_section.items()),
             }
         )
@@ -444,5 +442,6 @@ def _numbered(document: dict[str, Any]) -> dict[str, Any]:
             block["number"] = f"{i}.{j}"
         for block in section["blocks"]:
             if block["type"] == "table":
-                block["widths"] = column_widths(block["head"], block["rows"])
+                rows = block.get("rows") or [r for _, group in block["groups"] for r in group]
+                block["widths"] = column_widths(block["head"], rows)
     return document
