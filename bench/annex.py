@@ -42,6 +42,9 @@ def _setup(workdir: Path) -> None:
     os.environ["MEDIA_ROOT"] = str(workdir / "media")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.pop("CELERY_BROKER_URL", None)
+    # Seeding the demo sends mail and runs tasks in-process; the bench prints only its figures.
+    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
+    os.environ["LOG_LEVEL"] = "WARNING"
     import django
 
     django.setup()

@@ -14,27 +14,32 @@ from api.forms import TokenCreateForm
 from api.models import ApiToken
 from bids.views.common import errors_into_form, user_of
 
+# The secret waits in the session between the POST and the page that shows it, so that a
+# reload shows the list instead of offering to resubmit the form and mint a second token.
+_NEW_TOKEN_KEY = "api_new_token"
+
 
 @login_required
 def token_list(request: HttpRequest) -> HttpResponse:
     user = user_of(request)
     form = TokenCreateForm(request.POST or None)
-    created: tuple[ApiToken, str] | None = None
     if request.method == "POST" and form.is_valid():
         try:
-            created = services.token_create(user=user, name=form.cleaned_data["name"])
+            token, secret = services.token_create(user=user, name=form.cleaned_data["name"])
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
-            form = TokenCreateForm()
-    context = {
-        "tokens": ApiToken.objects.filter(user=user).order_by("-created_at"),
-        "form": form,
-        "new_token": created[0] if created else None,
-        # Shown on this one response only; it is never stored.
-        "new_secret": created[1] if created else None,
-    }
-    return render(request, "api/tokens.html", context, status=201 if created else 200)
+            request.session[_NEW_TOKEN_KEY] = [token.pk, secret]
+            return redirect("api:token-list")
+    tokens = ApiToken.objects.filter(user=user).order_by("-created_at")
+    new_token, new_secret = None, None
+    if request.method == "GET" and (pending := request.session.pop(_NEW_TOKEN_KEY, None)):
+        pk, secret = pending
+        new_token = next((t for t in tokens if t.pk == pk and t.is_active), None)
+        # Shown on this one response only; the session forgets it and the database never had it.
+        new_secret = secret if new_token else None
+    context = {"tokens": tokens, "form": form, "new_token": new_token, "new_secret": new_secret}
+    return render(request, "api/tokens.html", context)
 
 
 @login_required
