@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from bids.choices import BidStatus, OrgKind, RequestStatus
@@ -72,6 +72,19 @@ def bid_list_for_buyer(*, request: CapacityRequest) -> QuerySet[Bid]:
         .select_related("provider")
         .order_by("provider__name")
     )
+
+
+def bid_rows_for_buyer(*, request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
+    """Each visible bid with its latest submitted revision: the buyer sees what was submitted,
+    never the provider's unsubmitted edits to the working copy."""
+    bids = list(bid_list_for_buyer(request=request))
+    latest = {
+        revision.bid_id: revision
+        for revision in BidRevision.objects.filter(
+            bid__in=[bid.pk for bid in bids], number=F("bid__latest_revision_number")
+        )
+    }
+    return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 
 
 def bid_get_for_org(*, org: Organization | None, pk: int) -> Bid:

@@ -64,6 +64,10 @@ class BidSerializer(serializers.ModelSerializer[Bid]):
     shows_revision = serializers.SerializerMethodField(
         help_text="The revision number the terms and answers come from; null for the draft."
     )
+    has_unsubmitted_changes = serializers.SerializerMethodField(
+        help_text="Whether the draft differs from the last submitted revision; null for the "
+        "buyer, who sees only what was submitted."
+    )
 
     class Meta:
         model = Bid
@@ -101,6 +105,10 @@ class BidSerializer(serializers.ModelSerializer[Bid]):
             return dict((revision.questionnaire or {}).get("answers", {}))
         row = getattr(obj, "questionnaire_answers", None)
         return dict(row.answers) if row is not None else {}
+
+    def get_has_unsubmitted_changes(self, obj: Bid) -> bool | None:
+        # Whether a provider is editing its bid is none of the buyer's business.
+        return None if self._revision(obj) is not None else obj.has_unsubmitted_changes
 
     def get_shows_revision(self, obj: Bid) -> int | None:
         revision = self._revision(obj)

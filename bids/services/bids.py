@@ -61,6 +61,8 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
     if bid.status == BidStatus.AWARDED:
         raise ServiceError("An awarded bid cannot be edited.")
     _require_open_for_bidding(bid.request)
+    # A ModelForm has already copied its values onto `bid`: compare with the stored row.
+    stored = Bid.objects.get(pk=bid.pk)
     for field, value in data.items():
         if field not in Bid.term_field_names():
             raise ServiceError(f"{field} is not a bid term.")
@@ -69,7 +71,10 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
     if errors:
         raise ValidationError(errors)
     bid.full_clean(exclude=["request", "provider", "created_by"])
-    bid.has_unsubmitted_changes = True
+    # Saving unchanged terms leaves nothing new to submit.
+    bid.has_unsubmitted_changes = stored.has_unsubmitted_changes or (
+        bid.terms_dict() != stored.terms_dict()
+    )
     # Only the terms: a stale instance must never roll back status or revision bookkeeping.
     bid.save(update_fields=[*Bid.term_field_names(), "has_unsubmitted_changes", "updated_at"])
     return bid

@@ -4,11 +4,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from bids.choices import OrgKind, RequestStatus
-from bids.models import CapacityRequest, Invitation, Organization
+from bids.models import BidRevision, CapacityRequest, Invitation, Organization
 from bids.services.errors import ServiceError
 
 EDITABLE_STATUSES = {RequestStatus.DRAFT, RequestStatus.OPEN}
@@ -31,14 +32,62 @@ def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> 
     return req
 
 
+# What providers priced: once a bid is submitted these stay as they were bid on.
+BID_ON_FIELDS = (
+    "gpu_model",
+    "gpu_count",
+    "nodes",
+    "gpus_per_node",
+    "nvlink_domain_size",
+    "fabric",
+    "per_gpu_bandwidth_gbps",
+    "max_leaf_switches",
+    "single_fabric_domain",
+    "isolation_class",
+    "scheduler",
+    "acceptable_regions",
+    "reservation_start",
+    "reservation_end",
+)
+
+
 @transaction.atomic
 def request_update(*, request: CapacityRequest, data: dict[str, Any]) -> CapacityRequest:
-    _require_status(request, EDITABLE_STATUSES, "edited")
+    # A ModelForm has already copied its values onto `request`: compare with the stored row.
+    stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    _require_status(stored, EDITABLE_STATUSES, "edited")
     for field, value in data.items():
         setattr(request, field, value)
+    _check_published_promises(stored=stored, changed=request)
     request.full_clean()
     request.save()
     return request
+
+
+def _check_published_promises(*, stored: CapacityRequest, changed: CapacityRequest) -> None:
+    """Providers bid on what was published: sealing, time to bid and the allocation."""
+    if stored.status != RequestStatus.OPEN:
+        return
+    errors: dict[str, str] = {}
+    if changed.sealed != stored.sealed:
+        errors["sealed"] = (
+            "Sealed bidding is fixed once the request is published: providers bid on that promise."
+        )
+    if changed.bid_deadline < stored.bid_deadline:
+        deadline = timezone.localtime(stored.bid_deadline)
+        errors["bid_deadline"] = (
+            f"After publishing, the bid deadline can only move later than "
+            f"{deadline:%d %b %Y at %H:%M %Z}. To stop bidding now, close the request."
+        )
+    if BidRevision.objects.filter(bid__request=stored).exists():
+        for field in BID_ON_FIELDS:
+            if getattr(changed, field) != getattr(stored, field):
+                errors[field] = (
+                    "Bids were submitted against this value, so it can no longer change. "
+                    "To ask for something else, cancel this request and post a new one."
+                )
+    if errors:
+        raise ValidationError(errors)
 
 
 @transaction.atomic

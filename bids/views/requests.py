@@ -70,7 +70,7 @@ def request_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context: dict[str, object] = {"req": req}
     if org.is_buyer:
         context.update(
-            bids=selectors.bid_list_for_buyer(request=req),
+            bid_rows=selectors.bid_rows_for_buyer(request=req),
             invitations=selectors.invitation_list(request=req),
             invite_form=InviteForm(choices=selectors.provider_choices(request=req)),
         )

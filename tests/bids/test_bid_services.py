@@ -122,6 +122,15 @@ def test_revising_adds_revisions_and_never_changes_earlier_ones(open_request, pr
     assert second.price_per_gpu_hour == Decimal("2.200")
 
 
+def test_saving_unchanged_terms_leaves_nothing_to_submit(open_request, provider):
+    bid = BidFactory(request=open_request, provider=provider.org)
+    services.bid_submit(bid=bid, user=provider.user)
+    services.bid_save_draft(bid=bid, user=provider.user, data=bid.terms_dict())
+    with pytest.raises(ValidationError, match="Revision 1 already holds these terms"):
+        services.bid_submit(bid=bid, user=provider.user)
+    assert bid.revisions.count() == 1
+
+
 def test_a_frozen_revision_cannot_be_changed_or_deleted_through_the_orm(world):
     revision = world.bid.revisions.get()
     revision.price_per_gpu_hour = Decimal("0.5")

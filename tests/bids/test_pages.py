@@ -133,3 +133,14 @@ def test_no_region_gives_one_message_on_the_field(buyer):
     errors = response.context["form"].errors["acceptable_regions"]
     assert errors == ["Choose at least one acceptable region."]
     assert 'class="req"' in response.content.decode()
+
+
+def test_the_buyers_bid_list_shows_the_submitted_revision_not_the_draft(world, buyer, provider):
+    from decimal import Decimal
+
+    from bids.services import bid_save_draft
+
+    bid_save_draft(bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("9.99")})
+    page = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk]))
+    rows = page.content.decode()
+    assert "$2.400" in rows and "9.99" not in rows

@@ -137,3 +137,50 @@ def test_uninvite_removes_a_provider_without_a_bid(buyer):
     services.request_invite(request=req, providers=[other])
     services.request_uninvite(request=req, provider=other)
     assert not req.invitations.exists()
+
+
+@pytest.fixture
+def published(buyer, provider):
+    from tests.factories import InvitationFactory
+
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
+    InvitationFactory(request=req, provider=provider.org)
+    return req
+
+
+def _field_errors(req, **changes):
+    with pytest.raises(ValidationError) as exc:
+        services.request_update(request=req, data=changes)
+    return exc.value.message_dict
+
+
+def test_sealing_is_fixed_once_published(published):
+    errors = _field_errors(published, sealed=False)
+    assert "Sealed bidding is fixed" in errors["sealed"][0]
+    published.refresh_from_db()
+    assert published.sealed and published.bids_hidden_from_buyer
+
+
+def test_a_published_deadline_only_moves_later(published):
+    # Moving it into the past would both cut providers off and open the sealed bids at once.
+    errors = _field_errors(published, bid_deadline=timezone.now() - timedelta(minutes=1))
+    assert "can only move later" in errors["bid_deadline"][0]
+    published.refresh_from_db()
+    later = published.bid_deadline + timedelta(days=2)
+    services.request_update(request=published, data={"bid_deadline": later})
+    published.refresh_from_db()
+    assert published.bid_deadline == later
+
+
+def test_the_allocation_is_fixed_once_a_bid_is_submitted(published, provider):
+    from tests.factories import BidFactory
+
+    services.request_update(request=published, data={"title": "16 × H200, renamed"})
+    bid = BidFactory(request=published, provider=provider.org)
+    services.bid_submit(bid=bid, user=provider.user)
+    errors = _field_errors(published, gpu_model="A100")
+    assert "Bids were submitted against this value" in errors["gpu_model"][0]
+    published.refresh_from_db()
+    services.request_update(request=published, data={"description": "Still the same cluster."})
+    published.refresh_from_db()
+    assert (published.gpu_model, published.description) == ("H200", "Still the same cluster.")

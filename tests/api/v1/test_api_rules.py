@@ -155,6 +155,10 @@ def test_the_buyer_sees_the_frozen_revision_not_the_draft(api_world, buyer, prov
     )
     shown = token_client(buyer.user).get(f"/api/v1/bids/{api_world.bid.pk}/").json()
     assert shown["price_per_gpu_hour"] == "2.400" and shown["shows_revision"] == 1
+    # Nor does the buyer learn that the provider is editing.
+    assert shown["has_unsubmitted_changes"] is None
+    own = token_client(provider.user).get(f"/api/v1/bids/{api_world.bid.pk}/").json()
+    assert own["has_unsubmitted_changes"] is True
 
 
 def test_a_rival_never_sees_the_other_bid(api_world, rival_provider):
