@@ -16,7 +16,7 @@ from api.serializers.parts import (
 from bids.choices import Region
 from bids.forms import REQUEST_FIELDSETS
 from bids.models import CapacityRequest, Invitation
-from bids.scoring import CRITERIA
+from bids.scoring import CRITERIA, MAX_WEIGHT
 
 REQUEST_FIELDS = [name for _, names in REQUEST_FIELDSETS for name in names]
 
@@ -71,7 +71,7 @@ class WeightsSerializer(serializers.Serializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:
         return {
-            name: serializers.FloatField(required=True, min_value=0, max_value=1e6)
+            name: serializers.FloatField(required=True, min_value=0, max_value=MAX_WEIGHT)
             for name in CRITERIA
         }
 

@@ -17,6 +17,7 @@ from .cost_model import (
 from .criteria import CriterionScore, Disqualification, hard_requirement_failures
 from .inputs import (
     CRITERIA,
+    MAX_WEIGHT,
     MODEL_VERSION,
     BidOffer,
     RequestProfile,
@@ -31,6 +32,7 @@ from .serialize import result_to_dict
 __all__ = [
     "CRITERIA",
     "DEFAULT_NODE_MTBF_HOURS",
+    "MAX_WEIGHT",
     "MODEL_VERSION",
     "ROBUST_WIN_SHARE",
     "BidOffer",

@@ -195,6 +195,8 @@ class BidOffer:
 # scored under the previous rules no longer match the inputs' fingerprint and are redone.
 MODEL_VERSION = "2026-12-02"
 
+MAX_WEIGHT = 1_000_000.0
+
 CRITERIA = (
     "effective_cost",
     "fabric_placement",
@@ -223,6 +225,9 @@ class Weights:
                 raise WeightError(name, f"must be finite, got {value!r}")
             if value < 0:
                 raise WeightError(name, f"must not be negative, got {value!r}")
+            if value > MAX_WEIGHT:
+                # Only ratios matter, and a sum of huge weights overflows to infinity.
+                raise WeightError(name, f"must be at most {MAX_WEIGHT:,.0f}, got {value:g}")
         if all(getattr(self, name) == 0 for name in CRITERIA):
             raise WeightError(None, "at least one weight must be above zero")
 

@@ -129,28 +129,21 @@ def request_score(*, request: CapacityRequest) -> ScoringRun:
         )
     try:
         rows = _score(profile=profile, offers=offers, revisions=revisions, weights=weights, run=run)
-    except Exception as exc:  # any failure must reach the page, with its reason
+        with transaction.atomic():
+            BidScore.objects.filter(run=run).delete()  # a redelivered task replaces, never adds
+            BidScore.objects.bulk_create(rows)
+            run.status = ScoringStatus.DONE
+            run.finished_at = timezone.now()
+            run.save(
+                update_fields=["status", "finished_at", "result", "sensitivity", "winner_label"]
+            )
+            _make_current(run)
+    except Exception as exc:  # any failure, storing included, must reach the page with its reason
         logger.exception("Scoring request %s failed", request.pk)
         run.status = ScoringStatus.FAILED
         run.error = f"{type(exc).__name__}: {exc}"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "error", "finished_at"])
-        return run
-    with transaction.atomic():
-        BidScore.objects.filter(run=run).delete()  # a redelivered task replaces, never adds
-        BidScore.objects.bulk_create(rows)
-        run.status = ScoringStatus.DONE
-        run.finished_at = timezone.now()
-        run.save(
-            update_fields=[
-                "status",
-                "finished_at",
-                "result",
-                "sensitivity",
-                "winner_label",
-            ]
-        )
-        _make_current(run)
     return run
 
 

@@ -239,6 +239,7 @@ def test_weights_defaults_and_round_trip() -> None:
     [
         ({"fabric_placement": -1}, "fabric_placement"),
         ({"incident_sla": float("nan")}, "incident_sla"),
+        ({"effective_cost": 1e308}, "effective_cost"),  # two of these overflow the total
         ({"acceptance_terms": "lots"}, "acceptance_terms"),
         ({"delivery_risk": True}, "delivery_risk"),
         ({"price": 10}, "price"),

@@ -152,6 +152,18 @@ def test_the_weights_form_shows_each_error_in_place(scored, buyer):
     assert 'id="id_fabric_placement-error">Must be a number' in html
 
 
+def test_huge_weights_are_refused_on_the_form_not_left_scoring_for_ever(scored, buyer):
+    url = reverse("bids:request-weights", args=[scored.request.pk])
+    others = dict.fromkeys(("incident_sla", "acceptance_terms", "delivery_risk"), "0")
+    response = buyer.client().post(
+        url, {"effective_cost": "1e308", "fabric_placement": "1e308", **others}
+    )
+    html = response.content.decode()
+    assert 'id="id_effective_cost-error">Must be at most 1,000,000' in html
+    scored.request.refresh_from_db()
+    assert scored.request.weights.get("effective_cost") != 1e308
+
+
 def test_saving_weights_redirects_to_the_comparison(
     scored, buyer, django_capture_on_commit_callbacks
 ):
