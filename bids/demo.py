@@ -146,6 +146,11 @@ def seed_demo() -> list[DemoLogin]:
         _member(user, org)
         providers.append((org, user, spec))
         logins.append(DemoLogin(spec["user"], org.name, "provider"))
+    # Someone who works for two providers: the organisation switcher in the header has a use.
+    sam = _user("sam", "sam@operators.example")
+    for org, _, _ in providers[:2]:
+        _member(sam, org, MemberRole.MEMBER)
+    logins.append(DemoLogin("sam", " + ".join(org.name for org, _, _ in providers[:2]), "provider"))
 
     existing = CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).first()
     if existing is not None:

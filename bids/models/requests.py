@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from bids.choices import Fabric, GpuModel, IsolationClass, Region, RequestStatus, Scheduler
@@ -156,8 +157,8 @@ def validate_request_consistency(req: CapacityRequest) -> dict[str, list[str]]:
     if shape and req.gpu_count and shape != req.gpu_count:
         add(
             "gpu_count",
-            f"{req.nodes} nodes × {req.gpus_per_node} GPUs per node is {shape} GPUs, "
-            f"not {req.gpu_count}.",
+            f"{req.nodes} node{pluralize(req.nodes)} × {req.gpus_per_node} GPU"
+            f"{pluralize(req.gpus_per_node)} per node is {shape} GPUs, not {req.gpu_count}.",
         )
     if req.gpu_count and req.nvlink_domain_size and req.nvlink_domain_size > req.gpu_count:
         add(
@@ -185,6 +186,8 @@ def validate_request_consistency(req: CapacityRequest) -> dict[str, list[str]]:
         unknown = sorted(set(req.acceptable_regions) - set(Region.values))
         if unknown:
             add("acceptable_regions", f"Unknown region code(s): {', '.join(unknown)}.")
+    if req.per_gpu_bandwidth_gbps is not None and req.per_gpu_bandwidth_gbps <= 0:
+        add("per_gpu_bandwidth_gbps", "Give the backend bandwidth each GPU needs, above 0 Gb/s.")
     if req.max_leaf_switches == 0:
         add("max_leaf_switches", "Use at least one leaf switch, or leave empty for no limit.")
     return errors

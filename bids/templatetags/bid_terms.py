@@ -4,6 +4,7 @@ from typing import Any, cast
 
 from django import template
 from django.db.models import Field
+from django.utils.text import capfirst
 
 from bids.forms import BID_FIELDSETS
 from bids.models import BidTerms
@@ -32,9 +33,7 @@ def terms_sections(obj: BidTerms) -> list[tuple[str, list[tuple[str, str]]]]:
     """The bid's terms grouped as on the form, ready to print."""
     sections = []
     for title, names in BID_FIELDSETS:
-        rows = [
-            (str(_field(name).verbose_name).capitalize(), _display(obj, name)) for name in names
-        ]
+        rows = [(capfirst(str(_field(name).verbose_name)), _display(obj, name)) for name in names]
         sections.append((title, rows))
     return sections
 

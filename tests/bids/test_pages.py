@@ -144,3 +144,30 @@ def test_the_buyers_bid_list_shows_the_submitted_revision_not_the_draft(world, b
     page = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk]))
     rows = page.content.decode()
     assert "$2.400" in rows and "9.99" not in rows
+
+
+@pytest.mark.django_db
+def test_the_demo_has_someone_in_two_organisations_who_can_switch(client):
+    seed_demo()
+    assert client.login(username="sam", password=DEMO_PASSWORD)
+    orgs = {m.organization.name: m.organization for m in _memberships("sam")}
+    assert set(orgs) == {"Northwind Compute", "Aurora GPU Cloud"}
+    req = CapacityRequest.objects.get(title="16 × H200, two 8-GPU servers")
+    links = {b.provider.name: f'href="/bids/{b.pk}/"' for b in req.bids.select_related("provider")}
+    for name, org in orgs.items():
+        client.post(reverse("bids:switch-org"), {"organization": org.pk})
+        page = client.get(reverse("bids:request-detail", args=[req.pk])).content.decode()
+        others = [link for n, link in links.items() if n != name]
+        assert links[name] in page and not any(link in page for link in others)
+
+
+def _memberships(username):
+    from bids.models import Membership
+
+    return Membership.objects.filter(user__username=username).select_related("organization")
+
+
+def test_bid_terms_keep_their_capitals(world, buyer):
+    html = buyer.client().get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()
+    assert "Price per GPU-hour (USD)" in html and "NIC rate (Gb/s)" in html
+    assert "Price per gpu-hour" not in html and "Gpu model" not in html

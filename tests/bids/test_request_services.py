@@ -45,6 +45,12 @@ def test_it_creates_a_draft(buyer):
         ({"acceptable_regions": []}, "acceptable_regions", "at least one"),
         ({"acceptable_regions": ["mars"]}, "acceptable_regions", "mars"),
         ({"max_leaf_switches": 0}, "max_leaf_switches", "at least one leaf switch"),
+        ({"per_gpu_bandwidth_gbps": 0}, "per_gpu_bandwidth_gbps", "above 0 Gb/s"),
+        (
+            {"nodes": 1, "gpus_per_node": 8, "gpu_count": 16, "nvlink_domain_size": 8},
+            "gpu_count",
+            "1 node × 8 GPUs per node is 8 GPUs, not 16",
+        ),
     ],
 )
 def test_it_refuses_inconsistent_requests_on_the_field(buyer, overrides, field, fragment):
