@@ -124,8 +124,11 @@ class QuestionSpec:
         )
 
 
-def parse_duration(raw: Any) -> int:
-    """'90', '90 min', '1.5 h', '2 days' → minutes. A bare number means minutes."""
+def parse_duration(raw: Any, *, unit_required: bool = False) -> int:
+    """'90 min', '1.5 h', '2 days' → minutes; a number, or bare digits, are minutes.
+
+    A provider's typed answer must carry its unit (`unit_required`): '4' could mean minutes or
+    hours. Stored rule values and targets are canonical minutes and stay bare."""
     if isinstance(raw, bool):
         raise AnswerError(f"{raw!r} is not a duration")
     if isinstance(raw, int | float):
@@ -137,6 +140,8 @@ def parse_duration(raw: Any) -> int:
     if not isinstance(raw, str):
         raise AnswerError(f"{raw!r} is not a duration")
     match = _DURATION_RE.match(raw)
+    if unit_required and match is not None and not match.group(2):
+        raise AnswerError(f"'{raw.strip()}' needs a unit: '{raw.strip()} min' or '{raw.strip()} h'")
     unit = (match.group(2).lower() or "min") if match else ""
     if match is None or unit not in _UNITS:
         raise AnswerError(
@@ -173,7 +178,7 @@ def clean_answer(spec: QuestionSpec, raw: Any) -> Any:
         return None
     kind = spec.answer_type
     if kind == DURATION:
-        return parse_duration(raw)
+        return parse_duration(raw, unit_required=True)
     if kind == INTEGER:
         return _clean_integer(raw)
     if kind == ENUM:
