@@ -42,6 +42,17 @@ def require_service(available: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_stray_database_sessions(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """Threads (live server, worker, concurrency tests) can leave a PostgreSQL session open;
+    end them before pytest-django drops the test database, which it refuses to do otherwise."""
+    yield
+    from tests.worker_fixtures import end_other_database_sessions
+
+    with django_db_blocker.unblock():
+        end_other_database_sessions()
+
+
 @pytest.fixture(autouse=True)
 def _eager_celery_by_default() -> Any:
     # Ordinary tests run tasks in-process; the real-worker tests switch this off themselves.

@@ -48,11 +48,11 @@ def real_worker() -> Iterator[Any]:
     finally:
         celery_app.conf.task_default_queue = previous_queue
         celery_app.conf.task_always_eager = True
-        _close_worker_connections()
+        end_other_database_sessions()
 
 
-def _close_worker_connections() -> None:
-    """The worker thread's database session outlives it; end it so the test DB can be dropped."""
+def end_other_database_sessions() -> None:
+    """Sessions of finished threads outlive them; end them so the test DB can be dropped."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
