@@ -110,6 +110,13 @@ class CapacityRequest(models.Model):
         return timezone.now() >= self.bid_deadline
 
     @property
+    def status_label(self) -> str:
+        """The status as people need it: an open request past its deadline takes no more bids."""
+        if self.status == RequestStatus.OPEN and self.deadline_passed:
+            return "Deadline passed"
+        return str(self.get_status_display())
+
+    @property
     def bids_hidden_from_buyer(self) -> bool:
         """Sealed requests reveal nothing about bids or bidders before the deadline."""
         return self.sealed and not self.deadline_passed

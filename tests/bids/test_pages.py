@@ -171,3 +171,19 @@ def test_bid_terms_keep_their_capitals(world, buyer):
     html = buyer.client().get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()
     assert "Price per GPU-hour (USD)" in html and "NIC rate (Gb/s)" in html
     assert "Price per gpu-hour" not in html and "Gpu model" not in html
+
+
+def test_an_open_request_past_its_deadline_says_so(buyer, provider):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    req = CapacityRequestFactory(buyer=buyer.org, bid_deadline=timezone.now() - timedelta(hours=1))
+    InvitationFactory(request=req, provider=provider.org)
+    for client, url in [
+        (buyer.client(), reverse("bids:request-list")),
+        (provider.client(), reverse("bids:inbox")),
+        (buyer.client(), reverse("bids:request-detail", args=[req.pk])),
+    ]:
+        html = client.get(url).content.decode()
+        assert "Deadline passed" in html and "Open for bids" not in html
