@@ -7,6 +7,7 @@ from django.http import Http404
 
 from bids.choices import BidStatus, OrgKind, RequestStatus
 from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
+from bids.services.requests import BID_ON_FIELDS
 
 
 def request_list_for_buyer(*, org: Organization) -> QuerySet[CapacityRequest]:
@@ -130,3 +131,13 @@ def own_bid(*, request: CapacityRequest, org: Organization) -> Bid | None:
 
 def open_request_count(*, org: Organization) -> int:
     return CapacityRequest.objects.filter(buyer=org, status=RequestStatus.OPEN).count()
+
+
+def request_locked_fields(*, request: CapacityRequest) -> dict[str, str]:
+    """Fields that can no longer change, each with the reason, for forms to show as fixed."""
+    if request.status != RequestStatus.OPEN:
+        return {}
+    locked = {"sealed": "Fixed once the request is published."}
+    if BidRevision.objects.filter(bid__request=request).exists():
+        locked |= dict.fromkeys(BID_ON_FIELDS, "Fixed: bids were submitted against it.")
+    return locked

@@ -73,7 +73,8 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
         errors["sealed"] = (
             "Sealed bidding is fixed once the request is published: providers bid on that promise."
         )
-    if changed.bid_deadline < stored.bid_deadline:
+    # The browser's date-time field has minutes, no seconds: re-saving the form is no move.
+    if changed.bid_deadline < stored.bid_deadline.replace(second=0, microsecond=0):
         deadline = timezone.localtime(stored.bid_deadline)
         errors["bid_deadline"] = (
             f"After publishing, the bid deadline can only move later than "

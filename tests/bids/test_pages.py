@@ -187,3 +187,19 @@ def test_an_open_request_past_its_deadline_says_so(buyer, provider):
     ]:
         html = client.get(url).content.decode()
         assert "Deadline passed" in html and "Open for bids" not in html
+
+
+def test_the_edit_form_shows_what_bids_have_fixed(world, buyer):
+    url = reverse("bids:request-edit", args=[world.request.pk])
+    html = buyer.client().get(url).content.decode()
+    assert 'name="gpu_model"' in html and "Fixed: bids were submitted against it." in html
+    # A posted change to a fixed field is ignored; the free ones still save.
+    form = buyer.client().get(url).context["form"]
+    data = {name: form[name].value() for name in form.fields}
+    data = {k: v for k, v in data.items() if v not in (None, False)}
+    data |= {"gpu_model": "A100", "description": "Same cluster, clearer words."}
+    response = buyer.client().post(url, data)
+    assert response.status_code == 302, response.context["form"].errors
+    world.request.refresh_from_db()
+    assert world.request.gpu_model == "H200"
+    assert world.request.description == "Same cluster, clearer words."
