@@ -46,6 +46,13 @@ class SeverityForm(forms.Form):
 class IncidentEvidenceForm(forms.Form):
     kind = forms.ChoiceField(label="What it is", choices=IncidentEvidenceKind.choices)
     file = forms.FileField(label="File")
+    node = forms.CharField(
+        label="Node (diagnostics)",
+        required=False,
+        max_length=200,
+        help_text="The node the dcgmi diag ran on; empty: taken from the file name. Only runs "
+        "on the repaired node count.",
+    )
 
 
 class SignoffForm(forms.Form):

@@ -3,9 +3,10 @@ the awarded provider; everyone else gets a 404, downloads included."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -122,6 +123,22 @@ def _median(row: IncidentEvidence | None) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def repaired_nodes(incident: Incident) -> list[str]:
+    """The node(s) the incident names: its analysis's initiating node; [] when unknown."""
+    run = incident.failed_run
+    node = (run.analysis or {}).get("initiating_node") if run is not None else None
+    return [node] if isinstance(node, str) and node else []
+
+
+def node_in_name(name: str, nodes: Iterable[str]) -> str:
+    """The node a file name names as a whole token ('dcgmi-node-17.txt' → 'node-17', never
+    'node-1'); '' when none."""
+    for node in nodes:
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(node)}(?![A-Za-z0-9])", name, re.I):
+            return node
+    return ""
+
+
 def checklist_states(
     incident: Incident, evidence: list[IncidentEvidence] | None = None
 ) -> list[failures.ItemState]:
@@ -133,7 +150,10 @@ def checklist_states(
     baseline = getattr(incident.reservation, "baseline", None)
     snapshot = baseline.snapshot if baseline is not None else None
     nccl = _latest(rows, IncidentEvidenceKind.NCCL)
+    nodes = repaired_nodes(incident)
     diag = _latest(rows, IncidentEvidenceKind.DIAG)
+    # Named nodes: every passing upload counts, each for the node it ran on (the last one wins).
+    diags = [e.parsed for e in rows if e.kind == IncidentEvidenceKind.DIAG and e.ok and e.parsed]
     reference = _median(_latest(rows, IncidentEvidenceKind.PRE_STEPS))
     if reference is None and snapshot:
         value = (snapshot.get("step_times") or {}).get("run_median_s")
@@ -146,12 +166,13 @@ def checklist_states(
         items,
         evidence={
             "nccl-tests": [nccl.parsed] if nccl and nccl.parsed else [],
-            "dcgmi-diag": [diag.parsed] if diag and diag.parsed else [],
+            "dcgmi-diag": diags if nodes else ([diag.parsed] if diag and diag.parsed else []),
         },
         signed=signed,
         baseline=snapshot,
         reference_median=reference,
         smoke_median=_median(_latest(rows, IncidentEvidenceKind.SMOKE)),
+        repaired_nodes=nodes,
     )
 
 
@@ -167,6 +188,7 @@ def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
             "key": "response",
             "what": "responded",
             "label": "First response",
+            "done_label": "Responded at",
             "minutes": incident.minutes("response_minutes"),
             "due": due.response_due,
             "left": status.response_left,
@@ -179,6 +201,7 @@ def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
             "key": "restore",
             "what": "restored",
             "label": "Restore",
+            "done_label": "Restored at",
             "minutes": incident.minutes("restore_minutes"),
             "due": due.restore_due,
             "left": status.restore_left,
@@ -242,20 +265,36 @@ def analysis_view(run: FailedRun, *, page: str | int | None) -> dict[str, Any]:
     for g in groups:
         by_kind[g.get("kind")] += len(g.get("ranks") or [])
     timeline: Page[Any] = Paginator(doc.get("timeline") or [], TIMELINE_PAGE).get_page(page)
-    rows = [{**e, "time": _utc_label(e.get("time"))} for e in timeline.object_list]
+    rows = [{**e, "time": utc_label(e.get("time"))} for e in timeline.object_list]
     timeline.object_list = rows
     first = doc.get("first_failure")
     return {
         "doc": doc,
-        "first": {**first, "time": _utc_label(first.get("time"))} if first else None,
+        "first": {**first, "time": utc_label(first.get("time"))} if first else None,
         "secondary_count": len(doc.get("secondary_ranks") or []),
         "by_kind": sorted(by_kind.items(), key=lambda kv: (-kv[1], str(kv[0]))),
         "timeline": timeline,
     }
 
 
-def _utc_label(value: Any) -> str | None:
-    """'2024-05-01T12:00:00.100000+00:00' → '2024-05-01 12:00:00.100' (the page says UTC)."""
+def utc_label(value: Any) -> str | None:
+    """An ISO instant from the stored JSON as the pages show instants: '2024-05-01 12:00:00',
+    with milliseconds only when the log had them ('… 12:00:00.100'); UTC, which the page says."""
     if not isinstance(value, str):
         return None
-    return value.replace("T", " ")[:23].removesuffix("+00:00")
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    text = f"{when:%Y-%m-%d %H:%M:%S}"
+    return f"{text}.{when.microsecond // 1000:03d}" if when.microsecond else text
+
+
+def window_view(incident: Incident) -> dict[str, Any]:
+    """The incident window with its instants formatted like the rest of the page."""
+    window = dict(incident.window or {})
+    for key in ("last_healthy_at", "first_bad_at"):
+        window[key] = utc_label(window.get(key))
+    return window

@@ -10,7 +10,7 @@ Pure Python (no Django): the upload pipeline, the CLI and the tests share it.
 from __future__ import annotations
 
 from .analysis import Analysis, SecondaryGroup, analyse
-from .bundle import BundleLimits, read_bundle, read_paths
+from .bundle import BundleLimits, read_bundle, read_paths, unreadable_reason
 from .checkpoints import CheckpointVerdict, assess_checkpoints, parse_listing
 from .errors import (
     BundleError,
@@ -86,4 +86,5 @@ __all__ = [
     "restricted_loads",
     "terms_clocks",
     "terms_recovery",
+    "unreadable_reason",
 ]

@@ -129,7 +129,7 @@ def analyse(
     """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither."""
     files = list(sources)
     missing: list[str] = []
-    refused = [{"name": f.name, "reason": f.refused} for f in files if f.refused]
+    refused = [{"name": f.name, "reason": f.refused or ""} for f in files if f.refused]
     missing += [f"{r['name']}: refused ({r['reason']})" for r in refused]
     explicit = RankMap()
     texts: list[tuple[SourceFile, str]] = []
@@ -142,7 +142,9 @@ def analyse(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _sort_sources(files, texts, dumps, dump_sources, gpu_lists, explicit, missing, sig_cache)
+        used = _sort_sources(
+            files, texts, dumps, dump_sources, gpu_lists, explicit, missing, refused, sig_cache
+        )
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -209,7 +211,8 @@ def analyse(
 
     silent = _silent_ranks(events, world_size)
     verdict = choose(events, when=when, world_size=world_size, ip_nodes=rmap.ips,
-                     silent_ranks=silent, node_of=rmap.node_of)  # fmt: skip
+                     silent_ranks=silent, node_of=rmap.node_of,
+                     waiting=fr.waiting)  # fmt: skip
     reasons = list(verdict.reasons)
     for s in skew:
         verb = "corrected" if s.applied else "not corrected (anchors disagree)"
@@ -246,9 +249,10 @@ def analyse(
         launcher_root_cause=root,
         timeline=_timeline(events, when),
         world_size=world_size,
-        refused=[{"name": r["name"], "reason": r["reason"] or ""} for r in refused],
+        refused=refused,
         stats={
             "files": len(files),
+            "used": used,
             "bytes": sum(f.size for f in files),
             "events": len(events),
             "dumps": len(dumps),
@@ -264,22 +268,35 @@ def _sort_sources(
     gpu_lists: list[SourceFile],
     explicit: RankMap,
     missing: list[str],
+    refused: list[dict[str, str]],
     sig_cache: dict[Any, Any],
-) -> None:
-    """Route each file: Flight Recorder dump, rank map, GPU list, skipped binary, or log text."""
+) -> int:
+    """Route each file: Flight Recorder dump, rank map, GPU list, skipped binary, or log text.
+    Files that cannot be used join `refused` with the reason; returns how many were used."""
+    used = 0
     for f in files:
+        why = None
         if f.refused:
             continue
-        if looks_like_dump(f.name, f.data):
-            _load_dump(f, dumps, dump_sources, missing, sig_cache)
+        if not f.data:
+            why = "empty file"
+        elif looks_like_dump(f.name, f.data):
+            why = _load_dump(f, dumps, dump_sources, missing, sig_cache)
         elif looks_like_rank_map(f.name, f.data):
             explicit.update(parse_rank_map(f.data, name=f.name))
         elif looks_like_gpu_list(f.data):
             gpu_lists.append(f)
         elif b"\x00" in f.data[:8192]:
-            missing.append(f"{f.name}: binary file skipped (not a log or a dump)")
+            why = "binary file, not a log or a dump"
         else:
             texts.append((f, f.data.decode("utf-8", errors="replace")))
+        if why is None:
+            used += 1
+        else:
+            refused.append({"name": f.name, "reason": why})
+            if not why.startswith("Flight Recorder"):
+                missing.append(f"{f.name}: skipped ({why})")
+    return used
 
 
 def _load_dump(
@@ -288,17 +305,20 @@ def _load_dump(
     names: dict[int, str],
     missing: list[str],
     cache: dict[Any, Any],
-) -> None:
+) -> str | None:
+    """None when loaded, else why the dump cannot be used."""
     rank = rank_from_name(f.name)
     if rank is None:
         missing.append(f"{f.name}: Flight Recorder dump without a rank in its name; skipped")
-        return
+        return "Flight Recorder dump without a rank in its name"
     try:
         # Keep only the summary: 4,096 full dumps would not fit the memory budget.
         dumps[rank] = summarise(load_dump(f.data, name=f.name), cache)
         names[rank] = f.name
     except DumpError as exc:
         missing.append(f"Flight Recorder dump for rank {rank} refused: {exc}")
+        return f"Flight Recorder dump refused: {str(exc).removeprefix(f'{f.name}: ')}"
+    return None
 
 
 def _node_from_path(name: str, known: set[str]) -> str | None:

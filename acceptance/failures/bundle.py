@@ -2,7 +2,8 @@
 
 Nothing is written to disk. Members that would escape the bundle (absolute paths, `..`), links,
 devices and oversized files are refused one by one and reported; a bundle that exceeds the total
-size or file-count limit, or is not a readable archive, raises a BundleError.
+size or file-count limit, expands like a decompression bomb, or is not a readable archive raises
+a BundleError with a one-line reason.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Literal
 
 from .errors import BundleError, BundleTooLarge
 from .model import SourceFile
@@ -25,15 +26,33 @@ from .model import SourceFile
 
 @dataclass(frozen=True, slots=True)
 class BundleLimits:
-    """Defaults fit a 4,096-rank job's logs and dumps; raise them deliberately, not by accident."""
+    """Everything is unpacked in memory, so these bound the worker's memory. The defaults fit a
+    4,096-rank job's logs and dumps (a few hundred MB); raise them deliberately, not by accident.
 
-    max_total_bytes: int = 2 * 1024**3
+    `max_ratio`: text logs compress 5-30x, a bomb of zeros about 1,000x; a member (or, inside a
+    tar, the archive so far) that expands beyond this once past `ratio_from_bytes` is refused.
+    """
+
+    max_total_bytes: int = 1024**3
     max_files: int = 20_000
-    max_file_bytes: int = 512 * 1024**2
+    max_file_bytes: int = 256 * 1024**2
+    max_ratio: int = 200
+    ratio_from_bytes: int = 16 * 1024**2
 
 
 DEFAULT_LIMITS = BundleLimits()
 _CHUNK = 1024 * 1024
+_TarMode = Literal["r:", "r:gz", "r:bz2", "r:xz"]
+_TAR_MODES: dict[bytes, _TarMode] = {b"\x1f\x8b": "r:gz", b"BZ": "r:bz2", b"\xfd7": "r:xz"}
+
+
+def _mib(n: int) -> str:
+    return f"{n / 1024**2:.0f} MiB" if n >= 1024**2 else f"{n / 1024:.0f} KiB"
+
+
+def _one_line(text: str) -> str:
+    """Archive libraries report some errors over several lines; the UI and the CLI show one."""
+    return " ".join(text.split())
 
 
 def read_bundle(
@@ -49,7 +68,9 @@ def read_bundle(
         inner = name[:-3] if lower.endswith(".gz") else name
         return [SourceFile(inner, _gunzip(data, name=name, limits=limits))]
     if len(data) > limits.max_file_bytes:
-        raise BundleTooLarge(f"{name}: {len(data)} bytes exceeds the per-file limit")
+        raise BundleTooLarge(
+            f"{name}: {_mib(len(data))} is over the {_mib(limits.max_file_bytes)} per-file limit"
+        )
     return [SourceFile(name, data)]
 
 
@@ -87,7 +108,9 @@ def _check_sizes(size: int, count: int, total: int, name: str, limits: BundleLim
     if count + 1 > limits.max_files:
         raise BundleTooLarge(f"more than {limits.max_files} files")
     if total + size > limits.max_total_bytes:
-        raise BundleTooLarge(f"{name}: more than {limits.max_total_bytes} bytes in all")
+        raise BundleTooLarge(
+            f"{name}: the files reach more than {_mib(limits.max_total_bytes)} in all (the limit)"
+        )
     return size
 
 
@@ -120,42 +143,52 @@ def _clean(member: str) -> str:
 
 
 class _Budget:
-    """Running totals; the file count and the total size stop the whole read when exceeded."""
+    """Running totals; the file count, the total size and the expansion ratio stop the whole read
+    when exceeded, naming the member being read."""
 
-    def __init__(self, limits: BundleLimits, name: str) -> None:
-        self.limits, self.name, self.files, self.bytes = limits, name, 0, 0
+    def __init__(self, limits: BundleLimits, name: str, packed: int) -> None:
+        self.limits, self.name, self.packed, self.files, self.bytes = limits, name, packed, 0, 0
 
     def count(self) -> None:
         self.files += 1
         if self.files > self.limits.max_files:
             raise BundleTooLarge(f"{self.name}: more than {self.limits.max_files} files")
 
-    def read(self, stream: IO[bytes] | gzip.GzipFile, member: str) -> bytes | None:
-        """Read a member with both caps applied while decompressing; None if the file is too big."""
-        chunks: list[bytes] = []
+    def read(
+        self, stream: IO[bytes] | gzip.GzipFile, member: str, packed: int | None = None
+    ) -> bytes | None:
+        """Read a member with every cap applied while decompressing; None if the file is too big.
+
+        `packed` is the member's compressed size (zip); without it the ratio is the archive's.
+        """
+        lim = self.limits
+        out = io.BytesIO()  # getvalue() hands over the buffer without a second copy
         size = 0
-        reader = stream.read
-        while True:
-            chunk = reader(_CHUNK)
-            if not chunk:
-                break
+        while chunk := stream.read(_CHUNK):
             size += len(chunk)
-            if self.bytes + size > self.limits.max_total_bytes:
+            if self.bytes + size > lim.max_total_bytes:
                 raise BundleTooLarge(
-                    f"{self.name}: more than {self.limits.max_total_bytes} bytes unpacked"
+                    f"{self.name}: unpacking {member} takes the bundle over the "
+                    f"{_mib(lim.max_total_bytes)} limit for all files together"
                 )
-            if size > self.limits.max_file_bytes:
+            if packed is not None:
+                _check_ratio(size, packed, member, self.name, lim)
+            else:
+                _check_ratio(self.bytes + size, self.packed, member, self.name, lim)
+            if size > lim.max_file_bytes:
                 return None
-            chunks.append(chunk)
+            out.write(chunk)
         self.bytes += size
-        return b"".join(chunks)
+        return out.getvalue()
 
 
 def _read_tar(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFile]:
-    budget = _Budget(limits, name)
+    budget = _Budget(limits, name, len(data))
     out: list[SourceFile] = []
+    # One explicit mode: "r:*" reports a failure of every method it tried, over several lines.
+    mode: _TarMode = _TAR_MODES.get(data[:2], "r:")
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        with tarfile.open(fileobj=io.BytesIO(data), mode=mode) as tar:
             for member in tar:
                 if member.isdir():
                     continue
@@ -166,7 +199,7 @@ def _read_tar(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFil
                 elif why is None and not member.isfile():
                     why = "device, fifo or other special file"
                 elif why is None and member.size > limits.max_file_bytes:
-                    why = f"{member.size} bytes exceeds the per-file limit"
+                    why = _over_file_limit(member.size, limits)
                 if why is not None:
                     out.append(SourceFile(member.name, refused=why))
                     continue
@@ -176,18 +209,19 @@ def _read_tar(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFil
                     continue
                 content = budget.read(stream, member.name)
                 if content is None:
-                    out.append(SourceFile(member.name, refused="exceeds the per-file limit"))
+                    out.append(SourceFile(member.name, refused=_over_file_limit(None, limits)))
                 else:
                     out.append(SourceFile(_clean(member.name), content))
     except BundleError:
         raise
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-        raise BundleError(f"{name}: corrupt or truncated tar archive ({exc})") from exc
+        why = _one_line(str(exc))
+        raise BundleError(f"{name}: corrupt or truncated tar archive ({why})") from exc
     return out
 
 
 def _read_zip(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFile]:
-    budget = _Budget(limits, name)
+    budget = _Budget(limits, name, len(data))
     out: list[SourceFile] = []
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -201,36 +235,69 @@ def _read_zip(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFil
                     why = "symbolic link"
                 elif why is None and stat.S_IFMT(mode) not in (0, stat.S_IFREG):
                     why = "device, fifo or other special file"
-                elif why is None and info.file_size > limits.max_file_bytes:
-                    why = f"{info.file_size} bytes exceeds the per-file limit"
+                elif why is None:
+                    _check_ratio(info.file_size, info.compress_size, info.filename, name, limits)
+                if why is None and info.file_size > limits.max_file_bytes:
+                    why = _over_file_limit(info.file_size, limits)
                 if why is not None:
                     out.append(SourceFile(info.filename, refused=why))
                     continue
                 # The header's size can lie; the budget caps what is really decompressed.
                 with zf.open(info) as stream:
-                    content = budget.read(stream, info.filename)
+                    content = budget.read(stream, info.filename, info.compress_size)
                 if content is None:
-                    out.append(SourceFile(info.filename, refused="exceeds the per-file limit"))
+                    out.append(SourceFile(info.filename, refused=_over_file_limit(None, limits)))
                 else:
                     out.append(SourceFile(_clean(info.filename), content))
     except BundleError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error) as exc:
-        raise BundleError(f"{name}: corrupt or truncated zip archive ({exc})") from exc
+        why = _one_line(str(exc))
+        raise BundleError(f"{name}: corrupt or truncated zip archive ({why})") from exc
     except (NotImplementedError, RuntimeError) as exc:  # encrypted or unsupported compression
-        raise BundleError(f"{name}: unsupported zip archive ({exc})") from exc
+        raise BundleError(f"{name}: unsupported zip archive ({_one_line(str(exc))})") from exc
     return out
 
 
+def _check_ratio(unpacked: int, packed: int, member: str, name: str, limits: BundleLimits) -> None:
+    if unpacked > limits.ratio_from_bytes and unpacked > limits.max_ratio * max(packed, 1):
+        raise BundleTooLarge(
+            f"{name}: {member} expands more than {limits.max_ratio}x ({_mib(packed)} packed, "
+            f"{_mib(unpacked)} unpacked): refused as a decompression bomb"
+        )
+
+
+def _over_file_limit(size: int | None, limits: BundleLimits) -> str:
+    got = f"{_mib(size)}, " if size is not None else ""
+    return f"{got}over the {_mib(limits.max_file_bytes)} per-file limit"
+
+
 def _gunzip(data: bytes, *, name: str, limits: BundleLimits) -> bytes:
-    budget = _Budget(BundleLimits(limits.max_file_bytes, 1, limits.max_file_bytes), name)
+    budget = _Budget(limits, name, len(data))
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
             content = budget.read(stream, name)
     except BundleError:
         raise
     except (OSError, EOFError, zlib.error) as exc:
-        raise BundleError(f"{name}: corrupt gzip file ({exc})") from exc
+        raise BundleError(f"{name}: corrupt gzip file ({_one_line(str(exc))})") from exc
     if content is None:
-        raise BundleTooLarge(f"{name}: exceeds the per-file limit when decompressed")
+        raise BundleTooLarge(f"{name}: {_over_file_limit(None, limits)} when decompressed")
     return content
+
+
+_MAX_NAMED = 20
+
+
+def unreadable_reason(
+    refused: list[dict[str, str]], *, used: int, where: str = "the upload"
+) -> str | None:
+    """One line when nothing in the input could be used, naming each file and why; else None.
+    `refused`/`used` are `Analysis.refused` and `Analysis.stats["used"]`."""
+    if used:
+        return None
+    if not refused:
+        return f"no files in {where} (an empty archive?)"
+    named = "; ".join(f"{_one_line(r['name'])} ({r['reason']})" for r in refused[:_MAX_NAMED])
+    more = f"; and {len(refused) - _MAX_NAMED} more" if len(refused) > _MAX_NAMED else ""
+    return f"no readable files in {where}; every file was refused: {named}{more}"

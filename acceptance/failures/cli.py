@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .analysis import Analysis, analyse
-from .bundle import read_paths
+from .bundle import read_paths, unreadable_reason
 from .errors import FailureInputError
 from .rankmap import parse_rank_map
 
@@ -39,11 +39,10 @@ def run(
     try:
         rmap = parse_rank_map(Path(rank_map).read_bytes(), name=rank_map) if rank_map else None
         sources = read_paths(paths)
-        if not any(s.data for s in sources):
-            refused = "; ".join(f"{s.name} ({s.refused})" for s in sources if s.refused)
-            why = f"; refused: {refused}" if refused else ""
-            raise FailureInputError(f"no readable files in the input{why}")
         result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
+        why = unreadable_reason(result.refused, used=result.stats["used"], where="the input")
+        if why is not None:
+            raise FailureInputError(why)
     except FailureInputError as exc:
         err.write(f"analyze_failure: {exc}\n")
         return 2

@@ -37,6 +37,7 @@ class FlightRecorderResult:
     missing_dumps: list[int] = field(default_factory=list)
     suspects: list[int] = field(default_factory=list)
     stuck: dict[str, int] = field(default_factory=dict)  # pg → first collective not completed
+    waiting: set[int] = field(default_factory=set)  # ranks inside a collective nobody completed
     mismatches: list[Mismatch] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -196,6 +197,7 @@ def _stuck(
     if not entered:
         return
     result.stuck[pg] = stuck
+    result.waiting |= entered
     missing = set(ranks) - entered
     if not missing:
         result.notes.append(

@@ -140,13 +140,26 @@ def check_smoke(
     return status, f"{smoke_median:.3f} s median ({delta:+.1f}%)", expected
 
 
-def check_diagnostics(parsed: Sequence[Mapping[str, Any]]) -> tuple[str, str, str]:
+def check_diagnostics(
+    parsed: Sequence[Mapping[str, Any]], nodes: Sequence[str] = ()
+) -> tuple[str, str, str]:
+    """Every test passes. With `nodes` (the repaired ones), only a run from each of them counts:
+    each document's `node` says where it ran; the last one per node wins."""
+    expected = "every test Pass" + (f" on {', '.join(nodes)}" if nodes else "")
+    if nodes:
+        by_node = {str(doc.get("node") or ""): doc for doc in parsed}
+        absent = [n for n in nodes if n not in by_node]
+        if absent:
+            others = sorted(n or "an unnamed node" for n in set(by_node) - set(nodes))
+            elsewhere = f" (uploaded for {', '.join(others)} only)" if others else ""
+            return WAITING, f"no dcgmi diag from {', '.join(absent)}{elsewhere}", expected
+        parsed = [by_node[n] for n in nodes]
     if not parsed:
-        return WAITING, "no dcgmi diag uploaded", "every test Pass"
+        return WAITING, "no dcgmi diag uploaded", expected
     results = [str(t.get("result")) for doc in parsed for t in doc.get("tests") or []]
     bad = [r for r in results if r not in ("Pass", "Skip")]
     status = PASS if results and not bad else FAIL
-    return status, f"{len(results) - len(bad)} of {len(results)} tests pass", "every test Pass"
+    return status, f"{len(results) - len(bad)} of {len(results)} tests pass", expected
 
 
 def evaluate(
@@ -157,8 +170,10 @@ def evaluate(
     baseline: Mapping[str, Any] | None,
     reference_median: float | None,
     smoke_median: float | None,
+    repaired_nodes: Sequence[str] = (),
 ) -> list[ItemState]:
-    """Each item's state. Evidence decides where it can; a signed note closes the rest."""
+    """Each item's state. Evidence decides where it can; a signed note closes the rest.
+    `repaired_nodes`: where diagnostics must come from, when the incident names them."""
     out: list[ItemState] = []
     for item in items:
         status, measured, expected = WAITING, "", ""
@@ -171,7 +186,9 @@ def evaluate(
                 smoke_median, reference_median, item.threshold or 0.0
             )
         elif item.evidence == "dcgmi-diag":
-            status, measured, expected = check_diagnostics(evidence.get("dcgmi-diag", []))
+            status, measured, expected = check_diagnostics(
+                evidence.get("dcgmi-diag", []), repaired_nodes
+            )
         # Sign-off closes items nothing uploaded can check, and checks with no reference.
         signable = item.evidence is None or (status == WAITING and "sign off" in expected)
         signable = signable or (item.evidence == "dcgmi-diag" and status == WAITING)

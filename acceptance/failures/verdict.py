@@ -9,7 +9,7 @@ suspect themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -28,6 +28,7 @@ _KIND_TIER = {
     "missing_record": 2,
 }
 _IGNORED = frozenset({"nccl_init", "nccl_warn"})
+_WAITING = frozenset({"nccl_timeout", "gloo"})  # a rank that timed out or lost its peer waited
 _NEAR = timedelta(seconds=1)
 _SAME_INCIDENT = timedelta(seconds=120)
 
@@ -68,7 +69,9 @@ def choose(
     ip_nodes: dict[str, str],
     silent_ranks: list[int],
     node_of: Callable[[int], str | None] = lambda rank: None,
+    waiting: Iterable[int] = (),
 ) -> Verdict:
+    """`waiting`: ranks that Flight Recorder shows inside a collective nobody completed."""
     v = Verdict()
     causal = [e for e in events if tier(e) <= 1 and not is_corroboration(e) and not e.secondary]
     corroboration = [e for e in events if is_corroboration(e)]
@@ -76,7 +79,7 @@ def choose(
     if timed:
         first = _follow_peer(timed[0], timed, when, ip_nodes, v.reasons)
         v.event = first
-        v.reasons.append(f"earliest causal event: {first.kind} at {when(first)}")
+        v.reasons.append(f"earliest causal event: {first.kind} at {_label(when(first))}")
         _confidence_from_logs(v, first, timed, corroboration, when)
     elif causal:
         v.event = min(causal, key=tier)
@@ -90,12 +93,20 @@ def choose(
             f"names rank {v.event.rank}"
         )
     else:
-        _fallback(v, events, when, ip_nodes, silent_ranks, node_of)
+        _fallback(v, events, when, ip_nodes, silent_ranks, node_of, world_size, set(waiting))
     if v.event is not None:
         v.rank = v.event.rank
         v.node = v.event.node
     _owner(v, events, when)
     return v
+
+
+def _label(t: datetime | None) -> str:
+    """'2024-05-01 12:00:00.123 UTC', as the pages show instants (times here are UTC)."""
+    if t is None:
+        return "an unknown time"
+    ms = f".{t.microsecond // 1000:03d}" if t.microsecond else ""
+    return f"{t:%Y-%m-%d %H:%M:%S}{ms} UTC"
 
 
 def _follow_peer(
@@ -157,6 +168,8 @@ def _fallback(
     ip_nodes: dict[str, str],
     silent_ranks: list[int],
     node_of: Callable[[int], str | None],
+    world_size: int | None = None,
+    waiting: set[int] | None = None,
 ) -> None:
     v.confidence = "low"
     weak = sorted(
@@ -170,11 +183,7 @@ def _fallback(
         v.event = weak[0]
         v.reasons.append(f"only weak evidence: {weak[0].kind} ({weak[0].detail.get('cause')})")
     elif missing:
-        v.event = missing[0]
-        v.reasons.append(
-            f"nothing causal was logged; rank {missing[0].rank} left no record at all while "
-            "others timed out waiting"
-        )
+        _missing_only(v, events, missing, world_size, waiting or set())
     elif silent_ranks or named:
         node = max(set(named), key=named.count) if named else None
         on_node = [r for r in silent_ranks if node is None or node_of(r) == node]
@@ -202,6 +211,48 @@ def _fallback(
                 "only consequences (timeouts, aborts, cancels) were found; the initiating rank "
                 "cannot be told from them"
             )
+
+
+def _missing_only(
+    v: Verdict,
+    events: list[Event],
+    missing: list[Event],
+    world_size: int | None,
+    waiting: set[int],
+) -> None:
+    """A rank with no record is a suspect only when the rest of the world is there and timed
+    out waiting for it; otherwise the bundle is simply incomplete and names no one."""
+    absent = {e.rank for e in missing}
+    waited = {e.rank for e in events if e.kind in _WAITING and e.rank not in absent}
+    waited |= waiting - absent
+    world = world_size or len(absent)
+    if waited and len(absent) * 2 < world:
+        v.event = missing[0]
+        v.reasons.append(
+            f"nothing causal was logged; rank {missing[0].rank} left no record at all while "
+            f"{len(waited)} other rank(s) timed out or waited in a collective"
+        )
+        return
+    ranks = sorted(r for r in absent if r is not None)
+    why = "no rank reported a timeout or a lost peer" if not waited else "most ranks are absent"
+    v.reasons.append(
+        f"insufficient evidence to name an initiating rank: {why}, and {len(absent)} of "
+        f"{world} ranks left no log or dump ({_spans(ranks)}); upload their logs or Flight "
+        "Recorder dumps"
+    )
+
+
+def _spans(ranks: list[int]) -> str:
+    """[2, 3, 4, 7] → 'ranks 2–4, 7' (the first 12 runs)."""
+    runs: list[list[int]] = []
+    for r in ranks:
+        if runs and r == runs[-1][1] + 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    text = ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs[:12])
+    more = f" and {len(runs) - 12} more" if len(runs) > 12 else ""
+    return ("rank " if len(ranks) == 1 else "ranks ") + text + more
 
 
 def _owner(v: Verdict, events: list[Event], when: Clock) -> None:

@@ -33,7 +33,12 @@ from acceptance.models import (
     Severity,
 )
 from acceptance.parsers import ParseError, parse_evidence, to_json
-from acceptance.selectors_incidents import checklist_states, terms_for
+from acceptance.selectors_incidents import (
+    checklist_states,
+    node_in_name,
+    repaired_nodes,
+    terms_for,
+)
 from bids.services.errors import ServiceError
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
@@ -140,9 +145,11 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
                 rmap = failures.parse_rank_map(data, name=row.original_name)
             else:
                 sources += failures.read_bundle(data, name=row.original_name)
-        if not any(s.data for s in sources):
-            raise failures.FailureInputError("no readable files in the upload")
-        result = failures.analyse(sources, rank_map=rmap, world_size=run.world_size).to_json()
+        analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
+        why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
+        if why is not None:
+            raise failures.FailureInputError(why)
+        result = analysis.to_json()
     except failures.FailureInputError as exc:
         state, error, result = FailedRunState.UNREADABLE, str(exc), None
     else:
@@ -292,9 +299,12 @@ def incident_mark(
 
 @transaction.atomic
 def incident_evidence_upload(
-    *, incident: Incident, user: User, upload: UploadedFile, kind: str
+    *, incident: Incident, user: User, upload: UploadedFile, kind: str, node: str = ""
 ) -> IncidentEvidence:
-    """Store the bytes first, then read them; a file that cannot be read says why."""
+    """Store the bytes first, then read them; a file that cannot be read says why.
+
+    Diagnostics record the node they ran on (`node`, else a repaired node the file name names):
+    the checklist counts only runs from the repaired node(s)."""
     _require_open(incident)
     if kind not in IncidentEvidenceKind.values:
         raise ValidationError({"kind": ["Choose what the file is."]})
@@ -318,6 +328,8 @@ def incident_evidence_upload(
     data = _read(row.file)
     try:
         row.parsed = _parse(kind, data, name, incident)
+        if kind == IncidentEvidenceKind.DIAG:
+            row.parsed["node"] = node.strip() or node_in_name(name, repaired_nodes(incident))
         row.ok = True
     except (ParseError, failures.FailureInputError) as exc:
         row.error = str(exc)

@@ -153,6 +153,7 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
         "incident": incident,
         "reservation": incident.reservation,
         "clocks": sel.clock_rows(incident, now=timezone.now()),
+        "window": sel.window_view(incident),
         "checklist": sel.checklist_states(incident, evidence),
         "evidence": evidence,
         "lost": sel.lost_time(incident),
@@ -226,6 +227,7 @@ def incident_evidence(request: HttpRequest, pk: int) -> HttpResponse:
                 user=user_of(request),
                 upload=form.cleaned_data["file"],
                 kind=form.cleaned_data["kind"],
+                node=form.cleaned_data["node"],
             )
         except ValidationError as exc:
             errors_into_form(form, exc)

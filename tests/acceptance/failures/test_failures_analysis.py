@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from acceptance.failures import analyse, parse_rank_map
+from acceptance.failures import SourceFile, analyse, parse_rank_map
 from acceptance.failures.synthetic import Scenario, cascade, flight_recorder
 
 
@@ -179,3 +179,35 @@ def test_bad_rank_maps_raise_rank_map_error() -> None:
     for bad in (b"rank,node\nx,node-1\n", b'{"0": 5}', b"[1, 2", b"rank,node\n"):
         with pytest.raises(RankMapError):
             parse_rank_map(bad)
+
+
+def _timeout_log(rank: int) -> SourceFile:
+    line = (
+        f"[rank{rank}]:[E1120 10:30:12.000000 4242 ProcessGroupNCCL.cpp:632] [Rank {rank}] "
+        "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, "
+        "NumelIn=1, NumelOut=1, Timeout(ms)=10000) ran for 10040 milliseconds before timing out."
+    )
+    return SourceFile(f"logs/rank{rank}.log", line.encode() + b"\n")
+
+
+def test_a_bundle_missing_most_ranks_names_no_culprit_and_says_what_is_missing() -> None:
+    """GIVEN the audit's bundle: one refused pickle, one empty dump, world size 16
+    WHEN it is analysed THEN no rank is blamed, nothing claims a timeout, the gap is named."""
+    evil = b"\x80\x02cos\nsystem\n(S'true'\ntR."
+    src = [SourceFile("fr/nccl_trace_rank_0", evil), SourceFile("fr/nccl_trace_rank_1", b"")]
+    a = analyse(src, world_size=16)
+    assert a.first_failure is None and a.initiating_rank is None
+    assert a.confidence == "low" and a.suggested_owner == "undetermined"
+    text = " ".join(a.reasons)
+    assert "timed out waiting" not in text
+    assert "insufficient evidence" in text and "14 of 16 ranks" in text
+    assert "ranks 2–15" in text
+
+
+def test_one_silent_rank_among_timeouts_is_still_the_suspect() -> None:
+    a = analyse([_timeout_log(r) for r in range(8) if r != 5], world_size=8, year=2026)
+    assert a.initiating_rank == 5 and a.confidence == "low"
+    assert (
+        "rank 5 left no record at all while 7 other rank(s) timed out or waited in a collective"
+        in a.reasons[0]
+    )

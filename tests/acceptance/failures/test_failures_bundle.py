@@ -6,11 +6,15 @@ import gzip
 import io
 import random
 import tarfile
+import tracemalloc
 import zipfile
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from acceptance.failures import BundleError, BundleLimits, BundleTooLarge, read_bundle, read_paths
+from acceptance.failures.synthetic import Scenario, cascade
 
 
 def _tar(members: list[tarfile.TarInfo | tuple[str, bytes]], mode: str = "w:gz") -> bytes:
@@ -90,7 +94,7 @@ def test_too_big_in_total_raises_while_decompressing() -> None:
     bomb = b"\0" * (4 * 1024 * 1024)  # compresses to a few KB
     data = _tar([("a.log", bomb), ("b.log", bomb)])
     assert len(data) < 100_000
-    with pytest.raises(BundleTooLarge, match="bytes unpacked"):
+    with pytest.raises(BundleTooLarge, match=r"unpacking b\.log takes the bundle over the 6 MiB"):
         read_bundle(data, name="b.tgz", limits=BundleLimits(max_total_bytes=6 * 1024 * 1024))
 
 
@@ -138,3 +142,94 @@ def test_read_paths_walks_folders_without_following_links(tmp_path) -> None:
     }
     with pytest.raises(BundleError):
         read_paths([tmp_path / "nope"])
+
+
+def _zip_of_zeros(mib: int) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf, zf.open("zeros.log", "w") as w:
+        for _ in range(mib):
+            w.write(bytes(1024 * 1024))  # streamed: the test itself never holds the 300 MB
+    return buf.getvalue()
+
+
+def test_a_zip_bomb_is_refused_with_the_member_named() -> None:
+    """GIVEN the audit's zip: ~300 KB holding 300 MB of zeros, read with the default limits
+    THEN it is refused in one line naming the member, before anything is decompressed."""
+    data = _zip_of_zeros(300)
+    assert len(data) < 400_000
+    with pytest.raises(BundleTooLarge) as caught:
+        read_bundle(data, name="bomb.zip")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("bomb.zip: zeros.log expands more than 200x (")
+    assert "300 MiB unpacked): refused as a decompression bomb" in message
+
+
+class _Zeros(io.RawIOBase):
+    """`size` zero bytes, produced on demand, so building a bomb needs no memory."""
+
+    def __init__(self, size: int) -> None:
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        n = min(len(memoryview(buf)), self.left)
+        memoryview(buf)[:n] = bytes(n)
+        self.left -= n
+        return n
+
+
+def test_a_tar_gz_bomb_is_refused_while_decompressing_naming_the_member() -> None:
+    size = 200 * 1024 * 1024  # under the per-file limit: only the ratio stops it
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        ok = tarfile.TarInfo("logs/ok.log")
+        ok.size = 4
+        tar.addfile(ok, io.BytesIO(b"fine"))
+        info = tarfile.TarInfo("logs/zeros.log")
+        info.size = size
+        tar.addfile(info, _Zeros(size))
+    tracemalloc.start()
+    try:
+        with pytest.raises(BundleTooLarge) as caught:
+            read_bundle(buf.getvalue(), name="b.tgz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value).startswith("b.tgz: logs/zeros.log expands more than 200x")
+    assert peak < 128 * 1024**2, f"peak {peak / 1024**2:.0f} MiB"
+
+
+def test_default_limits_keep_a_512_rank_bundle_working() -> None:
+    files = cascade(Scenario(ranks=512, culprit=137, noise_lines_per_rank=200))
+    data = _tar([(f.name, f.data) for f in files])
+    unpacked = sum(len(f.data) for f in files)
+    assert unpacked > 10_000_000 and unpacked / len(data) > 10  # tens of MB, well compressed
+    read = read_bundle(data, name="job-512.tgz")
+    assert [f.name for f in read] == [f.name for f in files]
+    assert not any(f.refused for f in read)
+
+
+def test_default_limits_are_documented() -> None:
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "failure-analysis.md").read_text()
+    limits = BundleLimits()
+    assert limits.max_total_bytes == 1024**3 and "1 GiB" in doc
+    assert limits.max_file_bytes == 256 * 1024**2 and "256 MiB" in doc
+    assert limits.max_ratio == 200 and "200x" in doc
+
+
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [
+        (b"\x1f\x8b\x08\x00garbage-not-gzip", "bundle.tar.gz"),
+        (b"garbage" * 200, "bundle.tar"),
+    ],
+)
+def test_a_corrupt_tar_is_reported_in_one_line(data: bytes, name: str) -> None:
+    with pytest.raises(BundleError) as caught:
+        read_bundle(data, name=name)
+    message = str(caught.value)
+    assert "\n" not in message and "method" not in message
+    assert message.startswith(f"{name}: corrupt or truncated tar archive (")

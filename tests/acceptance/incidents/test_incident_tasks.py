@@ -9,6 +9,7 @@ import tarfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 
 from acceptance import failures
@@ -129,3 +130,41 @@ def test_a_malicious_pickle_dump_is_refused(
     )
     assert run.state == FailedRunState.ANALYSED and not ran
     assert any("system" in m for m in run.analysis["missing"]), run.analysis["missing"]
+
+
+def _refused_only_tar() -> bytes:
+    buffer = io.BytesIO()
+    evil = pickle.dumps({"entries": [_Boom()]}, protocol=2)
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in [("../../etc/cron.d/evil", b"boom"), ("fr/nccl_trace_rank_0", evil)]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_a_bundle_of_only_refused_members_names_each_on_the_page_and_in_the_api(
+    accepted, provider, django_capture_on_commit_callbacks
+) -> None:
+    """GIVEN an archive whose members are a path traversal and a malicious pickle
+    THEN the page and the API error name both members and why, in one line."""
+    from api.services import token_create
+
+    url = reverse("incidents:failed-run-upload", args=[accepted.reservation.pk])
+    client = provider.client()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url, {"bundle": SimpleUploadedFile("evil.tar.gz", _refused_only_tar())}
+        )
+    run = FailedRun.objects.get()
+    assert run.state == FailedRunState.UNREADABLE and "\n" not in run.error
+    assert run.error.startswith("no readable files in the upload; every file was refused: ")
+    assert "../../etc/cron.d/evil (path traversal (..))" in run.error
+    assert "fr/nccl_trace_rank_0 (Flight Recorder dump refused: pickle references " in run.error
+    page = client.get(response["Location"]).content.decode()
+    assert "../../etc/cron.d/evil (path traversal (..))" in page
+    assert "fr/nccl_trace_rank_0 (Flight Recorder dump refused" in page
+    token = token_create(user=provider.user, name="cluster")[1]
+    api = Client(HTTP_AUTHORIZATION=f"Token {token}")
+    body = api.get(reverse("api:failed-run-detail", args=[run.pk])).json()
+    assert body["state"] == "unreadable" and body["error"] == run.error

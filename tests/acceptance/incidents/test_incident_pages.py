@@ -1,0 +1,135 @@
+"""What the failed-run and incident pages show: instants in one human format, clock labels, and a
+diagnostics item that only the repaired node's run satisfies."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from acceptance.models import IncidentEvidenceKind
+from acceptance.selectors_incidents import checklist_states, utc_label
+from acceptance.services import incidents as services
+from tests.acceptance.incidents.helpers import recovery_file, scenario_upload
+
+pytestmark = pytest.mark.django_db
+OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+DIAG = Path(__file__).resolve().parents[2] / "data" / "evidence" / "dcgmi-diag"
+
+
+@pytest.fixture
+def analysed(accepted, provider, django_capture_on_commit_callbacks) -> Any:
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.failed_run_upload(
+            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
+        )
+    run.refresh_from_db()
+    return run
+
+
+@pytest.fixture
+def incident(analysed, buyer) -> Any:
+    return services.incident_open(failed_run=analysed, user=buyer.user, now=OPENED)
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [
+        ("2026-11-20T10:30:00+00:00", "2026-11-20 10:30:00"),
+        ("2026-11-20T10:30:00.100000+00:00", "2026-11-20 10:30:00.100"),
+        ("2026-11-20T11:30:00.250000+01:00", "2026-11-20 10:30:00.250"),
+        ("2026-11-20T10:30:00", "2026-11-20 10:30:00"),
+        (None, None),
+    ],
+)
+def test_instants_are_labelled_in_one_format(stored: str | None, shown: str | None) -> None:
+    assert utc_label(stored) == shown
+
+
+def test_a_timeline_event_on_a_whole_second_reads_as_a_time(analysed, provider) -> None:
+    """GIVEN a timeline event at exactly 10:30:00 THEN the page does not cut it to '+00:'."""
+    analysed.analysis["timeline"][0]["time"] = "2026-11-20T10:30:00+00:00"
+    analysed.save(update_fields=["analysis"])
+    page = provider.client().get(reverse("incidents:failed-run-detail", args=[analysed.pk]))
+    html = page.content.decode()
+    assert "<td>2026-11-20 10:30:00</td>" in html
+    assert "+00:</td>" not in html
+
+
+def test_recorded_clocks_say_responded_and_restored_at(incident, provider) -> None:
+    for what, minutes in (("responded", 9), ("restored", 200)):
+        services.incident_mark(
+            incident=incident,
+            user=provider.user,
+            what=what,
+            now=OPENED + timedelta(minutes=minutes),
+        )
+    html = provider.client().get(reverse("incidents:incident-detail", args=[incident.pk]))
+    text = html.content.decode()
+    assert "Responded at 2025-03-01 12:09 UTC" in text
+    assert "Restored at 2025-03-01 15:20 UTC" in text
+    assert "responsed" not in text and "restored at" not in text.replace("Restored at", "")
+
+
+def test_the_first_bad_step_time_is_formatted_like_other_instants(incident, provider) -> None:
+    services.incident_evidence_upload(
+        incident=incident,
+        user=provider.user,
+        upload=recovery_file("train_steps.log"),
+        kind=IncidentEvidenceKind.STEP_LOG,
+    )
+    incident.refresh_from_db()
+    raw = incident.window["first_bad_at"]
+    assert raw and "T" in raw  # stored as ISO
+    html = provider.client().get(reverse("incidents:incident-detail", args=[incident.pk]))
+    text = html.content.decode()
+    shown = utc_label(raw)
+    assert shown is not None and f"· {shown}</dd>" in text
+    assert raw not in text
+
+
+def _diag(incident: Any, user: Any, name: str, node: str = "") -> Any:
+    data = (DIAG / "diag_r3_dcgm3_all_pass.txt").read_bytes()
+    return services.incident_evidence_upload(
+        incident=incident,
+        user=user,
+        upload=recovery_file(name, data),
+        kind=IncidentEvidenceKind.DIAG,
+        node=node,
+    )
+
+
+def _diagnostics(incident: Any) -> Any:
+    return next(s for s in checklist_states(incident) if s.key == "diagnostics")
+
+
+def test_diagnostics_from_another_node_do_not_clear_the_repaired_node(incident, provider) -> None:
+    """GIVEN the analysis names node-17 THEN a passing diag from node-3 leaves the item open;
+    one from node-17 (named in the form or in the file name) passes it."""
+    assert incident.failed_run.analysis["initiating_node"] == "node-17"
+    _diag(incident, provider.user, "dcgmi.txt", node="node-3")
+    item = _diagnostics(incident)
+    assert item.status == "waiting"
+    assert item.measured == "no dcgmi diag from node-17 (uploaded for node-3 only)"
+    assert item.expected == "every test Pass on node-17"
+    row = _diag(incident, provider.user, "dcgmi-node-17.txt")
+    assert row.parsed["node"] == "node-17"
+    assert _diagnostics(incident).status == "pass"
+
+
+def test_a_file_named_for_node_1_is_not_node_17(incident, provider) -> None:
+    row = _diag(incident, provider.user, "diag-node-1.txt")
+    assert row.parsed["node"] == "" and _diagnostics(incident).status == "waiting"
+
+
+def test_without_a_named_node_any_passing_diag_counts(incident, provider) -> None:
+    run = incident.failed_run
+    run.analysis["initiating_node"] = None
+    run.save(update_fields=["analysis"])
+    incident.refresh_from_db()
+    _diag(incident, provider.user, "dcgmi.txt")
+    item = _diagnostics(incident)
+    assert item.status == "pass" and item.expected == "every test Pass"
