@@ -23,13 +23,28 @@ CHEAP_EXCEPTIONS = [
 ]
 
 
+# Each provider names its incident owner when it acknowledges (the terms leave it open).
+PROVIDER_OWNERS = {
+    PREMIUM_PROVIDER: ("Aurora NOC duty manager", "noc@aurora-gpu-cloud.example · +358 9 555 0100"),
+    CHEAP_PROVIDER: ("Nils Berg (site reliability lead)", "oncall@northwind-compute.example"),
+}
+
+
 def _ack(bid: Bid, status: str, exceptions: list[dict[str, str]]) -> None:
     if Acknowledgement.objects.filter(bid=bid).exists():
         return
     member = Membership.objects.filter(organization=bid.provider).select_related("user").first()
     if member is None:
         return
-    acknowledgement_submit(bid=bid, user=member.user, status=status, exceptions=exceptions)
+    name, contact = PROVIDER_OWNERS.get(bid.provider.name, (None, None))
+    acknowledgement_submit(
+        bid=bid,
+        user=member.user,
+        status=status,
+        exceptions=exceptions,
+        provider_owner_name=name,
+        provider_owner_contact=contact,
+    )
 
 
 @transaction.atomic

@@ -86,6 +86,8 @@ def seed_burnin_demo() -> BurnInRun | None:
         user=arun,
         status="accepted_with_exceptions",
         exceptions=[{"text": "DCGM level 3 in burn-in; level 4 only in a maintenance window"}],
+        provider_owner_name="Aurora NOC duty manager",
+        provider_owner_contact="noc@aurora-gpu-cloud.example · +358 9 555 0100",
     )
     services.request_close(request=req)
     reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)

@@ -11,11 +11,13 @@ from acceptance.fixtures import COLLECTIVES, EVIDENCE_KINDS, Threshold, template
 from acceptance.fixtures.schema import (
     DCGM_WARN_POLICIES,
     FAILURE_RECORD_KEYS,
+    FIELD_LABELS,
     FIXTURE_DTYPES,
     NCCL_DATATYPES,
 )
 from acceptance.models import AckStatus
 from acceptance.selectors import FAILURE_RECORD_LABELS, human_bytes, show_value
+from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NAME_MISSING
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -82,6 +84,12 @@ class FixtureTemplateForm(forms.Form):
     )
 
 
+def _label(path: str) -> str:
+    """The shared label (validation messages use it too), capitalised for a form."""
+    text = FIELD_LABELS[path]
+    return text[:1].upper() + text[1:]
+
+
 def _opt(label: str, help_text: str = "") -> forms.CharField:
     return forms.CharField(label=label, required=False, max_length=300, help_text=help_text)
 
@@ -146,8 +154,12 @@ class FixtureForm(forms.Form):
         choices=[(c, c) for c in (*MAIN_COLLECTIVES, *sorted(COLLECTIVES - set(MAIN_COLLECTIVES)))],
         widget=forms.CheckboxSelectMultiple,
     )
-    tests__nccl_tests__min_bytes = ByteSizeField(label="Smallest message (-b)", help_text="e.g. 8")
-    tests__nccl_tests__max_bytes = ByteSizeField(label="Largest message (-e)", help_text="e.g. 8G")
+    tests__nccl_tests__min_bytes = ByteSizeField(
+        label=_label("tests.nccl_tests.min_bytes"), help_text="e.g. 8"
+    )
+    tests__nccl_tests__max_bytes = ByteSizeField(
+        label=_label("tests.nccl_tests.max_bytes"), help_text="e.g. 8G"
+    )
     tests__nccl_tests__step_factor = _int("Step factor (-f)", minimum=2)
     tests__nccl_tests__datatype = forms.ChoiceField(
         label="Datatype (-d)", choices=_choices(NCCL_DATATYPES)
@@ -332,6 +344,8 @@ def _differs(current: Any, default: Any) -> bool:
 
 
 class AcknowledgementForm(forms.Form):
+    """The answer, and who owns incidents on the provider's side (when there are terms)."""
+
     status = forms.ChoiceField(
         choices=[
             (AckStatus.ACCEPTED, "Accept the fixture and the terms as they are"),
@@ -339,6 +353,27 @@ class AcknowledgementForm(forms.Form):
         ],
         widget=forms.RadioSelect,
     )
+    provider_owner_name = forms.CharField(
+        label="Your incident owner",
+        max_length=120,
+        required=False,
+        help_text="The person the buyer calls when a run fails.",
+    )
+    provider_owner_contact = forms.CharField(
+        label="Their contact",
+        max_length=200,
+        required=False,
+        help_text="E-mail, phone or on-call alias.",
+    )
+
+    def __init__(self, *args: Any, terms_name_owner: bool, has_terms: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.has_terms = has_terms
+        # Required unless the buyer's terms already name someone the provider may keep.
+        for name in ("provider_owner_name", "provider_owner_contact"):
+            self.fields[name].required = has_terms and not terms_name_owner
+        self.fields["provider_owner_name"].error_messages["required"] = OWNER_NAME_MISSING
+        self.fields["provider_owner_contact"].error_messages["required"] = OWNER_CONTACT_MISSING
 
 
 class ExceptionForm(forms.Form):

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 
 from contracts.defaults import SEVERITIES, terms_templates
 from contracts.models import HandoffTerms
-from contracts.validation import validate_terms
+from contracts.validation import REQUIRED_OWNER_FIELDS, validate_terms
 
 TEXT = forms.Textarea(attrs={"rows": 4})
 
@@ -83,6 +83,12 @@ class HandoffTermsForm(forms.ModelForm):
         model = HandoffTerms
         fields = [name for _, names in TERMS_FIELDSETS for name in names] + SEVERITY_FIELDS
         widgets = dict.fromkeys(TEXT_FIELDS, TEXT)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, message in REQUIRED_OWNER_FIELDS.items():
+            self.fields[name].required = True
+            self.fields[name].error_messages["required"] = message
 
     def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
         return [(title, [self[name] for name in names]) for title, names in TERMS_FIELDSETS]

@@ -20,12 +20,33 @@ def _fmt(minutes: int) -> str:
     return f"{minutes} min"
 
 
-def validate_terms(values: Mapping[str, Any]) -> dict[str, list[str]]:
-    """Every cross-field problem in a terms dict; an empty dict means it is consistent."""
+# The buyer's side of "named owners on both sides with contact"; the provider names its own
+# owner when it acknowledges (acceptance.services.acknowledgements).
+REQUIRED_OWNER_FIELDS = {
+    "buyer_owner_name": "Name the buyer's incident owner: who takes the call when a run fails.",
+    "buyer_owner_contact": (
+        "Give the buyer's incident owner's contact (e-mail, phone or on-call alias)."
+    ),
+}
+
+
+def validate_terms(
+    values: Mapping[str, Any], *, owners_required: bool = True
+) -> dict[str, list[str]]:
+    """Every cross-field problem in a terms dict; an empty dict means it is consistent.
+
+    Only the keys present are checked. `owners_required=False` is for terms just set from a
+    template, before the buyer has had the form to name its owner.
+    """
     errors: dict[str, list[str]] = {}
 
     def add(field: str, message: str) -> None:
         errors.setdefault(field, []).append(message)
+
+    if owners_required:
+        for field, message in REQUIRED_OWNER_FIELDS.items():
+            if field in values and not str(values[field] or "").strip():
+                add(field, message)
 
     previous: dict[str, tuple[str, int]] = {}
     for key, _label in SEVERITIES:

@@ -108,6 +108,14 @@ class Acknowledgement(models.Model):
     status = models.CharField(max_length=30, choices=AckStatus.choices)
     # [{"text": str, "field": str}]; "field" is "" or a spec path / "terms.<name>".
     exceptions = models.JSONField(default=list, blank=True)
+    # The provider's side of the terms' "named owners on both sides": whom the buyer calls.
+    provider_owner_name = models.CharField("Provider's incident owner", max_length=120, blank=True)
+    provider_owner_contact = models.CharField(
+        "Provider's contact",
+        max_length=200,
+        blank=True,
+        help_text="E-mail, phone or on-call alias.",
+    )
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )

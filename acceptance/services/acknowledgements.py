@@ -40,11 +40,58 @@ def _clean_exceptions(
     return cleaned, problems
 
 
+OWNER_NAME_MISSING = "Name your incident owner: the person the buyer calls when a run fails."
+OWNER_CONTACT_MISSING = "Give your incident owner's contact (e-mail, phone or on-call alias)."
+OWNER_LIMITS = {"provider_owner_name": 120, "provider_owner_contact": 200}
+
+
+def _provider_owner(
+    *, terms: HandoffTerms | None, user: User, name: str | None, contact: str | None
+) -> tuple[str, str]:
+    """Who owns incidents on the provider's side: what was given, else the terms' names.
+
+    None (a caller without an owner form) falls back to the user acknowledging; an empty
+    string (the form) does not, so the provider names someone on purpose.
+    """
+    given_name, given_contact = (name or "").strip(), (contact or "").strip()
+    if given_name or given_contact:
+        return given_name, given_contact
+    if terms is not None and terms.provider_owner_name.strip():
+        return terms.provider_owner_name.strip(), terms.provider_owner_contact.strip()
+    if name is None and contact is None:
+        return (user.get_full_name().strip() or user.get_username()), (user.email or "")
+    return "", ""
+
+
+def _owner_errors(*, name: str, contact: str, required: bool) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    for field, value, missing in (
+        ("provider_owner_name", name, OWNER_NAME_MISSING),
+        ("provider_owner_contact", contact, OWNER_CONTACT_MISSING),
+    ):
+        limit = OWNER_LIMITS[field]
+        if required and not value:
+            errors[field] = [missing]
+        elif len(value) > limit:
+            errors[field] = [f"Keep it to {limit} characters; this has {len(value)}."]
+    return errors
+
+
 @transaction.atomic
 def acknowledgement_submit(
-    *, bid: Bid, user: User, status: str, exceptions: list[dict[str, Any]] | None = None
+    *,
+    bid: Bid,
+    user: User,
+    status: str,
+    exceptions: list[dict[str, Any]] | None = None,
+    provider_owner_name: str | None = None,
+    provider_owner_contact: str | None = None,
 ) -> Acknowledgement:
-    """Record the provider's answer to the current fixture version and terms revision."""
+    """Record the provider's answer to the current fixture version and terms revision.
+
+    With handoff terms, the acknowledgement names the provider's incident owner and contact:
+    as given, or as the terms already name them (see `_provider_owner`).
+    """
     req = bid.request
     if req.status != RequestStatus.OPEN or timezone.now() >= req.bid_deadline:
         raise ServiceError("This request no longer takes bids, so nothing can be acknowledged.")
@@ -70,8 +117,14 @@ def acknowledgement_submit(
         raise ValidationError({"status": ["Choose “Accept” or “Accept with exceptions”."]})
     allowed = {value for value, _label in exception_field_choices(version=version, terms=terms)}
     cleaned, problems = _clean_exceptions(list(exceptions or []), allowed)
+    owner_name, owner_contact = _provider_owner(
+        terms=terms, user=user, name=provider_owner_name, contact=provider_owner_contact
+    )
+    errors = _owner_errors(name=owner_name, contact=owner_contact, required=terms is not None)
     if problems:
-        raise ValidationError({"exceptions": problems})
+        errors["exceptions"] = problems
+    if errors:
+        raise ValidationError(errors)
     if status == AckStatus.ACCEPTED and cleaned:
         raise ValidationError(
             {"status": ["You listed exceptions: choose “Accept with exceptions”, or remove them."]}
@@ -84,6 +137,8 @@ def acknowledgement_submit(
         terms_revision=revision,
         status=status,
         exceptions=cleaned,
+        provider_owner_name=owner_name,
+        provider_owner_contact=owner_contact,
         by=user,
     )
     from bids.services.scoring import scoring_queue

@@ -20,6 +20,7 @@ from acceptance.fixtures import (
     validate_spec,
 )
 from acceptance.fixtures.thresholds import sku_profile
+from acceptance.fixtures.validation import container_image_problem
 from acceptance.models import Fixture, FixtureVersion
 from bids.models import CapacityRequest
 from bids.services import ServiceError
@@ -63,16 +64,49 @@ def spec_errors_to_dict(errors: list[SpecError]) -> dict[str, list[str]]:
     return out
 
 
+def authoring_errors(*, spec: dict[str, Any], request: CapacityRequest) -> list[SpecError]:
+    """Rules for what a buyer saves now, beyond the schema: versions stored before them stay
+    readable (and their bundles downloadable), but an edit must meet them."""
+    errors: list[SpecError] = []
+    runtime = spec.get("runtime")
+    image = runtime.get("container_image") if isinstance(runtime, dict) else None
+    if problem := container_image_problem(image):
+        errors.append(SpecError("runtime.container_image", problem))
+    alloc = spec.get("allocation")
+    alloc = alloc if isinstance(alloc, dict) else {}
+    # Fewer nodes is a subset test (the "two-node" template on a larger request); more nodes
+    # or GPUs than requested is a cluster the provider was never asked for.
+    for key, asked, what in (
+        ("nodes", request.nodes, "node" if request.nodes == 1 else "nodes"),
+        (
+            "gpus_per_node",
+            request.gpus_per_node,
+            "GPU per node" if request.gpus_per_node == 1 else "GPUs per node",
+        ),
+    ):
+        value = alloc.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > asked:
+            errors.append(
+                SpecError(
+                    f"allocation.{key}",
+                    f"The request asks for {asked} {what}; the fixture cannot test {value}. "
+                    f"Use {asked}, or fewer to test a subset.",
+                )
+            )
+    return errors
+
+
 def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVersion:
     """Replace the current version while no bid acknowledged it; otherwise add the next one."""
     errors = validate_spec(spec)
+    current = FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
+    if not errors and current is not None and current.spec_sha256 == spec_sha256(spec):
+        return current  # nothing changed: no new version, nobody asked to acknowledge again
+    errors += authoring_errors(spec=spec, request=fixture.request)
     if errors:
         raise ValidationError(spec_errors_to_dict(errors))
-    _archive, manifest = build_bundle(spec)
     sha = spec_sha256(spec)
-    current = FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
-    if current is not None and current.spec_sha256 == sha:
-        return current
+    _archive, manifest = build_bundle(spec)
     if current is not None and not current.is_referenced:
         current.spec, current.spec_sha256, current.manifest = spec, sha, manifest
         current.template, current.created_by = spec["template"], user

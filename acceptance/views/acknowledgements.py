@@ -9,7 +9,7 @@ from acceptance import selectors, services
 from acceptance.forms import AcknowledgementForm, ExceptionFormSet
 from bids import selectors as bid_selectors
 from bids.choices import OrgKind
-from bids.views.common import active_org, org_required, user_of
+from bids.views.common import active_org, errors_into_form, org_required, user_of
 from contracts import selectors as terms_selectors
 
 
@@ -24,7 +24,18 @@ def acknowledge(request: HttpRequest, pk: int) -> HttpResponse:
     state = selectors.acknowledgement_state(bid=bid)
     initial_rows = state.ack.exceptions if state.ack else []
     data = request.POST if request.method == "POST" else None
-    form = AcknowledgementForm(data, initial={"status": state.ack.status if state.ack else None})
+    # Prefill the owner the provider named last time, else the one the buyer's terms name.
+    owner_from = state.ack if state.ack and state.ack.provider_owner_name else terms
+    form = AcknowledgementForm(
+        data,
+        initial={
+            "status": state.ack.status if state.ack else None,
+            "provider_owner_name": owner_from.provider_owner_name if owner_from else "",
+            "provider_owner_contact": owner_from.provider_owner_contact if owner_from else "",
+        },
+        has_terms=terms is not None,
+        terms_name_owner=bool(terms and terms.provider_owner_name.strip()),
+    )
     formset = ExceptionFormSet(
         data, initial=initial_rows, prefix="exc", form_kwargs={"field_choices": choices}
     )
@@ -32,14 +43,15 @@ def acknowledge(request: HttpRequest, pk: int) -> HttpResponse:
         rows = [f.cleaned_data for f in formset.forms if f.cleaned_data]
         try:
             services.acknowledgement_submit(
-                bid=bid, user=user_of(request), status=form.cleaned_data["status"], exceptions=rows
+                bid=bid,
+                user=user_of(request),
+                status=form.cleaned_data["status"],
+                exceptions=rows,
+                provider_owner_name=form.cleaned_data["provider_owner_name"],
+                provider_owner_contact=form.cleaned_data["provider_owner_contact"],
             )
         except ValidationError as exc:
-            if hasattr(exc, "error_dict"):
-                for field, errors in exc.message_dict.items():
-                    form.add_error("status" if field == "status" else None, errors)
-            else:
-                form.add_error(None, exc.messages)
+            errors_into_form(form, exc)
         else:
             messages.success(request, "Acknowledgement recorded. The buyer sees it with your bid.")
             return redirect("bids:bid-detail", pk=bid.pk)

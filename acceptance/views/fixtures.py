@@ -97,7 +97,9 @@ def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 form.add_error(None, exc.messages)
         else:
-            if saved.number != version.number:
+            if saved.spec_sha256 == version.spec_sha256:
+                messages.info(request, f"Nothing changed; version {saved.number} stays current.")
+            elif saved.number != version.number:
                 messages.success(
                     request,
                     f"Saved as version {saved.number}: version {version.number} is acknowledged "

@@ -138,7 +138,12 @@ def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         }
     from contracts.models import TermsFields
 
-    values = terms["values"]
+    values = dict(terms["values"])
+    ack = snap.get("acknowledgement") or {}
+    if ack.get("provider_owner_name"):
+        # The terms leave the provider's owner to the provider; its acknowledgement names them.
+        values["provider_owner_name"] = ack["provider_owner_name"]
+        values["provider_owner_contact"] = ack.get("provider_owner_contact") or ""
     clocks = _severity_clocks(values)
     rows = [
         (_label(TermsFields, k), _display(TermsFields, k, v))

@@ -129,6 +129,8 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
             "fixture_version": ack.fixture_version.number if ack.fixture_version else None,
             "terms_revision": ack.terms_revision.number if ack.terms_revision else None,
             "exceptions": plain(ack.exceptions),
+            "provider_owner_name": ack.provider_owner_name,
+            "provider_owner_contact": ack.provider_owner_contact,
             "at": plain(ack.at),
         },
         "questionnaire": plain(revision.questionnaire) or None,

@@ -29,8 +29,17 @@ def _snapshot_sha(snapshot: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _check(terms: HandoffTerms) -> None:
-    errors = validate_terms(terms.snapshot())
+# People, not template values: a template leaves them empty and a reset keeps them.
+OWNER_FIELDS = (
+    "buyer_owner_name",
+    "buyer_owner_contact",
+    "provider_owner_name",
+    "provider_owner_contact",
+)
+
+
+def _check(terms: HandoffTerms, *, owners_required: bool = True) -> None:
+    errors = validate_terms(terms.snapshot(), owners_required=owners_required)
     if errors:
         raise ValidationError(errors)
     terms.full_clean(exclude=["request", "updated_by", "template", "version"])
@@ -55,17 +64,35 @@ def _freeze(terms: HandoffTerms, user: User) -> HandoffTermsRevision:
 
 @transaction.atomic
 def terms_create(*, request: CapacityRequest, user: User, template: str) -> HandoffTerms:
-    """Attach terms from a template, or reset existing terms to it (a new version)."""
+    """Attach terms from a template, or reset existing terms to it (a new version).
+
+    New terms name the user who sets them as the buyer's incident owner until the buyer edits
+    that; a reset keeps the owners already named.
+    """
     _require_editable(request)
     try:
         tpl = terms_template(template)
     except KeyError:
         raise ValidationError({"template": ["Choose one of the templates."]}) from None
+    values = dict(tpl.values)
     existing = HandoffTerms.objects.select_for_update().filter(request=request).first()
     if existing is not None:
-        return terms_update(terms=existing, user=user, data=dict(tpl.values), template=tpl.key)
-    terms = HandoffTerms(request=request, template=tpl.key, updated_by=user, **tpl.values)
-    _check(terms)
+        for field in OWNER_FIELDS:
+            values[field] = values.get(field) or getattr(existing, field)
+        return _apply(
+            terms=existing, user=user, data=values, template=tpl.key, owners_required=False
+        )
+    # Field lengths: a name or address that does not fit is left for the buyer to type.
+    name = user.get_full_name().strip() or user.get_username()
+    values["buyer_owner_name"] = values.get("buyer_owner_name") or (
+        name if len(name) <= 120 else ""
+    )
+    email = user.email or ""
+    values["buyer_owner_contact"] = values.get("buyer_owner_contact") or (
+        email if len(email) <= 200 else ""
+    )
+    terms = HandoffTerms(request=request, template=tpl.key, updated_by=user, **values)
+    _check(terms, owners_required=False)
     terms.save()
     _freeze(terms, user)
     return terms
@@ -75,7 +102,21 @@ def terms_create(*, request: CapacityRequest, user: User, template: str) -> Hand
 def terms_update(
     *, terms: HandoffTerms, user: User, data: dict[str, Any], template: str | None = None
 ) -> HandoffTerms:
-    """Save edited terms; a change in any value freezes the next revision (providers re-ack)."""
+    """Save edited terms; a change in any value freezes the next revision (providers re-ack).
+
+    Saving the same values changes nothing: the version stays, and so do acknowledgements.
+    """
+    return _apply(terms=terms, user=user, data=data, template=template, owners_required=True)
+
+
+def _apply(
+    *,
+    terms: HandoffTerms,
+    user: User,
+    data: dict[str, Any],
+    template: str | None,
+    owners_required: bool,
+) -> HandoffTerms:
     _require_editable(terms.request)
     terms = HandoffTerms.objects.select_for_update().select_related("request").get(pk=terms.pk)
     before = terms.snapshot()
@@ -84,7 +125,7 @@ def terms_update(
         if field not in names:
             raise ServiceError(f"{field} is not a handoff term.")
         setattr(terms, field, value)
-    _check(terms)
+    _check(terms, owners_required=owners_required)
     if terms.snapshot() == before:
         return terms
     terms.version += 1

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from acceptance import selectors as ack_selectors
 from bids import selectors as bid_selectors
 from bids.choices import OrgKind
+from bids.models import CapacityRequest, Organization
 from bids.views.common import active_org, errors_into_form, org_required, user_of
 from contracts import selectors, services
 from contracts.defaults import terms_templates
@@ -23,8 +27,26 @@ def terms_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context.update(
             severities=selectors.severity_rows(terms=terms),
             revisions=selectors.terms_revision_list(terms=terms),
+            provider_owners=_provider_owners(req, org),
         )
     return render(request, "contracts/terms_detail.html", context)
+
+
+def _provider_owners(req: CapacityRequest, org: Organization | None) -> list[tuple[str, Any]]:
+    """(provider, acknowledgement) naming an owner: every visible bid for the buyer, else
+    the provider's own (providers name their owner when they acknowledge)."""
+    if org is None:
+        return []
+    if org.is_buyer:
+        rows = ack_selectors.acknowledgement_rows_for_buyer(request=req)
+    else:
+        bid = bid_selectors.own_bid(request=req, org=org)
+        rows = [(bid, ack_selectors.acknowledgement_state(bid=bid))] if bid else []
+    return [
+        (bid.provider.name, state.ack)
+        for bid, state in rows
+        if state.ack is not None and state.ack.provider_owner_name
+    ]
 
 
 @org_required(OrgKind.BUYER)
@@ -64,6 +86,9 @@ def terms_edit(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
-            messages.success(request, f"Handoff terms saved (version {saved.version}).")
+            if saved.version == terms.version:
+                messages.info(request, f"Nothing changed; version {saved.version} stays current.")
+            else:
+                messages.success(request, f"Handoff terms saved (version {saved.version}).")
             return redirect("contracts:terms-detail", pk=req.pk)
     return render(request, "contracts/terms_form.html", {"req": req, "form": form, "terms": terms})

@@ -55,12 +55,19 @@ def test_author_download_acknowledge_review(live_server, new_page, login_as, wor
     provider_page.fill("#id_exc-0-text", "S1 restore within 8 h: no night shift on site")
     provider_page.select_option("#id_exc-0-field", "terms.s1_restore_minutes")
     provider_page.click("text=Record acknowledgement")
+    # The terms leave the provider's incident owner open: it must name one.
+    assert "Name your incident owner" in provider_page.inner_text("#id_provider_owner_name-error")
+    assert provider_page.input_value("#id_exc-0-text").endswith("no night shift on site")
+    provider_page.fill("#id_provider_owner_name", "Nils Berg")
+    provider_page.fill("#id_provider_owner_contact", "oncall@northwind.example")
+    provider_page.click("text=Record acknowledgement")
     provider_page.wait_for_selector("text=Acknowledgement recorded")
 
     buyer_page.goto(request_url)
     row = buyer_page.locator("#acknowledgements tr", has_text=provider.org.name)
     assert "Accepted with exceptions" in row.inner_text()
     assert "no night shift on site" in row.inner_text()
+    assert "Nils Berg · oncall@northwind.example" in row.inner_text()
     ack = Acknowledgement.objects.get(bid=world.bid)
     assert ack.exceptions == [
         {

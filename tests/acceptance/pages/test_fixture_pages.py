@@ -41,7 +41,9 @@ def test_the_edit_form_keeps_input_and_names_the_field_on_error(fx, buyer):
     response = buyer.client().post(url, data)
     assert response.status_code == 200
     form = response.context["form"]
-    assert "is larger than max_bytes" in form.errors["tests__nccl_tests__min_bytes"][0]
+    assert form.errors["tests__nccl_tests__min_bytes"] == [
+        "4 GiB is larger than the largest message size (-e), 1 GiB"
+    ]
     html = response.content.decode()
     assert 'value="Renamed fixture"' in html and "NCCL_IB_HCA=mlx5_0" in html
     fx.version.refresh_from_db()
@@ -104,6 +106,8 @@ def test_a_provider_acknowledges_with_an_exception_and_the_buyer_sees_it(fx, pro
         "exc-INITIAL_FORMS": "0",
         "exc-0-text": "DCGM level 2 only on this cluster",
         "exc-0-field": "thresholds.dcgm_level",
+        "provider_owner_name": "Nils Berg",
+        "provider_owner_contact": "oncall@northwind.example",
     }
     assert provider.client().post(url, data).status_code == 302
     request_page = buyer.client().get(reverse("bids:request-detail", args=[fx.request.pk]))
@@ -120,6 +124,8 @@ def test_a_refused_acknowledgement_keeps_what_was_typed(fx, provider):
         "exc-TOTAL_FORMS": "3",
         "exc-INITIAL_FORMS": "0",
         "exc-0-text": "Spares sit in another hall",
+        "provider_owner_name": "Nils Berg",
+        "provider_owner_contact": "oncall@northwind.example",
     }
     response = provider.client().post(url, data)
     assert response.status_code == 200
@@ -159,3 +165,25 @@ def test_the_empty_states_invite_the_buyer_to_start(world, buyer, provider):
     assert b"Attach a fixture" in html and b"Set handoff terms" in html
     html = provider.client().get(reverse("acceptance:fixture-detail", args=[world.request.pk]))
     assert b"has not attached an acceptance fixture" in html.content
+
+
+def test_the_editor_names_the_image_and_node_problems_on_their_fields(fx, buyer):
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    data = fixture_post_data(
+        fx.version,
+        runtime__container_image="nvcr.io/nvidia/pytorch:latest",
+        allocation__nodes="3",
+    )
+    response = buyer.client().post(url, data)
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert "Pin the image by digest" in errors["runtime__container_image"][0]
+    assert "asks for 2 nodes; the fixture cannot test 3" in errors["allocation__nodes"][0]
+    assert 'value="nvcr.io/nvidia/pytorch:latest"' in response.content.decode()
+
+
+def test_an_untouched_save_says_nothing_changed(fx, buyer):
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    response = buyer.client().post(url, fixture_post_data(fx.version), follow=True)
+    messages = [str(m) for m in response.context["messages"]]
+    assert messages == ["Nothing changed; version 1 stays current."]

@@ -133,7 +133,9 @@ def test_validation_errors_name_the_spec_path(fx, buyer):
             changes={"tests.nccl_tests.min_bytes": 1 << 31, "tests.nccl_tests.max_bytes": 1 << 30},
         )
     errors = info.value.message_dict
-    assert "is larger than max_bytes" in errors["tests.nccl_tests.min_bytes"][0]
+    assert errors["tests.nccl_tests.min_bytes"] == [
+        "2 GiB is larger than the largest message size (-e), 1 GiB"
+    ]
 
 
 def test_the_threshold_library_gives_each_default_its_source(fx):
@@ -151,3 +153,46 @@ def test_starting_over_from_a_template_after_an_acknowledgement_adds_a_version(f
     version = fixture_from_template(request=fx.request, user=buyer.user, template="bisection-pairs")
     assert version.number == 2 and version.template == "bisection-pairs"
     assert version.spec["tests"]["bisection"] is True
+
+
+PINNED = "nvcr.io/nvidia/pytorch@sha256:" + "3f" * 32
+
+
+def test_an_image_by_tag_is_refused_and_one_by_digest_is_agreed(fx, buyer):
+    with pytest.raises(ValidationError) as info:
+        fixture_save(
+            fixture=fx.version.fixture,
+            user=buyer.user,
+            changes={"runtime.container_image": "nvcr.io/nvidia/pytorch:latest"},
+        )
+    assert "Pin the image by digest" in info.value.message_dict["runtime.container_image"][0]
+    saved = fixture_save(
+        fixture=fx.version.fixture, user=buyer.user, changes={"runtime.container_image": PINNED}
+    )
+    assert saved.spec["runtime"]["container_image"] == PINNED
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "words"),
+    [
+        ("allocation.nodes", 3, "The request asks for 2 nodes; the fixture cannot test 3."),
+        (
+            "allocation.gpus_per_node",
+            16,
+            "The request asks for 8 GPUs per node; the fixture cannot test 16.",
+        ),
+    ],
+)
+def test_the_allocation_cannot_exceed_the_request(fx, buyer, path, value, words):
+    with pytest.raises(ValidationError) as info:
+        fixture_save(fixture=fx.version.fixture, user=buyer.user, changes={path: value})
+    assert info.value.message_dict[path][0].startswith(words)
+    fx.version.refresh_from_db()
+    assert fx.version.spec["allocation"]["nodes"] == 2
+
+
+def test_a_subset_of_the_requested_nodes_may_be_tested(fx, buyer):
+    saved = fixture_save(
+        fixture=fx.version.fixture, user=buyer.user, changes={"allocation.nodes": 1}
+    )
+    assert saved.spec["allocation"]["nodes"] == 1 and saved.spec["allocation"]["gpus"] == 8
