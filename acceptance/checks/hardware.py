@@ -316,7 +316,7 @@ def check_ibstat(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckR
             status="fail" if bad or ib.errors else "pass" if backend else "fail",
             measured=(
                 f"{bad[0].ca} port {bad[0].port}: {bad[0].state}/{bad[0].physical_state}"
-                + (f" at {bad[0].rate} Gb/s" if bad[0].state == "Active" else "")
+                + (_rate_text(bad[0].rate) if bad[0].state == "Active" else "")
                 if bad
                 else ib.errors[0][:80]
                 if ib.errors
@@ -340,16 +340,24 @@ def check_ibstat(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckR
     wanted = spec.thresholds.get("ib_ports_per_node")
     if wanted:
         good = len(backend) - len(bad)
+        # Like the GPU count: an unlabelled file stands for the whole allocation.
+        nodes = 1 if item.node else spec.nodes
+        needed = int(wanted) * nodes
+        per = f" ({wanted} per node × {nodes} nodes)" if nodes > 1 else ""
         out.append(
             make(
                 item,
                 name="ibstat: ports per node",
                 group="ibstat",
-                status="pass" if good >= int(wanted) else "fail",
+                status="pass" if good >= needed else "fail",
                 measured=f"{good} healthy {layer} ports ({len(ib.ports)} ports in all)",
-                expected=f">= {wanted} {layer} ports",
-                message=f"{where} has {good} healthy {layer} port(s); {wanted} agreed.",
+                expected=f">= {needed} {layer} ports{per}",
+                message=f"{where} has {good} healthy {layer} port(s); {needed} agreed{per}.",
                 mandatory=mandatory,
             )
         )
     return out
+
+
+def _rate_text(rate: float | None) -> str:
+    return " at an unknown rate" if rate is None else f" at {rate:g} Gb/s"

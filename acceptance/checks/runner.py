@@ -10,6 +10,7 @@ from acceptance.checks.model import GROUP_BY_KIND, CheckResult, EvidenceItem
 from acceptance.checks.nccl import check_run, check_subsets, runs_of
 from acceptance.checks.spec import Spec, load_spec
 from acceptance.checks.workload import check_fixture, check_step_times
+from acceptance.parsers.nvidia_smi_query import GpuQueryResult
 
 PerItemCheck = Callable[[Spec, EvidenceItem, bool], list[CheckResult]]
 PER_NODE: dict[str, PerItemCheck] = {
@@ -112,24 +113,63 @@ def run_checks(
     return results
 
 
+def _covers_allocation(spec: Spec, kind: str, item: EvidenceItem) -> bool:
+    """An unlabelled file that shows the whole allocation: a GPU query listing every GPU
+    (e.g. run under srun). Other per-node outputs carry no host name to tell nodes apart."""
+    parsed = item.parsed
+    return (
+        kind == "nvidia-smi-query"
+        and isinstance(parsed, GpuQueryResult)
+        and len(parsed.gpus) == spec.gpus_per_node * spec.nodes
+    )
+
+
 def _coverage(
     spec: Spec, kind: str, items: list[EvidenceItem], mandatory: bool
 ) -> list[CheckResult]:
-    """Per-node evidence should come from every node of the allocation."""
-    if not items or spec.nodes <= 1 or any(i.node is None for i in items):
+    """Per-node evidence must come from every node of the allocation, each file labelled."""
+    if not items or spec.nodes <= 1:
         return []
-    nodes = {n for i in items for n in i.nodes}
+    if any(i.node is None and _covers_allocation(spec, kind, i) for i in items):
+        return []
+    nodes = sorted({n for i in items if i.node is not None for n in i.nodes})
+    unlabelled = [i for i in items if i.node is None]
+    seen = f" ({', '.join(nodes)})" if nodes else ""
     if len(nodes) >= spec.nodes:
-        return []
+        return [
+            _result(
+                name=f"{kind}: every node",
+                group=GROUP_BY_KIND[kind],
+                status="pass",
+                measured=f"{len(nodes)} of {spec.nodes} nodes{seen}",
+                expected=f"one file per node ({spec.nodes} nodes)",
+                message=f"{kind} evidence covers all {spec.nodes} nodes{seen}.",
+                mandatory=mandatory,
+            )
+        ]
+    missing = spec.nodes - len(nodes)
+    message = (
+        f"{kind} evidence covers {len(nodes)} of the {spec.nodes} nodes"
+        + (f" (seen: {', '.join(nodes)})" if nodes else "")
+        + f"; {missing} node(s) have none."
+    )
+    if unlabelled:
+        message += (
+            f" {len(unlabelled)} file(s) carry no node label ({unlabelled[0].ref}"
+            + (", ..." if len(unlabelled) > 1 else "")
+            + "), so they cannot count for a node: upload each with the node it came from."
+        )
     return [
         _result(
             name=f"{kind}: every node",
             group=GROUP_BY_KIND[kind],
             status="missing",
-            measured=f"{len(nodes)} of {spec.nodes} nodes ({', '.join(sorted(nodes))})",
+            measured=f"{len(nodes)} of {spec.nodes} nodes{seen}"
+            + (f", {len(unlabelled)} unlabelled file(s)" if unlabelled else ""),
             expected=f"one file per node ({spec.nodes} nodes)",
-            message=f"{kind} evidence covers {len(nodes)} of the {spec.nodes} nodes.",
+            message=message,
             mandatory=mandatory,
+            ref=unlabelled[0].ref if unlabelled else None,
         )
     ]
 

@@ -183,18 +183,24 @@ def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> 
             )
         )
     lo = min(r.median for _, r in ranks)
-    hi = max(r.median for _, r in ranks)
+    slowest_item, slowest = max(ranks, key=lambda pair: pair[1].median)
+    hi = slowest.median
     spread = (hi / lo - 1) * 100.0 if lo > 0 else float("inf")
+    files = list(dict.fromkeys(i.ref for i, _ in ranks))
+    combined = f" (combined over {len(files)} files: {', '.join(files)})" if len(files) > 1 else ""
     out.append(
         make(
-            first_item,
+            # Link the rank that sets the figure, not whichever file came first.
+            slowest_item,
             name="step-times: spread",
             group="step-times",
             status="pass" if spread <= spread_limit else "fail",
             measured=f"{spread:.2f}% (rank medians {lo:.4g} s to {hi:.4g} s)",
             expected=f"<= {spread_limit:g}%",
             mandatory=mandatory,
-            message=f"Rank medians spread by {spread:.2f}%; {spread_limit:g}% allowed.",
+            line=slowest.line,
+            message=f"Rank medians spread by {spread:.2f}%{combined}; slowest rank "
+            f"{slowest.rank} ({slowest.node}); {spread_limit:g}% allowed.",
         )
     )
     n = spec.world_size

@@ -132,6 +132,14 @@ def parse_number(token: str) -> int | float | None:
     return value if math.isfinite(value) else None
 
 
+def number_problem(exc: ValueError | OverflowError) -> str:
+    """Say why int()/float() refused a token that looked numeric (for an error naming the line)."""
+    text = str(exc)
+    if "digits" in text and "limit" in text:
+        return "a number has too many digits to be a real value"
+    return f"a number cannot be read ({text[:80]})"
+
+
 def to_jsonable(value: Any) -> Any:
     """Convert parser dataclasses (tuples, nested dataclasses, non-finite floats) to JSON types."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from acceptance.parsers.base import DcgmiError, decode_text
+from acceptance.parsers.base import DcgmiError, decode_text, number_problem
 
 KIND = "dcgmi-diag"
 RESULTS = ("Pass", "Fail", "Warn", "Skip")
@@ -293,6 +293,8 @@ def _parse_json(text: str) -> DcgmiResult:
         raise DcgmiError(f"invalid dcgmi JSON: {exc.msg}", line=exc.lineno, kind=KIND) from None
     except RecursionError:
         raise DcgmiError("dcgmi JSON nests too deeply", kind=KIND) from None
+    except ValueError as exc:  # an integer literal past int()'s digit limit
+        raise DcgmiError(f"invalid dcgmi JSON: {number_problem(exc)}", kind=KIND) from None
     categories, owner = _find_categories(doc)
     if not categories:
         raise DcgmiError('dcgmi JSON without "test_categories"', kind=KIND)

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from acceptance.parsers.base import FixtureResultError, decode_text, split_prefix
+from acceptance.parsers.base import FixtureResultError, decode_text, number_problem, split_prefix
 
 KIND = "fixture-result"
 REQUIRED = (
@@ -86,8 +86,16 @@ def _int(obj: dict[str, Any], key: str, line: int) -> int:
 
 def _num(obj: dict[str, Any], key: str, line: int) -> float:
     value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise _err(f"{key!r} must be a finite number, found {value!r}", line)
+    # float() overflows on an int past ~1.8e308: bound it before math.isfinite sees it.
+    too_big = isinstance(value, int) and abs(value) >= 1 << 1023
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or too_big
+        or not math.isfinite(value)
+    ):
+        shown = f"{str(value)[:20]}..." if too_big else repr(value)
+        raise _err(f"{key!r} must be a finite number, found {shown}", line)
     return float(value)
 
 
@@ -150,6 +158,8 @@ def parse(text: str | bytes) -> FixtureResult:
             raise _err(f"invalid JSON: {exc.msg} (column {exc.colno})", lineno) from None
         except RecursionError:
             raise _err("JSON nests too deeply", lineno) from None
+        except ValueError as exc:  # an integer literal past int()'s digit limit
+            raise _err(f"invalid JSON: {number_problem(exc)}", lineno) from None
         records.append(_record(obj, lineno))
     if not records:
         raise FixtureResultError("no fixture records found", kind=KIND)

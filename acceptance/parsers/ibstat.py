@@ -69,9 +69,24 @@ def detect(text: str) -> float:
     return 0.0
 
 
-def _rate(raw: str) -> int | float | None:
+def _rate(raw: str | None, line: int) -> int | float | None:
+    """Gb/s from 'Rate: 400' (ibstat) or 'rate: 400 Gb/sec (4X NDR)' (ibstatus)."""
+    if raw is None:
+        return None
     token = raw.split()[0] if raw.split() else ""
-    return parse_number(token)
+    value = parse_number(token)
+    if value is None or value < 0:
+        # A rate nobody can read must not reach the checks as "at None Gb/s".
+        raise IbstatError(
+            f"expected the port rate in Gb/s as a number, found {raw[:40]!r}", line=line, kind=KIND
+        )
+    return value
+
+
+def _port_number(raw: str, line: int) -> int:
+    if len(raw) > 6:
+        raise IbstatError(f"port number {raw[:20]}... is too long", line=line, kind=KIND)
+    return int(raw)
 
 
 def _state(raw: str) -> str:
@@ -91,12 +106,13 @@ def parse(text: str | bytes) -> IbstatResult:
     ca_line = 0
     port: dict[str, str] | None = None
     port_line = 0
+    port_key_lines: dict[str, int] = {}
     port_no = 0
 
     def flush_port() -> None:
         nonlocal port
         if port is not None and ca is not None:
-            ports.append(_make_port(ca["name"], port_no, port, port_line))
+            ports.append(_make_port(ca["name"], port_no, port, port_line, port_key_lines))
         port = None
 
     def flush_ca() -> None:
@@ -109,7 +125,7 @@ def parse(text: str | bytes) -> IbstatResult:
                     type=ca.get("CA type"),
                     firmware=ca.get("Firmware version"),
                     ports=int(ca["Number of ports"])
-                    if ca.get("Number of ports", "").isdigit()
+                    if re.fullmatch(r"[0-9]{1,6}", ca.get("Number of ports", ""))
                     else None,
                     line=ca_line,
                 )
@@ -135,26 +151,32 @@ def parse(text: str | bytes) -> IbstatResult:
         m_port = _PORT_RE.match(s)
         if m_port:
             flush_port()
-            port, port_line, port_no = {}, lineno, int(m_port.group(1))
+            port, port_line, port_no = {}, lineno, _port_number(m_port.group(1), lineno)
+            port_key_lines = {}
             continue
         m_kv = _KV_RE.match(s)
         if m_kv is None:
             raise IbstatError(f"expected 'Key: value', found {s[:40]!r}", line=lineno, kind=KIND)
-        target = port if port is not None else ca
-        target[m_kv.group(1)] = m_kv.group(2)
+        if port is not None:
+            port[m_kv.group(1)] = m_kv.group(2)
+            port_key_lines[m_kv.group(1)] = lineno
+        else:
+            ca[m_kv.group(1)] = m_kv.group(2)
     flush_ca()
     if not cas:
         raise IbstatError("no CA blocks found", kind=KIND)
     return IbstatResult(ports=tuple(ports), cas=tuple(cas), errors=tuple(errors))
 
 
-def _make_port(ca: str, number: int, fields: dict[str, str], line: int) -> IbPort:
+def _make_port(
+    ca: str, number: int, fields: dict[str, str], line: int, key_lines: dict[str, int]
+) -> IbPort:
     return IbPort(
         ca=ca,
         port=number,
         state=_state(fields["State"]) if "State" in fields else None,
         physical_state=_state(fields["Physical state"]) if "Physical state" in fields else None,
-        rate=_rate(fields.get("Rate", "")),
+        rate=_rate(fields.get("Rate"), key_lines.get("Rate", line)),
         link_layer=fields.get("Link layer"),
         base_lid=fields.get("Base lid"),
         port_guid=fields.get("Port GUID"),
@@ -168,6 +190,7 @@ def _parse_ibstatus(text: str) -> IbstatResult:
     errors: list[str] = []
     current: tuple[str, int, int] | None = None
     fields: dict[str, str] = {}
+    key_lines: dict[str, int] = {}
 
     def flush() -> None:
         if current is None:
@@ -176,11 +199,14 @@ def _parse_ibstatus(text: str) -> IbstatResult:
         mapped = {
             "State": fields.get("state", ""),
             "Physical state": fields.get("phys state", ""),
-            "Rate": fields.get("rate", ""),
             "Link layer": fields.get("link_layer", ""),
             "Base lid": fields.get("base lid", ""),
         }
-        ports.append(_make_port(name, number, {k: v for k, v in mapped.items() if v}, line))
+        present = {k: v for k, v in mapped.items() if v}
+        if "rate" in fields:
+            present["Rate"] = fields["rate"]
+        lines = {"Rate": key_lines.get("rate", line)}
+        ports.append(_make_port(name, number, present, line, lines))
         if name not in {c.name for c in cas}:
             cas.append(IbCa(name=name, type=None, firmware=None, line=line))
 
@@ -191,7 +217,8 @@ def _parse_ibstatus(text: str) -> IbstatResult:
         m = _IBSTATUS_RE.match(s)
         if m:
             flush()
-            current, fields = (m.group(1), int(m.group(2)), lineno), {}
+            current, fields = (m.group(1), _port_number(m.group(2), lineno), lineno), {}
+            key_lines = {}
             continue
         if current is None:
             errors.append(s)
@@ -200,6 +227,7 @@ def _parse_ibstatus(text: str) -> IbstatResult:
         if m_kv is None:
             raise IbstatError(f"expected 'key: value', found {s[:40]!r}", line=lineno, kind=KIND)
         fields[m_kv.group(1).strip()] = m_kv.group(2)
+        key_lines[m_kv.group(1).strip()] = lineno
     flush()
     if not ports:
         raise IbstatError("no 'Infiniband device ... status:' blocks found", kind=KIND)

@@ -6,10 +6,11 @@ Launcher prefixes (srun -l, mpirun --tag-output) and interleaved MPI/NCCL chatte
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 
-from acceptance.parsers.base import NcclTestsError, decode_text, split_prefix
+from acceptance.parsers.base import NcclTestsError, decode_text, number_problem, split_prefix
 from acceptance.parsers.nccl_model import (
     KIND,
     NcclBandwidth,
@@ -146,22 +147,32 @@ def _number(token: str, lineno: int, what: str) -> float | None:
     if token == "N/A":
         return None
     try:
-        return float(token)
+        value = float(token)
     except ValueError:
+        value = math.nan
+    # float() also takes 'inf' and 'nan': a corrupt row must not pass a bandwidth threshold.
+    if not math.isfinite(value):
         raise NcclTestsError(
-            f"expected a number for {what} in a nccl-tests data row, found {token!r}",
+            f"expected a finite number for {what} in a nccl-tests data row, found {token!r}",
             line=lineno,
             kind=KIND,
-        ) from None
+        )
+    return value
 
 
 def _side(tokens: list[str], lineno: int, run: _Run) -> NcclBandwidth:
     time_us = _number(tokens[0], lineno, "time")
     algbw = _number(tokens[1], lineno, "algbw")
     busbw = _number(tokens[2], lineno, "busbw")
-    raw = _number(tokens[3], lineno, "#wrong")
+    raw = _number(tokens[3], lineno, "#wrong" if run.error_column == "wrong" else "error")
     if run.error_column == "max_delta":
         return NcclBandwidth(time_us, algbw, busbw, None, raw)
+    if raw is not None and (raw < 0 or raw != int(raw)):
+        raise NcclTestsError(
+            f"expected a whole count of wrong elements for #wrong, found {tokens[3]!r}",
+            line=lineno,
+            kind=KIND,
+        )
     return NcclBandwidth(time_us, algbw, busbw, None if raw is None else int(raw))
 
 
@@ -222,114 +233,125 @@ def parse(text: str | bytes) -> NcclTestsResult:
     runs: list[_Run] = []
     run = _Run(start_line=1)
     saw_anything = False
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        label, line = split_prefix(raw)
-        s = line.strip()
-        if not s:
-            continue
-        if s[0] == "#":
-            m_start = _STARTING_RE.match(s)
-            m_nthread = _NTHREAD_RE.match(s) if m_start is None else None
-            m_tv = _TESTS_VERSION_RE.match(s) if m_start is None and m_nthread is None else None
-            if m_start or m_nthread or m_tv:
-                saw_anything = True
-                # A new header after data means a second test run in the same file.
-                starting = m_start is not None and m_start.group(1) == "starting"
-                if run.has_body() and (starting or m_nthread or m_tv):
-                    runs.append(run)
-                    run = _Run(start_line=lineno)
-                if m_start:
-                    if m_start.group(1) == "starting":
-                        run.program = m_start.group(2)
-                    else:
-                        run.concluded = True
-                        run.program = run.program or m_start.group(2)
-                elif m_tv:
-                    run.tests_version = m_tv.group(1)
-                    if m_tv.group(2):
-                        run.library_code = int(m_tv.group(2))
-                elif m_nthread:
-                    run.min_bytes, run.max_bytes = int(m_nthread.group(1)), int(m_nthread.group(2))
-                    run.step_factor = (
-                        int(m_nthread.group(3)) if m_nthread.group(4) == "factor" else None
+    lineno = 0
+    try:
+        for lineno, raw in enumerate(text.split("\n"), start=1):
+            label, line = split_prefix(raw)
+            s = line.strip()
+            if not s:
+                continue
+            if s[0] == "#":
+                m_start = _STARTING_RE.match(s)
+                m_nthread = _NTHREAD_RE.match(s) if m_start is None else None
+                m_tv = _TESTS_VERSION_RE.match(s) if m_start is None and m_nthread is None else None
+                if m_start or m_nthread or m_tv:
+                    saw_anything = True
+                    # A new header after data means a second test run in the same file.
+                    starting = m_start is not None and m_start.group(1) == "starting"
+                    if run.has_body() and (starting or m_nthread or m_tv):
+                        runs.append(run)
+                        run = _Run(start_line=lineno)
+                    if m_start:
+                        if m_start.group(1) == "starting":
+                            run.program = m_start.group(2)
+                        else:
+                            run.concluded = True
+                            run.program = run.program or m_start.group(2)
+                    elif m_tv:
+                        run.tests_version = m_tv.group(1)
+                        if m_tv.group(2):
+                            run.library_code = int(m_tv.group(2))
+                    elif m_nthread:
+                        run.min_bytes, run.max_bytes = (
+                            int(m_nthread.group(1)),
+                            int(m_nthread.group(2)),
+                        )
+                        run.step_factor = (
+                            int(m_nthread.group(3)) if m_nthread.group(4) == "factor" else None
+                        )
+                        run.warmup, run.iters = int(m_nthread.group(5)), int(m_nthread.group(6))
+                        if m_nthread.group(7) is not None:
+                            run.validation = int(m_nthread.group(7))
+                    continue
+                m_dev = _DEVICE_RE.match(s)
+                if m_dev:
+                    saw_anything = True
+                    rank = int(m_dev.group(1))
+                    run.devices.setdefault(
+                        rank,
+                        NcclDevice(
+                            rank=rank,
+                            host=m_dev.group(4),
+                            device=int(m_dev.group(5)),
+                            name=m_dev.group(7),
+                            pid=int(m_dev.group(3)),
+                            bus_id=m_dev.group(6),
+                            group=int(m_dev.group(2)) if m_dev.group(2) is not None else None,
+                        ),
                     )
-                    run.warmup, run.iters = int(m_nthread.group(5)), int(m_nthread.group(6))
-                    if m_nthread.group(7) is not None:
-                        run.validation = int(m_nthread.group(7))
-                continue
-            m_dev = _DEVICE_RE.match(s)
-            if m_dev:
+                    continue
+                m_col = _COLHEADER_RE.match(s)
+                if m_col:
+                    saw_anything = True
+                    if run.rows:
+                        runs.append(run)
+                        run = _Run(start_line=lineno)
+                    _column_header(m_col.group(1), run)
+                    continue
+            m_oob = _OOB_RE.match(s) if "Out of" in s else None
+            if m_oob:
+                run.out_of_bounds = int(m_oob.group(1))
                 saw_anything = True
-                rank = int(m_dev.group(1))
-                run.devices.setdefault(
-                    rank,
-                    NcclDevice(
-                        rank=rank,
-                        host=m_dev.group(4),
-                        device=int(m_dev.group(5)),
-                        name=m_dev.group(7),
-                        pid=int(m_dev.group(3)),
-                        bus_id=m_dev.group(6),
-                        group=int(m_dev.group(2)) if m_dev.group(2) is not None else None,
-                    ),
-                )
+                _raise_pending(run)
                 continue
-            m_col = _COLHEADER_RE.match(s)
-            if m_col:
+            m_avg = _AVG_RE.match(s) if "Avg bus" in s else None
+            if m_avg:
+                try:
+                    avg = float(m_avg.group(1))
+                except ValueError:
+                    avg = math.nan
+                run.avg_busbw = avg if math.isfinite(avg) else None  # informational only
+                run.complete = True
                 saw_anything = True
-                if run.rows:
-                    runs.append(run)
-                    run = _Run(start_line=lineno)
-                _column_header(m_col.group(1), run)
+                _raise_pending(run)
                 continue
-        m_oob = _OOB_RE.match(s) if "Out of" in s else None
-        if m_oob:
-            run.out_of_bounds = int(m_oob.group(1))
-            saw_anything = True
-            _raise_pending(run)
-            continue
-        m_avg = _AVG_RE.match(s) if "Avg bus" in s else None
-        if m_avg:
-            try:
-                run.avg_busbw = float(m_avg.group(1))
-            except ValueError:
-                run.avg_busbw = None
-            run.complete = True
-            saw_anything = True
-            _raise_pending(run)
-            continue
-        if "NCCL version" in s:
-            m_ver = _NCCL_VERSION_RE.search(s)
-            if m_ver and run.nccl_version is None:
-                run.nccl_version = m_ver.group(1)
-        if ("failure" in s or "error:" in s) and _FAILURE_RE.search(s):
-            run.errors.append(s)
-            if run.error_line is None:
-                run.error_line = lineno
-            saw_anything = True
-            continue
-        if run.command_program is None and "_perf" in s and collective_from_program(s):
-            run.command_program = s
-        if s[0].isdigit() and _ROW_START_RE.match(line):
-            _raise_pending(run)
-            m_row = _ROW_RE.match(line)
-            if run.row_label is not None and label != run.row_label:
-                continue  # another rank echoing the table: keep rank 0's copy only
-            try:
-                if m_row is None:
-                    raise NcclTestsError(
-                        f"expected 13 columns in a nccl-tests data row, found {len(line.split())}",
-                        line=lineno,
-                        kind=KIND,
-                    )
-                row = _parse_row(m_row, lineno, run)
-            except NcclTestsError as exc:
-                run.pending = exc
+            if "NCCL version" in s:
+                m_ver = _NCCL_VERSION_RE.search(s)
+                if m_ver and run.nccl_version is None:
+                    run.nccl_version = m_ver.group(1)
+            if ("failure" in s or "error:" in s) and _FAILURE_RE.search(s):
+                run.errors.append(s)
+                if run.error_line is None:
+                    run.error_line = lineno
+                saw_anything = True
                 continue
-            if run.row_label is None:
-                run.row_label = label
-            run.rows.append(row)
-            saw_anything = True
+            if run.command_program is None and "_perf" in s and collective_from_program(s):
+                run.command_program = s
+            if s[0].isdigit() and _ROW_START_RE.match(line):
+                _raise_pending(run)
+                m_row = _ROW_RE.match(line)
+                if run.row_label is not None and label != run.row_label:
+                    continue  # another rank echoing the table: keep rank 0's copy only
+                try:
+                    if m_row is None:
+                        raise NcclTestsError(
+                            "expected 13 columns in a nccl-tests data row, "
+                            f"found {len(line.split())}",
+                            line=lineno,
+                            kind=KIND,
+                        )
+                    row = _parse_row(m_row, lineno, run)
+                except NcclTestsError as exc:
+                    run.pending = exc
+                    continue
+                if run.row_label is None:
+                    run.row_label = label
+                run.rows.append(row)
+                saw_anything = True
+    except NcclTestsError:
+        raise
+    except (ValueError, OverflowError) as exc:  # int() refuses a \d+ token of 4,300+ digits
+        raise NcclTestsError(number_problem(exc), line=lineno, kind=KIND) from None
     runs.append(run)
     if not saw_anything:
         raise NcclTestsError("no nccl-tests header, data rows or trailer found", kind=KIND)

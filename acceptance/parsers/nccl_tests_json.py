@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from acceptance.parsers.base import NcclTestsError
+from acceptance.parsers.base import NcclTestsError, number_problem
 from acceptance.parsers.nccl_model import (
     KIND,
     NcclBandwidth,
@@ -32,17 +32,22 @@ def _err(message: str) -> NcclTestsError:
 
 
 def _num(value: Any) -> float | None:
+    """A number, None for null/"N/A"-style values; NaN or infinity is corrupt output."""
     if isinstance(value, bool) or value is None:
         return None
+    parsed: float
     if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, str):
+        parsed = float(value) if isinstance(value, float) or abs(value) < 1 << 1023 else math.inf
+    elif isinstance(value, str):
         try:
             parsed = float(value)
         except ValueError:
             return None
-        return parsed if math.isfinite(parsed) else None
-    return None
+    else:
+        return None
+    if not math.isfinite(parsed):
+        raise _err(f"expected a finite number in nccl-tests JSON, found {value!r}")
+    return parsed
 
 
 def _int(value: Any, what: str) -> int:
@@ -117,6 +122,8 @@ def parse_json(text: str) -> NcclTestsResult:
         ) from None
     except RecursionError:
         raise _err("nccl-tests JSON nests too deeply") from None
+    except ValueError as exc:  # an integer literal past int()'s digit limit
+        raise _err(f"unreadable nccl-tests JSON: {number_problem(exc)}") from None
     if isinstance(doc, list):
         doc = {"results": doc}
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):

@@ -97,11 +97,11 @@ def parse_q(text: str) -> GpuQueryResult:
         path = (*(name for _, name in stack), key)
         simple = _SIMPLE.get(path)
         if simple is not None:
-            current[simple] = convert(simple, raw)
+            current[simple] = convert(simple, raw, line=lineno)
             continue
         ecc = _ecc_key(path)
         if ecc is not None:
-            value = convert("ecc.errors.", raw)
+            value = convert(ecc, raw, line=lineno)
             previous = current.get(ecc)
             if isinstance(value, int | float):
                 current[ecc] = (previous if isinstance(previous, int | float) else 0) + value

@@ -53,6 +53,9 @@ _ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id", "gpu_uuid": "uuid"}
 # Some field names carry capitals (vgpu_device_capability.fractional_multiVgpu), none a space.
 _HEADER_CELL_RE = re.compile(r"^[a-z][A-Za-z0-9_.]*(?: \[[^\]]*\])?$")
 _UNIT_RE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:MiB|GiB|KiB|W|%|C|MHz|us|B)?$")
+_NON_FINITE_RE = re.compile(r"^[+-]?(?:nan|inf|infinity)\b", re.I)
+# No counter, clock or size nvidia-smi prints comes near this many digits.
+_MAX_DIGITS = 30
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ def detect(text: str) -> float:
     return 0.0
 
 
-def convert(field_name: str, raw: str) -> Value:
+def convert(field_name: str, raw: str, *, line: int | None = None) -> Value:
     """Canonical field value: numbers without units for numeric fields, else the string."""
     value = raw.strip()
     if value.lower() in _MISSING or value.startswith("[Requested functionality"):
@@ -93,7 +96,18 @@ def convert(field_name: str, raw: str) -> Value:
         m = _UNIT_RE.match(value)
         if m:
             number = m.group(1)
+            if len(number) > _MAX_DIGITS:
+                raise GpuQueryError(
+                    f"{field_name} is {number[:20]}..., too many digits for a real value",
+                    line=line,
+                    kind=KIND,
+                )
             return float(number) if "." in number else int(number)
+        # NaN or infinity in a counter is corrupt output, not "not shown".
+        if _NON_FINITE_RE.match(value):
+            raise GpuQueryError(
+                f"expected a number for {field_name}, found {value[:30]!r}", line=line, kind=KIND
+            )
     return value
 
 
@@ -136,7 +150,7 @@ def _parse_csv(text: str) -> GpuQueryResult:
                 line=lineno,
                 kind=KIND,
             )
-        gpus.append({f: convert(f, c) for f, c in zip(fields, cells, strict=True)})
+        gpus.append({f: convert(f, c, line=lineno) for f, c in zip(fields, cells, strict=True)})
         gpu_lines.append(lineno)
     if not gpus:
         raise GpuQueryError("CSV header without any GPU rows", kind=KIND)
@@ -181,12 +195,14 @@ def _parse_table(text: str) -> GpuQueryResult:
         m1 = _ROW1_RE.match(s)
         if m1:
             pending = {
-                "index": int(m1.group(1)),
+                "index": convert("index", m1.group(1), line=lineno),
                 "name": m1.group(2).strip(),
-                "persistence_mode": convert("persistence_mode", m1.group(3)),
+                "persistence_mode": convert("persistence_mode", m1.group(3), line=lineno),
                 "pci.bus_id": m1.group(4),
-                "display_active": convert("display_active", m1.group(5)),
-                "ecc.errors.uncorrected.volatile.total": convert("ecc.errors.", m1.group(6)),
+                "display_active": convert("display_active", m1.group(5), line=lineno),
+                "ecc.errors.uncorrected.volatile.total": convert(
+                    "ecc.errors.uncorrected.volatile.total", m1.group(6), line=lineno
+                ),
             }
             gpus.append(pending)
             gpu_lines.append(lineno)
@@ -195,15 +211,15 @@ def _parse_table(text: str) -> GpuQueryResult:
         if m2 and pending is not None and "fan.speed" not in pending:
             pending.update(
                 {
-                    "fan.speed": convert("fan.speed", m2.group(1)),
-                    "temperature.gpu": convert("temperature.gpu", m2.group(2)),
-                    "pstate": convert("pstate", m2.group(3)),
-                    "power.draw": convert("power.draw", m2.group(4)),
-                    "power.limit": convert("power.limit", m2.group(5)),
-                    "memory.used": convert("memory.used", m2.group(6)),
-                    "memory.total": convert("memory.total", m2.group(7)),
-                    "utilization.gpu": convert("utilization.gpu", m2.group(8)),
-                    "compute_mode": convert("compute_mode", m2.group(9)),
+                    "fan.speed": convert("fan.speed", m2.group(1), line=lineno),
+                    "temperature.gpu": convert("temperature.gpu", m2.group(2), line=lineno),
+                    "pstate": convert("pstate", m2.group(3), line=lineno),
+                    "power.draw": convert("power.draw", m2.group(4), line=lineno),
+                    "power.limit": convert("power.limit", m2.group(5), line=lineno),
+                    "memory.used": convert("memory.used", m2.group(6), line=lineno),
+                    "memory.total": convert("memory.total", m2.group(7), line=lineno),
+                    "utilization.gpu": convert("utilization.gpu", m2.group(8), line=lineno),
+                    "compute_mode": convert("compute_mode", m2.group(9), line=lineno),
                 }
             )
             continue

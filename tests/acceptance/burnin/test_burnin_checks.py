@@ -48,6 +48,25 @@ def test_the_gate_uses_the_reservations_fixture_version(
     assert done.run.gate_passed, done.run.gate_summary
 
 
+def test_one_nodes_hardware_files_do_not_pass_a_two_node_gate(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    """gpu-a01's topo/dcgmi/ibstat, labelled and again unlabelled; nothing from gpu-a02."""
+    one_node = [(name, node) for name, node in GOOD_SET if node != "gpu-a02" or "query" in name]
+    unlabelled = [
+        (name, "") for name, node in one_node if node == "gpu-a01" and "query" not in name
+    ]
+    upload_all(
+        awarded.run, provider.user, one_node + unlabelled, django_capture_on_commit_callbacks
+    )
+    run = awarded.run
+    assert run.checks_current and run.gate_passed is False
+    assert "every node" in run.gate_summary
+    ib = run.checks.get(name="ibstat: every node")
+    assert ib.status == "missing" and ib.mandatory
+    assert "1 of the 2 nodes (seen: gpu-a01)" in ib.message and "no node label" in ib.message
+
+
 def test_missing_evidence_is_a_missing_check(awarded, provider, django_capture_on_commit_callbacks):
     upload_all(
         awarded.run,

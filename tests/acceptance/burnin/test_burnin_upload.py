@@ -99,6 +99,22 @@ def test_a_malformed_known_kind_names_the_line(
     assert evidence.error_line is not None and f"line {evidence.error_line}" in evidence.error
 
 
+def test_nan_in_a_wrong_column_is_unreadable_with_the_line_not_a_crash(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    text = (DATA / "burnin/nccl-tests/all_reduce_2node_pass.txt").read_text().split("\n")
+    at = next(i for i, ln in enumerate(text) if ln.strip().startswith("1073741824"))
+    cells = text[at].split()
+    cells[8] = "nan"
+    text[at] = "  ".join(cells)
+    content = "\n".join(text).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        evidence = upload(awarded.run, provider.user, "all_reduce.log", content=content).evidence
+    evidence.refresh_from_db()
+    assert evidence.state == EvidenceState.UNREADABLE, evidence.error
+    assert evidence.error_line == at + 1 and "#wrong" in evidence.error
+
+
 @pytest.mark.parametrize(
     ("label", "stored"),
     [

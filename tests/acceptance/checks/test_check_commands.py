@@ -48,6 +48,17 @@ def test_parse_evidence_malformed_exits_2_with_the_line():
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_parse_evidence_nan_in_wrong_exits_2_with_the_line(tmp_path):
+    path = tmp_path / "all_reduce.txt"
+    lines = nccl_text().split("\n")
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("1073741824"))
+    lines[at] = lines[at].replace("      0", "    nan", 1)
+    path.write_text("\n".join(lines))
+    proc = manage("parse_evidence", str(path))
+    assert proc.returncode == 2 and f"line {at + 1}:" in proc.stderr and "#wrong" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_parse_evidence_unrecognised_exits_2(tmp_path):
     path = tmp_path / "x.bin"
     path.write_bytes(b"\x00\x01binary")

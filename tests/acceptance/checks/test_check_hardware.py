@@ -1,6 +1,6 @@
 """Topology, GPU query, dcgmi and ibstat checks (per node)."""
 
-from check_builders import by_name, data_item
+from check_builders import DATA, by_name, data_item, item
 
 from acceptance.checks import run_checks
 
@@ -113,3 +113,24 @@ def test_ibstat_too_few_ports_and_ibpanic(spec):
     res = checks(spec, "ibstat", data_item("ibstat/ibstat_ibpanic_after_7_cas.txt", "n1"))
     assert by_name(res, "ibstat: ports active at rate")[0].status == "fail"
     assert by_name(res, "ibstat: ports per node")[0].status == "fail"
+
+
+def test_ibstat_without_a_node_label_counts_ports_for_the_whole_allocation(spec):
+    """One node's ibstat, unlabelled, on two nodes: 8 ports are not 8 per node."""
+    res = [
+        r
+        for r in run_checks(spec, [data_item("ibstat/ibstat_8x400g_ndr_plus_bond_tabs.txt")])
+        if r.name == "ibstat: ports per node"
+    ]
+    (count,) = res
+    assert count.status == "fail" and count.expected.startswith(">= 16 InfiniBand ports")
+    assert "8 per node × 2 nodes" in count.message
+
+
+def test_ibstat_active_port_without_a_rate_says_so(spec):
+    raw = (DATA / "ibstat/ibstat_8x400g_ndr_plus_bond_tabs.txt").read_text()
+    raw = raw.replace("\t\tRate: 400\n", "\n", 1)  # the first port prints no rate
+    res = checks(spec, "ibstat", item(raw, node="n1"))
+    ports = by_name(res, "ibstat: ports active at rate")[0]
+    assert ports.status == "fail" and ports.measured.endswith("at an unknown rate")
+    assert "None" not in ports.measured

@@ -112,3 +112,19 @@ def test_bisection_without_a_common_node(spec):
     ]
     check = by_name(run(spec, *pairs), "node subsets: slow node")[0]
     assert check.status == "fail" and "share no node" in check.message
+
+
+def test_inf_busbw_in_the_large_rows_blocks_instead_of_passing(spec):
+    lines = nccl_text().split("\n")
+    first = None
+    for i, line in enumerate(lines):
+        cells = line.split()
+        if len(cells) == 13 and cells[0].isdigit() and int(cells[0]) >= 1 << 30:
+            cells[7] = cells[11] = "inf"
+            lines[i] = "  ".join(cells)
+            first = first or i + 1
+    results = run_checks(spec, [item("\n".join(lines), ref="all_reduce.txt")])
+    assert not [r for r in results if "busbw" in r.name and r.status == "pass"]
+    unreadable = by_name(results, "nccl-tests: readable")[0]
+    assert unreadable.status == "inconclusive" and unreadable.mandatory
+    assert unreadable.line == first and "busbw" in unreadable.message

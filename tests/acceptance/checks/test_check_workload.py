@@ -61,3 +61,12 @@ def test_step_times_straggler_and_spread(spec):
 def test_step_times_missing_ranks(spec):
     res = checks(spec, "step-times", item(step_csv(n=12)))
     assert by_name(res, "step-times: ranks")[0].status == "fail"
+
+
+def test_spread_over_two_uploads_links_the_file_that_sets_it(spec):
+    first = item(step_csv(), ref="steps-1.csv")
+    second = item(step_csv(slow={3: 0.03}), ref="steps-2.csv")
+    spread = by_name(checks(spec, "step-times", first, second), "step-times: spread")[0]
+    assert spread.evidence_ref == "steps-2.csv" and spread.line == 5  # rank 3's first row
+    assert "combined over 2 files: steps-1.csv, steps-2.csv" in spread.message
+    assert "slowest rank 3 (gpu-a01)" in spread.message

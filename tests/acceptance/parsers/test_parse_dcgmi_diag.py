@@ -69,9 +69,17 @@ def test_unknown_result_names_the_line(evidence):
     assert exc.value.line == 10
 
 
+def test_json_with_an_integer_too_long_to_read_is_a_dcgmi_error(evidence):
+    text = evidence(D + "diag_r3_dcgm3_json.json").decode()
+    bad = text.replace('"status": "Pass"', '"status": "Pass", "gpu_id": ' + "9" * 5000, 1)
+    with pytest.raises(DcgmiError, match="too many digits"):
+        dcgmi_diag.parse(bad)
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("dcgmi-diag", dcgmi_diag.parse, DcgmiError)

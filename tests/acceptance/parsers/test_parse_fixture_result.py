@@ -26,9 +26,19 @@ def test_missing_keys_name_the_line(evidence):
     assert exc.value.line == 2 and "host" in str(exc.value)
 
 
+@pytest.mark.parametrize("value", ["9" * 400, "9" * 5000])  # past float() and int()
+def test_a_number_too_long_to_read_names_its_line(evidence, value):
+    lines = evidence(D + "fixture_16ranks_pass.jsonl").decode().split("\n")
+    lines[1] = lines[1].replace('"elapsed_s": ', f'"elapsed_s": {value}, "was": ', 1)
+    with pytest.raises(FixtureResultError) as exc:
+        fixture_result.parse("\n".join(lines))
+    assert exc.value.line == 2
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("fixture-result", fixture_result.parse, FixtureResultError)

@@ -47,9 +47,31 @@ def test_fields_before_any_ca_are_an_error(evidence):
     assert exc.value.line == 1
 
 
+@pytest.mark.parametrize("rate", ["fast", "", "nan", "inf", "-400"])
+def test_an_unreadable_rate_names_its_line(evidence, rate):
+    text = evidence(D + "ibstat_8x400g_ndr_plus_bond_tabs.txt").decode()
+    lines = text.split("\n")
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("Rate:"))
+    lines[at] = lines[at].replace("400", rate)
+    with pytest.raises(IbstatError) as exc:
+        ibstat.parse("\n".join(lines))
+    assert exc.value.line == at + 1 and "rate" in str(exc.value)
+
+
+def test_an_unreadable_ibstatus_rate_names_its_line(evidence):
+    text = evidence(D + "ibstatus_4x400g.txt").decode()
+    lines = text.split("\n")
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("rate:"))
+    lines[at] = "\trate:\t\t fast"
+    with pytest.raises(IbstatError) as exc:
+        ibstat.parse("\n".join(lines))
+    assert exc.value.line == at + 1
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("ibstat", ibstat.parse, IbstatError)

@@ -1,5 +1,7 @@
 """nccl-tests text and JSON output, every layout variant we know of."""
 
+import re
+
 import pytest
 from parser_fuzzing import fuzz_tests
 
@@ -138,9 +140,56 @@ def test_json_export_has_the_contract_keys(evidence):
     assert set(out["rows"][0]["out_of_place"]) >= {"time_us", "algbw", "busbw", "wrong"}
 
 
+def _with_large_rows(text: bytes, column: int, token: str) -> tuple[bytes, int]:
+    """Put `token` in one column of every >= 1 GiB data row; return the text and first row."""
+    lines = text.decode().split("\n")
+    first = 0
+    for i, line in enumerate(lines):
+        cells = line.split()
+        if len(cells) == 13 and cells[0].isdigit() and int(cells[0]) >= 1 << 30:
+            cells[column] = token
+            lines[i] = "  ".join(cells)
+            first = first or i + 1
+    return "\n".join(lines).encode(), first
+
+
+@pytest.mark.parametrize("token", ["inf", "nan", "-inf", "1e400"])
+def test_a_non_finite_busbw_names_its_line(evidence, token):
+    text, first = _with_large_rows(evidence(D + "all_reduce_2node_v2.17_full.txt"), 7, token)
+    with pytest.raises(NcclTestsError) as exc:
+        nccl_tests.parse(text)
+    assert exc.value.line == first and "busbw" in str(exc.value) and token in str(exc.value)
+
+
+@pytest.mark.parametrize("token", ["nan", "inf", "1.5", "-1"])
+def test_a_wrong_count_that_is_no_count_names_its_line(evidence, token):
+    text, first = _with_large_rows(evidence(D + "all_reduce_2node_v2.17_full.txt"), 8, token)
+    with pytest.raises(NcclTestsError) as exc:
+        nccl_tests.parse(text)
+    assert exc.value.line == first and "#wrong" in str(exc.value)
+
+
+def test_a_number_too_long_for_int_names_its_line(evidence):
+    text = evidence(D + "all_reduce_2node_v2.17_full.txt").replace(
+        b"Out of bounds values : 0", b"Out of bounds values : " + b"9" * 5000
+    )
+    with pytest.raises(NcclTestsError) as exc:
+        nccl_tests.parse(text)
+    assert exc.value.line is not None and "too many digits" in str(exc.value)
+
+
+def test_json_busbw_nan_or_infinity_is_refused(evidence):
+    text = evidence(D + "all_reduce_json_output.json").decode()
+    bad = re.sub(r'"bus_bw":\s*[0-9.]+', '"bus_bw": Infinity', text, count=1)
+    assert bad != text
+    with pytest.raises(NcclTestsError, match="finite"):
+        nccl_tests.parse(bad)
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nccl-tests", nccl_tests.parse, NcclTestsError)

@@ -73,9 +73,20 @@ def test_a_short_csv_row_names_its_line(evidence):
     assert exc.value.line == 3
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "9" * 5000])
+def test_a_counter_that_is_no_number_names_its_line(evidence, value):
+    text = evidence(D + "query_gpu_csv_units_8xh200_one_ecc.txt").decode()
+    lines = text.split("\n")
+    lines[2] = lines[2].replace("143771 MiB, 0,", f"143771 MiB, {value},")
+    with pytest.raises(GpuQueryError) as exc:
+        nvidia_smi_query.parse("\n".join(lines))
+    assert exc.value.line == 3 and ECC in str(exc.value)
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nvidia-smi-query", nvidia_smi_query.parse, GpuQueryError)

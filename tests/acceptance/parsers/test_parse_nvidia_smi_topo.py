@@ -51,4 +51,5 @@ def test_a_matrix_cut_off_before_the_last_gpus_is_refused_not_half_checked(evide
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nvidia-smi-topo", nvidia_smi_topo.parse, TopoError)

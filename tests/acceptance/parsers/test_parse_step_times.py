@@ -48,4 +48,5 @@ def test_4096_ranks_parse_fast():
     test_fuzz_truncated_valid_file,
     test_fuzz_random_bytes,
     test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("step-times", step_times.parse, StepTimesError)
