@@ -6,6 +6,8 @@ the field (or the questionnaire answer, `answers.<key>`) named in `errors`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS
@@ -43,6 +45,18 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, list[str]]:
 
 def error_body(detail: str, errors: dict[str, list[str]] | None = None) -> dict[str, Any]:
     return {"detail": detail, "errors": errors or {}}
+
+
+@contextmanager
+def fields_renamed(names: dict[str, str]) -> Iterator[None]:
+    """A service names errors after the browser form's fields; the API names its own fields."""
+    try:
+        yield
+    except DjangoValidationError as exc:
+        if not hasattr(exc, "error_dict"):
+            raise
+        renamed = {names.get(key, key): errors for key, errors in exc.error_dict.items()}
+        raise DjangoValidationError(renamed) from exc
 
 
 def _from_django(exc: DjangoValidationError) -> Response:

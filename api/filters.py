@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
-import django_filters
-from rest_framework.pagination import PageNumberPagination
+from typing import Any
 
-from acceptance.models import FailedRun, FailedRunState, Reservation, ReservationStatus
+import django_filters
+from django.db.models import QuerySet
+from rest_framework import exceptions
+from rest_framework.filters import OrderingFilter
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+
+from acceptance.models import (
+    Evidence,
+    EvidenceState,
+    FailedRun,
+    FailedRunState,
+    Incident,
+    IncidentEvidence,
+    IncidentEvidenceKind,
+    Reservation,
+    ReservationStatus,
+    Severity,
+)
 from bids.choices import BidStatus, GpuModel, RequestStatus
 from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
 
@@ -14,6 +31,44 @@ class Pagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+
+class StrictOrderingFilter(OrderingFilter):
+    """`?ordering=` with a name the list does not offer is a 400 naming the allowed ones;
+    DRF's own filter drops it silently and the script never learns its order was ignored."""
+
+    def _allowed(self, view: Any, queryset: QuerySet[Any] | None = None) -> list[str]:
+        if queryset is None:  # schema generation: the view's own list is enough
+            return [f if isinstance(f, str) else f[0] for f in getattr(view, "ordering_fields", [])]
+        return [item[0] for item in self.get_valid_fields(queryset, view, {})]
+
+    def get_ordering(self, request: Request, queryset: QuerySet[Any], view: Any) -> Any:
+        params = request.query_params.get(self.ordering_param, "")
+        terms = [term.strip() for term in params.split(",") if term.strip()]
+        allowed = self._allowed(view, queryset)
+        unknown = [t for t in terms if t.removeprefix("-") not in allowed]
+        if unknown:
+            names = ", ".join(allowed)
+            raise exceptions.ValidationError(
+                {
+                    self.ordering_param: [
+                        f"Cannot order by {', '.join(repr(t) for t in unknown)}. "
+                        f"Order by one of: {names} (prefix - for descending, "
+                        "comma-separate several)."
+                    ]
+                }
+            )
+        return terms or self.get_default_ordering(view)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        names = ", ".join(self._allowed(view))
+        for parameter in parameters:
+            parameter["description"] = (
+                f"Order by one of: {names}; prefix - for descending, comma-separate several. "
+                "Any other name is refused with 400."
+            )
+        return parameters
 
 
 class RequestFilter(django_filters.FilterSet):
@@ -111,3 +166,40 @@ class FailedRunFilter(django_filters.FilterSet):
 
 
 FAILED_RUN_ORDERING = ["uploaded_at", "analysed_at", "state"]
+
+
+class EvidenceFilter(django_filters.FilterSet):
+    state = django_filters.ChoiceFilter(choices=EvidenceState.choices)
+    kind = django_filters.CharFilter()
+    node = django_filters.CharFilter()
+
+    class Meta:
+        model = Evidence
+        fields = ["state", "kind", "node"]
+
+
+EVIDENCE_ORDERING = ["uploaded_at", "original_name", "state", "node"]
+
+
+class IncidentFilter(django_filters.FilterSet):
+    severity = django_filters.ChoiceFilter(choices=Severity.choices)
+    open = django_filters.BooleanFilter(field_name="closed_at", lookup_expr="isnull")
+
+    class Meta:
+        model = Incident
+        fields = ["severity", "open"]
+
+
+INCIDENT_ORDERING = ["opened_at", "severity", "closed_at"]
+
+
+class IncidentEvidenceFilter(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=IncidentEvidenceKind.choices)
+    ok = django_filters.BooleanFilter()
+
+    class Meta:
+        model = IncidentEvidence
+        fields = ["kind", "ok"]
+
+
+INCIDENT_EVIDENCE_ORDERING = ["uploaded_at", "kind", "original_name"]

@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiViewExtension
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import serializers
 
 from api.idempotency import IDEMPOTENCY_PARAMETER
@@ -87,13 +93,22 @@ class _Gate(serializers.Serializer):
 
 
 class RunEvidenceStateSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Evidence files matching the filters.")
+    next = serializers.URLField(allow_null=True, help_text="The next page of files.")
+    previous = serializers.URLField(allow_null=True)
+    results = EvidenceSerializer(many=True, help_text="This page of the run's evidence files.")
     run = _RunRef()
     checks_state = serializers.CharField()
     checks_current = serializers.BooleanField()
     checks_error = serializers.CharField(allow_null=True)
     gate = _Gate(allow_null=True)
-    evidence = EvidenceSerializer(many=True)
     checks = CheckSerializer(many=True)
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter("page", OpenApiTypes.INT, description="A page number within the results."),
+    OpenApiParameter("page_size", OpenApiTypes.INT, description="Results per page (at most 200)."),
+]
 
 
 class RunEvidenceViewSchema(OpenApiViewExtension):
@@ -103,8 +118,10 @@ class RunEvidenceViewSchema(OpenApiViewExtension):
         @extend_schema_view(
             get=extend_schema(
                 operation_id="runs_evidence_retrieve",
-                summary="Per-file parse state, the checks and the gate of a burn-in run",
+                summary="Per-file parse state (paginated), the checks and the gate of a run",
                 responses=RunEvidenceStateSerializer,
+                parameters=PAGE_PARAMETERS,
+                filters=True,
             ),
             post=extend_schema(
                 operation_id="runs_evidence_upload",
@@ -114,7 +131,10 @@ class RunEvidenceViewSchema(OpenApiViewExtension):
                 responses={
                     201: UploadResultSerializer,
                     200: OpenApiResponse(UploadResultSerializer, "Every file was a duplicate."),
-                    400: OpenApiResponse(UploadResultSerializer, "No file was stored."),
+                    400: OpenApiResponse(
+                        UploadResultSerializer,
+                        "A file was refused (`errors.file`); `files` lists those stored anyway.",
+                    ),
                 },
             ),
         )

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from acceptance.models import BurnInRun, FailedRun, Reservation
+from acceptance.models import BurnInRun, FailedRun, Incident, IncidentEvidence, Reservation
 
 
 def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
@@ -31,3 +31,16 @@ def failed_run_list(*, org_ids: Iterable[int]) -> QuerySet[FailedRun]:
         .prefetch_related("files")
         .order_by("-uploaded_at", "-pk")
     )
+
+
+def incident_list(*, reservation: Reservation) -> QuerySet[Incident]:
+    """A reservation's incidents, newest first, with the people the rows name."""
+    return (
+        Incident.objects.filter(reservation=reservation)
+        .select_related("opened_by")
+        .order_by("-opened_at", "-pk")
+    )
+
+
+def incident_evidence_list(*, incident: Incident) -> QuerySet[IncidentEvidence]:
+    return incident.evidence.select_related("uploaded_by").order_by("uploaded_at", "pk")

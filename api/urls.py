@@ -11,6 +11,7 @@ from api.views import (
     buyer,
     evidence,
     failures,
+    incidents,
     invitations,
     me,
     parts,
@@ -26,6 +27,13 @@ v1 = [
         "runs/<int:run_id>/evidence/",
         evidence.RunEvidenceView.as_view(),
         name="run-evidence",
+    ),
+    path("runs/<int:pk>/recheck/", evidence.RunRecheckView.as_view(), name="run-recheck"),
+    path("evidence/<int:pk>/retry/", evidence.EvidenceRetryView.as_view(), name="evidence-retry"),
+    path(
+        "evidence/<int:pk>/withdraw/",
+        evidence.EvidenceWithdrawView.as_view(),
+        name="evidence-withdraw",
     ),
     # Schema and docs: public, served from our own static files.
     path(
@@ -132,6 +140,48 @@ v1 = [
     ),
     path("failed-runs/", failures.FailedRunListView.as_view(), name="failed-run-list"),
     path("failed-runs/<int:pk>/", failures.FailedRunDetailView.as_view(), name="failed-run-detail"),
+    path(
+        "failed-runs/<int:pk>/retry/",
+        failures.FailedRunRetryView.as_view(),
+        name="failed-run-retry",
+    ),
+    path(
+        "failed-runs/<int:pk>/incident/",
+        incidents.IncidentOpenView.as_view(),
+        name="failed-run-incident",
+    ),
+    path(
+        "reservations/<int:pk>/incidents/",
+        incidents.ReservationIncidentListView.as_view(),
+        name="reservation-incidents",
+    ),
+    path("incidents/<int:pk>/", incidents.IncidentDetailView.as_view(), name="incident-detail"),
+    path(
+        "incidents/<int:pk>/severity/",
+        incidents.IncidentSeverityView.as_view(),
+        name="incident-severity",
+    ),
+    path(
+        "incidents/<int:pk>/responded/",
+        incidents.IncidentRespondedView.as_view(),
+        name="incident-responded",
+    ),
+    path(
+        "incidents/<int:pk>/restored/",
+        incidents.IncidentRestoredView.as_view(),
+        name="incident-restored",
+    ),
+    path(
+        "incidents/<int:pk>/evidence/",
+        incidents.IncidentEvidenceView.as_view(),
+        name="incident-evidence",
+    ),
+    path(
+        "incidents/<int:pk>/signoff/",
+        incidents.IncidentSignoffView.as_view(),
+        name="incident-signoff",
+    ),
+    path("incidents/<int:pk>/close/", incidents.IncidentCloseView.as_view(), name="incident-close"),
 ]
 
 urlpatterns = [

@@ -154,7 +154,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "api.filters.StrictOrderingFilter",
     ],
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.TokenWriteThrottle"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
@@ -176,6 +176,8 @@ SPECTACULAR_SETTINGS = {
         "BidStatusEnum": "bids.choices.BidStatus",
         "RegionEnum": "bids.choices.Region",
         "ReservationStatusEnum": "acceptance.models.ReservationStatus",
+        "SeverityEnum": "acceptance.models.Severity",
+        "IncidentEvidenceKindEnum": "acceptance.models.IncidentEvidenceKind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -1,35 +1,51 @@
-"""`/api/v1/runs/<run_id>/evidence/`: upload from the cluster (curl) and read back the verdict."""
+"""`/api/v1/runs/<run_id>/evidence/`: upload from the cluster (curl) and read back the verdict;
+re-check a run, retry or withdraw one evidence file (the run page's buttons)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from rest_framework import status
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from acceptance import selectors_burnin as sel
+from acceptance.models import BurnInRun, Evidence
 from acceptance.services import burnin as services
 from api.errors import FIELD_PROBLEMS, error_body
+from api.filters import EVIDENCE_ORDERING, EvidenceFilter
 from api.idempotency import idempotent
+from api.permissions import api_user, org_of_kind
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer, upload_result
+from api.serializers.reservations import RunSerializer
 
 
-class RunEvidenceView(APIView):
+class RunEvidenceView(generics.GenericAPIView[Evidence]):
     parser_classes = [MultiPartParser, FormParser]
+    serializer_class = EvidenceSerializer
+    filterset_class = EvidenceFilter
+    ordering_fields = EVIDENCE_ORDERING
 
     def _run(self, request: Request, run_id: int) -> Any:
         return sel.run_get(org_ids=sel.org_ids_of_user(request.user), pk=run_id)
 
+    def get_queryset(self) -> QuerySet[Evidence]:
+        if getattr(self, "swagger_fake_view", False):
+            return Evidence.objects.none()
+        return sel.evidence_list(run=self._run(self.request, self.kwargs["run_id"]))
+
     def get(self, request: Request, run_id: int) -> Response:
         run = self._run(request, run_id)
-        evidence = sel.evidence_list(run=run)
+        page = self.paginate_queryset(self.filter_queryset(sel.evidence_list(run=run)))
+        assert self.paginator is not None and page is not None  # the API always paginates
         current = run.checks_current
-        return Response(
+        # The list envelope every list has, with the run's verdict beside the page of files.
+        body = self.paginator.get_paginated_response(EvidenceSerializer(page, many=True).data)
+        body.data.update(
             {
                 "run": {"id": run.pk, "label": run.label, "reservation": run.reservation_id},
                 "checks_state": run.checks_state,
@@ -38,12 +54,12 @@ class RunEvidenceView(APIView):
                 "gate": {"passed": run.gate_passed, "summary": run.gate_summary}
                 if current
                 else None,
-                "evidence": EvidenceSerializer(evidence, many=True).data,
                 "checks": CheckSerializer(run.checks.order_by("position"), many=True).data
                 if current
                 else [],
             }
         )
+        return body
 
     @idempotent
     def post(self, request: Request, run_id: int) -> Response:
@@ -54,8 +70,7 @@ class RunEvidenceView(APIView):
                 error_body(FIELD_PROBLEMS, {"file": ["Send one or more files as field 'file'."]}),
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        user = request.user
-        assert isinstance(user, User)
+        user = api_user(request)
         data: Any = request.data
         node = str(data.get("node", ""))
         kind = str(data.get("kind", "")) or None
@@ -66,13 +81,21 @@ class RunEvidenceView(APIView):
                     run=run, user=user, upload=upload, node=node, kind=kind
                 )
             except ValidationError as exc:
+                if hasattr(exc, "error_dict"):
+                    raise  # `node` or `kind` is wrong for every file: the 400 names that field
                 results.append({"name": upload.name, "error": " ".join(exc.messages)})
                 continue
             results.append(upload_result(outcome.evidence, duplicate=outcome.duplicate))
         stored = [r for r in results if "id" in r]  # refused files carry no id
-        if not stored:
-            refused = [f"{r['name']}: {r['error']}" for r in results]
-            body = error_body("No file was stored.", {"file": refused})
+        refused = [f"{r['name']}: {r['error']}" for r in results if "id" not in r]
+        if refused:
+            # Any refusal is a 400 so `curl --fail` notices; `files` still lists what was stored.
+            detail = (
+                f"{len(refused)} of {len(results)} files were refused; the others were stored."
+                if stored
+                else "No file was stored."
+            )
+            body = error_body(detail, {"file": refused})
             return Response(
                 {**body, "run": run.pk, "files": results}, status=status.HTTP_400_BAD_REQUEST
             )
@@ -82,3 +105,48 @@ class RunEvidenceView(APIView):
         else:
             code = status.HTTP_200_OK
         return Response({"run": run.pk, "files": results}, status=code)
+
+
+class RunRecheckView(generics.GenericAPIView[BurnInRun]):
+    serializer_class = RunSerializer
+
+    @extend_schema(
+        request=None,
+        responses={202: RunSerializer},
+        summary="Run the checks again on the run's evidence (both parties, before the decision)",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        run = sel.run_get(org_ids=[org_of_kind(request).pk], pk=pk)
+        run = services.run_request_recheck(run=run)
+        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+def _evidence(request: Request, pk: int) -> Evidence:
+    return sel.evidence_get(org_ids=[org_of_kind(request).pk], pk=pk)
+
+
+class EvidenceRetryView(generics.GenericAPIView[Evidence]):
+    serializer_class = EvidenceSerializer
+
+    @extend_schema(
+        request=None,
+        responses={202: EvidenceSerializer},
+        summary="Queue an evidence file for parsing again (e.g. after a parser fix)",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        evidence = services.evidence_retry(evidence=_evidence(request, pk))
+        return Response(EvidenceSerializer(evidence).data, status=status.HTTP_202_ACCEPTED)
+
+
+class EvidenceWithdrawView(generics.GenericAPIView[Evidence]):
+    serializer_class = EvidenceSerializer
+
+    @extend_schema(
+        request=None,
+        responses=EvidenceSerializer,
+        summary="Take a wrong or superseded file out of the checks; it stays stored and listed",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        evidence = _evidence(request, pk)
+        evidence = services.evidence_withdraw(evidence=evidence, user=api_user(request))
+        return Response(EvidenceSerializer(evidence).data)

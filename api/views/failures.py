@@ -16,7 +16,7 @@ from acceptance import selectors_incidents as incident_selectors
 from acceptance.models import FailedRun
 from acceptance.services import incidents as services
 from api import selectors as api_selectors
-from api.errors import FIELD_PROBLEMS, error_body
+from api.errors import FIELD_PROBLEMS, error_body, fields_renamed
 from api.filters import FAILED_RUN_ORDERING, FailedRunFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, org_of_kind
@@ -55,14 +55,15 @@ class FailedRunUploadView(generics.GenericAPIView[FailedRun]):
             data={"world_size": data.get("world_size") or None, "label": data.get("label", "")}
         )
         fields.is_valid(raise_exception=True)
-        run = services.failed_run_upload(
-            reservation=reservation,
-            user=api_user(request),
-            uploads=files,
-            rank_map=request.FILES.get("rank_map"),
-            world_size=fields.validated_data.get("world_size"),
-            label=fields.validated_data.get("label", ""),
-        )
+        with fields_renamed({"bundle": "file"}):  # the browser form calls the files `bundle`
+            run = services.failed_run_upload(
+                reservation=reservation,
+                user=api_user(request),
+                uploads=files,
+                rank_map=request.FILES.get("rank_map"),
+                world_size=fields.validated_data.get("world_size"),
+                label=fields.validated_data.get("label", ""),
+            )
         run.refresh_from_db()  # in-process tasks have already analysed it
         return Response(FailedRunSerializer(run).data, status=status.HTTP_201_CREATED)
 
@@ -87,3 +88,17 @@ class FailedRunDetailView(generics.GenericAPIView[FailedRun]):
     def get(self, request: Request, pk: int) -> Response:
         run = incident_selectors.failed_run_get(org_ids=[org_of_kind(request).pk], pk=pk)
         return Response(FailedRunSerializer(run).data)
+
+
+class FailedRunRetryView(generics.GenericAPIView[FailedRun]):
+    serializer_class = FailedRunSerializer
+
+    @extend_schema(
+        request=None,
+        responses={202: FailedRunSerializer},
+        summary="Queue a crashed (error) or unreadable analysis again",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        run = incident_selectors.failed_run_get(org_ids=[org_of_kind(request).pk], pk=pk)
+        run = services.failed_run_retry(failed_run=run)
+        return Response(FailedRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

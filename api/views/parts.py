@@ -9,7 +9,7 @@ from django.http import Http404, HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -52,10 +52,18 @@ def fixture_payload(req: CapacityRequest, fixture: Fixture) -> Any:
     )
 
 
+def not_attached(req: CapacityRequest, part: str) -> exceptions.NotFound:
+    """A party who may see the request learns that the part is missing, not that it is hidden."""
+    return exceptions.NotFound(
+        f"Request {req.pk} has no {part} attached yet; its buyer attaches one with "
+        f"POST /api/v1/requests/{req.pk}/{part}/."
+    )
+
+
 def _fixture(req: CapacityRequest) -> Fixture:
     fixture = fixture_selectors.fixture_for_request(request=req)
     if fixture is None:
-        raise Http404
+        raise not_attached(req, "fixture")
     return fixture
 
 
@@ -134,7 +142,7 @@ class TermsView(APIView):
     def _terms(self, req: CapacityRequest) -> Any:
         terms = terms_selectors.terms_for_request(request=req)
         if terms is None:
-            raise Http404
+            raise not_attached(req, "terms")
         return terms
 
     @extend_schema(responses=TermsSerializer, summary="The request's handoff terms")
@@ -172,11 +180,15 @@ class TermsView(APIView):
 
 
 class QuestionnaireView(APIView):
-    @extend_schema(responses=QuestionSetSerializer, summary="The questions a bid answers")
+    @extend_schema(
+        responses=QuestionSetSerializer,
+        summary="The questions a bid answers (404 saying so when none is attached)",
+    )
     def get(self, request: Request, pk: int) -> Response:
-        question_set = current_question_set(request=request_for_org(request, pk))
+        req = request_for_org(request, pk)
+        question_set = current_question_set(request=req)
         if question_set is None:
-            raise Http404
+            raise not_attached(req, "questionnaire")
         return Response(QuestionSetSerializer(question_set).data)
 
     @extend_schema(

@@ -14,6 +14,7 @@ from acceptance.models import Acceptance, BurnInRun, Reservation
 from acceptance.services import award as award_services
 from acceptance.services import burnin as burnin_services
 from api import selectors as api_selectors
+from api.errors import fields_renamed
 from api.filters import RESERVATION_ORDERING, ReservationFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, buyer_org, org_of_kind
@@ -97,12 +98,13 @@ class ReservationAcceptView(generics.GenericAPIView[Acceptance]):
         run = sel.run_get(
             org_ids=[reservation.request.buyer_id], pk=serializer.validated_data["run"]
         )
-        decision = award_services.reservation_accept(
-            reservation=reservation,
-            run=run,
-            user=api_user(request),
-            override_reason=serializer.validated_data.get("override_reason", ""),
-        )
+        with fields_renamed({"reason": "override_reason"}):
+            decision = award_services.reservation_accept(
+                reservation=reservation,
+                run=run,
+                user=api_user(request),
+                override_reason=serializer.validated_data.get("override_reason", ""),
+            )
         return Response(DecisionSerializer(decision).data, status=status.HTTP_201_CREATED)
 
 

@@ -50,7 +50,7 @@ def test_upload_many_then_read_states_and_checks(awarded, curl, django_capture_o
         assert len(response.json()["files"]) == len(files)
     body = curl.get(_url(awarded)).json()
     assert body["checks_current"] is True and body["gate"]["passed"] is True
-    assert {e["state"] for e in body["evidence"]} == {"parsed"}
+    assert {e["state"] for e in body["results"]} == {"parsed"}
     assert body["checks"] and all("status" in c for c in body["checks"])
 
 
@@ -65,16 +65,26 @@ def test_a_duplicate_says_already_uploaded(awarded, curl):
     assert body["message"].startswith("already uploaded as fixture_16ranks.jsonl")
 
 
-def test_errors_are_per_file_and_never_a_500(awarded, curl, settings):
+def test_one_refused_file_fails_the_batch_but_lists_what_was_stored(awarded, curl, settings):
+    """`curl --fail` must notice a refused file even when the rest of the batch was stored."""
     settings.EVIDENCE_MAX_BYTES = 6000
     response = curl.post(
         _url(awarded),
-        {"file": [file_upload("big.log", b"x" * 9000), file_upload("junk.bin", b"\x00\x01")]},
+        {
+            "file": [
+                file_upload("big.log", b"x" * 9000),
+                file_upload("empty.log", b""),
+                file_upload("junk.bin", b"\x00\x01"),
+            ]
+        },
     )
-    assert response.status_code == 201
-    big, junk = response.json()["files"]
-    assert "limit" in big["error"]
-    assert junk["state"] == "queued"
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == "2 of 3 files were refused; the others were stored."
+    big, empty, junk = body["files"]
+    assert "limit" in big["error"] and "empty" in empty["error"]
+    assert [e.split(":")[0] for e in body["errors"]["file"]] == ["big.log", "empty.log"]
+    assert junk["state"] == "queued" and junk["id"] == awarded.run.evidence.get().pk
 
 
 def test_no_file_is_a_400(awarded, curl):

@@ -1,10 +1,14 @@
-"""The API's world: an open request (fixture, terms, questionnaire, two submitted bids) and an
-awarded one (reservation, burn-in run, one evidence file), plus tokens for each role."""
+"""The API's world: an open request (fixture, terms, questionnaire, two submitted bids), an
+awarded one (reservation, burn-in run, one evidence file), on demand an accepted one with an
+open incident, plus tokens for each role."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -12,8 +16,9 @@ from django.core.cache import cache
 from django.core.files.base import ContentFile
 from rest_framework.test import APIClient
 
-from acceptance.models import BurnInRun, Evidence, FailedRun, Reservation
+from acceptance.models import BurnInRun, Evidence, FailedRun, Incident, Reservation
 from acceptance.services import fixture_from_template
+from acceptance.services import incidents as incident_services
 from api.services import token_create
 from bids.models import Bid, CapacityRequest
 from bids.services import bid_submit, request_close
@@ -23,6 +28,7 @@ from contracts.services import terms_create
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
 from tests.acceptance.burnin.helpers import award, file_upload, media_root
+from tests.acceptance.incidents.helpers import accept, scenario_upload
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 __all__ = ["media_root"]
@@ -41,6 +47,12 @@ class ApiWorld:
     annex: Annex
     annex_job: AnnexJob
     failed_run: FailedRun  # on the reservation, not analysed
+    open_incident: Callable[[], Incident]
+
+    @cached_property
+    def incident(self) -> Incident:
+        """Built on first use: an accepted reservation's analysed failed run and its incident."""
+        return self.open_incident()
 
 
 @pytest.fixture(autouse=True)
@@ -97,6 +109,21 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
     failed_run = FailedRun.objects.create(
         reservation=done.reservation, label="Failed run 1", uploaded_by=provider.user
     )
+
+    def open_incident() -> Incident:
+        accepted = CapacityRequestFactory(buyer=buyer.org, sealed=False, title="Accepted request")
+        InvitationFactory(request=accepted, provider=provider.org)
+        won = BidFactory(request=accepted, provider=provider.org)
+        bid_submit(bid=won, user=provider.user)
+        reservation = accept(
+            SimpleNamespace(request=accepted, bid=won), buyer, provider
+        ).reservation
+        run = incident_services.failed_run_upload(
+            reservation=reservation, user=provider.user, uploads=[scenario_upload()]
+        )
+        run = incident_services.failed_run_analyse(failed_run_id=run.pk)
+        return incident_services.incident_open(failed_run=run, user=buyer.user)
+
     return ApiWorld(
         request=open_request,
         bid=world.bid,
@@ -108,6 +135,7 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
         annex=annex,
         annex_job=job,
         failed_run=failed_run,
+        open_incident=open_incident,
     )
 
 

@@ -119,6 +119,6 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     stored = run(upload, env, tmp_path)
     assert [f["name"] for f in stored["files"]] == ["all_reduce_perf.txt"]
     state = run(verdict, env, tmp_path)
-    assert [e["state"] for e in state["evidence"]] == [EvidenceState.PARSED]
+    assert [e["state"] for e in state["results"]] == [EvidenceState.PARSED]
     assert Evidence.objects.get(run_id=burnin_run["id"]).parsed
     assert state["checks"], "the checks ran on the parsed evidence"

@@ -54,6 +54,7 @@ def _fuzz(schema: Any, token: str) -> list[str]:
 @pytest.mark.parametrize("role", ["buyer", "provider"])
 def test_the_api_survives_generated_requests(role, api_world, request, schema, settings):
     settings.API_TOKEN_WRITE_RATE = "100000/min"
+    assert api_world.incident.pk  # an incident to find, not only 404s on the incident routes
     user = request.getfixturevalue(role).user
     secret = token_create(user=user, name="schemathesis")[1]
     failures = _fuzz(schema, secret)

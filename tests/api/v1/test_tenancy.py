@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 
+from acceptance.selectors_incidents import checklist_states
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from tests import tenancy_registry
 from tests.acceptance.burnin.helpers import DATA
@@ -49,6 +50,22 @@ def reservation(w: ApiWorld) -> dict[str, Any]:
 
 def none(w: ApiWorld) -> dict[str, Any]:
     return {}
+
+
+def incident(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.incident.pk}
+
+
+def signable(w: ApiWorld) -> dict[str, Any]:
+    key = next(s.key for s in checklist_states(w.incident) if s.signable)
+    return {"key": key, "note": "Node drained and re-seated; ibstat clean."}
+
+
+class Multipart:
+    """A multipart body: the role uploads the slow all_reduce log with these fields."""
+
+    def __init__(self, **fields: str) -> None:
+        self.fields = fields
 
 
 ALL_ORGS = only(buyer=OK, provider=OK, rival_provider=OK, outsider=OK)
@@ -164,6 +181,42 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "reservations_failed_runs_create": (reservation, lambda w: "multipart", OWNER_AND_BUYER_400),
     "failed_runs_list": (none, None, ALL_ORGS),
     "failed_runs_retrieve": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER),
+    # Only a crashed or unreadable analysis is retried; this one is still queued.
+    "failed_runs_retry_create": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER_400),
+    "runs_recheck_create": (lambda w: {"id": w.run.pk}, None, only(provider=202, buyer=202)),
+    "evidence_retry_create": (lambda w: {"id": w.evidence.pk}, None, only(provider=202, buyer=202)),
+    "evidence_withdraw_create": (lambda w: {"id": w.evidence.pk}, None, OWNER_AND_BUYER),
+    # Incidents: an accepted reservation's parties, as in the browser (built on first use).
+    "reservations_incidents_list": (
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
+    ),
+    # The failed run already has its incident: the parties reach the rule, nobody else the run.
+    "failed_runs_incident_create": (
+        lambda w: {"id": w.incident.failed_run_id},
+        lambda w: {},
+        OWNER_AND_BUYER_400,
+    ),
+    "incidents_retrieve": (incident, None, OWNER_AND_BUYER),
+    "incidents_partial_update": (incident, lambda w: {"gpus": 16}, OWNER_AND_BUYER),
+    "incidents_severity_create": (
+        incident,
+        lambda w: {"severity": "S2", "reason": "The job runs on, degraded."},
+        OWNER_AND_BUYER,
+    ),
+    # Recorded once: the provider's answer stops the clock, the buyer's second one is refused.
+    "incidents_responded_create": (incident, None, only(provider=OK, buyer=REFUSED)),
+    "incidents_restored_create": (incident, None, only(provider=OK, buyer=REFUSED)),
+    "incidents_evidence_list": (incident, None, OWNER_AND_BUYER),
+    "incidents_evidence_create": (
+        incident,
+        lambda w: Multipart(kind="nccl-tests"),
+        only(provider=CREATED, buyer=CREATED),
+    ),
+    "incidents_signoff_create": (incident, signable, only(provider=CREATED, buyer=CREATED)),
+    # No recovery evidence yet: the checklist has not passed.
+    "incidents_close_create": (incident, None, OWNER_AND_BUYER_400),
 }
 
 # Browser-facing API routes outside the operations: the schema and its two readers are public.
@@ -207,11 +260,12 @@ def test_the_pages_are_registered_routes() -> None:
 
 
 def _call(client: Any, method: str, path: str, body: Any) -> Any:
-    if body == "multipart":
+    if body == "multipart" or isinstance(body, Multipart):
         upload = SimpleUploadedFile(
             "all_reduce.txt", (DATA / "burnin/nccl-tests/all_reduce_2node_slow.txt").read_bytes()
         )
-        return client.post(path, {"file": upload, "node": ""}, format="multipart")
+        fields = body.fields if isinstance(body, Multipart) else {"node": ""}
+        return client.post(path, {"file": upload, **fields}, format="multipart")
     if body is None:
         return getattr(client, method)(path)
     return getattr(client, method)(path, body, format="json")

@@ -1,0 +1,131 @@
+"""The schema is the contract: a client that uses its field names, lists and orderings as
+documented gets what they promise; a name the schema does not offer is refused by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+
+from acceptance.models import DecisionKind, EvidenceState
+from questionnaire.models import QuestionSet
+from tests.acceptance.burnin.helpers import GOOD_SET, awarded, file_upload, upload, upload_all
+from tests.api.v1.conftest import token_client
+from tests.factories import CapacityRequestFactory
+
+__all__ = ["awarded"]
+pytestmark = pytest.mark.django_db
+
+
+def _request_fields(component: str) -> set[str]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    return set(schema["components"]["schemas"][component]["properties"])
+
+
+def test_an_override_with_the_schemas_field_names_succeeds(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    files = [f for f in GOOD_SET if "all_reduce" not in f[0]]
+    files.append(("burnin/nccl-tests/all_reduce_2node_slow.txt", ""))
+    upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
+    fields = _request_fields("AcceptRequest")
+    assert fields == {"run", "override_reason"}
+    client = token_client(buyer.user)
+    url = f"/api/v1/reservations/{awarded.reservation.pk}/accept/"
+
+    refused = client.post(url, {"run": awarded.run.pk}, format="json")
+    assert refused.status_code == 400
+    errors = refused.json()["errors"]
+    assert set(errors) <= fields, f"errors name fields the schema does not have: {errors}"
+    assert "write why" in errors["override_reason"][0]
+
+    body = {"run": awarded.run.pk, "override_reason": "Fabric fix scheduled; credits agreed."}
+    accepted = client.post(url, body, format="json")
+    assert accepted.status_code == 201, accepted.content
+    assert accepted.json()["kind"] == DecisionKind.OVERRIDE
+    assert accepted.json()["reason"] == body["override_reason"]
+
+
+def _evidence_url(awarded: Any) -> str:
+    return f"/api/v1/runs/{awarded.run.pk}/evidence/"
+
+
+def test_run_evidence_pages_like_every_list(awarded, provider):
+    for name, node in GOOD_SET[:3]:
+        upload(awarded.run, provider.user, name, node)
+    client = token_client(provider.user)
+    first = client.get(_evidence_url(awarded) + "?page_size=2&ordering=original_name").json()
+    assert first["count"] == 3 and first["next"] and first["previous"] is None
+    assert [e["name"] for e in first["results"]] == [
+        "all_reduce_2node_pass.txt",
+        "fixture_16ranks.jsonl",
+    ]
+    assert first["run"]["id"] == awarded.run.pk and "checks" in first and "gate" in first
+    second = client.get(first["next"]).json()
+    assert [e["name"] for e in second["results"]] == ["step_times_16ranks.csv"]
+    assert second["next"] is None
+    queued = client.get(_evidence_url(awarded) + f"?state={EvidenceState.PARSED}").json()
+    assert queued["count"] == 0  # nothing parsed: the worker never ran here
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/api/v1/requests/", "bid_deadline"),
+        ("/api/v1/reservations/", "awarded_at"),
+        ("/api/v1/failed-runs/", "uploaded_at"),
+        ("evidence", "uploaded_at"),
+    ],
+)
+def test_an_unknown_ordering_is_refused_naming_the_allowed_ones(awarded, buyer, path, allowed):
+    url = _evidence_url(awarded) if path == "evidence" else path
+    response = token_client(buyer.user).get(url + "?ordering=-title,bogus")
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == {"detail", "errors"} and list(body["errors"]) == ["ordering"]
+    (message,) = body["errors"]["ordering"]
+    assert "'bogus'" in message and allowed in message
+
+
+def test_a_known_ordering_still_orders(buyer):
+    for title in ("Beta", "Alpha"):
+        CapacityRequestFactory(buyer=buyer.org, title=title)
+    titles = [
+        r["title"]
+        for r in token_client(buyer.user).get("/api/v1/requests/?ordering=-title").json()["results"]
+    ]
+    assert titles == sorted(titles, reverse=True)
+
+
+def test_a_bad_node_label_is_named_node_not_file(awarded, provider):
+    response = token_client(provider.user).post(
+        _evidence_url(awarded),
+        {"file": file_upload("burnin/nccl-tests/all_reduce_2node_pass.txt"), "node": "gpu a01; rm"},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert list(errors) == ["node"] and "node name (gpu-a01)" in errors["node"][0]
+    assert awarded.run.evidence.count() == 0
+
+
+def test_a_questionnaire_not_attached_says_so_to_a_party_only(world, provider, outsider):
+    assert not QuestionSet.objects.filter(request=world.request).exists()
+    url = f"/api/v1/requests/{world.request.pk}/questionnaire/"
+    missing = token_client(provider.user).get(url)
+    assert missing.status_code == 404
+    assert missing.json()["detail"] == (
+        f"Request {world.request.pk} has no questionnaire attached yet; its buyer attaches one "
+        f"with POST /api/v1/requests/{world.request.pk}/questionnaire/."
+    )
+    hidden = token_client(outsider.user).get(url)
+    assert hidden.status_code == 404 and hidden.json()["detail"] == "Not found."
+
+
+def test_a_fixture_or_terms_not_attached_says_so(world, provider):
+    client = token_client(provider.user)
+    for part in ("fixture", "terms"):
+        response = client.get(f"/api/v1/requests/{world.request.pk}/{part}/")
+        assert response.status_code == 404
+        assert f"has no {part} attached yet" in response.json()["detail"]
