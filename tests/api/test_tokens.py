@@ -39,7 +39,7 @@ def test_the_secret_is_shown_once(buyer):
 
 def test_a_token_needs_a_name(buyer):
     response = buyer.client().post(reverse("api:token-list"), {"name": ""})
-    assert response.status_code == 200 and 'id="id_name-error"' in response.content.decode()
+    assert response.status_code == 200 and 'id="id_name_error"' in response.content.decode()
     assert not ApiToken.objects.exists()
 
 

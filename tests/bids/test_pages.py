@@ -203,3 +203,14 @@ def test_the_edit_form_shows_what_bids_have_fixed(world, buyer):
     world.request.refresh_from_db()
     assert world.request.gpu_model == "H200"
     assert world.request.description == "Same cluster, clearer words."
+
+
+def test_a_field_error_is_announced_by_its_input(buyer):
+    """Django points aria-describedby at '<id>_error'; the message must carry that id."""
+    import re
+
+    html = buyer.client().post(reverse("bids:request-create"), {"title": ""}).content.decode()
+    described = re.search(r'<input[^>]*name="title"[^>]*aria-describedby="([^"]+)"', html)
+    assert described is not None
+    for target in described.group(1).split():
+        assert f'id="{target}"' in html

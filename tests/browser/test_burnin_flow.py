@@ -88,7 +88,7 @@ def test_upload_watch_fail_fix_accept(
     buyer_page.goto(run_url)
     assert buyer_page.is_disabled("#accept-button")
     buyer_page.click("#override-form button")
-    assert "write why" in buyer_page.inner_text("#id_reason-error")
+    assert "write why" in buyer_page.inner_text("#id_reason_error")
 
     _upload(provider_page, ["burnin/nccl-tests/all_reduce_2node_pass.txt"])
     held_parses()

@@ -33,7 +33,7 @@ def test_author_download_acknowledge_review(live_server, new_page, login_as, wor
     buyer_page.fill("#id_s1_restore_minutes", "5")
     buyer_page.click("text=Save terms")
     # Refused on the field; what was typed stays.
-    assert "cannot be shorter" in buyer_page.inner_text("#id_s1_restore_minutes-error")
+    assert "cannot be shorter" in buyer_page.inner_text("#id_s1_restore_minutes_error")
     assert buyer_page.input_value("#id_buyer_owner_name") == "Alice Moreau"
     buyer_page.fill("#id_s1_restore_minutes", "240")
     buyer_page.click("text=Save terms")
@@ -56,7 +56,7 @@ def test_author_download_acknowledge_review(live_server, new_page, login_as, wor
     provider_page.select_option("#id_exc-0-field", "terms.s1_restore_minutes")
     provider_page.click("text=Record acknowledgement")
     # The terms leave the provider's incident owner open: it must name one.
-    assert "Name your incident owner" in provider_page.inner_text("#id_provider_owner_name-error")
+    assert "Name your incident owner" in provider_page.inner_text("#id_provider_owner_name_error")
     assert provider_page.input_value("#id_exc-0-text").endswith("no night shift on site")
     provider_page.fill("#id_provider_owner_name", "Nils Berg")
     provider_page.fill("#id_provider_owner_contact", "oncall@northwind.example")

@@ -31,7 +31,7 @@ def test_buyer_posts_provider_bids_buyer_sees_it(live_server, new_page, login_as
     buyer_page.click("text=Save draft")
 
     # The mistake is named on the field and everything typed is kept.
-    assert "is 12 GPUs, not 16" in buyer_page.inner_text("#id_gpu_count-error")
+    assert "is 12 GPUs, not 16" in buyer_page.inner_text("#id_gpu_count_error")
     assert buyer_page.input_value("#id_title") == "Browser test: 16 × H200"
     buyer_page.fill("#id_gpus_per_node", "8")
     buyer_page.click("text=Save draft")
@@ -50,7 +50,7 @@ def test_buyer_posts_provider_bids_buyer_sees_it(live_server, new_page, login_as
     provider_page.fill("#id_price_per_gpu_hour", "2.35")
     provider_page.click("button[name=submit]")
     # Region was left empty: refused on the field, the price is kept.
-    assert "Choose the region" in provider_page.inner_text("#id_region-error")
+    assert "Choose the region" in provider_page.inner_text("#id_region_error")
     assert provider_page.input_value("#id_price_per_gpu_hour") == "2.35"
     provider_page.select_option("#id_region", "eu")
     provider_page.click("button[name=submit]")

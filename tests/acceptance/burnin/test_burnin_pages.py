@@ -96,7 +96,7 @@ def test_a_bad_node_label_is_shown_on_the_field(awarded, provider):
         url, {"file": [file_upload("burnin/fixture-result/fixture_16ranks.jsonl")], "node": "a b"}
     )
     assert response.status_code == 200
-    assert 'id="id_node-error"' in response.content.decode()
+    assert 'id="id_node_error"' in response.content.decode()
 
 
 def test_the_run_page_shows_checks_gate_charts_and_links(

@@ -148,8 +148,8 @@ def test_the_weights_form_shows_each_error_in_place(scored, buyer):
     )
     html = response.content.decode()
     assert response.status_code == 200
-    assert 'id="id_effective_cost-error">Must not be negative' in html
-    assert 'id="id_fabric_placement-error">Must be a number' in html
+    assert 'id="id_effective_cost_error">Must not be negative' in html
+    assert 'id="id_fabric_placement_error">Must be a number' in html
 
 
 def test_huge_weights_are_refused_on_the_form_not_left_scoring_for_ever(scored, buyer):
@@ -159,7 +159,7 @@ def test_huge_weights_are_refused_on_the_form_not_left_scoring_for_ever(scored, 
         url, {"effective_cost": "1e308", "fabric_placement": "1e308", **others}
     )
     html = response.content.decode()
-    assert 'id="id_effective_cost-error">Must be at most 1,000,000' in html
+    assert 'id="id_effective_cost_error">Must be at most 1,000,000' in html
     scored.request.refresh_from_db()
     assert scored.request.weights.get("effective_cost") != 1e308
 
