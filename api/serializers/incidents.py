@@ -195,6 +195,13 @@ class IncidentEvidenceUploadSerializer(serializers.Serializer):
         choices=IncidentEvidenceKind.choices, help_text="What the file is."
     )
     file = serializers.FileField()
+    node = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=120,
+        help_text="For diagnostics: the node they ran on. Left out, a repaired node named in "
+        "the file name counts; the checklist takes diagnostics only from the repaired node(s).",
+    )
 
 
 class SignoffWriteSerializer(serializers.Serializer):

@@ -187,7 +187,7 @@ class IncidentEvidenceView(generics.ListCreateAPIView[IncidentEvidence]):
         request={"multipart/form-data": IncidentEvidenceUploadSerializer},
         responses={201: IncidentEvidenceSerializer},
         parameters=[IDEMPOTENCY_PARAMETER],
-        summary="Upload one recovery evidence file (multipart `kind`, `file`)",
+        summary="Upload one recovery evidence file (multipart `kind`, `file`, optional `node`)",
     )
     @idempotent
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -199,6 +199,7 @@ class IncidentEvidenceView(generics.ListCreateAPIView[IncidentEvidence]):
             user=api_user(request),
             upload=serializer.validated_data["file"],
             kind=serializer.validated_data["kind"],
+            node=serializer.validated_data.get("node", ""),
         )
         return Response(IncidentEvidenceSerializer(row).data, status=status.HTTP_201_CREATED)
 

@@ -158,3 +158,20 @@ def test_the_incident_list_costs_the_same_for_one_or_many(accepted, buyer):
         return len(queries)
 
     assert queries_for(1) == queries_for(12)
+
+
+def test_diagnostics_uploaded_by_api_name_their_node(analysed, provider):
+    from pathlib import Path
+
+    incident = services.incident_open(failed_run=analysed, user=provider.user)
+    repaired = analysed.analysis["initiating_node"]
+    data = (
+        Path(__file__).resolve().parents[2] / "data/evidence/dcgmi-diag/diag_r3_dcgm3_all_pass.txt"
+    ).read_bytes()
+    stored = token_client(provider.user).post(
+        f"/api/v1/incidents/{incident.pk}/evidence/",
+        {"kind": "dcgmi-diag", "file": recovery_file("dcgmi.txt", data), "node": repaired},
+        format="multipart",
+    )
+    assert stored.status_code == 201, stored.content
+    assert stored.json()["parsed"]["node"] == repaired
