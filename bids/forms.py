@@ -8,31 +8,16 @@ from django.core.exceptions import ValidationError
 from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest, Organization
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
 REQUEST_FIELDSETS: list[tuple[str, list[str]]] = [
     ("What you need", ["title", "description"]),
-    (
-        "Allocation",
-        [
-            "gpu_model",
-            "gpu_count",
-            "nodes",
-            "gpus_per_node",
-            "nvlink_domain_size",
-            "fabric",
-            "per_gpu_bandwidth_gbps",
-            "max_leaf_switches",
-            "single_fabric_domain",
-            "isolation_class",
-            "scheduler",
-            "acceptable_regions",
-        ],
-    ),
-    ("Term and bidding", ["reservation_start", "reservation_end", "bid_deadline", "sealed"]),
-    ("Workload profile", ["checkpoint_write_seconds", "restart_seconds", "run_length_hours"]),
+    ("Allocation", list(ALLOCATION_FIELDS)),
+    ("Term and bidding", [*TERM_FIELDS, "bid_deadline", "sealed"]),
+    ("Workload profile", list(WORKLOAD_FIELDS)),
 ]
 
 

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from bids.models import BidRevision, CapacityRequest
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 from bids.scoring import MODEL_VERSION, BidOffer, RequestProfile, Weights
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
@@ -135,25 +136,7 @@ def weights_hash(weights: Weights) -> str:
     return _sha256(weights.to_dict())
 
 
-_PROFILE_FIELDS = (
-    "gpu_model",
-    "gpu_count",
-    "nodes",
-    "gpus_per_node",
-    "nvlink_domain_size",
-    "fabric",
-    "per_gpu_bandwidth_gbps",
-    "max_leaf_switches",
-    "single_fabric_domain",
-    "isolation_class",
-    "scheduler",
-    "acceptable_regions",
-    "reservation_start",
-    "reservation_end",
-    "checkpoint_write_seconds",
-    "restart_seconds",
-    "run_length_hours",
-)
+_PROFILE_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS, *WORKLOAD_FIELDS)
 
 
 def inputs_fingerprint(

@@ -22,6 +22,26 @@ def default_weights() -> dict[str, int]:
     }
 
 
+# The request's fields by what they describe; forms, scoring inputs, the annex snapshot and the
+# rules on published requests all read these lists.
+ALLOCATION_FIELDS = (
+    "gpu_model",
+    "gpu_count",
+    "nodes",
+    "gpus_per_node",
+    "nvlink_domain_size",
+    "fabric",
+    "per_gpu_bandwidth_gbps",
+    "max_leaf_switches",
+    "single_fabric_domain",
+    "isolation_class",
+    "scheduler",
+    "acceptable_regions",
+)
+TERM_FIELDS = ("reservation_start", "reservation_end")
+WORKLOAD_FIELDS = ("checkpoint_write_seconds", "restart_seconds", "run_length_hours")
+
+
 class CapacityRequestQuerySet(models.QuerySet["CapacityRequest"]):
     def visible_to_provider(self, org: Organization) -> CapacityRequestQuerySet:
         return self.filter(invitations__provider=org).exclude(status=RequestStatus.DRAFT)

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from bids.choices import OrgKind, RequestStatus
 from bids.models import BidRevision, CapacityRequest, Invitation, Organization
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
 from bids.services.errors import ServiceError
 
 EDITABLE_STATUSES = {RequestStatus.DRAFT, RequestStatus.OPEN}
@@ -33,22 +34,7 @@ def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> 
 
 
 # What providers priced: once a bid is submitted these stay as they were bid on.
-BID_ON_FIELDS = (
-    "gpu_model",
-    "gpu_count",
-    "nodes",
-    "gpus_per_node",
-    "nvlink_domain_size",
-    "fabric",
-    "per_gpu_bandwidth_gbps",
-    "max_leaf_switches",
-    "single_fabric_domain",
-    "isolation_class",
-    "scheduler",
-    "acceptable_regions",
-    "reservation_start",
-    "reservation_end",
-)
+BID_ON_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS)
 
 
 @transaction.atomic

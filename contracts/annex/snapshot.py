@@ -11,32 +11,13 @@ from decimal import Decimal
 from typing import Any
 
 from bids.models import BidRevision, BidTerms, CapacityRequest
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 
 SCHEMA = "clusterbid.annex/1"
 KIND_CONTRACT = "contract"
 KIND_COMPARISON = "comparison"
 
-REQUEST_FIELDS = [
-    "title",
-    "gpu_model",
-    "gpu_count",
-    "nodes",
-    "gpus_per_node",
-    "nvlink_domain_size",
-    "fabric",
-    "per_gpu_bandwidth_gbps",
-    "max_leaf_switches",
-    "single_fabric_domain",
-    "isolation_class",
-    "scheduler",
-    "acceptable_regions",
-    "reservation_start",
-    "reservation_end",
-    "bid_deadline",
-    "checkpoint_write_seconds",
-    "restart_seconds",
-    "run_length_hours",
-]
+REQUEST_FIELDS = ["title", *ALLOCATION_FIELDS, *TERM_FIELDS, "bid_deadline", *WORKLOAD_FIELDS]
 
 
 def plain(value: Any) -> Any:
