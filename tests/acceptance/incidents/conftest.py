@@ -1,3 +1,3 @@
-from tests.acceptance.incidents.helpers import accepted, media_root
+from tests.acceptance.incidents.helpers import accepted, analysed, media_root
 
-__all__ = ["accepted", "media_root"]
+__all__ = ["accepted", "analysed", "media_root"]

@@ -107,3 +107,16 @@ def media_root(settings: Any, tmp_path: Path) -> Path:
 @pytest.fixture
 def accepted(world: Any, buyer: Any, provider: Any) -> Accepted:
     return accept(world, buyer, provider)
+
+
+@pytest.fixture
+def analysed(accepted: Accepted, provider: Any, django_capture_on_commit_callbacks: Any) -> Any:
+    """The synthetic cascade uploaded as a failed run of `accepted` and analysed."""
+    from acceptance.services import incidents as services
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.failed_run_upload(
+            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
+        )
+    run.refresh_from_db()
+    return run

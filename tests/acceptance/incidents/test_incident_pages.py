@@ -13,21 +13,11 @@ from django.urls import reverse
 from acceptance.models import IncidentEvidenceKind
 from acceptance.selectors_incidents import checklist_states, utc_label
 from acceptance.services import incidents as services
-from tests.acceptance.incidents.helpers import recovery_file, scenario_upload
+from tests.acceptance.incidents.helpers import recovery_file
 
 pytestmark = pytest.mark.django_db
 OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 DIAG = Path(__file__).resolve().parents[2] / "data" / "evidence" / "dcgmi-diag"
-
-
-@pytest.fixture
-def analysed(accepted, provider, django_capture_on_commit_callbacks) -> Any:
-    with django_capture_on_commit_callbacks(execute=True):
-        run = services.failed_run_upload(
-            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
-        )
-    run.refresh_from_db()
-    return run
 
 
 @pytest.fixture

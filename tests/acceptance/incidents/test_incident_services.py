@@ -18,16 +18,6 @@ OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def analysed(accepted, provider, django_capture_on_commit_callbacks) -> Any:
-    with django_capture_on_commit_callbacks(execute=True):
-        run = services.failed_run_upload(
-            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
-        )
-    run.refresh_from_db()
-    return run
-
-
-@pytest.fixture
 def incident(analysed, buyer) -> Any:
     return services.incident_open(failed_run=analysed, user=buyer.user, now=OPENED)
 

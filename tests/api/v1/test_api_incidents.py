@@ -13,22 +13,11 @@ from django.utils import timezone
 
 from acceptance.models import FailedRunState, Incident
 from acceptance.services import incidents as services
-from tests.acceptance.incidents.helpers import accepted, recovery_file, scenario_upload
+from tests.acceptance.incidents.helpers import accepted, analysed, recovery_file
 from tests.api.v1.conftest import token_client
 
-__all__ = ["accepted"]
+__all__ = ["accepted", "analysed"]
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def analysed(accepted, provider, django_capture_on_commit_callbacks) -> Any:
-    with django_capture_on_commit_callbacks(execute=True):
-        run = services.failed_run_upload(
-            reservation=accepted.reservation, user=provider.user, uploads=[scenario_upload()]
-        )
-    run.refresh_from_db()
-    assert run.state == FailedRunState.ANALYSED, run.error
-    return run
 
 
 def _upload(client: Any, incident_id: int, name: str, kind: str) -> Any:
