@@ -20,7 +20,9 @@ _WORDS = {
     "ib": "IB",
     "nvlink": "NVLink",
     "busbw": "busbw",
-    "gbps": "(Gb/s)",
+    # Bandwidths in the fixture are GB/s, as nccl-tests prints busbw; link rates (`*rate_gbps`)
+    # are Gb/s, as ibstat prints them (docs/fixture-schema.md, "Units").
+    "gbps": "(GB/s)",
     "pct": "(%)",
     "sla": "SLA",
     "mtbf": "MTBF",
@@ -37,10 +39,17 @@ def label(model: Any, name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _words(part: str) -> str:
+    words = [w for w in part.split("_") if w]
+    if words[-2:] == ["rate", "gbps"]:
+        return " ".join([*(_WORDS.get(w, w) for w in words[:-1]), "(Gb/s)"])
+    return " ".join(_WORDS.get(w, w) for w in words)
+
+
 def humanise(key: str) -> str:
     parts = [
         # An environment variable's name (NCCL_IB_HCA) is printed as it must be set.
-        part if part.isupper() else " ".join(_WORDS.get(w, w) for w in part.split("_") if w)
+        part if part.isupper() else _words(part)
         for part in key.strip().split(".")
     ]
     text = " › ".join(p for p in parts if p)

@@ -162,6 +162,9 @@ def test_the_annex_prints_labels_and_instants_as_people_read_them(
     text = _text(job.annex)
     assert "GPU model" in text and "Gpu model" not in text
     assert "Price per GPU-hour" in text and "Nccl" not in text
+    # Bandwidth floors are bytes, as nccl-tests prints busbw; link rates are bits, as ibstat.
+    assert "Busbw (GB/s)" in text and "Per GPU network (GB/s)" in text
+    assert "IB rate (Gb/s)" in text and "busbw (Gb/s)" not in text.replace("Busbw", "busbw")
     assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)
     with job.annex.pdf.open("rb") as fh:
         first_page = PdfReader(io.BytesIO(fh.read())).pages[0].extract_text()
