@@ -35,6 +35,11 @@ def _errors_of(exc: ValidationError) -> tuple[dict[str, list[str]], list[str]]:
 @org_required(OrgKind.PROVIDER)
 def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
     bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    locked = selectors.answers_locked_reason(bid=bid)
+    if locked is not None:
+        # No form that cannot save: the answers the bid was submitted with are on its page.
+        messages.info(request, f"{locked} The answers submitted with the bid are shown here.")
+        return redirect("bids:bid-detail", pk=bid.pk)
     state = selectors.draft_state(bid=bid)
     raw: dict[str, Any] | None = None
     field_errors: dict[str, list[str]] = {}

@@ -10,12 +10,12 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from bids.choices import BidStatus, RequestStatus
 from bids.models import Bid
 from bids.services.errors import ServiceError
 from questionnaire.answer_types import AnswerError, QuestionSpec, clean_answer
 from questionnaire.models import BidQuestionnaire, QuestionSet
 from questionnaire.selectors import (
+    answers_locked_reason,
     current_question_set,
     question_specs,
     required_transport,
@@ -28,10 +28,9 @@ MAX_IMPORT_BYTES = 512 * 1024
 
 
 def _require_editable(bid: Bid) -> None:
-    if bid.status == BidStatus.AWARDED:
-        raise ServiceError("An awarded bid cannot be edited.")
-    if bid.request.status != RequestStatus.OPEN or bid.request.deadline_passed:
-        raise ServiceError("This request no longer takes bids; the answers cannot change.")
+    reason = answers_locked_reason(bid=bid)
+    if reason is not None:
+        raise ServiceError(reason)
 
 
 def _current_set(bid: Bid) -> QuestionSet:

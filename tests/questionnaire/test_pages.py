@@ -117,3 +117,18 @@ def test_the_matrix_highlights_slow_clocks_and_costs_the_same_for_more_bids(
     many, html = _matrix_queries(client, url)
     assert "Extra 2" in html
     assert many == few
+
+
+def test_answers_that_can_no_longer_change_offer_no_form(draft, provider):
+    """A closed request's (or an awarded bid's) answers are frozen: no form that cannot save."""
+    from bids.services import request_close
+
+    request_close(request=draft.request)
+    client = provider.client()
+    url = reverse("questionnaire:answers-edit", args=[draft.pk])
+    response = client.get(url, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("bids:bid-detail", args=[draft.pk])
+    html = response.content.decode()
+    assert "no longer takes bids" in html and 'id="questionnaire-form"' not in html
+    posted = client.post(url, {"save": "1"})
+    assert posted.status_code == 302 and not BidQuestionnaire.objects.filter(bid=draft).exists()
