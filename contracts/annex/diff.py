@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +58,30 @@ def snapshot_diff(
     _flatten(old, "", before)
     _flatten(new, "", after)
     changes = []
-    for path in sorted(set(before) | set(after)):
+    for path in sorted(set(before) | set(after), key=_natural):
         if path.startswith(ignore):
             continue
         a, b = before.get(path, _MISSING), after.get(path, _MISSING)
-        if a != b:
-            changes.append(Change(path=path, old=a, new=b))
+        if a == b:
+            continue
+        # An empty part that gained content (no acceptance yet → an acceptance) shows as the
+        # leaves it gained, not also as the empty value 'removed' (and the reverse).
+        if b is _MISSING and _is_empty(a) and _has_children(path, after):
+            continue
+        if a is _MISSING and _is_empty(b) and _has_children(path, before):
+            continue
+        changes.append(Change(path=path, old=a, new=b))
     return changes
+
+
+def _natural(path: str) -> str:
+    """Sort busbw_by_size[2] before busbw_by_size[10]."""
+    return re.sub(r"\[(\d+)\]", lambda m: f"[{int(m.group(1)):09d}]", path)
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or value == {} or value == [] or value == ""
+
+
+def _has_children(path: str, leaves: dict[str, Any]) -> bool:
+    return any(p.startswith((f"{path}.", f"{path}[")) for p in leaves)
