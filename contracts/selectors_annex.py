@@ -42,6 +42,13 @@ def annex_request_for_org(
     return request, kinds
 
 
+def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
+    """Why an annex of `kind` cannot be generated yet (None when it can)."""
+    if kind == AnnexKind.CONTRACT and _awarded_provider_id(request) is None:
+        return "Award a bid first: the contract annex states the awarded bid's terms."
+    return None
+
+
 def annex_list(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]:
     return (
         Annex.objects.filter(request=request, kind__in=kinds)

@@ -27,6 +27,7 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
             "label": AnnexKind(kind).label,
             "annexes": [a for a in annexes if a.kind == kind],
             "job": next((j for j in jobs if j.kind == kind), None),
+            "blocker": selectors.annex_blocker(request=req, kind=kind),
         }
         for kind in kinds
     ]

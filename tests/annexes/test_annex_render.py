@@ -151,6 +151,12 @@ def test_nothing_to_render_before_the_award(world, buyer):
 
     with pytest.raises(ValidationError, match="no awarded bid"):
         annex_request(request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    # The page says so before anyone presses the button, which it does not offer.
+    page = buyer.client().get(f"/requests/{world.request.pk}/annexes/").content.decode()
+    blocker = page.index('id="annex-contract-blocker"')
+    assert "Award a bid first" in page[blocker:]
+    contract = page[page.index('id="annex-contract"') : blocker]
+    assert re.search(r'<button type="submit" class="primary"\s+disabled', contract)
 
 
 def test_the_annex_prints_labels_and_instants_as_people_read_them(
