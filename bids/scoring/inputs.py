@@ -227,7 +227,7 @@ class Weights:
                 raise WeightError(name, f"must not be negative, got {value!r}")
             if value > MAX_WEIGHT:
                 # Only ratios matter, and a sum of huge weights overflows to infinity.
-                raise WeightError(name, f"must be at most {MAX_WEIGHT:,.0f}, got {value:g}")
+                raise WeightError(name, f"must be at most {MAX_WEIGHT:,.0f}, got {value:,.10g}")
         if all(getattr(self, name) == 0 for name in CRITERIA):
             raise WeightError(None, "at least one weight must be above zero")
 
