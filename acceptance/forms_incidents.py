@@ -9,14 +9,17 @@ from acceptance.models import IncidentEvidenceKind, Severity
 
 
 class FailedRunUploadForm(forms.Form):
+    # Empty files pass the form so that the service names them.
     bundle = MultipleFileField(
         label="Failed-run evidence",
+        allow_empty_file=True,
         help_text="A .tar.gz or .zip bundle, or many files at once: per-rank logs, Flight "
         "Recorder dumps, kernel logs, scheduler output.",
     )
     rank_map = forms.FileField(
         label="Rank → node map",
         required=False,
+        allow_empty_file=True,
         help_text="Optional CSV (rank,node[,local_rank,pci_bus_id]) or JSON.",
     )
     world_size = forms.IntegerField(

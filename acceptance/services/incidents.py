@@ -94,8 +94,13 @@ def failed_run_upload(
         raise ValidationError(
             {"bundle": [f"{filesizeformat(total)} is over the {filesizeformat(limit)} limit."]}
         )
-    if any(not u.size for u, _ in files):
-        raise ValidationError({"bundle": ["An empty file cannot be evidence."]})
+    empty = [(u.name or "unnamed", is_map) for u, is_map in files if not u.size]
+    if empty:
+        field = "rank_map" if all(is_map for _, is_map in empty) else "bundle"
+        names = ", ".join(name for name, _ in empty)
+        raise ValidationError(
+            {field: [f"{names}: empty, and an empty file cannot be evidence. Nothing was stored."]}
+        )
     if world_size is not None and world_size < 1:
         raise ValidationError({"world_size": ["The world size is a positive number of ranks."]})
     count = FailedRun.objects.filter(reservation=reservation).count() + 1

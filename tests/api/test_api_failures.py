@@ -73,11 +73,14 @@ def test_bad_uploads_answer_the_error_shape(accepted, provider):
     missing = curl.post(_url(accepted.reservation), {"label": "x"})
     assert missing.status_code == 400
     assert set(missing.json()) == {"detail", "errors"} and "file" in missing.json()["errors"]
-    empty = SimpleUploadedFile("run.tar.gz", b"")
-    refused = curl.post(_url(accepted.reservation), {"file": empty})
-    # Named after the multipart field the schema documents, not the browser form's `bundle`.
+    empty = SimpleUploadedFile("rank7.log", b"")
+    refused = curl.post(_url(accepted.reservation), {"file": [scenario_upload(), empty]})
+    # Named after the multipart field the schema documents, not the browser form's `bundle`,
+    # and naming the file among the many a curl sends.
     assert refused.status_code == 400
-    assert refused.json()["errors"] == {"file": ["An empty file cannot be evidence."]}
+    assert refused.json()["errors"] == {
+        "file": ["rank7.log: empty, and an empty file cannot be evidence. Nothing was stored."]
+    }
     bad_size = curl.post(
         _url(accepted.reservation), {"file": scenario_upload(), "world_size": "lots"}
     )

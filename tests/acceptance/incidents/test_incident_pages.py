@@ -123,3 +123,17 @@ def test_without_a_named_node_any_passing_diag_counts(incident, provider) -> Non
     _diag(incident, provider.user, "dcgmi.txt")
     item = _diagnostics(incident)
     assert item.status == "pass" and item.expected == "every test Pass"
+
+
+def test_an_empty_file_among_many_is_named_and_nothing_is_stored(accepted, provider) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from acceptance.models import FailedRun
+    from tests.acceptance.incidents.helpers import scenario_upload
+
+    url = reverse("incidents:failed-run-upload", args=[accepted.reservation.pk])
+    empty = SimpleUploadedFile("rank7.log", b"")
+    page = provider.client().post(url, {"bundle": [scenario_upload(), empty]}, follow=True)
+    assert page.status_code == 200
+    assert "rank7.log: empty, and an empty file cannot be evidence." in page.content.decode()
+    assert not FailedRun.objects.exists()
