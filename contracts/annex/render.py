@@ -37,10 +37,14 @@ def css_string(text: str) -> str:
     return "".join(out)
 
 
-def render_html(document: dict[str, Any], *, preview: bool = False) -> str:
+def render_html(
+    document: dict[str, Any], *, preview: bool = False, links: dict[str, str] | None = None
+) -> str:
+    """`links` (preview only): where the browser bar points, e.g. the PDF and the version list."""
     context = {
         "doc": document,
         "preview": preview,
+        "links": links or {},
         # Printed by the page margins of every page; literal strings cost WeasyPrint less than
         # `string-set`, which it would have to track through the whole flow.
         "header_css": mark_safe(css_string(document["header"])),

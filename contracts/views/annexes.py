@@ -108,7 +108,11 @@ def annex_preview(request: HttpRequest, pk: int) -> HttpResponse:
     """The same template the PDF is rendered from, in the browser."""
     annex = selectors.annex_get_for_org(org=active_org(request), pk=pk)
     document = document_for(annex.snapshot, sha256=annex.snapshot_sha256, version=annex.version)
-    return HttpResponse(render_html(document, preview=True))
+    links = {
+        "pdf": reverse("annexes:download", args=[annex.pk]),
+        "list": reverse("annexes:list", args=[annex.request_id]),
+    }
+    return HttpResponse(render_html(document, preview=True, links=links))
 
 
 @org_required()

@@ -192,3 +192,18 @@ def test_generate_says_rendering_or_issued(
     assert f"Version {done.annex.version} is issued" in issued
     queued = buyer.client().post(url, {"kind": "contract"}, follow=True).content.decode()
     assert "Rendering the PDF" in queued and "is issued" not in queued
+
+
+def test_the_browser_preview_shows_the_checksum_the_pdf_prints_in_its_margin(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    job = _generate(awarded.request, provider.user, capture=django_capture_on_commit_callbacks)
+    annex = job.annex
+    html = provider.client().get(f"/annexes/{annex.pk}/preview/").content.decode()
+    bar = html[html.index('id="preview-bar"') :]
+    bar = bar[: bar.index("</div>")]
+    assert annex.snapshot_sha256 in bar
+    assert f'href="/annexes/{annex.pk}/annex.pdf"' in bar
+    assert f'href="/requests/{awarded.request.pk}/annexes/"' in bar
+    # The PDF itself carries no preview bar.
+    assert "Preview of" not in _text(annex)
