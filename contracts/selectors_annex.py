@@ -49,6 +49,22 @@ def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
     return None
 
 
+def annex_sources_changed(*, request: CapacityRequest, kind: str, latest: Annex) -> bool:
+    """Whether generating now would issue a new version: today's sources differ from `latest`'s
+    snapshot (after acceptance, for one, the contract annex gains the hand-over baseline)."""
+    from contracts.annex.render import snapshot_sha256
+    from contracts.annex.snapshot import comparison_snapshot, contract_snapshot
+
+    try:
+        if kind == AnnexKind.CONTRACT:
+            snapshot = contract_snapshot(request=request)
+        else:
+            snapshot = comparison_snapshot(request=request)
+    except ValueError:
+        return False
+    return snapshot_sha256(snapshot) != latest.snapshot_sha256
+
+
 def annex_list(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]:
     return (
         Annex.objects.filter(request=request, kind__in=kinds)

@@ -21,16 +21,20 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
     req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
     annexes = list(selectors.annex_list(request=req, kinds=kinds))
     jobs = list(selectors.annex_jobs(request=req, kinds=kinds))
-    sections = [
-        {
-            "kind": kind,
-            "label": AnnexKind(kind).label,
-            "annexes": [a for a in annexes if a.kind == kind],
-            "job": next((j for j in jobs if j.kind == kind), None),
-            "blocker": selectors.annex_blocker(request=req, kind=kind),
-        }
-        for kind in kinds
-    ]
+    sections = []
+    for kind in kinds:
+        issued = [a for a in annexes if a.kind == kind]
+        sections.append(
+            {
+                "kind": kind,
+                "label": AnnexKind(kind).label,
+                "annexes": issued,
+                "job": next((j for j in jobs if j.kind == kind), None),
+                "blocker": selectors.annex_blocker(request=req, kind=kind),
+                "stale": bool(issued)
+                and selectors.annex_sources_changed(request=req, kind=kind, latest=issued[0]),
+            }
+        )
     return render(
         request,
         "contracts/annexes/list.html",

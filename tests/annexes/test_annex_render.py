@@ -90,6 +90,8 @@ def test_unchanged_sources_issue_no_new_version_and_a_change_does(
     first = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
     again = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
     assert again.reused and again.annex_id == first.annex_id
+    page = f"/requests/{awarded.request.pk}/annexes/"
+    assert 'id="annex-contract-stale"' not in buyer.client().get(page).content.decode()
 
     from acceptance.models import Acknowledgement
 
@@ -103,6 +105,8 @@ def test_unchanged_sources_issue_no_new_version_and_a_change_does(
         exceptions=[],
         by=buyer.user,
     )
+    # The list says so before anyone generates.
+    assert "sources have changed since version 1" in buyer.client().get(page).content.decode()
     second = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
     assert second.annex.version == 2
     diff = buyer.client().get(
