@@ -338,6 +338,8 @@ def _weights_text(snap: Mapping[str, Any]) -> str:
 
 
 def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
+    from bids.comparison import CRITERION_LABELS  # the names the comparison page uses
+
     req = snap["request"]
     bids = snap["bids"]
     ranking = {
@@ -355,7 +357,12 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
         ],
     }
     rationale_rows = [
-        [b["name"], humanise(c["name"]), c["score"], c["rationale"]]
+        [
+            b["name"],
+            CRITERION_LABELS.get(c["name"], humanise(c["name"])),
+            c["score"],
+            c["rationale"],
+        ]
         for b in bids
         for c in b["criteria"]
     ]

@@ -69,6 +69,9 @@ def test_the_comparison_summary_never_reaches_the_providers_annex(
     assert "Bid comparison summary" in summary_text and "Rival Cloud" in summary_text
     assert "Scored " in summary_text  # when, printed for people, not as raw ISO 8601
     assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", summary_text)
+    # Criteria carry the comparison page's names, in the rationale as in the weights line.
+    flat = " ".join(summary_text.split())
+    assert "Incident response and SLA" in flat and "Incident SLA" not in flat
     contract_text = _text(contract)
     assert "comparison" not in contract_text.lower()
     assert "Rival Cloud" not in contract_text
