@@ -190,6 +190,7 @@ class AnswersMatrix:
     failures: list[list[str]]
     targets: dict[str, Any]
     hidden_rows: int = 0
+    asked: bool = True  # False: the request has no questionnaire, so bids answered nothing
 
 
 def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
@@ -229,6 +230,7 @@ def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
             continue
         sections.setdefault(spec.section, []).append(MatrixRow(spec, cells))
     return AnswersMatrix(
+        asked=qs is not None or bool(sections),
         columns=columns,
         sections=list(sections.items()),
         paths=[snap.get("execution_path") or {} for snap in snapshots],

@@ -132,3 +132,9 @@ def test_answers_that_can_no_longer_change_offer_no_form(draft, provider):
     assert "no longer takes bids" in html and 'id="questionnaire-form"' not in html
     posted = client.post(url, {"save": "1"})
     assert posted.status_code == 302 and not BidQuestionnaire.objects.filter(bid=draft).exists()
+
+
+def test_the_matrix_of_a_request_without_a_questionnaire_says_so(world, buyer):
+    html = buyer.client().get(reverse("questionnaire:matrix", args=[world.request.pk]))
+    text = html.content.decode()
+    assert 'id="no-questionnaire"' in text and 'id="answers-matrix"' not in text
