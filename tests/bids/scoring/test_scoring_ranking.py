@@ -253,7 +253,7 @@ def test_invalid_weights_name_the_weight(data: dict[str, object], weight: str) -
 
 
 def test_a_weight_just_over_the_cap_is_printed_as_typed() -> None:
-    with pytest.raises(WeightError, match="must be at most 1,000,000, got 1,000,001$"):
+    with pytest.raises(WeightError, match=r"must be at most 1,000,000, got 1,000,001$"):
         Weights.from_dict({"effective_cost": 1_000_001})
 
 
