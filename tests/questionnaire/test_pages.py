@@ -138,3 +138,11 @@ def test_the_matrix_of_a_request_without_a_questionnaire_says_so(world, buyer):
     html = buyer.client().get(reverse("questionnaire:matrix", args=[world.request.pk]))
     text = html.content.decode()
     assert 'id="no-questionnaire"' in text and 'id="answers-matrix"' not in text
+
+
+def test_a_refused_new_question_points_to_the_form_that_holds_it(asked_request, buyer):
+    url = reverse("questionnaire:set-edit", args=[asked_request.pk])
+    data = {"action": "add", "key": "Bad Key", "text": "Do you page us?", "answer_type": "text"}
+    html = buyer.client().post(url, data).content.decode()
+    assert 'The question was not added: <a href="#add-question">' in html
+    assert "fix the marked rows" not in html and 'value="Do you page us?"' in html
