@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 
 from acceptance import burnin_report
@@ -20,7 +20,7 @@ from acceptance.models import (
     Reservation,
 )
 from bids.choices import BidStatus
-from bids.models import Bid, CapacityRequest, Organization
+from bids.models import Bid, BidRevision, CapacityRequest, Organization
 
 GROUPS = {
     "fixture-result": "Fixture result (rank-sum all-reduce)",
@@ -121,6 +121,38 @@ def awardable_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
         .select_related("provider")
         .order_by("provider__name")
     )
+
+
+@dataclass(frozen=True)
+class AwardRow:
+    bid: Bid
+    revision: BidRevision
+    disqualifications: list[str]  # from the current scores; empty when qualified or unscored
+
+
+def award_rows(*, request: CapacityRequest) -> list[AwardRow]:
+    """What the buyer awards between: each bid's submitted revision (never the working copy,
+    which may hold unsubmitted edits) and why the current scoring disqualifies it, if it does."""
+    from bids.models.scores import BidScore, ScoringStatus
+
+    bids = list(awardable_bids(request=request))
+    revisions = {
+        r.bid_id: r
+        for r in BidRevision.objects.filter(bid__in=bids, number=F("bid__latest_revision_number"))
+    }
+    reasons = dict(
+        BidScore.objects.filter(
+            run__request=request,
+            run__stale=False,
+            run__status=ScoringStatus.DONE,
+            revision__in=list(revisions.values()),
+        ).values_list("revision_id", "disqualifications")
+    )
+    return [
+        AwardRow(bid, revisions[bid.pk], list(reasons.get(revisions[bid.pk].pk) or []))
+        for bid in bids
+        if bid.pk in revisions
+    ]
 
 
 def run_list(*, reservation: Reservation) -> QuerySet[BurnInRun]:

@@ -24,8 +24,8 @@ def burnin_request_panel(req: CapacityRequest, org: Organization | None) -> dict
         and is_buyer
         and req.status in (RequestStatus.OPEN, RequestStatus.CLOSED)
     ):
-        bids = list(sel.awardable_bids(request=req))
+        rows = sel.award_rows(request=req)
         context.update(
-            show_award=bool(bids), bids=bids, blocker=award_blocker(request=req) if bids else None
+            show_award=bool(rows), rows=rows, blocker=award_blocker(request=req) if rows else None
         )
     return context

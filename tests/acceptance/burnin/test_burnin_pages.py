@@ -31,6 +31,31 @@ def test_the_buyer_awards_from_the_request_page(world, buyer):
     assert response.redirect_chain[-1][0].startswith("/reservations/")
 
 
+def test_the_award_panel_shows_submitted_terms_and_who_is_disqualified(world, buyer, provider):
+    from decimal import Decimal
+
+    from bids.models import Bid
+    from bids.services import bid_save_draft, bid_submit
+    from bids.services.scoring import request_score
+
+    attach_fixture(world.request, two_node_spec())
+    # The rival resubmits from a region the request does not accept: disqualified.
+    Bid.objects.filter(pk=world.rival_bid.pk).update(region="apac", has_unsubmitted_changes=True)
+    world.rival_bid.refresh_from_db()
+    bid_submit(bid=world.rival_bid, user=world.rival_bid.created_by)
+    # Northwind's working copy holds an edit it never submitted.
+    bid_save_draft(bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("9.99")})
+    world.request.status = RequestStatus.CLOSED
+    world.request.save()
+    request_score(request=world.request)
+    html = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk]))
+    panel = html.content.decode()
+    panel = panel[panel.index('id="award-panel"') :]
+    assert "$2.400" in panel and "9.99" not in panel
+    rival_row = panel[panel.index(world.rival_bid.provider.name) :]
+    assert "disqualified" in rival_row[: rival_row.index("</tr>")]
+
+
 def test_no_award_button_while_bidding_is_open(world, buyer):
     attach_fixture(world.request, two_node_spec())
     html = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk]))
