@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from typing import Any
 
@@ -148,6 +148,12 @@ def recovery_checklist(terms: Mapping[str, Any]) -> list[ChecklistItem]:
     return items
 
 
+def _utc(moment: datetime) -> str:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
 def lost_gpu_hours(
     *,
     gpus: int,
@@ -161,8 +167,13 @@ def lost_gpu_hours(
     """GPU-hours lost per phase: work since the checkpoint, detection, repair, revalidation,
     restart/load. Out-of-order timestamps are an error, not a negative cost."""
     marks = [last_checkpoint, failed_at, detected_at, repaired_at, revalidated_at, restarted_at]
-    if any(b < a for a, b in pairwise(marks)):
-        raise IncidentTermsError("incident timestamps must be in order")
+    labels = ("last checkpoint", "failure", "detection", "repair", "revalidation", "restart")
+    for (a, b), (first, then) in zip(pairwise(marks), pairwise(labels), strict=True):
+        if b < a:
+            raise IncidentTermsError(
+                f"incident timestamps must be in order: {then} ({_utc(b)}) comes before "
+                f"{first} ({_utc(a)})"
+            )
     names = ("work_since_checkpoint", "detection", "repair", "revalidation", "restart")
     out = {
         n: round((b - a).total_seconds() / 3600 * gpus, 3)

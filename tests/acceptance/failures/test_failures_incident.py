@@ -86,6 +86,6 @@ def test_lost_gpu_hours_per_phase() -> None:
     )  # fmt: skip
     assert lost["work_since_checkpoint"] == 256.0 and lost["detection"] == 51.2
     assert lost["total"] == 512 * 2.5
-    with pytest.raises(IncidentTermsError):
+    with pytest.raises(IncidentTermsError, match=r"failure \(.*\) comes before last checkpoint"):
         lost_gpu_hours(gpus=8, last_checkpoint=t, failed_at=t - timedelta(1), detected_at=t,
                        repaired_at=t, revalidated_at=t, restarted_at=t)  # fmt: skip
