@@ -226,6 +226,10 @@ def fixture_save(
             raise ServiceError(f"{path} is not a field of the fixture spec.")
         if path.startswith("thresholds.busbw_gbps.") or before == value:
             continue
+        if path == "allocation.gpus":
+            # Derived below from nodes × GPUs per node; a different number would be dropped.
+            errors[path] = ["Set allocation.nodes and allocation.gpus_per_node; gpus follows."]
+            continue
         if path.startswith("thresholds."):
             reason = reasons.get(path, "").strip()
             if reason:

@@ -196,3 +196,12 @@ def test_a_subset_of_the_requested_nodes_may_be_tested(fx, buyer):
         fixture=fx.version.fixture, user=buyer.user, changes={"allocation.nodes": 1}
     )
     assert saved.spec["allocation"]["nodes"] == 1 and saved.spec["allocation"]["gpus"] == 8
+
+
+def test_the_derived_gpu_count_says_how_to_change_it(fx, buyer):
+    with pytest.raises(ValidationError) as exc:
+        fixture_save(fixture=fx.version.fixture, user=buyer.user, changes={"allocation.gpus": 999})
+    assert (
+        "allocation.nodes and allocation.gpus_per_node"
+        in exc.value.message_dict["allocation.gpus"][0]
+    )
