@@ -232,6 +232,15 @@ REQUIRED_TO_SUBMIT = {
 }
 
 
+AT_LEAST_ONE = (
+    "nodes",
+    "gpus_per_node",
+    "nvlink_domain_size",
+    "leaf_switches",
+    "declared_node_mtbf_hours",
+)
+
+
 def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[str]]:
     """Field-level problems with a bid's terms; drafts may be incomplete, submissions not."""
     errors: dict[str, list[str]] = {}
@@ -243,6 +252,12 @@ def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[s
         for field, message in REQUIRED_TO_SUBMIT.items():
             if getattr(terms, field) in (None, ""):
                 add(field, message)
+    # Counts the cost model divides by or multiplies with: zero would make the bid unscorable.
+    for field in AT_LEAST_ONE:
+        value = getattr(terms, field)
+        if value is not None and value < 1:
+            label = str(terms._meta.get_field(field).verbose_name)
+            add(field, f"{label[:1].upper()}{label[1:]} must be at least 1.")
     if (
         terms.available_start
         and terms.available_end

@@ -104,7 +104,10 @@ def request_score(*, request: CapacityRequest) -> ScoringRun:
     """Score the latest revision of every submitted bid under the request's weights."""
     revisions = list(scoring_revisions(request=request))
     weights = weights_of(request)
-    profile, offers, extra = scoring_inputs(request=request, revisions=revisions)
+    try:
+        profile, offers, extra = scoring_inputs(request=request, revisions=revisions)
+    except Exception as exc:  # a revision the cost model cannot read: say so, never hang
+        return _fail_queued_run(request=request, exc=exc)
     fingerprint = inputs_fingerprint(
         request=request,
         revision_ids=[r.pk for r in revisions],
@@ -144,6 +147,24 @@ def request_score(*, request: CapacityRequest) -> ScoringRun:
         run.error = f"{type(exc).__name__}: {exc}"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "error", "finished_at"])
+    return run
+
+
+def _fail_queued_run(*, request: CapacityRequest, exc: Exception) -> ScoringRun:
+    """Mark the run the page is waiting on as failed, with the reason (retrying re-queues it)."""
+    logger.exception("Scoring inputs of request %s are unreadable", request.pk)
+    weights = weights_of(request)
+    with transaction.atomic():
+        run, _ = ScoringRun.objects.select_for_update().get_or_create(
+            request=request,
+            fingerprint=scoring_fingerprint(request=request),
+            defaults={"weights": weights.to_dict(), "weights_hash": weights_hash(weights)},
+        )
+        run.status = ScoringStatus.FAILED
+        run.error = f"{type(exc).__name__}: {exc}"
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "error", "finished_at"])
+        _make_current(run)
     return run
 
 

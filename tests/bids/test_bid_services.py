@@ -107,6 +107,13 @@ def test_draft_validation_names_the_field(open_request, provider):
     assert "spares_location" in exc.value.message_dict
 
 
+def test_a_bid_of_zero_nodes_is_refused_on_the_field(open_request, provider):
+    bid = BidFactory(request=open_request, provider=provider.org)
+    with pytest.raises(ValidationError) as exc:
+        services.bid_save_draft(bid=bid, user=provider.user, data={"nodes": 0})
+    assert exc.value.message_dict == {"nodes": ["Nodes must be at least 1."]}
+
+
 def test_revising_adds_revisions_and_never_changes_earlier_ones(open_request, provider):
     bid = BidFactory(request=open_request, provider=provider.org)
     services.bid_submit(bid=bid, user=provider.user)

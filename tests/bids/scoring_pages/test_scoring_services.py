@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from bids import services
 from bids.models import BidScore, ScoringRun, ScoringStatus
 from bids.services import scoring as scoring_service
-from bids.services.scoring import request_set_weights, scoring_queue
+from bids.services.scoring import request_score, request_set_weights, scoring_queue
 from tests.bids.scoring_pages.conftest import score
 
 
@@ -148,3 +148,23 @@ def test_weights_are_validated_one_by_one(world, weights, field, message):
     assert any(message in m for m in caught.value.message_dict[field])
     world.request.refresh_from_db()
     assert world.request.weights["effective_cost"] == 40
+
+
+def test_a_revision_the_cost_model_cannot_read_fails_the_run_with_its_reason(world):
+    """Stored before validation refused zero nodes: the run fails visibly, never stays queued."""
+    from bids.models import Bid, BidRevision
+
+    bad = world.bid.revisions.get()
+    BidRevision.objects.create(
+        **{**{f: getattr(bad, f) for f in Bid.term_field_names()}, "nodes": 0},
+        bid=world.bid,
+        number=2,
+        submitted_by=bad.submitted_by,
+        submitted_at=bad.submitted_at,
+        questionnaire=bad.questionnaire,
+    )
+    Bid.objects.filter(pk=world.bid.pk).update(latest_revision_number=2)
+    scoring_queue(request=world.request)
+    run = request_score(request=world.request)
+    assert run.status == ScoringStatus.FAILED and "nodes" in run.error
+    assert ScoringRun.objects.get(request=world.request, stale=False).pk == run.pk
