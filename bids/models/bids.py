@@ -256,7 +256,7 @@ def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[s
     for field in AT_LEAST_ONE:
         value = getattr(terms, field)
         if value is not None and value < 1:
-            label = str(terms._meta.get_field(field).verbose_name)
+            label = str(getattr(terms._meta.get_field(field), "verbose_name", field))
             add(field, f"{label[:1].upper()}{label[1:]} must be at least 1.")
     if (
         terms.available_start
