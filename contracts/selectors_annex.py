@@ -46,6 +46,11 @@ def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
     """Why an annex of `kind` cannot be generated yet (None when it can)."""
     if kind == AnnexKind.CONTRACT and _awarded_provider_id(request) is None:
         return "Award a bid first: the contract annex states the awarded bid's terms."
+    if kind == AnnexKind.COMPARISON:
+        from bids.comparison import comparison_state
+        from contracts.annex.snapshot import scores_not_current
+
+        return scores_not_current(comparison_state(request=request)[0])
     return None
 
 

@@ -129,11 +129,26 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     }
 
 
+def scores_not_current(state: str) -> str | None:
+    """Why a comparison in `state` cannot go into a summary. A summary is issued once and never
+    changes, so it must not freeze scores that are not the current bids' and weights'."""
+    from bids.comparison import FAILED, OUTDATED, PENDING
+
+    why = {
+        PENDING: "Scoring of the latest bids and weights is still running",
+        FAILED: "The last scoring failed; retry it on the comparison page",
+        OUTDATED: "The scores are out of date; re-score on the comparison page",
+    }.get(state)
+    return f"{why}, then generate the summary." if why else None
+
+
 def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     """The buyer's bid comparison: scores, rationales and sensitivity (never for a provider)."""
     from bids.comparison import comparison_for_buyer
 
     view = comparison_for_buyer(request=request, anonymise=False)
+    if (why := scores_not_current(view.state)) is not None:
+        raise ValueError(why)
     if not view.columns or view.shown_run is None:
         raise ValueError("There is no scored comparison to put in a summary yet.")
     return {

@@ -8,6 +8,7 @@ import re
 import pytest
 from pypdf import PdfReader
 
+from bids.scoring import CRITERIA
 from contracts.annex.render import snapshot_sha256
 from contracts.models_annex import Annex, AnnexJob, AnnexJobStatus, AnnexKind, FrozenAnnexError
 from contracts.services import annexes as service
@@ -214,3 +215,18 @@ def test_the_browser_preview_shows_the_checksum_the_pdf_prints_in_its_margin(
     assert f'href="/requests/{awarded.request.pk}/annexes/"' in bar
     # The PDF itself carries no preview bar.
     assert "Preview of" not in _text(annex)
+
+
+def test_no_summary_is_issued_from_scores_that_are_not_current(world, buyer):
+    """A weight change queues re-scoring; until it has run, a summary would freeze old scores."""
+    from django.core.exceptions import ValidationError
+
+    from bids.services.scoring import request_score, request_set_weights
+
+    request_score(request=world.request)
+    # The re-scoring is queued for after the commit, which this test never reaches.
+    request_set_weights(request=world.request, weights=dict.fromkeys(CRITERIA, 10))
+    with pytest.raises(ValidationError, match="still running"):
+        annex_request(request=world.request, kind=AnnexKind.COMPARISON, user=buyer.user)
+    page = buyer.client().get(f"/requests/{world.request.pk}/annexes/").content.decode()
+    assert 'id="annex-comparison-blocker"' in page and "still running" in page
