@@ -109,6 +109,12 @@ def request_invite(*, request: CapacityRequest, providers: list[Organization]) -
 @transaction.atomic
 def request_uninvite(*, request: CapacityRequest, provider: Organization) -> None:
     _require_status(request, EDITABLE_STATUSES, "changed")
+    if request.status == RequestStatus.OPEN and request.bids_hidden_from_buyer:
+        # Refused alike for every provider: 'has already started a bid' would name a bidder.
+        raise ServiceError(
+            "Invitations to a sealed request stay until its deadline: withdrawing one would "
+            "show whether that provider has bid."
+        )
     if request.bids.filter(provider=provider).exists():
         raise ServiceError(f"{provider.name} has already started a bid; it stays invited.")
     Invitation.objects.filter(request=request, provider=provider).delete()

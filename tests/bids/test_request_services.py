@@ -137,6 +137,23 @@ def test_a_provider_with_a_bid_stays_invited(world, provider):
         services.request_uninvite(request=world.request, provider=provider.org)
 
 
+def test_a_sealed_request_keeps_every_invitation_alike_until_its_deadline(buyer, provider):
+    """Refusing only those who bid would tell the buyer who bid."""
+    from tests.factories import BidFactory
+
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
+    quiet = OrganizationFactory(kind="provider")
+    services.request_invite(request=req, providers=[provider.org, quiet])
+    BidFactory(request=req, provider=provider.org)
+    messages = []
+    for org in (provider.org, quiet):
+        with pytest.raises(ValidationError) as exc:
+            services.request_uninvite(request=req, provider=org)
+        messages.append(exc.value.messages)
+    assert messages[0] == messages[1] and "sealed request" in messages[0][0]
+    assert req.invitations.count() == 2
+
+
 def test_uninvite_removes_a_provider_without_a_bid(buyer):
     req = CapacityRequestFactory(buyer=buyer.org)
     other = OrganizationFactory(kind="provider")
