@@ -143,7 +143,8 @@ class CapacityRequest(models.Model):
 
     @property
     def term_hours(self) -> int:
-        return max((self.reservation_end - self.reservation_start).days, 0) * 24
+        """Reserved hours, the end date included, as scoring and the annex count them."""
+        return max((self.reservation_end - self.reservation_start).days + 1, 0) * 24
 
     def clean(self) -> None:
         errors = validate_request_consistency(self)

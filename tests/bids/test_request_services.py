@@ -34,7 +34,11 @@ def _data(**overrides):
 def test_it_creates_a_draft(buyer):
     req = services.request_create(buyer=buyer.org, user=buyer.user, data=_data())
     assert req.status == RequestStatus.DRAFT
-    assert req.term_hours == 90 * 24
+    # The end date is included, as scoring counts it: start + 90 days is 91 days reserved.
+    assert req.term_hours == 91 * 24
+    from bids.scoring_io import request_profile
+
+    assert request_profile(req).term_hours == req.term_hours
 
 
 @pytest.mark.parametrize(
