@@ -28,6 +28,19 @@ def _keyed(exc: ValidationError, prefix: str = "") -> dict[str, list[str]]:
     return {prefix.rstrip(".") or "__all__": list(exc.messages)}
 
 
+def _unknown_keys(bid: Bid, answers: Mapping[str, Any]) -> dict[str, list[str]]:
+    """A key the questionnaire does not ask is a typo to report, not an answer to drop."""
+    qs = current_question_set(request=bid.request)
+    if qs is None:
+        return {}  # answers_save says that no questionnaire is attached
+    known = {spec.key for spec in question_specs(question_set=qs)}
+    return {
+        f"{ANSWERS}.{key}": [f"This request's questionnaire asks no question '{key}'."]
+        for key in answers
+        if key not in known
+    }
+
+
 @transaction.atomic
 def bid_draft_save(
     *, bid: Bid, user: User, terms: Mapping[str, Any], answers: Mapping[str, Any] | None
@@ -43,6 +56,7 @@ def bid_draft_save(
     except ValidationError as exc:
         errors.update(_keyed(exc))
     if answers is not None and not errors.get("__all__"):
+        errors.update(_unknown_keys(bid, answers))
         try:
             answers_save(bid=bid, user=user, raw=answers)
         except ValidationError as exc:

@@ -89,6 +89,21 @@ def test_answer_errors_name_the_question_key(api_world, provider):
     assert "uptime_pct" in errors
 
 
+def test_an_answer_to_a_question_not_asked_is_named_not_dropped(api_world, provider):
+    client = token_client(provider.user)
+    response = client.patch(
+        f"/api/v1/bids/{api_world.bid.pk}/",
+        {"answers": {"detect.S1.respons": "15 min"}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "answers.detect.S1.respons": [
+            "This request's questionnaire asks no question 'detect.S1.respons'."
+        ]
+    }
+
+
 def test_submit_names_missing_answers_by_key(api_world, provider):
     client = token_client(provider.user)
     client.patch(f"/api/v1/bids/{api_world.bid.pk}/", {"site": "FRA2"}, format="json")
