@@ -121,7 +121,7 @@ def reservation_accept(
     reservation = _lock_pending(reservation)
     run = BurnInRun.objects.select_for_update().get(pk=run.pk)
     if run.reservation_id != reservation.pk:
-        raise ServiceError("That run belongs to another reservation.")
+        raise ValidationError({"run": ["That run belongs to another reservation."]})
     if not run.checks_current:
         raise ServiceError(
             "The checks for this run are not up to date with its evidence yet; "

@@ -129,3 +129,26 @@ def test_a_fixture_or_terms_not_attached_says_so(world, provider):
         response = client.get(f"/api/v1/requests/{world.request.pk}/{part}/")
         assert response.status_code == 404
         assert f"has no {part} attached yet" in response.json()["detail"]
+
+
+def test_accepting_with_another_reservations_run_names_run(
+    awarded, buyer, provider, rival_provider
+):
+    from types import SimpleNamespace
+
+    from bids.services import bid_submit
+    from tests.acceptance.burnin.helpers import award
+    from tests.factories import BidFactory, InvitationFactory
+
+    other = CapacityRequestFactory(buyer=buyer.org, sealed=False)
+    bids = []
+    for role in (provider, rival_provider):
+        InvitationFactory(request=other, provider=role.org)
+        bids.append(BidFactory(request=other, provider=role.org))
+        bid_submit(bid=bids[-1], user=role.user)
+    second = award(SimpleNamespace(request=other, bid=bids[0], rival_bid=bids[1]), buyer)
+    url = f"/api/v1/reservations/{awarded.reservation.pk}/accept/"
+    body = {"run": second.run.pk, "override_reason": "Credits agreed."}
+    refused = token_client(buyer.user).post(url, body, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {"run": ["That run belongs to another reservation."]}
