@@ -225,6 +225,10 @@ def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
 @transaction.atomic
 def evidence_retry(*, evidence: Evidence) -> Evidence:
     _require_pending(evidence.run.reservation)
+    if evidence.withdrawn_at is not None:
+        raise ServiceError(
+            f"{evidence.original_name} was withdrawn from the checks; upload it again to use it."
+        )
     evidence.state = EvidenceState.QUEUED
     evidence.error, evidence.error_line = "", None
     evidence.save(update_fields=["state", "error", "error_line", "state_changed_at"])
