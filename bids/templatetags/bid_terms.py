@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, cast
 
 from django import template
 from django.db.models import Field
+from django.utils.formats import date_format
 from django.utils.text import capfirst
 
 from bids.forms import BID_FIELDSETS
@@ -25,6 +27,8 @@ def _display(obj: BidTerms, name: str) -> str:
         return "—"
     if isinstance(value, bool):
         return "Yes" if value else "No"
+    if isinstance(value, date):
+        return date_format(value, "j M Y")  # as every other page prints a date, not ISO
     return str(value)
 
 

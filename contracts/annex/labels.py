@@ -113,7 +113,17 @@ def flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
         return [(humanise(prefix), ", ".join(str(v) for v in value))]
     if isinstance(value, list):
         return [(humanise(prefix), f"{len(value)} item(s)")] if value else [(humanise(prefix), "—")]
+    if prefix.endswith("_bytes") and isinstance(value, int) and not isinstance(value, bool):
+        # A size as people read it, with the exact count the spec agrees on beside it.
+        return [(humanise(prefix.removesuffix("_bytes") + "_size"), size_text(value))]
     return [(humanise(prefix), when(value))]
+
+
+def size_text(n: int) -> str:
+    for unit, power in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << power:
+            return f"{n / (1 << power):g} {unit} ({n:,} bytes)"
+    return f"{n:,} bytes"
 
 
 def spec_listing(spec: Mapping[str, Any], parts: tuple[str, ...]) -> str:

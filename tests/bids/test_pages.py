@@ -171,6 +171,8 @@ def test_bid_terms_keep_their_capitals(world, buyer):
     html = buyer.client().get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()
     assert "Price per GPU-hour (USD)" in html and "NIC rate (Gb/s)" in html
     assert "Price per gpu-hour" not in html and "Gpu model" not in html
+    start = world.bid.revisions.get().available_start
+    assert f"{start:%-d %b %Y}" in html and start.isoformat() not in html
 
 
 def test_an_open_request_past_its_deadline_says_so(buyer, provider):
