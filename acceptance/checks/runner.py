@@ -70,13 +70,17 @@ def run_checks(
     for item in items:
         if item.parsed is None:
             group = GROUP_BY_KIND.get(item.kind, "evidence")
+            # A file whose kind could not be recognised is named by its file, not as "unknown".
+            what = item.kind if item.kind in GROUP_BY_KIND else item.ref
             results.append(
                 _result(
-                    name=f"{item.kind}: readable",
+                    name=f"{what}: readable",
                     group=group,
                     status="inconclusive",
                     measured="parse error",
-                    expected=f"a readable {item.kind} file",
+                    expected=f"a readable {item.kind} file"
+                    if item.kind in GROUP_BY_KIND
+                    else "a file of a kind the checks read",
                     message=f"{item.ref} could not be read: {item.error or 'unknown error'}",
                     mandatory=mandatory(item.kind) or item.kind not in GROUP_BY_KIND,
                     ref=item.ref,

@@ -27,7 +27,7 @@ def test_missing_kind_is_a_mandatory_missing_check(spec):
 def test_unreadable_evidence_is_inconclusive_and_blocks(spec):
     items = [*good_items(), item(b"garbage that no tool prints\n", node="gpu-a01", ref="x.txt")]
     results = run_checks(spec, items)
-    bad = by_name(results, "unknown: readable")[0]
+    bad = by_name(results, "x.txt: readable")[0]  # named by its file: its kind is unknown
     assert bad.status == "inconclusive" and bad.mandatory and "unrecognised" in bad.message
     assert not gate(results).passed
 
