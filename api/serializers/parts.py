@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from acceptance.fixtures import templates as fixture_templates
@@ -68,8 +71,21 @@ class QuestionSerializer(serializers.ModelSerializer[Question]):
         read_only_fields = fields
 
 
+class InForceSerializer(serializers.Serializer):
+    target_response_minutes = serializers.DictField(child=serializers.IntegerField())
+    target_restore_minutes = serializers.DictField(child=serializers.IntegerField())
+    targets_source = serializers.CharField(help_text="e.g. 'handoff terms v2'")
+    required_transport = serializers.CharField(allow_blank=True)
+    transport_source = serializers.CharField(allow_blank=True)
+
+
 class QuestionSetSerializer(serializers.ModelSerializer[QuestionSet]):
     questions = QuestionSerializer(many=True, read_only=True)
+    in_force = serializers.SerializerMethodField(
+        help_text="What answers are judged against, as the pages and scoring use it: the "
+        "handoff terms' clocks override the set's own targets, the fixture's transport the "
+        "set's."
+    )
 
     class Meta:
         model = QuestionSet
@@ -80,6 +96,24 @@ class QuestionSetSerializer(serializers.ModelSerializer[QuestionSet]):
             "target_response_minutes",
             "target_restore_minutes",
             "required_transport",
+            "in_force",
             "questions",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(InForceSerializer(allow_null=True))
+    def get_in_force(self, obj: QuestionSet) -> dict[str, Any] | None:
+        from questionnaire.selectors import required_transport, targets_for
+
+        request = obj.request
+        if request is None:  # a library copy: no request, no terms, no fixture
+            return None
+        targets = targets_for(request=request, question_set=obj)
+        transport, transport_source = required_transport(request=request, question_set=obj)
+        return {
+            "target_response_minutes": targets.get("response") or {},
+            "target_restore_minutes": targets.get("restore") or {},
+            "targets_source": targets.get("source", ""),
+            "required_transport": transport,
+            "transport_source": transport_source,
+        }
