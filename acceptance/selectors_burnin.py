@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from acceptance import burnin_report
@@ -19,6 +19,7 @@ from acceptance.models import (
     EvidenceState,
     Reservation,
 )
+from bids import selectors as bid_selectors
 from bids.choices import BidStatus
 from bids.models import Bid, BidRevision, CapacityRequest, Organization
 
@@ -136,10 +137,7 @@ def award_rows(*, request: CapacityRequest) -> list[AwardRow]:
     from bids.models.scores import BidScore, ScoringStatus
 
     bids = list(awardable_bids(request=request))
-    revisions = {
-        r.bid_id: r
-        for r in BidRevision.objects.filter(bid__in=bids, number=F("bid__latest_revision_number"))
-    }
+    revisions = bid_selectors.latest_revisions(bids)
     reasons = dict(
         BidScore.objects.filter(
             run__request=request,

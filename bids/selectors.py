@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from bids.choices import BidStatus, OrgKind, RequestStatus
 from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
-from bids.services.requests import BID_ON_FIELDS
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
 
 
 def request_list_for_buyer(*, org: Organization) -> QuerySet[CapacityRequest]:
@@ -75,16 +78,21 @@ def bid_list_for_buyer(*, request: CapacityRequest) -> QuerySet[Bid]:
     )
 
 
-def bid_rows_for_buyer(*, request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
-    """Each visible bid with its latest submitted revision: the buyer sees what was submitted,
-    never the provider's unsubmitted edits to the working copy."""
-    bids = list(bid_list_for_buyer(request=request))
-    latest = {
+def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
+    """Each bid's latest submitted revision by bid id (one query): what a buyer may read, never
+    the provider's working copy."""
+    return {
         revision.bid_id: revision
         for revision in BidRevision.objects.filter(
             bid__in=[bid.pk for bid in bids], number=F("bid__latest_revision_number")
         )
     }
+
+
+def bid_rows_for_buyer(*, request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
+    """Each visible bid with its latest submitted revision."""
+    bids = list(bid_list_for_buyer(request=request))
+    latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 
 
@@ -133,11 +141,32 @@ def open_request_count(*, org: Organization) -> int:
     return CapacityRequest.objects.filter(buyer=org, status=RequestStatus.OPEN).count()
 
 
-def request_locked_fields(*, request: CapacityRequest) -> dict[str, str]:
-    """Fields that can no longer change, each with the reason, for forms to show as fixed."""
+# What providers priced: once a bid is submitted these stay as they were bid on.
+BID_ON_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS)
+
+
+@dataclass(frozen=True)
+class Lock:
+    note: str  # beside the disabled field on the form
+    refusal: str  # when a change is sent anyway (API, or a tampered form)
+
+
+SEALED_LOCK = Lock(
+    note="Fixed once the request is published.",
+    refusal="Sealed bidding is fixed once the request is published: providers bid on that promise.",
+)
+BID_ON_LOCK = Lock(
+    note="Fixed: bids were submitted against it.",
+    refusal="Bids were submitted against this value, so it can no longer change. To ask for "
+    "something else, cancel this request and post a new one.",
+)
+
+
+def request_locked_fields(*, request: CapacityRequest) -> dict[str, Lock]:
+    """Fields that can no longer change, and why: the one rule the form and the service read."""
     if request.status != RequestStatus.OPEN:
         return {}
-    locked = {"sealed": "Fixed once the request is published."}
+    locked = {"sealed": SEALED_LOCK}
     if BidRevision.objects.filter(bid__request=request).exists():
-        locked |= dict.fromkeys(BID_ON_FIELDS, "Fixed: bids were submitted against it.")
+        locked |= dict.fromkeys(BID_ON_FIELDS, BID_ON_LOCK)
     return locked

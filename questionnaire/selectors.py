@@ -9,7 +9,7 @@ from typing import Any
 
 from django.apps import apps
 from django.core.exceptions import FieldError
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from bids import selectors as bid_selectors
 from bids.choices import BidStatus
@@ -198,12 +198,7 @@ def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
     qs = current_question_set(request=request)
     targets = targets_for(request=request, question_set=qs)
     bids = list(bid_selectors.bid_list_for_buyer(request=request))
-    revisions = {
-        r.bid_id: r
-        for r in BidRevision.objects.filter(
-            bid__in=[b.pk for b in bids], number=F("bid__latest_revision_number")
-        )
-    }
+    revisions = bid_selectors.latest_revisions(bids)
     columns = [(b, revisions[b.pk]) for b in bids if b.pk in revisions]
     snapshots = [rev.questionnaire or {} for _, rev in columns]
     specs = question_specs(question_set=qs) if qs else []

@@ -9,8 +9,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from bids.choices import OrgKind, RequestStatus
-from bids.models import BidRevision, CapacityRequest, Invitation, Organization
-from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
+from bids.models import CapacityRequest, Invitation, Organization
+from bids.selectors import request_locked_fields
 from bids.services.errors import ServiceError
 
 EDITABLE_STATUSES = {RequestStatus.DRAFT, RequestStatus.OPEN}
@@ -33,10 +33,6 @@ def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> 
     return req
 
 
-# What providers priced: once a bid is submitted these stay as they were bid on.
-BID_ON_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS)
-
-
 @transaction.atomic
 def request_update(*, request: CapacityRequest, data: dict[str, Any]) -> CapacityRequest:
     # A ModelForm has already copied its values onto `request`: compare with the stored row.
@@ -54,11 +50,11 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
     """Providers bid on what was published: sealing, time to bid and the allocation."""
     if stored.status != RequestStatus.OPEN:
         return
-    errors: dict[str, str] = {}
-    if changed.sealed != stored.sealed:
-        errors["sealed"] = (
-            "Sealed bidding is fixed once the request is published: providers bid on that promise."
-        )
+    errors = {
+        field: lock.refusal
+        for field, lock in request_locked_fields(request=stored).items()
+        if getattr(changed, field) != getattr(stored, field)
+    }
     # The browser's date-time field has minutes, no seconds: re-saving the form is no move.
     if changed.bid_deadline < stored.bid_deadline.replace(second=0, microsecond=0):
         deadline = timezone.localtime(stored.bid_deadline)
@@ -66,13 +62,6 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
             f"After publishing, the bid deadline can only move later than "
             f"{deadline:%d %b %Y at %H:%M %Z}. To stop bidding now, close the request."
         )
-    if BidRevision.objects.filter(bid__request=stored).exists():
-        for field in BID_ON_FIELDS:
-            if getattr(changed, field) != getattr(stored, field):
-                errors[field] = (
-                    "Bids were submitted against this value, so it can no longer change. "
-                    "To ask for something else, cancel this request and post a new one."
-                )
     if errors:
         raise ValidationError(errors)
 

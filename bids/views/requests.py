@@ -51,10 +51,10 @@ def request_create(request: HttpRequest) -> HttpResponse:
 def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
     form = CapacityRequestForm(request.POST or None, instance=req)
-    for name, reason in selectors.request_locked_fields(request=req).items():
+    for name, lock in selectors.request_locked_fields(request=req).items():
         # Shown but not editable; a disabled field keeps its stored value whatever is posted.
         form.fields[name].disabled = True
-        form.fields[name].help_text = reason
+        form.fields[name].help_text = lock.note
     if request.method == "POST" and form.is_valid():
         try:
             services.request_update(request=req, data=form.cleaned_data)
