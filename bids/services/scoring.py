@@ -80,13 +80,7 @@ def _make_current(run: ScoringRun) -> None:
 @transaction.atomic
 def scoring_queue(*, request: CapacityRequest) -> ScoringRun:
     """Supersede the shown scores and queue scoring of the current inputs after commit."""
-    weights = weights_of(request)
-    fingerprint = scoring_fingerprint(request=request)
-    run, _ = ScoringRun.objects.get_or_create(
-        request=request,
-        fingerprint=fingerprint,
-        defaults={"weights": weights.to_dict(), "weights_hash": weights_hash(weights)},
-    )
+    run = _run_for(request, scoring_fingerprint(request=request), weights_of(request))
     _make_current(run)
     if run.status == ScoringStatus.DONE:
         return run  # these exact inputs are scored already
@@ -115,11 +109,7 @@ def request_score(*, request: CapacityRequest) -> ScoringRun:
         extra=extra,
     )
     with transaction.atomic():
-        run, _ = ScoringRun.objects.select_for_update().get_or_create(
-            request=request,
-            fingerprint=fingerprint,
-            defaults={"weights": weights.to_dict(), "weights_hash": weights_hash(weights)},
-        )
+        run = _run_for(request, fingerprint, weights)
         if run.status == ScoringStatus.DONE:
             _make_current(run)
             return run
@@ -143,29 +133,35 @@ def request_score(*, request: CapacityRequest) -> ScoringRun:
             _make_current(run)
     except Exception as exc:  # any failure, storing included, must reach the page with its reason
         logger.exception("Scoring request %s failed", request.pk)
-        run.status = ScoringStatus.FAILED
-        run.error = f"{type(exc).__name__}: {exc}"
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "error", "finished_at"])
+        _mark_failed(run, exc)
     return run
 
 
 def _fail_queued_run(*, request: CapacityRequest, exc: Exception) -> ScoringRun:
     """Mark the run the page is waiting on as failed, with the reason (retrying re-queues it)."""
     logger.exception("Scoring inputs of request %s are unreadable", request.pk)
-    weights = weights_of(request)
     with transaction.atomic():
-        run, _ = ScoringRun.objects.select_for_update().get_or_create(
-            request=request,
-            fingerprint=scoring_fingerprint(request=request),
-            defaults={"weights": weights.to_dict(), "weights_hash": weights_hash(weights)},
-        )
-        run.status = ScoringStatus.FAILED
-        run.error = f"{type(exc).__name__}: {exc}"
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "error", "finished_at"])
+        run = _run_for(request, scoring_fingerprint(request=request), weights_of(request))
+        _mark_failed(run, exc)
         _make_current(run)
     return run
+
+
+def _run_for(request: CapacityRequest, fingerprint: str, weights: Weights) -> ScoringRun:
+    """The one run for these inputs, locked (callers hold a transaction)."""
+    run, _ = ScoringRun.objects.select_for_update().get_or_create(
+        request=request,
+        fingerprint=fingerprint,
+        defaults={"weights": weights.to_dict(), "weights_hash": weights_hash(weights)},
+    )
+    return run
+
+
+def _mark_failed(run: ScoringRun, exc: Exception) -> None:
+    run.status = ScoringStatus.FAILED
+    run.error = f"{type(exc).__name__}: {exc}"
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "error", "finished_at"])
 
 
 def _score(
