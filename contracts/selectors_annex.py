@@ -58,13 +58,10 @@ def annex_sources_changed(*, request: CapacityRequest, kind: str, latest: Annex)
     """Whether generating now would issue a new version: today's sources differ from `latest`'s
     snapshot (after acceptance, for one, the contract annex gains the hand-over baseline)."""
     from contracts.annex.render import snapshot_sha256
-    from contracts.annex.snapshot import comparison_snapshot, contract_snapshot
+    from contracts.annex.snapshot import snapshot_for
 
     try:
-        if kind == AnnexKind.CONTRACT:
-            snapshot = contract_snapshot(request=request)
-        else:
-            snapshot = comparison_snapshot(request=request)
+        snapshot = snapshot_for(request=request, kind=kind)
     except ValueError:
         return False
     return snapshot_sha256(snapshot) != latest.snapshot_sha256

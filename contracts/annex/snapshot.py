@@ -183,3 +183,10 @@ def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
         ],
         "sensitivity": plain(view.sensitivity),
     }
+
+
+def snapshot_for(*, request: CapacityRequest, kind: str) -> dict[str, Any]:
+    """The snapshot of an annex of `kind`; ValueError says why there is none yet."""
+    if kind == KIND_CONTRACT:
+        return contract_snapshot(request=request)
+    return comparison_snapshot(request=request)

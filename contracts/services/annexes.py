@@ -15,15 +15,13 @@ from django.utils import timezone
 from bids.models import CapacityRequest
 from contracts.annex.present import document_for
 from contracts.annex.render import render_html, render_pdf, snapshot_sha256
-from contracts.annex.snapshot import comparison_snapshot, contract_snapshot
+from contracts.annex.snapshot import snapshot_for
 from contracts.models_annex import Annex, AnnexJob, AnnexJobStatus, AnnexKind
 
 
 def annex_snapshot(*, request: CapacityRequest, kind: str) -> dict:
     try:
-        if kind == AnnexKind.CONTRACT:
-            return contract_snapshot(request=request)
-        return comparison_snapshot(request=request)
+        return snapshot_for(request=request, kind=kind)
     except ValueError as exc:
         raise ValidationError(str(exc)) from exc
 
