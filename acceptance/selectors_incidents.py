@@ -13,7 +13,6 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Q
 from django.http import Http404
 
-from acceptance import failures
 from acceptance.models import (
     Acknowledgement,
     FailedRun,
@@ -25,6 +24,7 @@ from acceptance.models import (
 from acceptance.models.incidents import IncidentEvidenceKind
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
+from incidents import failures
 
 TIMELINE_PAGE = 50
 

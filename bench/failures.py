@@ -27,8 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acceptance.failures.model import SourceFile
-from acceptance.failures.synthetic import Scenario, cascade, flight_recorder
+from incidents.failures.model import SourceFile
+from incidents.failures.synthetic import Scenario, cascade, flight_recorder
 
 _LINE_BYTES = 112  # one chatter line, measured
 
@@ -45,7 +45,7 @@ def _write(files: list[SourceFile], root: Path) -> int:
 
 def _child(root: str, year: int | None) -> None:
     """Runs in a fresh interpreter so the RSS is the analysis's own."""
-    from acceptance.failures import analyse, read_paths
+    from incidents.failures import analyse, read_paths
 
     start = time.perf_counter()
     sources = read_paths([root])

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "bids",
     "acceptance",
+    "incidents",
     "contracts",
     "questionnaire",
     "api",

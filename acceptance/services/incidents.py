@@ -1,5 +1,5 @@
 """Failed-run uploads and their analysis, and the incident record: open, clocks, evidence,
-sign-offs, close. Keyword-only writes; the analysis itself is `acceptance.failures`."""
+sign-offs, close. Keyword-only writes; the analysis itself is `incidents.failures`."""
 
 from __future__ import annotations
 
@@ -16,10 +16,7 @@ from django.db import transaction
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
-from acceptance import failures
 from acceptance.checks import load_spec
-from acceptance.failures import checkpoints as ckpt
-from acceptance.failures import window as win
 from acceptance.models import (
     ChecklistSignoff,
     FailedRun,
@@ -40,6 +37,9 @@ from acceptance.selectors_incidents import (
     terms_for,
 )
 from bids.services.errors import ServiceError
+from incidents import failures
+from incidents.failures import checkpoints as ckpt
+from incidents.failures import window as win
 
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from acceptance.failures import cli
+from incidents.failures import cli
 
 
 class Command(BaseCommand):

@@ -15,7 +15,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from acceptance import burnin_report
-from acceptance.failures.synthetic import Scenario, cascade
 from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.models import (
     Acceptance,
@@ -32,6 +31,7 @@ from acceptance.services.fixtures import fixture_from_template
 from bids.services import request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
+from incidents.failures.synthetic import Scenario, cascade
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "failures"
 RECOVERY = DATA / "recovery"

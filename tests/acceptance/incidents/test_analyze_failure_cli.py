@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acceptance.failures.synthetic import Scenario, cascade
+from incidents.failures.synthetic import Scenario, cascade
 from tests.acceptance.incidents.helpers import tar_bytes
 
 ROOT = Path(__file__).resolve().parents[3]

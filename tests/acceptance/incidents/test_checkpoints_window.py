@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from acceptance.failures import (
+from incidents.failures import (
     FailureInputError,
     assess_checkpoints,
     incident_window,

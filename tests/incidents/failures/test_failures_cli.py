@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from acceptance.failures.synthetic import Scenario, cascade, flight_recorder
+from incidents.failures.synthetic import Scenario, cascade, flight_recorder
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acceptance.failures import DumpError, UnsafePickle, load_dump, restricted_loads
-from acceptance.failures.unpickle import rank_from_name
+from incidents.failures import DumpError, UnsafePickle, load_dump, restricted_loads
+from incidents.failures.unpickle import rank_from_name
 
 
 class _Boom:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from acceptance.failures import SourceFile, analyse, parse_rank_map
-from acceptance.failures.synthetic import Scenario, cascade, flight_recorder
+from incidents.failures import SourceFile, analyse, parse_rank_map
+from incidents.failures.synthetic import Scenario, cascade, flight_recorder
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,7 @@ def test_flight_recorder_agrees_with_the_logs_and_a_malicious_dump_is_reported()
     src += flight_recorder(ranks=16, culprit=9, missing=(9,))
     evil = b"cos\nsystem\n(S'touch /tmp/x'\ntR."
     src = [s for s in src if not s.name.endswith("rank_4")]
-    from acceptance.failures import SourceFile
+    from incidents.failures import SourceFile
 
     src.append(SourceFile("fr/nccl_trace_rank_4", b"\x80\x02" + evil))
     a = analyse(src, year=2024)
@@ -150,7 +150,7 @@ def test_flight_recorder_agrees_with_the_logs_and_a_malicious_dump_is_reported()
 
 
 def test_refused_bundle_members_are_reported() -> None:
-    from acceptance.failures import SourceFile
+    from incidents.failures import SourceFile
 
     a = analyse([SourceFile("../x", refused="path traversal (..)")])
     assert a.refused == [{"name": "../x", "reason": "path traversal (..)"}]
@@ -174,7 +174,7 @@ def test_rank_map_csv_and_json() -> None:
 
 
 def test_bad_rank_maps_raise_rank_map_error() -> None:
-    from acceptance.failures import RankMapError
+    from incidents.failures import RankMapError
 
     for bad in (b"rank,node\nx,node-1\n", b'{"0": 5}', b"[1, 2", b"rank,node\n"):
         with pytest.raises(RankMapError):

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from acceptance.failures import BundleError, BundleLimits, BundleTooLarge, read_bundle, read_paths
-from acceptance.failures.synthetic import Scenario, cascade
+from incidents.failures import BundleError, BundleLimits, BundleTooLarge, read_bundle, read_paths
+from incidents.failures.synthetic import Scenario, cascade
 
 
 def _tar(members: list[tarfile.TarInfo | tuple[str, bytes]], mode: str = "w:gz") -> bytes:

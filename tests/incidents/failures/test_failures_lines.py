@@ -8,10 +8,10 @@ from failures_helpers import events_of, kinds, one
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acceptance.failures import normalise_text
-from acceptance.failures.lines import pci_key
-from acceptance.failures.normalise import split_prefixes
-from acceptance.failures.timestamps import parse_line_time
+from incidents.failures import normalise_text
+from incidents.failures.lines import pci_key
+from incidents.failures.normalise import split_prefixes
+from incidents.failures.timestamps import parse_line_time
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acceptance.failures import Event, normalise_text
+from incidents.failures import Event, normalise_text
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "failures"
 

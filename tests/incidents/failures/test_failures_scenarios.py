@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from acceptance.failures import analyse
-from acceptance.failures.model import SourceFile
-from acceptance.failures.synthetic import Scenario, cascade, flight_recorder
+from incidents.failures import analyse
+from incidents.failures.model import SourceFile
+from incidents.failures.synthetic import Scenario, cascade, flight_recorder
 
 Bundle = Callable[[], list[SourceFile]]
 

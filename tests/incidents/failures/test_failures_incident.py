@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from acceptance.failures import (
+from incidents.failures import (
     IncidentTermsError,
     analyse,
     clock_status,
@@ -15,7 +15,7 @@ from acceptance.failures import (
     propose_severity,
     recovery_checklist,
 )
-from acceptance.failures.synthetic import Scenario, cascade
+from incidents.failures.synthetic import Scenario, cascade
 
 CLOCKS = {
     "S1": {"response_minutes": 15, "restore_minutes": 240},
