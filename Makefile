@@ -24,6 +24,8 @@ run: install
 lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/deptry .
 
 typecheck: install
 	$(VENV)/bin/mypy .

@@ -1,6 +1,17 @@
 from django.contrib import admin
 
-from acceptance.models import Acknowledgement, Fixture, FixtureVersion
+from acceptance.models import (
+    Acceptance,
+    Acknowledgement,
+    Baseline,
+    BurnInRun,
+    Check,
+    Evidence,
+    Fixture,
+    FixtureVersion,
+    Reservation,
+)
+from core.admin_tools import RecordAdmin
 
 
 class FixtureVersionInline(admin.TabularInline):
@@ -35,20 +46,6 @@ class AcknowledgementAdmin(admin.ModelAdmin):
 
 
 # Written by the product; read-only here so nothing certified can be edited by hand.
-from acceptance.models import (  # noqa: E402
-    Acceptance,
-    Baseline,
-    BurnInRun,
-    Check,
-    ChecklistSignoff,
-    Evidence,
-    FailedRun,
-    FailedRunFile,
-    Incident,
-    IncidentEvidence,
-    Reservation,
-)
-from config.admin_tools import RecordAdmin  # noqa: E402
 
 
 @admin.register(FixtureVersion)
@@ -96,30 +93,3 @@ class AcceptanceAdmin(RecordAdmin):
 class BaselineAdmin(RecordAdmin):
     list_display = ["reservation", "run", "created_at"]
     list_select_related = ["reservation__request", "run"]
-
-
-@admin.register(FailedRun)
-class FailedRunAdmin(RecordAdmin):
-    list_display = ["pk", "reservation", "state"]
-    list_select_related = ["reservation__request"]
-
-
-@admin.register(FailedRunFile)
-class FailedRunFileAdmin(RecordAdmin):
-    list_display = ["pk", "failed_run"]
-
-
-@admin.register(Incident)
-class IncidentAdmin(RecordAdmin):
-    list_display = ["pk", "reservation", "severity"]
-    list_select_related = ["reservation__request"]
-
-
-@admin.register(IncidentEvidence)
-class IncidentEvidenceAdmin(RecordAdmin):
-    list_display = ["pk", "incident"]
-
-
-@admin.register(ChecklistSignoff)
-class ChecklistSignoffAdmin(RecordAdmin):
-    list_display = ["pk", "incident"]

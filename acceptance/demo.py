@@ -6,8 +6,9 @@ from django.db import transaction
 
 from acceptance.models import Acknowledgement, AckStatus, Fixture, FixtureVersion
 from acceptance.services import acknowledgement_submit, fixture_from_template
-from bids.models import Bid, CapacityRequest, Membership
+from bids.models import Bid, CapacityRequest
 from contracts.demo import seed_terms_demo
+from orgs.models import Membership
 
 PREMIUM_PROVIDER = "Aurora GPU Cloud"
 CHEAP_PROVIDER = "Northwind Compute"

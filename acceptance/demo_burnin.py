@@ -1,7 +1,7 @@
 """Demo data for the burn-in pages: a second, already-closed request awarded to Aurora, with a
 reservation pending acceptance and a first, incomplete burn-in upload whose gate blocks.
 
-Run after `bids.demo.seed_demo()` (it needs the demo organisations); running it twice changes
+Run after `demo.seed.seed_demo()` (it needs the demo organisations); running it twice changes
 nothing. The main demo request stays open so the comparison page keeps its bids.
 """
 
@@ -21,9 +21,10 @@ from acceptance.services.award import request_award
 from acceptance.services.burnin import run_create
 from acceptance.services.fixtures import fixture_from_template
 from bids import services
-from bids.models import Bid, CapacityRequest, Organization
+from bids.models import Bid, CapacityRequest
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
+from orgs.models import Organization
 
 DEMO_TITLE = "16 × H200 burn-in demo (awarded)"
 

@@ -39,7 +39,3 @@ def recheck_run(run_id: int) -> str:
         run_mark_error(run_id=run_id, error=exc)
         raise
     return run.checks_state
-
-
-# The worker imports this module; the incident tasks live in their own.
-from acceptance.tasks_incidents import analyse_failed_run  # noqa: E402, F401

@@ -11,7 +11,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 from api.models import IdempotentResponse  # noqa: E402
-from config.admin_tools import RecordAdmin  # noqa: E402
+from core.admin_tools import RecordAdmin  # noqa: E402
 
 
 @admin.register(IdempotentResponse)

@@ -11,20 +11,18 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 
-from acceptance.models import (
-    Evidence,
-    EvidenceState,
+from acceptance.models import Evidence, EvidenceState, Reservation, ReservationStatus
+from bids.choices import BidStatus, GpuModel, RequestStatus
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation
+from incidents.models import (
     FailedRun,
     FailedRunState,
     Incident,
     IncidentEvidence,
     IncidentEvidenceKind,
-    Reservation,
-    ReservationStatus,
     Severity,
 )
-from bids.choices import BidStatus, GpuModel, RequestStatus
-from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
+from orgs.models import Organization
 
 
 class Pagination(PageNumberPagination):

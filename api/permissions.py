@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.http import Http404
 from rest_framework.request import Request
 
-from bids.choices import OrgKind
-from bids.models import Membership, Organization
+from orgs.choices import OrgKind
+from orgs.models import Membership, Organization
 
 ORG_HEADER = "X-Clusterbid-Org"
 _CACHE = "_clusterbid_api_org"

@@ -6,7 +6,8 @@ from collections.abc import Iterable
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from acceptance.models import BurnInRun, FailedRun, Incident, IncidentEvidence, Reservation
+from acceptance.models import BurnInRun, Reservation
+from incidents.models import FailedRun, Incident, IncidentEvidence
 
 
 def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:

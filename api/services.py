@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from api.models import PREFIX_LENGTH, ApiToken, token_digest
-from bids.services.errors import ServiceError
+from core.errors import ServiceError
 
 # Writing last_used_at on every request would make each API call a write; once a minute is enough.
 LAST_USED_RESOLUTION = timedelta(minutes=1)

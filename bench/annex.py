@@ -57,12 +57,12 @@ def _large_snapshot() -> dict:
     from acceptance.fixtures import DEFAULT_TEMPLATE
     from acceptance.services.award import request_award
     from acceptance.services.fixtures import fixture_from_template
-    from bids.demo import seed_demo
+    from annexes.document.snapshot import contract_snapshot
     from bids.models import Bid, CapacityRequest
     from bids.services import request_close
-    from contracts.annex.snapshot import contract_snapshot
     from contracts.defaults import DEFAULT_TERMS_TEMPLATE
     from contracts.services.terms import terms_create
+    from demo.seed import seed_demo
 
     seed_demo()
     request = CapacityRequest.objects.get()
@@ -130,9 +130,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         _setup(workdir)
-        from contracts.annex.present import document_for
-        from contracts.annex.render import render_html, render_pdf, snapshot_sha256
-        from contracts.services.annexes import pdf_page_count
+        from annexes.document.present import document_for
+        from annexes.document.render import render_html, render_pdf, snapshot_sha256
+        from annexes.services import pdf_page_count
 
         snap = _large_snapshot()
         html = render_html(document_for(snap, sha256=snapshot_sha256(snap), version=1))

@@ -38,16 +38,11 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bids.choices import BidStatus, OrgKind  # noqa: E402
-from bids.models import (  # noqa: E402
-    Bid,
-    BidRevision,
-    CapacityRequest,
-    Invitation,
-    Membership,
-    Organization,
-)
-from bids.services.scoring import request_score  # noqa: E402
+from bids.choices import BidStatus  # noqa: E402
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation  # noqa: E402
+from evaluation.services import request_score  # noqa: E402
+from orgs.choices import OrgKind  # noqa: E402
+from orgs.models import Membership, Organization  # noqa: E402
 
 
 def make_request() -> tuple[CapacityRequest, Any]:
@@ -132,7 +127,7 @@ def main() -> None:
     req, user = make_request()
     client = Client()
     client.force_login(user)
-    url = reverse("bids:request-compare", args=[req.pk])
+    url = reverse("evaluation:request-compare", args=[req.pk])
 
     add_bids(req, 0, 2)
     request_score(request=req)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bids.scoring import BidOffer, Weights, score_bids
-from bids.scoring.demo import demo_bids, demo_request
+from evaluation.scoring import BidOffer, Weights, score_bids
+from evaluation.scoring.demo import demo_bids, demo_request
 
 
 def make_bids(count: int, seed: int = 1) -> list[BidOffer]:

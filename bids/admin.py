@@ -3,40 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from bids.models import (
-    Bid,
-    BidRevision,
-    BidScore,
-    CapacityRequest,
-    Invitation,
-    Membership,
-    Organization,
-    ScoringRun,
-    SentNotification,
-)
-
-
-class MembershipInline(admin.TabularInline):
-    model = Membership
-    extra = 0
-    autocomplete_fields = ["user"]
-
-
-@admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "slug", "created_at"]
-    list_filter = ["kind"]
-    search_fields = ["name", "slug"]
-    prepopulated_fields = {"slug": ["name"]}
-    inlines = [MembershipInline]
-
-
-@admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "organization", "role"]
-    list_filter = ["role", "organization__kind"]
-    list_select_related = ["user", "organization"]
-    autocomplete_fields = ["user", "organization"]
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation, SentNotification
 
 
 class InvitationInline(admin.TabularInline):
@@ -102,30 +69,3 @@ class BidRevisionAdmin(admin.ModelAdmin):
 class SentNotificationAdmin(admin.ModelAdmin):
     list_display = ["key", "sent_at"]
     readonly_fields = ["key", "recipients", "sent_at"]
-
-
-@admin.register(ScoringRun)
-class ScoringRunAdmin(admin.ModelAdmin):
-    """Read-only record of what was scored; re-score from the comparison page."""
-
-    list_display = ["request", "status", "stale", "bid_count", "attempts", "finished_at"]
-    list_filter = ["status", "stale"]
-    list_select_related = ["request"]
-    exclude = ["result"]
-    readonly_fields = [
-        f.name for f in ScoringRun._meta.get_fields() if f.concrete and f.name != "result"
-    ]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-
-@admin.register(BidScore)
-class BidScoreAdmin(admin.ModelAdmin):
-    list_display = ["label", "run", "revision", "qualified", "rank", "total"]
-    list_filter = ["qualified"]
-    list_select_related = ["run__request", "revision__bid__provider"]
-    readonly_fields = [f.name for f in BidScore._meta.get_fields() if f.concrete]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False

@@ -3,16 +3,6 @@
 from django.db import models
 
 
-class OrgKind(models.TextChoices):
-    BUYER = "buyer", "Buyer"
-    PROVIDER = "provider", "Provider"
-
-
-class MemberRole(models.TextChoices):
-    ADMIN = "admin", "Administrator"
-    MEMBER = "member", "Member"
-
-
 class GpuModel(models.TextChoices):
     H100 = "H100", "NVIDIA H100 80GB SXM"
     H200 = "H200", "NVIDIA H200 141GB SXM"

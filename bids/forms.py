@@ -6,9 +6,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from bids.choices import Region
-from bids.models import Bid, BidTerms, CapacityRequest, Organization
+from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from orgs.models import Organization
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from bids.choices import BidStatus, OrgKind, RequestStatus
-from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization
+from bids.choices import BidStatus, RequestStatus
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
+from orgs.choices import OrgKind
+from orgs.models import Organization
 
 
 def request_list_for_buyer(*, org: Organization) -> QuerySet[CapacityRequest]:

@@ -11,9 +11,3 @@ def notify_bid_revision(revision_id: int) -> str:
     )
     notice = notification_bid_revision(revision=revision)
     return "sent" if notice else "already sent"
-
-
-# Registered here so the worker's autodiscovery (which imports `bids.tasks`) finds it.
-from bids.tasks_scoring import score_request  # noqa: E402
-
-__all__ = ["notify_bid_revision", "score_request"]

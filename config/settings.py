@@ -36,11 +36,17 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # Our apps, bottom layer first (import-linter holds them to it: see .importlinter).
+    "core",
+    "orgs",
     "bids",
+    "questionnaire",
+    "contracts",
     "acceptance",
     "incidents",
-    "contracts",
-    "questionnaire",
+    "evaluation",
+    "annexes",
+    "demo",
     "api",
 ]
 
@@ -53,7 +59,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "bids.middleware.ActiveOrganizationMiddleware",
+    "orgs.middleware.ActiveOrganizationMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -69,7 +75,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "bids.context_processors.organizations",
+                "orgs.context_processors.organizations",
             ],
         },
     },

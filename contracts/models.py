@@ -192,6 +192,3 @@ class HandoffTermsRevision(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise FrozenTermsRevisionError(f"Terms revision {self.number} cannot be deleted.")
-
-
-from contracts.models_annex import Annex, AnnexJob, AnnexJobStatus, AnnexKind  # noqa: E402, F401

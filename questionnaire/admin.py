@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from config.admin_tools import RecordAdmin
+from core.admin_tools import RecordAdmin
 from questionnaire.models import BidQuestionnaire, Question, QuestionSet
 
 

@@ -11,9 +11,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors as bid_selectors
-from bids.choices import OrgKind, RequestStatus
+from bids.choices import RequestStatus
 from bids.services import bid_submit
-from bids.views.common import active_org, errors_into_form, flash_errors, org_required, user_of
+from core.web import errors_into_form, flash_errors
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 from questionnaire import selectors, services
 from questionnaire.defaults import CLOCKS, SEVERITIES, SEVERITY_LABELS
 from questionnaire.forms import (

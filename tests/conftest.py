@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from bids.choices import OrgKind
-from bids.models import Bid, CapacityRequest, Organization
+from bids.models import Bid, CapacityRequest
 from bids.services import bid_submit
 from config.celery import app as celery_app
+from orgs.choices import OrgKind
+from orgs.models import Organization
 from tests.factories import (
     PASSWORD,
     BidFactory,

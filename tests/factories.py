@@ -9,8 +9,10 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from bids.choices import BidStatus, MemberRole, OrgKind, RequestStatus
-from bids.models import Bid, CapacityRequest, Invitation, Membership, Organization
+from bids.choices import BidStatus, RequestStatus
+from bids.models import Bid, CapacityRequest, Invitation
+from orgs.choices import MemberRole, OrgKind
+from orgs.models import Membership, Organization
 
 PASSWORD = "test-pass-123"
 

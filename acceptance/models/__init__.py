@@ -1,4 +1,4 @@
-"""Acceptance models. Fixtures and acknowledgements here; burn-in models join in their modules."""
+"""Acceptance models: fixtures and acknowledgements, reservations and their burn-in runs."""
 
 from acceptance.models.burnin import (
     Acceptance,
@@ -19,16 +19,6 @@ from acceptance.models.fixtures import (
     FixtureVersion,
     FrozenFixtureVersionError,
 )
-from acceptance.models.incidents import (
-    ChecklistSignoff,
-    FailedRun,
-    FailedRunFile,
-    FailedRunState,
-    Incident,
-    IncidentEvidence,
-    IncidentEvidenceKind,
-    Severity,
-)
 
 __all__ = [
     "Acceptance",
@@ -37,21 +27,13 @@ __all__ = [
     "Baseline",
     "BurnInRun",
     "Check",
-    "ChecklistSignoff",
     "ChecksState",
     "DecisionKind",
     "Evidence",
     "EvidenceState",
-    "FailedRun",
-    "FailedRunFile",
-    "FailedRunState",
     "Fixture",
     "FixtureVersion",
     "FrozenFixtureVersionError",
-    "Incident",
-    "IncidentEvidence",
-    "IncidentEvidenceKind",
     "Reservation",
     "ReservationStatus",
-    "Severity",
 ]

@@ -10,11 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance.models import Acknowledgement, AckStatus, Fixture, FixtureVersion
-from acceptance.selectors import exception_field_choices
+from acceptance.selectors.fixtures import exception_field_choices
 from bids.choices import RequestStatus
 from bids.models import Bid
-from bids.services import ServiceError
+from bids.signals import scoring_inputs_changed_on_commit
 from contracts.models import HandoffTerms, HandoffTermsRevision
+from core.errors import ServiceError
 
 MAX_EXCEPTIONS = 20
 
@@ -141,8 +142,6 @@ def acknowledgement_submit(
         provider_owner_contact=owner_contact,
         by=user,
     )
-    from bids.services.scoring import scoring_queue
-
     # The acceptance-terms criterion reads the acknowledgement: re-score once it is committed.
-    transaction.on_commit(lambda: scoring_queue(request=req))
+    scoring_inputs_changed_on_commit(request=req)
     return ack

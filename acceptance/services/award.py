@@ -20,9 +20,9 @@ from acceptance.models import (
     Reservation,
     ReservationStatus,
 )
-from bids.choices import BidStatus, RequestStatus
 from bids.models import Bid, CapacityRequest
-from bids.services.errors import ServiceError
+from bids.services.award import award_refusal, bid_award
+from core.errors import ServiceError
 
 
 def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
@@ -41,48 +41,21 @@ def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
     return FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
 
 
-def award_blocker(*, request: CapacityRequest) -> str | None:
-    """Why the request cannot be awarded now (None when it can)."""
-    if request.bids_hidden_from_buyer and request.status in (
-        RequestStatus.OPEN,
-        RequestStatus.CLOSED,
-    ):
-        return "The request is sealed until its deadline; bids cannot be awarded before then."
-    if request.status == RequestStatus.CLOSED:
-        return None
-    if request.status == RequestStatus.OPEN:
-        if request.deadline_passed:
-            return None
-        return "Bidding is still open: close it or wait for the deadline before awarding."
-    return f"A request that is {request.get_status_display().lower()} cannot be awarded."
-
-
 @transaction.atomic
 def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservation:
     """The bid wins, every other submitted bid loses, and a reservation awaits acceptance."""
     request = CapacityRequest.objects.select_for_update().get(pk=request.pk)
-    blocker = award_blocker(request=request)
-    if blocker:
-        raise ServiceError(blocker)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
-    if bid.request_id != request.pk:
-        raise ServiceError("That bid belongs to another request.")
-    if bid.status != BidStatus.SUBMITTED or bid.latest_revision_number == 0:
-        raise ServiceError(f"The bid from {bid.provider.name} is not a submitted bid.")
+    refusal = award_refusal(request=request, bid=bid)
+    if refusal:
+        raise ServiceError(refusal)
     version = awarded_fixture_version(bid=bid)
     if version is None:
         raise ServiceError(
             "Attach an acceptance fixture before awarding: the burn-in gate checks the "
             "evidence against it."
         )
-    revision = bid.revisions.get(number=bid.latest_revision_number)
-    request.status = RequestStatus.AWARDED
-    request.save(update_fields=["status", "updated_at"])
-    bid.status = BidStatus.AWARDED
-    bid.save(update_fields=["status", "updated_at"])
-    request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED).update(
-        status=BidStatus.LOST, updated_at=timezone.now()
-    )
+    revision = bid_award(request=request, bid=bid)
     return Reservation.objects.create(
         request=request, bid=bid, bid_revision=revision, fixture_version=version, awarded_by=user
     )
@@ -196,7 +169,6 @@ def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> 
 
 
 __all__ = [
-    "award_blocker",
     "awarded_fixture_version",
     "request_award",
     "reservation_accept",

@@ -31,7 +31,7 @@ from acceptance.models import (
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.parsers import KINDS, to_json
-from bids.services.errors import ServiceError
+from core.errors import ServiceError
 
 NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
 WHOLE_ALLOCATION_WORDS = {"", "all", "whole", WHOLE_ALLOCATION, "whole-allocation", "allocation"}

@@ -23,8 +23,8 @@ from acceptance.fixtures.thresholds import sku_profile
 from acceptance.fixtures.validation import container_image_problem
 from acceptance.models import Fixture, FixtureVersion
 from bids.models import CapacityRequest
-from bids.services import ServiceError
 from bids.services.requests import EDITABLE_STATUSES
+from core.errors import ServiceError
 
 REASON_REQUIRED = "Give a reason for changing this threshold; it is recorded with the override."
 _MISSING = object()

@@ -1,4 +1,5 @@
-"""Panels the bids pages include: fixture and terms on a request, acknowledgement on a bid."""
+"""Panels other pages include: fixture and terms on a request, acknowledgement on a bid, and
+the incident owners providers named when acknowledging (on the terms page)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from typing import Any
 
 from django import template
 
-from acceptance import selectors
+from acceptance.selectors import fixtures as selectors
 from bids import selectors as bid_selectors
-from bids.models import Bid, CapacityRequest, Organization
+from bids.models import Bid, CapacityRequest
 from contracts import selectors as terms_selectors
+from orgs.models import Organization
 
 register = template.Library()
 
@@ -44,3 +46,8 @@ def bid_ack_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
         "has_fixture": selectors.fixture_for_request(request=bid.request) is not None,
         "has_terms": terms_selectors.terms_for_request(request=bid.request) is not None,
     }
+
+
+@register.inclusion_tag("acceptance/_provider_owners.html")
+def provider_owners(req: CapacityRequest, terms: Any, org: Organization | None) -> dict[str, Any]:
+    return {"terms": terms, "owners": selectors.provider_owners(request=req, org=org)}

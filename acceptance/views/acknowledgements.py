@@ -5,12 +5,14 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from acceptance import selectors, services
-from acceptance.forms import AcknowledgementForm, ExceptionFormSet
+from acceptance import services
+from acceptance.forms.fixtures import AcknowledgementForm, ExceptionFormSet
+from acceptance.selectors import fixtures as selectors
 from bids import selectors as bid_selectors
-from bids.choices import OrgKind
-from bids.views.common import active_org, errors_into_form, org_required, user_of
 from contracts import selectors as terms_selectors
+from core.web import errors_into_form
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 
 
 @org_required(OrgKind.PROVIDER)

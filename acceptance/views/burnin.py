@@ -13,14 +13,15 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from acceptance import selectors_burnin as sel
-from acceptance.forms_burnin import AcceptForm, EvidenceUploadForm, RejectForm, RunCreateForm
+from acceptance.forms.burnin import AcceptForm, EvidenceUploadForm, RejectForm, RunCreateForm
 from acceptance.models import BurnInRun, Reservation
+from acceptance.selectors import burnin as sel
 from acceptance.services import award as award_services
 from acceptance.services import burnin as services
 from bids import selectors as bid_selectors
-from bids.choices import OrgKind
-from bids.views.common import active_org, errors_into_form, flash_errors, org_required, user_of
+from core.web import errors_into_form, flash_errors
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 
 
 def _org_ids(request: HttpRequest) -> list[int]:

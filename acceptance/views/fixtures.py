@@ -7,15 +7,17 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from acceptance import selectors, services
+from acceptance import services
 from acceptance.bundle import build_bundle
 from acceptance.fixtures import templates
-from acceptance.forms import FixtureForm, FixtureTemplateForm
+from acceptance.forms.fixtures import FixtureForm, FixtureTemplateForm
 from acceptance.models import Fixture, FixtureVersion
+from acceptance.selectors import fixtures as selectors
 from bids import selectors as bid_selectors
-from bids.choices import OrgKind
 from bids.models import CapacityRequest
-from bids.views.common import active_org, errors_into_form, org_required, user_of
+from core.web import errors_into_form
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 
 
 def _fixture_or_404(req: CapacityRequest) -> Fixture:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 from rest_framework import serializers
 
-from contracts.models_annex import Annex, AnnexJob, AnnexKind
+from annexes.models import Annex, AnnexJob, AnnexKind
 
 
 class AnnexSerializer(serializers.ModelSerializer[Annex]):

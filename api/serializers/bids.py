@@ -9,7 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bids.forms import BID_FIELDSETS
-from bids.models import Bid, BidRevision, BidScore
+from bids.models import Bid, BidRevision
+from evaluation.models import BidScore
 
 BID_TERM_FIELDS = [name for _, names in BID_FIELDSETS for name in names]
 ANSWERS_HELP = (

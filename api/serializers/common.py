@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from bids.models import Organization
+from orgs.models import Organization
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from bids.comparison import Comparison
+from evaluation.comparison import Comparison
 
 
 class ExplainSerializer(serializers.Serializer):

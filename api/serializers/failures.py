@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from acceptance.models import FailedRun, FailedRunFile
+from incidents.models import FailedRun, FailedRunFile
 
 
 class FailedRunFileSerializer(serializers.ModelSerializer[FailedRunFile]):

@@ -9,9 +9,9 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from acceptance import selectors_incidents as sel
-from acceptance.models import ChecklistSignoff, Incident, IncidentEvidence, IncidentEvidenceKind
-from acceptance.models import Severity as SeverityChoice
+from incidents import selectors as sel
+from incidents.models import ChecklistSignoff, Incident, IncidentEvidence, IncidentEvidenceKind
+from incidents.models import Severity as SeverityChoice
 
 
 def _username(field: str) -> serializers.CharField:

@@ -11,12 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annexes import selectors as selectors_annex
+from annexes.models import Annex
+from annexes.services import annex_request
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org
 from api.serializers.annexes import AnnexJobSerializer, AnnexRequestSerializer, AnnexSerializer
-from contracts import selectors_annex
-from contracts.models_annex import Annex
-from contracts.services.annexes import annex_request
 
 
 class AnnexListView(generics.ListAPIView[Annex]):

@@ -20,8 +20,9 @@ from api.serializers.bids import BuyerBidSerializer
 from api.serializers.comparison import ComparisonSerializer, comparison_data
 from api.serializers.reservations import AwardSerializer, ReservationSerializer
 from api.views.requests import request_for_buyer
-from bids import comparison, selectors
+from bids import selectors
 from bids.models import Bid, BidRevision
+from evaluation import comparison
 
 
 class RequestBidListView(generics.ListAPIView[Bid]):

@@ -13,8 +13,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance import selectors_burnin as sel
 from acceptance.models import BurnInRun, Evidence
+from acceptance.selectors import burnin as sel
 from acceptance.services import burnin as services
 from api.errors import FIELD_PROBLEMS, error_body
 from api.filters import EVIDENCE_ORDERING, EvidenceFilter

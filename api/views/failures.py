@@ -11,10 +11,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance import selectors_burnin as sel
-from acceptance import selectors_incidents as incident_selectors
-from acceptance.models import FailedRun
-from acceptance.services import incidents as services
+from acceptance.selectors import burnin as sel
 from api import selectors as api_selectors
 from api.errors import FIELD_PROBLEMS, error_body, fields_renamed
 from api.filters import FAILED_RUN_ORDERING, FailedRunFilter
@@ -25,6 +22,9 @@ from api.serializers.failures import (
     FailedRunSerializer,
     FailedRunUploadSerializer,
 )
+from incidents import selectors as incident_selectors
+from incidents import services
+from incidents.models import FailedRun
 
 
 class FailedRunUploadView(generics.GenericAPIView[FailedRun]):

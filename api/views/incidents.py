@@ -14,10 +14,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance import selectors_burnin as reservation_selectors
-from acceptance import selectors_incidents as sel
-from acceptance.models import ChecklistSignoff, Incident, IncidentEvidence
-from acceptance.services import incidents as services
+from acceptance.selectors import burnin as reservation_selectors
 from api import selectors as api_selectors
 from api.filters import (
     INCIDENT_EVIDENCE_ORDERING,
@@ -38,6 +35,9 @@ from api.serializers.incidents import (
     SignoffSerializer,
     SignoffWriteSerializer,
 )
+from incidents import selectors as sel
+from incidents import services
+from incidents.models import ChecklistSignoff, Incident, IncidentEvidence
 
 
 def _org_ids(request: Request) -> list[int]:

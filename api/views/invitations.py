@@ -21,8 +21,9 @@ from api.serializers.common import OrganizationSerializer
 from api.serializers.requests import InvitationSerializer, InviteSerializer
 from api.views.requests import request_for_buyer
 from bids import selectors, services
-from bids.choices import OrgKind
-from bids.models import Invitation, Organization
+from bids.models import Invitation
+from orgs.choices import OrgKind
+from orgs.models import Organization
 
 
 class InvitationListView(generics.ListAPIView[Invitation]):

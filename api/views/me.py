@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from api.permissions import api_org, api_user
 from api.serializers.common import MeSerializer
-from bids.models import Organization
+from orgs.models import Organization
 
 
 class MeView(APIView):

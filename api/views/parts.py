@@ -14,10 +14,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from acceptance import selectors as fixture_selectors
 from acceptance import services as fixture_services
 from acceptance.bundle import build_bundle
 from acceptance.models import Fixture
+from acceptance.selectors import fixtures as fixture_selectors
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user
 from api.serializers.parts import (
@@ -31,9 +31,9 @@ from api.serializers.parts import (
 from api.serializers.requests import WeightsSerializer
 from api.views.requests import request_for_buyer, request_for_org
 from bids.models import CapacityRequest
-from bids.services.scoring import request_set_weights
 from contracts import selectors as terms_selectors
 from contracts import services as terms_services
+from evaluation.services import request_set_weights
 from questionnaire import services as questionnaire_services
 from questionnaire.selectors import current_question_set
 

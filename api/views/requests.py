@@ -10,7 +10,7 @@ from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance import selectors as fixture_selectors
+from acceptance.selectors import fixtures as fixture_selectors
 from api.filters import REQUEST_ORDERING, RequestFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, buyer_org, org_of_kind
@@ -20,9 +20,9 @@ from api.serializers.requests import (
     RequestWriteSerializer,
 )
 from bids import selectors, services
-from bids.choices import OrgKind
 from bids.models import CapacityRequest
 from contracts import selectors as terms_selectors
+from orgs.choices import OrgKind
 from questionnaire.selectors import current_question_set
 
 

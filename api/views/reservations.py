@@ -9,8 +9,8 @@ from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance import selectors_burnin as sel
 from acceptance.models import Acceptance, BurnInRun, Reservation
+from acceptance.selectors import burnin as sel
 from acceptance.services import award as award_services
 from acceptance.services import burnin as burnin_services
 from api import selectors as api_selectors

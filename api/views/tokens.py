@@ -12,7 +12,8 @@ from django.views.decorators.http import require_POST
 from api import services
 from api.forms import TokenCreateForm
 from api.models import ApiToken
-from bids.views.common import errors_into_form, user_of
+from core.web import errors_into_form
+from orgs.access import user_of
 
 # The secret waits in the session between the POST and the page that shows it, so that a
 # reload shows the list instead of offering to resubmit the form and mint a second token.

@@ -18,8 +18,8 @@ from bids.choices import (
     SiteReadiness,
     SparesLocation,
 )
-from bids.models.orgs import Organization
 from bids.models.requests import CapacityRequest
+from orgs.models import Organization
 
 
 class BidTerms(models.Model):

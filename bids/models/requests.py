@@ -8,11 +8,11 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from bids.choices import Fabric, GpuModel, IsolationClass, Region, RequestStatus, Scheduler
-from bids.models.orgs import Organization
+from orgs.models import Organization
 
 
 def default_weights() -> dict[str, int]:
-    # Mirrors bids.scoring.Weights defaults; kept literal so migrations stay stable.
+    # Mirrors evaluation.scoring.Weights defaults; kept literal so migrations stay stable.
     return {
         "effective_cost": 40,
         "fabric_placement": 20,

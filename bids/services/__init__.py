@@ -1,7 +1,6 @@
 """Writes. Each function is keyword-only, typed, and holds the rule it enforces."""
 
 from bids.services.bids import bid_save_draft, bid_start, bid_submit, bid_withdraw
-from bids.services.errors import ServiceError
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -11,6 +10,7 @@ from bids.services.requests import (
     request_uninvite,
     request_update,
 )
+from core.errors import ServiceError
 
 __all__ = [
     "ServiceError",

@@ -7,10 +7,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from bids.choices import BidStatus, OrgKind, RequestStatus
-from bids.models import Bid, BidRevision, CapacityRequest, Organization
+from bids.choices import BidStatus, RequestStatus
+from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
-from bids.services.errors import ServiceError
+from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
+from bids.tasks import notify_bid_revision
+from core.errors import ServiceError
+from orgs.choices import OrgKind
+from orgs.models import Organization
 
 
 def _require_open_for_bidding(request: CapacityRequest) -> None:
@@ -93,9 +97,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     errors = validate_bid_terms(bid, for_submit=True)
     if errors:
         raise ValidationError(errors)
-    from questionnaire.services import answers_for_submit
-
-    answers = answers_for_submit(bid=bid)
+    frozen = frozen_parts(bid=bid)
 
     number = bid.latest_revision_number + 1
     revision = BidRevision.objects.create(
@@ -103,7 +105,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         number=number,
         submitted_by=user,
         submitted_at=timezone.now(),
-        questionnaire=answers,
+        questionnaire=frozen.get("questionnaire", {}),
         **bid.terms_dict(),
     )
     bid.latest_revision_number = number
@@ -120,11 +122,8 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         ]
     )
 
-    from bids.services.scoring import scoring_queue
-    from bids.tasks import notify_bid_revision
-
     transaction.on_commit(lambda: notify_bid_revision.delay(revision.pk))
-    transaction.on_commit(lambda: scoring_queue(request=bid.request))
+    scoring_inputs_changed_on_commit(request=bid.request)
     return revision
 
 
@@ -136,7 +135,5 @@ def bid_withdraw(*, bid: Bid, user: User) -> Bid:
     bid.status = BidStatus.WITHDRAWN
     bid.withdrawn_at = timezone.now()
     bid.save(update_fields=["status", "withdrawn_at", "updated_at"])
-    from bids.services.scoring import scoring_queue
-
-    transaction.on_commit(lambda: scoring_queue(request=bid.request))
+    scoring_inputs_changed_on_commit(request=bid.request)
     return bid

@@ -8,10 +8,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from bids.choices import OrgKind, RequestStatus
-from bids.models import CapacityRequest, Invitation, Organization
+from bids.choices import RequestStatus
+from bids.models import CapacityRequest, Invitation
 from bids.selectors import request_locked_fields
-from bids.services.errors import ServiceError
+from core.errors import ServiceError
+from orgs.choices import OrgKind
+from orgs.models import Organization
 
 EDITABLE_STATUSES = {RequestStatus.DRAFT, RequestStatus.OPEN}
 

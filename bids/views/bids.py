@@ -7,15 +7,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
-from bids.choices import OrgKind
 from bids.forms import BidForm
-from bids.views.common import (
-    active_org,
-    errors_into_form,
-    flash_errors,
-    org_required,
-    user_of,
-)
+from core.web import errors_into_form, flash_errors
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 
 
 @org_required(OrgKind.PROVIDER)

@@ -8,15 +8,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
-from bids.choices import OrgKind
 from bids.forms import CapacityRequestForm, InviteForm
-from bids.views.common import (
-    active_org,
-    errors_into_form,
-    flash_errors,
-    org_required,
-    user_of,
-)
+from core.web import errors_into_form, flash_errors
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 
 PAGE_SIZE = 25
 

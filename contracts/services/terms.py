@@ -9,11 +9,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from bids.models import CapacityRequest
-from bids.services import ServiceError
 from bids.services.requests import EDITABLE_STATUSES
+from bids.signals import scoring_inputs_changed_on_commit
 from contracts.defaults import terms_template
 from contracts.models import HandoffTerms, HandoffTermsRevision, TermsFields
 from contracts.validation import validate_terms
+from core.errors import ServiceError
 
 
 def _require_editable(request: CapacityRequest) -> None:
@@ -54,11 +55,8 @@ def _freeze(terms: HandoffTerms, user: User) -> HandoffTermsRevision:
         sha256=_snapshot_sha(snapshot),
         created_by=user,
     )
-    from bids.services.scoring import scoring_queue
-
     # The target clocks come from the terms: bids are compared against them when re-scored.
-    request = terms.request
-    transaction.on_commit(lambda: scoring_queue(request=request))
+    scoring_inputs_changed_on_commit(request=terms.request)
     return revision
 
 

@@ -1,20 +1,17 @@
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from acceptance import selectors as ack_selectors
 from bids import selectors as bid_selectors
-from bids.choices import OrgKind
-from bids.models import CapacityRequest, Organization
-from bids.views.common import active_org, errors_into_form, org_required, user_of
 from contracts import selectors, services
 from contracts.defaults import terms_templates
 from contracts.forms import HandoffTermsForm, TermsTemplateForm
+from core.web import errors_into_form
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
 
 
 @org_required()
@@ -27,26 +24,8 @@ def terms_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context.update(
             severities=selectors.severity_rows(terms=terms),
             revisions=selectors.terms_revision_list(terms=terms),
-            provider_owners=_provider_owners(req, org),
         )
     return render(request, "contracts/terms_detail.html", context)
-
-
-def _provider_owners(req: CapacityRequest, org: Organization | None) -> list[tuple[str, Any]]:
-    """(provider, acknowledgement) naming an owner: every visible bid for the buyer, else
-    the provider's own (providers name their owner when they acknowledge)."""
-    if org is None:
-        return []
-    if org.is_buyer:
-        rows = ack_selectors.acknowledgement_rows_for_buyer(request=req)
-    else:
-        bid = bid_selectors.own_bid(request=req, org=org)
-        rows = [(bid, ack_selectors.acknowledgement_state(bid=bid))] if bid else []
-    return [
-        (bid.provider.name, state.ack)
-        for bid, state in rows
-        if state.ack is not None and state.ack.provider_owner_name
-    ]
 
 
 @org_required(OrgKind.BUYER)

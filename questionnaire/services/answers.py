@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from bids.models import Bid
-from bids.services.errors import ServiceError
+from core.errors import ServiceError
 from questionnaire.answer_types import AnswerError, QuestionSpec, clean_answer
 from questionnaire.models import BidQuestionnaire, QuestionSet
 from questionnaire.selectors import (

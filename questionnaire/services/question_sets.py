@@ -12,7 +12,7 @@ from django.db import transaction
 
 from bids.choices import RequestStatus
 from bids.models import BidRevision, CapacityRequest
-from bids.services.errors import ServiceError
+from core.errors import ServiceError
 from questionnaire import defaults
 from questionnaire.answer_types import (
     ANSWER_TYPES,

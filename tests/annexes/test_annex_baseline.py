@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts.annex.baseline import baseline_section
+from annexes.document.baseline import baseline_section
 
 
 def _snapshot() -> dict:
@@ -63,7 +63,7 @@ def test_no_decision_and_no_baseline_means_no_section():
 
 
 def test_twelve_collectives_get_twelve_colours_in_the_order_the_chart_draws_them():
-    from contracts.annex.charts import busbw_chart_svg, chart_legend
+    from annexes.document.charts import busbw_chart_svg, chart_legend
 
     series = {f"c{i:02d}": [(1024.0, float(i)), (2048.0, float(i) + 1)] for i in range(12)}
     legend = chart_legend(series)

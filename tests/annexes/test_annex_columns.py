@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts.annex.columns import BOLD, LINE_PT, PADDING_PT, column_widths, text_width
+from annexes.document.columns import BOLD, LINE_PT, PADDING_PT, column_widths, text_width
 
 
 def _points(share: float) -> float:

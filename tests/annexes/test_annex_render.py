@@ -8,11 +8,11 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from bids.scoring import CRITERIA
-from contracts.annex.render import snapshot_sha256
-from contracts.models_annex import Annex, AnnexJob, AnnexJobStatus, AnnexKind, FrozenAnnexError
-from contracts.services import annexes as service
-from contracts.services.annexes import annex_render_job, annex_request
+from annexes import services as service
+from annexes.document.render import snapshot_sha256
+from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind, FrozenAnnexError
+from annexes.services import annex_render_job, annex_request
+from evaluation.scoring import CRITERIA
 
 
 def _text(annex: Annex) -> str:
@@ -54,7 +54,7 @@ def test_the_contract_annex_states_the_agreed_numbers_and_its_checksum(
 def test_the_comparison_summary_never_reaches_the_providers_annex(
     awarded, buyer, provider, django_capture_on_commit_callbacks
 ):
-    from bids.services.scoring import request_score
+    from evaluation.services import request_score
 
     request_score(request=awarded.request)
     summary = _generate(
@@ -195,7 +195,7 @@ def test_generate_says_rendering_or_issued(
     url = reverse("annexes:generate", args=[awarded.request.pk])
     done = _generate(awarded.request, buyer.user, capture=django_capture_on_commit_callbacks)
     with monkeypatch.context() as patch:
-        patch.setattr("contracts.views.annexes.annex_request", lambda **kwargs: done)
+        patch.setattr("annexes.views.annex_request", lambda **kwargs: done)
         issued = buyer.client().post(url, {"kind": "contract"}, follow=True).content.decode()
     assert f"Version {done.annex.version} is issued" in issued
     queued = buyer.client().post(url, {"kind": "contract"}, follow=True).content.decode()
@@ -221,7 +221,7 @@ def test_no_summary_is_issued_from_scores_that_are_not_current(world, buyer):
     """A weight change queues re-scoring; until it has run, a summary would freeze old scores."""
     from django.core.exceptions import ValidationError
 
-    from bids.services.scoring import request_score, request_set_weights
+    from evaluation.services import request_score, request_set_weights
 
     request_score(request=world.request)
     # The re-scoring is queued for after the commit, which this test never reaches.

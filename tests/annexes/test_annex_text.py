@@ -13,9 +13,9 @@ from pypdf import PdfReader
 
 from acceptance.bundle.build import build_bundle
 from acceptance.fixtures import default_spec
-from contracts.annex.labels import spec_listing
-from contracts.annex.present import document_for
-from contracts.annex.render import css_string, render_html, render_pdf
+from annexes.document.labels import spec_listing
+from annexes.document.present import document_for
+from annexes.document.render import css_string, render_html, render_pdf
 from tests.conftest import require_service
 
 
@@ -89,7 +89,7 @@ def test_the_printed_manifest_checks_the_unpacked_bundle_with_sha256sum(tmp_path
 
 
 def _minimal_snapshot(spec: dict, manifest: dict) -> dict:
-    from contracts.annex.snapshot import KIND_CONTRACT
+    from annexes.document.snapshot import KIND_CONTRACT
 
     return {
         "kind": KIND_CONTRACT,

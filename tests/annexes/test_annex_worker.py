@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from contracts.models_annex import AnnexJobStatus, AnnexKind
-from contracts.services.annexes import annex_request
+from annexes.models import AnnexJobStatus, AnnexKind
+from annexes.services import annex_request
 from tests.worker_fixtures import wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

@@ -10,8 +10,8 @@ from django.core.files.base import ContentFile
 from django.test import Client
 from django.urls import reverse
 
-from contracts.models_annex import Annex, AnnexJob, AnnexKind
-from contracts.services.annexes import annex_render_job
+from annexes.models import Annex, AnnexJob, AnnexKind
+from annexes.services import annex_render_job
 from tests import tenancy_registry
 
 ROLES = ["buyer", "buyer_colleague", "provider", "rival_provider", "outsider", "anonymous"]
@@ -108,7 +108,7 @@ def test_annex_route_per_role(name, role, request):
 
 
 def test_the_buyer_only_summary_is_hidden_from_the_awarded_provider(scene, buyer, provider):
-    from bids.services.scoring import request_score
+    from evaluation.services import request_score
 
     request_score(request=scene.request)
     job = AnnexJob.objects.create(request=scene.request, kind=AnnexKind.COMPARISON)

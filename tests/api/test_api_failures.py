@@ -9,8 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from acceptance.models import FailedRun
 from api.services import token_create
+from incidents.models import FailedRun
 from tests.acceptance.incidents.helpers import accepted, scenario_upload
 
 __all__ = ["accepted"]

@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from bids.demo import DEMO_PASSWORD, seed_demo
 from bids.models import BidRevision, CapacityRequest
+from demo.seed import DEMO_PASSWORD, seed_demo
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 
@@ -29,19 +29,19 @@ def test_home_sends_each_kind_to_its_start_page(buyer, provider):
 
 
 def test_switching_organisation_changes_what_the_user_sees(buyer, provider):
-    from bids.models import Membership
+    from orgs.models import Membership
 
     Membership.objects.create(user=buyer.user, organization=provider.org)
     client = buyer.client()
     assert client.get("/")["Location"] == reverse("bids:request-list")
-    client.post(reverse("bids:switch-org"), {"organization": provider.org.pk})
+    client.post(reverse("orgs:switch-org"), {"organization": provider.org.pk})
     assert client.get("/")["Location"] == reverse("bids:inbox")
     assert client.get(reverse("bids:request-list")).status_code == 404
 
 
 def test_switching_to_a_foreign_organisation_is_ignored(buyer, outsider):
     client = buyer.client()
-    client.post(reverse("bids:switch-org"), {"organization": outsider.org.pk})
+    client.post(reverse("orgs:switch-org"), {"organization": outsider.org.pk})
     assert client.get("/")["Location"] == reverse("bids:request-list")
 
 
@@ -155,14 +155,14 @@ def test_the_demo_has_someone_in_two_organisations_who_can_switch(client):
     req = CapacityRequest.objects.get(title="16 × H200, two 8-GPU servers")
     links = {b.provider.name: f'href="/bids/{b.pk}/"' for b in req.bids.select_related("provider")}
     for name, org in orgs.items():
-        client.post(reverse("bids:switch-org"), {"organization": org.pk})
+        client.post(reverse("orgs:switch-org"), {"organization": org.pk})
         page = client.get(reverse("bids:request-detail", args=[req.pk])).content.decode()
         others = [link for n, link in links.items() if n != name]
         assert links[name] in page and not any(link in page for link in others)
 
 
 def _memberships(username):
-    from bids.models import Membership
+    from orgs.models import Membership
 
     return Membership.objects.filter(user__username=username).select_related("organization")
 

@@ -36,7 +36,7 @@ def test_it_creates_a_draft(buyer):
     assert req.status == RequestStatus.DRAFT
     # The end date is included, as scoring counts it: start + 90 days is 91 days reserved.
     assert req.term_hours == 91 * 24
-    from bids.scoring_io import request_profile
+    from evaluation.scoring_io import request_profile
 
     assert request_profile(req).term_hours == req.term_hours
 

@@ -34,7 +34,7 @@ PROVIDERS = _only({"provider": OK, "rival_provider": OK})
 
 # name -> (method, args from the world, expected per role)
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
-    "bids:switch-org": ("post", lambda w: [], {**_all(REDIRECT), "anonymous": LOGIN}),
+    "orgs:switch-org": ("post", lambda w: [], {**_all(REDIRECT), "anonymous": LOGIN}),
     "bids:request-list": ("get", lambda w: [], ANY_BUYER),
     "bids:request-create": ("get", lambda w: [], ANY_BUYER),
     "bids:request-detail": (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts.annex.diff import snapshot_diff
+from annexes.document.diff import snapshot_diff
 
 
 def _rows(old, new):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts.annex.labels import flat, humanise
+from annexes.document.labels import flat, humanise
 
 
 def test_sizes_print_as_people_read_them_with_the_exact_count():

@@ -6,12 +6,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from acceptance.selectors import acknowledgement_state
+from acceptance.selectors.fixtures import acknowledgement_state
 from acceptance.services import acknowledgement_submit
 from acceptance.services.award import request_award
+from annexes.document.present import contract_document
+from annexes.document.snapshot import contract_snapshot
 from bids.services import request_close
-from contracts.annex.present import contract_document
-from contracts.annex.snapshot import contract_snapshot
 from contracts.services import terms_create, terms_update
 from tests.contracts.test_terms_pages import _post_data
 

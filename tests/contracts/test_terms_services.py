@@ -6,12 +6,12 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from bids.choices import RequestStatus
-from bids.services import ServiceError
 from contracts.defaults import BUSINESS_HOURS
 from contracts.models import FrozenTermsRevisionError, HandoffTermsRevision
 from contracts.selectors import duration, severity_rows
 from contracts.services import terms_create, terms_update
 from contracts.validation import validate_terms
+from core.errors import ServiceError
 
 pytestmark = pytest.mark.django_db
 

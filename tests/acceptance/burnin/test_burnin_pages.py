@@ -36,7 +36,7 @@ def test_the_award_panel_shows_submitted_terms_and_who_is_disqualified(world, bu
 
     from bids.models import Bid
     from bids.services import bid_save_draft, bid_submit
-    from bids.services.scoring import request_score
+    from evaluation.services import request_score
 
     attach_fixture(world.request, two_node_spec())
     # The rival resubmits from a region the request does not accept: disqualified.
@@ -207,7 +207,7 @@ def test_the_run_page_query_count_does_not_grow_with_the_evidence(
 def test_the_run_list_counts_files_not_checks(
     awarded, buyer, provider, django_capture_on_commit_callbacks
 ):
-    from acceptance.selectors_burnin import run_list
+    from acceptance.selectors.burnin import run_list
     from tests.acceptance.burnin.helpers import upload_all
 
     upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)

@@ -112,7 +112,7 @@ def accepted(world: Any, buyer: Any, provider: Any) -> Accepted:
 @pytest.fixture
 def analysed(accepted: Accepted, provider: Any, django_capture_on_commit_callbacks: Any) -> Any:
     """The synthetic cascade uploaded as a failed run of `accepted` and analysed."""
-    from acceptance.services import incidents as services
+    from incidents import services
 
     with django_capture_on_commit_callbacks(execute=True):
         run = services.failed_run_upload(

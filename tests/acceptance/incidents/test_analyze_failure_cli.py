@@ -52,6 +52,6 @@ def test_an_unreadable_bundle_exits_2_with_the_reason(tmp_path: Path) -> None:
 
 
 def test_the_british_spelling_is_the_same_command() -> None:
-    from acceptance.management.commands import analyse_failure, analyze_failure
+    from incidents.management.commands import analyse_failure, analyze_failure
 
     assert analyse_failure.Command is analyze_failure.Command

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from acceptance.models import Incident
 from incidents.failures.synthetic import Scenario, cascade
+from incidents.models import Incident
 from tests.acceptance.incidents.helpers import RECOVERY, accept, tar_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from acceptance.models import IncidentEvidenceKind
-from acceptance.selectors_incidents import checklist_states, utc_label
-from acceptance.services import incidents as services
+from incidents import services
+from incidents.models import IncidentEvidenceKind
+from incidents.selectors import checklist_states, utc_label
 from tests.acceptance.incidents.helpers import recovery_file
 
 pytestmark = pytest.mark.django_db
@@ -128,7 +128,7 @@ def test_without_a_named_node_any_passing_diag_counts(incident, provider) -> Non
 def test_an_empty_file_among_many_is_named_and_nothing_is_stored(accepted, provider) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from acceptance.models import FailedRun
+    from incidents.models import FailedRun
     from tests.acceptance.incidents.helpers import scenario_upload
 
     url = reverse("incidents:failed-run-upload", args=[accepted.reservation.pk])

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 
-from acceptance.models import FailedRunState, IncidentEvidenceKind, ReservationStatus
-from acceptance.selectors_incidents import checklist_states, clock_rows, lost_time
-from acceptance.services import incidents as services
+from acceptance.models import ReservationStatus
+from incidents import services
+from incidents.models import FailedRunState, IncidentEvidenceKind
+from incidents.selectors import checklist_states, clock_rows, lost_time
 from tests.acceptance.incidents.helpers import RECOVERY, recovery_file, scenario_upload
 
 pytestmark = pytest.mark.django_db

@@ -12,10 +12,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from acceptance.models import FailedRun, FailedRunState
-from acceptance.services import incidents as services
-from acceptance.tasks_incidents import analyse_failed_run
-from incidents import failures
+from incidents import failures, services
+from incidents.models import FailedRun, FailedRunState
+from incidents.tasks import analyse_failed_run
 from tests.acceptance.incidents.helpers import scenario_upload
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from acceptance.models import FailedRunState
-from acceptance.services import incidents as services
+from incidents import services
+from incidents.models import FailedRunState
 from tests.acceptance.incidents.helpers import accept, scenario_upload
 from tests.worker_fixtures import wait_for
 

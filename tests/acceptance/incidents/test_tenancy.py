@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from acceptance.models import IncidentEvidence
-from acceptance.services import incidents as services
+from incidents import services
+from incidents.models import IncidentEvidence
 from tests import tenancy_registry
 from tests.acceptance.incidents.helpers import recovery_file, scenario_upload
 from tests.bids.test_tenancy import HIDDEN, LOGIN, OK, REDIRECT, ROLES, _only, client_for

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from acceptance import selectors
-from acceptance.forms import FixtureForm
+from acceptance.forms.fixtures import FixtureForm
 from acceptance.models import FixtureVersion
+from acceptance.selectors import fixtures as selectors
 from acceptance.services import fixture_from_template
 from bids.models import CapacityRequest
 from contracts.models import HandoffTerms

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from acceptance.selectors import acknowledgement_state
+from acceptance.selectors.fixtures import acknowledgement_state
 from acceptance.services import acknowledgement_submit
 from contracts.services import terms_update
 

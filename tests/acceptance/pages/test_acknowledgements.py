@@ -8,14 +8,14 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from acceptance.selectors import (
+from acceptance.selectors.fixtures import (
     acknowledgement_for_bid,
     acknowledgement_state,
     acknowledgements_for_bids,
 )
 from acceptance.services import acknowledgement_submit, fixture_save
-from bids.services import ServiceError
 from contracts.services import terms_update
+from core.errors import ServiceError
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ import pytest
 
 from acceptance.demo import seed_fixture_demo
 from acceptance.models import Acknowledgement
-from acceptance.selectors import acknowledgements_for_bids
-from bids.demo import REQUEST_TITLE, seed_demo
+from acceptance.selectors.fixtures import acknowledgements_for_bids
 from bids.models import CapacityRequest
 from contracts.models import HandoffTerms
+from demo.seed import REQUEST_TITLE, seed_demo
 
 pytestmark = pytest.mark.django_db
 

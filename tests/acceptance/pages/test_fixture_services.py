@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from acceptance import selectors
 from acceptance.bundle import build_bundle
 from acceptance.fixtures import spec_sha256
 from acceptance.models import FixtureVersion, FrozenFixtureVersionError
+from acceptance.selectors import fixtures as selectors
 from acceptance.services import acknowledgement_submit, fixture_from_template, fixture_save
 from bids.choices import RequestStatus
-from bids.services import ServiceError
+from core.errors import ServiceError
 from tests.factories import CapacityRequestFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from bids.choices import OrgKind
+from orgs.choices import OrgKind
 from tests import tenancy_registry
 from tests.bids.test_tenancy import LOGIN, OK, ROLES, _only, client_for
 from tests.factories import MembershipFactory, OrganizationFactory, UserFactory

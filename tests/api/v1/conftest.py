@@ -16,15 +16,16 @@ from django.core.cache import cache
 from django.core.files.base import ContentFile
 from rest_framework.test import APIClient
 
-from acceptance.models import BurnInRun, Evidence, FailedRun, Incident, Reservation
+from acceptance.models import BurnInRun, Evidence, Reservation
 from acceptance.services import fixture_from_template
-from acceptance.services import incidents as incident_services
+from annexes.models import Annex, AnnexJob, AnnexKind
 from api.services import token_create
 from bids.models import Bid, CapacityRequest
 from bids.services import bid_submit, request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
-from contracts.models_annex import Annex, AnnexJob, AnnexKind
 from contracts.services import terms_create
+from incidents import services as incident_services
+from incidents.models import FailedRun, Incident
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
 from tests.acceptance.burnin.helpers import award, file_upload, media_root

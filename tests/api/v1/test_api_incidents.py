@@ -11,8 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from acceptance.models import FailedRunState, Incident
-from acceptance.services import incidents as services
+from incidents import services
+from incidents.models import FailedRunState, Incident
 from tests.acceptance.incidents.helpers import accepted, analysed, recovery_file
 from tests.api.v1.conftest import token_client
 

@@ -17,8 +17,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 
-from acceptance.selectors_incidents import checklist_states
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
+from incidents.selectors import checklist_states
 from tests import tenancy_registry
 from tests.acceptance.burnin.helpers import DATA
 from tests.api.v1.conftest import ROLES, ApiWorld

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from bids.scoring import (
+from evaluation.scoring import (
     DEFAULT_NODE_MTBF_HOURS,
     compute_cost,
     daly_interval,
@@ -14,7 +14,7 @@ from bids.scoring import (
     goodput_curve,
     young_interval,
 )
-from bids.scoring.cost_model import (
+from evaluation.scoring.cost_model import (
     DEFAULT_DETECTION_SECONDS,
     DEFAULT_REVALIDATION_SECONDS,
     HEALTH_CHECK_DETECTION_SECONDS,
@@ -25,7 +25,7 @@ from bids.scoring.cost_model import (
     REPAIR_REPLACEMENT,
     expected_support_wait_hours,
 )
-from bids.scoring.demo import demo_cheap, demo_premium, demo_request
+from evaluation.scoring.demo import demo_cheap, demo_premium, demo_request
 
 
 def test_it_reproduces_the_worked_young_interval() -> None:

@@ -5,8 +5,14 @@ from datetime import date
 
 import pytest
 
-from bids.scoring import CRITERIA, BidOffer, RequestProfile, compute_cost, hard_requirement_failures
-from bids.scoring.criteria import (
+from evaluation.scoring import (
+    CRITERIA,
+    BidOffer,
+    RequestProfile,
+    compute_cost,
+    hard_requirement_failures,
+)
+from evaluation.scoring.criteria import (
     score_acceptance_terms,
     score_criteria,
     score_delivery_risk,
@@ -14,7 +20,7 @@ from bids.scoring.criteria import (
     score_fabric_placement,
     score_incident_sla,
 )
-from bids.scoring.demo import demo_cheap, demo_premium, demo_request, demo_wrong_region
+from evaluation.scoring.demo import demo_cheap, demo_premium, demo_request, demo_wrong_region
 
 
 def codes(bid: BidOffer, request: RequestProfile | None = None) -> list[str]:

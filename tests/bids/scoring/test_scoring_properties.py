@@ -6,7 +6,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bids.scoring import (
+from evaluation.scoring import (
     BidOffer,
     RequestProfile,
     compute_cost,
@@ -14,7 +14,7 @@ from bids.scoring import (
     first_order_goodput,
     young_interval,
 )
-from bids.scoring.demo import demo_cheap, demo_premium, demo_request
+from evaluation.scoring.demo import demo_cheap, demo_premium, demo_request
 
 checkpoint = st.floats(min_value=1.0, max_value=3_600.0)
 restart = st.floats(min_value=0.0, max_value=7_200.0)

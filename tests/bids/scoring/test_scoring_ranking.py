@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bids.scoring import (
+from evaluation.scoring import (
     ROBUST_WIN_SHARE,
     BidOffer,
     ScoringInputError,
@@ -22,8 +22,14 @@ from bids.scoring import (
     result_to_dict,
     score_bids,
 )
-from bids.scoring.demo import demo_bids, demo_cheap, demo_premium, demo_request, demo_wrong_region
-from bids.scoring.sensitivity import VERDICT_CLOSE, VERDICT_NONE, VERDICT_ROBUST, analyse
+from evaluation.scoring.demo import (
+    demo_bids,
+    demo_cheap,
+    demo_premium,
+    demo_request,
+    demo_wrong_region,
+)
+from evaluation.scoring.sensitivity import VERDICT_CLOSE, VERDICT_NONE, VERDICT_ROBUST, analyse
 
 
 def effective(label: str, result: ScoringResult) -> float:
@@ -286,7 +292,7 @@ def test_float_and_decimal_prices_agree() -> None:
 
 def test_the_package_imports_nothing_from_django() -> None:
     code = (
-        "import sys, bids.scoring, bids.scoring.demo; "
+        "import sys, evaluation.scoring, evaluation.scoring.demo; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'django', 'rest_framework'}); "
         "print(','.join(bad))"
     )

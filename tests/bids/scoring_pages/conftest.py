@@ -8,9 +8,12 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from bids.choices import BidStatus, OrgKind
-from bids.models import Bid, BidRevision, CapacityRequest, Invitation, Organization, ScoringRun
-from bids.services.scoring import request_score
+from bids.choices import BidStatus
+from bids.models import Bid, BidRevision, CapacityRequest, Invitation
+from evaluation.models import ScoringRun
+from evaluation.services import request_score
+from orgs.choices import OrgKind
+from orgs.models import Organization
 
 
 def score(request: CapacityRequest) -> ScoringRun:

@@ -12,8 +12,8 @@ from openpyxl import load_workbook
 
 from bids.models import CapacityRequest
 from bids.services import bid_submit
-from bids.services.scoring import request_score
-from bids.tasks_scoring import score_request
+from evaluation.services import request_score
+from evaluation.tasks import score_request
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

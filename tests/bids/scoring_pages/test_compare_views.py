@@ -9,15 +9,15 @@ from django.db import connection, reset_queries
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from bids.models import ScoringRun, ScoringStatus
 from bids.services import bid_submit
-from bids.services.scoring import request_set_weights
+from evaluation.models import ScoringRun, ScoringStatus
+from evaluation.services import request_set_weights
 from tests.bids.scoring_pages.conftest import add_bids, score
 from tests.factories import BidFactory
 
 
 def page(client, req, query: str = "") -> str:
-    response = client.get(reverse("bids:request-compare", args=[req.pk]) + query)
+    response = client.get(reverse("evaluation:request-compare", args=[req.pk]) + query)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -94,7 +94,9 @@ def test_while_rescoring_the_old_numbers_are_labelled_stale(
     html = page(client, scored.request)
     assert "Re-scoring…" in html
     assert "stale" in html and "is-stale" in html
-    status = client.get(reverse("bids:request-compare-status", args=[scored.request.pk])).json()
+    status = client.get(
+        reverse("evaluation:request-compare-status", args=[scored.request.pk])
+    ).json()
     assert status["state"] == "pending" and status["status"] == ScoringStatus.QUEUED
 
 
@@ -109,7 +111,7 @@ def test_a_changed_request_shows_old_scores_as_stale_with_a_rescore_button(score
 def test_a_failed_run_shows_its_error_and_a_retry_button(
     world, buyer, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from bids.services import scoring
+    from evaluation import services as scoring
 
     monkeypatch.setattr(scoring, "score_bids", lambda *a, **k: 1 / 0)
     score(world.request)
@@ -119,7 +121,7 @@ def test_a_failed_run_shows_its_error_and_a_retry_button(
     assert "Retry" in html
     monkeypatch.undo()
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("bids:request-compare-rescore", args=[world.request.pk]))
+        client.post(reverse("evaluation:request-compare-rescore", args=[world.request.pk]))
     html = page(client, world.request)
     assert "Scoring failed." not in html
     assert ScoringRun.objects.get(request=world.request).status == ScoringStatus.DONE
@@ -135,7 +137,7 @@ def test_an_empty_request_says_so(buyer):
 
 
 def test_the_weights_form_shows_each_error_in_place(scored, buyer):
-    url = reverse("bids:request-weights", args=[scored.request.pk])
+    url = reverse("evaluation:request-weights", args=[scored.request.pk])
     response = buyer.client().post(
         url,
         {
@@ -153,7 +155,7 @@ def test_the_weights_form_shows_each_error_in_place(scored, buyer):
 
 
 def test_huge_weights_are_refused_on_the_form_not_left_scoring_for_ever(scored, buyer):
-    url = reverse("bids:request-weights", args=[scored.request.pk])
+    url = reverse("evaluation:request-weights", args=[scored.request.pk])
     others = dict.fromkeys(("incident_sla", "acceptance_terms", "delivery_risk"), "0")
     response = buyer.client().post(
         url, {"effective_cost": "1e308", "fabric_placement": "1e308", **others}
@@ -167,7 +169,7 @@ def test_huge_weights_are_refused_on_the_form_not_left_scoring_for_ever(scored, 
 def test_saving_weights_redirects_to_the_comparison(
     scored, buyer, django_capture_on_commit_callbacks
 ):
-    url = reverse("bids:request-weights", args=[scored.request.pk])
+    url = reverse("evaluation:request-weights", args=[scored.request.pk])
     with django_capture_on_commit_callbacks(execute=True):
         response = buyer.client().post(
             url,
@@ -181,7 +183,7 @@ def test_saving_weights_redirects_to_the_comparison(
         )
     assert response.status_code == 302
     assert response["Location"].startswith(
-        reverse("bids:request-compare", args=[scored.request.pk])
+        reverse("evaluation:request-compare", args=[scored.request.pk])
     )
     current = ScoringRun.objects.get(request=scored.request, stale=False)
     assert current.status == ScoringStatus.DONE and current.weights["delivery_risk"] == 60

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from bids.demo import REQUEST_TITLE, seed_demo
-from bids.models import BidScore, CapacityRequest, ScoringRun, ScoringStatus
+from bids.models import CapacityRequest
+from demo.seed import REQUEST_TITLE, seed_demo
+from evaluation.models import BidScore, ScoringRun, ScoringStatus
 
 
 def _seed(capture) -> CapacityRequest:
@@ -61,7 +62,7 @@ def test_seeding_twice_changes_nothing(db, django_capture_on_commit_callbacks):
 def test_the_demo_comparison_page_renders_for_alice(db, client, django_capture_on_commit_callbacks):
     req = _seed(django_capture_on_commit_callbacks)
     client.login(username="alice", password="clusterbid-demo")
-    html = client.get(reverse("bids:request-compare", args=[req.pk])).content.decode()
+    html = client.get(reverse("evaluation:request-compare", args=[req.pk])).content.decode()
     assert "Aurora GPU Cloud</strong> ranks first" in html
     assert "region us-west is not among the acceptable regions" in html.lower()
 
@@ -70,7 +71,7 @@ def test_the_matrix_shows_the_questionnaire_answers_scoring_read(
     db, django_capture_on_commit_callbacks
 ):
     """The SLA and acceptance rows show each bid's frozen answers, never 'not answered'."""
-    from bids.comparison import comparison_for_buyer
+    from evaluation.comparison import comparison_for_buyer
 
     req = _seed(django_capture_on_commit_callbacks)
     view = comparison_for_buyer(request=req)

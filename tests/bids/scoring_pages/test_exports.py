@@ -10,7 +10,7 @@ from html import unescape
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from bids.comparison import comparison_for_buyer
+from evaluation.comparison import comparison_for_buyer
 from tests.bids.scoring_pages.conftest import score
 
 
@@ -34,16 +34,16 @@ def _as_number(text: str) -> float:
 def test_csv_and_xlsx_hold_the_numbers_the_page_shows(scored, buyer):
     client = buyer.client()
     req = scored.request
-    html = client.get(reverse("bids:request-compare", args=[req.pk])).content.decode()
+    html = client.get(reverse("evaluation:request-compare", args=[req.pk])).content.decode()
     shown = _page_numbers(html)
     assert len(shown) > 40
 
-    csv_response = client.get(reverse("bids:request-compare-csv", args=[req.pk]))
+    csv_response = client.get(reverse("evaluation:request-compare-csv", args=[req.pk]))
     assert csv_response["Content-Type"].startswith("text/csv")
     assert "attachment" in csv_response["Content-Disposition"]
     lines = list(csv.reader(io.StringIO(csv_response.content.decode("utf-8-sig"))))
 
-    xlsx_response = client.get(reverse("bids:request-compare-xlsx", args=[req.pk]))
+    xlsx_response = client.get(reverse("evaluation:request-compare-xlsx", args=[req.pk]))
     sheet = load_workbook(io.BytesIO(xlsx_response.content)).active
     rows = [list(r) for r in sheet.iter_rows(values_only=True)]
 
@@ -68,7 +68,9 @@ def test_the_export_sets_disqualified_bids_apart_with_their_reasons(scored, buye
     scored.request.acceptable_regions = ["nordics"]
     scored.request.save()
     score(scored.request)
-    response = buyer.client().get(reverse("bids:request-compare-csv", args=[scored.request.pk]))
+    response = buyer.client().get(
+        reverse("evaluation:request-compare-csv", args=[scored.request.pk])
+    )
     lines = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert lines[1][1] == "Scores" and set(lines[1][3:]) == {"current"}
     assert lines[2][1] == "Hard requirements"
@@ -76,7 +78,7 @@ def test_the_export_sets_disqualified_bids_apart_with_their_reasons(scored, buye
 
 
 def test_anonymised_export_names_no_provider(scored, buyer):
-    url = reverse("bids:request-compare-xlsx", args=[scored.request.pk]) + "?labels=anonymous"
+    url = reverse("evaluation:request-compare-xlsx", args=[scored.request.pk]) + "?labels=anonymous"
     sheet = load_workbook(io.BytesIO(buyer.client().get(url).content)).active
     header = [c.value for c in sheet[1]]
     assert header[3:] == ["Bid A", "Bid B"]

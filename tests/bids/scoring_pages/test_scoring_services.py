@@ -8,9 +8,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from bids import services
-from bids.models import BidScore, ScoringRun, ScoringStatus
-from bids.services import scoring as scoring_service
-from bids.services.scoring import request_score, request_set_weights, scoring_queue
+from evaluation import services as scoring_service
+from evaluation.models import BidScore, ScoringRun, ScoringStatus
+from evaluation.services import request_score, request_set_weights, scoring_queue
 from tests.bids.scoring_pages.conftest import score
 
 
@@ -48,7 +48,7 @@ def test_new_scoring_rules_score_unchanged_bids_again(world, monkeypatch):
     """A change to the formulas bumps MODEL_VERSION: runs scored under the old rules no longer
     answer for the same bids, so the comparison is redone rather than reused."""
     first = score(world.request)
-    monkeypatch.setattr("bids.scoring_io.MODEL_VERSION", "next")
+    monkeypatch.setattr("evaluation.scoring_io.MODEL_VERSION", "next")
     again = score(world.request)
     assert again.pk != first.pk and again.fingerprint != first.fingerprint
     assert BidScore.objects.filter(run=again).count() == 2

@@ -12,12 +12,12 @@ from tests import tenancy_registry
 from tests.bids.test_tenancy import BUYERS_ONLY, BUYERS_POST, LOGIN, ROLES, client_for
 
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
-    "bids:request-compare": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
-    "bids:request-compare-status": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
-    "bids:request-compare-rescore": ("post", lambda w: [w.request.pk], BUYERS_POST),
-    "bids:request-compare-csv": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
-    "bids:request-compare-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
-    "bids:request-weights": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-compare": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-compare-status": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-compare-rescore": ("post", lambda w: [w.request.pk], BUYERS_POST),
+    "evaluation:request-compare-csv": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-compare-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-weights": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
 }
 tenancy_registry.register(*ROUTES)
 
@@ -38,20 +38,24 @@ def test_a_sealed_request_shows_its_buyer_no_score_and_no_export(scored, buyer):
     scored.request.sealed = True
     scored.request.save()
     client = buyer.client()
-    html = client.get(reverse("bids:request-compare", args=[scored.request.pk])).content.decode()
+    html = client.get(
+        reverse("evaluation:request-compare", args=[scored.request.pk])
+    ).content.decode()
     assert "sealed" in html
     assert "Northwind" not in html and "Rival Cloud" not in html
     assert "compare-data" not in html
-    status = client.get(reverse("bids:request-compare-status", args=[scored.request.pk])).json()
+    status = client.get(
+        reverse("evaluation:request-compare-status", args=[scored.request.pk])
+    ).json()
     assert status == {"state": "sealed"}
-    for name in ("bids:request-compare-csv", "bids:request-compare-xlsx"):
+    for name in ("evaluation:request-compare-csv", "evaluation:request-compare-xlsx"):
         assert client.get(reverse(name, args=[scored.request.pk])).status_code == 404
-    rescore = client.post(reverse("bids:request-compare-rescore", args=[scored.request.pk]))
+    rescore = client.post(reverse("evaluation:request-compare-rescore", args=[scored.request.pk]))
     assert rescore.status_code == 404
 
 
 def test_another_buyers_weights_cannot_be_changed(scored, outsider):
-    url = reverse("bids:request-weights", args=[scored.request.pk])
+    url = reverse("evaluation:request-weights", args=[scored.request.pk])
     response = outsider.client().post(url, {"effective_cost": "90"})
     assert response.status_code == 404
     scored.request.refresh_from_db()

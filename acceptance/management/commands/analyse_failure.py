@@ -1,5 +1,0 @@
-"""`manage.py analyse_failure`: the British-spelled alias of `analyze_failure` (same command)."""
-
-from acceptance.management.commands.analyze_failure import Command
-
-__all__ = ["Command"]

@@ -1,0 +1,230 @@
+"""Reads for reservations and burn-in runs. Tenancy: the request's buyer and the awarded
+provider see a reservation; everyone else gets a 404, in pages, downloads and the API alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+
+from acceptance import burnin_report
+from acceptance.models import (
+    BurnInRun,
+    Check,
+    ChecksState,
+    Evidence,
+    EvidenceState,
+    Reservation,
+)
+from bids.choices import BidStatus
+from bids.models import Bid, CapacityRequest
+from orgs.models import Organization
+
+GROUPS = {
+    "fixture-result": "Fixture result (rank-sum all-reduce)",
+    "nccl-tests": "nccl-tests",
+    "node-subsets": "Node subsets (bisection)",
+    "topology": "Topology (nvidia-smi topo -m)",
+    "gpu-query": "GPUs (nvidia-smi)",
+    "dcgmi": "DCGM diagnostics",
+    "ibstat": "InfiniBand ports (ibstat)",
+    "step-times": "Step times per rank",
+    "evidence": "Other evidence",
+}
+STATUS_ORDER = ("fail", "missing", "inconclusive", "warn", "pass")
+
+
+def _party(prefix: str, org_ids: Iterable[int]) -> Q:
+    ids = list(org_ids)
+    return Q(**{f"{prefix}request__buyer_id__in": ids}) | Q(
+        **{f"{prefix}bid__provider_id__in": ids}
+    )
+
+
+def org_ids_of_user(user: Any) -> list[int]:
+    return list(user.memberships.values_list("organization_id", flat=True))
+
+
+def reservation_get(*, org_ids: Iterable[int], pk: int) -> Reservation:
+    try:
+        return (
+            Reservation.objects.select_related(
+                "request__buyer",
+                "bid__provider",
+                "bid_revision",
+                "fixture_version",
+                "awarded_by",
+                "decision__by",
+                "decision__run",
+                "baseline__run",
+            )
+            .filter(_party("", org_ids))
+            .get(pk=pk)
+        )
+    except Reservation.DoesNotExist:
+        raise Http404 from None
+
+
+def run_get(*, org_ids: Iterable[int], pk: int) -> BurnInRun:
+    try:
+        return (
+            BurnInRun.objects.select_related(
+                "reservation__request__buyer",
+                "reservation__bid__provider",
+                "reservation__fixture_version",
+                "reservation__decision__by",
+                "created_by",
+            )
+            .filter(_party("reservation__", org_ids))
+            .get(pk=pk)
+        )
+    except BurnInRun.DoesNotExist:
+        raise Http404 from None
+
+
+def evidence_get(*, org_ids: Iterable[int], pk: int) -> Evidence:
+    try:
+        return (
+            Evidence.objects.select_related("run__reservation__request", "run__reservation__bid")
+            .filter(_party("run__reservation__", org_ids))
+            .get(pk=pk)
+        )
+    except Evidence.DoesNotExist:
+        raise Http404 from None
+
+
+def is_buyer_of(reservation: Reservation, org: Organization | None) -> bool:
+    return org is not None and reservation.request.buyer_id == org.pk
+
+
+def reservation_for_request(
+    *, request: CapacityRequest, org: Organization | None
+) -> Reservation | None:
+    if org is None:
+        return None
+    return (
+        Reservation.objects.filter(request=request)
+        .filter(_party("", [org.pk]))
+        .select_related("bid__provider", "decision")
+        .first()
+    )
+
+
+def awardable_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
+    if request.bids_hidden_from_buyer:
+        return Bid.objects.none()
+    return (
+        request.bids.filter(status=BidStatus.SUBMITTED)
+        .exclude(latest_revision_number=0)
+        .select_related("provider")
+        .order_by("provider__name")
+    )
+
+
+def run_list(*, reservation: Reservation) -> QuerySet[BurnInRun]:
+    return (
+        reservation.runs.select_related("created_by")
+        .annotate(
+            file_count=Count(
+                "evidence", filter=Q(evidence__withdrawn_at__isnull=True), distinct=True
+            )
+        )
+        .order_by("created_at", "pk")
+    )
+
+
+def evidence_list(*, run: BurnInRun) -> QuerySet[Evidence]:
+    return run.evidence.select_related("uploaded_by", "withdrawn_by").order_by("uploaded_at", "pk")
+
+
+@dataclass
+class CheckGroup:
+    key: str
+    title: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def worst(self) -> str:
+        statuses = {c.status for c in self.checks}
+        return next((s for s in STATUS_ORDER if s in statuses), "pass")
+
+    @property
+    def counts(self) -> list[tuple[str, int]]:
+        counted: dict[str, int] = {}
+        for c in self.checks:
+            counted[c.status] = counted.get(c.status, 0) + 1
+        return [(s, counted[s]) for s in STATUS_ORDER if s in counted]
+
+
+def check_groups(*, run: BurnInRun) -> list[CheckGroup]:
+    groups: dict[str, CheckGroup] = {}
+    for check in run.checks.select_related("evidence").order_by("position"):
+        group = groups.get(check.group)
+        if group is None:
+            group = groups[check.group] = CheckGroup(
+                check.group, GROUPS.get(check.group, check.group)
+            )
+        group.checks.append(check)
+    order = list(GROUPS)
+    return sorted(
+        groups.values(), key=lambda g: order.index(g.key) if g.key in order else len(order)
+    )
+
+
+def chart_files(*, run: BurnInRun) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": e.pk,
+            "name": e.original_name,
+            "sha256": e.sha256,
+            "node": e.node,
+            "kind": e.kind,
+            "parsed": e.parsed,
+        }
+        for e in run.evidence.filter(
+            withdrawn_at__isnull=True, state=EvidenceState.PARSED
+        ).order_by("pk")
+    ]
+
+
+def run_charts(*, run: BurnInRun) -> dict[str, Any]:
+    return burnin_report.charts(chart_files(run=run), run.reservation.fixture_version.spec)
+
+
+def run_status(*, run: BurnInRun, evidence: Iterable[Evidence] | None = None) -> dict[str, Any]:
+    """The small JSON the run page polls while anything is queued, parsing or being checked."""
+    rows = list(evidence if evidence is not None else evidence_list(run=run))
+    busy = any(e.in_progress for e in rows if e.withdrawn_at is None)
+    checking = not run.checks_current and run.checks_state in (
+        ChecksState.RUNNING,
+        ChecksState.WAITING,
+    )
+    return {
+        "run": run.pk,
+        "evidence_version": run.evidence_version,
+        "checked_version": run.checked_version,
+        "checks_state": run.checks_state,
+        "checks_current": run.checks_current,
+        "checks_error": run.checks_error,
+        "gate": {"passed": run.gate_passed, "summary": run.gate_summary}
+        if run.checks_current
+        else None,
+        "busy": busy or (checking and any(e.withdrawn_at is None for e in rows)),
+        "evidence": [
+            {
+                "id": e.pk,
+                "name": e.original_name,
+                "node": e.node_label,
+                "kind": e.kind,
+                "state": e.state,
+                "state_label": e.get_state_display(),
+                "error": e.error,
+                "error_line": e.error_line,
+                "withdrawn": e.withdrawn_at is not None,
+            }
+            for e in rows
+        ],
+    }

@@ -1,0 +1,294 @@
+"""Reads for fixtures and acknowledgements; tenancy comes from the request and bid selectors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, QuerySet
+from django.http import Http404
+
+from acceptance.fixtures import Threshold
+from acceptance.fixtures.thresholds import (
+    inter_node_busbw,
+    per_gpu_network_gbps,
+    single_node_busbw,
+    sku_profile,
+    sku_thresholds,
+)
+from acceptance.models import Acknowledgement, Fixture, FixtureVersion
+from bids import selectors as bid_selectors
+from bids.models import Bid, CapacityRequest
+from contracts.models import HandoffTerms, TermsFields
+from orgs.models import Organization
+
+NOT_ACKNOWLEDGED = "not_acknowledged"
+# Spec sections a provider may take exception to (the rest is bookkeeping).
+EXCEPTION_SECTIONS = (
+    "allocation",
+    "runtime",
+    "tests",
+    "thresholds",
+    "required_evidence",
+    "failure_record",
+)
+
+
+def fixture_for_request(*, request: CapacityRequest) -> Fixture | None:
+    return Fixture.objects.filter(request=request).first()
+
+
+def fixture_current_version(*, fixture: Fixture) -> FixtureVersion:
+    return fixture.versions.select_related("created_by").get(number=fixture.current_number)
+
+
+def fixture_version_get(*, fixture: Fixture, number: int) -> FixtureVersion:
+    try:
+        return fixture.versions.get(number=number)
+    except FixtureVersion.DoesNotExist:
+        raise Http404 from None
+
+
+def fixture_version_list(*, fixture: Fixture) -> QuerySet[FixtureVersion]:
+    return (
+        fixture.versions.select_related("created_by")
+        .annotate(ack_count=Count("acknowledgements"))
+        .order_by("-number")
+    )
+
+
+def threshold_library(spec: dict[str, Any]) -> dict[str, Threshold]:
+    """The library default, with its source, for each threshold path of this spec's shape."""
+    try:
+        sku = sku_profile(str(spec.get("gpu_model")))
+    except KeyError:
+        return {}
+    fabric = spec.get("fabric") or sku.default_fabric
+    alloc = spec["allocation"]
+    nodes, per_node = alloc["nodes"], alloc["gpus_per_node"]
+    single = spec["tests"]["nccl_tests"].get("per_node") or nodes == 1
+    floors = (
+        single_node_busbw(sku.gpu_model)
+        if single
+        else inter_node_busbw(
+            gpu_model=sku.gpu_model,
+            fabric=fabric,
+            nodes=nodes,
+            gpus_per_node=per_node,
+            nics_per_node=sku.nics_per_node,
+        )
+    )
+    out = {f"thresholds.busbw_gbps.{name}": t for name, t in floors.items()}
+    out["thresholds.per_gpu_network_gbps"] = per_gpu_network_gbps(
+        fabric=fabric, nics_per_node=sku.nics_per_node, gpus_per_node=per_node
+    )
+    for t in sku_thresholds(sku.gpu_model, fabric=fabric):
+        if not t.key.startswith("busbw_gbps."):
+            out.setdefault(f"thresholds.{t.key}", t)
+    return out
+
+
+UNITS = {
+    "large_message_bytes": "bytes",
+    "per_gpu_network_gbps": "GB/s",
+    "nvlink_class": "nvidia-smi topo class",
+    "dcgm_level": "run level",
+    "ib_rate_gbps": "Gb/s",
+    "ib_ports_per_node": "ports",
+    "ecc_uncorrected_max": "errors",
+    "step_time_tolerance_pct": "%",
+    "step_time_spread_pct": "%",
+}
+
+
+def human_bytes(value: int) -> str:
+    """8589934592 -> '8G': the way nccl-tests' -b/-e take sizes."""
+    for unit, size in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if value >= size and value % size == 0:
+            return f"{value // size}{unit}"
+    return str(value)
+
+
+def show_value(key: str, value: Any) -> str:
+    if value is None:
+        return "none set"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key == "large_message_bytes" and isinstance(value, int):
+        return human_bytes(value)
+    return str(value)
+
+
+def threshold_rows(*, spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each threshold with its unit, the library default and source, and its last override."""
+    library = threshold_library(spec)
+    overrides = {o.get("field"): o for o in spec.get("overrides", []) if isinstance(o, dict)}
+    rows = []
+    th = spec["thresholds"]
+    items = [(f"busbw_gbps.{k}", v) for k, v in th["busbw_gbps"].items()]
+    items += [(k, v) for k, v in th.items() if k != "busbw_gbps"]
+    for key, value in items:
+        path = f"thresholds.{key}"
+        lib = library.get(path)
+        rows.append(
+            {
+                "path": path,
+                "key": key,
+                "value": value,
+                "unit": "GB/s" if key.startswith("busbw_gbps.") else UNITS.get(key, ""),
+                "value_text": show_value(key, value),
+                "library": lib,
+                "library_text": show_value(key, lib.value) if lib else "",
+                "differs": lib is not None and lib.value != value,
+                "override": overrides.get(path),
+            }
+        )
+    return rows
+
+
+FAILURE_RECORD_LABELS = {
+    "launch_command": "Launch command",
+    "worker_gpu_map": "Worker → GPU map",
+    "per_worker_logs": "Per-worker logs",
+    "missing_records_list": "List of missing records",
+}
+
+
+def failure_record_items(*, spec: dict[str, Any]) -> list[str]:
+    record = spec.get("failure_record") or {}
+    return [FAILURE_RECORD_LABELS.get(k, k) for k, wanted in record.items() if wanted]
+
+
+def _leaves(value: Any, path: str) -> list[str]:
+    if isinstance(value, dict) and value and path != "runtime.env":
+        return [p for key in value for p in _leaves(value[key], f"{path}.{key}")]
+    return [path]
+
+
+def exception_field_choices(
+    *, version: FixtureVersion | None, terms: HandoffTerms | None
+) -> list[tuple[str, str]]:
+    """What an exception may point at: spec paths of the fixture, then `terms.<field>`."""
+    choices: list[tuple[str, str]] = []
+    if version is not None:
+        for section in EXCEPTION_SECTIONS:
+            for path in _leaves(version.spec.get(section), section):
+                choices.append((path, f"Fixture · {path}"))
+    if terms is not None:
+        for name in TermsFields.term_field_names():
+            label = str(getattr(TermsFields._meta.get_field(name), "verbose_name", name))
+            choices.append((f"terms.{name}", f"Terms · {label[:1].upper()}{label[1:]}"))
+    return choices
+
+
+@dataclass
+class AckState:
+    """A bid's newest acknowledgement and whether it still covers what the buyer asks now."""
+
+    ack: Acknowledgement | None
+    stale_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.stale_reasons)
+
+    @property
+    def scoring(self) -> tuple[str, int]:
+        if self.ack is None or self.stale:
+            return NOT_ACKNOWLEDGED, 0
+        return self.ack.status, len(self.ack.exceptions)
+
+
+def _state(ack: Acknowledgement | None, request: CapacityRequest) -> AckState:
+    if ack is None:
+        return AckState(ack=None)
+    reasons = []
+    fixture: Fixture | None = getattr(request, "fixture", None)
+    acked = ack.fixture_version.number if ack.fixture_version is not None else None
+    if fixture is not None and acked != fixture.current_number:
+        was = f"version {acked}" if acked else "no fixture"
+        reasons.append(
+            f"the fixture is now version {fixture.current_number} (you acknowledged {was})"
+        )
+    terms: HandoffTerms | None = getattr(request, "handoff_terms", None)
+    acked_terms = ack.terms_revision.number if ack.terms_revision is not None else None
+    if terms is not None and acked_terms != terms.version:
+        was = f"version {acked_terms}" if acked_terms else "no terms"
+        reasons.append(
+            f"the handoff terms are now version {terms.version} (you acknowledged {was})"
+        )
+    return AckState(ack=ack, stale_reasons=reasons)
+
+
+def _latest_acks(bid_ids: Iterable[int]) -> dict[int, Acknowledgement]:
+    acks = (
+        Acknowledgement.objects.filter(bid_id__in=list(bid_ids))
+        .select_related(
+            "by",
+            "fixture_version",
+            "terms_revision",
+            "bid__request__fixture",
+            "bid__request__handoff_terms",
+        )
+        .order_by("bid_id", "-at", "-pk")
+    )
+    latest: dict[int, Acknowledgement] = {}
+    for ack in acks:
+        latest.setdefault(ack.bid_id, ack)
+    return latest
+
+
+def acknowledgement_state(*, bid: Bid) -> AckState:
+    ack = _latest_acks([bid.pk]).get(bid.pk)
+    return _state(ack, ack.bid.request if ack else bid.request)
+
+
+def acknowledgement_for_bid(bid: Bid) -> tuple[str, int]:
+    """For scoring: ("accepted" | "accepted_with_exceptions" | "not_acknowledged", exceptions).
+
+    An acknowledgement of a fixture version or terms revision that has since been replaced
+    counts as not acknowledged until the provider acknowledges again.
+    """
+    return acknowledgement_state(bid=bid).scoring
+
+
+def acknowledgements_for_bids(bids: Iterable[Bid | int]) -> dict[int, tuple[str, int]]:
+    """`acknowledgement_for_bid` for many bids in one query; every id given gets an entry."""
+    ids = [b if isinstance(b, int) else b.pk for b in bids]
+    latest = _latest_acks(ids)
+    out = {}
+    for bid_id in ids:
+        ack = latest.get(bid_id)
+        out[bid_id] = _state(ack, ack.bid.request).scoring if ack else (NOT_ACKNOWLEDGED, 0)
+    return out
+
+
+def acknowledgement_rows_for_buyer(*, request: CapacityRequest) -> list[tuple[Bid, AckState]]:
+    """Each visible bid with its acknowledgement; empty while the request is sealed."""
+    bids = list(bid_selectors.bid_list_for_buyer(request=request))
+    latest = _latest_acks(b.pk for b in bids)
+    return [
+        (
+            bid,
+            _state(latest.get(bid.pk), latest[bid.pk].bid.request if bid.pk in latest else request),
+        )
+        for bid in bids
+    ]
+
+
+def provider_owners(*, request: CapacityRequest, org: Organization | None) -> list[tuple[str, Any]]:
+    """(provider, acknowledgement) naming an incident owner: every visible bid for the buyer,
+    else the provider's own (providers name their owner when they acknowledge)."""
+    if org is None:
+        return []
+    if org.is_buyer:
+        rows = acknowledgement_rows_for_buyer(request=request)
+    else:
+        bid = bid_selectors.own_bid(request=request, org=org)
+        rows = [(bid, acknowledgement_state(bid=bid))] if bid else []
+    return [
+        (bid.provider.name, state.ack)
+        for bid, state in rows
+        if state.ack is not None and state.ack.provider_owner_name
+    ]

@@ -1,0 +1,459 @@
+"""Turn an annex snapshot into the document the template prints: titled sections of blocks.
+
+The snapshot holds values; this module holds the labels and the order they read in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from annexes.document.baseline import baseline_section
+from annexes.document.columns import column_widths
+from annexes.document.labels import display as _display
+from annexes.document.labels import duration, flat, humanise, spec_listing, when
+from annexes.document.labels import label as _label
+from annexes.document.snapshot import KIND_CONTRACT
+from bids.models import BidTerms, CapacityRequest
+
+Block = dict[str, Any]
+# The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
+SPEC_LISTED = ("allocation", "runtime", "tests", "required_evidence", "failure_record")
+CONFIDENTIAL_BOTH = "Confidential: buyer and provider"
+CONFIDENTIAL_BUYER = "Confidential: buyer only — never shared with providers"
+
+
+def _kv(rows: Iterable[tuple[str, Any]], heading: str = "") -> Block:
+    return {"type": "kv", "heading": heading, "rows": [(k, v) for k, v in rows]}
+
+
+def _ordered(values: Mapping[str, Any], model: Any) -> list[tuple[str, Any]]:
+    """Model field order, whatever order the JSON column gave back (PostgreSQL's jsonb sorts)."""
+    names = [f.name for f in model._meta.get_fields() if getattr(f, "concrete", False)]
+    known = [(n, values[n]) for n in names if n in values]
+    return known + sorted((k, v) for k, v in values.items() if k not in names)
+
+
+def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+    req = snap["request"]
+    rows = [
+        (_label(CapacityRequest, name), _display(CapacityRequest, name, value))
+        for name, value in _ordered(req, CapacityRequest)
+        if name not in {"id", "buyer", "title"}
+    ]
+    return {"id": "allocation", "title": "Allocation and term", "blocks": [_kv(rows)]}
+
+
+def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+    revision = snap["bid_revision"]
+    rows = [
+        (_label(BidTerms, name), _display(BidTerms, name, value))
+        for name, value in _ordered(revision["terms"], BidTerms)
+    ]
+    intro = (
+        f"Bid revision {revision['number']}, submitted {when(revision['submitted_at'])} by "
+        f"{revision.get('submitted_by') or '—'}. These terms are frozen; a new revision would "
+        "need a new annex version."
+    )
+    return {
+        "id": "offer",
+        "title": "The awarded offer",
+        "blocks": [{"type": "text", "text": intro}, _kv(rows)],
+    }
+
+
+def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+    fixture = snap.get("fixture")
+    if not fixture:
+        return {
+            "id": "fixture",
+            "title": "Acceptance fixture",
+            "blocks": [{"type": "text", "note": True, "text": "No acceptance fixture was agreed."}],
+        }
+    spec = fixture["spec"]
+    blocks: list[Block] = [
+        _kv(
+            [
+                ("Fixture version", fixture["version"]),
+                ("Template", fixture.get("template") or "—"),
+                ("Spec SHA-256", fixture["spec_sha256"]),
+                ("GPU model", spec.get("gpu_model")),
+            ]
+        ),
+        _kv(flat(spec.get("thresholds", {})), "Thresholds"),
+        {
+            "type": "code",
+            "heading": "Allocation, runtime, tests and evidence",
+            "intro": "Printed as the fixture specification states them, one setting a line, so "
+            "that nothing is lost in relabelling.",
+            "text": spec_listing(spec, SPEC_LISTED),
+        },
+    ]
+    overrides = spec.get("overrides") or []
+    if overrides:
+        blocks.append(
+            {
+                "type": "table",
+                "heading": "Threshold overrides",
+                "head": ["Field", "Library default", "Agreed value", "Reason", "By", "At"],
+                "rows": [
+                    [
+                        o.get("field"),
+                        o.get("default"),
+                        o.get("value"),
+                        o.get("reason"),
+                        o.get("by"),
+                        when(o.get("at")),
+                    ]
+                    for o in overrides
+                ],
+            }
+        )
+    files = (fixture.get("manifest") or {}).get("files", {})
+    if files:
+        rows = sorted(files.items())
+        blocks.append(
+            {
+                "type": "code",
+                "heading": "Bundle manifest",
+                "intro": "In the format of sha256sum: run `sha256sum -c` on this list inside the "
+                "unpacked bundle to check every file.",
+                "text": "\n".join(f"{digest}  {name}" for name, digest in rows),
+            }
+        )
+    return {"id": "fixture", "title": "Acceptance fixture", "blocks": blocks}
+
+
+_SEVERITY_KEY = re.compile(r"^(s\d)_(response_minutes|restore_minutes|escalation)$")
+
+
+def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+    terms = snap.get("terms")
+    if not terms:
+        return {
+            "id": "terms",
+            "title": "Incident handoff terms",
+            "blocks": [{"type": "text", "note": True, "text": "No handoff terms were agreed."}],
+        }
+    from contracts.models import TermsFields
+
+    values = dict(terms["values"])
+    ack = snap.get("acknowledgement") or {}
+    if ack.get("provider_owner_name"):
+        # The terms leave the provider's owner to the provider; its acknowledgement names them.
+        values["provider_owner_name"] = ack["provider_owner_name"]
+        values["provider_owner_contact"] = ack.get("provider_owner_contact") or ""
+    clocks = _severity_clocks(values)
+    rows = [
+        (_label(TermsFields, k), _display(TermsFields, k, v))
+        for k, v in _ordered(values, TermsFields)
+        if not (clocks and _SEVERITY_KEY.match(k))
+    ]
+    blocks: list[Block] = [
+        {"type": "text", "text": f"Terms revision {terms['revision']} ({terms['sha256']})."}
+    ]
+    if clocks:
+        blocks.append(clocks)
+    blocks.append(_kv(rows, "Owners, evidence and recovery" if clocks else ""))
+    return {"id": "terms", "title": "Incident handoff terms", "blocks": blocks}
+
+
+def _severity_clocks(values: Mapping[str, Any]) -> Block | None:
+    """The clocks per severity as one table, a severity a row, as people compare them."""
+    by_severity: dict[str, dict[str, Any]] = {}
+    for key, value in values.items():
+        if match := _SEVERITY_KEY.match(key):
+            by_severity.setdefault(match[1], {})[match[2]] = value
+    if not by_severity:
+        return None
+    return {
+        "type": "table",
+        "heading": "Clocks per severity",
+        "head": ["Severity", "First response", "Restore", "If not restored"],
+        "rows": [
+            [
+                severity.upper(),
+                duration(cells.get("response_minutes")),
+                duration(cells.get("restore_minutes")),
+                cells.get("escalation") or "—",
+            ]
+            for severity, cells in sorted(by_severity.items())
+        ],
+    }
+
+
+def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+    data = snap.get("questionnaire") or {}
+    questions = data.get("questions") or []
+    if not questions:
+        return {
+            "id": "questionnaire",
+            "title": "Incident responsibilities (questionnaire)",
+            "blocks": [
+                {"type": "text", "note": True, "text": "The bid answered no questionnaire."}
+            ],
+        }
+    from questionnaire.answer_types import QuestionSpec, format_answer
+
+    answers = data.get("answers", {})
+    specs = [
+        QuestionSpec.from_dict(raw) for raw in sorted(questions, key=lambda q: q.get("order", 0))
+    ]
+    blocks: list[Block] = _matrix_blocks([s for s in specs if s.step], answers, format_answer)
+    by_section: dict[str, list[list[str]]] = {}
+    for spec in specs:
+        if not spec.step:
+            by_section.setdefault(spec.section, []).append(
+                [spec.text, format_answer(spec, answers.get(spec.key))]
+            )
+    if by_section:
+        # One table with a row naming each topic: the answers read as one list, and the PDF
+        # lays out one table instead of a table a topic.
+        blocks.append(
+            {
+                "type": "table",
+                "heading": "Operations",
+                "head": ["Question", "Answer"],
+                "groups": list(by_section.items()),
+            }
+        )
+    return {
+        "id": "questionnaire",
+        "title": "Incident responsibilities (questionnaire)",
+        "blocks": blocks,
+    }
+
+
+def _matrix_blocks(specs: list[Any], answers: Mapping[str, Any], fmt: Any) -> list[Block]:
+    """The responsibility matrix as a matrix: one row per incident step with its owner, the
+    clocks per severity and the evidence handed over."""
+    if not specs:
+        return []
+    steps: dict[str, dict[str, str]] = {}
+    labels: dict[str, str] = {}
+    severities: list[str] = []
+    for spec in specs:
+        labels.setdefault(spec.step, spec.text.split(":")[0])
+        steps.setdefault(spec.step, {})[spec.column] = fmt(spec, answers.get(spec.key))
+        severity = spec.column.partition(".")[0]
+        if "." in spec.column and severity not in severities:
+            severities.append(severity)
+    rows = [
+        [
+            labels[step],
+            cells.get("owner", "—"),
+            *[
+                f"{cells.get(f'{sev}.response', '—')} / {cells.get(f'{sev}.restore', '—')}"
+                for sev in severities
+            ],
+        ]
+        for step, cells in steps.items()
+    ]
+    head = ["Incident step", "Owner", *severities]
+    if any("evidence" in cells for cells in steps.values()):
+        # What each owner hands over sits on the step's own row, beside who owns it.
+        head.append("Evidence handed over")
+        for row, cells in zip(rows, steps.values(), strict=True):
+            row.append(cells.get("evidence", "—"))
+    return [
+        {
+            "type": "table",
+            "heading": "Responsibility matrix (clocks: first response / restore)",
+            "head": head,
+            "rows": rows,
+        }
+    ]
+
+
+def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+    ack = snap.get("acknowledgement")
+    if not ack:
+        text = "The provider has not acknowledged the fixture and terms."
+        return {"id": "ack", "title": "Acknowledgement", "blocks": [{"type": "text", "text": text}]}
+    blocks: list[Block] = [
+        _kv(
+            [
+                ("Answer", humanise(ack["status"])),
+                ("Fixture version", ack.get("fixture_version") or "—"),
+                ("Terms revision", ack.get("terms_revision") or "—"),
+                ("When", when(ack.get("at"))),
+            ]
+        )
+    ]
+    if ack.get("exceptions"):
+        blocks.append(
+            {
+                "type": "table",
+                "heading": "Exceptions",
+                "head": ["#", "Concerns", "Exception"],
+                "rows": [
+                    [i, e.get("field") or "—", e.get("text", "")]
+                    for i, e in enumerate(ack["exceptions"], start=1)
+                ],
+            }
+        )
+    return {"id": "ack", "title": "Acknowledgement and exceptions", "blocks": blocks}
+
+
+def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
+    req = snap["request"]
+    sections = [
+        _request_section(snap),
+        _offer_section(snap),
+        _fixture_section(snap),
+        _terms_section(snap),
+        _questionnaire_section(snap),
+        _acknowledgement_section(snap),
+    ]
+    baseline = baseline_section(snap)
+    if baseline:
+        sections.append(baseline)
+    revision = snap["bid_revision"]["number"]
+    return {
+        "title": "Contract annex — GPU capacity, acceptance and incident handoff",
+        "header": f"{req['title']} · bid revision {revision} · annex v{version}",
+        "confidentiality": CONFIDENTIAL_BOTH,
+        "sha256": sha256,
+        "meta": [
+            ("Buyer", req["buyer"]),
+            ("Provider", snap["provider"]),
+            ("Request", req["title"]),
+            ("Bid revision", revision),
+            ("Annex version", version),
+        ],
+        "sections": sections,
+        "signatures": [req["buyer"], snap["provider"]],
+    }
+
+
+def _weights_text(snap: Mapping[str, Any]) -> str:
+    from evaluation.comparison import CRITERION_LABELS
+    from evaluation.scoring import CRITERIA
+
+    weights = snap.get("weights") or {}
+    return "weights " + ", ".join(
+        f"{CRITERION_LABELS.get(n, n)} {float(weights.get(n, 0)):g}" for n in CRITERIA
+    )
+
+
+def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
+    from evaluation.comparison import CRITERION_LABELS
+
+    req = snap["request"]
+    bids = snap["bids"]
+    ranking = {
+        "type": "table",
+        "head": ["Bid", "Revision", "Rank", "Total (0–100)", "Disqualified because"],
+        "rows": [
+            [
+                b["name"],
+                b["revision"],
+                b["rank"] or "—",
+                b["total"],
+                "; ".join(b["disqualifications"]) or "—",
+            ]
+            for b in bids
+        ],
+    }
+    rationale_rows = [
+        [
+            b["name"],
+            CRITERION_LABELS.get(c["name"], humanise(c["name"])),
+            c["score"],
+            c["rationale"],
+        ]
+        for b in bids
+        for c in b["criteria"]
+    ]
+    sensitivity = snap.get("sensitivity") or {}
+    sections = [
+        {
+            "id": "ranking",
+            "title": "Ranking",
+            "blocks": [
+                {
+                    "type": "text",
+                    "text": f"Scored {when(snap.get('scored_at'))}; {_weights_text(snap)}.",
+                },
+                ranking,
+            ],
+        },
+        {
+            "id": "rationale",
+            "title": "Why each bid scored as it did",
+            "blocks": [
+                {
+                    "type": "table",
+                    "head": ["Bid", "Criterion", "Score", "Rationale"],
+                    "rows": rationale_rows,
+                }
+            ],
+        },
+        {
+            "id": "matrix",
+            "title": "Side-by-side matrix",
+            "blocks": [
+                {
+                    "type": "table",
+                    "heading": group["title"],
+                    "head": ["", *[b["name"] for b in bids]],
+                    "rows": [[row["label"], *row["cells"]] for row in group["rows"]],
+                }
+                for group in snap.get("matrix", [])
+            ],
+        },
+        {
+            "id": "sensitivity",
+            "title": "Sensitivity",
+            "blocks": [
+                _kv(
+                    [
+                        ("Verdict", sensitivity.get("verdict") or "—"),
+                        ("Winner", sensitivity.get("winner") or "—"),
+                        ("Random weight draws", sensitivity.get("draws_text") or "—"),
+                        (
+                            "Moves that change the winner",
+                            "; ".join(
+                                f"{m['criterion']} {m['change']} → {m['winner']}"
+                                for m in sensitivity.get("changing_moves", [])
+                            )
+                            or "none",
+                        ),
+                    ]
+                )
+            ],
+        },
+    ]
+    return {
+        "title": "Bid comparison summary",
+        "header": f"{req['title']} · comparison · summary v{version}",
+        "confidentiality": CONFIDENTIAL_BUYER,
+        "sha256": sha256,
+        "meta": [("Buyer", req["buyer"]), ("Request", req["title"]), ("Version", version)],
+        "sections": sections,
+        "signatures": [],
+    }
+
+
+def document_for(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
+    if snap.get("kind") == KIND_CONTRACT:
+        document = contract_document(snap, sha256=sha256, version=version)
+    else:
+        document = comparison_document(snap, sha256=sha256, version=version)
+    return _numbered(document)
+
+
+def _numbered(document: dict[str, Any]) -> dict[str, Any]:
+    """Section and sub-section numbers, written into the text (cheaper than CSS counters), and
+    each table's column widths (cheaper than letting WeasyPrint measure every cell)."""
+    for i, section in enumerate(document["sections"], start=1):
+        section["number"] = str(i)
+        headed = (block for block in section["blocks"] if block.get("heading"))
+        for j, block in enumerate(headed, start=1):
+            block["number"] = f"{i}.{j}"
+        for block in section["blocks"]:
+            if block["type"] == "table":
+                rows = block.get("rows") or [r for _, group in block["groups"] for r in group]
+                block["widths"] = column_widths(block["head"], rows)
+    return document

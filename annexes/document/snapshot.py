@@ -1,0 +1,192 @@
+"""The JSON snapshot an annex is rendered from: what both parties agreed, read at render time.
+
+Values are stored as JSON-safe plain data (dates ISO, decimals as strings) so the snapshot's
+SHA-256 is stable and a later version can be compared field by field.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from bids.models import BidRevision, BidTerms, CapacityRequest
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+
+SCHEMA = "clusterbid.annex/1"
+KIND_CONTRACT = "contract"
+KIND_COMPARISON = "comparison"
+
+REQUEST_FIELDS = ["title", *ALLOCATION_FIELDS, *TERM_FIELDS, "bid_deadline", *WORKLOAD_FIELDS]
+
+
+def plain(value: Any) -> Any:
+    """JSON-safe, deterministic form of a model value."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def request_part(request: CapacityRequest) -> dict[str, Any]:
+    return {
+        "id": request.pk,
+        "buyer": request.buyer.name,
+        **{name: plain(getattr(request, name)) for name in REQUEST_FIELDS},
+    }
+
+
+def revision_part(revision: BidRevision) -> dict[str, Any]:
+    return {
+        "bid_id": revision.bid_id,
+        "number": revision.number,
+        "submitted_at": plain(revision.submitted_at),
+        "submitted_by": revision.submitted_by.get_username() if revision.submitted_by else None,
+        "terms": {name: plain(getattr(revision, name)) for name in BidTerms.term_field_names()},
+    }
+
+
+def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
+    """Everything the contract annex states, for an awarded request (both parties see it)."""
+    from acceptance.models import Acknowledgement, Reservation
+    from contracts.models import HandoffTermsRevision
+
+    reservation = (
+        Reservation.objects.select_related(
+            "bid__provider", "bid_revision__submitted_by", "fixture_version"
+        )
+        .filter(request=request)
+        .first()
+    )
+    if reservation is None:
+        raise ValueError("The request has no awarded bid yet; an annex needs one.")
+    revision = reservation.bid_revision
+    ack = (
+        Acknowledgement.objects.filter(bid=reservation.bid)
+        .select_related("fixture_version", "terms_revision")
+        .first()
+    )
+    terms_revision = (
+        ack.terms_revision
+        if ack and ack.terms_revision
+        else HandoffTermsRevision.objects.filter(terms__request=request).first()
+    )
+    fixture = reservation.fixture_version
+    decision = getattr(reservation, "decision", None)
+    baseline = getattr(reservation, "baseline", None)
+    return {
+        "schema": SCHEMA,
+        "kind": KIND_CONTRACT,
+        "request": request_part(request),
+        "provider": reservation.bid.provider.name,
+        "bid_revision": revision_part(revision),
+        "fixture": None
+        if fixture is None
+        else {
+            "version": fixture.number,
+            "template": fixture.template,
+            "spec_sha256": fixture.spec_sha256,
+            "manifest": plain(fixture.manifest),
+            "spec": plain(fixture.spec),
+        },
+        "terms": None
+        if terms_revision is None
+        else {
+            "revision": terms_revision.number,
+            "sha256": terms_revision.sha256,
+            "values": plain(terms_revision.snapshot),
+        },
+        "acknowledgement": None
+        if ack is None
+        else {
+            "status": ack.status,
+            "fixture_version": ack.fixture_version.number if ack.fixture_version else None,
+            "terms_revision": ack.terms_revision.number if ack.terms_revision else None,
+            "exceptions": plain(ack.exceptions),
+            "provider_owner_name": ack.provider_owner_name,
+            "provider_owner_contact": ack.provider_owner_contact,
+            "at": plain(ack.at),
+        },
+        "questionnaire": plain(revision.questionnaire) or None,
+        "acceptance": None
+        if decision is None
+        else {
+            "kind": decision.kind,
+            "by": decision.by.get_username() if decision.by else None,
+            "at": plain(decision.at),
+            "reason": decision.reason,
+            "gate_passed": decision.gate_passed,
+            "gate_summary": decision.gate_summary,
+        },
+        "baseline": None if baseline is None else plain(baseline.snapshot),
+    }
+
+
+def scores_not_current(state: str) -> str | None:
+    """Why a comparison in `state` cannot go into a summary. A summary is issued once and never
+    changes, so it must not freeze scores that are not the current bids' and weights'."""
+    from evaluation.comparison import FAILED, OUTDATED, PENDING
+
+    why = {
+        PENDING: "Scoring of the latest bids and weights is still running",
+        FAILED: "The last scoring failed; retry it on the comparison page",
+        OUTDATED: "The scores are out of date; re-score on the comparison page",
+    }.get(state)
+    return f"{why}, then generate the summary." if why else None
+
+
+def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
+    """The buyer's bid comparison: scores, rationales and sensitivity (never for a provider)."""
+    from evaluation.comparison import comparison_for_buyer
+
+    view = comparison_for_buyer(request=request, anonymise=False)
+    if (why := scores_not_current(view.state)) is not None:
+        raise ValueError(why)
+    if not view.columns or view.shown_run is None:
+        raise ValueError("There is no scored comparison to put in a summary yet.")
+    return {
+        "schema": SCHEMA,
+        "kind": KIND_COMPARISON,
+        "request": request_part(request),
+        "scoring_run": view.shown_run.pk,
+        "scored_at": plain(view.shown_run.finished_at),
+        "stale": view.stale,
+        "weights": plain(view.shown_run.weights),
+        "bids": [
+            {
+                "name": column.name,
+                "revision": column.revision.number,
+                "qualified": column.qualified,
+                "rank": column.score.rank,
+                "total": round(column.score.total, 2),
+                "criteria": plain(column.score.criteria),
+                "disqualifications": column.reasons,
+            }
+            for column in view.columns
+        ],
+        "matrix": [
+            {
+                "title": group.title,
+                "rows": [
+                    {"label": row.heading, "cells": [cell.display for cell in row.cells]}
+                    for row in group.rows
+                ],
+            }
+            for group in view.groups
+        ],
+        "sensitivity": plain(view.sensitivity),
+    }
+
+
+def snapshot_for(*, request: CapacityRequest, kind: str) -> dict[str, Any]:
+    """The snapshot of an annex of `kind`; ValueError says why there is none yet."""
+    if kind == KIND_CONTRACT:
+        return contract_snapshot(request=request)
+    return comparison_snapshot(request=request)

@@ -1,0 +1,119 @@
+"""Issued annex versions (immutable) and the jobs that render them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from bids.models import CapacityRequest
+
+
+class AnnexKind(models.TextChoices):
+    CONTRACT = "contract", "Contract annex"
+    COMPARISON = "comparison", "Bid comparison summary (buyer only)"
+
+
+class FrozenAnnexError(Exception):
+    """An issued annex is what the parties were given; it never changes."""
+
+
+class AnnexQuerySet(models.QuerySet["Annex"]):
+    def update(self, **kwargs: Any) -> int:
+        raise FrozenAnnexError("Issued annexes are immutable; generate a new version instead.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise FrozenAnnexError("Issued annexes are immutable and cannot be deleted.")
+
+
+def annex_path(instance: Annex, filename: str) -> str:
+    return f"annexes/{instance.request_id}/{filename}"
+
+
+class Annex(models.Model):
+    request = models.ForeignKey(CapacityRequest, on_delete=models.PROTECT, related_name="annexes")
+    kind = models.CharField(max_length=12, choices=AnnexKind.choices)
+    version = models.PositiveIntegerField()
+    snapshot = models.JSONField()
+    snapshot_sha256 = models.CharField(max_length=64)
+    pdf = models.FileField(upload_to=annex_path)
+    pdf_sha256 = models.CharField(max_length=64)
+    pdf_bytes = models.PositiveIntegerField()
+    pages = models.PositiveIntegerField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AnnexQuerySet.as_manager()
+
+    class Meta:
+        db_table = "contracts_annex"  # moved from contracts/: the table keeps its name
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request", "kind", "version"], name="one_annex_per_version"
+            )
+        ]
+        ordering = ["request", "kind", "-version"]
+        verbose_name_plural = "annexes"
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} v{self.version} — {self.request}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise FrozenAnnexError(f"Annex v{self.version} is issued and cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise FrozenAnnexError(f"Annex v{self.version} is issued and cannot be deleted.")
+
+    @property
+    def filename(self) -> str:
+        prefix = "annex" if self.kind == AnnexKind.CONTRACT else "comparison-summary"
+        return f"{prefix}-request{self.request_id}-v{self.version}.pdf"
+
+
+class AnnexJobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RENDERING = "rendering", "Rendering"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class AnnexJob(models.Model):
+    """One press of "Generate": the task renders it once, however often it is delivered."""
+
+    request = models.ForeignKey(
+        CapacityRequest, on_delete=models.CASCADE, related_name="annex_jobs"
+    )
+    kind = models.CharField(max_length=12, choices=AnnexKind.choices)
+    status = models.CharField(
+        max_length=10, choices=AnnexJobStatus.choices, default=AnnexJobStatus.QUEUED
+    )
+    error = models.TextField(blank=True)
+    annex = models.ForeignKey(
+        Annex, on_delete=models.PROTECT, null=True, blank=True, related_name="jobs"
+    )
+    reused = models.BooleanField(
+        default=False, help_text="The sources had not changed, so no new version was issued."
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "contracts_annexjob"  # moved from contracts/: the table keeps its name
+        ordering = ["-requested_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} job {self.pk} ({self.status})"
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status in (AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING)

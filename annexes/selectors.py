@@ -1,0 +1,97 @@
+"""Who may see which annex: the buyer sees everything, the awarded provider its contract annex."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from annexes.models import Annex, AnnexJob, AnnexKind
+from bids.models import CapacityRequest
+from orgs.models import Organization
+
+
+def _awarded_provider_id(request: CapacityRequest) -> int | None:
+    from acceptance.models import Reservation
+
+    return (
+        Reservation.objects.filter(request=request)
+        .values_list("bid__provider_id", flat=True)
+        .first()
+    )
+
+
+def annex_kinds_for(*, org: Organization, request: CapacityRequest) -> list[str]:
+    if org.pk == request.buyer_id:
+        return [AnnexKind.CONTRACT, AnnexKind.COMPARISON]
+    if org.pk == _awarded_provider_id(request):
+        return [AnnexKind.CONTRACT]
+    return []
+
+
+def annex_request_for_org(
+    *, org: Organization | None, pk: int
+) -> tuple[CapacityRequest, list[str]]:
+    """The request and the annex kinds the org may see; 404 when it may see none."""
+    if org is None:
+        raise Http404
+    request = CapacityRequest.objects.select_related("buyer").filter(pk=pk).first()
+    if request is None:
+        raise Http404
+    kinds = annex_kinds_for(org=org, request=request)
+    if not kinds:
+        raise Http404
+    return request, kinds
+
+
+def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
+    """Why an annex of `kind` cannot be generated yet (None when it can)."""
+    if kind == AnnexKind.CONTRACT and _awarded_provider_id(request) is None:
+        return "Award a bid first: the contract annex states the awarded bid's terms."
+    if kind == AnnexKind.COMPARISON:
+        from annexes.document.snapshot import scores_not_current
+        from evaluation.comparison import comparison_state
+
+        return scores_not_current(comparison_state(request=request)[0])
+    return None
+
+
+def annex_sources_changed(*, request: CapacityRequest, kind: str, latest: Annex) -> bool:
+    """Whether generating now would issue a new version: today's sources differ from `latest`'s
+    snapshot (after acceptance, for one, the contract annex gains the hand-over baseline)."""
+    from annexes.document.render import snapshot_sha256
+    from annexes.document.snapshot import snapshot_for
+
+    try:
+        snapshot = snapshot_for(request=request, kind=kind)
+    except ValueError:
+        return False
+    return snapshot_sha256(snapshot) != latest.snapshot_sha256
+
+
+def annex_list(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]:
+    return (
+        Annex.objects.filter(request=request, kind__in=kinds)
+        .select_related("created_by")
+        .defer("snapshot")
+        .order_by("kind", "-version")
+    )
+
+
+def annex_jobs(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[AnnexJob]:
+    return AnnexJob.objects.filter(request=request, kind__in=kinds).select_related("annex")[:10]
+
+
+def annex_get_for_org(*, org: Organization | None, pk: int) -> Annex:
+    annex = Annex.objects.select_related("request__buyer").filter(pk=pk).first()
+    if annex is None or org is None:
+        raise Http404
+    if annex.kind not in annex_kinds_for(org=org, request=annex.request):
+        raise Http404
+    return annex
+
+
+def annex_job_for_org(*, org: Organization | None, pk: int) -> AnnexJob:
+    job = AnnexJob.objects.select_related("request").filter(pk=pk).first()
+    if job is None or org is None or job.kind not in annex_kinds_for(org=org, request=job.request):
+        raise Http404
+    return job

@@ -1,0 +1,134 @@
+"""Generate annexes: queue a job, render it once, issue an immutable version."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from pypdf import PdfReader
+
+from annexes.document.present import document_for
+from annexes.document.render import render_html, render_pdf, snapshot_sha256
+from annexes.document.snapshot import snapshot_for
+from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind
+from bids.models import CapacityRequest
+
+
+def annex_snapshot(*, request: CapacityRequest, kind: str) -> dict:
+    try:
+        return snapshot_for(request=request, kind=kind)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from exc
+
+
+def annex_request(*, request: CapacityRequest, kind: str, user: User | None) -> AnnexJob:
+    """Queue a render. Refused up front when there is nothing to render yet."""
+    if kind not in AnnexKind.values:
+        raise ValidationError(f"Unknown annex kind {kind!r}.")
+    annex_snapshot(request=request, kind=kind)  # fail now, with the reason, not in the worker
+    running = AnnexJob.objects.filter(
+        request=request, kind=kind, status__in=[AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING]
+    ).first()
+    if running is not None:
+        return running
+    job = AnnexJob.objects.create(request=request, kind=kind, requested_by=user)
+    _queue(job)
+    return job
+
+
+def annex_retry(*, job: AnnexJob) -> AnnexJob:
+    if job.status != AnnexJobStatus.FAILED:
+        raise ValidationError("Only a failed render can be retried.")
+    AnnexJob.objects.filter(pk=job.pk).update(status=AnnexJobStatus.QUEUED, error="")
+    job.refresh_from_db()
+    _queue(job)
+    return job
+
+
+def _queue(job: AnnexJob) -> None:
+    from annexes.tasks import render_annex
+
+    transaction.on_commit(lambda: render_annex.delay(job.pk))
+
+
+def pdf_page_count(pdf: bytes) -> int:
+    return len(PdfReader(io.BytesIO(pdf)).pages)
+
+
+def annex_render_job(*, job_id: int) -> AnnexJob:
+    """The task's body. Safe to run twice: a job issues at most one version.
+
+    Rendering happens outside any transaction; the version is issued in one short transaction,
+    so a worker killed mid-render leaves nothing half-written and a re-run completes the job.
+    """
+    job = AnnexJob.objects.select_related("request__buyer").get(pk=job_id)
+    if job.status == AnnexJobStatus.DONE:
+        return job
+    AnnexJob.objects.filter(pk=job.pk).update(
+        status=AnnexJobStatus.RENDERING, started_at=timezone.now(), attempts=job.attempts + 1
+    )
+    try:
+        snapshot = annex_snapshot(request=job.request, kind=job.kind)
+        digest = snapshot_sha256(snapshot)
+        for _ in range(3):  # another job may take the version number while this one renders
+            latest = Annex.objects.filter(request=job.request, kind=job.kind).first()
+            if latest is not None and latest.snapshot_sha256 == digest:
+                return _finish(job, latest, reused=True)
+            version = (latest.version if latest else 0) + 1
+            pdf = render_pdf(render_html(document_for(snapshot, sha256=digest, version=version)))
+            issued = _issue(job, snapshot=snapshot, digest=digest, pdf=pdf, version=version)
+            if issued is not None:
+                return issued
+        raise RuntimeError("Could not take a version number; try again.")
+    except Exception as exc:
+        AnnexJob.objects.filter(pk=job.pk).update(
+            status=AnnexJobStatus.FAILED, error=str(exc)[:2000], finished_at=timezone.now()
+        )
+        raise
+
+
+@transaction.atomic
+def _issue(
+    job: AnnexJob, *, snapshot: dict, digest: str, pdf: bytes, version: int
+) -> AnnexJob | None:
+    # Lock the request row: two jobs for one request must not take the same version number.
+    CapacityRequest.objects.select_for_update().get(pk=job.request_id)
+    job = AnnexJob.objects.select_for_update().get(pk=job.pk)
+    if job.status == AnnexJobStatus.DONE:
+        return job  # a duplicate delivery finished first
+    same = Annex.objects.filter(
+        request_id=job.request_id, kind=job.kind, snapshot_sha256=digest
+    ).first()
+    if same is not None:
+        return _finish(job, same, reused=True)
+    top = Annex.objects.filter(request_id=job.request_id, kind=job.kind).aggregate(v=Max("version"))
+    if (top["v"] or 0) + 1 != version:
+        return None  # the PDF names the version in its header: render again
+    annex = Annex(
+        request_id=job.request_id,
+        kind=job.kind,
+        version=version,
+        snapshot=snapshot,
+        snapshot_sha256=digest,
+        pdf_sha256=hashlib.sha256(pdf).hexdigest(),
+        pdf_bytes=len(pdf),
+        pages=pdf_page_count(pdf),
+        created_by=job.requested_by,
+    )
+    annex.pdf.save(annex.filename, ContentFile(pdf), save=False)
+    annex.save()
+    return _finish(job, annex, reused=False)
+
+
+def _finish(job: AnnexJob, annex: Annex, *, reused: bool) -> AnnexJob:
+    AnnexJob.objects.filter(pk=job.pk).update(
+        status=AnnexJobStatus.DONE, annex=annex, reused=reused, finished_at=timezone.now(), error=""
+    )
+    job.refresh_from_db()
+    return job

@@ -1,0 +1,15 @@
+from django.urls import path
+
+from annexes import views as annexes
+
+app_name = "annexes"
+
+urlpatterns = [
+    path("requests/<int:pk>/annexes/", annexes.annex_list, name="list"),
+    path("requests/<int:pk>/annexes/status/", annexes.annex_status, name="status"),
+    path("requests/<int:pk>/annexes/generate/", annexes.annex_generate, name="generate"),
+    path("requests/<int:pk>/annexes/diff/", annexes.annex_diff, name="diff"),
+    path("annexes/<int:pk>/annex.pdf", annexes.annex_download, name="download"),
+    path("annexes/<int:pk>/preview/", annexes.annex_preview, name="preview"),
+    path("annex-jobs/<int:pk>/retry/", annexes.annex_job_retry, name="retry"),
+]

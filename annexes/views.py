@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annexes import selectors
+from annexes.document.diff import snapshot_diff
+from annexes.document.present import document_for
+from annexes.document.render import render_html
+from annexes.models import AnnexJobStatus, AnnexKind
+from annexes.services import annex_request, annex_retry
+from core.web import flash_errors
+from orgs.access import active_org, org_required, user_of
+
+
+@org_required()
+def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
+    req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
+    annexes = list(selectors.annex_list(request=req, kinds=kinds))
+    jobs = list(selectors.annex_jobs(request=req, kinds=kinds))
+    sections = []
+    for kind in kinds:
+        issued = [a for a in annexes if a.kind == kind]
+        sections.append(
+            {
+                "kind": kind,
+                "label": AnnexKind(kind).label,
+                "annexes": issued,
+                "job": next((j for j in jobs if j.kind == kind), None),
+                "blocker": selectors.annex_blocker(request=req, kind=kind),
+                "stale": bool(issued)
+                and selectors.annex_sources_changed(request=req, kind=kind, latest=issued[0]),
+            }
+        )
+    return render(
+        request,
+        "annexes/list.html",
+        {"req": req, "sections": sections, "busy": any(j.in_progress for j in jobs)},
+    )
+
+
+@org_required()
+def annex_status(request: HttpRequest, pk: int) -> JsonResponse:
+    req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
+    jobs = selectors.annex_jobs(request=req, kinds=kinds)
+    return JsonResponse(
+        {
+            "jobs": [
+                {
+                    "id": j.pk,
+                    "kind": j.kind,
+                    "status": j.status,
+                    "error": j.error,
+                    "version": j.annex.version if j.annex else None,
+                }
+                for j in jobs
+            ],
+            "busy": any(j.in_progress for j in jobs),
+        }
+    )
+
+
+@org_required()
+@require_POST
+def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
+    req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
+    kind = request.POST.get("kind", AnnexKind.CONTRACT)
+    if kind not in kinds:
+        raise Http404
+    try:
+        job = annex_request(request=req, kind=kind, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        job.refresh_from_db()  # with in-process tasks the render has already finished
+        if job.status == AnnexJobStatus.QUEUED or job.status == AnnexJobStatus.RENDERING:
+            messages.success(
+                request, "Rendering the PDF. This page updates itself when it is ready."
+            )
+        elif job.status == AnnexJobStatus.DONE and job.annex is not None and not job.reused:
+            messages.success(request, f"Version {job.annex.version} is issued: download it below.")
+    return redirect("annexes:list", pk=pk)
+
+
+@org_required()
+@require_POST
+def annex_job_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    job = selectors.annex_job_for_org(org=active_org(request), pk=pk)
+    try:
+        annex_retry(job=job)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    return redirect("annexes:list", pk=job.request_id)
+
+
+@org_required()
+def annex_download(request: HttpRequest, pk: int) -> FileResponse:
+    annex = selectors.annex_get_for_org(org=active_org(request), pk=pk)
+    return FileResponse(
+        annex.pdf.open("rb"),
+        as_attachment=True,
+        filename=annex.filename,
+        content_type="application/pdf",
+    )
+
+
+@org_required()
+def annex_preview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The same template the PDF is rendered from, in the browser."""
+    annex = selectors.annex_get_for_org(org=active_org(request), pk=pk)
+    document = document_for(annex.snapshot, sha256=annex.snapshot_sha256, version=annex.version)
+    links = {
+        "pdf": reverse("annexes:download", args=[annex.pk]),
+        "list": reverse("annexes:list", args=[annex.request_id]),
+    }
+    return HttpResponse(render_html(document, preview=True, links=links))
+
+
+@org_required()
+def annex_diff(request: HttpRequest, pk: int) -> HttpResponse:
+    req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
+    annexes = {a.pk: a for a in selectors.annex_list(request=req, kinds=kinds).defer(None)}
+    try:
+        old = annexes[int(request.GET.get("from", ""))]
+        new = annexes[int(request.GET.get("to", ""))]
+    except (KeyError, ValueError):
+        messages.error(request, "Choose two versions of the same annex to compare.")
+        return redirect("annexes:list", pk=pk)
+    if old.kind != new.kind:
+        messages.error(request, "Only versions of the same annex can be compared.")
+        return redirect("annexes:list", pk=pk)
+    changes = snapshot_diff(old.snapshot, new.snapshot)
+    return render(
+        request,
+        "annexes/diff.html",
+        {
+            "req": req,
+            "old": old,
+            "new": new,
+            "changes": changes,
+            "back": reverse("annexes:list", args=[pk]),
+        },
+    )

@@ -1,9 +1,0 @@
-from celery import shared_task
-
-from contracts.services.annexes import annex_render_job
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def render_annex(job_id: int) -> str:
-    job = annex_render_job(job_id=job_id)
-    return f"annex {job.annex_id} ({'unchanged' if job.reused else 'issued'})"

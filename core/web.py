@@ -1,0 +1,23 @@
+"""Service errors shown to the user: as flash messages, or on the form field they name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+
+
+def flash_errors(request: HttpRequest, exc: ValidationError) -> None:
+    for message in exc.messages:
+        messages.error(request, message)
+
+
+def errors_into_form(form: Any, exc: ValidationError) -> None:
+    """Put a service's field errors on the form's fields so the user sees them in place."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc.messages)

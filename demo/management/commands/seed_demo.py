@@ -1,0 +1,21 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from acceptance.demo_burnin import seed_burnin_demo
+from demo.seed import DEMO_PASSWORD, seed_demo
+
+
+class Command(BaseCommand):
+    help = "Create the demo organisations, request and bids (safe to run again)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        logins = seed_demo()
+        # A second, already-awarded request so the burn-in and acceptance pages have data.
+
+        seed_burnin_demo()
+        self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in at /accounts/login/ with:"))
+        for login in logins:
+            self.stdout.write(
+                f"  {login.username:<8} / {DEMO_PASSWORD}   {login.role:<8} {login.organization}"
+            )

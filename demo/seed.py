@@ -1,0 +1,218 @@
+"""Demo data: one buyer, one request, three providers whose bids differ the way real ones do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from acceptance.demo import seed_fixture_demo
+from bids import services
+from bids.choices import RequestStatus
+from bids.models import Bid, CapacityRequest
+from evaluation.scoring import BidOffer
+from evaluation.scoring import demo as scoring_demo
+from evaluation.services import scoring_queue
+from orgs.choices import MemberRole, OrgKind
+from orgs.models import Membership, Organization
+
+DEMO_PASSWORD = "clusterbid-demo"
+REQUEST_TITLE = "16 × H200, two 8-GPU servers"
+_DEMO_REQUEST = scoring_demo.demo_request()
+TERM_DAYS = (_DEMO_REQUEST.reservation_end - _DEMO_REQUEST.reservation_start).days + 1
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    organization: str
+    role: str
+
+
+# The bid terms come from the scoring package's demo offers, so the seeded comparison page and
+# the pure scoring tests read the same numbers (docs/scoring.md, section 6, explains them).
+_OFFER_FIELDS = (
+    "price_per_gpu_hour",
+    "fees_usd",
+    "egress_usd",
+    "region",
+    "available_end",
+    "gpu_model",
+    "nodes",
+    "gpus_per_node",
+    "nvlink_domain_size",
+    "fabric",
+    "nics_per_node",
+    "nic_rate_gbps",
+    "rail_optimised",
+    "leaf_switches",
+    "isolation_class",
+    "scheduler",
+    "topology_aware",
+    "gang_scheduling",
+    "health_checks_auto_drain",
+    "spares_count",
+    "spares_location",
+    "coverage",
+    "site_readiness",
+)
+
+
+def offer_terms(offer: BidOffer, *, reservation_start: date) -> dict[str, Any]:
+    """A scoring demo offer as bid terms, its start shifted to the seeded reservation's."""
+    terms = {name: getattr(offer, name) for name in _OFFER_FIELDS}
+    lead = scoring_demo.demo_request().reservation_start - offer.available_start
+    mtbf = offer.declared_node_mtbf_hours
+    terms.update(
+        available_start=reservation_start - lead,
+        oversubscription_ratio=Decimal(str(offer.oversubscription_ratio)),
+        uptime_pct=Decimal(str(offer.uptime_pct)),
+        node_replacement_hours=Decimal(str(offer.node_replacement_hours)),
+        declared_node_mtbf_hours=int(mtbf) if mtbf is not None else None,
+    )
+    return terms
+
+
+PROVIDERS: list[dict[str, Any]] = [
+    {
+        "org": "Northwind Compute",
+        "user": "nora",
+        "offer": scoring_demo.demo_cheap,
+        "terms": {
+            "site": "Frankfurt FRA-2 (opened 2026)",
+            "sla_credits": "5% of monthly fee per 1% below SLA",
+            "billing_terms": "Monthly in advance",
+            "notes": "Node MTBF from our first year of fleet data (1,500 h).",
+        },
+    },
+    {
+        "org": "Aurora GPU Cloud",
+        "user": "arun",
+        "offer": scoring_demo.demo_premium,
+        "terms": {
+            "site": "Stockholm STO-1",
+            "sla_credits": "10% of daily fee per hour of S1 outage",
+            "billing_terms": "Monthly in arrears, egress included",
+            "notes": "Two hot spares racked on the job's leaf switch.",
+        },
+    },
+    {
+        "org": "Pacifica Neocloud",
+        "user": "pat",
+        "offer": scoring_demo.demo_wrong_region,
+        "terms": {
+            "site": "Hillsboro PDX-4",
+            "billing_terms": "Quarterly in advance",
+        },
+    },
+]
+
+
+def _user(username: str, email: str) -> Any:
+    user_model = get_user_model()
+    user, created = user_model.objects.get_or_create(username=username, defaults={"email": email})
+    if created:
+        user.set_password(DEMO_PASSWORD)
+        user.save()
+    return user
+
+
+def _org(name: str, kind: str) -> Organization:
+    slug = name.lower().replace(" ", "-")
+    org, _ = Organization.objects.get_or_create(slug=slug, defaults={"name": name, "kind": kind})
+    return org
+
+
+def _member(user: Any, org: Organization, role: str = MemberRole.ADMIN) -> None:
+    Membership.objects.get_or_create(user=user, organization=org, defaults={"role": role})
+
+
+@transaction.atomic
+def seed_demo() -> list[DemoLogin]:
+    """Create the demo once; running it again changes nothing."""
+    logins: list[DemoLogin] = []
+    buyer = _org("Helix Labs", OrgKind.BUYER)
+    alice = _user("alice", "alice@helix.example")
+    _member(alice, buyer)
+    bob = _user("bob", "bob@helix.example")
+    _member(bob, buyer, MemberRole.MEMBER)
+    logins += [DemoLogin("alice", buyer.name, "buyer"), DemoLogin("bob", buyer.name, "buyer")]
+
+    providers = []
+    for spec in PROVIDERS:
+        org = _org(spec["org"], OrgKind.PROVIDER)
+        user = _user(spec["user"], f"{spec['user']}@{org.slug}.example")
+        _member(user, org)
+        providers.append((org, user, spec))
+        logins.append(DemoLogin(spec["user"], org.name, "provider"))
+    # Someone who works for two providers: the organisation switcher in the header has a use.
+    sam = _user("sam", "sam@operators.example")
+    for org, _, _ in providers[:2]:
+        _member(sam, org, MemberRole.MEMBER)
+    logins.append(DemoLogin("sam", " + ".join(org.name for org, _, _ in providers[:2]), "provider"))
+
+    existing = CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).first()
+    if existing is not None:
+        _score_after_commit(existing)
+        return logins
+
+    today = timezone.localdate()
+    # The first of the month after next: far enough for a 14-day bidding window.
+    next_month = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
+    start = (next_month + timedelta(days=32)).replace(day=1)
+    req = services.request_create(
+        buyer=buyer,
+        user=alice,
+        data={
+            "title": REQUEST_TITLE,
+            "description": "Pre-training run for a 13B model. Two HGX H200 servers on one "
+            "non-blocking InfiniBand fabric, one leaf switch, Slurm.",
+            "gpu_model": "H200",
+            "gpu_count": 16,
+            "nodes": 2,
+            "gpus_per_node": 8,
+            "nvlink_domain_size": 8,
+            "fabric": "infiniband",
+            "per_gpu_bandwidth_gbps": 400,
+            "max_leaf_switches": 1,
+            "single_fabric_domain": True,
+            "isolation_class": "whole_device",
+            "scheduler": "slurm",
+            "acceptable_regions": ["eu", "nordics", "uk"],
+            "reservation_start": start,
+            # The same 89-day term (end date inclusive) as the scoring package's demo request.
+            "reservation_end": start + timedelta(days=TERM_DAYS - 1),
+            "bid_deadline": timezone.now() + timedelta(days=14),
+            "sealed": False,
+            "checkpoint_write_seconds": 60,
+            "restart_seconds": 300,
+            "run_length_hours": 2000,
+        },
+    )
+    services.request_invite(request=req, providers=[org for org, _, _ in providers])
+    services.request_publish(request=req)
+    for org, user, spec in providers:
+        bid = services.bid_start(request=req, provider=org, user=user)
+        terms = offer_terms(spec["offer"](), reservation_start=start) | spec["terms"]
+        services.bid_save_draft(bid=bid, user=user, data=terms)
+        services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=user)
+    assert req.status == RequestStatus.OPEN
+    # The other apps' demo data: questionnaire answers (new revisions), then the fixture and
+    # handoff terms with the providers' acknowledgements.
+    from questionnaire.demo import seed_questionnaire_demo
+
+    seed_questionnaire_demo(req)
+    seed_fixture_demo(req)
+    _score_after_commit(req)
+    return logins
+
+
+def _score_after_commit(req: CapacityRequest) -> None:
+    """Scores on first sight: without a broker the task runs in-process once this commits."""
+
+    transaction.on_commit(lambda: scoring_queue(request=req))

@@ -1,0 +1,31 @@
+from django.contrib import admin
+from django.http import HttpRequest
+
+from evaluation.models import BidScore, ScoringRun
+
+
+@admin.register(ScoringRun)
+class ScoringRunAdmin(admin.ModelAdmin):
+    """Read-only record of what was scored; re-score from the comparison page."""
+
+    list_display = ["request", "status", "stale", "bid_count", "attempts", "finished_at"]
+    list_filter = ["status", "stale"]
+    list_select_related = ["request"]
+    exclude = ["result"]
+    readonly_fields = [
+        f.name for f in ScoringRun._meta.get_fields() if f.concrete and f.name != "result"
+    ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(BidScore)
+class BidScoreAdmin(admin.ModelAdmin):
+    list_display = ["label", "run", "revision", "qualified", "rank", "total"]
+    list_filter = ["qualified"]
+    list_select_related = ["run__request", "revision__bid__provider"]
+    readonly_fields = [f.name for f in BidScore._meta.get_fields() if f.concrete]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+
+
+class EvaluationConfig(AppConfig):
+    name = "evaluation"
+    verbose_name = "Scoring and comparison"
+
+    def ready(self) -> None:
+        from bids.signals import scoring_inputs_changed
+        from evaluation.receivers import rescore
+
+        scoring_inputs_changed.connect(rescore, dispatch_uid="evaluation.rescore")

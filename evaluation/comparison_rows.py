@@ -1,0 +1,351 @@
+"""The rows of the comparison matrix: what each shows, its unit, which way is better, and which
+cost-model steps explain it (by their `CostBreakdown.explain()` label)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bids.models import BidRevision
+from questionnaire.snapshot import ScoringAnswers
+
+if TYPE_CHECKING:
+    from evaluation.comparison import Cell
+
+Getter = Callable[[BidRevision, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What scoring read besides the revision's fields: its frozen answers, the acknowledgement."""
+
+    answers: ScoringAnswers
+    acknowledgement: str = "not_acknowledged"
+    exceptions: int = 0
+
+
+FactGetter = Callable[[Facts], Any]
+
+# cost-model explain labels, in the order the model computes them
+NODE_MTBF = "Node MTBF (h)"
+CLUSTER_MTBF = "Cluster MTBF M (h)"
+CHECKPOINT = "Checkpoint write C (s)"
+DETECTION = "Detection (s)"
+SUPPORT_WAIT = "Support wait (s)"
+REPAIR = "Repair (s)"
+REVALIDATION = "Revalidation (s)"
+RESTART = "Restart and load (s)"
+RESTART_COST = "Restart cost R (s)"
+YOUNG = "Young interval (s)"
+INTERVAL = "Checkpoint interval t (s)"
+GOODPUT = "Goodput"
+OVERHEAD = "Fees and egress per GPU-hour ($)"
+EFFECTIVE = "Effective price per useful GPU-hour ($)"
+TOTAL = "Total cost of the term ($)"
+LOST_INCIDENT = "Lost GPU-hours per incident"
+INCIDENTS = "Incidents per month"
+LOST_MONTH = "Lost GPU-hours per month"
+WALL = "Wall-clock hours for the run"
+
+
+def number(value: Any, digits: int) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def explain_value(value: Any) -> str:
+    if not isinstance(value, int | float):
+        return "—" if value is None else str(value)
+    magnitude = abs(value)
+    digits = 0 if magnitude >= 100 else 2 if magnitude >= 10 else 4
+    return number(value, digits)
+
+
+def explain_steps(cost: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The cost model's `explain` rows by label, their values formatted for people."""
+    return {
+        row["label"]: {
+            "label": row["label"],
+            "formula": row["formula"],
+            "value": explain_value(row["value"]),
+        }
+        for row in cost.get("explain", [])
+    }
+
+
+@dataclass(frozen=True)
+class RowSpec:
+    key: str
+    label: str
+    unit: str
+    get: Getter
+    digits: int | None = None  # None: a text row
+    better: str | None = None  # "low" | "high" | None
+    explain: Sequence[str] = ()
+    scale: float = 1.0
+    fact: FactGetter | None = None  # reads `Facts` instead of the revision and cost
+
+    def cell(
+        self,
+        revision: BidRevision,
+        cost: dict[str, Any],
+        steps: dict[str, dict[str, str]],
+        facts: Facts,
+    ) -> Cell:
+        """`steps` is the bid's explained cost-model steps, by label (see `explain_steps`)."""
+        from evaluation.comparison import Cell
+
+        raw = self.fact(facts) if self.fact else self.get(revision, cost)
+        note = ""
+        if self.key == "node_mtbf":
+            note = "declared" if cost.get("node_mtbf_source") == "declared" else "default"
+        explain = [steps[label] for label in self.explain if label in steps]
+        if self.digits is None:
+            text = "—" if raw in (None, "") else str(raw)
+            return Cell(text, text, note=note, explain=explain)
+        if raw is None:
+            return Cell("—", None, note=note, explain=explain)
+        scaled = float(raw) * self.scale
+        value: float | int = round(scaled, self.digits) if self.digits else round(scaled)
+        return Cell(number(value, self.digits), value, note=note, explain=explain)
+
+
+def _c(name: str) -> Getter:
+    return lambda rev, cost: cost.get(name)
+
+
+def _r(name: str) -> Getter:
+    return lambda rev, cost: getattr(rev, name)
+
+
+def _display(name: str) -> Getter:
+    return lambda rev, cost: getattr(rev, f"get_{name}_display")()
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _spares(rev: BidRevision, cost: dict[str, Any]) -> str:
+    if not rev.spares_count:
+        return "none"
+    return f"{rev.spares_count} · {rev.get_spares_location_display()}"
+
+
+def _scheduler(rev: BidRevision, cost: dict[str, Any]) -> str:
+    features = [
+        name
+        for name, on in (
+            ("topology-aware", rev.topology_aware),
+            ("gang", rev.gang_scheduling),
+            ("health checks + auto-drain", rev.health_checks_auto_drain),
+        )
+        if on
+    ]
+    return f"{rev.get_scheduler_display()}" + (f" ({', '.join(features)})" if features else "")
+
+
+NOT_ANSWERED = "not answered"
+_ACKNOWLEDGEMENT = {
+    "accepted": "accepted",
+    "accepted_with_exceptions": "accepted with exceptions",
+    "not_acknowledged": "not acknowledged",
+}
+
+
+def _minutes(value: float) -> str:
+    if value >= 60 and value % 60 == 0:
+        return f"{value / 60:g} h"
+    return f"{value:g} min"
+
+
+def _clocks(clock: str) -> FactGetter:
+    """'S1 15 min (Detect) · S2 1 h (Detect)': the clocks scoring compared, with their rows."""
+
+    def get(facts: Facts) -> str:
+        a = facts.answers
+        if not a.answered:
+            return NOT_ANSWERED
+        values = (a.response_minutes if clock == "response" else a.restore_minutes) or {}
+        rows = {(a.clock_rows or {}).get(f"{sev}.{clock}", "") for sev in values}
+        shared = rows.pop() if len(rows) == 1 else ""
+        parts = [
+            f"{sev} {_minutes(values[sev])}"
+            + ("" if shared else f" ({(a.clock_rows or {}).get(f'{sev}.{clock}', '?')})")
+            for sev in sorted(values)
+        ]
+        text = " · ".join(parts)
+        return (f"{text} ({shared})" if shared else text) or NOT_ANSWERED
+
+    return get
+
+
+def _evidence(facts: Facts) -> str:
+    return _yes(facts.answers.evidence_shared) if facts.answers.answered else NOT_ANSWERED
+
+
+def _path(facts: Facts) -> str:
+    if not facts.answers.answered:
+        return NOT_ANSWERED
+    return facts.answers.execution_path_mismatch or "no mismatch"
+
+
+PRICE_ROWS = [
+    RowSpec("price", "List price", "$/GPU-h", _c("price_per_gpu_hour"), 3, "low"),
+    RowSpec("fees", "Fees over the term", "$", _c("fees_usd"), 0, "low"),
+    RowSpec("egress", "Egress over the term", "$", _c("egress_usd"), 0, "low"),
+    RowSpec(
+        "overhead",
+        "Fees and egress per GPU-hour",
+        "$",
+        _c("overhead_per_gpu_hour"),
+        4,
+        "low",
+        (OVERHEAD,),
+    ),
+    RowSpec("node_mtbf", "Node MTBF", "h", _c("node_mtbf_hours"), 0, "high", (NODE_MTBF,)),
+    RowSpec(
+        "cluster_mtbf",
+        "Cluster MTBF",
+        "h",
+        _c("cluster_mtbf_hours"),
+        0,
+        "high",
+        (NODE_MTBF, CLUSTER_MTBF),
+    ),
+    RowSpec(
+        "restart_cost",
+        "Restart cost per failure",
+        "h",
+        _c("restart_cost_seconds"),
+        1,
+        "low",
+        (DETECTION, SUPPORT_WAIT, REPAIR, REVALIDATION, RESTART, RESTART_COST),
+        1 / 3600,
+    ),
+    RowSpec(
+        "interval",
+        "Checkpoint interval",
+        "min",
+        _c("interval_seconds"),
+        1,
+        None,
+        (CHECKPOINT, CLUSTER_MTBF, YOUNG, INTERVAL),
+        1 / 60,
+    ),
+    RowSpec(
+        "goodput",
+        "Goodput",
+        "%",
+        _c("goodput"),
+        2,
+        "high",
+        (INTERVAL, RESTART_COST, CLUSTER_MTBF, GOODPUT),
+        100,
+    ),
+    RowSpec(
+        "effective",
+        "Effective price per useful GPU-hour",
+        "$",
+        _c("effective_price_per_useful_gpu_hour"),
+        3,
+        "low",
+        (OVERHEAD, GOODPUT, EFFECTIVE),
+    ),
+    RowSpec("total_cost", "Total cost of the term", "$", _c("total_cost_usd"), 0, "low", (TOTAL,)),
+    RowSpec(
+        "lost_incident",
+        "Lost GPU-hours per incident",
+        "GPU-h",
+        _c("lost_gpu_hours_per_incident"),
+        0,
+        "low",
+        (INTERVAL, RESTART_COST, LOST_INCIDENT),
+    ),
+    RowSpec(
+        "lost_month",
+        "Lost GPU-hours per month",
+        "GPU-h",
+        _c("lost_gpu_hours_per_month"),
+        1,
+        "low",
+        (LOST_INCIDENT, INCIDENTS, LOST_MONTH),
+    ),
+    RowSpec(
+        "run_wall",
+        "Wall-clock time for the planned run",
+        "h",
+        _c("run_wall_hours"),
+        0,
+        "low",
+        (GOODPUT, WALL),
+    ),
+    RowSpec("billing", "Billing terms", "", _r("billing_terms")),
+]
+
+HARDWARE_ROWS = [
+    RowSpec("region", "Region", "", _display("region")),
+    RowSpec("site", "Site", "", _r("site")),
+    RowSpec("available", "Available from", "", lambda r, c: r.available_start),
+    RowSpec("gpus", "GPUs", "", lambda r, c: f"{r.nodes} × {r.gpus_per_node} {r.gpu_model}"),
+    RowSpec("fabric", "Backend fabric", "", _display("fabric")),
+    RowSpec(
+        "nics",
+        "NICs per node × rate",
+        "Gb/s",
+        lambda r, c: f"{r.nics_per_node} × {r.nic_rate_gbps}",
+    ),
+    RowSpec(
+        "bandwidth",
+        "Backend bandwidth per GPU",
+        "Gb/s",
+        lambda r, c: r.nics_per_node * r.nic_rate_gbps / (r.gpus_per_node or 1),
+        0,
+        "high",
+    ),
+    RowSpec("rail", "Rail-optimised", "", lambda r, c: _yes(r.rail_optimised)),
+    RowSpec("oversubscription", "Oversubscription", "x:1", _r("oversubscription_ratio"), 2, "low"),
+    RowSpec("leaf", "Leaf switches", "", _r("leaf_switches"), 0, "low"),
+    RowSpec("nvlink", "NVLink domain", "GPUs", _r("nvlink_domain_size"), 0, "high"),
+    RowSpec("isolation", "Isolation", "", _display("isolation_class")),
+    RowSpec("scheduler", "Scheduler", "", _scheduler),
+]
+
+SLA_ROWS = [
+    RowSpec("uptime", "Uptime SLA", "%", _r("uptime_pct"), 2, "high"),
+    RowSpec("replacement", "Node replacement", "h", _r("node_replacement_hours"), 1, "low"),
+    RowSpec("spares", "Spare nodes", "", _spares),
+    RowSpec("coverage", "Support coverage", "", _display("coverage")),
+    RowSpec("credits", "SLA credits", "", _r("sla_credits")),
+    RowSpec("readiness", "Site readiness", "", _display("site_readiness")),
+    RowSpec("response", "First response (questionnaire)", "", _r("pk"), fact=_clocks("response")),
+    RowSpec("restore", "Restore (questionnaire)", "", _r("pk"), fact=_clocks("restore")),
+]
+
+ACCEPTANCE_ROWS = [
+    RowSpec(
+        "acknowledgement",
+        "Acceptance test and handoff terms",
+        "",
+        _r("pk"),
+        fact=lambda f: _ACKNOWLEDGEMENT.get(f.acknowledgement, f.acknowledgement),
+    ),
+    RowSpec(
+        "exceptions",
+        "Exceptions taken",
+        "",
+        _r("pk"),
+        0,
+        "low",
+        fact=lambda f: f.exceptions if f.acknowledgement == "accepted_with_exceptions" else None,
+    ),
+    RowSpec("execution_path", "Acceptance-run execution path", "", _r("pk"), fact=_path),
+    RowSpec("evidence", "Shares host and fabric diagnostics", "", _r("pk"), fact=_evidence),
+]
+
+ROW_GROUPS: list[tuple[str, list[RowSpec]]] = [
+    ("Price and cost model", PRICE_ROWS),
+    ("Hardware and fabric", HARDWARE_ROWS),
+    ("SLA and incident response", SLA_ROWS),
+    ("Acceptance terms", ACCEPTANCE_ROWS),
+]

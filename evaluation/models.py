@@ -1,0 +1,108 @@
+"""Stored scoring results: one `ScoringRun` per request and set of inputs, one `BidScore` per bid.
+
+A run is identified by the fingerprint of its inputs (the request's workload profile, the bid
+revisions scored and the weights), so scoring the same inputs twice finds the same run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from bids.models.bids import BidRevision
+from bids.models.requests import CapacityRequest
+
+
+class ScoringStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Scoring"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ScoringRun(models.Model):
+    request = models.ForeignKey(
+        CapacityRequest, on_delete=models.CASCADE, related_name="scoring_runs"
+    )
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the scoring inputs.")
+    weights = models.JSONField()
+    weights_hash = models.CharField(max_length=64)
+    status = models.CharField(
+        max_length=10, choices=ScoringStatus.choices, default=ScoringStatus.QUEUED
+    )
+    # A newer revision, a withdrawal or a weight change supersedes the run's numbers.
+    stale = models.BooleanField(default=False, db_index=True)
+    error = models.TextField(blank=True)
+    bid_count = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    winner_label = models.CharField(max_length=40, blank=True)
+    sensitivity = models.JSONField(default=dict, blank=True)
+    # The whole `result_to_dict(...)`; large, so pages read `BidScore` rows and defer this.
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        db_table = "bids_scoringrun"  # moved from bids/: the table keeps its name
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request", "fingerprint"], name="one_scoring_run_per_input"
+            )
+        ]
+        ordering = ["-pk"]
+
+    def __str__(self) -> str:
+        return f"Scoring of {self.request_id} ({self.get_status_display()})"
+
+    @property
+    def weights_in_order(self) -> list[float]:
+        """The weights in criterion order (a JSON column need not keep key order: jsonb sorts)."""
+        from evaluation.scoring import CRITERIA
+
+        return [float(self.weights.get(name, 0)) for name in CRITERIA]
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status in (ScoringStatus.QUEUED, ScoringStatus.RUNNING)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+class BidScore(models.Model):
+    """One bid revision scored under one weight set (the run's)."""
+
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="scores")
+    revision = models.ForeignKey(BidRevision, on_delete=models.PROTECT, related_name="scores")
+    label = models.CharField(max_length=40, help_text="The bid's key inside the scoring result.")
+    weights = models.JSONField()
+    weights_hash = models.CharField(max_length=64, db_index=True)
+    fingerprint = models.CharField(max_length=64)
+    qualified = models.BooleanField()
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    position = models.PositiveIntegerField(help_text="Order in the result: ranked, then the rest.")
+    total = models.FloatField()
+    criteria = models.JSONField(help_text="[{name, score, rationale}] in criterion order.")
+    disqualifications = models.JSONField(default=list, blank=True)
+    cost = models.JSONField(help_text="The cost breakdown, with its `explain` rows.")
+    curve = models.JSONField(default=dict, blank=True)
+    win_share = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        db_table = "bids_bidscore"  # moved from bids/: the table keeps its name
+        constraints = [
+            models.UniqueConstraint(fields=["run", "revision"], name="one_score_per_run_revision")
+        ]
+        ordering = ["run", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.total:.2f}"
+
+    @property
+    def effective_price(self) -> Any:
+        return self.cost.get("effective_price_per_useful_gpu_hour")

@@ -1,0 +1,163 @@
+"""Django models → the scoring package's plain input records, and the inputs' fingerprint.
+
+Besides the frozen revision, scoring reads the provider's acknowledgement of the fixture and
+terms (it can change without a new revision) and the questionnaire answers frozen with the
+revision; the buyer's target clocks come from the handoff terms or the question set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from bids.models import BidRevision, CapacityRequest
+from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from evaluation.scoring import MODEL_VERSION, BidOffer, RequestProfile, Weights
+
+NOT_ACKNOWLEDGED = "not_acknowledged"
+Ack = tuple[str, int]
+
+
+def bid_label(revision: BidRevision) -> str:
+    """The bid's key in a scoring result: stable across revisions, unique within a request."""
+    return f"bid-{revision.bid_id}"
+
+
+def request_profile(
+    request: CapacityRequest, *, targets: Mapping[str, Mapping[str, float]] | None = None
+) -> RequestProfile:
+    """`targets`: the buyer's clocks in minutes, {"response": {"S1": 30, ...}, "restore": {...}}."""
+    targets = targets or {}
+    return RequestProfile(
+        gpu_model=request.gpu_model,
+        gpu_count=request.gpu_count,
+        nodes=request.nodes,
+        gpus_per_node=request.gpus_per_node,
+        nvlink_domain_size=request.nvlink_domain_size,
+        fabric=request.fabric,
+        per_gpu_bandwidth_gbps=request.per_gpu_bandwidth_gbps,
+        max_leaf_switches=request.max_leaf_switches,
+        single_fabric_domain=request.single_fabric_domain,
+        isolation_class=request.isolation_class,
+        scheduler=request.scheduler,
+        acceptable_regions=tuple(request.acceptable_regions),
+        reservation_start=request.reservation_start,
+        reservation_end=request.reservation_end,
+        checkpoint_write_seconds=float(request.checkpoint_write_seconds),
+        restart_seconds=float(request.restart_seconds),
+        run_length_hours=float(request.run_length_hours),
+        target_response_minutes=dict(targets.get("response") or {}) or None,
+        target_restore_minutes=dict(targets.get("restore") or {}) or None,
+    )
+
+
+def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> BidOffer:
+    from questionnaire.snapshot import scoring_answers
+
+    answers = scoring_answers(revision.questionnaire)
+    mtbf = revision.declared_node_mtbf_hours
+    return BidOffer(
+        label=bid_label(revision),
+        price_per_gpu_hour=revision.price_per_gpu_hour or Decimal("0"),
+        fees_usd=revision.fees_usd,
+        egress_usd=revision.egress_usd,
+        region=revision.region,
+        available_start=revision.available_start or revision.bid.request.reservation_start,
+        available_end=revision.available_end,
+        gpu_model=revision.gpu_model,
+        nodes=revision.nodes or 0,
+        gpus_per_node=revision.gpus_per_node or 0,
+        nvlink_domain_size=revision.nvlink_domain_size,
+        fabric=revision.fabric,
+        nics_per_node=revision.nics_per_node,
+        nic_rate_gbps=revision.nic_rate_gbps,
+        rail_optimised=revision.rail_optimised,
+        oversubscription_ratio=float(revision.oversubscription_ratio),
+        leaf_switches=revision.leaf_switches,
+        isolation_class=revision.isolation_class,
+        scheduler=revision.scheduler,
+        topology_aware=revision.topology_aware,
+        gang_scheduling=revision.gang_scheduling,
+        health_checks_auto_drain=revision.health_checks_auto_drain,
+        uptime_pct=float(revision.uptime_pct),
+        node_replacement_hours=float(revision.node_replacement_hours),
+        spares_count=revision.spares_count,
+        spares_location=revision.spares_location,
+        coverage=revision.coverage,
+        declared_node_mtbf_hours=float(mtbf) if mtbf is not None else None,
+        site_readiness=revision.site_readiness,
+        acknowledgement=ack[0],
+        acknowledgement_exceptions=ack[1],
+        execution_path_mismatch=answers.execution_path_mismatch,
+        evidence_shared=answers.evidence_shared,
+        response_minutes=answers.response_minutes,
+        restore_minutes=answers.restore_minutes,
+        clock_rows=answers.clock_rows,
+        deal_breaker_failures=answers.deal_breaker_failures,
+        missing_required_answers=answers.missing_required_answers,
+    )
+
+
+Targets = dict[str, dict[str, float]]
+
+
+def scoring_context(
+    *, request: CapacityRequest, bid_ids: Sequence[int]
+) -> tuple[Targets | None, dict[int, Ack]]:
+    """What scoring reads besides the revisions: target clocks and acknowledgements."""
+    from acceptance.selectors.fixtures import acknowledgements_for_bids
+    from questionnaire.selectors import target_clock_minutes
+
+    return target_clock_minutes(request=request), acknowledgements_for_bids(bid_ids)
+
+
+def context_fingerprint(targets: Mapping[str, Any] | None, acks: Mapping[int, Ack]) -> dict:
+    return {"targets": targets, "acks": {str(k): list(v) for k, v in sorted(acks.items())}}
+
+
+def scoring_inputs(
+    *, request: CapacityRequest, revisions: Sequence[BidRevision]
+) -> tuple[RequestProfile, list[BidOffer], dict[str, Any]]:
+    """The profile, the offers and what else the fingerprint must cover."""
+    targets, acks = scoring_context(request=request, bid_ids=[r.bid_id for r in revisions])
+    offers = [bid_offer(r, ack=acks.get(r.bid_id, (NOT_ACKNOWLEDGED, 0))) for r in revisions]
+    extra = context_fingerprint(targets, acks)
+    return request_profile(request, targets=targets), offers, extra
+
+
+def weights_of(request: CapacityRequest) -> Weights:
+    return Weights.from_dict(request.weights or {})
+
+
+def weights_hash(weights: Weights) -> str:
+    return _sha256(weights.to_dict())
+
+
+_PROFILE_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS, *WORKLOAD_FIELDS)
+
+
+def inputs_fingerprint(
+    *,
+    request: CapacityRequest,
+    revision_ids: Iterable[int],
+    weights: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+) -> str:
+    """SHA-256 over everything scoring reads. Revisions are immutable, so their ids suffice."""
+    return _sha256(
+        {
+            "model": MODEL_VERSION,
+            "request": {name: getattr(request, name) for name in _PROFILE_FIELDS},
+            "revisions": sorted(revision_ids),
+            "weights": dict(weights),
+            "extra": dict(extra or {}),
+        }
+    )
+
+
+def _sha256(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()

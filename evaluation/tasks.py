@@ -1,0 +1,19 @@
+"""Scoring task: thin, keyed by request id, safe to run twice (the service is idempotent)."""
+
+from celery import shared_task
+from django.db import OperationalError
+
+from bids.models import CapacityRequest
+from evaluation.services import request_score
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(ConnectionError, OperationalError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def score_request(request_id: int) -> str:
+    request = CapacityRequest.objects.get(pk=request_id)
+    run = request_score(request=request)
+    return f"run {run.pk}: {run.status}"

@@ -1,0 +1,18 @@
+"""The comparison of a request's bids: scores, weights, exports."""
+
+from django.urls import path
+
+from evaluation import views
+
+app_name = "evaluation"
+
+urlpatterns = [
+    path("requests/<int:pk>/compare/", views.compare, name="request-compare"),
+    path("requests/<int:pk>/compare/status/", views.compare_status, name="request-compare-status"),
+    path(
+        "requests/<int:pk>/compare/rescore/", views.compare_rescore, name="request-compare-rescore"
+    ),
+    path("requests/<int:pk>/compare/export.csv", views.compare_csv, name="request-compare-csv"),
+    path("requests/<int:pk>/compare/export.xlsx", views.compare_xlsx, name="request-compare-xlsx"),
+    path("requests/<int:pk>/weights/", views.request_weights, name="request-weights"),
+]

@@ -1,0 +1,125 @@
+"""The buyer's comparison page, its scoring status, weights, re-scoring and exports."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from bids import selectors
+from bids.models import CapacityRequest
+from core.web import errors_into_form, flash_errors
+from evaluation import comparison, exports
+from evaluation.scoring import CRITERIA
+from evaluation.services import request_set_weights, scoring_queue
+from orgs.access import active_org, org_required
+from orgs.choices import OrgKind
+
+
+class WeightsForm(forms.Form):
+    """Raw text per weight: the scoring package's own validation words the errors."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        for name in CRITERIA:
+            self.fields[name] = forms.CharField(
+                label=comparison.CRITERION_LABELS[name],
+                widget=forms.NumberInput(attrs={"min": "0", "step": "any"}),
+            )
+
+
+def _buyer_request(request: HttpRequest, pk: int) -> CapacityRequest:
+    return selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+
+
+def _anonymise(request: HttpRequest) -> bool:
+    return request.GET.get("labels") == "anonymous"
+
+
+def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
+    initial = {name: f"{float(req.weights.get(name, 0)):g}" for name in CRITERIA}
+    return WeightsForm(data, initial=initial)
+
+
+@org_required(OrgKind.BUYER)
+def compare(request: HttpRequest, pk: int) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    view = comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    return render(
+        request,
+        "evaluation/compare.html",
+        {
+            "req": req,
+            "cmp": view,
+            "weights_form": _weights_form(req),
+            "labels_query": "?labels=anonymous" if view.anonymised else "",
+        },
+    )
+
+
+@org_required(OrgKind.BUYER)
+def compare_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """What the page polls while scoring runs: state, and counts, never numbers."""
+    req = _buyer_request(request, pk)
+    state, run = comparison.comparison_state(request=req)
+    body: dict[str, object] = {"state": state}
+    if run is not None and state != comparison.SEALED:
+        body.update(
+            status=run.status,
+            status_label=run.get_status_display(),
+            run=run.pk,
+            bids=run.bid_count,
+            error=run.error,
+            attempts=run.attempts,
+        )
+    return JsonResponse(body, headers={"Cache-Control": "no-store"})
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def compare_rescore(request: HttpRequest, pk: int) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    if req.bids_hidden_from_buyer:
+        raise Http404
+    scoring_queue(request=req)
+    messages.info(request, "Scoring queued.")
+    return redirect("evaluation:request-compare", pk=pk)
+
+
+@org_required(OrgKind.BUYER)
+def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    form = _weights_form(req, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            request_set_weights(request=req, weights=form.cleaned_data)
+        except ValidationError as exc:
+            errors_into_form(form, exc)
+        else:
+            messages.success(request, "Weights saved. The bids are being re-scored.")
+            return redirect(reverse("evaluation:request-compare", args=[pk]) + "#scoring-status")
+    elif request.method == "POST":
+        flash_errors(request, ValidationError("Check the weights marked below."))
+    return render(request, "evaluation/compare_weights.html", {"req": req, "weights_form": form})
+
+
+def _export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    view = comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    if view.state == comparison.SEALED or not view.columns:
+        raise Http404
+    return exports.comparison_response(view, fmt)
+
+
+@org_required(OrgKind.BUYER)
+def compare_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    return _export(request, pk, "csv")
+
+
+@org_required(OrgKind.BUYER)
+def compare_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
+    return _export(request, pk, "xlsx")

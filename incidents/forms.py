@@ -1,0 +1,73 @@
+"""Forms for failed runs and incidents; the rules live in incidents.services."""
+
+from __future__ import annotations
+
+from django import forms
+
+from acceptance.forms.burnin import MultipleFileField
+from incidents.models import IncidentEvidenceKind, Severity
+
+
+class FailedRunUploadForm(forms.Form):
+    # Empty files pass the form so that the service names them.
+    bundle = MultipleFileField(
+        label="Failed-run evidence",
+        allow_empty_file=True,
+        help_text="A .tar.gz or .zip bundle, or many files at once: per-rank logs, Flight "
+        "Recorder dumps, kernel logs, scheduler output.",
+    )
+    rank_map = forms.FileField(
+        label="Rank → node map",
+        required=False,
+        allow_empty_file=True,
+        help_text="Optional CSV (rank,node[,local_rank,pci_bus_id]) or JSON.",
+    )
+    world_size = forms.IntegerField(
+        label="World size (ranks)",
+        required=False,
+        min_value=1,
+        help_text="Empty: the fixture's allocation.",
+    )
+    label = forms.CharField(label="Label", required=False, max_length=120)
+
+
+class IncidentOpenForm(forms.Form):
+    severity = forms.ChoiceField(label="Severity", choices=Severity.choices)
+    reason = forms.CharField(
+        label="Why a different severity",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Needed only when you change the proposed severity.",
+    )
+
+
+class SeverityForm(forms.Form):
+    severity = forms.ChoiceField(label="Severity", choices=Severity.choices)
+    reason = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class IncidentEvidenceForm(forms.Form):
+    kind = forms.ChoiceField(label="What it is", choices=IncidentEvidenceKind.choices)
+    file = forms.FileField(label="File")
+    node = forms.CharField(
+        label="Node (diagnostics)",
+        required=False,
+        max_length=200,
+        help_text="The node the dcgmi diag ran on; empty: taken from the file name. Only runs "
+        "on the repaired node count.",
+    )
+
+
+class SignoffForm(forms.Form):
+    key = forms.CharField(widget=forms.HiddenInput)
+    note = forms.CharField(
+        label="Note", widget=forms.Textarea(attrs={"rows": 2, "placeholder": "What was checked"})
+    )
+
+
+class LostTimeForm(forms.Form):
+    gpus = forms.IntegerField(label="GPUs affected", min_value=1, required=False)
+    failed_at = forms.DateTimeField(label="Failure (UTC)", required=False)
+    last_checkpoint_at = forms.DateTimeField(label="Last checkpoint written (UTC)", required=False)
+    revalidated_at = forms.DateTimeField(label="Revalidated (UTC)", required=False)
+    restarted_at = forms.DateTimeField(label="Job restarted (UTC)", required=False)

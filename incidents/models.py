@@ -1,0 +1,206 @@
+"""After acceptance: failed-run evidence, its analysis, and the incident record that follows.
+
+Bytes are stored (with SHA-256) before any analysis; the worker writes its state on the row so
+the page always shows what became of the upload. Clocks, terms and checklist items are frozen on
+the incident when it opens, so later edits to the terms never move a running clock.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import PurePath
+
+from django.conf import settings
+from django.db import models
+from django.utils.text import get_valid_filename
+
+from acceptance.models.burnin import Reservation
+from contracts.models import HandoffTermsRevision
+
+
+class FailedRunState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    ANALYSING = "analysing", "Analysing"
+    ANALYSED = "analysed", "Analysed"
+    UNREADABLE = "unreadable", "Unreadable"
+    ERROR = "error", "Analysis failed"
+
+
+class FailedRun(models.Model):
+    reservation = models.ForeignKey(
+        Reservation, on_delete=models.CASCADE, related_name="failed_runs"
+    )
+    label = models.CharField(max_length=120)
+    world_size = models.PositiveIntegerField(null=True, blank=True)
+    state = models.CharField(
+        max_length=10, choices=FailedRunState.choices, default=FailedRunState.QUEUED
+    )
+    error = models.TextField(blank=True)
+    analysis = models.JSONField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    analysed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "acceptance_failedrun"  # moved from acceptance/: the table keeps its name
+        ordering = ["reservation", "-uploaded_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def in_progress(self) -> bool:
+        return self.state in (FailedRunState.QUEUED, FailedRunState.ANALYSING)
+
+
+def failed_run_path(instance: FailedRunFile, filename: str) -> str:
+    name = get_valid_filename(PurePath(filename).name)[-100:] or "bundle"
+    return f"failed-runs/{instance.failed_run_id}/{instance.sha256}/{name}"
+
+
+class FailedRunFile(models.Model):
+    """One uploaded file: an archive, a single log or dump, or the rank→node map."""
+
+    failed_run = models.ForeignKey(FailedRun, on_delete=models.CASCADE, related_name="files")
+    file = models.FileField(upload_to=failed_run_path, max_length=300)
+    original_name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    is_rank_map = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "acceptance_failedrunfile"  # moved from acceptance/: the table keeps its name
+        ordering = ["failed_run", "pk"]
+
+    def __str__(self) -> str:
+        return self.original_name
+
+
+class Severity(models.TextChoices):
+    S1 = "S1", "S1 · job down cluster-wide"
+    S2 = "S2", "S2 · degraded throughput"
+    S3 = "S3", "S3 · one node out, job continues"
+
+
+class Incident(models.Model):
+    reservation = models.ForeignKey(Reservation, on_delete=models.CASCADE, related_name="incidents")
+    failed_run = models.OneToOneField(
+        FailedRun, on_delete=models.PROTECT, null=True, blank=True, related_name="incident"
+    )
+    severity = models.CharField(max_length=2, choices=Severity.choices)
+    proposed_severity = models.CharField(max_length=2, choices=Severity.choices)
+    severity_reason = models.TextField(blank=True)
+    summary = models.TextField(blank=True)
+    suggested_owner = models.CharField(max_length=20, blank=True)
+    owner_reasons = models.JSONField(default=list, blank=True)
+    window = models.JSONField(default=dict, blank=True)
+    # Frozen when opened: the terms the clocks and the checklist come from.
+    terms_revision = models.ForeignKey(
+        HandoffTermsRevision, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    terms_source = models.CharField(max_length=120, blank=True)
+    clocks = models.JSONField(default=dict)
+    checklist = models.JSONField(default=list)
+    degraded_pct = models.FloatField(null=True, blank=True)
+    gpus = models.PositiveIntegerField(null=True, blank=True)
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    opened_at = models.DateTimeField()
+    responded_at = models.DateTimeField(null=True, blank=True)
+    responded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    restored_at = models.DateTimeField(null=True, blank=True)
+    restored_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Lost-time marks (UTC) beyond opening/restoring; entered by the parties.
+    failed_at = models.DateTimeField(null=True, blank=True)
+    last_checkpoint_at = models.DateTimeField(null=True, blank=True)
+    revalidated_at = models.DateTimeField(null=True, blank=True)
+    restarted_at = models.DateTimeField(null=True, blank=True)
+    checkpoint = models.JSONField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        db_table = "acceptance_incident"  # moved from acceptance/: the table keeps its name
+        ordering = ["reservation", "-opened_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Incident #{self.pk} ({self.severity})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+    def minutes(self, key: str) -> int:
+        return int((self.clocks.get(self.severity) or {}).get(key) or 0)
+
+    @property
+    def response_due(self) -> object:
+        return self.opened_at + timedelta(minutes=self.minutes("response_minutes"))
+
+    @property
+    def restore_due(self) -> object:
+        return self.opened_at + timedelta(minutes=self.minutes("restore_minutes"))
+
+
+class IncidentEvidenceKind(models.TextChoices):
+    NCCL = "nccl-tests", "Recovery nccl-tests run"
+    SMOKE = "smoke-steps", "Smoke-run step times (CSV)"
+    PRE_STEPS = "pre-steps", "Pre-incident step times (CSV)"
+    DIAG = "dcgmi-diag", "Diagnostics (dcgmi diag)"
+    CHECKPOINTS = "checkpoints", "Checkpoint listing"
+    STEP_LOG = "step-log", "Step log (for the incident window)"
+
+
+def incident_evidence_path(instance: IncidentEvidence, filename: str) -> str:
+    name = get_valid_filename(PurePath(filename).name)[-100:] or "evidence.txt"
+    return f"incidents/{instance.incident_id}/{instance.sha256}/{name}"
+
+
+class IncidentEvidence(models.Model):
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="evidence")
+    kind = models.CharField(max_length=20, choices=IncidentEvidenceKind.choices)
+    file = models.FileField(upload_to=incident_evidence_path, max_length=300)
+    original_name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    ok = models.BooleanField(default=False)
+    error = models.TextField(blank=True)
+    parsed = models.JSONField(null=True, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "acceptance_incidentevidence"  # moved from acceptance/: the table keeps its name
+        ordering = ["incident", "uploaded_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.kind})"
+
+
+class ChecklistSignoff(models.Model):
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="signoffs")
+    key = models.CharField(max_length=60)
+    note = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "acceptance_checklistsignoff"  # moved from acceptance/: the table keeps its name
+        constraints = [
+            models.UniqueConstraint(fields=["incident", "key"], name="signoff_once_per_item")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} signed off by {self.by}"

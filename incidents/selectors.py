@@ -1,0 +1,299 @@
+"""Reads for failed runs and incidents. Tenancy as for the reservation: the request's buyer and
+the awarded provider; everyone else gets a 404, downloads included."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Q
+from django.http import Http404
+
+from acceptance.models import Acknowledgement, Reservation
+from contracts.defaults import STANDARD
+from contracts.models import HandoffTerms, HandoffTermsRevision
+from incidents import failures
+from incidents.models import (
+    FailedRun,
+    FailedRunFile,
+    Incident,
+    IncidentEvidence,
+    IncidentEvidenceKind,
+)
+
+TIMELINE_PAGE = 50
+
+
+def _party(prefix: str, org_ids: Iterable[int]) -> Q:
+    ids = list(org_ids)
+    return Q(**{f"{prefix}request__buyer_id__in": ids}) | Q(
+        **{f"{prefix}bid__provider_id__in": ids}
+    )
+
+
+def failed_run_get(*, org_ids: Iterable[int], pk: int) -> FailedRun:
+    try:
+        return (
+            FailedRun.objects.select_related(
+                "reservation__request__buyer", "reservation__bid__provider", "uploaded_by"
+            )
+            .filter(_party("reservation__", org_ids))
+            .get(pk=pk)
+        )
+    except FailedRun.DoesNotExist:
+        raise Http404 from None
+
+
+def failed_run_file_get(*, org_ids: Iterable[int], pk: int) -> FailedRunFile:
+    try:
+        return FailedRunFile.objects.filter(_party("failed_run__reservation__", org_ids)).get(pk=pk)
+    except FailedRunFile.DoesNotExist:
+        raise Http404 from None
+
+
+def incident_get(*, org_ids: Iterable[int], pk: int) -> Incident:
+    try:
+        return (
+            Incident.objects.select_related(
+                "reservation__request__buyer",
+                "reservation__bid__provider",
+                "reservation__baseline",
+                "failed_run",
+                "terms_revision",
+                "opened_by",
+                "responded_by",
+                "restored_by",
+                "closed_by",
+            )
+            .filter(_party("reservation__", org_ids))
+            .get(pk=pk)
+        )
+    except Incident.DoesNotExist:
+        raise Http404 from None
+
+
+def incident_evidence_get(*, org_ids: Iterable[int], pk: int) -> IncidentEvidence:
+    try:
+        return IncidentEvidence.objects.filter(_party("incident__reservation__", org_ids)).get(
+            pk=pk
+        )
+    except IncidentEvidence.DoesNotExist:
+        raise Http404 from None
+
+
+def terms_for(
+    reservation: Reservation,
+) -> tuple[HandoffTermsRevision | None, dict[str, Any], str]:
+    """The terms an incident runs on: the revision the provider acknowledged for the awarded
+    bid, else the request's latest revision, else its current terms, else the standard."""
+    ack = (
+        Acknowledgement.objects.filter(bid_id=reservation.bid_id, terms_revision__isnull=False)
+        .select_related("terms_revision")
+        .order_by("-at", "-pk")
+        .first()
+    )
+    if ack is not None and ack.terms_revision is not None:
+        rev = ack.terms_revision
+        return rev, dict(rev.snapshot), f"terms revision {rev.number} (acknowledged by provider)"
+    terms = HandoffTerms.objects.filter(request_id=reservation.request_id).first()
+    if terms is not None:
+        latest = terms.revisions.order_by("-number").first()
+        if latest is not None:
+            return (
+                latest,
+                dict(latest.snapshot),
+                f"terms revision {latest.number} (request's latest)",
+            )
+        return None, terms.snapshot(), f"current terms v{terms.version} (no revision yet)"
+    return None, dict(STANDARD), "standard terms (the request has none)"
+
+
+def _latest(rows: list[IncidentEvidence], kind: str) -> IncidentEvidence | None:
+    ok = [e for e in rows if e.kind == kind and e.ok]
+    return ok[-1] if ok else None
+
+
+def _median(row: IncidentEvidence | None) -> float | None:
+    value = (row.parsed or {}).get("run_median") if row else None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def repaired_nodes(incident: Incident) -> list[str]:
+    """The node(s) the incident names: its analysis's initiating node; [] when unknown."""
+    run = incident.failed_run
+    node = (run.analysis or {}).get("initiating_node") if run is not None else None
+    return [node] if isinstance(node, str) and node else []
+
+
+def node_in_name(name: str, nodes: Iterable[str]) -> str:
+    """The node a file name names as a whole token ('dcgmi-node-17.txt' → 'node-17', never
+    'node-1'); '' when none."""
+    for node in nodes:
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(node)}(?![A-Za-z0-9])", name, re.I):
+            return node
+    return ""
+
+
+def checklist_states(
+    incident: Incident, evidence: list[IncidentEvidence] | None = None
+) -> list[failures.ItemState]:
+    rows = evidence if evidence is not None else list(incident.evidence.order_by("pk"))
+    items = [
+        failures.ChecklistItem(i["key"], i["text"], i.get("evidence"), i.get("threshold"))
+        for i in incident.checklist
+    ]
+    baseline = getattr(incident.reservation, "baseline", None)
+    snapshot = baseline.snapshot if baseline is not None else None
+    nccl = _latest(rows, IncidentEvidenceKind.NCCL)
+    nodes = repaired_nodes(incident)
+    diag = _latest(rows, IncidentEvidenceKind.DIAG)
+    # Named nodes: every passing upload counts, each for the node it ran on (the last one wins).
+    diags = [e.parsed for e in rows if e.kind == IncidentEvidenceKind.DIAG and e.ok and e.parsed]
+    reference = _median(_latest(rows, IncidentEvidenceKind.PRE_STEPS))
+    if reference is None and snapshot:
+        value = (snapshot.get("step_times") or {}).get("run_median_s")
+        reference = float(value) if isinstance(value, int | float) else None
+    signed = {
+        s.key: f"{s.note} — {s.by.get_username()}, {s.at:%Y-%m-%d %H:%M} UTC"
+        for s in incident.signoffs.select_related("by")
+    }
+    return failures.evaluate(
+        items,
+        evidence={
+            "nccl-tests": [nccl.parsed] if nccl and nccl.parsed else [],
+            "dcgmi-diag": diags if nodes else ([diag.parsed] if diag and diag.parsed else []),
+        },
+        signed=signed,
+        baseline=snapshot,
+        reference_median=reference,
+        smoke_median=_median(_latest(rows, IncidentEvidenceKind.SMOKE)),
+        repaired_nodes=nodes,
+    )
+
+
+def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
+    due = failures.incident_clocks(
+        severity=incident.severity, detected_at=incident.opened_at, clocks=incident.clocks
+    )
+    status = failures.clock_status(
+        due, now=now, responded_at=incident.responded_at, restored_at=incident.restored_at
+    )
+    return [
+        {
+            "key": "response",
+            "what": "responded",
+            "label": "First response",
+            "done_label": "Responded at",
+            "minutes": incident.minutes("response_minutes"),
+            "due": due.response_due,
+            "left": status.response_left,
+            "left_text": _duration(status.response_left),
+            "breached": status.response_breached,
+            "done_at": incident.responded_at,
+            "done_by": incident.responded_by,
+        },
+        {
+            "key": "restore",
+            "what": "restored",
+            "label": "Restore",
+            "done_label": "Restored at",
+            "minutes": incident.minutes("restore_minutes"),
+            "due": due.restore_due,
+            "left": status.restore_left,
+            "left_text": _duration(status.restore_left),
+            "breached": status.restore_breached,
+            "done_at": incident.restored_at,
+            "done_by": incident.restored_by,
+        },
+    ]
+
+
+def _duration(delta: timedelta) -> str:
+    seconds = int(abs(delta.total_seconds()))
+    h, rem = divmod(seconds, 3600)
+    text = f"{h} h {rem // 60:02d} min" if h else f"{rem // 60} min {rem % 60:02d} s"
+    return text if delta.total_seconds() >= 0 else f"{text} overdue"
+
+
+def lost_time(incident: Incident) -> dict[str, Any]:
+    """GPU-hours per phase, or the marks still missing."""
+    marks = {
+        "last checkpoint": incident.last_checkpoint_at,
+        "failure": incident.failed_at,
+        "detection (incident opened)": incident.opened_at,
+        "repair (restored)": incident.restored_at,
+        "revalidation": incident.revalidated_at,
+        "restart": incident.restarted_at,
+    }
+    missing = [k for k, v in marks.items() if v is None]
+    if incident.gpus is None:
+        missing.append("GPU count")
+    if missing:
+        return {"missing": missing, "rows": None}
+    try:
+        hours = failures.lost_gpu_hours(
+            gpus=incident.gpus or 0,
+            last_checkpoint=marks["last checkpoint"],  # type: ignore[arg-type]
+            failed_at=marks["failure"],  # type: ignore[arg-type]
+            detected_at=marks["detection (incident opened)"],  # type: ignore[arg-type]
+            repaired_at=marks["repair (restored)"],  # type: ignore[arg-type]
+            revalidated_at=marks["revalidation"],  # type: ignore[arg-type]
+            restarted_at=marks["restart"],  # type: ignore[arg-type]
+        )
+    except failures.IncidentTermsError as exc:
+        return {"missing": [], "rows": None, "error": str(exc)}
+    labels = {
+        "work_since_checkpoint": "Work since the last checkpoint",
+        "detection": "Detection",
+        "repair": "Repair",
+        "revalidation": "Revalidation",
+        "restart": "Restart and load",
+    }
+    rows = [{"label": labels[k], "gpu_hours": hours[k]} for k in labels]
+    return {"missing": [], "rows": rows, "total": hours["total"]}
+
+
+def analysis_view(run: FailedRun, *, page: str | int | None) -> dict[str, Any]:
+    doc = run.analysis or {}
+    groups = doc.get("secondaries") or []
+    by_kind: Counter[str] = Counter()
+    for g in groups:
+        by_kind[g.get("kind")] += len(g.get("ranks") or [])
+    timeline: Page[Any] = Paginator(doc.get("timeline") or [], TIMELINE_PAGE).get_page(page)
+    rows = [{**e, "time": utc_label(e.get("time"))} for e in timeline.object_list]
+    timeline.object_list = rows
+    first = doc.get("first_failure")
+    return {
+        "doc": doc,
+        "first": {**first, "time": utc_label(first.get("time"))} if first else None,
+        "secondary_count": len(doc.get("secondary_ranks") or []),
+        "by_kind": sorted(by_kind.items(), key=lambda kv: (-kv[1], str(kv[0]))),
+        "timeline": timeline,
+    }
+
+
+def utc_label(value: Any) -> str | None:
+    """An ISO instant from the stored JSON as the pages show instants: '2024-05-01 12:00:00',
+    with milliseconds only when the log had them ('… 12:00:00.100'); UTC, which the page says."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    text = f"{when:%Y-%m-%d %H:%M:%S}"
+    return f"{text}.{when.microsecond // 1000:03d}" if when.microsecond else text
+
+
+def window_view(incident: Incident) -> dict[str, Any]:
+    """The incident window with its instants formatted like the rest of the page."""
+    window = dict(incident.window or {})
+    for key in ("last_healthy_at", "first_bad_at"):
+        window[key] = utc_label(window.get(key))
+    return window

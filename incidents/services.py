@@ -1,0 +1,408 @@
+"""Failed-run uploads and their analysis, and the incident record: open, clocks, evidence,
+sign-offs, close. Keyword-only writes; the analysis itself is `incidents.failures`."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any, cast
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
+
+from acceptance.checks import load_spec
+from acceptance.models import Reservation, ReservationStatus
+from acceptance.parsers import ParseError, parse_evidence, to_json
+from core.errors import ServiceError
+from incidents import failures
+from incidents.failures import checkpoints as ckpt
+from incidents.failures import window as win
+from incidents.models import (
+    ChecklistSignoff,
+    FailedRun,
+    FailedRunFile,
+    FailedRunState,
+    Incident,
+    IncidentEvidence,
+    IncidentEvidenceKind,
+    Severity,
+)
+from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
+
+MAX_BUNDLE_BYTES = 512 * 1024 * 1024
+
+
+def _sha256(upload: UploadedFile) -> str:
+    digest = hashlib.sha256()
+    for chunk in upload.chunks():
+        digest.update(chunk)
+    upload.seek(0)
+    return digest.hexdigest()
+
+
+def _read(field: Any) -> bytes:
+    with field.open("rb") as handle:
+        data = handle.read()
+    return data if isinstance(data, bytes) else data.encode()
+
+
+def _require_accepted(reservation: Reservation) -> None:
+    if reservation.status != ReservationStatus.ACCEPTED:
+        raise ServiceError(
+            "Failed-run evidence belongs to an accepted reservation; this one is "
+            f"{reservation.get_status_display().lower()}."
+        )
+
+
+def default_world_size(reservation: Reservation) -> int | None:
+    try:
+        return load_spec(reservation.fixture_version.spec).world_size or None
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+@transaction.atomic
+def failed_run_upload(
+    *,
+    reservation: Reservation,
+    user: User,
+    uploads: list[UploadedFile],
+    rank_map: UploadedFile | None = None,
+    world_size: int | None = None,
+    label: str = "",
+) -> FailedRun:
+    """Store every file with its SHA-256, then queue the analysis once this commits."""
+    _require_accepted(reservation)
+    files = [(u, False) for u in uploads] + ([(rank_map, True)] if rank_map else [])
+    if not uploads:
+        raise ValidationError({"bundle": ["Choose an archive (.tar.gz/.zip) or the log files."]})
+    total = sum(u.size or 0 for u, _ in files)
+    limit = getattr(settings, "FAILED_RUN_MAX_BYTES", MAX_BUNDLE_BYTES)
+    if total > limit:
+        raise ValidationError(
+            {"bundle": [f"{filesizeformat(total)} is over the {filesizeformat(limit)} limit."]}
+        )
+    empty = [(u.name or "unnamed", is_map) for u, is_map in files if not u.size]
+    if empty:
+        field = "rank_map" if all(is_map for _, is_map in empty) else "bundle"
+        names = ", ".join(name for name, _ in empty)
+        raise ValidationError(
+            {field: [f"{names}: empty, and an empty file cannot be evidence. Nothing was stored."]}
+        )
+    if world_size is not None and world_size < 1:
+        raise ValidationError({"world_size": ["The world size is a positive number of ranks."]})
+    count = FailedRun.objects.filter(reservation=reservation).count() + 1
+    run = FailedRun.objects.create(
+        reservation=reservation,
+        label=(label.strip() or f"Failed run {count}")[:120],
+        world_size=world_size or default_world_size(reservation),
+        uploaded_by=user,
+    )
+    for upload, is_map in files:
+        name = upload.name or "bundle"
+        row = FailedRunFile(
+            failed_run=run,
+            original_name=name[:255],
+            size=upload.size or 0,
+            sha256=_sha256(upload),
+            is_rank_map=is_map,
+        )
+        row.file.save(name, upload, save=False)  # the bytes are stored before anything reads them
+        row.save()
+    _queue(run)
+    return run
+
+
+def _queue(run: FailedRun) -> None:
+    from incidents.tasks import analyse_failed_run
+
+    run_id = run.pk
+    transaction.on_commit(lambda: analyse_failed_run.delay(run_id))
+
+
+def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
+    """Read the stored files and analyse them. Safe to run twice: an analysed run stays as is."""
+    with transaction.atomic():
+        run = FailedRun.objects.select_for_update().get(pk=failed_run_id)
+        if run.state == FailedRunState.ANALYSED:
+            return run
+        run.state, run.attempts = FailedRunState.ANALYSING, run.attempts + 1
+        run.save(update_fields=["state", "attempts"])
+    rows = list(run.files.order_by("pk"))
+    try:
+        rmap = None
+        sources: list[failures.SourceFile] = []
+        for row in rows:
+            data = _read(row.file)
+            if row.is_rank_map:
+                rmap = failures.parse_rank_map(data, name=row.original_name)
+            else:
+                sources += failures.read_bundle(data, name=row.original_name)
+        analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
+        why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
+        if why is not None:
+            raise failures.FailureInputError(why)
+        result = analysis.to_json()
+    except failures.FailureInputError as exc:
+        state, error, result = FailedRunState.UNREADABLE, str(exc), None
+    else:
+        state, error = FailedRunState.ANALYSED, ""
+    FailedRun.objects.filter(pk=run.pk).update(
+        state=state, error=error, analysis=result, analysed_at=timezone.now()
+    )
+    run.refresh_from_db()
+    return run
+
+
+def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:
+    FailedRun.objects.filter(pk=failed_run_id).update(
+        state=FailedRunState.ERROR,
+        error=f"The analysis crashed ({type(error).__name__}: {str(error)[:300]}). Retry it.",
+    )
+
+
+@transaction.atomic
+def failed_run_retry(*, failed_run: FailedRun) -> FailedRun:
+    if failed_run.state not in (FailedRunState.ERROR, FailedRunState.UNREADABLE):
+        raise ServiceError("Only a failed or unreadable analysis can be retried.")
+    FailedRun.objects.filter(pk=failed_run.pk).update(state=FailedRunState.QUEUED, error="")
+    failed_run.refresh_from_db()
+    _queue(failed_run)
+    return failed_run
+
+
+def propose(analysis: dict[str, Any]) -> failures.SeverityProposal:
+    """`propose_severity` on the stored analysis (the fields it reads, from the JSON)."""
+    view = SimpleNamespace(
+        initiating_node=analysis.get("initiating_node"),
+        secondary_ranks=analysis.get("secondary_ranks") or [],
+        launcher_root_cause=analysis.get("launcher_root_cause"),
+        first_failure=analysis.get("first_failure"),
+    )
+    return failures.propose_severity(cast(Any, view))
+
+
+def _check_severity(severity: str) -> None:
+    if severity not in Severity.values:
+        raise ValidationError({"severity": [f"Choose one of {', '.join(Severity.values)}."]})
+
+
+@transaction.atomic
+def incident_open(
+    *,
+    failed_run: FailedRun,
+    user: User,
+    severity: str = "",
+    reason: str = "",
+    now: datetime | None = None,
+) -> Incident:
+    """Open the incident; the clocks start now, from the terms the provider acknowledged."""
+    run = FailedRun.objects.select_for_update().select_related("reservation").get(pk=failed_run.pk)
+    _require_accepted(run.reservation)
+    if run.state != FailedRunState.ANALYSED or not run.analysis:
+        raise ServiceError("Open an incident from an analysed failed run.")
+    if Incident.objects.filter(failed_run=run).exists():
+        raise ServiceError("This failed run already has an incident.")
+    analysis = run.analysis
+    proposal = propose(analysis)
+    chosen = severity or proposal.severity
+    _check_severity(chosen)
+    if chosen != proposal.severity and not reason.strip():
+        raise ValidationError(
+            {"reason": [f"{proposal.severity} was proposed ({proposal.reason}); say why {chosen}."]}
+        )
+    revision, snapshot, source = terms_for(run.reservation)
+    clocks = failures.terms_clocks(snapshot)
+    if not clocks.get(chosen):
+        raise ServiceError(f"The terms give no {chosen} clocks.")
+    items = failures.recovery_checklist(failures.terms_recovery(snapshot))
+    first = analysis.get("first_failure") or {}
+    failed_at = _parse_time(first.get("time"))
+    degraded = snapshot.get("degraded_step_time_pct")
+    window = win.incident_window([], failure_time=failed_at).to_json()
+    return Incident.objects.create(
+        reservation=run.reservation,
+        failed_run=run,
+        severity=chosen,
+        proposed_severity=proposal.severity,
+        severity_reason=reason.strip() or proposal.reason,
+        summary=str(analysis.get("summary") or "")[:2000],
+        suggested_owner=str(analysis.get("suggested_owner") or "undetermined"),
+        owner_reasons=list(analysis.get("owner_reasons") or []),
+        window=window,
+        terms_revision=revision,
+        terms_source=source,
+        clocks=clocks,
+        checklist=[
+            {"key": i.key, "text": i.text, "evidence": i.evidence, "threshold": i.threshold}
+            for i in items
+        ],
+        degraded_pct=float(degraded) if degraded not in (None, "") else None,
+        gpus=run.world_size,
+        opened_by=user,
+        opened_at=now or timezone.now(),
+        failed_at=failed_at,
+    )
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _require_open(incident: Incident) -> None:
+    if not incident.is_open:
+        raise ServiceError("The incident is closed; its record no longer changes.")
+
+
+@transaction.atomic
+def incident_set_severity(
+    *, incident: Incident, user: User, severity: str, reason: str
+) -> Incident:
+    _require_open(incident)
+    _check_severity(severity)
+    if not reason.strip():
+        raise ValidationError({"reason": ["Say why the severity changes; it is on the record."]})
+    if not incident.clocks.get(severity):
+        raise ServiceError(f"The terms give no {severity} clocks.")
+    incident.severity, incident.severity_reason = severity, f"{reason.strip()} ({user})"
+    incident.save(update_fields=["severity", "severity_reason"])
+    return incident
+
+
+@transaction.atomic
+def incident_mark(
+    *, incident: Incident, user: User, what: str, now: datetime | None = None
+) -> Incident:
+    """Record the first response or the restore (once each; a clock stops there)."""
+    _require_open(incident)
+    if what not in ("responded", "restored"):
+        raise ServiceError("Record either the response or the restore.")
+    if getattr(incident, f"{what}_at") is not None:
+        raise ServiceError(f"{what.capitalize()} is already recorded.")
+    setattr(incident, f"{what}_at", now or timezone.now())
+    setattr(incident, f"{what}_by", user)
+    incident.save(update_fields=[f"{what}_at", f"{what}_by"])
+    return incident
+
+
+@transaction.atomic
+def incident_evidence_upload(
+    *, incident: Incident, user: User, upload: UploadedFile, kind: str, node: str = ""
+) -> IncidentEvidence:
+    """Store the bytes first, then read them; a file that cannot be read says why.
+
+    Diagnostics record the node they ran on (`node`, else a repaired node the file name names):
+    the checklist counts only runs from the repaired node(s)."""
+    _require_open(incident)
+    if kind not in IncidentEvidenceKind.values:
+        raise ValidationError({"kind": ["Choose what the file is."]})
+    if not upload.size:
+        raise ValidationError({"file": ["The file is empty."]})
+    if upload.size > settings.EVIDENCE_MAX_BYTES:
+        raise ValidationError(
+            {"file": [f"Over the {filesizeformat(settings.EVIDENCE_MAX_BYTES)} limit."]}
+        )
+    name = upload.name or "evidence.txt"
+    row = IncidentEvidence(
+        incident=incident,
+        kind=kind,
+        original_name=name[:255],
+        size=upload.size,
+        sha256=_sha256(upload),
+        uploaded_by=user,
+    )
+    row.file.save(name, upload, save=False)
+    row.save()
+    data = _read(row.file)
+    try:
+        row.parsed = _parse(kind, data, name, incident)
+        if kind == IncidentEvidenceKind.DIAG:
+            row.parsed["node"] = node.strip() or node_in_name(name, repaired_nodes(incident))
+        row.ok = True
+    except (ParseError, failures.FailureInputError) as exc:
+        row.error = str(exc)
+    row.save(update_fields=["parsed", "ok", "error"])
+    if row.ok and kind == IncidentEvidenceKind.CHECKPOINTS:
+        incident.checkpoint = row.parsed
+        incident.save(update_fields=["checkpoint"])
+    if row.ok and kind == IncidentEvidenceKind.STEP_LOG:
+        incident.window = row.parsed
+        incident.save(update_fields=["window"])
+    return row
+
+
+def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, Any]:
+    if kind in ("nccl-tests", "dcgmi-diag"):
+        return to_json(parse_evidence(data, kind=kind))
+    if kind in ("smoke-steps", "pre-steps"):
+        return to_json(parse_evidence(data, kind="step-times"))
+    window = incident.window or {}
+    failing = window.get("first_bad_step")
+    if kind == IncidentEvidenceKind.CHECKPOINTS:
+        listing = ckpt.parse_listing(data, name=name)
+        return ckpt.assess_checkpoints(listing, failing_step=failing).to_json()
+    records = win.parse_step_records(data, name=name)
+    return win.incident_window(
+        records, failure_time=incident.failed_at, degraded_pct=incident.degraded_pct
+    ).to_json()
+
+
+@transaction.atomic
+def incident_signoff(*, incident: Incident, user: User, key: str, note: str) -> ChecklistSignoff:
+    _require_open(incident)
+    states = {s.key: s for s in checklist_states(incident)}
+    state = states.get(key)
+    if state is None:
+        raise ServiceError("That item is not on this incident's checklist.")
+    if not state.signable:
+        raise ServiceError(f"“{state.text}” is checked against uploaded evidence, not signed off.")
+    if not note.strip():
+        raise ValidationError({"note": ["Write what was checked; the note is the evidence."]})
+    signoff, _ = ChecklistSignoff.objects.update_or_create(
+        incident=incident, key=key, defaults={"note": note.strip(), "by": user}
+    )
+    return signoff
+
+
+@transaction.atomic
+def incident_set_times(*, incident: Incident, **marks: Any) -> Incident:
+    """Lost-time marks (UTC) and the GPU count; `None` leaves a mark empty."""
+    allowed = {"failed_at", "last_checkpoint_at", "revalidated_at", "restarted_at", "gpus"}
+    for key, value in marks.items():
+        if key not in allowed:
+            raise ServiceError(f"unknown mark {key}")
+        setattr(incident, key, value)
+    incident.save(update_fields=list(marks))
+    return incident
+
+
+@transaction.atomic
+def incident_close(*, incident: Incident, user: User, now: datetime | None = None) -> Incident:
+    """Close only when every checklist item passes; otherwise say which do not."""
+    incident = Incident.objects.select_for_update().get(pk=incident.pk)
+    _require_open(incident)
+    open_items = [s for s in checklist_states(incident) if not s.passed]
+    if open_items:
+        raise ServiceError(
+            "The recovery checklist has not passed: "
+            + "; ".join(f"{s.text} ({s.status})" for s in open_items)
+        )
+    when = now or timezone.now()
+    incident.closed_at, incident.closed_by = when, user
+    if incident.restored_at is None:
+        incident.restored_at, incident.restored_by = when, user
+    if incident.revalidated_at is None:
+        incident.revalidated_at = when
+    incident.save()
+    return incident

@@ -1,0 +1,32 @@
+"""Failed-run evidence, its analysis, and the incident record (browser side)."""
+
+from django.urls import path
+
+from incidents import views as v
+
+app_name = "incidents"
+
+urlpatterns = [
+    path("reservations/<int:pk>/failed-runs/", v.failed_run_upload, name="failed-run-upload"),
+    path("failed-runs/<int:pk>/", v.failed_run_detail, name="failed-run-detail"),
+    path("failed-runs/<int:pk>/status.json", v.failed_run_status, name="failed-run-status"),
+    path("failed-runs/<int:pk>/retry/", v.failed_run_retry, name="failed-run-retry"),
+    path("failed-runs/<int:pk>/incident/", v.incident_open, name="incident-open"),
+    path("failed-run-files/<int:pk>/download/", v.failed_run_file, name="failed-run-file"),
+    path("incidents/<int:pk>/", v.incident_detail, name="incident-detail"),
+    path("incidents/<int:pk>/severity/", v.incident_severity, name="incident-severity"),
+    path(
+        "incidents/<int:pk>/<str:what>/record/",
+        v.incident_mark,
+        name="incident-mark",
+    ),
+    path("incidents/<int:pk>/evidence/", v.incident_evidence, name="incident-evidence"),
+    path("incidents/<int:pk>/signoff/", v.incident_signoff, name="incident-signoff"),
+    path("incidents/<int:pk>/times/", v.incident_times, name="incident-times"),
+    path("incidents/<int:pk>/close/", v.incident_close, name="incident-close"),
+    path(
+        "incident-evidence/<int:pk>/download/",
+        v.incident_evidence_download,
+        name="incident-evidence-download",
+    ),
+]

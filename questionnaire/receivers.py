@@ -1,0 +1,13 @@
+"""The questionnaire's part in the bid lifecycle (connected in `QuestionnaireConfig.ready`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bids.models import Bid
+from questionnaire.services import answers_for_submit
+
+
+def freeze_answers(sender: type[Bid], *, bid: Bid, **kwargs: Any) -> dict[str, Any]:
+    """Refuse a submit that lacks a required answer; freeze the answers with the revision."""
+    return {"questionnaire": answers_for_submit(bid=bid)}
