@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from api.services import token_create
 from incidents.models import FailedRun
-from tests.acceptance.incidents.helpers import accepted, scenario_upload
+from tests.incidents.helpers import accepted, scenario_upload
 
 __all__ = ["accepted"]
 pytestmark = pytest.mark.django_db

@@ -29,8 +29,8 @@ from incidents.models import FailedRun, Incident
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
 from tests.acceptance.burnin.helpers import award, file_upload, media_root
-from tests.acceptance.incidents.helpers import accept, scenario_upload
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+from tests.incidents.helpers import accept, scenario_upload
 
 __all__ = ["media_root"]
 ROLES = ["buyer", "provider", "rival_provider", "outsider", "anonymous"]

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from incidents import services
 from incidents.models import FailedRunState, Incident
-from tests.acceptance.incidents.helpers import accepted, analysed, recovery_file
 from tests.api.v1.conftest import token_client
+from tests.incidents.helpers import accepted, analysed, recovery_file
 
 __all__ = ["accepted", "analysed"]
 pytestmark = pytest.mark.django_db

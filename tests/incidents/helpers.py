@@ -33,7 +33,7 @@ from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
 from incidents.failures.synthetic import Scenario, cascade
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "failures"
+DATA = Path(__file__).resolve().parents[1] / "data" / "failures"
 RECOVERY = DATA / "recovery"
 
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 from incidents import failures, services
 from incidents.models import FailedRun, FailedRunState
 from incidents.tasks import analyse_failed_run
-from tests.acceptance.incidents.helpers import scenario_upload
+from tests.incidents.helpers import scenario_upload
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 from incidents import services
 from incidents.models import IncidentEvidence
 from tests import tenancy_registry
-from tests.acceptance.incidents.helpers import recovery_file, scenario_upload
 from tests.bids.test_tenancy import HIDDEN, LOGIN, OK, REDIRECT, ROLES, _only, client_for
+from tests.incidents.helpers import recovery_file, scenario_upload
 
 pytestmark = pytest.mark.django_db
 

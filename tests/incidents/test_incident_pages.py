@@ -13,11 +13,11 @@ from django.urls import reverse
 from incidents import services
 from incidents.models import IncidentEvidenceKind
 from incidents.selectors import checklist_states, utc_label
-from tests.acceptance.incidents.helpers import recovery_file
+from tests.incidents.helpers import recovery_file
 
 pytestmark = pytest.mark.django_db
 OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
-DIAG = Path(__file__).resolve().parents[2] / "data" / "evidence" / "dcgmi-diag"
+DIAG = Path(__file__).resolve().parents[1] / "data" / "evidence" / "dcgmi-diag"
 
 
 @pytest.fixture
@@ -129,7 +129,7 @@ def test_an_empty_file_among_many_is_named_and_nothing_is_stored(accepted, provi
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from incidents.models import FailedRun
-    from tests.acceptance.incidents.helpers import scenario_upload
+    from tests.incidents.helpers import scenario_upload
 
     url = reverse("incidents:failed-run-upload", args=[accepted.reservation.pk])
     empty = SimpleUploadedFile("rank7.log", b"")

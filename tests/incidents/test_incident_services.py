@@ -12,7 +12,7 @@ from acceptance.models import ReservationStatus
 from incidents import services
 from incidents.models import FailedRunState, IncidentEvidenceKind
 from incidents.selectors import checklist_states, clock_rows, lost_time
-from tests.acceptance.incidents.helpers import RECOVERY, recovery_file, scenario_upload
+from tests.incidents.helpers import RECOVERY, recovery_file, scenario_upload
 
 pytestmark = pytest.mark.django_db
 OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ import pytest
 
 from incidents import services
 from incidents.models import FailedRunState
-from tests.acceptance.incidents.helpers import accept, scenario_upload
+from tests.incidents.helpers import accept, scenario_upload
 from tests.worker_fixtures import wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

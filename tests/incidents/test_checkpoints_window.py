@@ -13,7 +13,7 @@ from incidents.failures import (
     parse_listing,
     parse_step_records,
 )
-from tests.acceptance.incidents.helpers import DATA
+from tests.incidents.helpers import DATA
 
 CKPT = DATA / "checkpoints"
 

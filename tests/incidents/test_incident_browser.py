@@ -9,7 +9,7 @@ import pytest
 
 from incidents.failures.synthetic import Scenario, cascade
 from incidents.models import Incident
-from tests.acceptance.incidents.helpers import RECOVERY, accept, tar_bytes
+from tests.incidents.helpers import RECOVERY, accept, tar_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

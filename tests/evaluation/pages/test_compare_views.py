@@ -12,7 +12,7 @@ from django.urls import reverse
 from bids.services import bid_submit
 from evaluation.models import ScoringRun, ScoringStatus
 from evaluation.services import request_set_weights
-from tests.bids.scoring_pages.conftest import add_bids, score
+from tests.evaluation.pages.conftest import add_bids, score
 from tests.factories import BidFactory
 
 

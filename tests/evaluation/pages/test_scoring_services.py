@@ -11,7 +11,7 @@ from bids import services
 from evaluation import services as scoring_service
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.services import request_score, request_set_weights, scoring_queue
-from tests.bids.scoring_pages.conftest import score
+from tests.evaluation.pages.conftest import score
 
 
 def test_submitting_a_bid_scores_the_request_after_commit(

@@ -11,7 +11,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from evaluation.comparison import comparison_for_buyer
-from tests.bids.scoring_pages.conftest import score
+from tests.evaluation.pages.conftest import score
 
 
 def _page_numbers(html: str) -> dict[tuple[str, int], str]:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from incidents.failures.synthetic import Scenario, cascade
-from tests.acceptance.incidents.helpers import tar_bytes
+from tests.incidents.helpers import tar_bytes
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,3 +1,0 @@
-from tests.acceptance.incidents.helpers import accepted, analysed, media_root
-
-__all__ = ["accepted", "analysed", "media_root"]
