@@ -1,6 +1,7 @@
 """Failed-run analysis throughput, and Flight Recorder analysis against PyTorch's fr_trace.
 
-Run: .venv/bin/python bench/failures.py [--mb 100] [--ranks 512 4096] [--fr-ranks 256 1024 4096]
+Run: .venv/bin/python bench/failures.py [--mb 100] [--ranks 512 4096 16384]
+     [--fr-ranks 1024 4096 16384]
      [--no-fr-trace] [--fr-trace-timeout 600]
 
 Logs: synthesises a torchrun + Slurm job of N ranks whose rank 137 (or N/4+9) hits an Xid 79
@@ -22,18 +23,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from incidents.failures.model import SourceFile
-from incidents.failures.synthetic import Scenario, cascade, flight_recorder
+from incidents.failures.synthetic import Scenario, cascade, iter_flight_recorder
 
 _LINE_BYTES = 112  # one chatter line, measured
 
 
-def _write(files: list[SourceFile], root: Path) -> int:
+def _write(files: Iterable[SourceFile], root: Path) -> int:
     total = 0
     for f in files:
         path = root / f.name
@@ -45,11 +47,10 @@ def _write(files: list[SourceFile], root: Path) -> int:
 
 def _child(root: str, year: int | None) -> None:
     """Runs in a fresh interpreter so the RSS is the analysis's own."""
-    from incidents.failures import analyse, read_paths
+    from incidents.failures import analyse, iter_paths
 
     start = time.perf_counter()
-    sources = read_paths([root])
-    result = analyse(sources, year=year)
+    result = analyse(iter_paths([root]), year=year)  # streamed: one file in memory at a time
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, "rank": result.initiating_rank,
@@ -106,7 +107,7 @@ def bench_fr(ranks: list[int], run_fr_trace: bool, timeout: int) -> None:
     for n in ranks:
         culprit = n // 3
         with tempfile.TemporaryDirectory() as tmp:
-            _write(flight_recorder(ranks=n, entries=200, culprit=culprit), Path(tmp))
+            _write(iter_flight_recorder(ranks=n, entries=200, culprit=culprit), Path(tmp))
             ours = _measure(Path(tmp), None)
             theirs: dict[str, Any] = {"error": "skipped"}
             if run_fr_trace:
@@ -125,8 +126,8 @@ def bench_fr(ranks: list[int], run_fr_trace: bool, timeout: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=100.0)
-    parser.add_argument("--ranks", type=int, nargs="*", default=[512, 4096])
-    parser.add_argument("--fr-ranks", type=int, nargs="*", default=[256, 1024, 4096])
+    parser.add_argument("--ranks", type=int, nargs="*", default=[512, 4096, 16384])
+    parser.add_argument("--fr-ranks", type=int, nargs="*", default=[1024, 4096, 16384])
     parser.add_argument("--no-fr-trace", action="store_true")
     parser.add_argument("--fr-trace-timeout", type=int, default=600)
     parser.add_argument("--child", help=argparse.SUPPRESS)

@@ -9,8 +9,15 @@ Pure Python (no Django): the upload pipeline, the CLI and the tests share it.
 
 from __future__ import annotations
 
-from .analysis import Analysis, SecondaryGroup, analyse
-from .bundle import BundleLimits, read_bundle, read_paths, unreadable_reason
+from .analysis import Analysis, analyse
+from .bundle import (
+    BundleLimits,
+    iter_bundle,
+    iter_paths,
+    read_bundle,
+    read_paths,
+    unreadable_reason,
+)
 from .checkpoints import CheckpointVerdict, assess_checkpoints, parse_listing
 from .errors import (
     BundleError,
@@ -37,6 +44,7 @@ from .model import KINDS, Event, SourceFile
 from .normalise import normalise_text
 from .rankmap import RankInfo, RankMap, parse_rank_map
 from .recovery import ItemState, evaluate, terms_clocks, terms_recovery
+from .report import SecondaryGroup
 from .skew import ClockSkew
 from .unpickle import load_dump, restricted_loads
 from .window import IncidentWindow, StepRecord, incident_window, parse_step_records
@@ -73,6 +81,8 @@ __all__ = [
     "evaluate",
     "incident_clocks",
     "incident_window",
+    "iter_bundle",
+    "iter_paths",
     "load_dump",
     "lost_gpu_hours",
     "normalise_text",

@@ -3,51 +3,27 @@ ranks that merely waited. Pure Python; the Django side stores the result of `to_
 
 from __future__ import annotations
 
-import gc
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from .errors import DumpError
-from .flightrec import DumpSummary, Mismatch, analyse_dumps, summarise
+from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
+from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
+from .intake import take
 from .model import Event, SourceFile
 from .normalise import normalise_text, short_node
-from .rankmap import (
-    RankMap,
-    derive_rank_map,
-    looks_like_gpu_list,
-    looks_like_rank_map,
-    parse_gpu_list,
-    parse_rank_map,
-)
+from .rankmap import RankMap, derive_rank_map, parse_gpu_list
+from .report import SecondaryGroup, chain, group, timeline
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
-from .unpickle import load_dump, looks_like_dump, rank_from_name
-from .verdict import choose, is_corroboration, tier
+from .unpickle import rank_from_name
+from .verdict import choose
 
-_TIMELINE_CAP = 500
-_CHAIN_CAP = 30
-_SEEN_RANK = re.compile(r"^(?:\s*(\d{1,6}): |\[rank(\d+)\]:)", re.MULTILINE)
+_SEEN_RANK = re.compile(r"^(?:\s*(\d{1,6}): |(?:\[[a-z_]+\d+\]:)?\[rank(\d+)\]:)", re.MULTILINE)
 _KERNEL_NAME = re.compile(r"dmesg|kern|syslog|journal|messages", re.I)
-
-
-@dataclass(frozen=True, slots=True)
-class SecondaryGroup:
-    kind: str
-    cause: str
-    ranks: list[int]
-    count: int  # events (a rank can log the same timeout several times)
-    first: datetime | None
-    last: datetime | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind, "cause": self.cause, "ranks": self.ranks, "count": self.count,
-            "first": _iso(self.first), "last": _iso(self.last),
-        }  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -63,6 +39,8 @@ class Analysis:
     missing: list[str]
     missing_ranks: list[int]
     missing_dumps: list[int]
+    incomplete_dumps: list[int]
+    flight_recorder: str  # absent | incomplete | mismatch | desync | hang | consistent
     mismatches: list[Mismatch]
     suggested_owner: str  # application | infrastructure | undetermined
     owner_reasons: list[str]
@@ -98,6 +76,8 @@ class Analysis:
             "secondaries": [g.to_json() for g in self.secondaries],
             "missing_ranks": self.missing_ranks,
             "missing_dumps": self.missing_dumps,
+            "incomplete_dumps": self.incomplete_dumps,
+            "flight_recorder": self.flight_recorder,
             "missing": self.missing,
             "mismatches": [
                 {"seq": m.seq, "pg": m.pg, "field": m.field, "ranks": m.ranks, "values": m.values}
@@ -114,10 +94,6 @@ class Analysis:
         }
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
 def analyse(
     sources: Iterable[SourceFile],
     *,
@@ -126,28 +102,11 @@ def analyse(
     year: int | None = None,
     tz: tzinfo = UTC,
 ) -> Analysis:
-    """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither."""
-    files = list(sources)
-    missing: list[str] = []
-    refused = [{"name": f.name, "reason": f.refused or ""} for f in files if f.refused]
-    missing += [f"{r['name']}: refused ({r['reason']})" for r in refused]
-    explicit = RankMap()
-    texts: list[tuple[SourceFile, str]] = []
-    dumps: dict[int, DumpSummary] = {}
-    sig_cache: dict[Any, Any] = {}
-    dump_sources: dict[int, str] = {}
-    gpu_lists: list[SourceFile] = []
-    # Thousands of dumps make millions of small containers that all stay alive; the cyclic GC
-    # would rescan them again and again (quadratic). None of them can form cycles worth collecting.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        used = _sort_sources(
-            files, texts, dumps, dump_sources, gpu_lists, explicit, missing, refused, sig_cache
-        )
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither.
+
+    `sources` is read once, in order, and may be a generator (`iter_bundle`, `iter_paths`)."""
+    got = take(sources)
+    missing, refused, explicit, texts = got.missing, got.refused, got.explicit, got.texts
     if rank_map is not None:
         rank_map.update(explicit)
         explicit = rank_map
@@ -158,42 +117,54 @@ def analyse(
     known = explicit.nodes()
     events: list[Event] = []
     kernel_nodes: set[str] = set()
-    for f, text in texts:
-        node = _node_from_path(f.name, known)
+    for name, text in texts:
+        node = _node_from_path(name, known)
         evs = normalise_text(
             text,
-            source=f.name,
+            source=name,
             year=year,
             tz=tz,
-            rank=rank_from_name(f.name, require_rank_word=True),
+            rank=rank_from_name(name, require_rank_word=True),
             node=node,
         )
-        if node and (_KERNEL_NAME.search(f.name) or any(e.kind in ("xid", "ecc") for e in evs)):
+        if node and (_KERNEL_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
             kernel_nodes.add(node)
         events.extend(evs)
 
     rmap = explicit
+    authoritative = {r: i.node for r, i in explicit.ranks.items() if i.node}
     rmap.update(derive_rank_map(events))
-    for f in gpu_lists:
+    for f in got.gpu_lists:
         node = _node_from_path(f.name, rmap.nodes())
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
-    _resolve(events, rmap)
+    _resolve(events, rmap, authoritative)
+    mark_deaths(events)
+    events.extend(watchdog_disagreement(events))
 
     if world_size is None:
         inits = [e.detail.get("nranks", 0) for e in events if e.kind == "nccl_init"]
         world_size = rmap.world_size() or (max(inits) if inits and max(inits) else None)
-    fr = analyse_dumps(dumps, dump_sources, world_size=world_size)
-    if world_size is None and dumps:
-        world_size = max([*dumps, *fr.missing_dumps]) + 1
+    dumps = got.dumps
+    fr = analyse_dumps(dumps, got.dump_sources, world_size=world_size)
+    if world_size is None and (dumps or got.incomplete_dumps):
+        world_size = max([*dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
     for e in fr.events:
         e.node = e.node or rmap.node_of(e.rank) if e.rank is not None else e.node
-    events.extend(fr.events)
-    missing += [f"no Flight Recorder dump for rank {r}" for r in fr.missing_dumps[:64]]
-    if len(fr.missing_dumps) > 64:
-        missing.append(f"... and {len(fr.missing_dumps) - 64} more ranks without a dump")
+    absent = [r for r in fr.missing_dumps if r not in got.incomplete_dumps]
+    events.extend(e for e in fr.events if e.kind != "missing_record" or e.rank in absent)
+    for rank, why in sorted(got.incomplete_dumps.items()):
+        events.append(
+            Event(None, rank, rmap.node_of(rank), got.dump_sources[rank], 0, "incomplete_dump",
+                  f"Flight Recorder dump of rank {rank} is incomplete ({why})",
+                  {"what": "flight recorder dump", "tier": 3, "secondary": True, "cause": why})
+        )  # fmt: skip
+    missing += [f"no Flight Recorder dump for rank {r}" for r in absent[:64]]
+    if len(absent) > 64:
+        missing.append(f"... and {len(absent) - 64} more ranks without a dump")
 
-    missing_ranks = _missing_ranks(world_size, events, texts, files, set(dumps))
+    recorded = set(dumps) | set(got.incomplete_dumps)
+    missing_ranks = _missing_ranks(world_size, events, texts, got.names, recorded)
     for rank in missing_ranks:
         events.append(
             Event(None, rank, rmap.node_of(rank), "(bundle)", 0, "missing_record",
@@ -220,105 +191,65 @@ def analyse(
     roots = [e for e in events if e.kind == "launcher_summary" and e.detail.get("root_cause")]
     root = min(roots, key=lambda e: (when(e) is None, when(e) or datetime.max.replace(tzinfo=UTC)),
                default=None)  # fmt: skip
-    if root is not None and root.rank != verdict.rank:
+    if root is not None:
+        reasons.append(launcher_reason(root, verdict.rank))
+    unplaced = ambiguous_lines(events)
+    if unplaced:
         reasons.append(
-            f"torchrun's 'first observed failure' is rank {root.rank} on {root.node}: only the "
-            "first process that exited on that node, not the rank that failed first"
+            f"{unplaced} line(s) carry only torchrun's local-rank prefix (e.g. [default1]:) in a "
+            "log that does not say which node wrote them: their rank is unknown; upload one log "
+            "per node or a rank map"
         )
     kind = verdict.event.kind if verdict.event else None
     if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in kernel_nodes:
         missing.append(f"no kernel log (Xid/ECC) for {verdict.node}")
 
-    groups, secondary_ranks = _group(events, verdict.rank, when)
+    groups, secondary_ranks = group(events, verdict.rank, when)
     return Analysis(
         first_failure=verdict.event,
         initiating_rank=verdict.rank,
         initiating_node=verdict.node,
         confidence=verdict.confidence,
         reasons=reasons,
-        chain=_chain(events, verdict.event, root, groups, when),
+        chain=chain(events, verdict.event, root, groups, when),
         secondaries=groups,
         secondary_ranks=secondary_ranks,
         missing=missing,
         missing_ranks=missing_ranks,
-        missing_dumps=fr.missing_dumps,
+        missing_dumps=absent,
+        incomplete_dumps=sorted(got.incomplete_dumps),
+        flight_recorder=_fr_status(len(dumps), got.incomplete_dumps, fr),
         mismatches=fr.mismatches,
         suggested_owner=verdict.owner,
         owner_reasons=verdict.owner_reasons + list(fr.notes),
         skew=skew,
         launcher_root_cause=root,
-        timeline=_timeline(events, when),
+        timeline=timeline(events, when),
         world_size=world_size,
         refused=refused,
         stats={
-            "files": len(files),
-            "used": used,
-            "bytes": sum(f.size for f in files),
+            "files": got.files,
+            "used": got.used,
+            "bytes": got.bytes,
             "events": len(events),
             "dumps": len(dumps),
         },
     )
 
 
-def _sort_sources(
-    files: list[SourceFile],
-    texts: list[tuple[SourceFile, str]],
-    dumps: dict[int, DumpSummary],
-    dump_sources: dict[int, str],
-    gpu_lists: list[SourceFile],
-    explicit: RankMap,
-    missing: list[str],
-    refused: list[dict[str, str]],
-    sig_cache: dict[Any, Any],
-) -> int:
-    """Route each file: Flight Recorder dump, rank map, GPU list, skipped binary, or log text.
-    Files that cannot be used join `refused` with the reason; returns how many were used."""
-    used = 0
-    for f in files:
-        why = None
-        if f.refused:
-            continue
-        if not f.data:
-            why = "empty file"
-        elif looks_like_dump(f.name, f.data):
-            why = _load_dump(f, dumps, dump_sources, missing, sig_cache)
-        elif looks_like_rank_map(f.name, f.data):
-            explicit.update(parse_rank_map(f.data, name=f.name))
-        elif looks_like_gpu_list(f.data):
-            gpu_lists.append(f)
-        elif b"\x00" in f.data[:8192]:
-            why = "binary file, not a log or a dump"
-        else:
-            texts.append((f, f.data.decode("utf-8", errors="replace")))
-        if why is None:
-            used += 1
-        else:
-            refused.append({"name": f.name, "reason": why})
-            if not why.startswith("Flight Recorder"):
-                missing.append(f"{f.name}: skipped ({why})")
-    return used
-
-
-def _load_dump(
-    f: SourceFile,
-    dumps: dict[int, DumpSummary],
-    names: dict[int, str],
-    missing: list[str],
-    cache: dict[Any, Any],
-) -> str | None:
-    """None when loaded, else why the dump cannot be used."""
-    rank = rank_from_name(f.name)
-    if rank is None:
-        missing.append(f"{f.name}: Flight Recorder dump without a rank in its name; skipped")
-        return "Flight Recorder dump without a rank in its name"
-    try:
-        # Keep only the summary: 4,096 full dumps would not fit the memory budget.
-        dumps[rank] = summarise(load_dump(f.data, name=f.name), cache)
-        names[rank] = f.name
-    except DumpError as exc:
-        missing.append(f"Flight Recorder dump for rank {rank} refused: {exc}")
-        return f"Flight Recorder dump refused: {str(exc).removeprefix(f'{f.name}: ')}"
-    return None
+def _fr_status(loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult) -> str:
+    """What the Flight Recorder part can claim: `absent` (no dump at all), `incomplete` (only
+    broken dumps), `mismatch`, `desync` (someone never entered, or ran ahead), `hang` (all
+    entered, none completed), `consistent` (read and nothing found), each over the dumps read."""
+    if not loaded:
+        return "incomplete" if incomplete else "absent"
+    if fr.mismatches:
+        return "mismatch"
+    if any(e.kind == "collective_desync" for e in fr.events):
+        return "desync"
+    if fr.stuck:
+        return "hang"
+    return "consistent"
 
 
 def _node_from_path(name: str, known: set[str]) -> str | None:
@@ -335,8 +266,11 @@ def _node_from_path(name: str, known: set[str]) -> str | None:
     return None
 
 
-def _resolve(events: list[Event], rmap: RankMap) -> None:
-    """Fill rank from (node, pid) / (node, local GPU) / (node, PCI), and node from rank."""
+def _resolve(events: list[Event], rmap: RankMap, authoritative: dict[int, str]) -> None:
+    """Fill rank from (node, pid) / (node, local GPU) / (node, PCI), and node from rank.
+
+    `authoritative`: an uploaded rank map's rank → node. It wins over a launcher's `host`, which
+    may be an FQDN, an alias, or (emulated nodes) the same machine twice."""
     by_local: dict[tuple[str, int], int] = {}
     by_pci: dict[tuple[str, str], int] = {}
     counts: dict[str, list[int]] = defaultdict(list)
@@ -365,8 +299,11 @@ def _resolve(events: list[Event], rmap: RankMap) -> None:
                 local_gpu: int | None = d.get("local_rank", d.get("local_dev"))
                 if local_gpu is not None:
                     e.rank = by_local.get((e.node, local_gpu))
-        if e.node is None and e.rank is not None and e.kind != "missing_record":
-            e.node = rmap.node_of(e.rank)
+        if e.rank is not None and e.kind != "missing_record":
+            if e.rank in authoritative and e.kind in ("launcher_summary", "scheduler"):
+                e.node = authoritative[e.rank]
+            elif e.node is None:
+                e.node = rmap.node_of(e.rank)
         if d.get("peer_ip") in rmap.ips:
             d["peer_node"] = rmap.ips[d["peer_ip"]]
 
@@ -374,15 +311,15 @@ def _resolve(events: list[Event], rmap: RankMap) -> None:
 def _missing_ranks(
     world: int | None,
     events: list[Event],
-    texts: list[tuple[SourceFile, str]],
-    files: list[SourceFile],
+    texts: list[tuple[str, str]],
+    names: list[str],
     dumped: set[int],
 ) -> list[int]:
     if not world or world > 1_000_000:
         return []
     # A "missing record" event (a rank absent from the dumps) is no record of the rank.
     seen = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"} | dumped
-    seen |= {r for f in files if (r := rank_from_name(f.name, require_rank_word=True)) is not None}
+    seen |= {r for n in names if (r := rank_from_name(n, require_rank_word=True)) is not None}
     if len(seen) >= world:
         return []
     # Ranks that logged only chatter still have a record: look for their prefixes.
@@ -406,89 +343,3 @@ def _silent_ranks(events: list[Event], world: int | None) -> list[int]:
         return []
     present = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"}
     return sorted(present - complained)[:16]
-
-
-def _cause(e: Event) -> str:
-    d = e.detail
-    if e.kind == "nccl_timeout":
-        return f"collective {d['seq']}" if "seq" in d else "watchdog"
-    if e.kind in ("signal", "launcher_summary") and "signal" in d:
-        return f"signal {d['signal']}"
-    return str(d.get("cause") or d.get("exc_type") or d.get("error") or "")
-
-
-def _group(
-    events: list[Event], initiating: int | None, when: Any
-) -> tuple[list[SecondaryGroup], list[int]]:
-    """Everything after the initiating event, by kind: ranks, event count, most common cause."""
-    buckets: dict[str, list[Event]] = defaultdict(list)
-    for e in events:
-        if tier(e) >= 9 or e.kind == "missing_record" or is_corroboration(e):
-            continue
-        if e.rank is None and e.kind != "scheduler":
-            continue
-        if e.rank is not None and e.rank == initiating:
-            continue
-        buckets[e.kind].append(e)
-    groups: list[SecondaryGroup] = []
-    ranks: set[int] = set()
-    for kind, evs in buckets.items():
-        times = [t for e in evs if (t := when(e)) is not None]
-        group_ranks = sorted({e.rank for e in evs if e.rank is not None})
-        ranks.update(group_ranks)
-        causes = Counter(_cause(e) for e in evs)
-        cause = causes.most_common(1)[0][0]
-        first, last = min(times, default=None), max(times, default=None)
-        groups.append(SecondaryGroup(kind, cause, group_ranks, len(evs), first, last))
-    groups.sort(key=lambda g: (-len(g.ranks), g.kind))
-    return groups, sorted(ranks)
-
-
-def _order_key(when: Any) -> Any:
-    far = datetime.max.replace(tzinfo=UTC)
-    return lambda e: (when(e) is None, when(e) or far, e.source, e.line_no)
-
-
-def _chain(
-    events: list[Event],
-    first: Event | None,
-    root: Event | None,
-    groups: list[SecondaryGroup],
-    when: Any,
-) -> list[Event]:
-    if first is None:
-        return [root] if root else []
-    chain = [first]
-    for e in events:
-        if e is first or tier(e) > 1 or len(chain) >= _CHAIN_CAP // 2:
-            continue
-        same = (first.rank is not None and e.rank == first.rank) or (
-            first.node is not None and e.node == first.node and e.kind in ("xid", "ecc")
-        )
-        if same:
-            chain.append(e)
-    wanted = {g.kind for g in groups}
-    for e in sorted(events, key=_order_key(when)):
-        if e.kind in wanted and e.rank != first.rank and tier(e) < 9:
-            wanted.discard(e.kind)  # the first consequence of each kind
-            chain.append(e)
-    if root is not None:
-        chain.append(root)
-    unique = list({id(e): e for e in chain}.values())
-    return sorted(unique[:_CHAIN_CAP], key=_order_key(when))
-
-
-def _timeline(events: list[Event], when: Any) -> list[Event]:
-    seen: set[tuple[Any, ...]] = set()
-    out: list[Event] = []
-    for e in sorted(events, key=_order_key(when)):
-        if tier(e) >= 9:
-            continue
-        key = (e.rank, e.node, e.kind, e.detail.get("seq"), e.detail.get("xid"))
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(e)
-        if len(out) >= _TIMELINE_CAP:
-            break
-    return out

@@ -15,7 +15,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Literal
@@ -26,15 +26,16 @@ from .model import SourceFile
 
 @dataclass(frozen=True, slots=True)
 class BundleLimits:
-    """Everything is unpacked in memory, so these bound the worker's memory. The defaults fit a
-    4,096-rank job's logs and dumps (a few hundred MB); raise them deliberately, not by accident.
+    """`read_bundle`/`read_paths` hold every file in memory; `iter_bundle`/`iter_paths` hold one
+    member at a time. The defaults admit a 16,384-rank job (logs plus about 1 GB of dumps)
+    streamed with `iter_bundle`; raise them deliberately, not by accident.
 
     `max_ratio`: text logs compress 5-30x, a bomb of zeros about 1,000x; a member (or, inside a
     tar, the archive so far) that expands beyond this once past `ratio_from_bytes` is refused.
     """
 
-    max_total_bytes: int = 1024**3
-    max_files: int = 20_000
+    max_total_bytes: int = 4 * 1024**3
+    max_files: int = 65_536
     max_file_bytes: int = 256 * 1024**2
     max_ratio: int = 200
     ratio_from_bytes: int = 16 * 1024**2
@@ -42,8 +43,8 @@ class BundleLimits:
 
 DEFAULT_LIMITS = BundleLimits()
 _CHUNK = 1024 * 1024
-_TarMode = Literal["r:", "r:gz", "r:bz2", "r:xz"]
-_TAR_MODES: dict[bytes, _TarMode] = {b"\x1f\x8b": "r:gz", b"BZ": "r:bz2", b"\xfd7": "r:xz"}
+_TarMode = Literal["r|", "r|gz", "r|bz2", "r|xz"]
+_TAR_MODES: dict[bytes, _TarMode] = {b"\x1f\x8b": "r|gz", b"BZ": "r|bz2", b"\xfd7": "r|xz"}
 
 
 def _mib(n: int) -> str:
@@ -59,31 +60,64 @@ def read_bundle(
     data: bytes, *, name: str, limits: BundleLimits = DEFAULT_LIMITS
 ) -> list[SourceFile]:
     """Unpack `data` (named `name`) into source files; refused members come back with a reason."""
+    return list(iter_bundle(io.BytesIO(data), name=name, limits=limits))
+
+
+def iter_bundle(
+    source: str | Path | IO[bytes],
+    *,
+    name: str | None = None,
+    limits: BundleLimits = DEFAULT_LIMITS,
+) -> Iterator[SourceFile]:
+    """Stream a bundle from a path or a binary file object, one member at a time: only the member
+    being read is in memory, so `analyse(iter_bundle(path))` handles a 16,384-rank upload (about
+    1 GB of dumps) in bounded memory. Same checks and errors as `read_bundle`."""
+    if isinstance(source, str | Path):
+        with open(source, "rb") as stream:
+            yield from iter_bundle(stream, name=name or Path(source).name, limits=limits)
+        return
+    name = name or "upload"
+    start = source.tell()
+    head = source.read(8192)
+    source.seek(0, os.SEEK_END)
+    packed = source.tell() - start
+    source.seek(start)
     lower = name.lower()
-    if data[:2] == b"PK" or lower.endswith(".zip"):
-        return _read_zip(data, name=name, limits=limits)
-    if lower.endswith((".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")) or _looks_like_tar(data):
-        return _read_tar(data, name=name, limits=limits)
-    if data[:2] == b"\x1f\x8b":
+    if head[:2] == b"PK" or lower.endswith(".zip"):
+        yield from _read_zip(source, name=name, limits=limits, packed=packed)
+    elif lower.endswith((".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")) or _looks_like_tar(
+        source, head
+    ):
+        yield from _read_tar(source, name=name, limits=limits, packed=packed, head=head)
+    elif head[:2] == b"\x1f\x8b":
         inner = name[:-3] if lower.endswith(".gz") else name
-        return [SourceFile(inner, _gunzip(data, name=name, limits=limits))]
-    if len(data) > limits.max_file_bytes:
+        yield SourceFile(inner, _gunzip(source, name=name, limits=limits, packed=packed))
+    elif packed > limits.max_file_bytes:
         raise BundleTooLarge(
-            f"{name}: {_mib(len(data))} is over the {_mib(limits.max_file_bytes)} per-file limit"
+            f"{name}: {_mib(packed)} is over the {_mib(limits.max_file_bytes)} per-file limit"
         )
-    return [SourceFile(name, data)]
+    else:
+        yield SourceFile(name, source.read())
 
 
 def read_paths(
     paths: Iterable[str | Path], *, limits: BundleLimits = DEFAULT_LIMITS
 ) -> list[SourceFile]:
     """Read files, folders (walked without following links) and archives from disk."""
-    out: list[SourceFile] = []
+    return list(iter_paths(paths, limits=limits))
+
+
+def iter_paths(
+    paths: Iterable[str | Path], *, limits: BundleLimits = DEFAULT_LIMITS
+) -> Iterator[SourceFile]:
+    """As `read_paths`, one file at a time (archives streamed member by member)."""
+    count = 0
     total = 0
     for raw in paths:
         path = Path(raw)
         if path.is_symlink():
-            out.append(SourceFile(str(path), refused="symbolic link"))
+            count += 1
+            yield SourceFile(str(path), refused="symbolic link")
             continue
         if path.is_dir():
             for root, dirs, files in os.walk(path, followlinks=False):
@@ -91,17 +125,19 @@ def read_paths(
                 for fname in sorted(files):
                     full = Path(root) / fname
                     rel = str(full.relative_to(path))
+                    count += 1
                     if full.is_symlink() or not full.is_file():
-                        out.append(SourceFile(rel, refused="not a regular file"))
+                        yield SourceFile(rel, refused="not a regular file")
                         continue
-                    total += _check_sizes(full.stat().st_size, len(out), total, rel, limits)
-                    out.append(SourceFile(rel, full.read_bytes()))
+                    total += _check_sizes(full.stat().st_size, count - 1, total, rel, limits)
+                    yield SourceFile(rel, full.read_bytes())
             continue
         if not path.is_file():
             raise BundleError(f"{path}: no such file")
-        total += _check_sizes(path.stat().st_size, len(out), total, path.name, limits)
-        out.extend(read_bundle(path.read_bytes(), name=path.name, limits=limits))
-    return out
+        total += _check_sizes(path.stat().st_size, count, total, path.name, limits)
+        for f in iter_bundle(path, name=path.name, limits=limits):
+            count += 1
+            yield f
 
 
 def _check_sizes(size: int, count: int, total: int, name: str, limits: BundleLimits) -> int:
@@ -114,16 +150,17 @@ def _check_sizes(size: int, count: int, total: int, name: str, limits: BundleLim
     return size
 
 
-def _looks_like_tar(data: bytes) -> bool:
-    return data[:2] in (b"\x1f\x8b", b"BZ", b"\xfd7") and len(data) > 512 and _is_tar(data)
-
-
-def _is_tar(data: bytes) -> bool:
+def _looks_like_tar(stream: IO[bytes], head: bytes) -> bool:
+    if head[:2] not in (b"\x1f\x8b", b"BZ", b"\xfd7") or len(head) <= 512:
+        return False
+    start = stream.tell()
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        with tarfile.open(fileobj=stream, mode="r|*") as tar:
             return tar.next() is not None
     except (tarfile.TarError, OSError, EOFError, zlib.error):
         return False
+    finally:
+        stream.seek(start)
 
 
 def _unsafe_path(member: str) -> str | None:
@@ -182,13 +219,15 @@ class _Budget:
         return out.getvalue()
 
 
-def _read_tar(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFile]:
-    budget = _Budget(limits, name, len(data))
-    out: list[SourceFile] = []
+def _read_tar(
+    stream: IO[bytes], *, name: str, limits: BundleLimits, packed: int, head: bytes
+) -> Iterator[SourceFile]:
+    budget = _Budget(limits, name, packed)
     # One explicit mode: "r:*" reports a failure of every method it tried, over several lines.
-    mode: _TarMode = _TAR_MODES.get(data[:2], "r:")
+    # The stream form ("r|") reads forward only, so nothing but the current member is held.
+    mode: _TarMode = _TAR_MODES.get(head[:2], "r|")
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode=mode) as tar:
+        with tarfile.open(fileobj=stream, mode=mode) as tar:
             for member in tar:
                 if member.isdir():
                     continue
@@ -201,30 +240,30 @@ def _read_tar(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFil
                 elif why is None and member.size > limits.max_file_bytes:
                     why = _over_file_limit(member.size, limits)
                 if why is not None:
-                    out.append(SourceFile(member.name, refused=why))
+                    yield SourceFile(member.name, refused=why)
                     continue
-                stream = tar.extractfile(member)
-                if stream is None:
-                    out.append(SourceFile(member.name, refused="unreadable member"))
+                member_stream = tar.extractfile(member)
+                if member_stream is None:
+                    yield SourceFile(member.name, refused="unreadable member")
                     continue
-                content = budget.read(stream, member.name)
+                content = budget.read(member_stream, member.name)
                 if content is None:
-                    out.append(SourceFile(member.name, refused=_over_file_limit(None, limits)))
+                    yield SourceFile(member.name, refused=_over_file_limit(None, limits))
                 else:
-                    out.append(SourceFile(_clean(member.name), content))
+                    yield SourceFile(_clean(member.name), content)
     except BundleError:
         raise
-    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+    except (tarfile.TarError, OSError, EOFError, zlib.error, TypeError, ValueError) as exc:
         why = _one_line(str(exc))
         raise BundleError(f"{name}: corrupt or truncated tar archive ({why})") from exc
-    return out
 
 
-def _read_zip(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFile]:
-    budget = _Budget(limits, name, len(data))
-    out: list[SourceFile] = []
+def _read_zip(
+    stream: IO[bytes], *, name: str, limits: BundleLimits, packed: int
+) -> Iterator[SourceFile]:
+    budget = _Budget(limits, name, packed)
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        with zipfile.ZipFile(stream) as zf:
             for info in zf.infolist():
                 if info.is_dir():
                     continue
@@ -240,15 +279,15 @@ def _read_zip(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFil
                 if why is None and info.file_size > limits.max_file_bytes:
                     why = _over_file_limit(info.file_size, limits)
                 if why is not None:
-                    out.append(SourceFile(info.filename, refused=why))
+                    yield SourceFile(info.filename, refused=why)
                     continue
                 # The header's size can lie; the budget caps what is really decompressed.
-                with zf.open(info) as stream:
-                    content = budget.read(stream, info.filename, info.compress_size)
+                with zf.open(info) as member:
+                    content = budget.read(member, info.filename, info.compress_size)
                 if content is None:
-                    out.append(SourceFile(info.filename, refused=_over_file_limit(None, limits)))
+                    yield SourceFile(info.filename, refused=_over_file_limit(None, limits))
                 else:
-                    out.append(SourceFile(_clean(info.filename), content))
+                    yield SourceFile(_clean(info.filename), content)
     except BundleError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib.error) as exc:
@@ -256,7 +295,6 @@ def _read_zip(data: bytes, *, name: str, limits: BundleLimits) -> list[SourceFil
         raise BundleError(f"{name}: corrupt or truncated zip archive ({why})") from exc
     except (NotImplementedError, RuntimeError) as exc:  # encrypted or unsupported compression
         raise BundleError(f"{name}: unsupported zip archive ({_one_line(str(exc))})") from exc
-    return out
 
 
 def _check_ratio(unpacked: int, packed: int, member: str, name: str, limits: BundleLimits) -> None:
@@ -272,11 +310,11 @@ def _over_file_limit(size: int | None, limits: BundleLimits) -> str:
     return f"{got}over the {_mib(limits.max_file_bytes)} per-file limit"
 
 
-def _gunzip(data: bytes, *, name: str, limits: BundleLimits) -> bytes:
-    budget = _Budget(limits, name, len(data))
+def _gunzip(stream: IO[bytes], *, name: str, limits: BundleLimits, packed: int) -> bytes:
+    budget = _Budget(limits, name, packed)
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            content = budget.read(stream, name)
+        with gzip.GzipFile(fileobj=stream) as unzipped:
+            content = budget.read(unzipped, name)
     except BundleError:
         raise
     except (OSError, EOFError, zlib.error) as exc:

@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from .model import Event
 
@@ -70,12 +70,13 @@ def _show(value: Any) -> str:
 def summarise(dump: dict[str, Any], cache: dict[Any, Any] | None = None) -> DumpSummary:
     """Per process group: last enqueued/completed collective and each entry's signature."""
     cache = {} if cache is None else cache
-    out = DumpSummary(pg_config=dump.get("pg_config") or {})
+    cfg = dump.get("pg_config")
+    out = DumpSummary(pg_config=cfg if isinstance(cfg, dict) else {})
     for entry in dump.get("entries", []):
-        if entry.get("is_p2p"):
+        if entry.get("is_p2p") is True:
             continue
-        seq = entry.get("collective_seq_id")
-        if not isinstance(seq, int):
+        seq = entry.get("collective_seq_id", entry.get("seq_id"))  # `seq_id` before 2.4
+        if not isinstance(seq, int) or isinstance(seq, bool):
             continue
         state = out.pgs.setdefault(_pg_name(entry), _RankPg())
         state.enqueued = max(state.enqueued, seq)
@@ -111,18 +112,37 @@ def summarise(dump: dict[str, Any], cache: dict[Any, Any] | None = None) -> Dump
 
 
 def _pg_name(entry: dict[str, Any]) -> str:
+    """`process_group` is a (name, desc) tuple, a list after a JSON round trip, or a bare name;
+    gloo may leave the name empty. `pg_id` is the fallback."""
     pg = entry.get("process_group")
-    if isinstance(pg, list | tuple) and pg:
+    if isinstance(pg, list | tuple) and pg and pg[0] not in ("", None):
         return str(pg[0])
+    if isinstance(pg, str | int) and pg != "":
+        return str(pg)
     return str(entry.get("pg_id", "0"))
+
+
+def _config_of(cfg: Any, pg: str) -> dict[str, Any] | None:
+    """`pg_config` is keyed by name (a string) or by number; gloo keys its one group by ''."""
+    if not isinstance(cfg, dict):
+        return None
+    for key in (pg, int(pg) if pg.isdigit() else None):
+        if key is not None and isinstance(cfg.get(key), dict):
+            return cast(dict[str, Any], cfg[key])
+    named = [v for v in cfg.values() if isinstance(v, dict) and str(v.get("name")) == pg]
+    if named:
+        return cast(dict[str, Any], named[0])
+    if len(cfg) == 1 and isinstance(cfg.get(""), dict):
+        return cast(dict[str, Any], cfg[""])
+    return None
 
 
 def _members(dumps: dict[int, DumpSummary], pg: str) -> set[int] | None:
     for dump in dumps.values():
-        cfg = dump.pg_config
-        if isinstance(cfg, dict) and isinstance(cfg.get(pg), dict):
-            ranks = cfg[pg].get("ranks")
-            if cfg[pg].get("desc") == "default_pg":
+        one = _config_of(dump.pg_config, pg)
+        if one is not None:
+            ranks = one.get("ranks")
+            if one.get("desc") in ("default_pg", ""):
                 return None
             if isinstance(ranks, str):
                 return {int(x) for x in re.findall(r"\d+", ranks[:1_000_000])}
@@ -165,7 +185,7 @@ def analyse_dumps(
     for pg, ranks in sorted(per.items()):
         members = _members(dumps, pg)
         present = {r: s for r, s in ranks.items() if members is None or r in members}
-        _stuck(pg, present, sources, result)
+        _stuck(pg, present, sources, result, size=len(members) if members else expected)
         if len(result.mismatches) < _MAX_MISMATCHES:
             _compare(pg, present, sources, result)
     flagged = ("collective_desync", "collective_mismatch")
@@ -179,8 +199,9 @@ def _default_ranks(dumps: dict[int, DumpSummary]) -> set[int]:
     for dump in dumps.values():
         cfg = dump.pg_config
         if isinstance(cfg, dict):
+            gloo = len(cfg) == 1 and "" in cfg  # gloo's one unnamed group is the world
             for pg in cfg.values():
-                if isinstance(pg, dict) and pg.get("desc") == "default_pg":
+                if isinstance(pg, dict) and (pg.get("desc") == "default_pg" or gloo):
                     ranks = pg.get("ranks")
                     text = ranks if isinstance(ranks, str) else str(ranks)
                     return {int(x) for x in re.findall(r"\d+", text[:1_000_000])}
@@ -188,17 +209,33 @@ def _default_ranks(dumps: dict[int, DumpSummary]) -> set[int]:
 
 
 def _stuck(
-    pg: str, ranks: dict[int, _RankPg], sources: dict[int, str], result: FlightRecorderResult
+    pg: str,
+    ranks: dict[int, _RankPg],
+    sources: dict[int, str],
+    result: FlightRecorderResult,
+    *,
+    size: int,
 ) -> None:
     if len(ranks) < 2:
         return
     stuck = min(s.completed for s in ranks.values()) + 1
+    if all(s.completed < 0 for s in ranks.values()):
+        # No completion anywhere (dumps without `state` or `pg_status`): compare how far each
+        # rank enqueued; the ones behind the furthest are the candidates.
+        stuck = max(s.enqueued for s in ranks.values())
     entered = {r for r, s in ranks.items() if s.enqueued >= stuck}
     if not entered:
         return
     result.stuck[pg] = stuck
     result.waiting |= entered
     missing = set(ranks) - entered
+    if not missing and len(ranks) < size:
+        result.notes.append(
+            f"process group {pg}: the {len(ranks)} ranks with a dump all entered collective "
+            f"{stuck} and none completed it; {size - len(ranks)} rank(s) left no usable dump, "
+            "so one that never entered it cannot be ruled out"
+        )
+        return
     if not missing:
         result.notes.append(
             f"process group {pg}: every rank with a dump entered collective {stuck} and none "

@@ -21,7 +21,8 @@ ANCHORS = (
     "Pending", "Traceback (", "exitcode", "ignal", "srun", "CANCELLED AT", "Job step",
     "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
     "pair closure", "NodeNotReady", "Evicted", "NodeLost", "Preempt", "BackOff", "global_ranks=",
-    "communicator was aborted", "timed out",
+    "communicator was aborted", "timed out", "terminate called", "expected size",
+    "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
 )  # fmt: skip
 
 
@@ -90,6 +91,19 @@ _SIGNAL = re.compile(
     r"|Caught signal (\d+)|Signal: [\w ]+ \((\d+)\)|received signal (SIG\w+)|got signal: (\d+)"
 )
 _SIG_NUM = {"SIGKILL": 9, "SIGABRT": 6, "SIGTERM": 15, "SIGSEGV": 11, "SIGBUS": 7, "SIGINT": 2}
+# How Slurm, Python's faulthandler and Kubernetes name a death by signal.
+_SIG_WORDS = {"Killed": 9, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7,
+              "Terminated": 15, "Interrupt": 2}  # fmt: skip
+_FATAL = re.compile(r"Fatal Python error: (Segmentation fault|Bus error|Aborted)")
+_K8S_EXIT = re.compile(r"\bExit Code:\s+(\d+)")
+_EXIT_CODE = re.compile(r"[Ee]xit(?:ed with)? (?:exit )?code:? (\d+)")
+# A transport that reports that the ranks called different collectives: the application's fault.
+_COLLECTIVE_ERROR = re.compile(
+    r"Received data size doesn't match expected size|Is there a distributed collective mismatch"
+    r"|Detected mismatch between collectives|collective mismatch"
+)
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '([^']+)'")
+_CASCADE_TYPES = ("c10::DistBackendError", "c10::DistNetworkError")
 _CRASH_SIGNALS = frozenset({4, 7, 8, 11})
 _SRUN_TASK = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): (.*)")
 _CANCEL = re.compile(
@@ -164,6 +178,15 @@ def classify(body: str) -> tuple[str, dict[str, Any]] | None:
             "tier": 1,
             "from": "desync report",
         }
+    m = _COLLECTIVE_ERROR.search(body)
+    if m is not None:
+        return "collective_error", {"tier": 1, "cause": m.group(0)}
+    m = _TERMINATE.search(body)
+    if m is not None:  # C++ std::terminate: SIGABRT follows; a watchdog's throw is a consequence
+        cascade = m.group(1) in _CASCADE_TYPES
+        return "cpp_terminate", {
+            "exc_type": m.group(1), "signal": 6, "secondary": cascade, "tier": 3 if cascade else 2,
+        }  # fmt: skip
     if "NCCL WARN" not in body and "out of memory" not in body.lower():
         m = _CUDA.search(body)
         if m is not None:  # also "watchdog thread terminated with exception: CUDA error: ..."
@@ -178,6 +201,8 @@ def classify(body: str) -> tuple[str, dict[str, Any]] | None:
             detail.update(host_oom=True, pid=int(pid), process=process)
         elif "oom_kill event" in body or "OOMKill" in body:
             detail["host_oom"] = True
+        if "Memory cgroup" in body or "OOMKilled" in body or "oom_memcg" in body:
+            detail["limit"] = True  # the job's own memory limit (cgroup, container), not the host
         return "oom", detail
     if "NCCL WARN" in body:
         return _nccl_warn(body)
@@ -192,6 +217,12 @@ def classify(body: str) -> tuple[str, dict[str, Any]] | None:
     m = _SIGNAL.search(body)
     if m is not None:
         return _signal(m)
+    m = _FATAL.search(body)
+    if m is not None:
+        return _death(_SIG_WORDS[m.group(1)])
+    m = _K8S_EXIT.search(body)
+    if m is not None and int(m.group(1)) > 128:  # a container's status: 128 + signal
+        return _death(int(m.group(1)) - 128)
     m = _NCCL_INIT.search(body)
     if m is not None:
         return "nccl_init", {
@@ -293,10 +324,16 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
     if m is not None:
         reason = m.group(3).strip()
         crash = "Segmentation fault" in reason or "Bus error" in reason
-        return "scheduler", {
+        detail = {
             "host": m.group(1), "tasks": m.group(2), "cause": reason,
             "secondary": not crash, "tier": 1 if crash else 3,
         }  # fmt: skip
+        num = next((n for word, n in _SIG_WORDS.items() if reason.startswith(word)), None)
+        if num is not None:
+            detail["signal"] = num
+        elif (code := _EXIT_CODE.search(reason)) is not None:
+            detail["exitcode"] = int(code.group(1))
+        return "scheduler", detail
     m = _CANCEL.search(body)
     if m is not None:
         why = (m.group(5) or "user cancel").strip().lower()
@@ -331,5 +368,9 @@ def _signal(m: re.Match[str]) -> tuple[str, dict[str, Any]]:
         num = int(m.group(5) or m.group(6) or m.group(8))
     else:
         num = _SIG_NUM.get(m.group(7) or "", 0)
+    return _death(num)
+
+
+def _death(num: int) -> tuple[str, dict[str, Any]]:
     crash = num in _CRASH_SIGNALS
     return "signal", {"signal": num, "secondary": not crash, "tier": 1 if crash else 3}

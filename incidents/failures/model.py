@@ -26,6 +26,9 @@ KINDS = (
     "launcher_summary",
     "collective_desync",
     "collective_mismatch",
+    "collective_error",
+    "cpp_terminate",
+    "incomplete_dump",
     "missing_record",
     "nccl_init",
 )

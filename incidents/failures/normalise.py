@@ -293,6 +293,9 @@ def _launcher_event(ctx: _Ctx, entry: dict[str, str], line_no: int, *, root: boo
         detail["exitcode"] = code
         if code < 0:
             detail["signal"] = -code
+    pid_m = re.search(r"pid: (\d+)", entry.get("exitcode", ""))
+    if pid_m is not None:
+        detail["pid"] = int(pid_m.group(1))
     if rank_m is not None and rank_m.group(2):
         detail["local_rank"] = int(rank_m.group(2))
     if entry.get("traceback"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -240,9 +241,24 @@ def flight_recorder(
 ) -> list[SourceFile]:
     """Per-rank dumps: everyone completed seq 1..entries-1 and entered `entries`, except the
     culprit, which never enqueued it (or, with `mismatch_at`, sent a different size there)."""
+    return list(iter_flight_recorder(ranks=ranks, entries=entries, culprit=culprit,
+                                     missing=missing, mismatch_at=mismatch_at,
+                                     json_ranks=json_ranks, prefix=prefix))  # fmt: skip
+
+
+def iter_flight_recorder(
+    *,
+    ranks: int,
+    entries: int = 200,
+    culprit: int | None = None,
+    missing: tuple[int, ...] = (),
+    mismatch_at: int | None = None,
+    json_ranks: tuple[int, ...] = (),
+    prefix: str = "nccl_trace_rank_",
+) -> Iterator[SourceFile]:
+    """`flight_recorder`, one dump at a time (16,384 dumps do not fit in memory together)."""
     base_ns = int(T0.timestamp() * 1e9) - entries * 1_000_000_000
     pg_config = {"0": {"name": "0", "desc": "default_pg", "ranks": str(list(range(ranks)))}}
-    out: list[SourceFile] = []
     for r in range(ranks):
         if r in missing:
             continue
@@ -279,7 +295,6 @@ def flight_recorder(
         }
         if r in json_ranks:
             payload = json.dumps(dump).encode()
-            out.append(SourceFile(f"fr/{prefix}{r}.json", payload))
+            yield SourceFile(f"fr/{prefix}{r}.json", payload)
         else:
-            out.append(SourceFile(f"fr/{prefix}{r}", pickle.dumps(dump, protocol=4)))
-    return out
+            yield SourceFile(f"fr/{prefix}{r}", pickle.dumps(dump, protocol=4))

@@ -94,9 +94,15 @@ def load_dump(data: bytes, *, name: str) -> dict[str, Any]:
             raise DumpError(f"{name}: not a pickle or JSON Flight Recorder dump ({exc})") from exc
     if not isinstance(value, dict):
         raise DumpError(f"{name}: the dump is a {type(value).__name__}, expected a mapping")
-    entries = value.get("entries", [])
-    if not isinstance(entries, list) or any(not isinstance(e, dict) for e in entries):
-        raise DumpError(f"{name}: 'entries' must be a list of mappings")
+    # Versions differ (keys renamed, entries as tuples or absent): keep what has the shape we
+    # read, and say how much was dropped rather than refusing the dump.
+    entries = value.get("entries")
+    if not isinstance(entries, list | tuple):
+        entries = []
+    kept = [e for e in entries if isinstance(e, dict)]
+    if len(kept) != len(entries):
+        value["unreadable_entries"] = len(entries) - len(kept)
+    value["entries"] = kept
     return value
 
 

@@ -277,7 +277,7 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         v.owner = "infrastructure"
         v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")
     elif e.kind in ("python_exception", "collective_mismatch") or (
-        e.kind == "oom" and not e.detail.get("host_oom")
+        e.kind == "oom" and (not e.detail.get("host_oom") or e.detail.get("limit"))
     ):
         v.owner = "application"
         v.owner_reasons.append(f"{e.kind} first with no hardware event near it")
@@ -289,6 +289,13 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     elif e.kind == "xid":
         v.owner = "application"
         v.owner_reasons.append(f"Xid {e.detail.get('xid')} is usually an application fault")
+    elif e.kind == "collective_error":
+        v.owner = "application"
+        v.owner_reasons.append(
+            f"rank {e.rank}'s transport reports a collective mismatch ({e.detail.get('cause')})"
+        )
+    elif e.detail.get("death"):
+        _death_owner(v, e, events, when)
     else:
         v.owner_reasons.append(f"{e.kind} alone does not tell application from infrastructure")
 
@@ -304,3 +311,51 @@ def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:
         if t is None or ot is None or abs(ot - t) <= _SAME_INCIDENT:
             return other
     return None
+
+
+def _death_owner(v: Verdict, e: Event, events: list[Event], when: Clock) -> None:
+    """A rank died by SIGKILL/SIGABRT/SIGSEGV/SIGBUS (an Xid/ECC next to it was handled before)."""
+    death = e.detail["death"]
+    near = [o for o in events if o is not e and _near(o, e, when)]
+    if death == "SIGKILL":
+        ooms = [o for o in near if o.kind == "oom" and o.node == e.node]
+        limit = next((o for o in ooms if o.detail.get("limit")), None)
+        other = next((o for o in ooms if o.detail.get("other_process")), None)
+        if limit is not None:
+            v.owner = "application"
+            v.owner_reasons.append(f"SIGKILL on rank {e.rank} with the job's own memory limit "
+                                   f"hit on {e.node}: {limit.text[:120]}")  # fmt: skip
+        elif other is not None:
+            v.owner = "infrastructure"
+            v.owner_reasons.append(f"SIGKILL on rank {e.rank} while {e.node} ran out of memory "
+                                   f"for another process: {other.text[:120]}")  # fmt: skip
+        elif ooms:
+            v.owner_reasons.append(f"SIGKILL on rank {e.rank} by the host's OOM killer on "
+                                   f"{e.node}: the job's memory or the node's? "
+                                   f"({ooms[0].text[:120]})")  # fmt: skip
+        else:
+            v.owner_reasons.append(f"SIGKILL on rank {e.rank} with no OOM line on {e.node}: the "
+                                   "OOM killer (no kernel log), a limit or an operator; upload "
+                                   "the node's kernel log")  # fmt: skip
+        return
+    if death == "SIGABRT":
+        app = next((o for o in near if o.rank == e.rank and o.kind in _APP_FAULTS), None)
+        if app is not None:
+            v.owner = "application"
+            v.owner_reasons.append(f"SIGABRT on rank {e.rank} after a collective mismatch: "
+                                   f"{app.text[:160]}")  # fmt: skip
+            return
+    what = [o for o in near if o.rank == e.rank and o.kind in ("cpp_terminate", "signal")]
+    found = "; ".join(f"{o.kind}: {o.text[:80]}" for o in what[:3]) or "nothing else"
+    v.owner_reasons.append(
+        f"{death} on rank {e.rank} with no Xid/ECC on {e.node} and no mismatch message: "
+        f"undetermined (also on that rank: {found})"
+    )
+
+
+_APP_FAULTS = frozenset({"collective_error", "collective_mismatch", "collective_desync"})
+
+
+def _near(other: Event, e: Event, when: Clock) -> bool:
+    t, ot = when(e), when(other)
+    return t is None or ot is None or abs(ot - t) <= _SAME_INCIDENT

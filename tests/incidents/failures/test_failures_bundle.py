@@ -215,7 +215,8 @@ def test_default_limits_keep_a_512_rank_bundle_working() -> None:
 def test_default_limits_are_documented() -> None:
     doc = (Path(__file__).resolve().parents[3] / "docs" / "failure-analysis.md").read_text()
     limits = BundleLimits()
-    assert limits.max_total_bytes == 1024**3 and "1 GiB" in doc
+    assert limits.max_total_bytes == 4 * 1024**3 and "4 GiB" in doc
+    assert limits.max_files == 65_536 and "65,536" in doc
     assert limits.max_file_bytes == 256 * 1024**2 and "256 MiB" in doc
     assert limits.max_ratio == 200 and "200x" in doc
 

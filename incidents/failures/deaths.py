@@ -1,0 +1,121 @@
+"""Deaths by signal, and what launchers and watchdogs say about who failed first.
+
+torchrun's ChildFailedError gives each rank's exit code; Slurm's `srun: error: node: task N:
+Killed` and a container's `Exit Code: 137` say the same. SIGKILL, SIGABRT, SIGSEGV and SIGBUS on
+a rank that was not itself waiting are initiating evidence; SIGTERM is the agent tearing the
+group down, and a rank that timed out or lost its peer before it died only waited.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from .model import Event
+
+SIGNAL_NAMES = {9: "SIGKILL", 6: "SIGABRT", 11: "SIGSEGV", 7: "SIGBUS", 15: "SIGTERM", 2: "SIGINT"}
+CRASH = frozenset({9, 6, 11, 7})
+_DEATH_KINDS = frozenset({"launcher_summary", "signal", "scheduler"})
+
+
+def _waited(e: Event) -> bool:
+    if e.kind in ("nccl_timeout", "gloo"):
+        return True
+    return e.kind in ("python_exception", "cpp_terminate") and e.secondary
+
+
+def mark_deaths(events: list[Event]) -> list[int]:
+    """Promote crash-signal deaths of ranks that did not wait; returns those ranks."""
+    waited = {e.rank for e in events if e.rank is not None and _waited(e)}
+    promoted: set[int] = set()
+    for e in events:
+        num = e.detail.get("signal")
+        if e.kind not in _DEATH_KINDS or e.rank is None or num not in CRASH:
+            continue
+        e.detail["death"] = SIGNAL_NAMES[num]
+        if e.rank in waited:
+            e.detail["waited_first"] = True
+            continue
+        e.detail.update(secondary=False, tier=1)
+        promoted.add(e.rank)
+    _oom_victims(events)
+    return sorted(promoted)
+
+
+_JOB_PROCESS = ("python", "pt_main", "torchrun", "deepspeed")
+
+
+def _oom_victims(events: list[Event]) -> None:
+    """An OOM kill names a pid: a rank that died by SIGKILL with that pid is its victim; a
+    kill of some other process on that node is context for the owner, not the first failure."""
+    kills = {(e.node, e.detail["pid"]): e.rank for e in events
+             if e.detail.get("death") == "SIGKILL" and "pid" in e.detail}  # fmt: skip
+    killed_nodes = {node for node, _ in kills}
+    for e in events:
+        if e.kind != "oom" or e.rank is not None or "pid" not in e.detail:
+            continue
+        rank = kills.get((e.node, e.detail["pid"]))
+        process = str(e.detail.get("process", ""))
+        if rank is not None:
+            e.rank = rank
+        elif e.node in killed_nodes and not process.startswith(_JOB_PROCESS):
+            e.detail.update(other_process=True, secondary=True, tier=3)
+
+
+def watchdog_disagreement(events: list[Event]) -> list[Event]:
+    """NCCL watchdog timeouts of one process group at different SeqNums: the ranks at the lowest
+    never entered the collective the others wait in (cross-rank evidence, like a desync report)."""
+    by_pg: dict[str, dict[int, int]] = defaultdict(dict)
+    firsts: dict[tuple[str, int], Event] = {}
+    for e in events:
+        seq = e.detail.get("seq")
+        if e.kind != "nccl_timeout" or e.rank is None or not isinstance(seq, int):
+            continue
+        pg = str(e.detail.get("pg", "0"))
+        by_pg[pg][e.rank] = max(seq, by_pg[pg].get(e.rank, seq))
+        firsts.setdefault((pg, e.rank), e)
+    out: list[Event] = []
+    for pg, seqs in by_pg.items():
+        if len(set(seqs.values())) < 2:
+            continue
+        low = min(seqs.values())
+        behind = sorted(r for r, s in seqs.items() if s == low)
+        if len(behind) * 2 >= len(seqs):
+            continue  # no minority: the numbers say nothing about one rank
+        top = max(seqs.values())
+        for rank in behind[:8]:
+            src = firsts[(pg, rank)]
+            detail: dict[str, Any] = {"seq": top, "pg": pg, "tier": 1, "behind": True,
+                                      "from": "watchdog SeqNum", "reported_seq": low}  # fmt: skip
+            out.append(Event(src.time_utc, rank, src.node, src.source, src.line_no,
+                             "collective_desync",
+                             f"rank {rank}'s watchdog timed out at SeqNum {low} while "
+                             f"{len(seqs) - len(behind)} other rank(s) wait at SeqNum {top}",
+                             detail))  # fmt: skip
+    return out
+
+
+def launcher_reason(root: Event, chosen_rank: int | None) -> str:
+    """Why torchrun's 'Root Cause (first observed failure)' was or was not taken."""
+    code = root.detail.get("exitcode")
+    num = root.detail.get("signal")
+    how = f"exit code {code}" if code is not None else "an unknown exit code"
+    if num is not None:
+        how += f" ({SIGNAL_NAMES.get(num, f'signal {num}')})"
+    head = f"torchrun's 'first observed failure' is rank {root.rank} on {root.node} with {how}"
+    if root.rank == chosen_rank:
+        return f"{head}: taken, it agrees with the evidence above"
+    if root.detail.get("waited_first"):
+        return f"{head}: not taken, that rank timed out or lost its peer before it died"
+    if num == 15:
+        return f"{head}: not taken, SIGTERM is the agent tearing the group down"
+    if code is not None and code > 0:
+        return (f"{head}: not taken, only the first process that exited on that node; its "
+                "own error is a consequence")  # fmt: skip
+    return f"{head}: not taken, only the first process that exited on that node"
+
+
+def ambiguous_lines(events: list[Event]) -> int:
+    """Lines that carry only torchrun's `[<role><local_rank>]:` prefix, in a log that does not
+    say which node wrote them: their rank cannot be known."""
+    return sum(1 for e in events if e.rank is None and e.node is None and "local_rank" in e.detail)
