@@ -4,7 +4,9 @@ sign-offs, close. Keyword-only writes; the analysis itself is `incidents.failure
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from datetime import datetime
+from itertools import chain
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -35,8 +37,6 @@ from incidents.models import (
 )
 from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
 
-MAX_BUNDLE_BYTES = 512 * 1024 * 1024
-
 
 def _sha256(upload: UploadedFile) -> str:
     digest = hashlib.sha256()
@@ -50,6 +50,11 @@ def _read(field: Any) -> bytes:
     with field.open("rb") as handle:
         data = handle.read()
     return data if isinstance(data, bytes) else data.encode()
+
+
+def _stream(row: FailedRunFile) -> Iterator[failures.SourceFile]:
+    with row.file.open("rb") as handle:
+        yield from failures.iter_bundle(handle, name=row.original_name)
 
 
 def _require_accepted(reservation: Reservation) -> None:
@@ -83,7 +88,7 @@ def failed_run_upload(
     if not uploads:
         raise ValidationError({"bundle": ["Choose an archive (.tar.gz/.zip) or the log files."]})
     total = sum(u.size or 0 for u, _ in files)
-    limit = getattr(settings, "FAILED_RUN_MAX_BYTES", MAX_BUNDLE_BYTES)
+    limit = settings.FAILED_RUN_MAX_BYTES
     if total > limit:
         raise ValidationError(
             {"bundle": [f"{filesizeformat(total)} is over the {filesizeformat(limit)} limit."]}
@@ -137,13 +142,11 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
     rows = list(run.files.order_by("pk"))
     try:
         rmap = None
-        sources: list[failures.SourceFile] = []
         for row in rows:
-            data = _read(row.file)
             if row.is_rank_map:
-                rmap = failures.parse_rank_map(data, name=row.original_name)
-            else:
-                sources += failures.read_bundle(data, name=row.original_name)
+                rmap = failures.parse_rank_map(_read(row.file), name=row.original_name)
+        # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
+        sources = chain.from_iterable(_stream(row) for row in rows if not row.is_rank_map)
         analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
         why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
         if why is not None:

@@ -240,7 +240,9 @@ def analyse(
 def _fr_status(loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult) -> str:
     """What the Flight Recorder part can claim: `absent` (no dump at all), `incomplete` (only
     broken dumps), `mismatch`, `desync` (someone never entered, or ran ahead), `hang` (all
-    entered, none completed), `consistent` (read and nothing found), each over the dumps read."""
+    entered, none completed), `consistent` (every dump read and nothing found). A finding in the
+    dumps that were read stands; absent one, a broken dump leaves the set `incomplete`, since the
+    rank that died while dumping may be the one that diverged."""
     if not loaded:
         return "incomplete" if incomplete else "absent"
     if fr.mismatches:
@@ -249,7 +251,7 @@ def _fr_status(loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult
         return "desync"
     if fr.stuck:
         return "hang"
-    return "consistent"
+    return "incomplete" if incomplete else "consistent"
 
 
 def _node_from_path(name: str, known: set[str]) -> str | None:
