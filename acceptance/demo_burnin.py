@@ -65,8 +65,8 @@ def seed_burnin_demo() -> BurnInRun | None:
     )
     fixture_from_template(request=req, user=alice, template="rank-sum-allreduce")
     terms_create(request=req, user=alice, template=DEFAULT_TERMS_TEMPLATE)
-    services.request_invite(request=req, providers=[provider_org])
-    services.request_publish(request=req)
+    services.request_invite(request=req, user=alice, providers=[provider_org])
+    services.request_publish(request=req, user=alice)
     bid = services.bid_start(request=req, provider=provider_org, user=arun)
     services.bid_save_draft(
         bid=bid,
@@ -90,7 +90,7 @@ def seed_burnin_demo() -> BurnInRun | None:
         provider_owner_name="Aurora NOC duty manager",
         provider_owner_contact="noc@aurora-gpu-cloud.example · +358 9 555 0100",
     )
-    services.request_close(request=req)
+    services.request_close(request=req, user=alice)
     reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
     run = run_create(reservation=reservation, user=arun, label="Burn-in 1")
     _upload_demo_evidence(run, arun)

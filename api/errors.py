@@ -1,7 +1,9 @@
 """One error shape for the whole API: `{"detail": "...", "errors": {"field": ["..."]}}`.
 
 Service rules raise Django's `ValidationError` (or `ServiceError`); they come back as 400 with
-the field (or the questionnaire answer, `answers.<key>`) named in `errors`.
+the field (or the questionnaire answer, `answers.<key>`) named in `errors`. A lifecycle move
+refused by its table (`MoveRefused`) answers 403 (not your party or role) or 409 (not in this
+state), with the move's name.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.lifecycle import MoveRefused
 
 NON_FIELD = "non_field_errors"
 FIELD_PROBLEMS = "Check the fields named in errors."
@@ -69,6 +73,10 @@ def _from_django(exc: DjangoValidationError) -> Response:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, MoveRefused):
+        # A lifecycle table refused: 403 when not your party or role, 409 when not now.
+        body = error_body(" ".join(exc.messages)) | {"move": exc.decision.move.name}
+        return Response(body, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
         return _from_django(exc)
     if isinstance(exc, Http404):

@@ -140,7 +140,7 @@ def seed_demo() -> list[DemoLogin]:
     alice = _user("alice", "alice@helix.example")
     _member(alice, buyer)
     bob = _user("bob", "bob@helix.example")
-    _member(bob, buyer, MemberRole.MEMBER)
+    _member(bob, buyer, MemberRole.APPROVER)
     logins += [DemoLogin("alice", buyer.name, "buyer"), DemoLogin("bob", buyer.name, "buyer")]
 
     providers = []
@@ -153,7 +153,7 @@ def seed_demo() -> list[DemoLogin]:
     # Someone who works for two providers: the organisation switcher in the header has a use.
     sam = _user("sam", "sam@operators.example")
     for org, _, _ in providers[:2]:
-        _member(sam, org, MemberRole.MEMBER)
+        _member(sam, org, MemberRole.ENGINEER)
     logins.append(DemoLogin("sam", " + ".join(org.name for org, _, _ in providers[:2]), "provider"))
 
     existing = CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).first()
@@ -194,8 +194,8 @@ def seed_demo() -> list[DemoLogin]:
             "run_length_hours": 2000,
         },
     )
-    services.request_invite(request=req, providers=[org for org, _, _ in providers])
-    services.request_publish(request=req)
+    services.request_invite(request=req, user=alice, providers=[org for org, _, _ in providers])
+    services.request_publish(request=req, user=alice)
     for org, user, spec in providers:
         bid = services.bid_start(request=req, provider=org, user=user)
         terms = offer_terms(spec["offer"](), reservation_start=start) | spec["terms"]

@@ -33,7 +33,7 @@ class Membership(models.Model):
     organization = models.ForeignKey(
         Organization, on_delete=models.CASCADE, related_name="memberships"
     )
-    role = models.CharField(max_length=10, choices=MemberRole.choices, default=MemberRole.MEMBER)
+    role = models.CharField(max_length=10, choices=MemberRole.choices)
 
     class Meta:
         db_table = "bids_membership"  # moved from bids/: the table keeps its name

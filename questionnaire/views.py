@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors as bid_selectors
-from bids.choices import RequestStatus
+from bids.lifecycle import REQUEST, request_actor
 from bids.services import bid_submit
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
@@ -226,7 +226,9 @@ def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
             "target_source": selectors.targets_for(request=req, question_set=qs)["source"],
             "path": selectors.required_transport(request=req, question_set=qs),
             "add_form": add_form,
-            "editable": req.status in (RequestStatus.DRAFT, RequestStatus.OPEN),
+            "editable": REQUEST.decide(
+                req, "prepare", actor=request_actor(req, request.user)
+            ).allowed,
             "in_use": qs is not None and services.question_sets.question_set_in_use(qs),
         },
     )

@@ -46,7 +46,7 @@ def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservat
     """The bid wins, every other submitted bid loses, and a reservation awaits acceptance."""
     request = CapacityRequest.objects.select_for_update().get(pk=request.pk)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
-    refusal = award_refusal(request=request, bid=bid)
+    refusal = award_refusal(request=request, bid=bid, user=user)
     if refusal:
         raise ServiceError(refusal)
     version = awarded_fixture_version(bid=bid)
@@ -55,7 +55,7 @@ def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservat
             "Attach an acceptance fixture before awarding: the burn-in gate checks the "
             "evidence against it."
         )
-    revision = bid_award(request=request, bid=bid)
+    revision = bid_award(request=request, bid=bid, user=user)
     return Reservation.objects.create(
         request=request, bid=bid, bid_revision=revision, fixture_version=version, awarded_by=user
     )

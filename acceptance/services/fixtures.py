@@ -22,8 +22,8 @@ from acceptance.fixtures import (
 from acceptance.fixtures.thresholds import sku_profile
 from acceptance.fixtures.validation import container_image_problem
 from acceptance.models import Fixture, FixtureVersion
+from bids.lifecycle import require_preparing
 from bids.models import CapacityRequest
-from bids.services.requests import EDITABLE_STATUSES
 from core.errors import ServiceError
 
 REASON_REQUIRED = "Give a reason for changing this threshold; it is recorded with the override."
@@ -47,14 +47,6 @@ def request_shape(request: CapacityRequest) -> dict[str, Any]:
         "fabric": _request_fabric(request),
         "max_leaf_switches": request.max_leaf_switches,
     }
-
-
-def _require_editable(request: CapacityRequest) -> None:
-    if request.status not in EDITABLE_STATUSES:
-        raise ServiceError(
-            f"The request is {request.get_status_display().lower()}; its fixture can no longer "
-            "change."
-        )
 
 
 def spec_errors_to_dict(errors: list[SpecError]) -> dict[str, list[str]]:
@@ -132,7 +124,7 @@ def fixture_from_template(
     *, request: CapacityRequest, user: User, template: str, name: str | None = None
 ) -> FixtureVersion:
     """The template's spec for the request's shape; a fixture that exists starts over from it."""
-    _require_editable(request)
+    require_preparing(request, user=user, what="fixture")
     shape = request_shape(request)
     try:
         sku_profile(shape["gpu_model"])
@@ -213,7 +205,7 @@ def fixture_save(
     Every threshold change goes through `apply_override`, so the spec records the value before,
     the new value, who, when and why. Errors come back keyed by dotted spec path.
     """
-    _require_editable(fixture.request)
+    require_preparing(fixture.request, user=user, what="fixture")
     fixture = Fixture.objects.select_for_update().select_related("request").get(pk=fixture.pk)
     reasons = reasons or {}
     current = fixture.versions.get(number=fixture.current_number)

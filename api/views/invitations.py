@@ -16,7 +16,7 @@ from api.filters import (
     ProviderFilter,
 )
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
-from api.permissions import buyer_org
+from api.permissions import api_user, buyer_org
 from api.serializers.common import OrganizationSerializer
 from api.serializers.requests import InvitationSerializer, InviteSerializer
 from api.views.requests import request_for_buyer
@@ -58,7 +58,9 @@ class InvitationListView(generics.ListAPIView[Invitation]):
                 },
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        created = services.request_invite(request=req, providers=[found[s] for s in slugs])
+        created = services.request_invite(
+            request=req, user=api_user(request), providers=[found[s] for s in slugs]
+        )
         return Response(
             InvitationSerializer(created, many=True).data, status=status.HTTP_201_CREATED
         )
@@ -73,7 +75,7 @@ class InvitationDetailView(generics.GenericAPIView[Invitation]):
         invitation = selectors.invitation_list(request=req).filter(provider__slug=provider).first()
         if invitation is None:
             raise Http404
-        services.request_uninvite(request=req, provider=invitation.provider)
+        services.request_uninvite(request=req, user=api_user(request), provider=invitation.provider)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

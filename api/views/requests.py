@@ -96,7 +96,9 @@ class RequestDetailView(generics.GenericAPIView[CapacityRequest]):
         req = request_for_buyer(request, pk)
         serializer = RequestWriteSerializer(req, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        req = services.request_update(request=req, data=serializer.validated_data)
+        req = services.request_update(
+            request=req, user=api_user(request), data=serializer.validated_data
+        )
         return Response(RequestDetailSerializer(req, context={"parts": request_parts(req)}).data)
 
 
@@ -111,7 +113,7 @@ class _TransitionView(generics.GenericAPIView[CapacityRequest]):
             "close": services.request_close,
             "cancel": services.request_cancel,
         }[self.action]
-        return Response(RequestSerializer(service(request=req)).data)
+        return Response(RequestSerializer(service(request=req, user=api_user(request))).data)
 
 
 @extend_schema(request=None, summary="Publish a draft request: invited providers can bid")

@@ -7,7 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from bids.choices import BidStatus, RequestStatus
+from bids.choices import BidStatus
+from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
@@ -15,19 +16,6 @@ from bids.tasks import notify_bid_revision
 from core.errors import ServiceError
 from orgs.choices import OrgKind
 from orgs.models import Organization
-
-
-def _require_open_for_bidding(request: CapacityRequest) -> None:
-    if request.status != RequestStatus.OPEN:
-        raise ServiceError(
-            f"This request is {request.get_status_display().lower()}; it no longer takes bids."
-        )
-    if request.deadline_passed:
-        deadline = timezone.localtime(request.bid_deadline)
-        raise ServiceError(
-            f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer be "
-            "submitted or changed."
-        )
 
 
 def _require_invited(request: CapacityRequest, provider: Organization) -> None:
@@ -44,7 +32,9 @@ def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -
     existing = Bid.objects.filter(request=request, provider=provider).first()
     if existing is not None:
         return existing
-    _require_open_for_bidding(request)
+    closed = open_for_bidding(request)
+    if closed:
+        raise ServiceError(closed)
     return Bid.objects.create(
         request=request,
         provider=provider,
@@ -62,9 +52,7 @@ def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -
 
 @transaction.atomic
 def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
-    if bid.status == BidStatus.AWARDED:
-        raise ServiceError("An awarded bid cannot be edited.")
-    _require_open_for_bidding(bid.request)
+    bid_move(bid, "edit", user=user)
     # A ModelForm has already copied its values onto `bid`: compare with the stored row.
     stored = Bid.objects.get(pk=bid.pk)
     for field, value in data.items():
@@ -88,12 +76,8 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
 def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     """Freeze the draft into the next immutable revision and tell the buyer."""
     bid = Bid.objects.select_for_update().select_related("request").get(pk=bid.pk)
-    _require_open_for_bidding(bid.request)
+    bid_move(bid, "submit", user=user)
     _require_invited(bid.request, bid.provider)
-    if bid.status == BidStatus.SUBMITTED and not bid.has_unsubmitted_changes:
-        raise ServiceError(
-            f"Revision {bid.latest_revision_number} already holds these terms; edit the bid first."
-        )
     errors = validate_bid_terms(bid, for_submit=True)
     if errors:
         raise ValidationError(errors)
@@ -129,9 +113,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
 
 @transaction.atomic
 def bid_withdraw(*, bid: Bid, user: User) -> Bid:
-    if bid.status != BidStatus.SUBMITTED:
-        raise ServiceError("Only a submitted bid can be withdrawn.")
-    _require_open_for_bidding(bid.request)
+    bid_move(bid, "withdraw", user=user)
     bid.status = BidStatus.WITHDRAWN
     bid.withdrawn_at = timezone.now()
     bid.save(update_fields=["status", "withdrawn_at", "updated_at"])

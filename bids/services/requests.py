@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -9,20 +8,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from bids.choices import RequestStatus
+from bids.lifecycle import request_move
 from bids.models import CapacityRequest, Invitation
 from bids.selectors import request_locked_fields
 from core.errors import ServiceError
 from orgs.choices import OrgKind
 from orgs.models import Organization
-
-EDITABLE_STATUSES = {RequestStatus.DRAFT, RequestStatus.OPEN}
-
-
-def _require_status(req: CapacityRequest, allowed: Iterable[str], action: str) -> None:
-    if req.status not in allowed:
-        raise ServiceError(
-            f"A request that is {req.get_status_display().lower()} cannot be {action}."
-        )
 
 
 @transaction.atomic
@@ -36,10 +27,12 @@ def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> 
 
 
 @transaction.atomic
-def request_update(*, request: CapacityRequest, data: dict[str, Any]) -> CapacityRequest:
+def request_update(
+    *, request: CapacityRequest, user: User, data: dict[str, Any]
+) -> CapacityRequest:
     # A ModelForm has already copied its values onto `request`: compare with the stored row.
     stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
-    _require_status(stored, EDITABLE_STATUSES, "edited")
+    request_move(stored, "edit", user=user)
     for field, value in data.items():
         setattr(request, field, value)
     _check_published_promises(stored=stored, changed=request)
@@ -69,13 +62,9 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
 
 
 @transaction.atomic
-def request_publish(*, request: CapacityRequest) -> CapacityRequest:
-    _require_status(request, {RequestStatus.DRAFT}, "published")
+def request_publish(*, request: CapacityRequest, user: User) -> CapacityRequest:
     request.full_clean()
-    if request.deadline_passed:
-        raise ServiceError(
-            "The bid deadline has passed; move it into the future before publishing."
-        )
+    request_move(request, "publish", user=user)
     request.status = RequestStatus.OPEN
     request.published_at = timezone.now()
     request.save(update_fields=["status", "published_at", "updated_at"])
@@ -83,8 +72,10 @@ def request_publish(*, request: CapacityRequest) -> CapacityRequest:
 
 
 @transaction.atomic
-def request_invite(*, request: CapacityRequest, providers: list[Organization]) -> list[Invitation]:
-    _require_status(request, EDITABLE_STATUSES, "sent invitations")
+def request_invite(
+    *, request: CapacityRequest, user: User, providers: list[Organization]
+) -> list[Invitation]:
+    request_move(request, "invite", user=user)
     created = []
     for provider in providers:
         if provider.kind != OrgKind.PROVIDER:
@@ -98,32 +89,24 @@ def request_invite(*, request: CapacityRequest, providers: list[Organization]) -
 
 
 @transaction.atomic
-def request_uninvite(*, request: CapacityRequest, provider: Organization) -> None:
-    _require_status(request, EDITABLE_STATUSES, "changed")
-    if request.status == RequestStatus.OPEN and request.bids_hidden_from_buyer:
-        # Refused alike for every provider: 'has already started a bid' would name a bidder.
-        raise ServiceError(
-            "Invitations to a sealed request stay until its deadline: withdrawing one would "
-            "show whether that provider has bid."
-        )
+def request_uninvite(*, request: CapacityRequest, user: User, provider: Organization) -> None:
+    request_move(request, "uninvite", user=user)
     if request.bids.filter(provider=provider).exists():
         raise ServiceError(f"{provider.name} has already started a bid; it stays invited.")
     Invitation.objects.filter(request=request, provider=provider).delete()
 
 
 @transaction.atomic
-def request_close(*, request: CapacityRequest) -> CapacityRequest:
-    _require_status(request, {RequestStatus.OPEN}, "closed")
+def request_close(*, request: CapacityRequest, user: User) -> CapacityRequest:
+    request_move(request, "close", user=user)
     request.status = RequestStatus.CLOSED
     request.save(update_fields=["status", "updated_at"])
     return request
 
 
 @transaction.atomic
-def request_cancel(*, request: CapacityRequest) -> CapacityRequest:
-    _require_status(
-        request, {RequestStatus.DRAFT, RequestStatus.OPEN, RequestStatus.CLOSED}, "cancelled"
-    )
+def request_cancel(*, request: CapacityRequest, user: User) -> CapacityRequest:
+    request_move(request, "cancel", user=user)
     request.status = RequestStatus.CANCELLED
     request.save(update_fields=["status", "updated_at"])
     return request

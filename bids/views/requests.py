@@ -52,7 +52,7 @@ def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
         form.fields[name].help_text = lock.note
     if request.method == "POST" and form.is_valid():
         try:
-            services.request_update(request=req, data=form.cleaned_data)
+            services.request_update(request=req, user=user_of(request), data=form.cleaned_data)
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
@@ -86,7 +86,7 @@ def _transition(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         "cancel": services.request_cancel,
     }[action]
     try:
-        service(request=req)
+        service(request=req, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -123,7 +123,7 @@ def request_invite(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("bids:request-detail", pk=pk)
     try:
         created = services.request_invite(
-            request=req, providers=list(form.cleaned_data["providers"])
+            request=req, user=user_of(request), providers=list(form.cleaned_data["providers"])
         )
     except ValidationError as exc:
         flash_errors(request, exc)

@@ -8,21 +8,13 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from bids.lifecycle import require_preparing
 from bids.models import CapacityRequest
-from bids.services.requests import EDITABLE_STATUSES
 from bids.signals import scoring_inputs_changed_on_commit
 from contracts.defaults import terms_template
 from contracts.models import HandoffTerms, HandoffTermsRevision, TermsFields
 from contracts.validation import validate_terms
 from core.errors import ServiceError
-
-
-def _require_editable(request: CapacityRequest) -> None:
-    if request.status not in EDITABLE_STATUSES:
-        raise ServiceError(
-            f"The request is {request.get_status_display().lower()}; its terms can no longer "
-            "change."
-        )
 
 
 def _snapshot_sha(snapshot: dict[str, Any]) -> str:
@@ -67,7 +59,7 @@ def terms_create(*, request: CapacityRequest, user: User, template: str) -> Hand
     New terms name the user who sets them as the buyer's incident owner until the buyer edits
     that; a reset keeps the owners already named.
     """
-    _require_editable(request)
+    require_preparing(request, user=user, what="terms")
     try:
         tpl = terms_template(template)
     except KeyError:
@@ -115,7 +107,7 @@ def _apply(
     template: str | None,
     owners_required: bool,
 ) -> HandoffTerms:
-    _require_editable(terms.request)
+    require_preparing(terms.request, user=user, what="terms")
     terms = HandoffTerms.objects.select_for_update().select_related("request").get(pk=terms.pk)
     before = terms.snapshot()
     names = set(TermsFields.term_field_names())

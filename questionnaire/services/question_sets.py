@@ -10,9 +10,10 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from bids.choices import RequestStatus
+from bids.lifecycle import REQUEST, request_actor
 from bids.models import BidRevision, CapacityRequest
 from core.errors import ServiceError
+from core.lifecycle import MoveRefused
 from questionnaire import defaults
 from questionnaire.answer_types import (
     ANSWER_TYPES,
@@ -26,7 +27,16 @@ from questionnaire.models import BidQuestionnaire, Question, QuestionSet
 from questionnaire.selectors import current_question_set
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
-_EDITABLE = (RequestStatus.DRAFT, RequestStatus.OPEN)
+
+
+def _require_preparing(request: CapacityRequest, user: User | None, too_late: str) -> None:
+    """The request's 'prepare' move. `user` is None only for the product's own seeding."""
+    actor = request_actor(request, user)
+    decision = REQUEST.decide(request, "prepare", actor=actor)
+    if decision.why == "state":
+        raise ServiceError(too_late)
+    if user is not None and not decision.allowed:
+        raise MoveRefused(decision)  # type: ignore[arg-type]
 
 
 @transaction.atomic
@@ -81,8 +91,9 @@ def question_set_attach_default(*, request: CapacityRequest, user: User | None) 
     existing = current_question_set(request=request)
     if existing is not None:
         return existing
-    if request.status not in _EDITABLE:
-        raise ServiceError("The questionnaire can only be attached while the request takes bids.")
+    _require_preparing(
+        request, user, "The questionnaire can only be attached while the request takes bids."
+    )
     return _copy(question_set_default(), request=request, version=1, user=user)
 
 
@@ -96,8 +107,9 @@ def question_set_in_use(question_set: QuestionSet) -> bool:
 
 
 def _writable(request: CapacityRequest, user: User | None) -> QuestionSet:
-    if request.status not in _EDITABLE:
-        raise ServiceError("This request no longer takes bids; its questionnaire is final.")
+    _require_preparing(
+        request, user, "This request no longer takes bids; its questionnaire is final."
+    )
     current = current_question_set(request=request)
     if current is None:
         raise ServiceError("Attach a questionnaire to this request first.")

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from bids.models import BidRevision, CapacityRequest
 from demo.seed import DEMO_PASSWORD, seed_demo
-from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory, MembershipFactory
 
 
 def test_a_new_buyer_sees_how_to_start(buyer):
@@ -83,7 +83,7 @@ def test_the_request_page_costs_the_same_for_2_and_20_bids(buyer):
 
         for _ in range(n):
             bid = BidFactory(request=req)
-            bid_submit(bid=bid, user=buyer.user)
+            bid_submit(bid=bid, user=MembershipFactory(organization=bid.provider).user)
 
     bids(2)
     url = reverse("bids:request-detail", args=[req.pk])

@@ -12,7 +12,7 @@ from bids.services import bid_submit
 from questionnaire import selectors, services
 from questionnaire.forms import input_name
 from questionnaire.models import BidQuestionnaire
-from tests.factories import BidFactory, InvitationFactory, OrganizationFactory
+from tests.factories import BidFactory, InvitationFactory, MembershipFactory, OrganizationFactory
 from tests.questionnaire.conftest import full_answers
 
 
@@ -90,7 +90,7 @@ def _submit_answered(req, provider_org, clocks):
     bid = BidFactory(request=req, provider=provider_org)
     raw = full_answers(selectors.current_question_set(request=req)) | clocks
     services.answers_save(bid=bid, user=None, raw=raw)
-    bid_submit(bid=bid, user=None)
+    bid_submit(bid=bid, user=MembershipFactory(organization=provider_org).user)
     return bid
 
 
@@ -119,11 +119,11 @@ def test_the_matrix_highlights_slow_clocks_and_costs_the_same_for_more_bids(
     assert many == few
 
 
-def test_answers_that_can_no_longer_change_offer_no_form(draft, provider):
+def test_answers_that_can_no_longer_change_offer_no_form(draft, buyer, provider):
     """A closed request's (or an awarded bid's) answers are frozen: no form that cannot save."""
     from bids.services import request_close
 
-    request_close(request=draft.request)
+    request_close(request=draft.request, user=buyer.user)
     client = provider.client()
     url = reverse("questionnaire:answers-edit", args=[draft.pk])
     response = client.get(url, follow=True)

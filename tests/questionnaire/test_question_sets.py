@@ -9,7 +9,7 @@ from bids.services import bid_submit
 from questionnaire import selectors, services
 from questionnaire.defaults import DEFAULT_VERSION, STEPS
 from questionnaire.models import Question, QuestionSet
-from tests.factories import BidFactory, CapacityRequestFactory
+from tests.factories import BidFactory, CapacityRequestFactory, MembershipFactory
 from tests.questionnaire.conftest import full_answers
 
 
@@ -71,7 +71,7 @@ def test_a_submitted_revision_also_freezes_the_version(asked_request, buyer):
     qs = selectors.current_question_set(request=asked_request)
     later = BidFactory(request=asked_request)  # a third provider submits after the set exists
     services.answers_save(bid=later, user=None, raw=full_answers(qs))
-    bid_submit(bid=later, user=buyer.user)
+    bid_submit(bid=later, user=MembershipFactory(organization=later.provider).user)
     added = services.question_add(
         request=asked_request,
         user=buyer.user,

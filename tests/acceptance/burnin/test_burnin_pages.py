@@ -31,7 +31,9 @@ def test_the_buyer_awards_from_the_request_page(world, buyer):
     assert response.redirect_chain[-1][0].startswith("/reservations/")
 
 
-def test_the_award_panel_shows_submitted_terms_and_who_is_disqualified(world, buyer, provider):
+def test_the_award_panel_shows_submitted_terms_and_who_is_disqualified(
+    world, buyer, provider, rival_provider
+):
     from decimal import Decimal
 
     from bids.models import Bid
@@ -42,7 +44,7 @@ def test_the_award_panel_shows_submitted_terms_and_who_is_disqualified(world, bu
     # The rival resubmits from a region the request does not accept: disqualified.
     Bid.objects.filter(pk=world.rival_bid.pk).update(region="apac", has_unsubmitted_changes=True)
     world.rival_bid.refresh_from_db()
-    bid_submit(bid=world.rival_bid, user=world.rival_bid.created_by)
+    bid_submit(bid=world.rival_bid, user=rival_provider.user)
     # Northwind's working copy holds an edit it never submitted.
     bid_save_draft(bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("9.99")})
     world.request.status = RequestStatus.CLOSED

@@ -28,6 +28,9 @@ Params = Callable[[ApiWorld], dict[str, Any]]
 Body = Callable[[ApiWorld], Any] | None
 
 
+CONFLICT = 409  # a lifecycle move refused in this state
+
+
 def only(**allowed: int) -> dict[str, int]:
     """Everyone else: 404 (never a hint), anonymous: 401."""
     expected = dict.fromkeys(ROLES, HIDDEN)
@@ -85,7 +88,7 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_create": (none, lambda w: {}, only(buyer=REFUSED, outsider=REFUSED)),
     "requests_retrieve": (req, None, INVITED),
     "requests_partial_update": (req, lambda w: {"title": "Renamed"}, BUYER),
-    "requests_publish_create": (req, None, only(buyer=REFUSED)),  # already open
+    "requests_publish_create": (req, None, only(buyer=CONFLICT)),  # already open: 409
     "requests_close_create": (req, None, BUYER),
     "requests_cancel_create": (req, None, BUYER),
     "requests_invitations_list": (req, None, BUYER),

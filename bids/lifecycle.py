@@ -1,0 +1,212 @@
+"""The request's and the bid's lifecycles: every move, the party and roles that may make it,
+the states it starts from. Services, views, the API and templates all ask these two tables
+(`{% moves req as m %}{% if m.close.allowed %}` in templates) instead of comparing statuses."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils import timezone
+
+from bids.choices import BidStatus, RequestStatus
+from bids.models import Bid, CapacityRequest
+from core.errors import ServiceError
+from core.lifecycle import Actor, Decision, Lifecycle, Move, MoveRefused, Need
+from orgs.choices import MemberRole
+from orgs.selectors import actor_for
+
+User = AbstractBaseUser | AnonymousUser | None
+ROLE_LABELS = {str(value): str(label) for value, label in MemberRole.choices}
+BUYER_TEAM = frozenset({MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN})
+PROVIDER_TEAM = frozenset({MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN})
+PREPARING = frozenset({RequestStatus.DRAFT, RequestStatus.OPEN})
+
+
+def _deadline_in_past(req: CapacityRequest) -> str | None:
+    if req.deadline_passed:
+        return "The bid deadline has passed; move it into the future before publishing."
+    return None
+
+
+def _sealed_invitations(req: CapacityRequest) -> str | None:
+    if req.status == RequestStatus.OPEN and req.bids_hidden_from_buyer:
+        # Refused alike for every provider: 'has already started a bid' would name a bidder.
+        return (
+            "Invitations to a sealed request stay until its deadline: withdrawing one would "
+            "show whether that provider has bid."
+        )
+    return None
+
+
+def _awardable_now(req: CapacityRequest) -> str | None:
+    if req.bids_hidden_from_buyer:
+        return "The request is sealed until its deadline; bids cannot be awarded before then."
+    if req.status == RequestStatus.OPEN and not req.deadline_passed:
+        return "Bidding is still open: close it or wait for the deadline before awarding."
+    return None
+
+
+REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
+    name="request",
+    status_of=lambda r: r.status,
+    status_label=lambda r: str(r.get_status_display()),
+    role_labels=ROLE_LABELS,
+    moves=[
+        Move("edit", "Edit the request", "buyer", BUYER_TEAM, PREPARING, verb="edited"),
+        Move(
+            "prepare",
+            "Change the fixture, handoff terms or questionnaire",
+            "buyer",
+            BUYER_TEAM,
+            PREPARING,
+            verb="changed",
+        ),
+        Move(
+            "publish",
+            "Publish",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.DRAFT}),
+            target=RequestStatus.OPEN,
+            guard=_deadline_in_past,
+            verb="published",
+        ),
+        Move("invite", "Invite providers", "buyer", BUYER_TEAM, PREPARING, verb="sent invitations"),
+        Move(
+            "uninvite",
+            "Withdraw an invitation",
+            "buyer",
+            BUYER_TEAM,
+            PREPARING,
+            guard=_sealed_invitations,
+            verb="changed",
+        ),
+        Move(
+            "close",
+            "Close bidding",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.OPEN}),
+            target=RequestStatus.CLOSED,
+            needs=frozenset({Need.CONFIRM}),
+            verb="closed",
+        ),
+        Move(
+            "cancel",
+            "Cancel the request",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.DRAFT, RequestStatus.OPEN, RequestStatus.CLOSED}),
+            target=RequestStatus.CANCELLED,
+            needs=frozenset({Need.CONFIRM}),
+            verb="cancelled",
+        ),
+        Move(
+            "award",
+            "Award a bid",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            target=RequestStatus.AWARDED,
+            guard=_awardable_now,
+            verb="awarded",
+        ),
+    ],
+)
+
+
+def open_for_bidding(request: CapacityRequest) -> str | None:
+    """Why the request takes no bid now, or None."""
+    if request.status != RequestStatus.OPEN:
+        return f"This request is {request.get_status_display().lower()}; it no longer takes bids."
+    if request.deadline_passed:
+        deadline = timezone.localtime(request.bid_deadline)
+        return (
+            f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer be "
+            "submitted or changed."
+        )
+    return None
+
+
+def _open_for_bidding(bid: Bid) -> str | None:
+    return open_for_bidding(bid.request)
+
+
+def _something_to_submit(bid: Bid) -> str | None:
+    if bid.status == BidStatus.SUBMITTED and not bid.has_unsubmitted_changes:
+        return (
+            f"Revision {bid.latest_revision_number} already holds these terms; edit the bid first."
+        )
+    return _open_for_bidding(bid)
+
+
+REVISABLE = frozenset({BidStatus.DRAFT, BidStatus.SUBMITTED, BidStatus.WITHDRAWN})
+
+BID: Lifecycle[Bid] = Lifecycle(
+    name="bid",
+    status_of=lambda b: b.status,
+    status_label=lambda b: str(b.get_status_display()),
+    role_labels=ROLE_LABELS,
+    moves=[
+        Move(
+            "edit",
+            "Edit the bid",
+            "provider",
+            PROVIDER_TEAM,
+            REVISABLE,
+            guard=_open_for_bidding,
+            verb="edited",
+        ),
+        Move(
+            "submit",
+            "Submit",
+            "provider",
+            PROVIDER_TEAM,
+            REVISABLE,
+            target=BidStatus.SUBMITTED,
+            guard=_something_to_submit,
+            verb="submitted",
+        ),
+        Move(
+            "withdraw",
+            "Withdraw",
+            "provider",
+            PROVIDER_TEAM,
+            frozenset({BidStatus.SUBMITTED}),
+            target=BidStatus.WITHDRAWN,
+            guard=_open_for_bidding,
+            verb="withdrawn",
+        ),
+    ],
+)
+
+
+def request_actor(request: CapacityRequest, user: User) -> Actor:
+    return actor_for(user=user, parties={"buyer": request.buyer_id})
+
+
+def bid_actor(bid: Bid, user: User) -> Actor:
+    return actor_for(
+        user=user, parties={"provider": bid.provider_id, "buyer": bid.request.buyer_id}
+    )
+
+
+def request_move(request: CapacityRequest, name: str, *, user: User) -> Decision[CapacityRequest]:
+    """Raise `MoveRefused` unless `user` may make this move on the request now."""
+    return REQUEST.require(request, name, actor=request_actor(request, user))
+
+
+def bid_move(bid: Bid, name: str, *, user: User) -> Decision[Bid]:
+    """Raise `MoveRefused` unless `user` may make this move on the bid now."""
+    return BID.require(bid, name, actor=bid_actor(bid, user))
+
+
+def require_preparing(request: CapacityRequest, *, user: User, what: str) -> None:
+    """The 'prepare' move for a part of the request (its fixture, terms or questionnaire)."""
+    decision = REQUEST.decide(request, "prepare", actor=request_actor(request, user))
+    if decision.why == "state":
+        raise ServiceError(
+            f"The request is {request.get_status_display().lower()}; its {what} can no longer "
+            "change."
+        )
+    if not decision.allowed:
+        raise MoveRefused(decision)  # type: ignore[arg-type]

@@ -1,0 +1,139 @@
+"""One table of moves per lifecycle: who may make each move, from which states, what it needs.
+
+A `Lifecycle` is data: its `Move`s name the party (the buyer's or the provider's side of the
+object), the roles within that party, the states a move starts from, and what it needs (a
+confirmation, a written reason, a second person). Services call `require()` before they write;
+pages call `decisions()` to offer only what the user may do and to say why the rest is not
+available; the API turns a refusal into 403 (not your party or role) or 409 (not in this state).
+
+The caller says which party and role the user holds for this object (`Actor`, built by
+`orgs.selectors.actor_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+from core.errors import ServiceError
+
+T = TypeVar("T")
+
+
+class Need(StrEnum):
+    CONFIRM = "confirm"  # an explicit confirmation in the page, `confirm=true` in the API
+    REASON = "reason"  # a written reason, recorded with the move
+    APPROVER = "approver"  # a second person of the approver role approves
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who asks, and their role in each party of this object they belong to ('buyer' and/or
+    'provider'; none for an outsider)."""
+
+    user_id: int | None
+    roles: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def outsider(self) -> bool:
+        return not self.roles
+
+
+@dataclass(frozen=True)
+class Move(Generic[T]):
+    name: str
+    label: str
+    party: str  # "buyer" or "provider"
+    roles: frozenset[str]
+    sources: frozenset[str]  # the states the move starts from
+    target: str | None = None
+    needs: frozenset[Need] = frozenset()
+    # An object-level rule beyond the state (a deadline, a seal): the reason it is refused.
+    guard: Callable[[T], str | None] | None = None
+    # Words for a refusal by state, e.g. "closed" in "A request that is awarded cannot be closed."
+    verb: str = ""
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    move: Move[T]
+    allowed: bool
+    reason: str = ""
+    why: str = ""  # "party", "role", "state" or "" when allowed
+
+    @property
+    def status_code(self) -> int:
+        return 403 if self.why in ("party", "role") else 409
+
+
+class MoveRefused(ServiceError):
+    """A lifecycle table refused the move; pages flash the reason, the API answers 403 or 409."""
+
+    def __init__(self, decision: Decision[object]) -> None:
+        super().__init__(decision.reason)
+        self.decision = decision
+
+    @property
+    def status_code(self) -> int:
+        return self.decision.status_code
+
+
+@dataclass
+class Lifecycle(Generic[T]):
+    name: str  # "request": used in refusals
+    status_of: Callable[[T], str]
+    status_label: Callable[[T], str]
+    moves: list[Move[T]] = field(default_factory=list)
+    role_labels: dict[str, str] = field(default_factory=dict)
+
+    def move(self, name: str) -> Move[T]:
+        for move in self.moves:
+            if move.name == name:
+                return move
+        raise KeyError(f"{self.name} has no move {name!r}")
+
+    def decide(self, obj: T, name: str, *, actor: Actor) -> Decision[T]:
+        move = self.move(name)
+        role = actor.roles.get(move.party)
+        if role is None:
+            return Decision(
+                move, False, f"Only the {move.party} can do this: {move.label}.", "party"
+            )
+        if role not in move.roles:
+            who = " or ".join(sorted(self.role_labels.get(r, r) for r in move.roles))
+            mine = self.role_labels.get(role, role)
+            return Decision(
+                move, False, f"{move.label} needs the role {who}; yours is {mine}.", "role"
+            )
+        if self.status_of(obj) not in move.sources:
+            verb = move.verb or move.label.lower()
+            return Decision(
+                move,
+                False,
+                f"A {self.name} that is {self.status_label(obj).lower()} cannot be {verb}.",
+                "state",
+            )
+        if move.guard is not None:
+            reason = move.guard(obj)
+            if reason:
+                return Decision(move, False, reason, "state")
+        return Decision(move, True)
+
+    def require(self, obj: T, name: str, *, actor: Actor) -> Decision[T]:
+        decision = self.decide(obj, name, actor=actor)
+        if not decision.allowed:
+            raise MoveRefused(decision)  # type: ignore[arg-type]
+        return decision
+
+    def decisions(
+        self, obj: T, *, actor: Actor, names: Iterable[str] = ()
+    ) -> dict[str, Decision[T]]:
+        """Every move (or the named ones) as this actor sees it, for a page's action bar."""
+        wanted = set(names)
+        return {
+            m.name: self.decide(obj, m.name, actor=actor)
+            for m in self.moves
+            if not wanted or m.name in wanted
+        }

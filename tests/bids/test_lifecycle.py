@@ -1,0 +1,108 @@
+"""The request's and the bid's transition tables, walked: every move, from every state, by every
+party and role, allowed or refused with a reason and the right status code."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from bids.choices import BidStatus, RequestStatus
+from bids.lifecycle import BID, REQUEST, bid_actor, request_actor
+from core.lifecycle import Actor
+from orgs.choices import MemberRole
+from tests.factories import BidFactory, CapacityRequestFactory, MembershipFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+# What a buyer may do with a request, by its state (deadline in the future, not sealed).
+REQUEST_MOVES = {
+    RequestStatus.DRAFT: {"edit", "prepare", "publish", "invite", "uninvite", "cancel"},
+    RequestStatus.OPEN: {"edit", "prepare", "invite", "uninvite", "close", "cancel"},
+    RequestStatus.CLOSED: {"cancel", "award"},
+    RequestStatus.AWARDED: set(),
+    RequestStatus.CANCELLED: set(),
+}
+# What a provider may do with its bid on an open request, by the bid's state.
+BID_MOVES = {
+    BidStatus.DRAFT: {"edit", "submit"},
+    BidStatus.SUBMITTED: {"edit", "withdraw"},  # a submit needs unsubmitted changes
+    BidStatus.WITHDRAWN: {"edit", "submit"},
+    BidStatus.AWARDED: set(),
+    BidStatus.LOST: set(),
+}
+EVERYDAY = {
+    "buyer": (MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN),
+    "provider": (MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN),
+}
+
+
+@pytest.mark.parametrize("status", list(REQUEST_MOVES))
+@pytest.mark.parametrize("role", EVERYDAY["buyer"])
+def test_every_request_move_from_every_state(status: str, role: str) -> None:
+    req = CapacityRequestFactory.build(status=status)
+    actor = Actor(user_id=1, roles={"buyer": role})
+    allowed = {name for name, d in REQUEST.decisions(req, actor=actor).items() if d.allowed}
+    assert allowed == REQUEST_MOVES[status]
+    for name, decision in REQUEST.decisions(req, actor=actor).items():
+        if not decision.allowed:
+            assert decision.status_code == 409 and decision.reason, name
+
+
+@pytest.mark.parametrize("status", list(BID_MOVES))
+def test_every_bid_move_from_every_state(status: str) -> None:
+    bid = BidFactory.build(
+        status=status, request=CapacityRequestFactory.build(), has_unsubmitted_changes=False
+    )
+    actor = Actor(user_id=1, roles={"provider": MemberRole.ENGINEER})
+    allowed = {name for name, d in BID.decisions(bid, actor=actor).items() if d.allowed}
+    assert allowed == BID_MOVES[status]
+
+
+@pytest.mark.parametrize("roles", [{}, {"provider": MemberRole.ADMIN}, {"buyer": "engineer"}])
+def test_the_other_party_and_outsiders_make_no_request_move(roles: dict[str, str]) -> None:
+    req = CapacityRequestFactory.build(status=RequestStatus.OPEN)
+    for name, decision in REQUEST.decisions(req, actor=Actor(user_id=1, roles=roles)).items():
+        assert not decision.allowed and decision.status_code == 403, name
+
+
+def test_the_buyer_makes_no_move_on_a_providers_bid() -> None:
+    bid = BidFactory.build(status=BidStatus.DRAFT, request=CapacityRequestFactory.build())
+    actor = Actor(user_id=1, roles={"buyer": MemberRole.ADMIN})
+    decisions = BID.decisions(bid, actor=actor)
+    assert all(not d.allowed and d.why == "party" for d in decisions.values())
+    assert decisions["submit"].reason == "Only the provider can do this: Submit."
+
+
+def test_a_refusal_by_role_names_the_roles_that_may() -> None:
+    req = CapacityRequestFactory.build(status=RequestStatus.OPEN)
+    decision = REQUEST.decide(req, "close", actor=Actor(user_id=1, roles={"buyer": "engineer"}))
+    assert decision.why == "role" and decision.status_code == 403
+    assert "Administrator or Approver or Requester" in decision.reason
+
+
+def test_past_the_deadline_an_open_request_can_be_awarded_but_a_bid_not_revised() -> None:
+    req = CapacityRequestFactory.build(
+        status=RequestStatus.OPEN, bid_deadline=timezone.now() - timedelta(minutes=1)
+    )
+    buyer = Actor(user_id=1, roles={"buyer": MemberRole.REQUESTER})
+    assert REQUEST.decide(req, "award", actor=buyer).allowed
+    bid = BidFactory.build(status=BidStatus.SUBMITTED, request=req)
+    refused = BID.decide(bid, "edit", actor=Actor(user_id=2, roles={"provider": "engineer"}))
+    assert not refused.allowed and "bid deadline passed" in refused.reason
+
+
+def test_a_sealed_request_is_not_awarded_before_its_deadline() -> None:
+    req = CapacityRequestFactory.build(status=RequestStatus.CLOSED, sealed=True)
+    decision = REQUEST.decide(req, "award", actor=Actor(user_id=1, roles={"buyer": "admin"}))
+    assert not decision.allowed and "sealed until its deadline" in decision.reason
+
+
+def test_actors_come_from_memberships(buyer, provider, world) -> None:
+    assert request_actor(world.request, buyer.user).roles == {"buyer": MemberRole.ADMIN}
+    assert request_actor(world.request, provider.user).outsider
+    both = UserFactory()
+    MembershipFactory(user=both, organization=buyer.org, role=MemberRole.REQUESTER)
+    MembershipFactory(user=both, organization=provider.org, role=MemberRole.ENGINEER)
+    assert bid_actor(world.bid, both).roles == {"provider": "engineer", "buyer": "requester"}
