@@ -16,6 +16,7 @@ from acceptance.fixtures import (
     SpecError,
     apply_override,
     default_spec,
+    locate,
     spec_sha256,
     validate_spec,
 )
@@ -27,7 +28,6 @@ from bids.models import CapacityRequest
 from core.errors import ServiceError
 
 REASON_REQUIRED = "Give a reason for changing this threshold; it is recorded with the override."
-_MISSING = object()
 
 
 def _request_fabric(request: CapacityRequest) -> str | None:
@@ -143,23 +143,6 @@ def fixture_from_template(
     return _store(fixture=fixture, spec=spec, user=user)
 
 
-def _get(spec: dict[str, Any], path: str) -> Any:
-    node: Any = spec
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return _MISSING
-        node = node[part]
-    return node
-
-
-def _set(spec: dict[str, Any], path: str, value: Any) -> None:
-    parts = path.split(".")
-    node = spec
-    for part in parts[:-1]:
-        node = node[part]
-    node[parts[-1]] = value
-
-
 def _busbw_changes(
     spec: dict[str, Any], changes: dict[str, Any], reasons: dict[str, str]
 ) -> tuple[list[tuple[str, Any, str]], dict[str, list[str]]]:
@@ -213,10 +196,13 @@ def fixture_save(
     errors: dict[str, list[str]] = {}
     overrides: list[tuple[str, Any, str]] = []
     for path, value in changes.items():
-        before = _get(spec, path)
-        if before is _MISSING and not path.startswith("thresholds.busbw_gbps."):
+        if path.startswith("thresholds.busbw_gbps."):
+            continue  # the floors map may gain keys: _busbw_changes below
+        found = locate(spec, path)
+        if found is None or found[1] not in found[0]:
             raise ServiceError(f"{path} is not a field of the fixture spec.")
-        if path.startswith("thresholds.busbw_gbps.") or before == value:
+        parent, key = found
+        if parent[key] == value:
             continue
         if path == "allocation.gpus":
             # Derived below from nodes × GPUs per node; a different number would be dropped.
@@ -229,7 +215,7 @@ def fixture_save(
             else:
                 errors[path] = [REASON_REQUIRED]
         else:
-            _set(spec, path, copy.deepcopy(value))
+            parent[key] = copy.deepcopy(value)
     alloc = spec["allocation"]
     if isinstance(alloc.get("nodes"), int) and isinstance(alloc.get("gpus_per_node"), int):
         alloc["gpus"] = alloc["nodes"] * alloc["gpus_per_node"]

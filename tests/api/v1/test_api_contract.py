@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
+from jsonschema import Draft202012Validator
 
+from acceptance.fixtures import default_spec
 from acceptance.models import DecisionKind, EvidenceState
 from questionnaire.models import QuestionSet
 from tests.acceptance.burnin.helpers import GOOD_SET, awarded, file_upload, upload, upload_all
@@ -169,3 +172,15 @@ def test_the_questionnaire_says_which_targets_are_in_force(world, buyer, provide
     after = token_client(provider.user).get(url).json()["in_force"]
     assert after["targets_source"].startswith("handoff terms")
     assert after["target_response_minutes"]["S1"] == terms.s1_response_minutes
+
+
+def test_the_fixture_schema_is_served_and_checks_a_spec(client):
+    response = client.get(reverse("api:fixture-schema"))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/schema+json"
+    checker = Draft202012Validator(response.json())
+    spec = default_spec(gpu_model="H200", nodes=2, gpus_per_node=8)
+    assert checker.is_valid(spec)
+    spec["allocation"]["nodes"] = "two"
+    assert not checker.is_valid(spec)
+    assert client.post(reverse("api:fixture-schema")).status_code == 405

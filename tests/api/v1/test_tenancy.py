@@ -222,9 +222,14 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "incidents_close_create": (incident, None, OWNER_AND_BUYER_400),
 }
 
-# Browser-facing API routes outside the operations: the schema and its two readers are public.
+# Routes outside the operations: the schema, its two readers and the fixture schema are public.
 PUBLIC = dict.fromkeys(ROLES, OK)
-PAGES = {"api:schema": PUBLIC, "api:docs": PUBLIC, "api:redoc": PUBLIC}
+PAGES = {
+    "api:schema": PUBLIC,
+    "api:docs": PUBLIC,
+    "api:redoc": PUBLIC,
+    "api:fixture-schema": PUBLIC,
+}
 
 
 def _route_names() -> set[str]:
