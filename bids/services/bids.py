@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from bids.choices import BidStatus, RequestStatus
+from bids.choices import BidStatus
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
@@ -18,16 +18,16 @@ from orgs.models import Organization
 
 
 def _require_open_for_bidding(request: CapacityRequest) -> None:
-    if request.status != RequestStatus.OPEN:
-        raise ServiceError(
-            f"This request is {request.get_status_display().lower()}; it no longer takes bids."
-        )
-    if request.deadline_passed:
-        deadline = timezone.localtime(request.bid_deadline)
-        raise ServiceError(
-            f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer be "
-            "submitted or changed."
-        )
+    reason = request.closed_to_bids_reason()
+    if reason is not None:
+        raise ServiceError(reason)
+
+
+def require_draft_editable(*, bid: Bid) -> None:
+    """Refuse any change to the draft, its terms or its answers, once the bid is locked."""
+    reason = bid.draft_locked_reason()
+    if reason is not None:
+        raise ServiceError(reason)
 
 
 def _require_invited(request: CapacityRequest, provider: Organization) -> None:
@@ -62,9 +62,7 @@ def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -
 
 @transaction.atomic
 def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
-    if bid.status == BidStatus.AWARDED:
-        raise ServiceError("An awarded bid cannot be edited.")
-    _require_open_for_bidding(bid.request)
+    require_draft_editable(bid=bid)
     # A ModelForm has already copied its values onto `bid`: compare with the stored row.
     stored = Bid.objects.get(pk=bid.pk)
     for field, value in data.items():
