@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from api.models import IdempotentResponse
 from api.permissions import api_user
+from core.uploads import sha256_of
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 200
@@ -45,11 +46,7 @@ class IdempotencyKeyReused(exceptions.APIException):
 
 
 def _file_digest(upload: Any) -> str:
-    digest = hashlib.sha256()
-    for chunk in upload.chunks():
-        digest.update(chunk)
-    upload.seek(0)
-    return f"{upload.name}:{digest.hexdigest()}"
+    return f"{upload.name}:{sha256_of(upload)}"
 
 
 def _fingerprint(request: Request) -> str:

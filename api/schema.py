@@ -16,6 +16,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from api.idempotency import IDEMPOTENCY_PARAMETER
+from api.serializers.common import FileListField
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
@@ -70,7 +71,7 @@ class UploadResultSerializer(serializers.Serializer):
 
 
 class EvidenceUploadSerializer(serializers.Serializer):
-    file = serializers.ListField(child=serializers.FileField(), help_text="One or more files.")
+    file = FileListField(help_text="One or more files.")
     node = serializers.CharField(
         required=False,
         allow_blank=True,

@@ -5,7 +5,6 @@ the states it starts from. Services, views, the API and templates all ask these 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
 from bids.models import Bid, CapacityRequest
@@ -115,16 +114,8 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
 
 
 def open_for_bidding(request: CapacityRequest) -> str | None:
-    """Why the request takes no bid now, or None."""
-    if request.status != RequestStatus.OPEN:
-        return f"This request is {request.get_status_display().lower()}; it no longer takes bids."
-    if request.deadline_passed:
-        deadline = timezone.localtime(request.bid_deadline)
-        return (
-            f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer be "
-            "submitted or changed."
-        )
-    return None
+    """Why the request takes no bid now, or None (the rule lives on the model)."""
+    return request.closed_to_bids_reason()
 
 
 def _open_for_bidding(bid: Bid) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from acceptance.forms.burnin import MultipleFileField
+from core.uploads import MultipleFileField
 from incidents.models import IncidentEvidenceKind, Severity
 
 

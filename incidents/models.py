@@ -8,14 +8,17 @@ the incident when it opens, so later edits to the terms never move a running clo
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import PurePath
 
 from django.conf import settings
 from django.db import models
-from django.utils.text import get_valid_filename
 
 from acceptance.models.burnin import Reservation
 from contracts.models import HandoffTermsRevision
+from core.uploads import StoredUpload, stored_upload_path
+
+# Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
+failed_run_path = stored_upload_path
+incident_evidence_path = stored_upload_path
 
 
 class FailedRunState(models.TextChoices):
@@ -56,19 +59,12 @@ class FailedRun(models.Model):
         return self.state in (FailedRunState.QUEUED, FailedRunState.ANALYSING)
 
 
-def failed_run_path(instance: FailedRunFile, filename: str) -> str:
-    name = get_valid_filename(PurePath(filename).name)[-100:] or "bundle"
-    return f"failed-runs/{instance.failed_run_id}/{instance.sha256}/{name}"
-
-
-class FailedRunFile(models.Model):
+class FailedRunFile(StoredUpload):
     """One uploaded file: an archive, a single log or dump, or the rank→node map."""
 
+    FALLBACK_NAME = "bundle"
+
     failed_run = models.ForeignKey(FailedRun, on_delete=models.CASCADE, related_name="files")
-    file = models.FileField(upload_to=failed_run_path, max_length=300)
-    original_name = models.CharField(max_length=255)
-    size = models.PositiveBigIntegerField()
-    sha256 = models.CharField(max_length=64)
     is_rank_map = models.BooleanField(default=False)
 
     class Meta:
@@ -77,6 +73,9 @@ class FailedRunFile(models.Model):
 
     def __str__(self) -> str:
         return self.original_name
+
+    def upload_dir(self) -> str:
+        return f"failed-runs/{self.failed_run_id}"
 
 
 class Severity(models.TextChoices):
@@ -161,18 +160,9 @@ class IncidentEvidenceKind(models.TextChoices):
     STEP_LOG = "step-log", "Step log (for the incident window)"
 
 
-def incident_evidence_path(instance: IncidentEvidence, filename: str) -> str:
-    name = get_valid_filename(PurePath(filename).name)[-100:] or "evidence.txt"
-    return f"incidents/{instance.incident_id}/{instance.sha256}/{name}"
-
-
-class IncidentEvidence(models.Model):
+class IncidentEvidence(StoredUpload):
     incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="evidence")
     kind = models.CharField(max_length=20, choices=IncidentEvidenceKind.choices)
-    file = models.FileField(upload_to=incident_evidence_path, max_length=300)
-    original_name = models.CharField(max_length=255)
-    size = models.PositiveBigIntegerField()
-    sha256 = models.CharField(max_length=64)
     ok = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     parsed = models.JSONField(null=True, blank=True)
@@ -187,6 +177,9 @@ class IncidentEvidence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.kind})"
+
+    def upload_dir(self) -> str:
+        return f"incidents/{self.incident_id}"
 
 
 class ChecklistSignoff(models.Model):

@@ -3,7 +3,6 @@ sign-offs, close. Keyword-only writes; the analysis itself is `incidents.failure
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from datetime import datetime
 from itertools import chain
@@ -22,6 +21,7 @@ from acceptance.checks import load_spec
 from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
+from core.uploads import check_upload
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
@@ -36,20 +36,6 @@ from incidents.models import (
     Severity,
 )
 from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
-
-
-def _sha256(upload: UploadedFile) -> str:
-    digest = hashlib.sha256()
-    for chunk in upload.chunks():
-        digest.update(chunk)
-    upload.seek(0)
-    return digest.hexdigest()
-
-
-def _read(field: Any) -> bytes:
-    with field.open("rb") as handle:
-        data = handle.read()
-    return data if isinstance(data, bytes) else data.encode()
 
 
 def _stream(row: FailedRunFile) -> Iterator[failures.SourceFile]:
@@ -110,15 +96,8 @@ def failed_run_upload(
         uploaded_by=user,
     )
     for upload, is_map in files:
-        name = upload.name or "bundle"
-        row = FailedRunFile(
-            failed_run=run,
-            original_name=name[:255],
-            size=upload.size or 0,
-            sha256=_sha256(upload),
-            is_rank_map=is_map,
-        )
-        row.file.save(name, upload, save=False)  # the bytes are stored before anything reads them
+        row = FailedRunFile(failed_run=run, is_rank_map=is_map)
+        row.store(upload)  # the bytes are stored before anything reads them
         row.save()
     _queue(run)
     return run
@@ -144,7 +123,7 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
         rmap = None
         for row in rows:
             if row.is_rank_map:
-                rmap = failures.parse_rank_map(_read(row.file), name=row.original_name)
+                rmap = failures.parse_rank_map(row.read_bytes(), name=row.original_name)
         # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
         sources = chain.from_iterable(_stream(row) for row in rows if not row.is_rank_map)
         analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
@@ -310,24 +289,12 @@ def incident_evidence_upload(
     _require_open(incident)
     if kind not in IncidentEvidenceKind.values:
         raise ValidationError({"kind": ["Choose what the file is."]})
-    if not upload.size:
-        raise ValidationError({"file": ["The file is empty."]})
-    if upload.size > settings.EVIDENCE_MAX_BYTES:
-        raise ValidationError(
-            {"file": [f"Over the {filesizeformat(settings.EVIDENCE_MAX_BYTES)} limit."]}
-        )
-    name = upload.name or "evidence.txt"
-    row = IncidentEvidence(
-        incident=incident,
-        kind=kind,
-        original_name=name[:255],
-        size=upload.size,
-        sha256=_sha256(upload),
-        uploaded_by=user,
-    )
-    row.file.save(name, upload, save=False)
+    check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES, field="file")
+    row = IncidentEvidence(incident=incident, kind=kind, uploaded_by=user)
+    row.store(upload)
     row.save()
-    data = _read(row.file)
+    name = row.original_name
+    data = row.read_bytes()
     try:
         row.parsed = _parse(kind, data, name, incident)
         if kind == IncidentEvidenceKind.DIAG:

@@ -87,6 +87,11 @@ class QuestionSpec:
         return bool(self.rule)
 
     @property
+    def must_answer(self) -> bool:
+        """A submit needs an answer here: the buyer marked it required, or it is a deal-breaker."""
+        return self.required or self.deal_breaker
+
+    @property
     def label(self) -> str:
         return f"{self.section} › {self.text}"
 

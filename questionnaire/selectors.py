@@ -123,17 +123,6 @@ class DraftState:
         return sum(1 for s in self.specs if self.answers.get(s.key) is not None)
 
 
-def answers_locked_reason(*, bid: Bid) -> str | None:
-    """Why the bid's answers can no longer change, or None while they can."""
-    from bids.choices import RequestStatus
-
-    if bid.status == BidStatus.AWARDED:
-        return "An awarded bid cannot be edited."
-    if bid.request.status != RequestStatus.OPEN or bid.request.deadline_passed:
-        return "This request no longer takes bids; the answers cannot change."
-    return None
-
-
 def draft_state(*, bid: Bid) -> DraftState:
     """The provider's working answers measured against the request's current question set."""
     qs = current_question_set(request=bid.request)

@@ -25,7 +25,7 @@ TRANSPORT_KEY = "path.transport"
 
 def missing_required(specs: Iterable[QuestionSpec], answers: Mapping[str, Any]) -> list[str]:
     """'Section › Question' for every required question without an answer."""
-    return [s.label for s in specs if (s.required or s.rule) and answers.get(s.key) is None]
+    return [s.label for s in specs if s.must_answer and answers.get(s.key) is None]
 
 
 def deal_breaker_failures(specs: Iterable[QuestionSpec], answers: Mapping[str, Any]) -> list[str]:

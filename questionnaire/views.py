@@ -37,35 +37,42 @@ def _errors_of(exc: ValidationError) -> tuple[dict[str, list[str]], list[str]]:
 @org_required(OrgKind.PROVIDER)
 def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
     bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
-    locked = selectors.answers_locked_reason(bid=bid)
+    locked = bid.draft_locked_reason()
     if locked is not None:
         # No form that cannot save: the answers the bid was submitted with are on its page.
         messages.info(request, f"{locked} The answers submitted with the bid are shown here.")
         return redirect("bids:bid-detail", pk=bid.pk)
     state = selectors.draft_state(bid=bid)
     raw: dict[str, Any] | None = None
-    field_errors: dict[str, list[str]] = {}
-    page_errors: list[str] = []
+    field_errors: dict[str, list[str]] = {}  # the save refused: nothing was kept
+    page_errors: list[str] = []  # saved, but the submit refused
+    cell_errors: dict[str, list[str]] = {}
     if request.method == "POST" and state.question_set is not None:
         raw = raw_from_post(state.specs, request.POST)
         submitting = "submit" in request.POST
+        revision = None
         try:
             services.answers_save(bid=bid, user=user_of(request), raw=raw)
-            if submitting:
-                revision = bid_submit(bid=bid, user=user_of(request))
         except ValidationError as exc:
-            field_errors, page_errors = _errors_of(exc)
-            if not field_errors:
-                raw = None  # saved fine; the submit refused: show what is stored
-                state = selectors.draft_state(bid=bid)
+            cell_errors, page_errors = _errors_of(exc)
+            field_errors = cell_errors
         else:
-            if submitting:
-                messages.success(request, f"Revision {revision.number} submitted and frozen.")
-                return redirect("bids:bid-detail", pk=bid.pk)
-            messages.success(request, "Answers saved to your draft. Submit the bid to send them.")
-            return redirect("questionnaire:answers-edit", pk=bid.pk)
+            try:
+                revision = bid_submit(bid=bid, user=user_of(request)) if submitting else None
+            except ValidationError as exc:
+                # Saved fine; the submit refused: show what is stored, each problem on its cell.
+                cell_errors, page_errors = _errors_of(exc)[0], exc.messages
+                raw, state = None, selectors.draft_state(bid=bid)
+            else:
+                if revision is not None:
+                    messages.success(request, f"Revision {revision.number} submitted and frozen.")
+                    return redirect("bids:bid-detail", pk=bid.pk)
+                messages.success(
+                    request, "Answers saved to your draft. Submit the bid to send them."
+                )
+                return redirect("questionnaire:answers-edit", pk=bid.pk)
     views = field_views(
-        state.specs, answers=state.answers, raw=raw, errors=field_errors, targets=state.targets
+        state.specs, answers=state.answers, raw=raw, errors=cell_errors, targets=state.targets
     )
     steps, sections = matrix_layout(views)
     return render(

@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import forms
 
 from acceptance.parsers import KINDS
-
-
-class MultipleFileInput(forms.ClearableFileInput):
-    allow_multiple_selected = True
-
-
-class MultipleFileField(forms.FileField):
-    widget = MultipleFileInput
-
-    def clean(self, data: Any, initial: Any = None) -> list[Any]:
-        single = super().clean
-        if isinstance(data, list | tuple):
-            # An empty selection goes through the single-file path so `required` applies.
-            return [single(item, initial) for item in data] if data else [single(None, initial)]
-        return [single(data, initial)]
+from core.uploads import MultipleFileField
 
 
 class EvidenceUploadForm(forms.Form):

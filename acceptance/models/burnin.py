@@ -6,14 +6,12 @@ write their state here, so the pages always show what became of every file.
 
 from __future__ import annotations
 
-from pathlib import PurePath
-
 from django.conf import settings
 from django.db import models
-from django.utils.text import get_valid_filename
 
 from acceptance.models.fixtures import FixtureVersion
 from bids.models import Bid, BidRevision, CapacityRequest
+from core.uploads import StoredUpload, stored_upload_path
 
 WHOLE_ALLOCATION = "whole allocation"
 
@@ -105,17 +103,12 @@ class EvidenceState(models.TextChoices):
     ERROR = "error", "Processing failed"
 
 
-def evidence_path(instance: Evidence, filename: str) -> str:
-    name = get_valid_filename(PurePath(filename).name)[-100:] or "evidence.txt"
-    return f"evidence/run-{instance.run_id}/{instance.sha256}/{name}"
+# Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
+evidence_path = stored_upload_path
 
 
-class Evidence(models.Model):
+class Evidence(StoredUpload):
     run = models.ForeignKey(BurnInRun, on_delete=models.CASCADE, related_name="evidence")
-    file = models.FileField(upload_to=evidence_path, max_length=300)
-    original_name = models.CharField(max_length=255)
-    size = models.PositiveBigIntegerField()
-    sha256 = models.CharField(max_length=64)
     # "" is the whole allocation; "node-a" one node; "node-a+node-b" a subset (bisection).
     node = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=30, blank=True)
@@ -150,6 +143,9 @@ class Evidence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.node_label})"
+
+    def upload_dir(self) -> str:
+        return f"evidence/run-{self.run_id}"
 
     @property
     def node_label(self) -> str:

@@ -7,11 +7,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from acceptance.models import Acknowledgement, AckStatus, Fixture, FixtureVersion
 from acceptance.selectors.fixtures import exception_field_choices
-from bids.choices import RequestStatus
 from bids.models import Bid
 from bids.signals import scoring_inputs_changed_on_commit
 from contracts.models import HandoffTerms, HandoffTermsRevision
@@ -94,7 +92,7 @@ def acknowledgement_submit(
     as given, or as the terms already name them (see `_provider_owner`).
     """
     req = bid.request
-    if req.status != RequestStatus.OPEN or timezone.now() >= req.bid_deadline:
+    if req.closed_to_bids_reason() is not None:
         raise ServiceError("This request no longer takes bids, so nothing can be acknowledged.")
     if not req.invitations.filter(provider_id=bid.provider_id).exists():
         raise ServiceError("Your organisation is not invited to bid on this request.")

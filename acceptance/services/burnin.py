@@ -6,7 +6,6 @@ a re-check that finishes after a newer change is discarded, so stale rows never 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +16,6 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
@@ -32,6 +30,7 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.parsers import KINDS, to_json
 from core.errors import ServiceError
+from core.uploads import check_upload, sha256_of
 
 NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
 WHOLE_ALLOCATION_WORDS = {"", "all", "whole", WHOLE_ALLOCATION, "whole-allocation", "allocation"}
@@ -74,14 +73,6 @@ def run_create(*, reservation: Reservation, user: User, label: str = "") -> Burn
     return BurnInRun.objects.create(reservation=reservation, label=label[:120], created_by=user)
 
 
-def _sha256(upload: UploadedFile) -> str:
-    digest = hashlib.sha256()
-    for chunk in upload.chunks():
-        digest.update(chunk)
-    upload.seek(0)
-    return digest.hexdigest()
-
-
 def _evidence_changed(run: BurnInRun) -> None:
     """A new evaluation is due: bump the version and queue the re-check once this commits."""
     BurnInRun.objects.filter(pk=run.pk).update(
@@ -108,20 +99,11 @@ def evidence_upload(
     """Store the bytes and their SHA-256, then queue parsing. A file already in the run for the
     same node label is not stored again: the existing evidence comes back, `duplicate=True`."""
     _require_pending(run.reservation)
-    name = upload.name or "evidence.txt"
-    size = upload.size or 0
-    limit = settings.EVIDENCE_MAX_BYTES
-    if size > limit:
-        raise ServiceError(
-            f"{name} is {filesizeformat(size)}; the limit for one evidence file is "
-            f"{filesizeformat(limit)}. Split the log or compress repeated output."
-        )
-    if size == 0:
-        raise ServiceError(f"{name} is empty; there is nothing to check.")
+    check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES)
     if kind and kind not in KINDS:
         raise ValidationError({"kind": [f"Choose one of: {', '.join(KINDS)}."]})
     node = normalise_node(node)
-    sha = _sha256(upload)
+    sha = sha256_of(upload)
     existing = Evidence.objects.filter(run=run, sha256=sha, node=node).first()
     if existing is not None:
         if existing.withdrawn_at is not None:
@@ -130,17 +112,10 @@ def evidence_upload(
             _evidence_changed(run)
         return EvidenceUpload(existing, duplicate=True)
     evidence = Evidence(
-        run=run,
-        original_name=name[:255],
-        size=size,
-        sha256=sha,
-        node=node,
-        kind=kind or "",
-        kind_given=bool(kind),
-        uploaded_by=user,
+        run=run, node=node, kind=kind or "", kind_given=bool(kind), uploaded_by=user
     )
     # The bytes reach storage before the row exists and long before any parser sees them.
-    evidence.file.save(name, upload, save=False)
+    evidence.store(upload, sha256=sha)
     try:
         with transaction.atomic():
             evidence.save()
@@ -151,18 +126,12 @@ def evidence_upload(
     return EvidenceUpload(evidence, duplicate=False)
 
 
-def _read(evidence: Evidence) -> bytes:
-    with evidence.file.open("rb") as handle:
-        data = handle.read()
-    return data if isinstance(data, bytes) else data.encode("utf-8")
-
-
 def evidence_item(evidence: Evidence, data: bytes | None = None) -> EvidenceItem:
     """The checks' view of one file; a parsed file is parsed again from its stored bytes."""
     node = evidence.node or None
     if evidence.state == EvidenceState.PARSED:
         if data is None:
-            data = _read(evidence)
+            data = evidence.read_bytes()
         return evidence_item_from_text(
             ref=evidence.ref, node=node, text=data, kind=evidence.kind or None
         )
@@ -183,7 +152,7 @@ def evidence_parse(*, evidence_id: int) -> Evidence:
         evidence.state = EvidenceState.PARSING
         evidence.attempts += 1
         evidence.save(update_fields=["state", "attempts", "state_changed_at"])
-    data = _read(evidence)
+    data = evidence.read_bytes()
     item = evidence_item_from_text(
         ref=evidence.ref,
         node=evidence.node or None,

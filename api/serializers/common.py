@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from orgs.models import Organization
+
+
+class FileListField(serializers.ListField):
+    """A repeated multipart file field: the API's side of the pages' `MultipleFileField`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.FileField(), **kwargs)
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers.common import FileListField
 from incidents.models import FailedRun, FailedRunFile
 
 
@@ -62,8 +63,7 @@ class FailedRunSerializer(serializers.ModelSerializer[FailedRun]):
 class FailedRunUploadSerializer(serializers.Serializer):
     """The multipart form (for the schema); the view reads repeated `file` fields itself."""
 
-    file = serializers.ListField(
-        child=serializers.FileField(),
+    file = FileListField(
         help_text="An archive (.tar.gz/.tgz/.tar/.zip) or the logs and dumps; repeat the field.",
     )
     rank_map = serializers.FileField(

@@ -175,6 +175,12 @@ class Bid(BidTerms):
     def __str__(self) -> str:
         return f"{self.provider.name} on {self.request.title}"
 
+    def draft_locked_reason(self) -> str | None:
+        """Why the draft (terms and answers alike) can no longer change; None while it can."""
+        if self.status == BidStatus.AWARDED:
+            return "An awarded bid cannot be edited."
+        return self.request.closed_to_bids_reason()
+
 
 class FrozenRevisionError(Exception):
     """A submitted revision is a record of what was offered; it never changes."""

@@ -129,6 +129,20 @@ class CapacityRequest(models.Model):
     def deadline_passed(self) -> bool:
         return timezone.now() >= self.bid_deadline
 
+    def closed_to_bids_reason(self) -> str | None:
+        """Why no bid can be started, changed or submitted now; None while the request takes bids.
+
+        The one home of this rule: bid services refuse with it, pages hide forms with it."""
+        if self.status != RequestStatus.OPEN:
+            return f"This request is {self.get_status_display().lower()}; it no longer takes bids."
+        if self.deadline_passed:
+            deadline = timezone.localtime(self.bid_deadline)
+            return (
+                f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer "
+                "be submitted or changed."
+            )
+        return None
+
     @property
     def status_label(self) -> str:
         """The status as people need it: an open request past its deadline takes no more bids."""

@@ -1,6 +1,12 @@
 """Writes. Each function is keyword-only, typed, and holds the rule it enforces."""
 
-from bids.services.bids import bid_save_draft, bid_start, bid_submit, bid_withdraw
+from bids.services.bids import (
+    bid_save_draft,
+    bid_start,
+    bid_submit,
+    bid_withdraw,
+    require_draft_editable,
+)
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -25,4 +31,5 @@ __all__ = [
     "request_publish",
     "request_uninvite",
     "request_update",
+    "require_draft_editable",
 ]

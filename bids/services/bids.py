@@ -18,6 +18,17 @@ from orgs.choices import OrgKind
 from orgs.models import Organization
 
 
+def require_draft_editable(*, bid: Bid, user: User | None) -> None:
+    """Terms and answers change only through the bid's 'edit' move. `user` is None only for the
+    product's own seeding, which is held to the state rule alone."""
+    if user is not None:
+        bid_move(bid, "edit", user=user)
+        return
+    reason = bid.draft_locked_reason()
+    if reason is not None:
+        raise ServiceError(reason)
+
+
 def _require_invited(request: CapacityRequest, provider: Organization) -> None:
     if not request.invitations.filter(provider=provider).exists():
         raise ServiceError("Your organisation is not invited to bid on this request.")

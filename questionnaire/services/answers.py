@@ -11,26 +11,24 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from bids.models import Bid
+from bids.services import require_draft_editable
 from core.errors import ServiceError
-from questionnaire.answer_types import AnswerError, QuestionSpec, clean_answer
 from questionnaire.models import BidQuestionnaire, QuestionSet
 from questionnaire.selectors import (
-    answers_locked_reason,
     current_question_set,
     question_specs,
     required_transport,
     targets_for,
 )
-from questionnaire.snapshot import SCHEMA, build_snapshot, missing_required
+from questionnaire.snapshot import SCHEMA, build_snapshot
+from questionnaire.validation import check_answers
 
 EXPORT_SCHEMA = "clusterbid.questionnaire-answers/1"
 MAX_IMPORT_BYTES = 512 * 1024
 
 
-def _require_editable(bid: Bid) -> None:
-    reason = answers_locked_reason(bid=bid)
-    if reason is not None:
-        raise ServiceError(reason)
+class AnswersInvalid(ValidationError):
+    """Answers refused, keyed by question key; the API prefixes the keys with `answers.`."""
 
 
 def _current_set(bid: Bid) -> QuestionSet:
@@ -38,23 +36,6 @@ def _current_set(bid: Bid) -> QuestionSet:
     if qs is None:
         raise ServiceError("The buyer has not attached a questionnaire to this request.")
     return qs
-
-
-def clean_answers(
-    specs: list[QuestionSpec], raw: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """Canonical values for every question, and field-level messages keyed by question key."""
-    values: dict[str, Any] = {}
-    errors: dict[str, list[str]] = {}
-    for spec in specs:
-        try:
-            value = clean_answer(spec, raw.get(spec.key))
-        except AnswerError as exc:
-            errors[spec.key] = [str(exc)]
-            continue
-        if value is not None:
-            values[spec.key] = value
-    return values, errors
 
 
 def _store(
@@ -74,13 +55,14 @@ def _store(
 
 @transaction.atomic
 def answers_save(*, bid: Bid, user: User | None, raw: Mapping[str, Any]) -> BidQuestionnaire:
-    """Replace the draft answers with `raw` (what the form posted); all valid or nothing saved."""
-    _require_editable(bid)
+    """Replace the draft answers with `raw` (the page's form or the API's `answers`); all valid
+    or nothing saved."""
+    require_draft_editable(bid=bid, user=user)
     qs = _current_set(bid)
-    values, errors = clean_answers(question_specs(question_set=qs), raw)
-    if errors:
-        raise ValidationError(errors)
-    return _store(bid, qs, values, user)
+    check = check_answers(question_specs(question_set=qs), raw)
+    if check.errors:
+        raise AnswersInvalid(check.errors)
+    return _store(bid, qs, check.values, user)
 
 
 def _line_of(text: str, key: str) -> str:
@@ -109,23 +91,20 @@ def answers_import_json(
     *, bid: Bid, user: User | None, text: str
 ) -> tuple[BidQuestionnaire, list[str]]:
     """The file's answers replace the draft's. Returns the keys skipped as unknown to this set."""
-    _require_editable(bid)
+    require_draft_editable(bid=bid, user=user)
     if len(text.encode()) > MAX_IMPORT_BYTES:
         raise ValidationError(f"The file is larger than {MAX_IMPORT_BYTES // 1024} KB.")
     raw = parse_answers_file(text)
     qs = _current_set(bid)
-    specs = question_specs(question_set=qs)
-    values, errors = clean_answers(specs, raw)
-    if errors:
-        raise ValidationError(
-            [
-                f"{_line_of(text, key)}answer '{key}': {messages[0]}"
-                for key, messages in errors.items()
-            ]
+    check = check_answers(question_specs(question_set=qs), raw, skip_unknown=True)
+    if check.errors:
+        raise AnswersInvalid(
+            {
+                key: [f"{_line_of(text, key)}answer '{key}': {messages[0]}"]
+                for key, messages in check.errors.items()
+            }
         )
-    known = {s.key for s in specs}
-    skipped = sorted(k for k in raw if k not in known)
-    return _store(bid, qs, values, user), skipped
+    return _store(bid, qs, check.values, user), check.unknown
 
 
 def answers_export(*, bid: Bid) -> dict[str, Any]:
@@ -144,44 +123,36 @@ def answers_copy_from_bid(*, bid: Bid, source: Bid, user: User | None) -> int:
     """Start from another of the provider's own bids; answers this set doesn't ask are dropped."""
     if source.provider_id != bid.provider_id or source.pk == bid.pk:
         raise ServiceError("You can only start from another of your own bids.")
-    _require_editable(bid)
+    require_draft_editable(bid=bid, user=user)
     origin = BidQuestionnaire.objects.filter(bid=source).first()
     if origin is None:
         raise ServiceError("That bid has no answers to copy.")
     qs = _current_set(bid)
-    specs = question_specs(question_set=qs)
     # Values that no longer fit (a choice the buyer removed) are left blank, not invented.
-    values: dict[str, Any] = {}
-    for spec in specs:
-        try:
-            value = clean_answer(spec, origin.answers.get(spec.key))
-        except AnswerError:
-            continue
-        if value is not None:
-            values[spec.key] = value
-    _store(bid, qs, values, user)
-    return len(values)
+    check = check_answers(question_specs(question_set=qs), origin.answers, skip_unknown=True)
+    _store(bid, qs, check.values, user)
+    return len(check.values)
 
 
 def answers_for_submit(*, bid: Bid) -> dict[str, Any]:
-    """The frozen snapshot for a new revision; ValidationError lists every missing answer.
+    """The frozen snapshot for a new revision; AnswersInvalid names every missing or stale answer.
 
-    A request without a questionnaire asks nothing, and freezes an empty dict.
+    A request without a questionnaire asks nothing, and freezes an empty dict. Stored keys of
+    questions since removed are left behind, not refused.
     """
     qs = current_question_set(request=bid.request)
     if qs is None:
         return {}
     specs = question_specs(question_set=qs)
     row = BidQuestionnaire.objects.filter(bid=bid).first()
-    values, errors = clean_answers(specs, row.answers if row else {})
-    problems = [f"Answer '{key}' is no longer valid: {msgs[0]}" for key, msgs in errors.items()]
-    problems += [f"Required answer missing: {label}" for label in missing_required(specs, values)]
-    if problems:
-        raise ValidationError(problems)
+    stored = row.answers if row else {}
+    check = check_answers(specs, stored, skip_unknown=True, for_submit=True)
+    if check.errors:
+        raise AnswersInvalid(check.errors)
     return build_snapshot(
         question_set={"id": qs.pk, "name": qs.name, "version": qs.version},
         specs=specs,
-        answers=values,
+        answers=check.values,
         targets=targets_for(request=bid.request, question_set=qs),
         required_transport=required_transport(request=bid.request, question_set=qs),
     )

@@ -60,7 +60,7 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
     out: dict[str, Any] = {"bid": bid, "is_owner": is_owner, "revision_count": len(revisions)}
     if is_owner:
         out["state"] = selectors.draft_state(bid=bid)
-        out["editable"] = selectors.answers_locked_reason(bid=bid) is None
+        out["editable"] = bid.draft_locked_reason() is None
     latest = revisions[0] if revisions else None
     out["latest"] = latest
     out["frozen"] = frozen_view(latest)

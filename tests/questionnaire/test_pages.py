@@ -146,3 +146,17 @@ def test_a_refused_new_question_points_to_the_form_that_holds_it(asked_request, 
     html = buyer.client().post(url, data).content.decode()
     assert 'The question was not added: <a href="#add-question">' in html
     assert "fix the marked rows" not in html and 'value="Do you page us?"' in html
+
+
+def test_a_refused_submit_keeps_the_saved_answers_and_marks_the_missing_cell(draft, provider):
+    client = provider.client()
+    url = reverse("questionnaire:answers-edit", args=[draft.pk])
+    raw = full_answers(selectors.current_question_set(request=draft.request))
+    del raw["detect.owner"]
+    response = client.post(url, _post_data(raw) | {"submit": "1"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Not submitted." in html and "Nothing was saved" not in html
+    assert "Required answer missing: Responsibility matrix › Detect: owner" in html
+    assert BidQuestionnaire.objects.get(bid=draft).answers["coverage.time_zone"]
+    assert not draft.revisions.exists()

@@ -1,0 +1,103 @@
+"""Stored uploads: one home for how an uploaded file is checked, hashed, named and kept.
+
+Burn-in evidence, failed-run files and incident evidence all keep the bytes first, with their
+size and SHA-256, before anything parses them. The models inherit `StoredUpload`; services call
+`check_upload` and `StoredUpload.store`; page forms use `MultipleFileField`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import PurePath
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db import models
+from django.template.defaultfilters import filesizeformat
+from django.utils.text import get_valid_filename
+
+from core.errors import ServiceError
+
+
+def sha256_of(upload: Any) -> str:
+    """The hex SHA-256 of an uploaded file's bytes; the file is rewound for the next reader."""
+    digest = hashlib.sha256()
+    for chunk in upload.chunks():
+        digest.update(chunk)
+    upload.seek(0)
+    return digest.hexdigest()
+
+
+def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) -> None:
+    """Refuse an empty file or one over `limit` bytes, naming the file and the numbers.
+
+    With `field`, the error is keyed by that form/API field; without, it is about this file only
+    (a batch upload reports each refused file and stores the rest)."""
+    name = upload.name or "The file"
+    size = upload.size or 0
+    message = ""
+    if size == 0:
+        message = f"{name} is empty; there is nothing to check."
+    elif size > limit:
+        message = (
+            f"{name} is {filesizeformat(size)}; the limit for one file is "
+            f"{filesizeformat(limit)}. Split the log or compress repeated output."
+        )
+    if message:
+        raise ValidationError({field: [message]}) if field else ServiceError(message)
+
+
+def stored_upload_path(instance: StoredUpload, filename: str) -> str:
+    """`<owner dir>/<sha256>/<safe name>`: the same bytes under one owner land in one place."""
+    name = get_valid_filename(PurePath(filename).name)[-100:] or instance.FALLBACK_NAME
+    return f"{instance.upload_dir()}/{instance.sha256}/{name}"
+
+
+class StoredUpload(models.Model):
+    """An uploaded file kept as sent: its bytes, the name it came with, its size and SHA-256."""
+
+    FALLBACK_NAME = "evidence.txt"  # when the sent name has nothing usable left
+
+    file = models.FileField(upload_to=stored_upload_path, max_length=300)
+    original_name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        abstract = True
+
+    def upload_dir(self) -> str:
+        """The folder (under MEDIA_ROOT) of the row that owns this file."""
+        raise NotImplementedError
+
+    def store(self, upload: UploadedFile, *, sha256: str | None = None) -> None:
+        """Record name, size and hash and put the bytes in storage; the row is not saved yet."""
+        name = upload.name or self.FALLBACK_NAME
+        self.original_name = name[:255]
+        self.size = upload.size or 0
+        self.sha256 = sha256 or sha256_of(upload)
+        self.file.save(name, upload, save=False)
+
+    def read_bytes(self) -> bytes:
+        with self.file.open("rb") as handle:
+            data = handle.read()
+        return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file input that takes several files at once and cleans to a list."""
+
+    widget = MultipleFileInput
+
+    def clean(self, data: Any, initial: Any = None) -> list[Any]:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            # An empty selection goes through the single-file path so `required` applies.
+            return [single(item, initial) for item in data] if data else [single(None, initial)]
+        return [single(data, initial)]

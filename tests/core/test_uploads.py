@@ -1,0 +1,52 @@
+"""The three kinds of upload share one stored-upload model: one size rule, one hash, one path."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from acceptance.models import Evidence
+from acceptance.models.burnin import evidence_path
+from core.errors import ServiceError
+from core.uploads import check_upload, sha256_of, stored_upload_path
+from incidents.models import (
+    FailedRunFile,
+    IncidentEvidence,
+    failed_run_path,
+    incident_evidence_path,
+)
+
+
+def test_each_upload_lands_under_its_owner_and_its_hash() -> None:
+    evidence = Evidence(run_id=3, sha256="ab")
+    assert evidence.file.field.upload_to(evidence, "x") == "evidence/run-3/ab/x"
+    assert stored_upload_path(FailedRunFile(failed_run_id=4, sha256="cd"), "../rank 0.log") == (
+        "failed-runs/4/cd/rank_0.log"
+    )
+    assert stored_upload_path(IncidentEvidence(incident_id=5, sha256="ef"), "d.txt") == (
+        "incidents/5/ef/d.txt"
+    )
+
+
+def test_the_paths_historical_migrations_name_are_the_one_rule() -> None:
+    assert evidence_path is failed_run_path is incident_evidence_path is stored_upload_path
+
+
+def test_the_hash_is_of_the_bytes_and_the_file_is_rewound() -> None:
+    upload = SimpleUploadedFile("a.log", b"hello")
+    assert sha256_of(upload) == hashlib.sha256(b"hello").hexdigest()
+    assert upload.read() == b"hello"
+
+
+def test_an_empty_or_oversized_file_is_refused_by_name() -> None:
+    with pytest.raises(ServiceError, match=r"a\.log is empty"):
+        check_upload(SimpleUploadedFile("a.log", b""), limit=10)
+    with pytest.raises(ServiceError, match="the limit for one file is 10"):
+        check_upload(SimpleUploadedFile("b.log", b"x" * 11), limit=10)
+    with pytest.raises(ValidationError) as caught:
+        check_upload(SimpleUploadedFile("c.log", b""), limit=10, field="file")
+    assert list(caught.value.message_dict) == ["file"]
+    check_upload(SimpleUploadedFile("d.log", b"x"), limit=10)
