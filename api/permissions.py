@@ -11,7 +11,8 @@ from django.http import Http404
 from rest_framework.request import Request
 
 from orgs.choices import OrgKind
-from orgs.models import Membership, Organization
+from orgs.models import Organization
+from orgs.selectors import acting_organization, memberships_of
 
 ORG_HEADER = "X-Clusterbid-Org"
 _CACHE = "_clusterbid_api_org"
@@ -28,20 +29,12 @@ def api_user(request: Request) -> User:
 def api_org(request: Request) -> Organization | None:
     if hasattr(request, _CACHE):
         return getattr(request, _CACHE)
-    org: Organization | None = None
-    if request.user.is_authenticated:
-        memberships = [
-            m.organization
-            for m in Membership.objects.filter(user=request.user).select_related("organization")
-        ]
-        wanted = request.headers.get(ORG_HEADER)
-        session_org = getattr(request._request, "org", None)
-        if wanted:
-            org = next((o for o in memberships if o.slug == wanted), None)
-        elif session_org is not None and any(o.pk == session_org.pk for o in memberships):
-            org = session_org
-        elif memberships:
-            org = memberships[0]
+    session_org = getattr(request._request, "org", None)
+    org = acting_organization(
+        memberships=memberships_of(request.user),
+        slug=request.headers.get(ORG_HEADER),
+        org_id=session_org.pk if session_org is not None else None,
+    )
     setattr(request, _CACHE, org)
     return org
 

@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from orgs.models import Membership
+from orgs.selectors import acting_organization, memberships_of
 
 SESSION_KEY = "active_org_id"
 
@@ -22,13 +22,9 @@ class ActiveOrganizationMiddleware:
         request.org = None  # type: ignore[attr-defined]
         request.memberships = []  # type: ignore[attr-defined]
         if request.user.is_authenticated:
-            memberships = list(
-                Membership.objects.filter(user=request.user).select_related("organization")
-            )
-            wanted = request.session.get(SESSION_KEY)
-            chosen = next((m for m in memberships if m.organization_id == wanted), None)
-            if chosen is None and memberships:
-                chosen = memberships[0]
+            memberships = memberships_of(request.user)
             request.memberships = memberships  # type: ignore[attr-defined]
-            request.org = chosen.organization if chosen else None  # type: ignore[attr-defined]
+            request.org = acting_organization(  # type: ignore[attr-defined]
+                memberships=memberships, org_id=request.session.get(SESSION_KEY)
+            )
         return self.get_response(request)

@@ -44,10 +44,6 @@ def _party(prefix: str, org_ids: Iterable[int]) -> Q:
     )
 
 
-def org_ids_of_user(user: Any) -> list[int]:
-    return list(user.memberships.values_list("organization_id", flat=True))
-
-
 def reservation_get(*, org_ids: Iterable[int], pk: int) -> Reservation:
     try:
         return (

@@ -31,7 +31,7 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
     ordering_fields = EVIDENCE_ORDERING
 
     def _run(self, request: Request, run_id: int) -> Any:
-        return sel.run_get(org_ids=sel.org_ids_of_user(request.user), pk=run_id)
+        return sel.run_get(org_ids=[org_of_kind(request).pk], pk=run_id)
 
     def get_queryset(self) -> QuerySet[Evidence]:
         if getattr(self, "swagger_fake_view", False):

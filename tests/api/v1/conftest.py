@@ -29,7 +29,7 @@ from incidents.models import FailedRun, Incident
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
 from tests.acceptance.burnin.helpers import award, file_upload, media_root
-from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory, MembershipFactory
 from tests.incidents.helpers import accept, scenario_upload
 
 __all__ = ["media_root"]
@@ -157,6 +157,15 @@ def clients(buyer: Any, provider: Any, rival_provider: Any, outsider: Any) -> di
         "outsider": token_client(outsider.user),
         "anonymous": APIClient(),
     }
+    # Sam works for the provider and the rival, and acts as the rival: whatever the provider
+    # may see must stay hidden while the header names the rival.
+    sam = MembershipFactory(organization=provider.org).user
+    MembershipFactory(user=sam, organization=rival_provider.org)
+    out["dual_as_rival"] = token_client(sam)
+    out["dual_as_rival"].credentials(
+        HTTP_AUTHORIZATION=out["dual_as_rival"]._credentials["HTTP_AUTHORIZATION"],
+        HTTP_X_CLUSTERBID_ORG=rival_provider.org.slug,
+    )
     return out
 
 
