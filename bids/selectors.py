@@ -139,10 +139,6 @@ def own_bid(*, request: CapacityRequest, org: Organization) -> Bid | None:
     return Bid.objects.filter(request=request, provider=org).first()
 
 
-def open_request_count(*, org: Organization) -> int:
-    return CapacityRequest.objects.filter(buyer=org, status=RequestStatus.OPEN).count()
-
-
 # What providers priced: once a bid is submitted these stay as they were bid on.
 BID_ON_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS)
 

@@ -17,10 +17,6 @@ def terms_revision_list(*, terms: HandoffTerms) -> QuerySet[HandoffTermsRevision
     return terms.revisions.select_related("created_by").order_by("-number")
 
 
-def terms_current_revision(*, terms: HandoffTerms) -> HandoffTermsRevision:
-    return terms.revisions.get(number=terms.version)
-
-
 def duration(minutes: int) -> str:
     """'90 min' reads as '1 h 30 min'; whole days from 48 h on: clocks as people say them."""
     if minutes < 60:

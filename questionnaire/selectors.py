@@ -12,7 +12,6 @@ from django.core.exceptions import FieldError
 from django.db.models import QuerySet
 
 from bids import selectors as bid_selectors
-from bids.choices import BidStatus
 from bids.models import Bid, BidRevision, CapacityRequest
 from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.models import BidQuestionnaire, QuestionSet
@@ -224,12 +223,6 @@ def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
     )
 
 
-def revision_snapshot(*, revision: BidRevision) -> list[tuple[QuestionSpec, str]]:
-    snap = revision.questionnaire or {}
-    answers = snap.get("answers", {})
-    return [(s, format_answer(s, answers.get(s.key))) for s in specs_of(snap)]
-
-
 def revision_diff(*, older: BidRevision, newer: BidRevision) -> list[AnswerChange]:
     return diff_snapshots(older.questionnaire or {}, newer.questionnaire or {})
 
@@ -241,7 +234,3 @@ def scoring_inputs_for_revisions(
     ids = [r if isinstance(r, int) else r.pk for r in revisions]
     rows = BidRevision.objects.filter(pk__in=ids).values_list("pk", "questionnaire")
     return {pk: scoring_answers(snapshot) for pk, snapshot in rows}
-
-
-def visible_bid_count(*, request: CapacityRequest) -> int:
-    return bid_selectors.bid_list_for_buyer(request=request).exclude(status=BidStatus.DRAFT).count()

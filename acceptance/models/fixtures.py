@@ -35,9 +35,6 @@ class FixtureVersionQuerySet(models.QuerySet["FixtureVersion"]):
     def update(self, **kwargs: Any) -> int:
         raise FrozenFixtureVersionError("Change a fixture version through fixture_save().")
 
-    def referenced(self) -> FixtureVersionQuerySet:
-        return self.filter(acknowledgements__isnull=False).distinct()
-
 
 class FixtureVersion(models.Model):
     fixture = models.ForeignKey(Fixture, on_delete=models.CASCADE, related_name="versions")

@@ -65,12 +65,6 @@ _PARSERS: dict[str, Parser] = {
 KINDS: tuple[str, ...] = tuple(_PARSERS)
 
 
-def detect_scores(text: str | bytes) -> dict[str, float]:
-    """Every parser's confidence for this text (for diagnostics and tests)."""
-    decoded = decode_text(text)
-    return {kind: p.detect(decoded) for kind, p in _PARSERS.items()}
-
-
 def detect_kind(text: str | bytes) -> str:
     """The kind whose parser is most confident; UnrecognisedEvidence when none is confident."""
     decoded = decode_text(text)
@@ -108,10 +102,6 @@ def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence
         raise ParseError(
             f"{kind} file could not be parsed: {type(exc).__name__}", kind=kind
         ) from exc
-
-
-def kind_of(parsed: ParsedEvidence) -> str:
-    return parsed.KIND
 
 
 def to_json(parsed: ParsedEvidence) -> dict[str, Any]:
