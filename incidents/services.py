@@ -13,13 +13,13 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from acceptance.checks import load_spec
 from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
+from core.formatting import data_size
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
@@ -86,7 +86,7 @@ def failed_run_upload(
     limit = getattr(settings, "FAILED_RUN_MAX_BYTES", MAX_BUNDLE_BYTES)
     if total > limit:
         raise ValidationError(
-            {"bundle": [f"{filesizeformat(total)} is over the {filesizeformat(limit)} limit."]}
+            {"bundle": [f"{data_size(total)} is over the {data_size(limit)} limit."]}
         )
     empty = [(u.name or "unnamed", is_map) for u, is_map in files if not u.size]
     if empty:
@@ -311,7 +311,7 @@ def incident_evidence_upload(
         raise ValidationError({"file": ["The file is empty."]})
     if upload.size > settings.EVIDENCE_MAX_BYTES:
         raise ValidationError(
-            {"file": [f"Over the {filesizeformat(settings.EVIDENCE_MAX_BYTES)} limit."]}
+            {"file": [f"Over the {data_size(settings.EVIDENCE_MAX_BYTES)} limit."]}
         )
     name = upload.name or "evidence.txt"
     row = IncidentEvidence(

@@ -17,7 +17,6 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
@@ -32,6 +31,7 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.parsers import KINDS, to_json
 from core.errors import ServiceError
+from core.formatting import data_size
 
 NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
 WHOLE_ALLOCATION_WORDS = {"", "all", "whole", WHOLE_ALLOCATION, "whole-allocation", "allocation"}
@@ -113,8 +113,8 @@ def evidence_upload(
     limit = settings.EVIDENCE_MAX_BYTES
     if size > limit:
         raise ServiceError(
-            f"{name} is {filesizeformat(size)}; the limit for one evidence file is "
-            f"{filesizeformat(limit)}. Split the log or compress repeated output."
+            f"{name} is {data_size(size)}; the limit for one evidence file is "
+            f"{data_size(limit)}. Split the log or compress repeated output."
         )
     if size == 0:
         raise ServiceError(f"{name} is empty; there is nothing to check.")
