@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bids.models import BidRevision
-from core.formatting import duration
+from core.formatting import LINK_RATE_UNIT, duration
 from questionnaire.snapshot import ScoringAnswers
 
 if TYPE_CHECKING:
@@ -287,13 +287,13 @@ HARDWARE_ROWS = [
     RowSpec(
         "nics",
         "NICs per node × rate",
-        "Gb/s",
+        LINK_RATE_UNIT,
         lambda r, c: f"{r.nics_per_node} × {r.nic_rate_gbps}",
     ),
     RowSpec(
         "bandwidth",
         "Backend bandwidth per GPU",
-        "Gb/s",
+        LINK_RATE_UNIT,
         lambda r, c: r.nics_per_node * r.nic_rate_gbps / (r.gpus_per_node or 1),
         0,
         "high",
