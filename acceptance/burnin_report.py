@@ -12,6 +12,8 @@ from itertools import combinations
 from typing import Any
 
 from acceptance.checks import load_spec
+from core.domain import PALETTE, series_colours
+from core.formatting import bandwidth, data_size
 
 WHOLE = "whole allocation"
 File = Mapping[str, Any]
@@ -74,7 +76,10 @@ def busbw_charts(files: Sequence[File], spec: Mapping[str, Any]) -> list[dict[st
             {
                 "collective": coll,
                 "threshold": loaded.busbw_threshold(coll),
+                # Pre-formatted, so the browser prints sizes and rates as pages and PDFs do.
+                "threshold_text": bandwidth(loaded.busbw_threshold(coll)),
                 "large_bytes": large,
+                "large_text": data_size(large),
                 "series": [],
             },
         )
@@ -83,6 +88,7 @@ def busbw_charts(files: Sequence[File], spec: Mapping[str, Any]) -> list[dict[st
             {
                 "name": f"{f.get('node') or WHOLE} · {f.get('name')}",
                 "x": [p[0] for p in points],
+                "x_text": [data_size(p[0]) for p in points],
                 "y": [p[1] for p in points],
             }
         )
@@ -107,10 +113,12 @@ def node_comparison(files: Sequence[File], spec: Mapping[str, Any]) -> dict[str,
         for rank in parsed.get("per_rank") or []:
             steps.setdefault(rank.get("node") or "?", []).append(float(rank["median"]))
     nodes = sorted({n for per in busbw.values() for n in per} | set(steps))
+    colours = series_colours(names=sorted(busbw))
     return {
         "nodes": nodes,
         "busbw": [
-            {"name": coll, "y": [per.get(n) for n in nodes]} for coll, per in sorted(busbw.items())
+            {"name": coll, "colour": colours[coll], "y": [per.get(n) for n in nodes]}
+            for coll, per in sorted(busbw.items())
         ],
         "step_median": [
             round(statistics.median(steps[n]), 6) if n in steps else None for n in nodes
@@ -171,6 +179,7 @@ def charts(files: Sequence[File], spec: Mapping[str, Any]) -> dict[str, Any]:
         "nodes": node_comparison(files, spec),
         "steps": step_distribution(files, spec),
         "subsets": subset_matrices(files, spec),
+        "palette": list(PALETTE),
     }
 
 

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from bids.models import CapacityRequest
 from contracts.defaults import SEVERITIES
 from contracts.models import HandoffTerms, HandoffTermsRevision
+from core.formatting import duration
 
 
 def terms_for_request(*, request: CapacityRequest) -> HandoffTerms | None:
@@ -15,18 +16,6 @@ def terms_for_request(*, request: CapacityRequest) -> HandoffTerms | None:
 
 def terms_revision_list(*, terms: HandoffTerms) -> QuerySet[HandoffTermsRevision]:
     return terms.revisions.select_related("created_by").order_by("-number")
-
-
-def duration(minutes: int) -> str:
-    """'90 min' reads as '1 h 30 min'; whole days from 48 h on: clocks as people say them."""
-    if minutes < 60:
-        return f"{minutes} min"
-    hours, rest = divmod(minutes, 60)
-    if rest:
-        return f"{hours} h {rest} min"
-    if hours >= 48 and hours % 24 == 0:
-        return f"{hours // 24} d"
-    return f"{hours} h"
 
 
 def severity_rows(*, terms: HandoffTerms) -> list[dict[str, object]]:

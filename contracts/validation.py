@@ -8,16 +8,13 @@ from decimal import Decimal
 from typing import Any
 
 from contracts.defaults import SEVERITIES
+from core.formatting import duration
 
 PERCENT_FIELDS = (
     "degraded_step_time_pct",
     "recovery_nccl_margin_pct",
     "recovery_smoke_margin_pct",
 )
-
-
-def _fmt(minutes: int) -> str:
-    return f"{minutes} min"
 
 
 # The buyer's side of "named owners on both sides with contact"; the provider names its own
@@ -58,8 +55,8 @@ def validate_terms(
         if isinstance(response, int) and isinstance(restore, int) and restore < response:
             add(
                 f"{key}_restore_minutes",
-                f"{name} restore ({_fmt(restore)}) cannot be shorter than its first response "
-                f"({_fmt(response)}).",
+                f"{name} restore ({duration(restore)}) cannot be shorter than its first response "
+                f"({duration(response)}).",
             )
         for clock, value in (("response", response), ("restore", restore)):
             if not isinstance(value, int):
@@ -68,7 +65,7 @@ def validate_terms(
             if before is not None and value < before[1]:
                 add(
                     f"{key}_{clock}_minutes",
-                    f"{name} must not be faster than {before[0]} ({_fmt(before[1])}): "
+                    f"{name} must not be faster than {before[0]} ({duration(before[1])}): "
                     "the more severe level gets the shorter clock.",
                 )
             previous[clock] = (name, value)

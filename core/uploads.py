@@ -15,10 +15,10 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import models
-from django.template.defaultfilters import filesizeformat
 from django.utils.text import get_valid_filename
 
 from core.errors import ServiceError
+from core.formatting import data_size
 
 
 def sha256_of(upload: Any) -> str:
@@ -42,8 +42,8 @@ def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) 
         message = f"{name} is empty; there is nothing to check."
     elif size > limit:
         message = (
-            f"{name} is {filesizeformat(size)}; the limit for one file is "
-            f"{filesizeformat(limit)}. Split the log or compress repeated output."
+            f"{name} is {data_size(size)}; the limit for one file is "
+            f"{data_size(limit)}. Split the log or compress repeated output."
         )
     if message:
         raise ValidationError({field: [message]}) if field else ServiceError(message)

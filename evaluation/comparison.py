@@ -12,6 +12,7 @@ from typing import Any
 
 from bids.choices import RequestStatus
 from bids.models import BidRevision, CapacityRequest
+from core.domain import PALETTE
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.scoring import CRITERIA
@@ -370,6 +371,7 @@ def _charts(
         },
         "curves": curves,
         "shares": sensitivity.get("shares", []),
+        "palette": list(PALETTE),
     }
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bids.models import BidRevision
+from core.formatting import LINK_RATE_UNIT, duration
 from questionnaire.snapshot import ScoringAnswers
 
 if TYPE_CHECKING:
@@ -153,12 +154,6 @@ _ACKNOWLEDGEMENT = {
 }
 
 
-def _minutes(value: float) -> str:
-    if value >= 60 and value % 60 == 0:
-        return f"{value / 60:g} h"
-    return f"{value:g} min"
-
-
 def _clocks(clock: str) -> FactGetter:
     """'S1 15 min (Detect) · S2 1 h (Detect)': the clocks scoring compared, with their rows."""
 
@@ -170,7 +165,7 @@ def _clocks(clock: str) -> FactGetter:
         rows = {(a.clock_rows or {}).get(f"{sev}.{clock}", "") for sev in values}
         shared = rows.pop() if len(rows) == 1 else ""
         parts = [
-            f"{sev} {_minutes(values[sev])}"
+            f"{sev} {duration(values[sev])}"
             + ("" if shared else f" ({(a.clock_rows or {}).get(f'{sev}.{clock}', '?')})")
             for sev in sorted(values)
         ]
@@ -292,13 +287,13 @@ HARDWARE_ROWS = [
     RowSpec(
         "nics",
         "NICs per node × rate",
-        "Gb/s",
+        LINK_RATE_UNIT,
         lambda r, c: f"{r.nics_per_node} × {r.nic_rate_gbps}",
     ),
     RowSpec(
         "bandwidth",
         "Backend bandwidth per GPU",
-        "Gb/s",
+        LINK_RATE_UNIT,
         lambda r, c: r.nics_per_node * r.nic_rate_gbps / (r.gpus_per_node or 1),
         0,
         "high",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -16,6 +16,7 @@ from django.http import Http404
 from acceptance.models import Acknowledgement, Reservation
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
+from core.formatting import countdown
 from incidents import failures
 from incidents.models import (
     FailedRun,
@@ -191,7 +192,7 @@ def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
             "minutes": incident.minutes("response_minutes"),
             "due": due.response_due,
             "left": status.response_left,
-            "left_text": _duration(status.response_left),
+            "left_text": countdown(status.response_left.total_seconds()),
             "breached": status.response_breached,
             "done_at": incident.responded_at,
             "done_by": incident.responded_by,
@@ -204,19 +205,12 @@ def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
             "minutes": incident.minutes("restore_minutes"),
             "due": due.restore_due,
             "left": status.restore_left,
-            "left_text": _duration(status.restore_left),
+            "left_text": countdown(status.restore_left.total_seconds()),
             "breached": status.restore_breached,
             "done_at": incident.restored_at,
             "done_by": incident.restored_by,
         },
     ]
-
-
-def _duration(delta: timedelta) -> str:
-    seconds = int(abs(delta.total_seconds()))
-    h, rem = divmod(seconds, 3600)
-    text = f"{h} h {rem // 60:02d} min" if h else f"{rem // 60} min {rem % 60:02d} s"
-    return text if delta.total_seconds() >= 0 else f"{text} overdue"
 
 
 def lost_time(incident: Incident) -> dict[str, Any]:

@@ -14,13 +14,13 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from acceptance.checks import load_spec
 from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
+from core.formatting import data_size
 from core.uploads import check_upload
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
@@ -77,7 +77,7 @@ def failed_run_upload(
     limit = settings.FAILED_RUN_MAX_BYTES
     if total > limit:
         raise ValidationError(
-            {"bundle": [f"{filesizeformat(total)} is over the {filesizeformat(limit)} limit."]}
+            {"bundle": [f"{data_size(total)} is over the {data_size(limit)} limit."]}
         )
     empty = [(u.name or "unnamed", is_map) for u, is_map in files if not u.size]
     if empty:

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.formatting import duration
+
 DURATION, ENUM, MULTI, YESNO, TEXT, INTEGER = (
     "duration",
     "enum",
@@ -155,16 +157,6 @@ def parse_duration(raw: Any, *, unit_required: bool = False) -> int:
     return round(float(match.group(1)) * _UNITS[unit])
 
 
-def format_duration(minutes: int) -> str:
-    if minutes and minutes % 1440 == 0 and minutes >= 2880:
-        return f"{minutes // 1440} days"
-    if minutes and minutes % 60 == 0:
-        return f"{minutes // 60} h"
-    if minutes > 90 and (minutes * 10) % 60 == 0:
-        return f"{minutes / 60:g} h"
-    return f"{minutes} min"
-
-
 def _is_blank(raw: Any) -> bool:
     if raw is None:
         return True
@@ -251,7 +243,7 @@ def format_answer(spec: QuestionSpec, value: Any) -> str:
     labels = dict(spec.choices)
     kind = spec.answer_type
     if kind == DURATION:
-        return format_duration(int(value))
+        return duration(int(value))
     if kind == ENUM:
         return labels.get(value, str(value))
     if kind == MULTI:
@@ -267,7 +259,7 @@ def describe_rule(spec: QuestionSpec) -> str:
     if spec.rule == RULE_YES:
         return "must be yes"
     if spec.rule == RULE_MAX and spec.answer_type == DURATION:
-        return f"must be ≤ {format_duration(int(spec.rule_value or 0))}"
+        return f"must be ≤ {duration(int(spec.rule_value or 0))}"
     if spec.rule == RULE_MAX:
         return f"must be ≤ {spec.rule_value}"
     if spec.rule == RULE_MIN:

@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
+from core.formatting import duration
 from questionnaire.answer_types import (
     ANSWER_TYPES,
     DURATION,
@@ -16,7 +17,6 @@ from questionnaire.answer_types import (
     YESNO,
     QuestionSpec,
     describe_rule,
-    format_duration,
 )
 from questionnaire.defaults import CLOCKS, SEVERITIES, STEPS
 from questionnaire.models import RULE_CHOICES
@@ -70,7 +70,7 @@ def _display(spec: QuestionSpec, value: Any) -> FieldView:
     if value is None:
         return view
     if spec.answer_type == DURATION:
-        view.value = format_duration(int(value))
+        view.value = duration(int(value))
     elif spec.answer_type == MULTI:
         view.selected = list(value)
     elif spec.answer_type == YESNO:

@@ -10,6 +10,7 @@ from acceptance.parsers.dcgmi_diag import DcgmiResult
 from acceptance.parsers.ibstat import IbstatResult
 from acceptance.parsers.nvidia_smi_query import GpuQueryResult
 from acceptance.parsers.nvidia_smi_topo import TopoResult
+from core.formatting import link_rate
 
 
 def _where(item: EvidenceItem) -> str:
@@ -321,9 +322,10 @@ def check_ibstat(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckR
                 else ib.errors[0][:80]
                 if ib.errors
                 else f"{len(backend)} {layer} ports Active/LinkUp"
-                + (f" at >= {rate} Gb/s" if rate else "")
+                + (f" at >= {link_rate(rate)}" if rate else "")
             ),
-            expected=f"every {layer} port Active/LinkUp" + (f" at {rate} Gb/s" if rate else ""),
+            expected=f"every {layer} port Active/LinkUp"
+            + (f" at {link_rate(rate)}" if rate else ""),
             message=(
                 f"{len(bad)} {layer} port(s) on {where} are down or below the agreed rate."
                 if bad
@@ -360,4 +362,4 @@ def check_ibstat(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckR
 
 
 def _rate_text(rate: float | None) -> str:
-    return " at an unknown rate" if rate is None else f" at {rate:g} Gb/s"
+    return " at an unknown rate" if rate is None else f" at {link_rate(rate)}"

@@ -6,6 +6,7 @@ from acceptance.checks.hardware import make
 from acceptance.checks.model import CheckResult, EvidenceItem, Status
 from acceptance.checks.spec import Spec
 from acceptance.parsers.nccl_model import NcclRow, NcclTestsResult
+from core.formatting import bandwidth, data_size
 
 GIB = 1 << 30
 # Pre-2.13 nccl-tests printed maxDelta instead of a count of wrong elements.
@@ -17,15 +18,6 @@ def runs_of(item: EvidenceItem) -> list[NcclTestsResult]:
     if not isinstance(parsed, NcclTestsResult):
         return []
     return [parsed, *parsed.runs]
-
-
-def _fmt_bytes(n: int | None) -> str:
-    if n is None:
-        return "?"
-    for unit, size in (("GiB", GIB), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size} {unit}"
-    return f"{n} B"
 
 
 def large_rows(run: NcclTestsResult, spec: Spec) -> list[NcclRow]:
@@ -126,7 +118,7 @@ def check_run(
             add(
                 "#wrong",
                 "fail",
-                f"{sum(w for w, _ in wrong_vals)} wrong at {_fmt_bytes(wrong_vals[0][1].size)}",
+                f"{sum(w for w, _ in wrong_vals)} wrong at {data_size(wrong_vals[0][1].size)}",
                 "#wrong 0 at every size",
                 f"The {coll} run reported wrong results at {len(wrong_vals)} size(s).",
                 wrong_vals[0][1].line,
@@ -159,28 +151,28 @@ def check_run(
     threshold = spec.busbw_threshold(run.collective)
     if threshold is not None:
         busbw, slow_row = slowest_large_busbw(run, spec)
-        limit = _fmt_bytes(int(spec.thresholds.get("large_message_bytes") or GIB))
+        limit = data_size(int(spec.thresholds.get("large_message_bytes") or GIB))
         if busbw is None or slow_row is None:
             add(
                 "large-message busbw",
                 "fail",
                 f"no rows at >= {limit}",
-                f">= {threshold} GB/s at >= {limit}",
+                f">= {bandwidth(threshold)} at >= {limit}",
                 f"The {coll} run has no result at message sizes of {limit} or more.",
             )
         else:
             add(
                 "large-message busbw",
                 "pass" if busbw >= threshold else "fail",
-                f"{busbw:g} GB/s at {_fmt_bytes(slow_row.size)} (lowest of "
+                f"{bandwidth(busbw)} at {data_size(slow_row.size)} (lowest of "
                 f"{len(large_rows(run, spec))} sizes >= {limit})",
-                f">= {threshold:g} GB/s",
+                f">= {bandwidth(threshold)}",
                 (
-                    f"The {coll} bus bandwidth drops to {busbw:g} GB/s at "
-                    f"{_fmt_bytes(slow_row.size)}, below the agreed {threshold:g} GB/s."
+                    f"The {coll} bus bandwidth drops to {bandwidth(busbw)} at "
+                    f"{data_size(slow_row.size)}, below the agreed {bandwidth(threshold)}."
                     if busbw < threshold
-                    else f"The {coll} bus bandwidth stays at or above {threshold:g} GB/s for large "
-                    "messages."
+                    else f"The {coll} bus bandwidth stays at or above {bandwidth(threshold)} "
+                    "for large messages."
                 ),
                 slow_row.line,
             )
@@ -195,10 +187,10 @@ def check_run(
         add(
             "size range",
             "pass" if ok else "fail",
-            f"{_fmt_bytes(lo)} to {_fmt_bytes(hi)}" if sizes else "no rows",
-            f"{_fmt_bytes(spec.min_bytes)} to {_fmt_bytes(spec.max_bytes)}",
-            f"The {coll} sweep covers {_fmt_bytes(lo)} to {_fmt_bytes(hi)}; "
-            f"{_fmt_bytes(spec.min_bytes)} to {_fmt_bytes(spec.max_bytes)} agreed.",
+            f"{data_size(lo)} to {data_size(hi)}" if sizes else "no rows",
+            f"{data_size(spec.min_bytes)} to {data_size(spec.max_bytes)}",
+            f"The {coll} sweep covers {data_size(lo)} to {data_size(hi)}; "
+            f"{data_size(spec.min_bytes)} to {data_size(spec.max_bytes)} agreed.",
         )
     if spec.nccl_version:
         if run.nccl_version is None:

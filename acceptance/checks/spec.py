@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.domain import EVIDENCE_KINDS
+
 DEFAULT_THRESHOLDS: dict[str, Any] = {
     "large_message_bytes": 1 << 30,
     "busbw_gbps": {},
@@ -20,15 +22,6 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "step_time_tolerance_pct": 5.0,
     "step_time_spread_pct": 10.0,
 }
-ALL_KINDS = (
-    "fixture-result",
-    "nccl-tests",
-    "nvidia-smi-topo",
-    "nvidia-smi-query",
-    "dcgmi-diag",
-    "ibstat",
-    "step-times",
-)
 
 
 @dataclass(frozen=True)
@@ -50,7 +43,7 @@ class Spec:
     nccl_check: bool
     bisection: bool
     thresholds: dict[str, Any] = field(default_factory=dict)
-    required_evidence: tuple[str, ...] = ALL_KINDS
+    required_evidence: tuple[str, ...] = EVIDENCE_KINDS
 
     @property
     def world_size(self) -> int:
@@ -118,5 +111,5 @@ def load_spec(raw: Mapping[str, Any]) -> Spec:
         nccl_check=bool(nccl.get("check", 1)),
         bisection=bool(_get(doc, "tests", "bisection")),
         thresholds=thresholds,
-        required_evidence=tuple(required) if isinstance(required, list) else ALL_KINDS,
+        required_evidence=tuple(required) if isinstance(required, list) else EVIDENCE_KINDS,
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import forms
 
-from acceptance.fixtures import COLLECTIVES, EVIDENCE_KINDS, Threshold, templates
+from acceptance.fixtures import Threshold, templates
 from acceptance.fixtures.schema import (
     DCGM_WARN_POLICIES,
     FAILURE_RECORD_KEYS,
@@ -15,14 +15,16 @@ from acceptance.fixtures.schema import (
     FIXTURE_DTYPES,
     NCCL_DATATYPES,
 )
+from acceptance.fixtures.thresholds import threshold_unit
 from acceptance.models import AckStatus
-from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS, human_bytes, show_value
+from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS, show_value
 from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NAME_MISSING
+from core.domain import COLLECTIVES, EVIDENCE_KINDS
+from core.formatting import data_size
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d[\d,]*)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _ENV_LINE = re.compile(r"^([^=\s]+)=(.*)$")
-MAIN_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall")
 
 
 class ByteSizeField(forms.CharField):
@@ -35,10 +37,14 @@ class ByteSizeField(forms.CharField):
         match = _SIZE.match(text)
         if not match:
             raise forms.ValidationError("Give a size such as 8, 64K, 1M or 8G.")
-        return int(match.group(1)) * _UNITS[match.group(2).upper()]
+        return int(match.group(1).replace(",", "")) * _UNITS[match.group(2).upper()]
 
     def prepare_value(self, value: Any) -> Any:
-        return human_bytes(value) if isinstance(value, int) else value
+        if not isinstance(value, int):
+            return value
+        # The shared text when it is exact ('8 GiB'); a rounded '1.5 MiB' would change the value.
+        text = data_size(value)
+        return text if "." not in text else f"{value:,} B"
 
 
 class EnvField(forms.CharField):
@@ -102,21 +108,6 @@ def _choices(values: Any) -> list[tuple[str, str]]:
     return [(v, v) for v in sorted(values)]
 
 
-THRESHOLD_UNITS = {
-    "large_message_bytes": "bytes",
-    "per_gpu_network_gbps": "GB/s",
-    "nvlink_class": "topo class",
-    "rail_optimised": "",
-    "dcgm_level": "level 1–4",
-    "dcgm_warn_policy": "",
-    "ib_rate_gbps": "Gb/s",
-    "ib_ports_per_node": "ports",
-    "ecc_uncorrected_max": "errors",
-    "step_time_tolerance_pct": "%",
-    "step_time_spread_pct": "%",
-}
-
-
 class FixtureForm(forms.Form):
     """The structured editor. `initial` comes from the spec; `changes()` gives spec paths back."""
 
@@ -151,7 +142,7 @@ class FixtureForm(forms.Form):
     )
     tests__nccl_tests__collectives = forms.MultipleChoiceField(
         label="Collectives",
-        choices=[(c, c) for c in (*MAIN_COLLECTIVES, *sorted(COLLECTIVES - set(MAIN_COLLECTIVES)))],
+        choices=[(c, c) for c in COLLECTIVES],
         widget=forms.CheckboxSelectMultiple,
     )
     tests__nccl_tests__min_bytes = ByteSizeField(
@@ -278,7 +269,7 @@ class FixtureForm(forms.Form):
             path = name.replace("__", ".")
             lib = self.library.get(path)
             key = path.removeprefix("thresholds.")
-            unit = "GB/s" if key.startswith("busbw_gbps.") else THRESHOLD_UNITS.get(key, "")
+            unit = threshold_unit(key)
             current = self.initial.get(name)
             rows.append(
                 {

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from core.domain import COLLECTIVES
+
 KIND = "nccl-tests"
 
 
@@ -73,20 +75,6 @@ class NcclTestsResult:
 
 _PERF_RE = re.compile(r"\b([a-z][a-z0-9_]*?)_perf(?:_mpi)?\b")
 
-KNOWN_COLLECTIVES = (
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "alltoall",
-    "broadcast",
-    "reduce",
-    "sendrecv",
-    "gather",
-    "scatter",
-    "hypercube",
-    "alltoallv",
-)
-
 _TYPE_SIZES = {
     "int8": 1,
     "uint8": 1,
@@ -116,7 +104,7 @@ def collective_from_program(text: str) -> str | None:
     if m is None:
         return None
     name = m.group(1)
-    return name if name in KNOWN_COLLECTIVES else None
+    return name if name in COLLECTIVES else None
 
 
 def infer_collective(rows: tuple[NcclRow, ...], ranks: int | None) -> str | None:

@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from acceptance import burnin_report
+from acceptance.checks.model import GROUP_BY_KIND
 from acceptance.models import (
     BurnInRun,
     Check,
@@ -21,17 +22,16 @@ from acceptance.models import (
 )
 from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
+from core.domain import EVIDENCE_KIND_LABELS
 from orgs.models import Organization
 
+# Check groups in page order: each evidence kind under its shared label, the bisection after
+# the nccl-tests runs it splits, and checks about the evidence as a whole last.
+_KIND_GROUPS = {GROUP_BY_KIND[k]: label for k, label in EVIDENCE_KIND_LABELS.items()}
 GROUPS = {
-    "fixture-result": "Fixture result (rank-sum all-reduce)",
-    "nccl-tests": "nccl-tests",
+    **dict(list(_KIND_GROUPS.items())[:2]),
     "node-subsets": "Node subsets (bisection)",
-    "topology": "Topology (nvidia-smi topo -m)",
-    "gpu-query": "GPUs (nvidia-smi)",
-    "dcgmi": "DCGM diagnostics",
-    "ibstat": "InfiniBand ports (ibstat)",
-    "step-times": "Step times per rank",
+    **dict(list(_KIND_GROUPS.items())[2:]),
     "evidence": "Other evidence",
 }
 STATUS_ORDER = ("fail", "missing", "inconclusive", "warn", "pass")

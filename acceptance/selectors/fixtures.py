@@ -16,11 +16,13 @@ from acceptance.fixtures.thresholds import (
     single_node_busbw,
     sku_profile,
     sku_thresholds,
+    threshold_unit,
 )
 from acceptance.models import Acknowledgement, Fixture, FixtureVersion
 from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest
 from contracts.models import HandoffTerms, TermsFields
+from core.formatting import data_size
 from orgs.models import Organization
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
@@ -89,34 +91,13 @@ def threshold_library(spec: dict[str, Any]) -> dict[str, Threshold]:
     return out
 
 
-UNITS = {
-    "large_message_bytes": "bytes",
-    "per_gpu_network_gbps": "GB/s",
-    "nvlink_class": "nvidia-smi topo class",
-    "dcgm_level": "run level",
-    "ib_rate_gbps": "Gb/s",
-    "ib_ports_per_node": "ports",
-    "ecc_uncorrected_max": "errors",
-    "step_time_tolerance_pct": "%",
-    "step_time_spread_pct": "%",
-}
-
-
-def human_bytes(value: int) -> str:
-    """8589934592 -> '8G': the way nccl-tests' -b/-e take sizes."""
-    for unit, size in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if value >= size and value % size == 0:
-            return f"{value // size}{unit}"
-    return str(value)
-
-
 def show_value(key: str, value: Any) -> str:
     if value is None:
         return "none set"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if key == "large_message_bytes" and isinstance(value, int):
-        return human_bytes(value)
+        return data_size(value)
     return str(value)
 
 
@@ -136,7 +117,7 @@ def threshold_rows(*, spec: dict[str, Any]) -> list[dict[str, Any]]:
                 "path": path,
                 "key": key,
                 "value": value,
-                "unit": "GB/s" if key.startswith("busbw_gbps.") else UNITS.get(key, ""),
+                "unit": threshold_unit(key),
                 "value_text": show_value(key, value),
                 "library": lib,
                 "library_text": show_value(key, lib.value) if lib else "",

@@ -15,6 +15,7 @@ from acceptance.models import Fixture, FixtureVersion
 from acceptance.selectors import fixtures as selectors
 from bids import selectors as bid_selectors
 from bids.models import CapacityRequest
+from core.formatting import data_size
 from core.web import errors_into_form
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -41,8 +42,8 @@ def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
             thresholds=selectors.threshold_rows(spec=version.spec),
             record_items=selectors.failure_record_items(spec=version.spec),
             sizes={
-                "min": selectors.human_bytes(version.spec["tests"]["nccl_tests"]["min_bytes"]),
-                "max": selectors.human_bytes(version.spec["tests"]["nccl_tests"]["max_bytes"]),
+                "min": data_size(version.spec["tests"]["nccl_tests"]["min_bytes"]),
+                "max": data_size(version.spec["tests"]["nccl_tests"]["max_bytes"]),
             },
         )
     return render(request, "acceptance/fixture_detail.html", context)

@@ -5,21 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-# Twelve colours that stay apart in print, so twelve collectives need no repeated colour.
-PALETTE = [
-    "#2455c3",
-    "#c0262d",
-    "#1a7f37",
-    "#9a6700",
-    "#8250df",
-    "#0a7ea4",
-    "#bf3989",
-    "#57606a",
-    "#e16f24",
-    "#6b8e23",
-    "#1b1f24",
-    "#d4a72c",
-]
+from core.domain import series_colours
+from core.formatting import data_size
 
 
 def chart_legend(series: Mapping[str, Sequence[tuple[float, float]]]) -> list[tuple[str, str]]:
@@ -28,15 +15,8 @@ def chart_legend(series: Mapping[str, Sequence[tuple[float, float]]]) -> list[tu
     The legend prints as text beside the chart rather than inside it: WeasyPrint lays out each
     SVG text element on its own, which made the legend the dearest part of the chart.
     """
-    return [(PALETTE[i % len(PALETTE)], name) for i, name in enumerate(sorted(series))]
-
-
-def _size_label(size: float) -> str:
-    for unit, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if size >= factor:
-            value = size / factor
-            return f"{value:g}{unit}"
-    return f"{size:g}"
+    colours = series_colours(names=sorted(series))
+    return [(colour, name) for name, colour in colours.items()]
 
 
 def busbw_chart_svg(
@@ -88,7 +68,7 @@ def busbw_chart_svg(
         px = x(2**exp)
         out.append(
             f'<text x="{px:.1f}" y="{top + plot_h + 14}" text-anchor="middle">'
-            f"{_size_label(2**exp)}</text>"
+            f"{data_size(2**exp)}</text>"
         )
         exp += step
     out.append(

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from core.formatting import data_size_exact
+
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$")
 # Words a JSON key spells in lower case that a contract prints as the industry writes them.
 _WORDS = {
@@ -78,16 +80,6 @@ def display(model: Any, name: str, value: Any) -> str:
     return str(choices.get(value, value))
 
 
-def duration(minutes: Any) -> str:
-    """A clock in minutes as a contract states it: "15 min", "4 h", "1 h 30 min"."""
-    if not isinstance(minutes, int) or isinstance(minutes, bool):
-        return "—"
-    hours, rest = divmod(minutes, 60)
-    if not hours:
-        return f"{rest} min"
-    return f"{hours} h" if not rest else f"{hours} h {rest} min"
-
-
 def when(value: Any) -> str:
     """An ISO 8601 instant from the snapshot, printed for people (or a dash)."""
     return display(None, "", value)
@@ -115,15 +107,8 @@ def flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
         return [(humanise(prefix), f"{len(value)} item(s)")] if value else [(humanise(prefix), "—")]
     if prefix.endswith("_bytes") and isinstance(value, int) and not isinstance(value, bool):
         # A size as people read it, with the exact count the spec agrees on beside it.
-        return [(humanise(prefix.removesuffix("_bytes") + "_size"), size_text(value))]
+        return [(humanise(prefix.removesuffix("_bytes") + "_size"), data_size_exact(value))]
     return [(humanise(prefix), when(value))]
-
-
-def size_text(n: int) -> str:
-    for unit, power in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << power:
-            return f"{n / (1 << power):g} {unit} ({n:,} bytes)"
-    return f"{n:,} bytes"
 
 
 def spec_listing(spec: Mapping[str, Any], parts: tuple[str, ...]) -> str:

@@ -12,10 +12,11 @@ from typing import Any
 from annexes.document.baseline import baseline_section
 from annexes.document.columns import column_widths
 from annexes.document.labels import display as _display
-from annexes.document.labels import duration, flat, humanise, spec_listing, when
+from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
 from annexes.document.snapshot import KIND_CONTRACT
 from bids.models import BidTerms, CapacityRequest
+from core.formatting import duration
 
 Block = dict[str, Any]
 # The parts of a fixture spec printed verbatim (the thresholds get a labelled table).

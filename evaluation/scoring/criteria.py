@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from core.formatting import duration, link_rate, number
+
 from .cost_model import CostBreakdown
 from .inputs import BidOffer, RequestProfile
 
@@ -158,8 +160,8 @@ def score_fabric_placement(*, request: RequestProfile, bid: BidOffer) -> Criteri
     t.part(
         30,
         have / need if need else 1.0,
-        good=f"{_fmt(have)} Gb/s per GPU",
-        bad=f"{_fmt(have)} Gb/s per GPU vs {need} needed",
+        good=f"{link_rate(have)} per GPU",
+        bad=f"{link_rate(have)} per GPU vs {number(need)} needed",
     )
     t.part(
         10,
@@ -270,7 +272,7 @@ def score_incident_sla(*, request: RequestProfile, bid: BidOffer) -> CriterionSc
     clocks = _clock_pairs(request=request, bid=bid)
     if clocks:
         slow = [
-            f"{_CLOCK_WORDS[clock]} {sev} {_fmt(offered)} vs {_fmt(target)} min"
+            f"{_CLOCK_WORDS[clock]} {sev} {duration(offered)} vs {duration(target)}"
             + (f" ({row})" if row else "")
             for clock, sev, target, offered, row in clocks
             if offered > target

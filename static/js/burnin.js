@@ -3,8 +3,9 @@
 (function () {
   "use strict";
 
-  var PALETTE = ["#2455c3", "#1a7f37", "#9a6700", "#8250df", "#c0262d", "#0969da", "#bf3989",
-    "#57606a", "#116329", "#953800", "#6639ba", "#0550ae"];
+  // Colours, sizes and rates come pre-formatted in the JSON (core.domain, core.formatting), so
+  // a value and a collective look the same here as on the pages and in the PDF annex.
+  var PALETTE = [];  // core.domain.PALETTE, read from the JSON in drawCharts
   var BASE = {
     margin: { l: 64, r: 16, t: 8, b: 56 },
     height: 340,
@@ -20,19 +21,13 @@
     var node = document.getElementById(id);
     return node ? JSON.parse(node.textContent) : null;
   }
-  function bytes(n) {
-    var units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    var i = 0;
-    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-    return (n % 1 ? n.toFixed(1) : n) + " " + units[i];
-  }
 
   function drawBusbw(chart, index) {
     var traces = chart.series.map(function (s, i) {
       return {
         type: "scatter", mode: "lines+markers", name: s.name, x: s.x, y: s.y,
         marker: { size: 5, color: PALETTE[i % PALETTE.length] },
-        text: s.x.map(bytes), hovertemplate: "%{text}: %{y} GB/s<extra>%{fullData.name}</extra>",
+        text: s.x_text, hovertemplate: "%{text}: %{y} GB/s<extra>%{fullData.name}</extra>",
       };
     });
     var maxX = Math.max.apply(null, [chart.large_bytes].concat(chart.series.map(function (s) {
@@ -40,7 +35,7 @@
     })));
     if (chart.threshold !== null) {
       traces.push({
-        type: "scatter", mode: "lines", name: "agreed floor " + chart.threshold + " GB/s (≥ " + bytes(chart.large_bytes) + ")",
+        type: "scatter", mode: "lines", name: "agreed floor " + chart.threshold_text + " (≥ " + chart.large_text + ")",
         x: [chart.large_bytes, maxX], y: [chart.threshold, chart.threshold],
         line: { color: "#c0262d", dash: "dash", width: 2 }, hoverinfo: "name",
       });
@@ -56,7 +51,7 @@
   function drawNodes(data) {
     var hasSteps = data.step_median.some(function (v) { return v !== null; });
     var traces = data.busbw.map(function (s, i) {
-      return { type: "bar", name: s.name + " busbw (GB/s)", x: data.nodes, y: s.y, marker: { color: PALETTE[i % PALETTE.length] } };
+      return { type: "bar", name: s.name + " busbw (GB/s)", x: data.nodes, y: s.y, marker: { color: s.colour } };
     });
     var extra = { barmode: "group", yaxis: { title: { text: "large-message busbw (GB/s)" }, rangemode: "tozero" } };
     if (hasSteps && traces.length) {
@@ -115,6 +110,7 @@
   function drawCharts() {
     var data = readJson("burnin-charts");
     if (!window.Plotly || !data) return;
+    PALETTE = data.palette;
     data.busbw.forEach(drawBusbw);
     if (data.nodes && data.nodes.nodes.length && document.getElementById("chart-nodes")) drawNodes(data.nodes);
     if (data.steps && document.getElementById("chart-steps")) drawSteps(data.steps);

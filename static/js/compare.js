@@ -2,8 +2,7 @@
 (function () {
   "use strict";
 
-  var PALETTE = ["#2455c3", "#1a7f37", "#9a6700", "#8250df", "#c0262d", "#0969da", "#bf3989",
-    "#57606a", "#116329", "#953800", "#6639ba", "#0550ae"];
+  var PALETTE = [];  // core.domain.PALETTE, read from the JSON in drawCharts
   var LAYOUT = {
     margin: { l: 56, r: 16, t: 8, b: 48 },
     height: 320,
@@ -20,6 +19,7 @@
 
   function drawCharts(data) {
     if (!window.Plotly || !data) return;
+    PALETTE = data.palette;
     var names = data.names;
 
     Plotly.newPlot("chart-scores", data.scores.map(function (s, i) {

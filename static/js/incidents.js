@@ -17,6 +17,8 @@
   }
   var clocks = document.querySelectorAll("[data-live][data-due]");
   if (!clocks.length) { return; }
+  // Mirrors core.formatting.countdown (tests/core/test_formatting.py): the server renders the first
+  // text, this keeps it ticking in the same words.
   var fmt = function (ms) {
     var s = Math.floor(Math.abs(ms) / 1000), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
     var text = h ? h + " h " + String(m).padStart(2, "0") + " min" : m + " min " + String(s % 60).padStart(2, "0") + " s";

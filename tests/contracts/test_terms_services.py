@@ -8,10 +8,11 @@ from django.core.exceptions import ValidationError
 from bids.choices import RequestStatus
 from contracts.defaults import BUSINESS_HOURS
 from contracts.models import FrozenTermsRevisionError, HandoffTermsRevision
-from contracts.selectors import duration, severity_rows
+from contracts.selectors import severity_rows
 from contracts.services import terms_create, terms_update
 from contracts.validation import validate_terms
 from core.errors import ServiceError
+from core.formatting import duration
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,7 @@ def test_the_validator_is_plain_python():
 def test_clocks_read_with_units(fx):
     assert [duration(m) for m in (15, 90, 240, 1440, 2880)] == [
         "15 min",
-        "1 h 30 min",
+        "90 min",
         "4 h",
         "24 h",
         "2 d",

@@ -18,7 +18,7 @@ from questionnaire.answer_types import (
     QuestionSpec,
     clean_answer,
     deal_breaker_failure,
-    format_duration,
+    format_answer,
     validate_rule,
 )
 
@@ -82,12 +82,13 @@ def test_multi_choices_are_deduplicated_and_sorted():
 
 
 def test_durations_print_back_in_a_unit_people_read():
-    assert [format_duration(m) for m in (30, 90, 150, 240, 2880)] == [
+    # The shared rule (core.formatting.duration): one number, one unit, read back unchanged.
+    assert [format_answer(spec(DURATION), m) for m in (30, 90, 150, 240, 2880)] == [
         "30 min",
         "90 min",
-        "2.5 h",
+        "150 min",
         "4 h",
-        "2 days",
+        "2 d",
     ]
 
 

@@ -84,3 +84,16 @@ def test_anonymised_export_names_no_provider(scored, buyer):
     assert header[3:] == ["Bid A", "Bid B"]
     text = " ".join(str(c.value) for row in sheet.iter_rows() for c in row)
     assert "Northwind" not in text and "Rival Cloud" not in text
+
+
+def test_csv_and_page_name_a_link_rate_in_the_one_unit(scored, buyer):
+    from core.formatting import LINK_RATE_UNIT
+
+    client = buyer.client()
+    req = scored.request
+    html = client.get(reverse("evaluation:request-compare", args=[req.pk])).content.decode()
+    response = client.get(reverse("evaluation:request-compare-csv", args=[req.pk]))
+    lines = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    units = {line[1]: line[2] for line in lines[3:]}
+    assert units["Backend bandwidth per GPU"] == LINK_RATE_UNIT == "Gb/s"
+    assert f"({LINK_RATE_UNIT})" in html

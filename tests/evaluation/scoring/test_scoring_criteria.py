@@ -141,7 +141,7 @@ def test_incident_sla_rewards_spares_coverage_and_fast_clocks() -> None:
     assert score_incident_sla(request=req, bid=demo_premium()).score == 100
     cheap = score_incident_sla(request=req, bid=demo_cheap())
     assert cheap.score < 20
-    for needle in ("72 h", "no spares", "business hours", "health checks", "S1 240 vs 30"):
+    for needle in ("72 h", "no spares", "business hours", "health checks", "S1 4 h vs 30 min"):
         assert needle in cheap.rationale
 
 
@@ -156,8 +156,8 @@ def test_incident_sla_names_the_questionnaire_rows_that_miss_the_targets() -> No
     result = score_incident_sla(request=req, bid=bid)
     # two comparable clocks, each at half the target pace: 10 of 20 points lost
     assert result.score == pytest.approx(90.0)
-    assert "first response S1 60 vs 30 min (Detect)" in result.rationale
-    assert "restore S1 480 vs 240 min (Repair or replace)" in result.rationale
+    assert "first response S1 1 h vs 30 min (Detect)" in result.rationale
+    assert "restore S1 8 h vs 4 h (Repair or replace)" in result.rationale
     assert "S2" not in result.rationale  # no restore target for S2: not compared
 
 

@@ -1,0 +1,67 @@
+"""Names the whole product shares: collectives, evidence kinds and the chart palette.
+
+Plain Python, so the Django-free parsers and checks read the same lists as the fixture schema,
+the forms, the pages, the PDF charts and (through the JSON the views send) the browser charts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# nccl-tests binaries are named <collective>_perf; the order is the one forms offer them in.
+COLLECTIVES: tuple[str, ...] = (
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "alltoall",
+    "alltoallv",
+    "broadcast",
+    "reduce",
+    "sendrecv",
+    "gather",
+    "scatter",
+    "hypercube",
+)
+
+COLLECTIVE_SET: frozenset[str] = frozenset(COLLECTIVES)
+
+# Evidence a burn-in run collects, one parser each, with the name a person reads.
+EVIDENCE_KIND_LABELS: dict[str, str] = {
+    "fixture-result": "Fixture result (rank-sum all-reduce)",
+    "nccl-tests": "nccl-tests",
+    "nvidia-smi-topo": "Topology (nvidia-smi topo -m)",
+    "nvidia-smi-query": "GPUs (nvidia-smi)",
+    "dcgmi-diag": "DCGM diagnostics",
+    "ibstat": "InfiniBand ports (ibstat)",
+    "step-times": "Step times per rank",
+}
+EVIDENCE_KINDS: tuple[str, ...] = tuple(EVIDENCE_KIND_LABELS)
+
+# Twelve colours that stay apart in print and on screen, for PDF and browser charts alike.
+PALETTE: tuple[str, ...] = (
+    "#2455c3",
+    "#c0262d",
+    "#1a7f37",
+    "#9a6700",
+    "#8250df",
+    "#0a7ea4",
+    "#bf3989",
+    "#57606a",
+    "#e16f24",
+    "#6b8e23",
+    "#1b1f24",
+    "#d4a72c",
+)
+# A collective keeps its colour from chart to chart, page or PDF.
+COLLECTIVE_COLOURS: dict[str, str] = dict(zip(COLLECTIVES, PALETTE, strict=False))
+
+
+def series_colours(*, names: Iterable[str]) -> dict[str, str]:
+    """A colour per series name: a collective gets its own, other names the colours left free,
+    in the order given (cycling only past twelve)."""
+    ordered = list(dict.fromkeys(names))
+    out = {n: COLLECTIVE_COLOURS[n] for n in ordered if n in COLLECTIVE_COLOURS}
+    free = [c for c in PALETTE if c not in out.values()] or list(PALETTE)
+    others = [n for n in ordered if n not in out]
+    out.update({n: free[i % len(free)] for i, n in enumerate(others)})
+    return {n: out[n] for n in ordered}

@@ -1,0 +1,104 @@
+"""How Clusterbid prints a duration, a size, a bandwidth or a link rate: one rule each.
+
+Pages (through `core/templatetags/formatting.py`), PDF annexes, CSV/XLSX exports, check messages
+and the JSON the charts read all call these, so one value reads the same everywhere. Plain
+Python: the Django-free parsers and checks use it too.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+DASH = "—"
+MINUTES_PER_HOUR = 60
+MINUTES_PER_DAY = 1440
+# IEC units, as nvidia-smi and nccl-tests sizes are powers of two.
+BYTE_UNITS: tuple[tuple[str, int], ...] = (
+    ("TiB", 1 << 40),
+    ("GiB", 1 << 30),
+    ("MiB", 1 << 20),
+    ("KiB", 1 << 10),
+)
+# Bandwidths are GB/s (bytes), as nccl-tests prints busbw; link rates are Gb/s (bits), as
+# ibstat prints them (docs/fixture-schema.md, "Units").
+BANDWIDTH_UNIT = "GB/s"
+LINK_RATE_UNIT = "Gb/s"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def number(value: float) -> str:
+    """400 -> '400', 46.5 -> '46.5', 385.127 -> '385.13', 1500 -> '1,500': at most 2 decimals."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def duration(minutes: Any) -> str:
+    """A clock given in minutes: '45 min', '4 h', '2 d' (whole days from 48 h on), '90 min'.
+
+    One number and one unit, no thousands separator, so the text also reads back through the
+    questionnaire's `parse_duration` when a form shows it. Whole days count only from 48 h:
+    '24 h' is a clock people say in hours.
+    """
+    if not _is_number(minutes):
+        return DASH
+    if minutes < 0:
+        return f"-{duration(-minutes)}"
+    if not float(minutes).is_integer():
+        return f"{minutes:g} min"
+    whole = int(minutes)
+    if whole >= 2 * MINUTES_PER_DAY and whole % MINUTES_PER_DAY == 0:
+        return f"{whole // MINUTES_PER_DAY} d"
+    if whole >= MINUTES_PER_HOUR and whole % MINUTES_PER_HOUR == 0:
+        return f"{whole // MINUTES_PER_HOUR} h"
+    return f"{whole} min"
+
+
+def countdown(seconds: Any) -> str:
+    """A running contract clock: '2 h 05 min' from an hour on, '4 min 09 s' below it.
+
+    static/js/incidents.js ticks the same text in the browser; keep the two in step.
+    """
+    if not _is_number(seconds):
+        return DASH
+    whole = int(abs(seconds))
+    hours, rest = divmod(whole, 3600)
+    text = f"{hours} h {rest // 60:02d} min" if hours else f"{rest // 60} min {rest % 60:02d} s"
+    return text if seconds >= 0 else f"{text} overdue"
+
+
+def data_size(size: Any) -> str:
+    """Bytes in IEC units: '512 B', '1,000 B', '1 GiB', '1.5 MiB' (one decimal when not exact)."""
+    if not _is_number(size):
+        return DASH
+    if size < 0:
+        return f"-{data_size(-size)}"
+    for unit, factor in BYTE_UNITS:
+        if size >= factor:
+            scaled = size / factor
+            if scaled.is_integer():
+                return f"{int(scaled):,} {unit}"
+            return f"{scaled:,.1f} {unit}".replace(".0 ", " ")
+    return f"{int(size):,} B"
+
+
+def data_size_exact(size: Any) -> str:
+    """'1 GiB (1,073,741,824 bytes)': the size as people read it, the exact count a contract
+    agrees on beside it (annexes)."""
+    if not _is_number(size) or abs(size) < BYTE_UNITS[-1][1]:
+        return data_size(size)
+    return f"{data_size(size)} ({int(size):,} bytes)"
+
+
+def bandwidth(gbytes_per_s: Any) -> str:
+    """Bus or network bandwidth in GB/s: '385.13 GB/s'."""
+    return f"{number(gbytes_per_s)} {BANDWIDTH_UNIT}" if _is_number(gbytes_per_s) else DASH
+
+
+def link_rate(gbits_per_s: Any) -> str:
+    """A link or NIC rate in Gb/s: '400 Gb/s'."""
+    return f"{number(gbits_per_s)} {LINK_RATE_UNIT}" if _is_number(gbits_per_s) else DASH
