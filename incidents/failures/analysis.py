@@ -145,8 +145,8 @@ def analyse(
     if world_size is None:
         inits = [e.detail.get("nranks", 0) for e in events if e.kind == "nccl_init"]
         world_size = rmap.world_size() or (max(inits) if inits and max(inits) else None)
-    dumps = got.dumps
-    fr = analyse_dumps(dumps, got.dump_sources, world_size=world_size)
+    dumps = got.collectives.dumps
+    fr = analyse_dumps(got.collectives, got.dump_sources, world_size=world_size)
     if world_size is None and (dumps or got.incomplete_dumps):
         world_size = max([*dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
     for e in fr.events:

@@ -10,8 +10,11 @@ minority that is ahead). Entries at the same sequence number are compared field 
 from __future__ import annotations
 
 import json
+import marshal
 import re
+from array import array
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -48,16 +51,176 @@ class _RankPg:
     enqueued: int = -1
     completed: int = -1
     last_ns: int | None = None
-    # seq → ((key, field values), time_created_ns); signatures are interned across ranks.
-    by_seq: dict[int, tuple[tuple[str, tuple[Any, ...]], Any]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
 class DumpSummary:
-    """What the cross-rank analysis needs from one dump; the dump itself can be dropped."""
+    """What the cross-rank analysis needs from one dump besides its collectives."""
 
     pgs: dict[str, _RankPg] = field(default_factory=dict)
     pg_config: dict[str, Any] = field(default_factory=dict)
+
+
+_NS_MIN, _NS_MAX = -(2**63) + 1, 2**63 - 1
+_NS_OTHER = -(2**63)  # the creation time is not an int64; the value itself sits in `other`
+
+
+class _Group:
+    """The ranks that issued the same collective (equal signature) at one sequence number."""
+
+    __slots__ = ("ns", "other", "ranks", "raw")
+
+    def __init__(self, raw: tuple[Any, ...]) -> None:
+        self.raw = raw  # the first rank's field values; the others' are equal and dropped
+        self.ranks = array("q")
+        self.ns = array("q")  # each rank's time_created_ns, in step with `ranks`
+        self.other: dict[int, Any] | None = None  # rank → a time that is not an int64
+
+    def add(self, rank: int, ns: Any) -> None:
+        self.ranks.append(rank)
+        if ns.__class__ is int and _NS_MIN <= ns <= _NS_MAX:
+            self.ns.append(ns)
+        else:
+            self.ns.append(_NS_OTHER)
+            if self.other is None:
+                self.other = {}
+            self.other[rank] = ns
+
+    def members(self) -> Iterator[tuple[int, Any]]:
+        for rank, ns in zip(self.ranks, self.ns, strict=True):
+            yield rank, ((self.other or {}).get(rank) if ns == _NS_OTHER else ns)
+
+    def drop(self, rank: int) -> None:
+        keep = [(r, ns) for r, ns in self.members() if r != rank]
+        self.ranks, self.ns, self.other = array("q"), array("q"), None
+        for r, ns in keep:
+            self.add(r, ns)
+
+
+def _key(value: Any) -> bytes | str:
+    """Equal keys for equal plain data, type for type (1, 1.0 and True differ, as in repr).
+
+    marshal's version 0 writes no back-references and does not mark interned strings, so the
+    bytes depend on the value alone; it is several times cheaper than repr."""
+    try:
+        return marshal.dumps(value, 0)
+    except ValueError:  # nested too deeply for marshal
+        return repr(value)
+
+
+class Collectives:
+    """Every rank's collectives, compared column-wise as the dumps stream in.
+
+    Per process group and sequence number, the ranks are grouped by signature (profiling name,
+    input sizes and dtypes, output sizes): a healthy job keeps one group per collective — an
+    array of ranks and one of times, not an object per rank and entry — so 16,384 ranks × 200
+    entries cost tens of megabytes. A dump can be dropped as soon as it is added."""
+
+    def __init__(self) -> None:
+        self.dumps: dict[int, DumpSummary] = {}
+        self.columns: dict[str, dict[int, dict[bytes | str, _Group]]] = defaultdict(dict)
+        self._configs: dict[bytes | str, dict[str, Any]] = {}
+
+    def add(self, rank: int, dump: dict[str, Any]) -> None:
+        """Fold one rank's dump in: per process group its last enqueued and completed
+        collective and last creation time, and each entry's signature and time by sequence
+        number (the last entry wins where a number repeats)."""
+        if rank in self.dumps:  # a second dump for the same rank replaces the first
+            self._forget(rank)
+        cfg = dump.get("pg_config")
+        summary = DumpSummary()
+        if isinstance(cfg, dict) and cfg:
+            # Each rank's dump repeats the whole group table (the world group lists every rank):
+            # keep one copy of each distinct table, or the tables alone grow with ranks squared.
+            summary.pg_config = self._configs.setdefault(_key(cfg), cfg)
+        self.dumps[rank] = summary
+        # One pass, no object per entry: this loop runs for every rank × entry (3.3 million
+        # times for 16,384 ranks), so the hot path is spelled out inline.
+        pgs, columns, dumps = summary.pgs, self.columns, marshal.dumps
+        name = None
+        state = _RankPg()
+        column: dict[int, dict[bytes | str, _Group]] = {}
+        for entry in dump.get("entries", []):
+            get = entry.get
+            if get("is_p2p") is True:
+                continue
+            seq = get("collective_seq_id", _ABSENT)
+            if seq is _ABSENT:
+                seq = get("seq_id")  # before 2.4
+            if seq.__class__ is not int:  # bool is no sequence number
+                continue
+            pg = get("process_group")
+            if not (pg.__class__ is tuple and pg and pg[0] == name and name):
+                pg_name = _pg_name(entry)
+                if pg_name != name:
+                    name = pg_name
+                    state = pgs.get(name) or pgs.setdefault(name, _RankPg())
+                    column = columns[name]
+            if seq > state.enqueued:
+                state.enqueued = seq
+            else:  # seen before in this dump, or out of order: a repeat replaces the first
+                _drop_last(column, seq, rank)
+            if seq > state.completed and get("state") == "completed":
+                state.completed = seq
+            raw = (get("profiling_name"), get("input_sizes"), get("input_dtypes"),
+                   get("output_sizes"))  # fmt: skip
+            try:
+                key: bytes | str = dumps(raw, 0)  # _key, inlined
+            except ValueError:
+                key = repr(raw)
+            groups = column.get(seq)
+            if groups is None:
+                groups = column[seq] = {}
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = _Group(raw)
+            ns = get("time_created_ns")
+            if ns.__class__ is int and _NS_MIN <= ns <= _NS_MAX:  # _Group.add, inlined
+                group.ranks.append(rank)
+                group.ns.append(ns)
+                if state.last_ns is None or ns > state.last_ns:
+                    state.last_ns = ns if ns > 0 else 0
+            else:
+                group.add(rank, ns)
+                if isinstance(ns, int) and (state.last_ns is None or ns > state.last_ns):
+                    state.last_ns = max(ns, 0)
+        status = dump.get("pg_status")
+        if isinstance(status, dict):
+            for pg, values in status.items():
+                if not isinstance(values, dict) or str(pg) not in pgs:
+                    continue
+                state = pgs[str(pg)]
+                enq = values.get("last_enqueued_collective")
+                done = values.get("last_completed_collective")
+                if isinstance(enq, int):
+                    state.enqueued = max(state.enqueued, enq)
+                if isinstance(done, int):
+                    state.completed = max(state.completed, done)
+
+    def _forget(self, rank: int) -> None:
+        for column in self.columns.values():
+            for groups in column.values():
+                for key, group in list(groups.items()):
+                    if rank in group.ranks:
+                        group.drop(rank)
+                        if not group.ranks:
+                            del groups[key]
+        del self.dumps[rank]
+
+
+def _drop_last(column: dict[int, dict[bytes | str, _Group]], seq: int, rank: int) -> None:
+    """Take back what `rank`'s current dump gave at `seq`: it is the last in its group, as the
+    dump being added is the latest."""
+    groups = column.get(seq, {})
+    for key, group in groups.items():
+        if group.ranks and group.ranks[-1] == rank:
+            group.ranks.pop()
+            group.ns.pop()
+            if group.other:
+                group.other.pop(rank, None)
+            if not group.ranks:
+                del groups[key]
+            return
 
 
 def _show(value: Any) -> str:
@@ -67,48 +230,7 @@ def _show(value: Any) -> str:
         return repr(value)
 
 
-def summarise(dump: dict[str, Any], cache: dict[Any, Any] | None = None) -> DumpSummary:
-    """Per process group: last enqueued/completed collective and each entry's signature."""
-    cache = {} if cache is None else cache
-    cfg = dump.get("pg_config")
-    out = DumpSummary(pg_config=cfg if isinstance(cfg, dict) else {})
-    for entry in dump.get("entries", []):
-        if entry.get("is_p2p") is True:
-            continue
-        seq = entry.get("collective_seq_id", entry.get("seq_id"))  # `seq_id` before 2.4
-        if not isinstance(seq, int) or isinstance(seq, bool):
-            continue
-        state = out.pgs.setdefault(_pg_name(entry), _RankPg())
-        state.enqueued = max(state.enqueued, seq)
-        if entry.get("state") == "completed":
-            state.completed = max(state.completed, seq)
-        raw = (
-            entry.get("profiling_name"),
-            entry.get("input_sizes"),
-            entry.get("input_dtypes"),
-            entry.get("output_sizes"),
-        )
-        key = repr(raw)  # one C call; equal collectives give equal keys
-        sig = cache.get(key)
-        if sig is None:
-            sig = cache[key] = (key, raw)
-        ns = entry.get("time_created_ns")
-        state.by_seq[seq] = (sig, ns)
-        if isinstance(ns, int):
-            state.last_ns = max(state.last_ns or 0, ns)
-    status = dump.get("pg_status")
-    if isinstance(status, dict):
-        for pg, values in status.items():
-            if not isinstance(values, dict) or str(pg) not in out.pgs:
-                continue
-            state = out.pgs[str(pg)]
-            enq = values.get("last_enqueued_collective")
-            done = values.get("last_completed_collective")
-            if isinstance(enq, int):
-                state.enqueued = max(state.enqueued, enq)
-            if isinstance(done, int):
-                state.completed = max(state.completed, done)
-    return out
+_ABSENT = object()
 
 
 def _pg_name(entry: dict[str, Any]) -> str:
@@ -161,10 +283,11 @@ def _time(ns: Any) -> datetime | None:
 
 
 def analyse_dumps(
-    dumps: dict[int, DumpSummary], sources: dict[int, str], *, world_size: int | None
+    collectives: Collectives, sources: dict[int, str], *, world_size: int | None
 ) -> FlightRecorderResult:
-    """Cross-rank analysis of dump summaries keyed by rank."""
+    """Cross-rank analysis of the dumps added to `collectives`."""
     result = FlightRecorderResult(dumps=dict(sources))
+    dumps = collectives.dumps
     if not dumps:
         return result
     expected = world_size
@@ -187,7 +310,7 @@ def analyse_dumps(
         present = {r: s for r, s in ranks.items() if members is None or r in members}
         _stuck(pg, present, sources, result, size=len(members) if members else expected)
         if len(result.mismatches) < _MAX_MISMATCHES:
-            _compare(pg, present, sources, result)
+            _compare(pg, collectives.columns.get(pg, {}), present, sources, result)
     flagged = ("collective_desync", "collective_mismatch")
     result.suspects = sorted(
         {e.rank for e in result.events if e.rank is not None and e.kind in flagged}
@@ -265,17 +388,31 @@ def _stuck(
 
 
 def _compare(
-    pg: str, ranks: dict[int, _RankPg], sources: dict[int, str], result: FlightRecorderResult
+    pg: str,
+    column: dict[int, dict[bytes | str, _Group]],
+    ranks: dict[int, _RankPg],
+    sources: dict[int, str],
+    result: FlightRecorderResult,
 ) -> None:
-    seqs: set[int] = set()
-    for state in ranks.values():
-        seqs.update(state.by_seq)
-    for seq in sorted(seqs):
-        sigs = {r: s.by_seq[seq][0] for r, s in ranks.items() if seq in s.by_seq}
-        if len(sigs) < 2 or len({sig[0] for sig in sigs.values()}) == 1:
+    order: dict[int, int] | None = None
+    for seq in sorted(column):
+        groups = column[seq]
+        if len(groups) < 2:
             continue  # the common case: every rank agrees
+        if order is None:
+            order = {r: i for i, r in enumerate(ranks)}
+        # Ranks in the order their dumps arrived, as a majority tie goes to the first seen.
+        found = sorted(
+            ((order[r], r, group, ns) for group in groups.values() for r, ns in group.members()
+             if r in order),
+            key=lambda item: item[0],
+        )  # fmt: skip
+        sigs = {r: group for _, r, group, _ in found}
+        if len(sigs) < 2 or len({id(g) for g in sigs.values()}) == 1:
+            continue  # what disagreed came from ranks outside this group
+        times = {r: ns for _, r, _, ns in found}
         for i, name in enumerate(_FIELDS):
-            values = {r: _show(sig[1][i]) for r, sig in sigs.items()}
+            values = {r: _show(g.raw[i]) for r, g in sigs.items()}
             counts = Counter(values.values())
             if len(counts) < 2:
                 continue
@@ -287,7 +424,7 @@ def _compare(
             for rank in odd[:8]:
                 result.events.append(
                     Event(
-                        _time(ranks[rank].by_seq[seq][1]),
+                        _time(times[rank]),
                         rank,
                         None,
                         sources.get(rank, "flight recorder"),

@@ -10,10 +10,9 @@ import gc
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .errors import DumpError, UnsafePickle
-from .flightrec import DumpSummary, summarise
+from .flightrec import Collectives
 from .model import SourceFile
 from .rankmap import RankMap, looks_like_gpu_list, looks_like_rank_map, parse_rank_map
 from .unpickle import load_dump, looks_like_dump, rank_from_name
@@ -25,7 +24,7 @@ _DUMP_NAME = re.compile(r"nccl_trace|fr_trace|flight|(?:^|/)fr/|trace_rank", re.
 @dataclass(slots=True)
 class Intake:
     texts: list[tuple[str, str]] = field(default_factory=list)  # (name, decoded text)
-    dumps: dict[int, DumpSummary] = field(default_factory=dict)
+    collectives: Collectives = field(default_factory=Collectives)
     dump_sources: dict[int, str] = field(default_factory=dict)
     incomplete_dumps: dict[int, str] = field(default_factory=dict)  # rank → why
     gpu_lists: list[SourceFile] = field(default_factory=list)
@@ -41,21 +40,20 @@ class Intake:
 def take(sources: Iterable[SourceFile]) -> Intake:
     """Read every source once, in order."""
     out = Intake()
-    cache: dict[Any, Any] = {}
     # Thousands of dumps make millions of small containers that all stay alive; the cyclic GC
     # would rescan them again and again (quadratic). None of them can form cycles worth collecting.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         for f in sources:
-            _take_one(f, out, cache)
+            _take_one(f, out)
     finally:
         if gc_was_enabled:
             gc.enable()
     return out
 
 
-def _take_one(f: SourceFile, out: Intake, cache: dict[Any, Any]) -> None:
+def _take_one(f: SourceFile, out: Intake) -> None:
     out.files += 1
     out.bytes += f.size
     out.names.append(f.name)
@@ -71,7 +69,7 @@ def _take_one(f: SourceFile, out: Intake, cache: dict[Any, Any]) -> None:
             return
         why = "empty file"
     elif looks_like_dump(f.name, f.data):
-        why = _load_dump(f, out, cache)
+        why = _load_dump(f, out)
     elif looks_like_rank_map(f.name, f.data):
         out.explicit.update(parse_rank_map(f.data, name=f.name))
     elif looks_like_gpu_list(f.data):
@@ -96,15 +94,15 @@ def _incomplete(out: Intake, rank: int, name: str, why: str) -> None:
     out.missing.append(f"Flight Recorder dump for rank {rank} is incomplete: {why}")
 
 
-def _load_dump(f: SourceFile, out: Intake, cache: dict[Any, Any]) -> str | None:
+def _load_dump(f: SourceFile, out: Intake) -> str | None:
     """None when loaded (or recorded as incomplete), else why the dump cannot be used."""
     rank = rank_from_name(f.name)
     if rank is None:
         out.missing.append(f"{f.name}: Flight Recorder dump without a rank in its name; skipped")
         return "Flight Recorder dump without a rank in its name"
     try:
-        # Keep only the summary: 16,384 full dumps would not fit the memory budget.
-        out.dumps[rank] = summarise(load_dump(f.data, name=f.name), cache)
+        # Keep only what the comparison needs: 16,384 full dumps would not fit in memory.
+        out.collectives.add(rank, load_dump(f.data, name=f.name))
         out.dump_sources[rank] = f.name
     except UnsafePickle as exc:
         out.missing.append(f"Flight Recorder dump for rank {rank} refused: {exc}")
