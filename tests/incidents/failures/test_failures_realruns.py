@@ -94,6 +94,13 @@ def test_freshly_generated_runs_get_the_same_verdicts(tmp_path: Path) -> None:
     finally:
         sys.path.pop(0)
     jobs = max(2, min(len(EXPECTED), os.cpu_count() or 2))
-    bundles = generate(out=tmp_path, cases=sorted(EXPECTED), timeout_s=45, jobs=jobs)
+    bundles = generate(out=tmp_path / "1", cases=sorted(EXPECTED), timeout_s=45, jobs=jobs)
     got = {b.name: _verdict(analyse(read_paths([b]))) for b in bundles}
+    # Real processes on a loaded machine: a job cut off by the generator's timeout before its
+    # ranks wrote their dumps is not the analyser's fault. Run such a case once more, alone
+    # and with more time; a verdict that is still wrong fails.
+    again = sorted(case for case in EXPECTED if got.get(case) != EXPECTED[case])
+    if again:
+        for b in generate(out=tmp_path / "2", cases=again, timeout_s=120, jobs=1):
+            got[b.name] = _verdict(analyse(read_paths([b])))
     assert got == EXPECTED
