@@ -45,7 +45,7 @@ class Actor:
 class Move(Generic[T]):
     name: str
     label: str
-    party: str  # "buyer" or "provider"
+    party: str  # "buyer", "provider", or "either" (any party of the object)
     roles: frozenset[str]
     sources: frozenset[str]  # the states the move starts from
     target: str | None = None
@@ -96,7 +96,11 @@ class Lifecycle(Generic[T]):
 
     def decide(self, obj: T, name: str, *, actor: Actor) -> Decision[T]:
         move = self.move(name)
-        role = actor.roles.get(move.party)
+        if move.party == "either":
+            role = next((r for r in actor.roles.values() if r in move.roles), None)
+            role = role or next(iter(actor.roles.values()), None)
+        else:
+            role = actor.roles.get(move.party)
         if role is None:
             return Decision(
                 move, False, f"Only the {move.party} can do this: {move.label}.", "party"
@@ -112,7 +116,8 @@ class Lifecycle(Generic[T]):
             return Decision(
                 move,
                 False,
-                f"A {self.name} that is {self.status_label(obj).lower()} cannot be {verb}.",
+                f"{'An' if self.name[0] in 'aeiou' else 'A'} {self.name} that is "
+                f"{self.status_label(obj).lower()} cannot be {verb}.",
                 "state",
             )
         if move.guard is not None:

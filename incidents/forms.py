@@ -58,6 +58,13 @@ class IncidentEvidenceForm(forms.Form):
     )
 
 
+class DisputeForm(forms.Form):
+    key = forms.CharField(widget=forms.HiddenInput)
+    reason = forms.CharField(
+        label="Why", widget=forms.Textarea(attrs={"rows": 2, "placeholder": "What is not so"})
+    )
+
+
 class SignoffForm(forms.Form):
     key = forms.CharField(widget=forms.HiddenInput)
     note = forms.CharField(

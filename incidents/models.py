@@ -197,3 +197,22 @@ class ChecklistSignoff(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} signed off by {self.by}"
+
+
+class ChecklistDispute(models.Model):
+    """The other party disputed a sign-off: the record stays, and the item is open again."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="disputes")
+    key = models.CharField(max_length=60)
+    disputed_note = models.TextField()  # the sign-off as it stood
+    disputed_by_party = models.CharField(max_length=10)  # who had signed: "buyer" or "provider"
+    reason = models.TextField()
+    party = models.CharField(max_length=10)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["incident", "at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.key} disputed by {self.by}"

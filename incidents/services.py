@@ -4,7 +4,7 @@ sign-offs, close. Keyword-only writes; the analysis itself is `incidents.failure
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import chain
 from types import SimpleNamespace
 from typing import Any, cast
@@ -21,11 +21,19 @@ from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
 from core.formatting import data_size
+from core.lifecycle import MoveRefused
 from core.uploads import check_upload
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
+from incidents.lifecycle import (
+    close_decision,
+    incident_move,
+    item_owner,
+    require_item_party,
+)
 from incidents.models import (
+    ChecklistDispute,
     ChecklistSignoff,
     FailedRun,
     FailedRunFile,
@@ -251,7 +259,7 @@ def _require_open(incident: Incident) -> None:
 def incident_set_severity(
     *, incident: Incident, user: User, severity: str, reason: str
 ) -> Incident:
-    _require_open(incident)
+    incident_move(incident, "severity", user=user)
     _check_severity(severity)
     if not reason.strip():
         raise ValidationError({"reason": ["Say why the severity changes; it is on the record."]})
@@ -266,10 +274,11 @@ def incident_set_severity(
 def incident_mark(
     *, incident: Incident, user: User, what: str, now: datetime | None = None
 ) -> Incident:
-    """Record the first response or the restore (once each; a clock stops there)."""
-    _require_open(incident)
+    """Record the first response or the restore (once each; a clock stops there). The provider
+    records both; the buyer confirms the end by closing."""
     if what not in ("responded", "restored"):
         raise ServiceError("Record either the response or the restore.")
+    incident_move(incident, what, user=user)
     if getattr(incident, f"{what}_at") is not None:
         raise ServiceError(f"{what.capitalize()} is already recorded.")
     setattr(incident, f"{what}_at", now or timezone.now())
@@ -286,7 +295,7 @@ def incident_evidence_upload(
 
     Diagnostics record the node they ran on (`node`, else a repaired node the file name names):
     the checklist counts only runs from the repaired node(s)."""
-    _require_open(incident)
+    incident_move(incident, "evidence", user=user)
     if kind not in IncidentEvidenceKind.values:
         raise ValidationError({"kind": ["Choose what the file is."]})
     check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES, field="file")
@@ -329,20 +338,63 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
 
 
 @transaction.atomic
-def incident_signoff(*, incident: Incident, user: User, key: str, note: str) -> ChecklistSignoff:
-    _require_open(incident)
+def incident_signoff(
+    *, incident: Incident, user: User, key: str, note: str, now: datetime | None = None
+) -> ChecklistSignoff:
+    """The item's owner signs it off with a note of what was checked."""
+    incident_move(incident, "signoff", user=user)
     states = {s.key: s for s in checklist_states(incident)}
     state = states.get(key)
     if state is None:
         raise ServiceError("That item is not on this incident's checklist.")
     if not state.signable:
         raise ServiceError(f"“{state.text}” is checked against uploaded evidence, not signed off.")
+    require_item_party(incident, key, user=user, owner=True)
+    _require_waited(incident, key, now or timezone.now())
     if not note.strip():
         raise ValidationError({"note": ["Write what was checked; the note is the evidence."]})
     signoff, _ = ChecklistSignoff.objects.update_or_create(
         incident=incident, key=key, defaults={"note": note.strip(), "by": user}
     )
     return signoff
+
+
+def _require_waited(incident: Incident, key: str, now: datetime) -> None:
+    """'No recurrence for N hours' can only be signed N hours after the restore."""
+    if key != "no_recurrence_hours":
+        return
+    hours = next((i.get("threshold") for i in incident.checklist if i["key"] == key), None)
+    if incident.restored_at is None:
+        raise ServiceError("Declare the restore first: no recurrence is counted from it.")
+    if hours and now < incident.restored_at + timedelta(hours=float(hours)):
+        ready = incident.restored_at + timedelta(hours=float(hours))
+        raise ServiceError(
+            f"No recurrence for {hours:g} hours can be signed from {ready:%Y-%m-%d %H:%M} UTC "
+            "on, that long after the restore."
+        )
+
+
+@transaction.atomic
+def incident_dispute(*, incident: Incident, user: User, key: str, reason: str) -> ChecklistDispute:
+    """The other party disputes a sign-off: recorded with its reason, and the item reopens."""
+    incident_move(incident, "dispute", user=user)
+    party = require_item_party(incident, key, user=user, owner=False)
+    signoff = ChecklistSignoff.objects.filter(incident=incident, key=key).first()
+    if signoff is None:
+        raise ServiceError("Only a signed-off item can be disputed.")
+    if not reason.strip():
+        raise ValidationError({"reason": ["Say why: the dispute and its reason are on record."]})
+    dispute = ChecklistDispute.objects.create(
+        incident=incident,
+        key=key,
+        disputed_note=signoff.note,
+        disputed_by_party=item_owner(key),
+        reason=reason.strip(),
+        party=party,
+        by=user,
+    )
+    signoff.delete()
+    return dispute
 
 
 @transaction.atomic
@@ -359,9 +411,12 @@ def incident_set_times(*, incident: Incident, **marks: Any) -> Incident:
 
 @transaction.atomic
 def incident_close(*, incident: Incident, user: User, now: datetime | None = None) -> Incident:
-    """Close only when every checklist item passes; otherwise say which do not."""
+    """Close only when every checklist item passes; otherwise say which do not. The buyer
+    confirms the end of an S1 or S2; either party may close an S3."""
     incident = Incident.objects.select_for_update().get(pk=incident.pk)
-    _require_open(incident)
+    decision = close_decision(incident, user=user)
+    if not decision.allowed:
+        raise MoveRefused(decision)  # type: ignore[arg-type]
     open_items = [s for s in checklist_states(incident) if not s.passed]
     if open_items:
         raise ServiceError(

@@ -22,6 +22,7 @@ urlpatterns = [
     ),
     path("incidents/<int:pk>/evidence/", v.incident_evidence, name="incident-evidence"),
     path("incidents/<int:pk>/signoff/", v.incident_signoff, name="incident-signoff"),
+    path("incidents/<int:pk>/dispute/", v.incident_dispute, name="incident-dispute"),
     path("incidents/<int:pk>/times/", v.incident_times, name="incident-times"),
     path("incidents/<int:pk>/close/", v.incident_close, name="incident-close"),
     path(

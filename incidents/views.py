@@ -18,6 +18,7 @@ from core.web import errors_into_form, flash_errors
 from incidents import selectors as sel
 from incidents import services
 from incidents.forms import (
+    DisputeForm,
     FailedRunUploadForm,
     IncidentEvidenceForm,
     IncidentOpenForm,
@@ -25,6 +26,7 @@ from incidents.forms import (
     SeverityForm,
     SignoffForm,
 )
+from incidents.lifecycle import INCIDENT, close_decision, incident_actor, item_owner
 from incidents.models import FailedRun, Incident
 from orgs.access import active_org, org_required, user_of
 
@@ -150,12 +152,22 @@ def incident_open(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> HttpResponse:
     evidence = list(incident.evidence.select_related("uploaded_by").order_by("pk"))
+    actor = incident_actor(incident, request.user)
+    checklist = sel.checklist_states(incident, evidence)
+    signed = set(incident.signoffs.values_list("key", flat=True))
     context = {
         "incident": incident,
+        # Which items this user may sign off, and which signed items they may dispute.
+        "may_sign": {s.key for s in checklist if item_owner(s.key) in actor.roles},
+        "may_dispute": {k for k in signed if actor.roles and item_owner(k) not in actor.roles},
+        "owners": {s.key: item_owner(s.key) for s in checklist},
+        "disputes": list(incident.disputes.select_related("by")),
+        "close": close_decision(incident, user=request.user),
+        "moves": INCIDENT.decisions(incident, actor=actor, names=["responded", "restored"]),
         "reservation": incident.reservation,
         "clocks": sel.clock_rows(incident, now=timezone.now()),
         "window": sel.window_view(incident),
-        "checklist": sel.checklist_states(incident, evidence),
+        "checklist": checklist,
         "evidence": evidence,
         "lost": sel.lost_time(incident),
         "severity_form": forms.get("severity_form")
@@ -266,6 +278,25 @@ def incident_signoff(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, "Signed off with your note.")
     else:
         messages.error(request, "Write a note to sign an item off.")
+    return redirect("incidents:incident-detail", pk=pk)
+
+
+@org_required()
+@require_POST
+def incident_dispute(request: HttpRequest, pk: int) -> HttpResponse:
+    incident = _get_incident(request, pk)
+    form = DisputeForm(request.POST)
+    if form.is_valid():
+        try:
+            services.incident_dispute(incident=incident, user=user_of(request), **form.cleaned_data)
+        except ValidationError as exc:
+            flash_errors(request, exc)
+        else:
+            messages.success(
+                request, "Disputed: the item is open again, and your reason is on record."
+            )
+    else:
+        messages.error(request, "Say why you dispute the sign-off.")
     return redirect("incidents:incident-detail", pk=pk)
 
 

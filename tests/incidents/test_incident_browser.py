@@ -4,8 +4,10 @@ clocks, upload a recovery nccl-tests run, sign off the rest, close."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from incidents.failures.synthetic import Scenario, cascade
 from incidents.models import Incident
@@ -47,14 +49,28 @@ def test_failed_run_to_closed_incident(
     page.click("#evidence-upload button[type=submit]")
     page.wait_for_selector("text=is stored and read")
 
+    # The provider declares the restore; no recurrence is counted from it (two days ago here).
+    page.click("#clock-restore button[type=submit]")
+    page.wait_for_selector("text=Restored recorded")
+    Incident.objects.filter(pk=incident.pk).update(restored_at=timezone.now() - timedelta(days=2))
+    page.reload()
+    # The buyer's items offer the provider no form, and it cannot close an S1 alone.
+    assert not page.query_selector("#note-loss_continuity")
+    assert "the buyer signs this off" in page.inner_text("#item-loss_continuity")
+    assert "Only the buyer confirms" in page.inner_text("#close-blocked")
+    page.fill("#note-no_recurrence_hours", "no_recurrence_hours verified on node-17")
+    page.click("#item-no_recurrence_hours button[type=submit]")
+    page.wait_for_selector("#item-no_recurrence_hours .status-pass")
+
+    page = login_as(new_page(), "alice")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{live_server.url}/incidents/{incident.pk}/")
     page.click("#close-incident")
     page.wait_for_selector(".msg.error:has-text('has not passed')")
-
-    for key in ("diagnostics", "loss_continuity", "no_recurrence_hours"):
+    for key in ("diagnostics", "loss_continuity"):
         page.fill(f"#note-{key}", f"{key} verified on node-17")
         page.click(f"#item-{key} button[type=submit]")
         page.wait_for_selector(f"#item-{key} .status-pass")
-
     page.click("#close-incident")
     page.wait_for_selector("#incident-state:has-text('closed')")
     incident.refresh_from_db()

@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from acceptance.models import ReservationStatus
+from core.lifecycle import MoveRefused
 from incidents import services
 from incidents.models import FailedRunState, IncidentEvidenceKind
 from incidents.selectors import checklist_states, clock_rows, lost_time
@@ -135,11 +136,80 @@ def test_close_is_refused_until_every_item_passes(incident, buyer, provider) -> 
         services.incident_signoff(incident=incident, user=buyer.user, key=s.key, note="checked")
     with pytest.raises(ValidationError, match="no recurrence"):
         services.incident_close(incident=incident, user=buyer.user)
+    restored = OPENED + timedelta(hours=1)
+    services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
     services.incident_signoff(
-        incident=incident, user=provider.user, key=signable[-1].key, note="48 h clean"
-    )
+        incident=incident, user=provider.user, key=signable[-1].key, note="48 h clean",
+        now=restored + timedelta(hours=49),
+    )  # fmt: skip
     closed = services.incident_close(incident=incident, user=buyer.user)
-    assert closed.closed_at is not None and closed.restored_at is not None
+    assert closed.closed_at is not None and closed.restored_at == restored
+
+
+def _ready_to_close(incident: Any, buyer: Any, provider: Any) -> None:
+    for name, kind in [
+        ("nccl_all_reduce_recovered.txt", "nccl-tests"),
+        ("pre_incident_steps.csv", "smoke-steps"),
+    ]:
+        services.incident_evidence_upload(
+            incident=incident, user=provider.user, kind=kind, upload=recovery_file(name)
+        )
+    restored = OPENED + timedelta(hours=1)
+    services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
+    for key in ("diagnostics", "loss_continuity"):
+        services.incident_signoff(incident=incident, user=buyer.user, key=key, note="checked")
+    services.incident_signoff(
+        incident=incident, user=provider.user, key="no_recurrence_hours", note="48 h clean",
+        now=restored + timedelta(hours=49),
+    )  # fmt: skip
+
+
+def test_the_provider_cannot_close_an_s1_alone(incident, buyer, provider) -> None:
+    """The provider declares it restored and signs its own items; the buyer confirms the end."""
+    assert incident.severity in ("S1", "S2")
+    _ready_to_close(incident, buyer, provider)
+    with pytest.raises(MoveRefused, match="Only the buyer confirms") as refused:
+        services.incident_close(incident=incident, user=provider.user)
+    assert refused.value.status_code == 409
+    assert services.incident_close(incident=incident, user=buyer.user).closed_at is not None
+
+
+def test_each_party_signs_off_only_its_own_items(incident, buyer, provider) -> None:
+    with pytest.raises(MoveRefused, match="the buyer's to sign off"):
+        services.incident_signoff(
+            incident=incident, user=provider.user, key="loss_continuity", note="looks fine"
+        )
+    with pytest.raises(MoveRefused, match="Only the provider can do this: Record the response"):
+        services.incident_mark(incident=incident, user=buyer.user, what="responded")
+
+
+def test_no_recurrence_cannot_be_signed_before_its_hours_have_passed(incident, provider) -> None:
+    restored = OPENED + timedelta(hours=1)
+    services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
+    with pytest.raises(ValidationError, match="can be signed from"):
+        services.incident_signoff(
+            incident=incident, user=provider.user, key="no_recurrence_hours", note="clean",
+            now=restored + timedelta(minutes=1),
+        )  # fmt: skip
+
+
+def test_a_dispute_is_recorded_and_reopens_the_item(incident, buyer, provider) -> None:
+    _ready_to_close(incident, buyer, provider)
+    with pytest.raises(MoveRefused, match="Only the other party"):
+        services.incident_dispute(
+            incident=incident, user=provider.user, key="no_recurrence_hours", reason="mine"
+        )
+    dispute = services.incident_dispute(
+        incident=incident, user=buyer.user, key="no_recurrence_hours",
+        reason="The same node threw Xid 79 again at 03:12 UTC.",
+    )  # fmt: skip
+    assert (dispute.party, dispute.disputed_by_party, dispute.disputed_note) == (
+        "buyer", "provider", "48 h clean",
+    )  # fmt: skip
+    states = {s.key: s for s in checklist_states(incident)}
+    assert not states["no_recurrence_hours"].passed
+    with pytest.raises(ValidationError, match="no recurrence"):
+        services.incident_close(incident=incident, user=buyer.user)
 
 
 def test_checkpoint_listing_names_the_resume_point(incident, provider) -> None:

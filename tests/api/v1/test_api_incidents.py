@@ -4,6 +4,7 @@ off, the close is refused (naming what is open) until the checklist passes."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -48,8 +49,10 @@ def test_an_incident_from_open_to_close_by_api(analysed, accepted, buyer, provid
     assert responded.status_code == 200
     clock = responded.json()["clocks"][0]
     assert clock["done_by"] == provider.user.username and clock["done_at"]
-    twice = alice.post(f"/api/v1/incidents/{incident_id}/responded/")
+    twice = nora.post(f"/api/v1/incidents/{incident_id}/responded/")
     assert twice.status_code == 400 and "already recorded" in twice.json()["detail"]
+    not_hers = alice.post(f"/api/v1/incidents/{incident_id}/restored/")
+    assert not_hers.status_code == 403 and not_hers.json()["move"] == "restored"
 
     refused = alice.post(f"/api/v1/incidents/{incident_id}/close/")
     assert refused.status_code == 400
@@ -79,19 +82,25 @@ def test_an_incident_from_open_to_close_by_api(analysed, accepted, buyer, provid
     assert (
         wrong.status_code == 400 and "checked against uploaded evidence" in wrong.json()["detail"]
     )
+    assert nora.post(f"/api/v1/incidents/{incident_id}/restored/").status_code == 200
+    # No recurrence is counted from the restore: pretend it was two days ago.
+    Incident.objects.filter(pk=incident_id).update(restored_at=timezone.now() - timedelta(days=2))
     for item in open_items:
-        signed = alice.post(
+        owner = nora if item["key"] == "no_recurrence_hours" else alice
+        signed = owner.post(
             f"/api/v1/incidents/{incident_id}/signoff/",
             {"key": item["key"], "note": "checked"},
             format="json",
         )
-        assert signed.status_code == 201 and signed.json()["by"] == buyer.user.username
+        assert signed.status_code == 201, signed.content
 
+    alone = nora.post(f"/api/v1/incidents/{incident_id}/close/")
+    assert alone.status_code == 409 and "Only the buyer confirms" in alone.json()["detail"]
     closed = alice.post(f"/api/v1/incidents/{incident_id}/close/")
     assert closed.status_code == 200, closed.content
     assert closed.json()["is_open"] is False and closed.json()["closed_at"]
     late = _upload(nora, incident_id, "nccl_all_reduce_recovered.txt", "nccl-tests")
-    assert late.status_code == 400 and "closed" in late.json()["detail"]
+    assert late.status_code == 409 and "closed" in late.json()["detail"]
 
 
 def test_a_different_severity_needs_a_reason_named_in_errors(analysed, buyer):

@@ -1,0 +1,93 @@
+"""The incident's moves and who makes them: the provider records the response and the restore;
+each recovery item is signed off by the party that owns it and may be disputed by the other;
+only the buyer closes an S1 or S2 incident (either party may close an S3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bids.lifecycle import BUYER_TEAM, PROVIDER_TEAM, ROLE_LABELS
+from core.lifecycle import Actor, Decision, Lifecycle, Move, MoveRefused, Need
+from incidents.models import Incident
+from orgs.selectors import actor_for
+
+OPEN = frozenset({"open"})
+EITHER_TEAM = BUYER_TEAM | PROVIDER_TEAM
+
+# Who owns each sign-off item: the buyer watches its training (loss continuity); the provider
+# watches its node (no recurrence). Items the terms add are the buyer's to accept.
+SIGNOFF_OWNERS = {"loss_continuity": "buyer", "no_recurrence_hours": "provider"}
+
+
+def item_owner(key: str) -> str:
+    return SIGNOFF_OWNERS.get(key, "buyer")
+
+
+def _minor(incident: Incident) -> str | None:
+    if incident.severity in ("S1", "S2"):
+        return (
+            f"Only the buyer confirms that an {incident.severity} incident is over; the provider "
+            "declares it restored."
+        )
+    return None
+
+
+INCIDENT: Lifecycle[Incident] = Lifecycle(
+    name="incident",
+    status_of=lambda i: "open" if i.is_open else "closed",
+    status_label=lambda i: "open" if i.is_open else "closed",
+    role_labels=ROLE_LABELS,
+    moves=[
+        Move("responded", "Record the response", "provider", PROVIDER_TEAM, OPEN, verb="changed"),
+        Move("restored", "Declare it restored", "provider", PROVIDER_TEAM, OPEN, verb="changed"),
+        Move("severity", "Change the severity", "either", EITHER_TEAM, OPEN,
+             needs=frozenset({Need.REASON}), verb="changed"),
+        Move("evidence", "Upload recovery evidence", "either", EITHER_TEAM, OPEN, verb="changed"),
+        Move("signoff", "Sign off an item you own", "either", EITHER_TEAM, OPEN, verb="changed"),
+        Move("dispute", "Dispute the other party's sign-off", "either", EITHER_TEAM, OPEN,
+             needs=frozenset({Need.REASON}), verb="changed"),
+        Move("close", "Confirm closure", "buyer", BUYER_TEAM, OPEN,
+             needs=frozenset({Need.CONFIRM}), verb="closed"),
+        Move("close_minor", "Close the S3 incident", "provider", PROVIDER_TEAM, OPEN,
+             guard=_minor, verb="closed"),
+    ],
+)  # fmt: skip
+
+
+def incident_actor(incident: Incident, user: Any) -> Actor:
+    reservation = incident.reservation
+    return actor_for(
+        user=user,
+        parties={"buyer": reservation.request.buyer_id, "provider": reservation.bid.provider_id},
+    )
+
+
+def incident_move(incident: Incident, name: str, *, user: Any) -> Decision[Incident]:
+    return INCIDENT.require(incident, name, actor=incident_actor(incident, user))
+
+
+def close_decision(incident: Incident, *, user: Any) -> Decision[Incident]:
+    """The buyer's 'close', or for an S3 the provider's 'close_minor'."""
+    actor = incident_actor(incident, user)
+    if "buyer" in actor.roles:
+        return INCIDENT.decide(incident, "close", actor=actor)
+    return INCIDENT.decide(incident, "close_minor", actor=actor)
+
+
+def _refuse(incident: Incident, name: str, reason: str) -> MoveRefused:
+    decision: Decision[Any] = Decision(INCIDENT.move(name), False, reason, "party")
+    return MoveRefused(decision)
+
+
+def require_item_party(incident: Incident, key: str, *, user: Any, owner: bool) -> str:
+    """The actor's party, refused unless they own the item (`owner`) or are the other party."""
+    actor = incident_actor(incident, user)
+    party = item_owner(key)
+    mine = party in actor.roles
+    if owner and not mine:
+        raise _refuse(incident, "signoff", f"This item is the {party}'s to sign off.")
+    if not owner and (mine or not actor.roles):
+        raise _refuse(
+            incident, "dispute", f"Only the other party can dispute the {party}'s sign-off."
+        )
+    return "buyer" if "buyer" in actor.roles else "provider"
