@@ -26,7 +26,7 @@ def test_the_buyer_awards_from_the_request_page(world, buyer):
     client = buyer.client()
     html = client.get(reverse("bids:request-detail", args=[world.request.pk])).content.decode()
     assert f"Award to {world.bid.provider.name}" in html
-    response = client.post(reverse("burnin:bid-award", args=[world.bid.pk]), follow=True)
+    response = client.post(reverse("evaluation:bid-award", args=[world.bid.pk]), follow=True)
     assert "Awarded to Northwind" in response.content.decode()
     assert response.redirect_chain[-1][0].startswith("/reservations/")
 
