@@ -215,3 +215,11 @@ def test_the_run_list_counts_files_not_checks(
     upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
     (run,) = run_list(reservation=awarded.reservation)
     assert run.file_count == len(GOOD_SET)
+
+
+@pytest.mark.parametrize("role", ["provider", "buyer"])
+def test_an_awarded_bid_says_so_and_links_to_its_reservation(awarded, role, request):
+    client = request.getfixturevalue(role).client()
+    html = client.get(reverse("bids:bid-detail", args=[awarded.bid.pk])).content.decode()
+    assert "Current draft" not in html and "<h2>Awarded" in html
+    assert reverse("burnin:reservation-detail", args=[awarded.reservation.pk]) in html
