@@ -10,7 +10,7 @@ from bids import selectors, services
 from bids.choices import BidStatus
 from bids.forms import BidForm
 from core.web import errors_into_form, flash_errors
-from orgs.access import active_org, org_required, user_of
+from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
 
@@ -31,7 +31,7 @@ def bid_start(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 def bid_detail(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
-    bid = selectors.bid_get_for_org(org=org, pk=pk)
+    bid = get_for_acting_org(request, lambda o: selectors.bid_get_for_org(org=o, pk=pk))
     revisions = selectors.revision_list(bid=bid)
     is_owner = org is not None and bid.provider_id == org.pk
     awarded = bid.status == BidStatus.AWARDED
@@ -107,6 +107,6 @@ def bid_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required()
 def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    bid = selectors.bid_get_for_org(org=active_org(request), pk=pk)
+    bid = get_for_acting_org(request, lambda o: selectors.bid_get_for_org(org=o, pk=pk))
     revision = selectors.revision_get(bid=bid, number=number)
     return render(request, "bids/revision_detail.html", {"bid": bid, "revision": revision})
