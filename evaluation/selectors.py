@@ -1,4 +1,4 @@
-"""Reads that combine the bids with their current scores."""
+"""Reads that combine the bids with their current scores: the award panel and the award rule."""
 
 from __future__ import annotations
 
@@ -7,31 +7,67 @@ from dataclasses import dataclass
 from acceptance.selectors import burnin
 from bids import selectors as bid_selectors
 from bids.models import Bid, BidRevision, CapacityRequest
-from evaluation.models import BidScore, ScoringStatus
+from evaluation.comparison import CURRENT, comparison_state
+from evaluation.models import BidScore
 
 
 @dataclass(frozen=True)
 class AwardRow:
     bid: Bid
     revision: BidRevision
-    disqualifications: list[str]  # from the current scores; empty when qualified or unscored
+    score: BidScore | None  # from the current scoring run; None while there is none
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None
+
+    @property
+    def rank(self) -> int | None:
+        return self.score.rank if self.score else None
+
+    @property
+    def total(self) -> float | None:
+        return self.score.total if self.score else None
+
+    @property
+    def disqualifications(self) -> list[str]:
+        """The reasons in words, as the comparison page words them."""
+        return [d["message"] for d in self.score.disqualifications] if self.score else []
+
+    @property
+    def needs_justification(self) -> bool:
+        """Awarding against the current scores (not ranked first, or disqualified) needs a
+        written reason; without current scores there is no ranking to go against."""
+        return self.score is not None and (not self.score.qualified or self.score.rank != 1)
+
+
+def current_scores(*, request: CapacityRequest) -> dict[int, BidScore]:
+    """The current run's scores by revision id; empty when the run is missing, pending, failed
+    or for other inputs (a constant number of queries)."""
+    state, run = comparison_state(request=request)
+    if state != CURRENT or run is None:
+        return {}
+    return {s.revision_id: s for s in BidScore.objects.filter(run=run).defer("cost", "curve")}
 
 
 def award_rows(*, request: CapacityRequest) -> list[AwardRow]:
     """What the buyer awards between: each bid's submitted revision (never the working copy,
-    which may hold unsubmitted edits) and why the current scoring disqualifies it, if it does."""
+    which may hold unsubmitted edits) with its current score, best ranked first."""
     bids = list(burnin.awardable_bids(request=request))
     revisions = bid_selectors.latest_revisions(bids)
-    reasons = dict(
-        BidScore.objects.filter(
-            run__request=request,
-            run__stale=False,
-            run__status=ScoringStatus.DONE,
-            revision__in=list(revisions.values()),
-        ).values_list("revision_id", "disqualifications")
-    )
-    return [
-        AwardRow(bid, revisions[bid.pk], list(reasons.get(revisions[bid.pk].pk) or []))
+    scores = current_scores(request=request)
+    rows = [
+        AwardRow(bid, revisions[bid.pk], scores.get(revisions[bid.pk].pk))
         for bid in bids
         if bid.pk in revisions
     ]
+    # Ranked bids in rank order, then the disqualified, then the unscored (by provider name).
+    return sorted(rows, key=lambda r: (r.score is None, r.score.position if r.score else 0))
+
+
+def award_needs_justification(*, request: CapacityRequest, bid: Bid) -> bool:
+    revision = bid_selectors.latest_revisions([bid]).get(bid.pk)
+    if revision is None:
+        return False  # not a submitted bid: the award service refuses it with its own reason
+    score = current_scores(request=request).get(revision.pk)
+    return AwardRow(bid, revision, score).needs_justification

@@ -1,12 +1,13 @@
-"""The comparison of a request's bids: scores, weights, exports."""
+"""The comparison of a request's bids: scores, weights, exports; the award, which reads them."""
 
 from django.urls import path
 
-from evaluation import views
+from evaluation import views, views_award
 
 app_name = "evaluation"
 
 urlpatterns = [
+    path("bids/<int:pk>/award/", views_award.bid_award, name="bid-award"),
     path("requests/<int:pk>/compare/", views.compare, name="request-compare"),
     path("requests/<int:pk>/compare/status/", views.compare_status, name="request-compare-status"),
     path(

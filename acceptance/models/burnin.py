@@ -43,6 +43,8 @@ class Reservation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     awarded_at = models.DateTimeField(auto_now_add=True)
+    # Why the buyer awarded against the scores (not ranked first, or disqualified); else empty.
+    award_justification = models.TextField(null=True, blank=True)
 
     class Meta:
         ordering = ["-awarded_at"]

@@ -24,6 +24,22 @@ from bids.models import Bid, CapacityRequest
 from bids.services.award import award_refusal, bid_award
 from core.errors import ServiceError
 
+#: A justification is at least one full sentence: this many characters, ending like a sentence.
+MIN_JUSTIFICATION = 20
+_SENTENCE_ENDS = (".", "!", "?")
+
+
+def justification_problem(text: str) -> str | None:
+    """Why `text` is not a written justification of an award (None when it is one)."""
+    text = text.strip()
+    if len(text) >= MIN_JUSTIFICATION and text.endswith(_SENTENCE_ENDS):
+        return None
+    return (
+        "This bid is not ranked first by the current scoring, or the scoring disqualifies it: "
+        "write why you award it, in at least one full sentence "
+        f"({MIN_JUSTIFICATION} characters or more, ending with a full stop)."
+    )
+
 
 def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
     """The version the bid acknowledged last; else the request's current version."""
@@ -42,13 +58,26 @@ def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
 
 
 @transaction.atomic
-def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservation:
-    """The bid wins, every other submitted bid loses, and a reservation awaits acceptance."""
+def request_award(
+    *,
+    request: CapacityRequest,
+    bid: Bid,
+    user: User,
+    justification: str = "",
+    justification_required: bool = False,
+) -> Reservation:
+    """The bid wins, every other submitted bid loses, and a reservation awaits acceptance.
+
+    The caller says whether the award goes against the scores (`justification_required`): the
+    scores live in a layer above this one. A justification given is kept either way."""
     request = CapacityRequest.objects.select_for_update().get(pk=request.pk)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
     refusal = award_refusal(request=request, bid=bid, user=user)
     if refusal:
         raise ServiceError(refusal)
+    justification = justification.strip()
+    if justification_required and (problem := justification_problem(justification)):
+        raise ValidationError({"justification": [problem]})
     version = awarded_fixture_version(bid=bid)
     if version is None:
         raise ServiceError(
@@ -57,7 +86,12 @@ def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservat
         )
     revision = bid_award(request=request, bid=bid, user=user)
     return Reservation.objects.create(
-        request=request, bid=bid, bid_revision=revision, fixture_version=version, awarded_by=user
+        request=request,
+        bid=bid,
+        bid_revision=revision,
+        fixture_version=version,
+        awarded_by=user,
+        award_justification=justification or None,
     )
 
 
@@ -169,7 +203,9 @@ def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> 
 
 
 __all__ = [
+    "MIN_JUSTIFICATION",
     "awarded_fixture_version",
+    "justification_problem",
     "request_award",
     "reservation_accept",
     "reservation_reject",

@@ -1,4 +1,5 @@
-"""Award, reservations, burn-in runs and evidence (the browser side; the API is in api/)."""
+"""Reservations, burn-in runs and evidence (the browser side; the API is in api/). The
+award page lives in evaluation/views_award.py: it reads the scores."""
 
 from django.urls import path
 
@@ -7,7 +8,6 @@ from acceptance.views import burnin
 app_name = "burnin"
 
 urlpatterns = [
-    path("bids/<int:pk>/award/", burnin.bid_award, name="bid-award"),
     path("reservations/<int:pk>/", burnin.reservation_detail, name="reservation-detail"),
     path("reservations/<int:pk>/runs/new/", burnin.run_create, name="run-create"),
     path("reservations/<int:pk>/reject/", burnin.reservation_reject, name="reservation-reject"),

@@ -1,4 +1,4 @@
-"""Award, reservation, burn-in run and evidence pages. Thin: selectors read, services write."""
+"""Reservation, burn-in run and evidence pages. Thin: selectors read, services write."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from acceptance.models import BurnInRun, Reservation
 from acceptance.selectors import burnin as sel
 from acceptance.services import award as award_services
 from acceptance.services import burnin as services
-from bids import selectors as bid_selectors
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -32,24 +31,6 @@ def _org_ids(request: HttpRequest) -> list[int]:
 def _buyer_only(request: HttpRequest, reservation: Reservation) -> None:
     if not sel.is_buyer_of(reservation, active_org(request)):
         raise Http404
-
-
-@org_required(OrgKind.BUYER)
-@require_POST
-def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
-    bid = bid_selectors.bid_get_for_org(org=active_org(request), pk=pk)
-    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=bid.request_id)
-    try:
-        reservation = award_services.request_award(request=req, bid=bid, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-        return redirect("bids:request-detail", pk=req.pk)
-    messages.success(
-        request,
-        f"Awarded to {bid.provider.name}. The reservation waits for burn-in evidence and your "
-        "acceptance; its clock starts when you accept.",
-    )
-    return redirect("burnin:reservation-detail", pk=reservation.pk)
 
 
 @org_required()

@@ -57,11 +57,10 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         f"{revision.get('submitted_by') or '—'}. These terms are frozen; a new revision would "
         "need a new annex version."
     )
-    return {
-        "id": "offer",
-        "title": "The awarded offer",
-        "blocks": [{"type": "text", "text": intro}, _kv(rows)],
-    }
+    blocks: list[Block] = [{"type": "text", "text": intro}]
+    if snap.get("award_justification"):  # awarded against the scores: the buyer's reason
+        blocks.append({"type": "text", "text": f"Award: {snap['award_justification']}"})
+    return {"id": "offer", "title": "The awarded offer", "blocks": [*blocks, _kv(rows)]}
 
 
 def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:

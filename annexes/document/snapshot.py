@@ -126,6 +126,12 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
             "gate_summary": decision.gate_summary,
         },
         "baseline": None if baseline is None else plain(baseline.snapshot),
+        # Only when written: annexes issued before justifications existed keep their checksum.
+        **(
+            {"award_justification": reservation.award_justification}
+            if reservation.award_justification
+            else {}
+        ),
     }
 
 

@@ -10,6 +10,15 @@ from acceptance.models import Acceptance, BurnInRun, Reservation
 
 class AwardSerializer(serializers.Serializer):
     bid = serializers.IntegerField(min_value=1, help_text="The submitted bid that wins.")
+    justification = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text=(
+            "Why this bid wins: required (one full sentence at least) when the current scoring "
+            "does not rank it first or disqualifies it."
+        ),
+    )
 
 
 class RunSerializer(serializers.ModelSerializer[BurnInRun]):
@@ -70,6 +79,7 @@ class ReservationSerializer(serializers.ModelSerializer[Reservation]):
             "fixture_version",
             "status",
             "awarded_at",
+            "award_justification",
             "runs",
             "decision",
         ]

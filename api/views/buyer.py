@@ -23,6 +23,7 @@ from api.views.requests import request_for_buyer
 from bids import selectors
 from bids.models import Bid, BidRevision
 from evaluation import comparison
+from evaluation.selectors import award_needs_justification
 
 
 class RequestBidListView(generics.ListAPIView[Bid]):
@@ -89,5 +90,11 @@ class AwardView(APIView):
         serializer = AwardSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         bid = selectors.bid_get_for_org(org=org, pk=serializer.validated_data["bid"])
-        reservation = request_award(request=req, bid=bid, user=api_user(request))
+        reservation = request_award(
+            request=req,
+            bid=bid,
+            user=api_user(request),
+            justification=serializer.validated_data["justification"],
+            justification_required=award_needs_justification(request=req, bid=bid),
+        )
         return Response(ReservationSerializer(reservation).data, status=status.HTTP_201_CREATED)

@@ -7,9 +7,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
+from bids.choices import BidStatus
 from bids.forms import BidForm
 from core.web import errors_into_form, flash_errors
-from orgs.access import active_org, org_required, user_of
+from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
 
@@ -30,15 +31,23 @@ def bid_start(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 def bid_detail(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
-    bid = selectors.bid_get_for_org(org=org, pk=pk)
+    bid = get_for_acting_org(request, lambda o: selectors.bid_get_for_org(org=o, pk=pk))
     revisions = selectors.revision_list(bid=bid)
     is_owner = org is not None and bid.provider_id == org.pk
-    # The buyer reads the latest frozen revision, never the provider's working draft.
-    shown = bid if is_owner else revisions.first()
+    awarded = bid.status == BidStatus.AWARDED
+    # The buyer reads the latest frozen revision, never the provider's working draft; once
+    # awarded, both read the revision that won (a draft edit left unsubmitted did not).
+    shown = bid if is_owner and not awarded else revisions.first()
     return render(
         request,
         "bids/bid_detail.html",
-        {"bid": bid, "shown": shown, "revisions": revisions, "is_owner": is_owner},
+        {
+            "bid": bid,
+            "shown": shown,
+            "revisions": revisions,
+            "is_owner": is_owner,
+            "awarded": awarded,
+        },
     )
 
 
@@ -98,6 +107,6 @@ def bid_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required()
 def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    bid = selectors.bid_get_for_org(org=active_org(request), pk=pk)
+    bid = get_for_acting_org(request, lambda o: selectors.bid_get_for_org(org=o, pk=pk))
     revision = selectors.revision_get(bid=bid, number=number)
     return render(request, "bids/revision_detail.html", {"bid": bid, "revision": revision})

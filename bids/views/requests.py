@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors, services
 from bids.forms import CapacityRequestForm, InviteForm
 from core.web import errors_into_form, flash_errors
-from orgs.access import active_org, org_required, user_of
+from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
 PAGE_SIZE = 25
@@ -65,7 +65,7 @@ def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
 def request_detail(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
     assert org is not None
-    req = selectors.request_get_for_org(org=org, pk=pk)
+    req = get_for_acting_org(request, lambda o: selectors.request_get_for_org(org=o, pk=pk))
     context: dict[str, object] = {"req": req}
     if org.is_buyer:
         context.update(

@@ -7,6 +7,7 @@ from typing import Any
 from django import template
 
 from acceptance.selectors import burnin as sel
+from acceptance.services.award import MIN_JUSTIFICATION
 from bids.choices import RequestStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
@@ -32,6 +33,10 @@ def burnin_request_panel(
         rows = award_rows(request=req)
         award = REQUEST.decide(req, "award", actor=request_actor(req, user))
         panel.update(
-            show_award=bool(rows), rows=rows, blocker=None if award.allowed else award.reason
+            show_award=bool(rows),
+            rows=rows,
+            scored=any(row.scored for row in rows),
+            blocker=None if award.allowed else award.reason,
+            min_justification=MIN_JUSTIFICATION,
         )
     return panel

@@ -26,7 +26,7 @@ def test_the_buyer_awards_from_the_request_page(world, buyer):
     client = buyer.client()
     html = client.get(reverse("bids:request-detail", args=[world.request.pk])).content.decode()
     assert f"Award to {world.bid.provider.name}" in html
-    response = client.post(reverse("burnin:bid-award", args=[world.bid.pk]), follow=True)
+    response = client.post(reverse("evaluation:bid-award", args=[world.bid.pk]), follow=True)
     assert "Awarded to Northwind" in response.content.decode()
     assert response.redirect_chain[-1][0].startswith("/reservations/")
 
@@ -215,3 +215,11 @@ def test_the_run_list_counts_files_not_checks(
     upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
     (run,) = run_list(reservation=awarded.reservation)
     assert run.file_count == len(GOOD_SET)
+
+
+@pytest.mark.parametrize("role", ["provider", "buyer"])
+def test_an_awarded_bid_says_so_and_links_to_its_reservation(awarded, role, request):
+    client = request.getfixturevalue(role).client()
+    html = client.get(reverse("bids:bid-detail", args=[awarded.bid.pk])).content.decode()
+    assert "Current draft" not in html and "<h2>Awarded" in html
+    assert reverse("burnin:reservation-detail", args=[awarded.reservation.pk]) in html

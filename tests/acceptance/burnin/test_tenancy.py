@@ -31,7 +31,7 @@ def _api(allowed: int) -> dict[str, Any]:
 
 
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
-    "burnin:bid-award": ("post", lambda w: [w.bid.pk], BUYERS_POST),
+    "evaluation:bid-award": ("post", lambda w: [w.bid.pk], BUYERS_POST),
     "burnin:reservation-detail": ("get", lambda w: [w.reservation.pk], PARTIES_GET),
     "burnin:run-create": ("post", lambda w: [w.reservation.pk], PARTIES_POST),
     "burnin:reservation-reject": ("post", lambda w: [w.reservation.pk], BUYERS_FORM),

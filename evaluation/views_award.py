@@ -1,0 +1,41 @@
+"""The browser's award: here, above acceptance, because the scores decide whether the buyer
+must write why (awarding a bid not ranked first, or disqualified)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from acceptance.services.award import request_award
+from bids import selectors as bid_selectors
+from core.web import flash_errors
+from evaluation.selectors import award_needs_justification
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = bid_selectors.bid_get_for_org(org=active_org(request), pk=pk)
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=bid.request_id)
+    try:
+        reservation = request_award(
+            request=req,
+            bid=bid,
+            user=user_of(request),
+            justification=request.POST.get("justification", ""),
+            justification_required=award_needs_justification(request=req, bid=bid),
+        )
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("bids:request-detail", pk=req.pk)
+    messages.success(
+        request,
+        f"Awarded to {bid.provider.name}. The reservation waits for burn-in evidence and your "
+        "acceptance; its clock starts when you accept.",
+    )
+    return redirect("burnin:reservation-detail", pk=reservation.pk)
