@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance import burnin_report
+from acceptance.audit import record_on_reservation
 from acceptance.models import (
     Acceptance,
     Acknowledgement,
@@ -56,9 +57,20 @@ def request_award(*, request: CapacityRequest, bid: Bid, user: User) -> Reservat
             "evidence against it."
         )
     revision = bid_award(request=request, bid=bid, user=user)
-    return Reservation.objects.create(
+    reservation = Reservation.objects.create(
         request=request, bid=bid, bid_revision=revision, fixture_version=version, awarded_by=user
     )
+    record_on_reservation(
+        reservation=reservation,
+        action="reservation.open",
+        user=user,
+        after={
+            "status": reservation.status,
+            "bid_revision": revision.number,
+            "fixture_version": version.number,
+        },
+    )
+    return reservation
 
 
 def _files(run: BurnInRun) -> list[dict[str, object]]:
@@ -127,6 +139,14 @@ def reservation_accept(
     )
     reservation.status = ReservationStatus.ACCEPTED
     reservation.save(update_fields=["status"])
+    record_on_reservation(
+        reservation=reservation,
+        action="reservation.accept" if kind == DecisionKind.ACCEPTED else "reservation.override",
+        user=user,
+        before={"status": ReservationStatus.PENDING},
+        after={"status": reservation.status, "run": run.label, "gate_passed": run.gate_passed},
+        reason=decision.reason,
+    )
     version = reservation.fixture_version
     header = {
         "reservation_id": reservation.pk,
@@ -165,6 +185,14 @@ def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> 
     )
     reservation.status = ReservationStatus.REJECTED
     reservation.save(update_fields=["status"])
+    record_on_reservation(
+        reservation=reservation,
+        action="reservation.reject",
+        user=user,
+        before={"status": ReservationStatus.PENDING},
+        after={"status": reservation.status},
+        reason=reason,
+    )
     return decision
 
 
