@@ -7,6 +7,7 @@ import api.schema  # noqa: F401  (registers the schema extensions)
 from api.errors import unknown_route
 from api.views import (
     annexes,
+    audit,
     bids,
     buyer,
     evidence,
@@ -61,6 +62,7 @@ v1 = [
     ),
     path("fixture-schema/", fixture_schema.fixture_schema, name="fixture-schema"),
     path("me/", me.MeView.as_view(), name="me"),
+    path("audit/", audit.AuditListView.as_view(), name="audit-list"),
     path("providers/", invitations.ProviderListView.as_view(), name="provider-list"),
     path("requests/", requests.RequestListView.as_view(), name="request-list"),
     path("requests/<int:pk>/", requests.RequestDetailView.as_view(), name="request-detail"),

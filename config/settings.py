@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     # Our apps, bottom layer first (import-linter holds them to it: see .importlinter).
     "core",
     "orgs",
+    "audit",
     "bids",
     "questionnaire",
     "contracts",

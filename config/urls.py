@@ -20,6 +20,7 @@ urlpatterns = [
     path("", include("incidents.urls")),
     path("", include("evaluation.urls")),
     path("", include("annexes.urls")),
+    path("", include("audit.urls")),
     path("", include("api.urls")),
 ]
 

@@ -16,6 +16,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from acceptance.audit import record_on_reservation
 from acceptance.checks import load_spec
 from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
@@ -216,7 +217,7 @@ def incident_open(
     failed_at = _parse_time(first.get("time"))
     degraded = snapshot.get("degraded_step_time_pct")
     window = win.incident_window([], failure_time=failed_at).to_json()
-    return Incident.objects.create(
+    incident = Incident.objects.create(
         reservation=run.reservation,
         failed_run=run,
         severity=chosen,
@@ -238,6 +239,24 @@ def incident_open(
         opened_by=user,
         opened_at=now or timezone.now(),
         failed_at=failed_at,
+    )
+    _record(
+        incident,
+        "incident.open",
+        user,
+        after={"severity": chosen, "proposed_severity": proposal.severity},
+        reason=reason.strip(),
+    )
+    return incident
+
+
+def _record(incident: Incident, action: str, user: User, **values: Any) -> None:
+    record_on_reservation(
+        reservation=incident.reservation,
+        action=action,
+        user=user,
+        obj_key=f"incident:{incident.pk}",
+        **values,
     )
 
 
@@ -265,8 +284,17 @@ def incident_set_severity(
         raise ValidationError({"reason": ["Say why the severity changes; it is on the record."]})
     if not incident.clocks.get(severity):
         raise ServiceError(f"The terms give no {severity} clocks.")
+    before = {"severity": incident.severity}
     incident.severity, incident.severity_reason = severity, f"{reason.strip()} ({user})"
     incident.save(update_fields=["severity", "severity_reason"])
+    _record(
+        incident,
+        "incident.severity",
+        user,
+        before=before,
+        after={"severity": severity},
+        reason=reason.strip(),
+    )
     return incident
 
 
@@ -284,6 +312,9 @@ def incident_mark(
     setattr(incident, f"{what}_at", now or timezone.now())
     setattr(incident, f"{what}_by", user)
     incident.save(update_fields=[f"{what}_at", f"{what}_by"])
+    _record(
+        incident, f"incident.{what}", user, after={f"{what}_at": getattr(incident, f"{what}_at")}
+    )
     return incident
 
 
@@ -353,8 +384,16 @@ def incident_signoff(
     _require_waited(incident, key, now or timezone.now())
     if not note.strip():
         raise ValidationError({"note": ["Write what was checked; the note is the evidence."]})
+    previous = ChecklistSignoff.objects.filter(incident=incident, key=key).first()
     signoff, _ = ChecklistSignoff.objects.update_or_create(
         incident=incident, key=key, defaults={"note": note.strip(), "by": user}
+    )
+    _record(
+        incident,
+        "incident.signoff",
+        user,
+        before={"item": key, "note": previous.note} if previous else {},
+        after={"item": key, "note": signoff.note},
     )
     return signoff
 
@@ -393,6 +432,14 @@ def incident_dispute(*, incident: Incident, user: User, key: str, reason: str) -
         party=party,
         by=user,
     )
+    _record(
+        incident,
+        "incident.dispute",
+        user,
+        before={"key": key, "signed": signoff.note},
+        after={"key": key, "signed": None},
+        reason=dispute.reason,
+    )
     signoff.delete()
     return dispute
 
@@ -430,4 +477,5 @@ def incident_close(*, incident: Incident, user: User, now: datetime | None = Non
     if incident.revalidated_at is None:
         incident.revalidated_at = when
     incident.save()
+    _record(incident, "incident.close", user, after={"closed_at": when})
     return incident

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance import burnin_report
+from acceptance.audit import record_on_reservation
 from acceptance.models import (
     Acceptance,
     Acknowledgement,
@@ -85,7 +86,7 @@ def request_award(
             "evidence against it."
         )
     revision = bid_award(request=request, bid=bid, user=user)
-    return Reservation.objects.create(
+    reservation = Reservation.objects.create(
         request=request,
         bid=bid,
         bid_revision=revision,
@@ -93,6 +94,17 @@ def request_award(
         awarded_by=user,
         award_justification=justification or None,
     )
+    record_on_reservation(
+        reservation=reservation,
+        action="reservation.open",
+        user=user,
+        after={
+            "status": reservation.status,
+            "bid_revision": revision.number,
+            "fixture_version": version.number,
+        },
+    )
+    return reservation
 
 
 def _files(run: BurnInRun) -> list[dict[str, object]]:
@@ -161,6 +173,14 @@ def reservation_accept(
     )
     reservation.status = ReservationStatus.ACCEPTED
     reservation.save(update_fields=["status"])
+    record_on_reservation(
+        reservation=reservation,
+        action="reservation.accept" if kind == DecisionKind.ACCEPTED else "reservation.override",
+        user=user,
+        before={"status": ReservationStatus.PENDING},
+        after={"status": reservation.status, "run": run.label, "gate_passed": run.gate_passed},
+        reason=decision.reason,
+    )
     version = reservation.fixture_version
     header = {
         "reservation_id": reservation.pk,
@@ -199,6 +219,14 @@ def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> 
     )
     reservation.status = ReservationStatus.REJECTED
     reservation.save(update_fields=["status"])
+    record_on_reservation(
+        reservation=reservation,
+        action="reservation.reject",
+        user=user,
+        before={"status": ReservationStatus.PENDING},
+        after={"status": reservation.status},
+        reason=reason,
+    )
     return decision
 
 

@@ -10,6 +10,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from audit.models import Party
+from bids.audit import record_bid, record_request
 from bids.choices import BidStatus, RequestStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, BidRevision, CapacityRequest
@@ -37,11 +39,34 @@ def bid_award(*, request: CapacityRequest, bid: Bid, user: User) -> BidRevision:
     if refusal:
         raise ServiceError(refusal)
     revision = bid.revisions.get(number=bid.latest_revision_number)
+    before = {"status": request.status}
     request.status = RequestStatus.AWARDED
     request.save(update_fields=["status", "updated_at"])
     bid.status = BidStatus.AWARDED
     bid.save(update_fields=["status", "updated_at"])
-    request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED).update(
-        status=BidStatus.LOST, updated_at=timezone.now()
+    losing = request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED)
+    lost = list(losing.select_related("request"))
+    losing.update(status=BidStatus.LOST, updated_at=timezone.now())
+    # Shared with every invited provider: that it was awarded, never to whom or at what price.
+    record_request(
+        request=request, action="request.award", user=user, before=before,
+        after={"status": request.status},
+    )  # fmt: skip
+    record_bid(
+        bid=bid,
+        action="bid.award",
+        user=user,
+        party=Party.BUYER,
+        before={"status": BidStatus.SUBMITTED},
+        after={
+            "status": bid.status,
+            "revision": revision.number,
+            "price_per_gpu_hour": revision.price_per_gpu_hour,
+        },
     )
+    for other in lost:
+        record_bid(
+            bid=other, action="bid.lose", user=user, party=Party.BUYER,
+            before={"status": BidStatus.SUBMITTED}, after={"status": BidStatus.LOST},
+        )  # fmt: skip
     return revision

@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import Audience
+from bids.audit import record_bid
 from bids.choices import BidStatus
 from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
@@ -46,7 +48,7 @@ def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -
     closed = open_for_bidding(request)
     if closed:
         raise ServiceError(closed)
-    return Bid.objects.create(
+    bid = Bid.objects.create(
         request=request,
         provider=provider,
         created_by=user,
@@ -59,6 +61,15 @@ def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -
         scheduler=request.scheduler,
         available_start=request.reservation_start,
     )
+    # A draft is the provider's own working copy: nobody else hears of it.
+    record_bid(
+        bid=bid,
+        action="bid.start",
+        user=user,
+        after={"status": bid.status},
+        audience=Audience(provider_org_id=provider.pk),
+    )
+    return bid
 
 
 @transaction.atomic
@@ -93,6 +104,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     if errors:
         raise ValidationError(errors)
     frozen = frozen_parts(bid=bid)
+    before = {"status": bid.status, "revision": bid.latest_revision_number}
 
     number = bid.latest_revision_number + 1
     revision = BidRevision.objects.create(
@@ -117,6 +129,17 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         ]
     )
 
+    record_bid(
+        bid=bid,
+        action="bid.submit",
+        user=user,
+        before=before,
+        after={
+            "status": bid.status,
+            "revision": number,
+            "price_per_gpu_hour": revision.price_per_gpu_hour,
+        },
+    )
     transaction.on_commit(lambda: notify_bid_revision.delay(revision.pk))
     scoring_inputs_changed_on_commit(request=bid.request)
     return revision
@@ -125,8 +148,16 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
 @transaction.atomic
 def bid_withdraw(*, bid: Bid, user: User) -> Bid:
     bid_move(bid, "withdraw", user=user)
+    before = {"status": bid.status}
     bid.status = BidStatus.WITHDRAWN
     bid.withdrawn_at = timezone.now()
     bid.save(update_fields=["status", "withdrawn_at", "updated_at"])
+    record_bid(
+        bid=bid,
+        action="bid.withdraw",
+        user=user,
+        before=before,
+        after={"status": bid.status, "revision": bid.latest_revision_number},
+    )
     scoring_inputs_changed_on_commit(request=bid.request)
     return bid

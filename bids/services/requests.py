@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import parties
+from bids.audit import record_request
 from bids.choices import RequestStatus
 from bids.lifecycle import request_move
 from bids.models import CapacityRequest, Invitation
@@ -23,7 +25,25 @@ def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> 
     req = CapacityRequest(buyer=buyer, created_by=user, **data)
     req.full_clean()
     req.save()
+    record_request(request=req, action="request.create", user=user, after={"title": req.title})
     return req
+
+
+# What an edit records: the request's own terms, not bookkeeping or who created it.
+_UNRECORDED = {"id", "buyer", "created_by", "created_at", "updated_at", "published_at", "status"}
+
+
+def _changes(
+    stored: CapacityRequest, changed: CapacityRequest
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    before, after = {}, {}
+    for field in CapacityRequest._meta.concrete_fields:
+        if field.name in _UNRECORDED:
+            continue
+        old, new = field.value_from_object(stored), field.value_from_object(changed)
+        if old != new:
+            before[field.name], after[field.name] = old, new
+    return before, after
 
 
 @transaction.atomic
@@ -38,6 +58,9 @@ def request_update(
     _check_published_promises(stored=stored, changed=request)
     request.full_clean()
     request.save()
+    before, after = _changes(stored, request)
+    if after:
+        record_request(request=stored, action="request.edit", user=user, before=before, after=after)
     return request
 
 
@@ -68,6 +91,13 @@ def request_publish(*, request: CapacityRequest, user: User) -> CapacityRequest:
     request.status = RequestStatus.OPEN
     request.published_at = timezone.now()
     request.save(update_fields=["status", "published_at", "updated_at"])
+    record_request(
+        request=request,
+        action="request.publish",
+        user=user,
+        before={"status": RequestStatus.DRAFT},
+        after={"status": request.status, "bid_deadline": request.bid_deadline},
+    )
     return request
 
 
@@ -85,6 +115,14 @@ def request_invite(
         )
         if was_created:
             created.append(invitation)
+            # The buyer's and this provider's: a rival never learns who else was invited.
+            record_request(
+                request=request,
+                action="request.invite",
+                user=user,
+                after={"provider": provider.name},
+                audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider.pk),
+            )
     return created
 
 
@@ -93,20 +131,44 @@ def request_uninvite(*, request: CapacityRequest, user: User, provider: Organiza
     request_move(request, "uninvite", user=user)
     if request.bids.filter(provider=provider).exists():
         raise ServiceError(f"{provider.name} has already started a bid; it stays invited.")
-    Invitation.objects.filter(request=request, provider=provider).delete()
+    deleted, _ = Invitation.objects.filter(request=request, provider=provider).delete()
+    if deleted:
+        record_request(
+            request=request,
+            action="request.uninvite",
+            user=user,
+            before={"provider": provider.name},
+            audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider.pk),
+        )
 
 
 @transaction.atomic
 def request_close(*, request: CapacityRequest, user: User) -> CapacityRequest:
     request_move(request, "close", user=user)
+    before = {"status": request.status}
     request.status = RequestStatus.CLOSED
     request.save(update_fields=["status", "updated_at"])
+    record_request(
+        request=request,
+        action="request.close",
+        user=user,
+        before=before,
+        after={"status": request.status},
+    )
     return request
 
 
 @transaction.atomic
 def request_cancel(*, request: CapacityRequest, user: User) -> CapacityRequest:
     request_move(request, "cancel", user=user)
+    before = {"status": request.status}
     request.status = RequestStatus.CANCELLED
     request.save(update_fields=["status", "updated_at"])
+    record_request(
+        request=request,
+        action="request.cancel",
+        user=user,
+        before=before,
+        after={"status": request.status},
+    )
     return request

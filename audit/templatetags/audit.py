@@ -1,0 +1,20 @@
+"""`{% audit_history "request" req.pk %}` (or `"request:12"`): the object's history panel, as
+the page's acting organisation may read it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from audit.selectors import entries_for, object_key
+
+register = template.Library()
+
+
+@register.inclusion_tag("audit/_history.html", takes_context=True)
+def audit_history(context: template.Context, kind: str, pk: Any = None) -> dict[str, Any]:
+    key = kind if pk is None else object_key(kind, pk)
+    request = context.get("request")
+    org = getattr(request, "org", None)
+    return {"entries": list(entries_for(org=org, obj_key=key)), "obj_key": key}

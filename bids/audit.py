@@ -1,0 +1,97 @@
+"""What the audit trail records about requests and bids, and for whom.
+
+Visibility (see `audit.services.Audience`):
+- request moves that say nothing about any bid (publish, edit once published, close, cancel,
+  award's status change) are shared with every provider invited to the request;
+- a draft's edits, and invitations, are the buyer's (an invitation also its provider's: a rival
+  never learns who else was invited);
+- a bid's entries (start, submit, withdraw, award, loss) are its provider's, and its buyer's
+  only once the request's bids are visible to the buyer: a sealed request's buyer learns
+  neither that a bid arrived nor from whom before the deadline. The start of a draft is the
+  provider's alone, as drafts are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from audit import tenancy
+from audit.models import Party
+from audit.services import Audience, audit_record, bid_audience, buyer_only, shared
+from bids.choices import RequestStatus
+from bids.models import Bid, CapacityRequest, Invitation
+
+
+def register_audit_tenancy() -> None:
+    tenancy.register(invited_to=_invited_to, sealed_for_buyer=_sealed_for_buyer)
+
+
+def _invited_to(org_id: int) -> QuerySet[Any]:
+    return (
+        Invitation.objects.filter(provider_id=org_id)
+        .exclude(request__status=RequestStatus.DRAFT)
+        .values("request_id")
+    )
+
+
+def _sealed_for_buyer(org_id: int) -> QuerySet[Any]:
+    # The rule of `CapacityRequest.bids_hidden_from_buyer`, as a query.
+    return CapacityRequest.objects.filter(
+        buyer_id=org_id, sealed=True, bid_deadline__gt=timezone.now()
+    ).values("pk")
+
+
+def record_request(
+    *,
+    request: CapacityRequest,
+    action: str,
+    user: Any,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    audience: Audience | None = None,
+    reason: str = "",
+) -> None:
+    """A buyer's move on the request; shared unless the request is still a draft."""
+    if audience is None:
+        published = request.status != RequestStatus.DRAFT or action == "request.publish"
+        make = shared if published else buyer_only
+        audience = make(buyer_org_id=request.buyer_id)
+    audit_record(
+        action=action,
+        obj_key=f"request:{request.pk}",
+        request_id=request.pk,
+        user=user,
+        org_id=request.buyer_id,
+        party=Party.BUYER,
+        audience=audience,
+        before=before,
+        after=after,
+        reason=reason,
+    )
+
+
+def record_bid(
+    *,
+    bid: Bid,
+    action: str,
+    user: Any,
+    party: str = Party.PROVIDER,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    audience: Audience | None = None,
+) -> None:
+    buyer_id = bid.request.buyer_id
+    audit_record(
+        action=action,
+        obj_key=f"bid:{bid.pk}",
+        request_id=bid.request_id,
+        user=user,
+        org_id=bid.provider_id if party == Party.PROVIDER else buyer_id,
+        party=party,
+        audience=audience or bid_audience(buyer_org_id=buyer_id, provider_org_id=bid.provider_id),
+        before=before,
+        after=after,
+    )
