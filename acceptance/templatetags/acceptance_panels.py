@@ -9,6 +9,7 @@ from django import template
 
 from acceptance.selectors import fixtures as selectors
 from bids import selectors as bid_selectors
+from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, CapacityRequest
 from contracts import selectors as terms_selectors
 from orgs.models import Organization
@@ -16,25 +17,30 @@ from orgs.models import Organization
 register = template.Library()
 
 
-@register.inclusion_tag("acceptance/_request_fixture_panel_body.html")
-def request_fixture_panel(req: CapacityRequest, org: Organization | None) -> dict[str, Any]:
+@register.inclusion_tag("acceptance/_request_fixture_panel_body.html", takes_context=True)
+def request_fixture_panel(
+    context: dict[str, Any], req: CapacityRequest, org: Organization | None
+) -> dict[str, Any]:
     fixture = selectors.fixture_for_request(request=req)
     terms = terms_selectors.terms_for_request(request=req)
-    context: dict[str, Any] = {
+    actor = request_actor(req, context["request"].user)
+    panel: dict[str, Any] = {
         "req": req,
         "org": org,
+        # The request's 'prepare' move: may this user attach or change the fixture and terms?
+        "may_prepare": REQUEST.decide(req, "prepare", actor=actor).allowed,
         "fixture": fixture,
         "version": selectors.fixture_current_version(fixture=fixture) if fixture else None,
         "terms": terms,
         "severities": terms_selectors.severity_rows(terms=terms) if terms else [],
     }
     if org is not None and org.is_buyer:
-        context["ack_rows"] = selectors.acknowledgement_rows_for_buyer(request=req)
+        panel["ack_rows"] = selectors.acknowledgement_rows_for_buyer(request=req)
     elif org is not None:
         bid = bid_selectors.own_bid(request=req, org=org)
-        context["own_bid"] = bid
-        context["state"] = selectors.acknowledgement_state(bid=bid) if bid else None
-    return context
+        panel["own_bid"] = bid
+        panel["state"] = selectors.acknowledgement_state(bid=bid) if bid else None
+    return panel
 
 
 @register.inclusion_tag("acceptance/_bid_ack_panel_body.html")

@@ -3,7 +3,10 @@ the side that acted; both parties read it, the rival nobody."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from audit.models import AuditEntry
 from audit.selectors import chain_verify, entries_for
@@ -27,8 +30,12 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
         services.incident_evidence_upload(
             incident=incident, user=provider.user, kind=kind, upload=recovery_file(name)
         )
+    restored = timezone.now() - timedelta(days=3)
+    services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
     for state in [s for s in checklist_states(incident) if not s.passed]:
-        services.incident_signoff(incident=incident, user=buyer.user, key=state.key, note="ok")
+        # Each item is signed off by its owner: no recurrence is the provider's.
+        owner = provider if state.key == "no_recurrence_hours" else buyer
+        services.incident_signoff(incident=incident, user=owner.user, key=state.key, note="ok")
     services.incident_close(incident=incident, user=buyer.user)
 
     key = f"incident:{incident.pk}"
@@ -37,9 +44,10 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
         ("incident.open", "buyer"),
         ("incident.severity", "provider"),
         ("incident.responded", "provider"),
+        ("incident.restored", "provider"),
         ("incident.signoff", "buyer"),
         ("incident.signoff", "buyer"),
-        ("incident.signoff", "buyer"),
+        ("incident.signoff", "provider"),
         ("incident.close", "buyer"),
     ]
     severity = rows[1]

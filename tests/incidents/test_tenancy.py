@@ -33,6 +33,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "incidents:incident-mark": ("post", lambda w: [w.incident.pk, "responded"], PARTIES_POST),
     "incidents:incident-evidence": ("post", lambda w: [w.incident.pk], PARTIES_FORM),
     "incidents:incident-signoff": ("post", lambda w: [w.incident.pk], PARTIES_POST),
+    "incidents:incident-dispute": ("post", lambda w: [w.incident.pk], PARTIES_POST),
     "incidents:incident-times": ("post", lambda w: [w.incident.pk], PARTIES_POST),
     "incidents:incident-close": ("post", lambda w: [w.incident.pk], PARTIES_POST),
     "incidents:incident-evidence-download": ("get", lambda w: [w.evidence.pk], PARTIES_GET),

@@ -29,6 +29,7 @@ Body = Callable[[ApiWorld], Any] | None
 
 
 CONFLICT = 409  # a lifecycle move refused in this state
+FORBIDDEN = 403  # a lifecycle move refused to this party or role
 
 
 def only(**allowed: int) -> dict[str, int]:
@@ -211,17 +212,19 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         OWNER_AND_BUYER,
     ),
     # Recorded once: the provider's answer stops the clock, the buyer's second one is refused.
-    "incidents_responded_create": (incident, None, only(provider=OK, buyer=REFUSED)),
-    "incidents_restored_create": (incident, None, only(provider=OK, buyer=REFUSED)),
+    # The provider records these; the buyer is refused by the incident's table.
+    "incidents_responded_create": (incident, None, only(provider=OK, buyer=FORBIDDEN)),
+    "incidents_restored_create": (incident, None, only(provider=OK, buyer=FORBIDDEN)),
     "incidents_evidence_list": (incident, None, OWNER_AND_BUYER),
     "incidents_evidence_create": (
         incident,
         lambda w: Multipart(kind="nccl-tests"),
         only(provider=CREATED, buyer=CREATED),
     ),
-    "incidents_signoff_create": (incident, signable, only(provider=CREATED, buyer=CREATED)),
-    # No recovery evidence yet: the checklist has not passed.
-    "incidents_close_create": (incident, None, OWNER_AND_BUYER_400),
+    # The first signable item is the buyer's (diagnostics): the provider may not sign it.
+    "incidents_signoff_create": (incident, signable, only(provider=FORBIDDEN, buyer=CREATED)),
+    # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (400).
+    "incidents_close_create": (incident, None, only(provider=CONFLICT, buyer=REFUSED)),
 }
 
 # Routes outside the operations: the schema, its two readers and the fixture schema are public.
