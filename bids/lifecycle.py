@@ -191,13 +191,19 @@ def bid_move(bid: Bid, name: str, *, user: User) -> Decision[Bid]:
     return BID.require(bid, name, actor=bid_actor(bid, user))
 
 
-def require_preparing(request: CapacityRequest, *, user: User, what: str) -> None:
-    """The 'prepare' move for a part of the request (its fixture, terms or questionnaire)."""
+def require_preparing(
+    request: CapacityRequest, *, user: User, what: str, too_late: str | None = None
+) -> None:
+    """The 'prepare' move for a part of the request (its fixture, terms or questionnaire).
+
+    `too_late` words the refusal by state for that part; `user` is None only for the product's
+    own seeding, which is held to the state rule alone."""
     decision = REQUEST.decide(request, "prepare", actor=request_actor(request, user))
     if decision.why == "state":
         raise ServiceError(
-            f"The request is {request.get_status_display().lower()}; its {what} can no longer "
-            "change."
+            too_late
+            or f"The request is {request.get_status_display().lower()}; its {what} can no "
+            "longer change."
         )
-    if not decision.allowed:
+    if user is not None and not decision.allowed:
         raise MoveRefused(decision)  # type: ignore[arg-type]

@@ -66,9 +66,8 @@ def incident_move(incident: Incident, name: str, *, user: Any) -> Decision[Incid
     return INCIDENT.require(incident, name, actor=incident_actor(incident, user))
 
 
-def close_decision(incident: Incident, *, user: Any) -> Decision[Incident]:
+def close_decision(incident: Incident, *, actor: Actor) -> Decision[Incident]:
     """The buyer's 'close', or for an S3 the provider's 'close_minor'."""
-    actor = incident_actor(incident, user)
     if "buyer" in actor.roles:
         return INCIDENT.decide(incident, "close", actor=actor)
     return INCIDENT.decide(incident, "close_minor", actor=actor)

@@ -29,6 +29,7 @@ from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
 from incidents.lifecycle import (
     close_decision,
+    incident_actor,
     incident_move,
     item_owner,
     require_item_party,
@@ -269,11 +270,6 @@ def _parse_time(value: Any) -> datetime | None:
         return None
 
 
-def _require_open(incident: Incident) -> None:
-    if not incident.is_open:
-        raise ServiceError("The incident is closed; its record no longer changes.")
-
-
 @transaction.atomic
 def incident_set_severity(
     *, incident: Incident, user: User, severity: str, reason: str
@@ -461,7 +457,7 @@ def incident_close(*, incident: Incident, user: User, now: datetime | None = Non
     """Close only when every checklist item passes; otherwise say which do not. The buyer
     confirms the end of an S1 or S2; either party may close an S3."""
     incident = Incident.objects.select_for_update().get(pk=incident.pk)
-    decision = close_decision(incident, user=user)
+    decision = close_decision(incident, actor=incident_actor(incident, user))
     if not decision.allowed:
         raise MoveRefused(decision)  # type: ignore[arg-type]
     open_items = [s for s in checklist_states(incident) if not s.passed]

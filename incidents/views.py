@@ -162,7 +162,7 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
         "may_dispute": {k for k in signed if actor.roles and item_owner(k) not in actor.roles},
         "owners": {s.key: item_owner(s.key) for s in checklist},
         "disputes": list(incident.disputes.select_related("by")),
-        "close": close_decision(incident, user=request.user),
+        "close": close_decision(incident, actor=actor),
         "moves": INCIDENT.decisions(incident, actor=actor, names=["responded", "restored"]),
         "reservation": incident.reservation,
         "clocks": sel.clock_rows(incident, now=timezone.now()),

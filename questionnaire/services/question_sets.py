@@ -10,10 +10,9 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from bids.lifecycle import REQUEST, request_actor
+from bids.lifecycle import require_preparing
 from bids.models import BidRevision, CapacityRequest
 from core.errors import ServiceError
-from core.lifecycle import MoveRefused
 from questionnaire import defaults
 from questionnaire.answer_types import (
     ANSWER_TYPES,
@@ -27,16 +26,6 @@ from questionnaire.models import BidQuestionnaire, Question, QuestionSet
 from questionnaire.selectors import current_question_set
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
-
-
-def _require_preparing(request: CapacityRequest, user: User | None, too_late: str) -> None:
-    """The request's 'prepare' move. `user` is None only for the product's own seeding."""
-    actor = request_actor(request, user)
-    decision = REQUEST.decide(request, "prepare", actor=actor)
-    if decision.why == "state":
-        raise ServiceError(too_late)
-    if user is not None and not decision.allowed:
-        raise MoveRefused(decision)  # type: ignore[arg-type]
 
 
 @transaction.atomic
@@ -91,8 +80,11 @@ def question_set_attach_default(*, request: CapacityRequest, user: User | None) 
     existing = current_question_set(request=request)
     if existing is not None:
         return existing
-    _require_preparing(
-        request, user, "The questionnaire can only be attached while the request takes bids."
+    require_preparing(
+        request,
+        user=user,
+        what="questionnaire",
+        too_late="The questionnaire can only be attached while the request takes bids.",
     )
     return _copy(question_set_default(), request=request, version=1, user=user)
 
@@ -107,8 +99,11 @@ def question_set_in_use(question_set: QuestionSet) -> bool:
 
 
 def _writable(request: CapacityRequest, user: User | None) -> QuestionSet:
-    _require_preparing(
-        request, user, "This request no longer takes bids; its questionnaire is final."
+    require_preparing(
+        request,
+        user=user,
+        what="questionnaire",
+        too_late="This request no longer takes bids; its questionnaire is final.",
     )
     current = current_question_set(request=request)
     if current is None:
