@@ -96,8 +96,8 @@ def failed_run_upload(
         raise ValidationError(
             {field: [f"{names}: empty, and an empty file cannot be evidence. Nothing was stored."]}
         )
-    if world_size is not None and world_size < 1:
-        raise ValidationError({"world_size": ["The world size is a positive number of ranks."]})
+    if world_size is not None and (problem := failures.world_size_problem(world_size)):
+        raise ValidationError({"world_size": [problem]})
     count = FailedRun.objects.filter(reservation=reservation).count() + 1
     run = FailedRun.objects.create(
         reservation=reservation,
