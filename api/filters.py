@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
@@ -23,6 +24,16 @@ from incidents.models import (
     Severity,
 )
 from orgs.models import Organization
+
+
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """An ISO 8601 time compared in UTC. Python reads offsets up to ±23:59, PostgreSQL only to
+    ±15:59: `+16:00` would otherwise reach the database as given and fail there."""
+
+    def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return super().filter(qs, value)
 
 
 class Pagination(PageNumberPagination):
@@ -74,8 +85,8 @@ class RequestFilter(django_filters.FilterSet):
     gpu_model = django_filters.ChoiceFilter(choices=GpuModel.choices)
     sealed = django_filters.BooleanFilter()
     title = django_filters.CharFilter(lookup_expr="icontains")
-    deadline_after = django_filters.IsoDateTimeFilter(field_name="bid_deadline", lookup_expr="gte")
-    deadline_before = django_filters.IsoDateTimeFilter(field_name="bid_deadline", lookup_expr="lte")
+    deadline_after = UtcDateTimeFilter(field_name="bid_deadline", lookup_expr="gte")
+    deadline_before = UtcDateTimeFilter(field_name="bid_deadline", lookup_expr="lte")
 
     class Meta:
         model = CapacityRequest
@@ -110,7 +121,7 @@ REQUEST_BID_ORDERING = ["provider__name", "updated_at", "latest_revision_number"
 
 
 class RevisionFilter(django_filters.FilterSet):
-    submitted_after = django_filters.IsoDateTimeFilter(field_name="submitted_at", lookup_expr="gte")
+    submitted_after = UtcDateTimeFilter(field_name="submitted_at", lookup_expr="gte")
 
     class Meta:
         model = BidRevision
