@@ -15,7 +15,6 @@ import pytest
 from incidents.failures import (
     MAX_WORLD_SIZE,
     FailureInputError,
-    SourceFile,
     analyse,
     parse_rank_map,
 )
