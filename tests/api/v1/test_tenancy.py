@@ -85,6 +85,8 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "me_retrieve": (none, None, ALL_ORGS),
     # Everyone's list holds only the entries they may read (tests/audit/test_tenancy.py).
     "audit_list": (none, lambda w: {"object": f"request:{w.request.pk}"}, ALL_ORGS),
+    # Each organisation's own members (tests/api/v1/test_api_members.py).
+    "members_list": (none, None, ALL_ORGS),
     "providers_list": (none, None, ANY_BUYER),
     "requests_list": (none, None, ALL_ORGS),
     # A buyer organisation may create (empty body: 400 names the fields); providers may not.
