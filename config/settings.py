@@ -215,8 +215,9 @@ SPECTACULAR_SETTINGS = {
         "BidStatusEnum": "bids.choices.BidStatus",
         "RegionEnum": "bids.choices.Region",
         "ReservationStatusEnum": "acceptance.models.ReservationStatus",
-        "SeverityEnum": "acceptance.models.Severity",
-        "IncidentEvidenceKindEnum": "acceptance.models.IncidentEvidenceKind",
+        "SeverityEnum": "incidents.models.Severity",
+        "IncidentEvidenceKindEnum": "incidents.models.IncidentEvidenceKind",
+        "AnnexKindEnum": "annexes.models.AnnexKind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -230,6 +231,18 @@ SPECTACULAR_SETTINGS = {
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+
+# Served over HTTPS (SITE_URL says so) in production: redirect plain HTTP and send HSTS. The
+# health check stays reachable over plain HTTP for load balancers.
+_HTTPS = SITE_URL.startswith("https://") and not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _HTTPS)
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
+# Behind a TLS-terminating proxy: the header it sets, e.g. HTTP_X_FORWARDED_PROTO.
+if _proxy_header := env_str("SECURE_PROXY_SSL_HEADER", ""):
+    SECURE_PROXY_SSL_HEADER = (_proxy_header, "https")
 
 LOGGING = {
     "version": 1,

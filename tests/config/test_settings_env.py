@@ -116,3 +116,21 @@ def test_a_shared_cache_is_redis_or_refused():
     bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", CACHE_URL="memcached://x")
     assert bad.returncode != 0
     assert "CACHE_URL must start with redis://" in bad.stderr
+
+
+def test_the_production_settings_pass_the_deploy_check():
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "x9" * 30 + "-not-a-real-key-but-long-and-varied-7Qz",
+        "SITE_URL": "https://clusterbid.example",
+        "ALLOWED_HOSTS": "clusterbid.example",
+    }
+    env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser tests set it for this process
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no issues" in done.stdout
