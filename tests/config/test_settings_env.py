@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from config.celery import app as celery_app
 from config.env import database_from_url, env_bool, env_int, env_list
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +106,33 @@ def test_every_environment_variable_is_documented_in_the_readme():
 @pytest.mark.django_db
 def test_healthz_answers_without_signing_in(client):
     response = client.get("/healthz")
-    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok"
+    assert body["database"] == "ok" and {"broker", "worker"} <= set(body)
+
+
+@pytest.mark.django_db
+def test_healthz_says_no_worker_when_none_runs(client, settings):
+    from tests.conftest import require_service
+
+    require_service(bool(settings.CELERY_BROKER_URL), "no broker configured")
+    celery_app.conf.task_always_eager = False
+    try:
+        response = client.get("/healthz")
+    finally:
+        celery_app.conf.task_always_eager = True
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "error"
+    assert body["database"] == "ok" and body["broker"] == "ok"
+    assert body["worker"].startswith("error: no worker answered")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_is_ok_with_a_worker(client, real_worker):
+    response = client.get("/healthz")
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["worker"].startswith("ok (")
 
 
 def test_a_shared_cache_is_redis_or_refused():
