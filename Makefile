@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
+# E-mail links point where the server runs: `make run HOST=0.0.0.0:9000 SITE_URL=https://...`.
+SITE_URL ?= http://$(HOST)
 
-.PHONY: install run test lint typecheck pytest worker bench clean
+.PHONY: install run test lint typecheck pytest worker beat bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Clusterbid needs Python 3.11 or newer")'
@@ -19,7 +21,7 @@ run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	$(PY) manage.py collectstatic --noinput -v0
-	$(PY) manage.py runserver $(HOST)
+	SITE_URL=$(SITE_URL) $(PY) manage.py runserver $(HOST)
 
 lint: install
 	$(VENV)/bin/ruff format --check .
@@ -38,6 +40,10 @@ test: lint typecheck pytest
 # A Celery worker for the Redis-backed set-up (CELERY_BROKER_URL must be set).
 worker: install
 	$(VENV)/bin/celery -A config worker --loglevel=INFO
+
+# Celery beat: the periodic notice sweep (incident clocks, sealed bids opened). One per site.
+beat: install
+	$(VENV)/bin/celery -A config beat --loglevel=INFO --schedule=/tmp/clusterbid-beat-schedule
 
 bench: install
 	$(PY) bench/scoring.py

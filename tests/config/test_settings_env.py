@@ -116,3 +116,14 @@ def test_a_shared_cache_is_redis_or_refused():
     bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", CACHE_URL="memcached://x")
     assert bad.returncode != 0
     assert "CACHE_URL must start with redis://" in bad.stderr
+
+
+def test_site_url_is_an_absolute_address_or_refused():
+    # E-mail links start with it: a bare host name would make every link relative and broken.
+    bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", SITE_URL="bids.example.com")
+    assert bad.returncode != 0
+    assert "SITE_URL must start with http:// or https://" in bad.stderr
+    ok = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", SITE_URL="https://bids.example.com/"
+    )
+    assert ok.returncode == 0, ok.stderr
