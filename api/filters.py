@@ -23,6 +23,8 @@ from incidents.models import (
     IncidentEvidenceKind,
     Severity,
 )
+from notices.choices import Event
+from notices.models import Notice
 from orgs.models import Organization
 
 
@@ -212,3 +214,15 @@ class IncidentEvidenceFilter(django_filters.FilterSet):
 
 
 INCIDENT_EVIDENCE_ORDERING = ["uploaded_at", "kind", "original_name"]
+
+
+class NoticeFilter(django_filters.FilterSet):
+    unread = django_filters.BooleanFilter(field_name="read_at", lookup_expr="isnull")
+    event = django_filters.ChoiceFilter(choices=Event.choices)
+
+    class Meta:
+        model = Notice
+        fields = ["unread", "event"]
+
+
+NOTICE_ORDERING = ["created_at"]

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "core",
     "orgs",
     "audit",
+    "notices",
     "bids",
     "questionnaire",
     "contracts",
@@ -95,6 +96,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "orgs.context_processors.organizations",
+                "notices.context_processors.notices",
             ],
         },
     },
@@ -149,7 +151,10 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Clusterbid <noreply@clusterbid.local>")
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# The public address e-mail links start with: set it to where users reach the server.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"SITE_URL must start with http:// or https://, got {SITE_URL!r}")
 
 # Celery: without a broker, tasks run in-process (eagerly) so the demo needs no Redis.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -161,6 +166,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "clusterbid")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
+NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)
+CELERY_BEAT_SCHEDULE = {
+    "send-due-notices": {
+        "task": "incidents.tasks.send_due_notices",
+        "schedule": float(NOTICE_SWEEP_SECONDS),
+    },
+}
 
 # Writes made with an API token (scripts, curl from the cluster) are rate-limited per token.
 API_TOKEN_WRITE_RATE = env_rate("API_TOKEN_WRITE_RATE", "60/min")

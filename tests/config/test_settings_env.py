@@ -161,3 +161,14 @@ def test_the_production_settings_pass_the_deploy_check():
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
+
+
+def test_site_url_is_an_absolute_address_or_refused():
+    # E-mail links start with it: a bare host name would make every link relative and broken.
+    bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", SITE_URL="bids.example.com")
+    assert bad.returncode != 0
+    assert "SITE_URL must start with http:// or https://" in bad.stderr
+    ok = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", SITE_URL="https://bids.example.com/"
+    )
+    assert ok.returncode == 0, ok.stderr
