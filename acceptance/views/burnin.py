@@ -19,7 +19,7 @@ from acceptance.selectors import burnin as sel
 from acceptance.services import award as award_services
 from acceptance.services import burnin as services
 from core.web import errors_into_form, flash_errors
-from orgs.access import active_org, org_required, user_of
+from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
 
@@ -36,7 +36,11 @@ def _buyer_only(request: HttpRequest, reservation: Reservation) -> None:
 @org_required()
 @require_GET
 def reservation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    # A member of two organisations who opens the other one's reservation (from a notice, a
+    # bookmark) is switched to it, not shown a 404.
+    reservation = get_for_acting_org(
+        request, lambda org: sel.reservation_get(org_ids=[org.pk] if org else [], pk=pk)
+    )
     context = {
         "reservation": reservation,
         "runs": sel.run_list(reservation=reservation),
