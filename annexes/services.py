@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import io
+from datetime import datetime
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 from pypdf import PdfReader
 
@@ -18,6 +20,7 @@ from annexes.document.render import render_html, render_pdf, snapshot_sha256
 from annexes.document.snapshot import snapshot_for
 from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind
 from bids.models import CapacityRequest
+from core.jobs import STUCK_REASON, limit_words, queued_cutoff, running_cutoff
 
 
 def annex_snapshot(*, request: CapacityRequest, kind: str) -> dict:
@@ -32,6 +35,7 @@ def annex_request(*, request: CapacityRequest, kind: str, user: User | None) -> 
     if kind not in AnnexKind.values:
         raise ValidationError(f"Unknown annex kind {kind!r}.")
     annex_snapshot(request=request, kind=kind)  # fail now, with the reason, not in the worker
+    annex_jobs_reap(timezone.now())  # a stuck render is failed, so this request starts afresh
     running = AnnexJob.objects.filter(
         request=request, kind=kind, status__in=[AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING]
     ).first()
@@ -132,3 +136,16 @@ def _finish(job: AnnexJob, annex: Annex, *, reused: bool) -> AnnexJob:
     )
     job.refresh_from_db()
     return job
+
+
+def annex_jobs_reap(now: datetime) -> int:
+    """Fail renders that ran past the time limit or were never picked up (see core.jobs)."""
+    limit = settings.JOB_TIME_LIMIT_SECONDS
+    stuck = Q(status=AnnexJobStatus.RENDERING, started_at__lt=running_cutoff(now)) | Q(
+        status=AnnexJobStatus.QUEUED, requested_at__lt=queued_cutoff(now)
+    )
+    return AnnexJob.objects.filter(stuck).update(
+        status=AnnexJobStatus.FAILED,
+        error=STUCK_REASON.format(limit=limit_words(limit)),
+        finished_at=now,
+    )

@@ -166,9 +166,27 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "clusterbid")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Time limits: a task past its soft limit gets an exception it can record; past the hard limit
+# the worker child is killed. The failed-run analysis of 16,384 ranks is the longest task.
+JOB_TIME_LIMIT_SECONDS = env_int("JOB_TIME_LIMIT_SECONDS", 900, minimum=60)
+ANALYSIS_TIME_LIMIT_SECONDS = env_int("ANALYSIS_TIME_LIMIT_SECONDS", 1800, minimum=60)
+CELERY_TASK_TIME_LIMIT = JOB_TIME_LIMIT_SECONDS
+CELERY_TASK_SOFT_TIME_LIMIT = JOB_TIME_LIMIT_SECONDS - 30
+# Redis re-delivers an unacknowledged task (acks_late: its worker died) after this long. Celery's
+# default is one hour; it must exceed the longest task, or a slow task runs twice at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int(
+        "CELERY_VISIBILITY_TIMEOUT", 2 * ANALYSIS_TIME_LIMIT_SECONDS, minimum=120
+    )
+}
+REAP_STUCK_JOBS_SECONDS = env_int("REAP_STUCK_JOBS_SECONDS", 300, minimum=10)
 # `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
 NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)
 CELERY_BEAT_SCHEDULE = {
+    "reap-stuck-jobs": {
+        "task": "core.tasks.reap_stuck_jobs",
+        "schedule": float(REAP_STUCK_JOBS_SECONDS),
+    },
     "send-due-notices": {
         "task": "incidents.tasks.send_due_notices",
         "schedule": float(NOTICE_SWEEP_SECONDS),

@@ -10,3 +10,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.receivers import rescore
 
         scoring_inputs_changed.connect(rescore, dispatch_uid="evaluation.rescore")
+        from core.jobs import register_reaper
+        from evaluation.jobs import scoring_runs_reap
+
+        register_reaper("scoring runs", scoring_runs_reap)

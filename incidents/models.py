@@ -46,6 +46,8 @@ class FailedRun(models.Model):
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
     analysed_at = models.DateTimeField(null=True, blank=True)
+    # When the current attempt started: the reaper fails an attempt that outlived its limit.
+    analysis_started_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "acceptance_failedrun"  # moved from acceptance/: the table keeps its name

@@ -128,7 +128,8 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
         if run.state == FailedRunState.ANALYSED:
             return run
         run.state, run.attempts = FailedRunState.ANALYSING, run.attempts + 1
-        run.save(update_fields=["state", "attempts"])
+        run.analysis_started_at = timezone.now()
+        run.save(update_fields=["state", "attempts", "analysis_started_at"])
     rows = list(run.files.order_by("pk"))
     try:
         rmap = None
@@ -163,6 +164,7 @@ def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:
 @transaction.atomic
 def failed_run_retry(*, failed_run: FailedRun) -> FailedRun:
     if failed_run.state not in (FailedRunState.ERROR, FailedRunState.UNREADABLE):
+        # A stuck analysis is failed by the reaper first, then offered again.
         raise ServiceError("Only a failed or unreadable analysis can be retried.")
     FailedRun.objects.filter(pk=failed_run.pk).update(state=FailedRunState.QUEUED, error="")
     failed_run.refresh_from_db()

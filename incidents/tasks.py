@@ -4,6 +4,7 @@ the periodic notice sweep (Celery beat; safe to run twice: each notice is keyed)
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from bids.notices import bids_opened_sweep
 from incidents.models import FailedRun
@@ -11,7 +12,12 @@ from incidents.notices import clocks_sweep
 from incidents.services import failed_run_analyse, failed_run_mark_error
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=settings.ANALYSIS_TIME_LIMIT_SECONDS,
+    soft_time_limit=settings.ANALYSIS_TIME_LIMIT_SECONDS - 30,
+)
 def analyse_failed_run(failed_run_id: int) -> str:
     try:
         run = failed_run_analyse(failed_run_id=failed_run_id)

@@ -168,3 +168,19 @@ def test_a_revision_the_cost_model_cannot_read_fails_the_run_with_its_reason(wor
     run = request_score(request=world.request)
     assert run.status == ScoringStatus.FAILED and "nodes" in run.error
     assert ScoringRun.objects.get(request=world.request, stale=False).pk == run.pk
+
+
+def test_a_scoring_run_stuck_running_is_failed_past_its_limit(scored, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from core.jobs import reap_stuck_jobs
+    from evaluation.models import ScoringRun, ScoringStatus
+
+    run = ScoringRun.objects.filter(request=scored.request).latest("pk")
+    late = timezone.now() - timedelta(seconds=settings.JOB_TIME_LIMIT_SECONDS + 120)
+    ScoringRun.objects.filter(pk=run.pk).update(status=ScoringStatus.RUNNING, started_at=late)
+    assert reap_stuck_jobs()["scoring runs"] == 1
+    run.refresh_from_db()
+    assert run.status == ScoringStatus.FAILED and "Retry" in run.error
