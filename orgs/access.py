@@ -97,9 +97,9 @@ def org_required(kind: str | None = None) -> Callable[[View], View]:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             org = active_org(request)
+            if org is None or (kind is not None and org.kind != kind):
+                raise Http404  # a buyer's page while acting as a provider: switch explicitly
             try:
-                if org is None or (kind is not None and org.kind != kind):
-                    raise Http404
                 return view(request, *args, **kwargs)
             except OrganizationSwitch as switch:
                 return _switched(request, switch.org)
