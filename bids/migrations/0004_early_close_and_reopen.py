@@ -4,25 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bids', '0003_move_orgs_and_scores'),
+        ("bids", "0003_move_orgs_and_scores"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='capacityrequest',
-            name='bids_opened_at',
+            model_name="capacityrequest",
+            name="bids_opened_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='capacityrequest',
-            name='closed_at',
+            model_name="capacityrequest",
+            name="closed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='capacityrequest',
-            name='sealed',
-            field=models.BooleanField(default=True, help_text='Bids stay hidden from the buyer until the deadline, or until you close bidding early.'),
+            model_name="capacityrequest",
+            name="sealed",
+            field=models.BooleanField(
+                default=True,
+                help_text="Bids stay hidden from the buyer until the deadline, or until you close bidding early.",
+            ),
         ),
     ]

@@ -24,8 +24,8 @@ def notification_bid_revision(*, revision: BidRevision) -> SentNotification | No
         subject = f"[Clusterbid] A sealed bid arrived on “{request.title}”"
         body = (
             f"A provider submitted a bid on “{request.title}”. The request is sealed: bids and "
-            f"bidders become visible after the deadline "
-            f"({request.bid_deadline:%d %b %Y %H:%M %Z})."
+            f"bidders become visible at the deadline "
+            f"({request.bid_deadline:%d %b %Y %H:%M %Z}), or when you close bidding early."
         )
     else:
         subject = f"[Clusterbid] {revision.bid.provider.name} submitted revision {revision.number}"

@@ -191,3 +191,12 @@ def test_the_reopen_page_says_opened_bids_stay_visible(sealed, buyer):
     req = _closed(sealed, buyer)
     page = buyer.client().get(reverse("bids:request-reopen", args=[req.pk])).content.decode()
     assert "Bids already opened stay visible to you" in page
+
+
+def test_the_buyer_reads_the_bids_history_once_an_early_close_opens_them(sealed, buyer, world):
+    from audit.selectors import entries_for
+
+    key = f"bid:{world.bid.pk}"
+    assert not entries_for(org=buyer.org, obj_key=key).exists()
+    services.request_close(request=sealed, user=buyer.user, confirmed=True)
+    assert entries_for(org=buyer.org, obj_key=key).filter(action="bid.submit").exists()
