@@ -21,6 +21,7 @@ from acceptance.models import (
     Reservation,
     ReservationStatus,
 )
+from acceptance.notices import acceptance_decided_notify
 from bids.models import Bid, CapacityRequest
 from bids.services.award import award_refusal, bid_award
 from core.errors import ServiceError
@@ -197,6 +198,7 @@ def reservation_accept(
         run=run,
         snapshot=burnin_report.baseline_snapshot(_files(run), version.spec, header=header),
     )
+    acceptance_decided_notify(decision=decision)
     return decision
 
 
@@ -227,6 +229,7 @@ def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> 
         after={"status": reservation.status},
         reason=reason,
     )
+    acceptance_decided_notify(decision=decision)
     return decision
 
 
