@@ -3,7 +3,8 @@
 Service rules raise Django's `ValidationError` (or `ServiceError`); they come back as 400 with
 the field (or the questionnaire answer, `answers.<key>`) named in `errors`. A lifecycle move
 refused by its table (`MoveRefused`) answers 403 (not your party or role) or 409 (not in this
-state), with the move's name.
+state), with the move's name; a move that needs a confirmation sent without `"confirm": true`
+answers 400 with `errors.confirm`.
 """
 
 from __future__ import annotations
@@ -74,8 +75,10 @@ def _from_django(exc: DjangoValidationError) -> Response:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, MoveRefused):
-        # A lifecycle table refused: 403 when not your party or role, 409 when not now.
-        body = error_body(" ".join(exc.messages)) | {"move": exc.decision.move.name}
+        # A lifecycle table refused: 403 when not your party or role, 409 when not now, 400
+        # (naming `confirm`) when the move needs a confirmation the call did not send.
+        errors = _flatten(exc.message_dict) if hasattr(exc, "error_dict") else None
+        body = error_body(" ".join(exc.messages), errors) | {"move": exc.decision.move.name}
         return Response(body, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
         return _from_django(exc)

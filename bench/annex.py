@@ -70,7 +70,7 @@ def _large_snapshot() -> dict:
     assert buyer is not None
     fixture_from_template(request=request, user=buyer, template=DEFAULT_TEMPLATE)
     terms_create(request=request, user=buyer, template=DEFAULT_TERMS_TEMPLATE)
-    request_close(request=request, user=buyer)
+    request_close(request=request, user=buyer, confirmed=True)
     winner = Bid.objects.get(request=request, provider__name="Aurora GPU Cloud")
     request_award(request=request, bid=winner, user=buyer)
     snap = contract_snapshot(request=request)

@@ -7,8 +7,8 @@ Visibility (see `audit.services.Audience`):
   never learns who else was invited);
 - a bid's entries (start, submit, withdraw, award, loss) are its provider's, and its buyer's
   only once the request's bids are visible to the buyer: a sealed request's buyer learns
-  neither that a bid arrived nor from whom before the deadline. The start of a draft is the
-  provider's alone, as drafts are.
+  neither that a bid arrived nor from whom before the deadline or an early close. The start
+  of a draft is the provider's alone, as drafts are.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from audit import tenancy
 from audit.models import Party
@@ -38,10 +37,7 @@ def _invited_to(org_id: int) -> QuerySet[Any]:
 
 
 def _sealed_for_buyer(org_id: int) -> QuerySet[Any]:
-    # The rule of `CapacityRequest.bids_hidden_from_buyer`, as a query.
-    return CapacityRequest.objects.filter(
-        buyer_id=org_id, sealed=True, bid_deadline__gt=timezone.now()
-    ).values("pk")
+    return CapacityRequest.objects.filter(buyer_id=org_id).bids_hidden_from_buyer().values("pk")
 
 
 def record_request(

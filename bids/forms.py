@@ -135,3 +135,19 @@ class BidForm(forms.ModelForm):
         if errors:
             raise ValidationError(errors)
         return cleaned
+
+
+class ConfirmForm(forms.Form):
+    """A move the request's table says needs a confirmation (close, cancel, reopen)."""
+
+    confirm = forms.BooleanField(required=False)
+
+
+class ReopenForm(ConfirmForm):
+    # Not required here: the service words a missing or past deadline on this field.
+    bid_deadline = forms.DateTimeField(label="New bid deadline", required=False, widget=DATETIME)
+    confirm = forms.BooleanField(
+        required=False,
+        label="I confirm: providers can bid and revise again until the new deadline, and bids "
+        "already opened stay visible to us.",
+    )

@@ -90,6 +90,16 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             verb="closed",
         ),
         Move(
+            "reopen",
+            "Reopen bidding",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.CLOSED}),
+            target=RequestStatus.OPEN,
+            needs=frozenset({Need.CONFIRM}),
+            verb="reopened",
+        ),
+        Move(
             "cancel",
             "Cancel the request",
             "buyer",
@@ -181,9 +191,12 @@ def bid_actor(bid: Bid, user: User) -> Actor:
     )
 
 
-def request_move(request: CapacityRequest, name: str, *, user: User) -> Decision[CapacityRequest]:
-    """Raise `MoveRefused` unless `user` may make this move on the request now."""
-    return REQUEST.require(request, name, actor=request_actor(request, user))
+def request_move(
+    request: CapacityRequest, name: str, *, user: User, confirmed: bool = False
+) -> Decision[CapacityRequest]:
+    """Raise `MoveRefused` unless `user` may make this move on the request now, confirmed when
+    the table says the move needs a confirmation (close, cancel, reopen)."""
+    return REQUEST.require(request, name, actor=request_actor(request, user), confirmed=confirmed)
 
 
 def bid_move(bid: Bid, name: str, *, user: User) -> Decision[Bid]:

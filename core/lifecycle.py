@@ -5,6 +5,8 @@ object), the roles within that party, the states a move starts from, and what it
 confirmation, a written reason, a second person). Services call `require()` before they write;
 pages call `decisions()` to offer only what the user may do and to say why the rest is not
 available; the API turns a refusal into 403 (not your party or role) or 409 (not in this state).
+A move that needs a confirmation and was not confirmed is refused with 400, naming the field
+`confirm`: pages ask first (a confirmation step), the API needs `"confirm": true`.
 
 The caller says which party and role the user holds for this object (`Actor`, built by
 `orgs.selectors.actor_for`).
@@ -26,6 +28,10 @@ class Need(StrEnum):
     CONFIRM = "confirm"  # an explicit confirmation in the page, `confirm=true` in the API
     REASON = "reason"  # a written reason, recorded with the move
     APPROVER = "approver"  # a second person of the approver role approves
+
+
+# The field a missing confirmation is reported on, in forms and in the API's `errors`.
+CONFIRM_FIELD = "confirm"
 
 
 @dataclass(frozen=True)
@@ -61,18 +67,24 @@ class Decision(Generic[T]):
     move: Move[T]
     allowed: bool
     reason: str = ""
-    why: str = ""  # "party", "role", "state" or "" when allowed
+    why: str = ""  # "party", "role", "state", "confirm" or "" when allowed
 
     @property
     def status_code(self) -> int:
+        if self.why == CONFIRM_FIELD:
+            return 400  # the call lacks a field; the same call with it would succeed
         return 403 if self.why in ("party", "role") else 409
 
 
 class MoveRefused(ServiceError):
-    """A lifecycle table refused the move; pages flash the reason, the API answers 403 or 409."""
+    """A lifecycle table refused the move; pages flash the reason, the API answers 403 or 409
+    (or 400 when only the confirmation is missing: the error names the `confirm` field)."""
 
     def __init__(self, decision: Decision[object]) -> None:
-        super().__init__(decision.reason)
+        if decision.why == CONFIRM_FIELD:
+            super().__init__({CONFIRM_FIELD: [decision.reason]})
+        else:
+            super().__init__(decision.reason)
         self.decision = decision
 
     @property
@@ -126,10 +138,17 @@ class Lifecycle(Generic[T]):
                 return Decision(move, False, reason, "state")
         return Decision(move, True)
 
-    def require(self, obj: T, name: str, *, actor: Actor) -> Decision[T]:
+    def allow(self, obj: T, name: str, *, actor: Actor) -> Decision[T]:
+        """Raise `MoveRefused` unless the actor may make the move now (party, role, state)."""
         decision = self.decide(obj, name, actor=actor)
         if not decision.allowed:
             raise MoveRefused(decision)  # type: ignore[arg-type]
+        return decision
+
+    def require(self, obj: T, name: str, *, actor: Actor, confirmed: bool = False) -> Decision[T]:
+        """`allow`, then the move's confirmation when its table says it needs one."""
+        decision = self.allow(obj, name, actor=actor)
+        require_confirmation(decision, confirmed=confirmed)
         return decision
 
     def decisions(
@@ -142,3 +161,16 @@ class Lifecycle(Generic[T]):
             for m in self.moves
             if not wanted or m.name in wanted
         }
+
+
+def require_confirmation(decision: Decision[T], *, confirmed: bool) -> None:
+    """Refuse a move that needs a confirmation (`Need.CONFIRM`) and did not get one."""
+    if Need.CONFIRM in decision.move.needs and not confirmed:
+        refused: Decision[T] = Decision(
+            decision.move,
+            False,
+            f"Confirmation required: {decision.move.label.lower()} needs an explicit "
+            'confirmation (confirm on the page, or send "confirm": true).',
+            CONFIRM_FIELD,
+        )
+        raise MoveRefused(refused)  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from typing import Any
 from bids.choices import RequestStatus
 from bids.models import BidRevision, CapacityRequest
 from core.domain import PALETTE
+from evaluation.anonymise import anonymous_labels, hide_identifying
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.scoring import CRITERIA
@@ -77,6 +78,7 @@ class Column:
     css: str = ""
     steps: dict[str, dict[str, str]] = field(default_factory=dict)
     facts: Facts = field(default_factory=lambda: Facts(NO_QUESTIONNAIRE))
+    reasons_shown: list[str] | None = None  # anonymised: the reasons, scrubbed
 
     @property
     def qualified(self) -> bool:
@@ -84,6 +86,8 @@ class Column:
 
     @property
     def reasons(self) -> list[str]:
+        if self.reasons_shown is not None:
+            return self.reasons_shown
         return [d["message"] for d in self.score.disqualifications]
 
     @property
@@ -119,15 +123,6 @@ class Comparison:
     @property
     def any_default_mtbf(self) -> bool:
         return any(c.mtbf_default for c in self.columns)
-
-
-def anonymous_name(index: int) -> str:
-    letters = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        letters = chr(65 + rest) + letters
-    return f"Bid {letters}"
 
 
 def comparison_state(*, request: CapacityRequest) -> tuple[str, ScoringRun | None]:
@@ -166,7 +161,7 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     scores = list(shown.scores.select_related("revision__bid__provider").order_by("position"))
     if not scores:
         return out
-    names = _names(scores, anonymise)
+    names = _names(request, scores, anonymise)
     acks = _acknowledgements([s.revision.bid_id for s in scores])
     out.columns = [
         Column(
@@ -183,6 +178,8 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     ]
     out.groups.append(_score_group(out.columns, shown.weights))
     _set_apart_disqualified(out)
+    if anonymise:
+        hide_identifying(out)
     out.sensitivity = _sensitivity(shown, out.columns)
     out.charts = _charts(out.columns, shown.weights, out.sensitivity)
     return out
@@ -207,12 +204,12 @@ def _set_apart_disqualified(view: Comparison) -> None:
                 cell.css = " ".join(filter(None, ["best" if cell.best else "", col.css]))
 
 
-def _names(scores: Sequence[BidScore], anonymise: bool) -> dict[int, str]:
+def _names(request: CapacityRequest, scores: Sequence[BidScore], anonymise: bool) -> dict[int, str]:
     if not anonymise:
         return {s.pk: s.revision.bid.provider.name for s in scores}
-    # Letters follow the order bids arrived, not the ranking, so "Bid A" says nothing.
-    by_arrival = sorted(scores, key=lambda s: s.revision.bid_id)
-    return {s.pk: anonymous_name(i) for i, s in enumerate(by_arrival)}
+    # Letters stay with each bid for the request's lifetime, whatever the ranking or weights.
+    labels = anonymous_labels(request=request)
+    return {s.pk: labels[s.revision.bid_id] for s in scores}
 
 
 def _row(spec: RowSpec, columns: Sequence[Column]) -> Row:

@@ -22,7 +22,7 @@ from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
 from core.formatting import data_size
-from core.lifecycle import MoveRefused
+from core.lifecycle import MoveRefused, require_confirmation
 from core.uploads import check_upload
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
@@ -457,13 +457,16 @@ def incident_set_times(*, incident: Incident, **marks: Any) -> Incident:
 
 
 @transaction.atomic
-def incident_close(*, incident: Incident, user: User, now: datetime | None = None) -> Incident:
+def incident_close(
+    *, incident: Incident, user: User, now: datetime | None = None, confirmed: bool = False
+) -> Incident:
     """Close only when every checklist item passes; otherwise say which do not. The buyer
-    confirms the end of an S1 or S2; either party may close an S3."""
+    confirms the end of an S1 or S2 (explicitly: `confirmed`); either party may close an S3."""
     incident = Incident.objects.select_for_update().get(pk=incident.pk)
     decision = close_decision(incident, actor=incident_actor(incident, user))
     if not decision.allowed:
         raise MoveRefused(decision)  # type: ignore[arg-type]
+    require_confirmation(decision, confirmed=confirmed)
     open_items = [s for s in checklist_states(incident) if not s.passed]
     if open_items:
         raise ServiceError(

@@ -323,7 +323,9 @@ def incident_times(request: HttpRequest, pk: int) -> HttpResponse:
 def incident_close(request: HttpRequest, pk: int) -> HttpResponse:
     incident = _get_incident(request, pk)
     try:
-        services.incident_close(incident=incident, user=user_of(request))
+        services.incident_close(
+            incident=incident, user=user_of(request), confirmed=bool(request.POST.get("confirm"))
+        )
     except ValidationError as exc:
         flash_errors(request, exc)
     else:

@@ -25,6 +25,15 @@ class ErrorSerializer(serializers.Serializer):
     )
 
 
+class ConfirmSerializer(serializers.Serializer):
+    """The body of a move whose lifecycle table says it needs a confirmation."""
+
+    confirm = serializers.BooleanField(
+        default=False,
+        help_text="true confirms the move; without it the move is refused: 400 naming `confirm`.",
+    )
+
+
 class OrganizationSerializer(serializers.ModelSerializer[Organization]):
     class Meta:
         model = Organization

@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import OrganizationSerializer
+from api.serializers.common import ConfirmSerializer, OrganizationSerializer
 from api.serializers.parts import (
     FixtureVersionSerializer,
     QuestionSetSerializer,
@@ -44,11 +44,30 @@ class RequestSerializer(serializers.ModelSerializer[CapacityRequest]):
             "status",
             *REQUEST_FIELDS,
             "deadline_passed",
+            "bids_opened_at",
+            "closed_at",
             "created_at",
             "updated_at",
             "published_at",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "bids_opened_at": {
+                "help_text": "When a close opened the bids to the buyer (sealed: the deadline "
+                "or the close, whichever came first); they stay open after a reopen."
+            },
+            "closed_at": {"help_text": "When bidding was last closed; null while open."},
+        }
+
+
+class ReopenSerializer(ConfirmSerializer):
+    # Optional here so that the service words a missing deadline, after the move's own check.
+    bid_deadline = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The new bid deadline (required): in the future, before the reservation starts.",
+    )
 
 
 class InvitationSerializer(serializers.ModelSerializer[Invitation]):

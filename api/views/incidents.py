@@ -24,6 +24,7 @@ from api.filters import (
 )
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, org_of_kind
+from api.serializers.common import ConfirmSerializer
 from api.serializers.incidents import (
     IncidentEvidenceSerializer,
     IncidentEvidenceUploadSerializer,
@@ -228,12 +229,19 @@ class IncidentCloseView(generics.GenericAPIView[Incident]):
     serializer_class = IncidentSerializer
 
     @extend_schema(
-        request=None,
+        request=ConfirmSerializer,
         responses=IncidentSerializer,
         parameters=[IDEMPOTENCY_PARAMETER],
-        summary="Close the incident; refused, naming the items, until every checklist item passes",
+        summary="Close the incident (the buyer confirms: confirm true); refused, naming the "
+        "items, until every checklist item passes",
     )
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        incident = services.incident_close(incident=_incident(request, pk), user=api_user(request))
+        body = ConfirmSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        incident = services.incident_close(
+            incident=_incident(request, pk),
+            user=api_user(request),
+            confirmed=body.validated_data["confirm"],
+        )
         return _show(incident)

@@ -14,7 +14,9 @@ from acceptance.selectors import fixtures as fixture_selectors
 from api.filters import REQUEST_ORDERING, RequestFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, buyer_org, org_of_kind
+from api.serializers.common import ConfirmSerializer
 from api.serializers.requests import (
+    ReopenSerializer,
     RequestDetailSerializer,
     RequestSerializer,
     RequestWriteSerializer,
@@ -102,30 +104,62 @@ class RequestDetailView(generics.GenericAPIView[CapacityRequest]):
         return Response(RequestDetailSerializer(req, context={"parts": request_parts(req)}).data)
 
 
-class _TransitionView(generics.GenericAPIView[CapacityRequest]):
+class RequestPublishView(generics.GenericAPIView[CapacityRequest]):
+    serializer_class = RequestSerializer
+
+    @extend_schema(request=None, summary="Publish a draft request: invited providers can bid")
+    def post(self, request: Request, pk: int) -> Response:
+        req = services.request_publish(
+            request=request_for_buyer(request, pk), user=api_user(request)
+        )
+        return Response(RequestSerializer(req).data)
+
+
+class _ConfirmedMoveView(generics.GenericAPIView[CapacityRequest]):
+    """A move the request's table says needs a confirmation: `{"confirm": true}`."""
+
     serializer_class = RequestSerializer
     action = ""
 
     def post(self, request: Request, pk: int) -> Response:
         req = request_for_buyer(request, pk)
-        service = {
-            "publish": services.request_publish,
-            "close": services.request_close,
-            "cancel": services.request_cancel,
-        }[self.action]
-        return Response(RequestSerializer(service(request=req, user=api_user(request))).data)
+        body = ConfirmSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        service = {"close": services.request_close, "cancel": services.request_cancel}[self.action]
+        req = service(request=req, user=api_user(request), confirmed=body.validated_data["confirm"])
+        return Response(RequestSerializer(req).data)
 
 
-@extend_schema(request=None, summary="Publish a draft request: invited providers can bid")
-class RequestPublishView(_TransitionView):
-    action = "publish"
-
-
-@extend_schema(request=None, summary="Close bidding on an open request")
-class RequestCloseView(_TransitionView):
+@extend_schema(
+    request=ConfirmSerializer,
+    summary="Close bidding now (confirm: true): sealed bids open to the buyer at once, drafts "
+    "freeze",
+)
+class RequestCloseView(_ConfirmedMoveView):
     action = "close"
 
 
-@extend_schema(request=None, summary="Cancel a request that is not awarded")
-class RequestCancelView(_TransitionView):
+@extend_schema(request=ConfirmSerializer, summary="Cancel a request that is not awarded (confirm)")
+class RequestCancelView(_ConfirmedMoveView):
     action = "cancel"
+
+
+class RequestReopenView(generics.GenericAPIView[CapacityRequest]):
+    serializer_class = RequestSerializer
+
+    @extend_schema(
+        request=ReopenSerializer,
+        summary="Reopen a closed request until a new deadline (confirm: true); opened bids stay "
+        "visible",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        req = request_for_buyer(request, pk)
+        body = ReopenSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        req = services.request_reopen(
+            request=req,
+            user=api_user(request),
+            bid_deadline=body.validated_data["bid_deadline"],
+            confirmed=body.validated_data["confirm"],
+        )
+        return Response(RequestSerializer(req).data)

@@ -46,6 +46,12 @@ class CapacityRequestQuerySet(models.QuerySet["CapacityRequest"]):
     def visible_to_provider(self, org: Organization) -> CapacityRequestQuerySet:
         return self.filter(invitations__provider=org).exclude(status=RequestStatus.DRAFT)
 
+    def bids_hidden_from_buyer(self) -> CapacityRequestQuerySet:
+        """`CapacityRequest.bids_hidden_from_buyer`, as a query (keep the two together)."""
+        return self.filter(
+            sealed=True, bids_opened_at__isnull=True, bid_deadline__gt=timezone.now()
+        )
+
 
 class CapacityRequest(models.Model):
     buyer = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="requests")
@@ -95,8 +101,14 @@ class CapacityRequest(models.Model):
     reservation_end = models.DateField()
     bid_deadline = models.DateTimeField()
     sealed = models.BooleanField(
-        default=True, help_text="Bids stay hidden from the buyer until the deadline."
+        default=True,
+        help_text="Bids stay hidden from the buyer until the deadline, or until you close "
+        "bidding early.",
     )
+    # When a close opened the bids to the buyer (an early close opens sealed bids at once; a
+    # close after the deadline records the deadline). A reopen never seals them again.
+    bids_opened_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)  # the last close; a reopen clears it
 
     # Workload profile (cost model)
     checkpoint_write_seconds = models.PositiveIntegerField(
@@ -133,6 +145,12 @@ class CapacityRequest(models.Model):
         """Why no bid can be started, changed or submitted now; None while the request takes bids.
 
         The one home of this rule: bid services refuse with it, pages hide forms with it."""
+        if self.status == RequestStatus.CLOSED and self.closed_at is not None:
+            closed = timezone.localtime(min(self.closed_at, self.bid_deadline))
+            return (
+                f"Bidding closed on {closed:%d %b %Y at %H:%M %Z}: this request no longer takes "
+                "bids, and drafts can no longer be changed or submitted."
+            )
         if self.status != RequestStatus.OPEN:
             return f"This request is {self.get_status_display().lower()}; it no longer takes bids."
         if self.deadline_passed:
@@ -151,9 +169,17 @@ class CapacityRequest(models.Model):
         return str(self.get_status_display())
 
     @property
+    def bids_opened(self) -> bool:
+        """Bids are open to the buyer from the deadline or the close, whichever comes first,
+        and stay open after a reopen."""
+        return self.bids_opened_at is not None or self.deadline_passed
+
+    @property
     def bids_hidden_from_buyer(self) -> bool:
-        """Sealed requests reveal nothing about bids or bidders before the deadline."""
-        return self.sealed and not self.deadline_passed
+        """Sealed requests reveal nothing about bids or bidders until the bids open.
+
+        The one home of this rule, with its query form on `CapacityRequestQuerySet`."""
+        return self.sealed and not self.bids_opened
 
     @property
     def term_hours(self) -> int:

@@ -13,6 +13,7 @@ from bids.services.requests import (
     request_create,
     request_invite,
     request_publish,
+    request_reopen,
     request_uninvite,
     request_update,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "request_create",
     "request_invite",
     "request_publish",
+    "request_reopen",
     "request_uninvite",
     "request_update",
     "require_draft_editable",

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -10,11 +11,12 @@ from django.utils import timezone
 from audit.services import parties
 from bids.audit import record_request
 from bids.choices import RequestStatus
-from bids.lifecycle import request_move
+from bids.lifecycle import REQUEST, request_actor, request_move
 from bids.models import CapacityRequest, Invitation
 from bids.notices import deadline_change_notify, invitation_notify, invitations_on_publish
 from bids.selectors import request_locked_fields
 from core.errors import ServiceError
+from core.lifecycle import require_confirmation
 from orgs.choices import OrgKind
 from orgs.models import Organization
 
@@ -147,24 +149,83 @@ def request_uninvite(*, request: CapacityRequest, user: User, provider: Organiza
 
 
 @transaction.atomic
-def request_close(*, request: CapacityRequest, user: User) -> CapacityRequest:
-    request_move(request, "close", user=user)
+def request_close(
+    *, request: CapacityRequest, user: User, confirmed: bool = False
+) -> CapacityRequest:
+    """Stop bidding now, confirmed. Sealing ends at the deadline or the close, whichever comes
+    first: a sealed request's bids open to the buyer at once. Drafts freeze (the bid table's
+    moves read `closed_to_bids_reason`). The one place a close happens: notices hook in here."""
+    request_move(request, "close", user=user, confirmed=confirmed)
+    now = timezone.now()
     before = {"status": request.status}
     request.status = RequestStatus.CLOSED
-    request.save(update_fields=["status", "updated_at"])
+    request.closed_at = now
+    if request.bids_opened_at is None:
+        # A close after the deadline finds the bids already open since the deadline.
+        request.bids_opened_at = min(now, request.bid_deadline)
+    request.save(update_fields=["status", "closed_at", "bids_opened_at", "updated_at"])
     record_request(
         request=request,
         action="request.close",
         user=user,
         before=before,
-        after={"status": request.status},
+        after={"status": request.status, "bids_opened_at": request.bids_opened_at},
+    )
+    return request
+
+
+def _new_deadline_errors(request: CapacityRequest, bid_deadline: datetime | None) -> list[str]:
+    if bid_deadline is None:
+        return ["Give the new bid deadline: providers bid until then."]
+    if bid_deadline <= timezone.now():
+        return ["The new bid deadline must be in the future."]
+    deadline_date = timezone.localtime(bid_deadline).date()
+    if deadline_date >= request.reservation_start:
+        return [
+            "The new bid deadline must fall before the reservation starts "
+            f"({request.reservation_start:%d %b %Y})."
+        ]
+    return []
+
+
+@transaction.atomic
+def request_reopen(
+    *,
+    request: CapacityRequest,
+    user: User,
+    bid_deadline: datetime | None,
+    confirmed: bool = False,
+) -> CapacityRequest:
+    """Take bids again until a new deadline, confirmed. Bids opened at the close stay visible
+    to the buyer. The one place a reopen happens: notices to every invitee hook in here."""
+    stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    decision = REQUEST.allow(stored, "reopen", actor=request_actor(stored, user))
+    errors = _new_deadline_errors(stored, bid_deadline)
+    if errors:
+        raise ValidationError({"bid_deadline": errors})
+    require_confirmation(decision, confirmed=confirmed)
+    assert bid_deadline is not None
+    before = {"status": stored.status, "bid_deadline": stored.bid_deadline}
+    request.status = RequestStatus.OPEN
+    request.bid_deadline = bid_deadline
+    request.closed_at = None
+    request.bids_opened_at = stored.bids_opened_at
+    request.save(update_fields=["status", "bid_deadline", "closed_at", "updated_at"])
+    record_request(
+        request=request,
+        action="request.reopen",
+        user=user,
+        before=before,
+        after={"status": request.status, "bid_deadline": request.bid_deadline},
     )
     return request
 
 
 @transaction.atomic
-def request_cancel(*, request: CapacityRequest, user: User) -> CapacityRequest:
-    request_move(request, "cancel", user=user)
+def request_cancel(
+    *, request: CapacityRequest, user: User, confirmed: bool = False
+) -> CapacityRequest:
+    request_move(request, "cancel", user=user, confirmed=confirmed)
     before = {"status": request.status}
     request.status = RequestStatus.CANCELLED
     request.save(update_fields=["status", "updated_at"])

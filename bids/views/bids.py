@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors, services
 from bids.choices import BidStatus
 from bids.forms import BidForm
+from bids.lifecycle import BID, bid_actor
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -54,6 +55,11 @@ def bid_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.PROVIDER)
 def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
     bid = selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    edit = BID.decide(bid, "edit", actor=bid_actor(bid, request.user))
+    if not edit.allowed:
+        # A frozen draft offers no form (bidding closed, awarded...): the bid page says why.
+        messages.error(request, edit.reason)
+        return redirect("bids:bid-detail", pk=bid.pk)
     form = BidForm(request.POST or None, instance=bid)
     if request.method == "POST" and form.is_valid():
         data = {name: form.cleaned_data[name] for name in form.Meta.fields}

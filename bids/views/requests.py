@@ -8,7 +8,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
-from bids.forms import CapacityRequestForm, InviteForm
+from bids.forms import CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
+from bids.lifecycle import REQUEST, request_actor
+from bids.models import CapacityRequest
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -72,21 +74,19 @@ def request_detail(request: HttpRequest, pk: int) -> HttpResponse:
             bid_rows=selectors.bid_rows_for_buyer(request=req),
             invitations=selectors.invitation_list(request=req),
             invite_form=InviteForm(choices=selectors.provider_choices(request=req)),
+            reopen_form=ReopenForm(),
         )
     else:
         context["own_bid"] = selectors.own_bid(request=req, org=org)
     return render(request, "bids/request_detail.html", context)
 
 
-def _transition(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+@org_required(OrgKind.BUYER)
+@require_POST
+def request_publish(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    service = {
-        "publish": services.request_publish,
-        "close": services.request_close,
-        "cancel": services.request_cancel,
-    }[action]
     try:
-        service(request=req, user=user_of(request))
+        services.request_publish(request=req, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -94,22 +94,76 @@ def _transition(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     return redirect("bids:request-detail", pk=pk)
 
 
-@org_required(OrgKind.BUYER)
-@require_POST
-def request_publish(request: HttpRequest, pk: int) -> HttpResponse:
-    return _transition(request, pk, "publish")
+# Moves the request's table says need a confirmation: the page says what happens, then asks.
+CONFIRMED_MOVES = {
+    "close": (services.request_close, "Bidding closed."),
+    "cancel": (services.request_cancel, "Request cancelled."),
+}
+
+
+def _confirm_page(
+    request: HttpRequest, req: CapacityRequest, move: str, form: ConfirmForm
+) -> HttpResponse:
+    decision = REQUEST.decide(req, move, actor=request_actor(req, request.user))
+    return render(
+        request,
+        "bids/request_confirm.html",
+        {"req": req, "move": move, "decision": decision, "form": form},
+    )
+
+
+def _confirmed_move(request: HttpRequest, pk: int, move: str) -> HttpResponse:
+    req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    # Bound on any POST, an empty one too: a post without the confirmation is asked again.
+    form = ConfirmForm(request.POST if request.method == "POST" else None)
+    if not form.is_bound or not form.is_valid():
+        return _confirm_page(request, req, move, form)
+    service, done = CONFIRMED_MOVES[move]
+    try:
+        service(request=req, user=user_of(request), confirmed=form.cleaned_data["confirm"])
+    except ValidationError as exc:
+        if not hasattr(exc, "error_dict"):
+            flash_errors(request, exc)
+            return redirect("bids:request-detail", pk=pk)
+        errors_into_form(form, exc)  # the confirmation is missing: ask on the page
+        req.refresh_from_db()
+        return _confirm_page(request, req, move, form)
+    messages.success(request, done)
+    return redirect("bids:request-detail", pk=pk)
 
 
 @org_required(OrgKind.BUYER)
-@require_POST
 def request_close(request: HttpRequest, pk: int) -> HttpResponse:
-    return _transition(request, pk, "close")
+    return _confirmed_move(request, pk, "close")
 
 
 @org_required(OrgKind.BUYER)
-@require_POST
 def request_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    return _transition(request, pk, "cancel")
+    return _confirmed_move(request, pk, "cancel")
+
+
+@org_required(OrgKind.BUYER)
+def request_reopen(request: HttpRequest, pk: int) -> HttpResponse:
+    req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    form = ReopenForm(request.POST if request.method == "POST" else None)
+    if form.is_bound and form.is_valid():
+        try:
+            services.request_reopen(
+                request=req,
+                user=user_of(request),
+                bid_deadline=form.cleaned_data["bid_deadline"],
+                confirmed=form.cleaned_data["confirm"],
+            )
+        except ValidationError as exc:
+            if not hasattr(exc, "error_dict"):
+                flash_errors(request, exc)
+                return redirect("bids:request-detail", pk=pk)
+            errors_into_form(form, exc)
+            req.refresh_from_db()
+        else:
+            messages.success(request, "Bidding reopened until the new deadline.")
+            return redirect("bids:request-detail", pk=pk)
+    return _confirm_page(request, req, "reopen", form)
 
 
 @org_required(OrgKind.BUYER)

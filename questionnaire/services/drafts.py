@@ -17,6 +17,7 @@ from django.db import transaction
 
 from bids.models import Bid, BidRevision
 from bids.services import bid_save_draft, bid_submit
+from core.lifecycle import MoveRefused
 from questionnaire.services.answers import AnswersInvalid, answers_save
 
 ANSWERS = "answers"
@@ -40,6 +41,8 @@ def bid_draft_save(
     try:
         if terms or answers is None:
             bid_save_draft(bid=bid, user=user, data=dict(terms))
+    except MoveRefused:
+        raise  # refused by the bid's table (e.g. bidding closed): 403/409, not a field error
     except ValidationError as exc:
         errors.update(_keyed(exc))
     if answers is not None and not errors.get("__all__"):

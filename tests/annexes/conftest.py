@@ -25,7 +25,7 @@ def awarded(world: Any, buyer: Any, provider: Any) -> Any:
         status="accepted_with_exceptions",
         exceptions=[{"text": "DCGM level 3 only: level 4 needs a maintenance window", "field": ""}],
     )
-    request_close(request=world.request, user=buyer.user)
+    request_close(request=world.request, user=buyer.user, confirmed=True)
     request_award(request=world.request, bid=world.bid, user=buyer.user)
     world.request.refresh_from_db()
     return world

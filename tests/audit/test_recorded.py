@@ -48,7 +48,7 @@ def test_saving_an_unchanged_request_records_nothing(world, buyer):
 
 def test_withdraw_and_cancel_are_recorded(world, buyer, provider, rival_provider):
     bid_withdraw(bid=world.bid, user=provider.user)
-    request_cancel(request=world.request, user=buyer.user)
+    request_cancel(request=world.request, user=buyer.user, confirmed=True)
     withdraw = AuditEntry.objects.get(action="bid.withdraw")
     assert (withdraw.before, withdraw.after) == (
         {"status": "submitted"},

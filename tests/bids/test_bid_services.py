@@ -84,7 +84,7 @@ def test_submitting_after_the_deadline_is_refused_with_the_date(open_request, pr
 
 def test_submitting_to_a_closed_request_is_refused(open_request, buyer, provider):
     bid = BidFactory(request=open_request, provider=provider.org)
-    services.request_close(request=open_request, user=buyer.user)
+    services.request_close(request=open_request, user=buyer.user, confirmed=True)
     with pytest.raises(ValidationError, match="no longer takes bids"):
         services.bid_submit(bid=bid, user=provider.user)
 
@@ -162,7 +162,7 @@ def test_withdraw_then_resubmit_before_the_deadline(world, provider):
 
 
 def test_a_cancelled_request_takes_no_more_drafts(world, buyer, provider):
-    services.request_cancel(request=world.request, user=buyer.user)
+    services.request_cancel(request=world.request, user=buyer.user, confirmed=True)
     assert world.request.status == RequestStatus.CANCELLED
     with pytest.raises(ValidationError, match="no longer takes bids"):
         services.bid_save_draft(bid=world.bid, user=provider.user, data={"site": "x"})

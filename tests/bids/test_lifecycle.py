@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
 from bids.lifecycle import BID, REQUEST, bid_actor, request_actor
-from core.lifecycle import Actor
+from core.lifecycle import Actor, MoveRefused, Need
 from orgs.choices import MemberRole
 from tests.factories import BidFactory, CapacityRequestFactory, MembershipFactory, UserFactory
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 REQUEST_MOVES = {
     RequestStatus.DRAFT: {"edit", "prepare", "publish", "invite", "uninvite", "cancel"},
     RequestStatus.OPEN: {"edit", "prepare", "invite", "uninvite", "close", "cancel"},
-    RequestStatus.CLOSED: {"cancel", "award"},
+    RequestStatus.CLOSED: {"reopen", "cancel", "award"},
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
 }
@@ -97,6 +97,63 @@ def test_a_sealed_request_is_not_awarded_before_its_deadline() -> None:
     req = CapacityRequestFactory.build(status=RequestStatus.CLOSED, sealed=True)
     decision = REQUEST.decide(req, "award", actor=Actor(user_id=1, roles={"buyer": "admin"}))
     assert not decision.allowed and "sealed until its deadline" in decision.reason
+
+
+# The moves a buyer confirms explicitly; without the confirmation they are refused with 400.
+CONFIRMED = {"close", "reopen", "cancel"}
+
+
+def test_the_table_names_the_moves_that_need_a_confirmation() -> None:
+    assert {m.name for m in REQUEST.moves if Need.CONFIRM in m.needs} == CONFIRMED
+
+
+@pytest.mark.parametrize("status", list(REQUEST_MOVES))
+@pytest.mark.parametrize("name", sorted(CONFIRMED))
+def test_a_move_needing_confirmation_is_refused_without_it(status: str, name: str) -> None:
+    req = CapacityRequestFactory.build(status=status)
+    actor = Actor(user_id=1, roles={"buyer": MemberRole.REQUESTER})
+    if name not in REQUEST_MOVES[status]:
+        # Not possible in this state: the state says so first (409), confirmed or not.
+        with pytest.raises(MoveRefused) as refused:
+            REQUEST.require(req, name, actor=actor, confirmed=True)
+        assert refused.value.status_code == 409
+        return
+    with pytest.raises(MoveRefused) as refused:
+        REQUEST.require(req, name, actor=actor)
+    assert refused.value.status_code == 400 and refused.value.decision.why == "confirm"
+    assert "Confirmation required" in refused.value.message_dict["confirm"][0]
+    assert REQUEST.require(req, name, actor=actor, confirmed=True).allowed
+
+
+def test_a_request_awarded_or_cancelled_is_not_reopened() -> None:
+    buyer = Actor(user_id=1, roles={"buyer": MemberRole.ADMIN})
+    for status in (RequestStatus.AWARDED, RequestStatus.CANCELLED, RequestStatus.OPEN):
+        decision = REQUEST.decide(
+            CapacityRequestFactory.build(status=status), "reopen", actor=buyer
+        )
+        assert not decision.allowed and decision.status_code == 409
+        assert "cannot be reopened" in decision.reason
+
+
+def test_an_early_close_opens_a_sealed_request_to_award_at_once() -> None:
+    req = CapacityRequestFactory.build(status=RequestStatus.CLOSED, sealed=True)
+    buyer = Actor(user_id=1, roles={"buyer": MemberRole.ADMIN})
+    assert not REQUEST.decide(req, "award", actor=buyer).allowed
+    req.bids_opened_at = timezone.now()
+    assert not req.bids_hidden_from_buyer and REQUEST.decide(req, "award", actor=buyer).allowed
+
+
+def test_drafts_freeze_when_bidding_closes() -> None:
+    req = CapacityRequestFactory.build(
+        status=RequestStatus.CLOSED, closed_at=timezone.now(), bids_opened_at=timezone.now()
+    )
+    provider = Actor(user_id=2, roles={"provider": MemberRole.ENGINEER})
+    for status in (BidStatus.DRAFT, BidStatus.SUBMITTED, BidStatus.WITHDRAWN):
+        bid = BidFactory.build(status=status, request=req, has_unsubmitted_changes=True)
+        for name, decision in BID.decisions(bid, actor=provider).items():
+            assert not decision.allowed and decision.status_code == 409, name
+            if name in BID_MOVES[status]:  # the moves an open request would allow
+                assert decision.reason.startswith("Bidding closed on"), decision.reason
 
 
 def test_actors_come_from_memberships(buyer, provider, world) -> None:

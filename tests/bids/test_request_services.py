@@ -97,17 +97,17 @@ def test_only_buyers_post_requests(provider):
 def test_status_walks_draft_open_closed_and_refuses_skips(buyer):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
     with pytest.raises(ValidationError, match="cannot be closed"):
-        services.request_close(request=req, user=buyer.user)
+        services.request_close(request=req, user=buyer.user, confirmed=True)
     services.request_publish(request=req, user=buyer.user)
     assert req.status == RequestStatus.OPEN and req.published_at is not None
     with pytest.raises(ValidationError, match="cannot be published"):
         services.request_publish(request=req, user=buyer.user)
-    services.request_close(request=req, user=buyer.user)
+    services.request_close(request=req, user=buyer.user, confirmed=True)
     assert req.status == RequestStatus.CLOSED
-    services.request_cancel(request=req, user=buyer.user)
+    services.request_cancel(request=req, user=buyer.user, confirmed=True)
     assert req.status == RequestStatus.CANCELLED
     with pytest.raises(ValidationError, match="cannot be cancelled"):
-        services.request_cancel(request=req, user=buyer.user)
+        services.request_cancel(request=req, user=buyer.user, confirmed=True)
 
 
 def test_publishing_with_a_past_deadline_is_refused(buyer):

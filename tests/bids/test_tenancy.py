@@ -44,8 +44,10 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     ),
     "bids:request-edit": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-publish": ("post", lambda w: [w.request.pk], BUYERS_POST),
-    "bids:request-close": ("post", lambda w: [w.request.pk], BUYERS_POST),
-    "bids:request-cancel": ("post", lambda w: [w.request.pk], BUYERS_POST),
+    # Close, cancel and reopen: the confirmation page (POSTs: tests/bids/test_early_close.py).
+    "bids:request-close": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "bids:request-cancel": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "bids:request-reopen": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-invite": ("post", lambda w: [w.request.pk], BUYERS_POST),
     "bids:bid-start": (
         "post",

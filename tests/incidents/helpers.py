@@ -48,7 +48,7 @@ def accept(world: Any, buyer: Any, provider: Any) -> Accepted:
     fixture_from_template(request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE)
     terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted")
-    request_close(request=world.request, user=buyer.user)
+    request_close(request=world.request, user=buyer.user, confirmed=True)
     reservation = request_award(request=world.request, bid=world.bid, user=buyer.user)
     run = BurnInRun.objects.create(reservation=reservation, label="Burn-in", created_by=buyer.user)
     files = [

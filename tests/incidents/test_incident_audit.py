@@ -36,7 +36,7 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
         # Each item is signed off by its owner: no recurrence is the provider's.
         owner = provider if state.key == "no_recurrence_hours" else buyer
         services.incident_signoff(incident=incident, user=owner.user, key=state.key, note="ok")
-    services.incident_close(incident=incident, user=buyer.user)
+    services.incident_close(incident=incident, user=buyer.user, confirmed=True)
 
     key = f"incident:{incident.pk}"
     rows = list(AuditEntry.objects.filter(obj_key=key).order_by("seq"))

@@ -117,7 +117,7 @@ def test_smoke_run_within_or_over_the_margin(incident, provider, factor, status)
 
 def test_close_is_refused_until_every_item_passes(incident, buyer, provider) -> None:
     with pytest.raises(ValidationError) as exc:
-        services.incident_close(incident=incident, user=buyer.user)
+        services.incident_close(incident=incident, user=buyer.user, confirmed=True)
     assert "nccl-tests bus bandwidth" in str(exc.value) and "loss" in str(exc.value)
     for name, kind in [
         ("nccl_all_reduce_recovered.txt", "nccl-tests"),
@@ -135,14 +135,14 @@ def test_close_is_refused_until_every_item_passes(incident, buyer, provider) -> 
     for s in signable[:-1]:
         services.incident_signoff(incident=incident, user=buyer.user, key=s.key, note="checked")
     with pytest.raises(ValidationError, match="no recurrence"):
-        services.incident_close(incident=incident, user=buyer.user)
+        services.incident_close(incident=incident, user=buyer.user, confirmed=True)
     restored = OPENED + timedelta(hours=1)
     services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
     services.incident_signoff(
         incident=incident, user=provider.user, key=signable[-1].key, note="48 h clean",
         now=restored + timedelta(hours=49),
     )  # fmt: skip
-    closed = services.incident_close(incident=incident, user=buyer.user)
+    closed = services.incident_close(incident=incident, user=buyer.user, confirmed=True)
     assert closed.closed_at is not None and closed.restored_at == restored
 
 
@@ -171,7 +171,10 @@ def test_the_provider_cannot_close_an_s1_alone(incident, buyer, provider) -> Non
     with pytest.raises(MoveRefused, match="Only the buyer confirms") as refused:
         services.incident_close(incident=incident, user=provider.user)
     assert refused.value.status_code == 409
-    assert services.incident_close(incident=incident, user=buyer.user).closed_at is not None
+    assert (
+        services.incident_close(incident=incident, user=buyer.user, confirmed=True).closed_at
+        is not None
+    )
 
 
 def test_each_party_signs_off_only_its_own_items(incident, buyer, provider) -> None:
@@ -209,7 +212,7 @@ def test_a_dispute_is_recorded_and_reopens_the_item(incident, buyer, provider) -
     states = {s.key: s for s in checklist_states(incident)}
     assert not states["no_recurrence_hours"].passed
     with pytest.raises(ValidationError, match="no recurrence"):
-        services.incident_close(incident=incident, user=buyer.user)
+        services.incident_close(incident=incident, user=buyer.user, confirmed=True)
 
 
 def test_checkpoint_listing_names_the_resume_point(incident, provider) -> None:

@@ -83,7 +83,7 @@ def test_a_closed_incident_is_not_swept_and_its_closure_is_told_to_both(
 ):
     _ready_to_close(incident, buyer, provider)
     with django_capture_on_commit_callbacks(execute=True):
-        services.incident_close(incident=incident, user=buyer.user)
+        services.incident_close(incident=incident, user=buyer.user, confirmed=True)
     closed = [m for m in mail.outbox if m.subject.endswith("closed")]
     assert sorted(m.to[0] for m in closed) == sorted(
         ["alice@example.com", "bob@example.com", "nora@example.com"]

@@ -123,7 +123,7 @@ def test_answers_that_can_no_longer_change_offer_no_form(draft, buyer, provider)
     """A closed request's (or an awarded bid's) answers are frozen: no form that cannot save."""
     from bids.services import request_close
 
-    request_close(request=draft.request, user=buyer.user)
+    request_close(request=draft.request, user=buyer.user, confirmed=True)
     client = provider.client()
     url = reverse("questionnaire:answers-edit", args=[draft.pk])
     response = client.get(url, follow=True)

@@ -54,7 +54,9 @@ def test_an_incident_from_open_to_close_by_api(analysed, accepted, buyer, provid
     not_hers = alice.post(f"/api/v1/incidents/{incident_id}/restored/")
     assert not_hers.status_code == 403 and not_hers.json()["move"] == "restored"
 
-    refused = alice.post(f"/api/v1/incidents/{incident_id}/close/")
+    refused = alice.post(
+        f"/api/v1/incidents/{incident_id}/close/", {"confirm": True}, format="json"
+    )
     assert refused.status_code == 400
     assert "nccl-tests bus bandwidth" in refused.json()["detail"]
 
@@ -96,7 +98,9 @@ def test_an_incident_from_open_to_close_by_api(analysed, accepted, buyer, provid
 
     alone = nora.post(f"/api/v1/incidents/{incident_id}/close/")
     assert alone.status_code == 409 and "Only the buyer confirms" in alone.json()["detail"]
-    closed = alice.post(f"/api/v1/incidents/{incident_id}/close/")
+    unconfirmed = alice.post(f"/api/v1/incidents/{incident_id}/close/")
+    assert unconfirmed.status_code == 400 and "confirm" in unconfirmed.json()["errors"]
+    closed = alice.post(f"/api/v1/incidents/{incident_id}/close/", {"confirm": True}, format="json")
     assert closed.status_code == 200, closed.content
     assert closed.json()["is_open"] is False and closed.json()["closed_at"]
     late = _upload(nora, incident_id, "nccl_all_reduce_recovered.txt", "nccl-tests")

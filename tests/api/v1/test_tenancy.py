@@ -113,8 +113,15 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_retrieve": (req, None, INVITED),
     "requests_partial_update": (req, lambda w: {"title": "Renamed"}, BUYER),
     "requests_publish_create": (req, None, only(buyer=CONFLICT)),  # already open: 409
-    "requests_close_create": (req, None, BUYER),
-    "requests_cancel_create": (req, None, BUYER),
+    # Close and cancel need `confirm: true` (without it: 400, see test_api_early_close.py).
+    "requests_close_create": (req, lambda w: {"confirm": True}, BUYER),
+    "requests_cancel_create": (req, lambda w: {"confirm": True}, BUYER),
+    # The request is open: only a closed one reopens (409 for its buyer).
+    "requests_reopen_create": (
+        req,
+        lambda w: {"confirm": True, "bid_deadline": w.request.bid_deadline.isoformat()},
+        only(buyer=CONFLICT),
+    ),
     "requests_invitations_list": (req, None, BUYER),
     "requests_invitations_create": (
         req,
@@ -245,7 +252,11 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # The first signable item is the buyer's (diagnostics): the provider may not sign it.
     "incidents_signoff_create": (incident, signable, only(provider=FORBIDDEN, buyer=CREATED)),
     # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (400).
-    "incidents_close_create": (incident, None, only(provider=CONFLICT, buyer=REFUSED)),
+    "incidents_close_create": (
+        incident,
+        lambda w: {"confirm": True},
+        only(provider=CONFLICT, buyer=REFUSED),
+    ),
 }
 
 # Routes outside the operations: the schema, its two readers and the fixture schema are public.
