@@ -134,3 +134,40 @@ def bids_opened_sweep(*, now: datetime | None = None) -> int:
     for request in requests_opened_since(now=now or timezone.now()):
         sent += len(bids_opened_notify(request=request))
     return sent
+
+
+def closed_early_notify(*, request: CapacityRequest) -> None:
+    """Every invited provider hears that bidding stopped; a sealed request's buyer hears at once
+    how many bids arrived (the bids opened with the close)."""
+    closed = request.closed_at or timezone.now()
+    early = closed < request.bid_deadline
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        notify_members(
+            event=Event.REQUEST_CLOSED,
+            organization=invitation.provider,
+            subject=f"Bidding on “{request.title}” closed{' early' if early else ''}",
+            body=(
+                f"{request.buyer.name} closed bidding on “{request.title}” on {_when(closed)}"
+                + (f", before the deadline of {_when(request.bid_deadline)}" if early else "")
+                + ". Bids can no longer be submitted or changed; a draft stays as it was."
+            ),
+            path=_path(request),
+            key=f"closed:{request.pk}:{closed.isoformat()}",
+        )
+    bids_opened_notify(request=request)
+
+
+def reopened_notify(*, request: CapacityRequest) -> None:
+    """Every invited provider hears the new deadline (a second reopen is a new notice)."""
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        notify_members(
+            event=Event.REQUEST_REOPENED,
+            organization=invitation.provider,
+            subject=f"Bidding on “{request.title}” reopened until {_when(request.bid_deadline)}",
+            body=(
+                f"{request.buyer.name} reopened bidding on “{request.title}”. Bids are due by "
+                f"{_when(request.bid_deadline)}; you can submit or revise yours until then."
+            ),
+            path=_path(request),
+            key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
+        )

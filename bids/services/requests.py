@@ -13,7 +13,13 @@ from bids.audit import record_request
 from bids.choices import RequestStatus
 from bids.lifecycle import REQUEST, request_actor, request_move
 from bids.models import CapacityRequest, Invitation
-from bids.notices import deadline_change_notify, invitation_notify, invitations_on_publish
+from bids.notices import (
+    closed_early_notify,
+    deadline_change_notify,
+    invitation_notify,
+    invitations_on_publish,
+    reopened_notify,
+)
 from bids.selectors import request_locked_fields
 from core.errors import ServiceError
 from core.lifecycle import require_confirmation
@@ -171,6 +177,7 @@ def request_close(
         before=before,
         after={"status": request.status, "bids_opened_at": request.bids_opened_at},
     )
+    closed_early_notify(request=request)
     return request
 
 
@@ -218,6 +225,7 @@ def request_reopen(
         before=before,
         after={"status": request.status, "bid_deadline": request.bid_deadline},
     )
+    reopened_notify(request=request)
     return request
 
 

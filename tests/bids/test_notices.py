@@ -145,3 +145,48 @@ def test_the_sweep_command_sends_the_opening_notice(buyer, provider):
     old.bid_deadline = timezone.now() - timedelta(days=30)
     old.save(update_fields=["bid_deadline"])
     assert bids_opened_sweep() == 0
+
+
+def _sealed_with_bids(world):
+    req = world.request
+    req.sealed = True
+    req.bid_deadline = timezone.now() + timedelta(days=17)
+    req.save()
+    return req
+
+
+def test_an_early_close_tells_every_invitee_and_the_buyer_how_many_bids_opened(
+    world, buyer, provider, rival_provider, django_capture_on_commit_callbacks
+):
+    req = _sealed_with_bids(world)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.request_close(request=req, user=buyer.user, confirmed=True)
+    for member in (provider, rival_provider):
+        (subject,) = _mails_to(member.user.email)
+        assert subject.startswith(f"[Clusterbid] Bidding on “{req.title}” closed early")
+    (opened,) = _mails_to(buyer.user.email)
+    assert "2 bids received" in opened
+    own = {provider.user.email: "Northwind", rival_provider.user.email: "Rival Cloud"}
+    for message in mail.outbox:  # nobody learns who else bid, or at what price
+        others = [n for n in BIDDERS if n != own.get(message.to[0])]
+        assert not any(name in message.subject + message.body for name in others)
+        assert "USD" not in message.body
+
+
+def test_a_reopen_tells_every_invitee_the_new_deadline_each_time(
+    world, buyer, provider, rival_provider, django_capture_on_commit_callbacks
+):
+    req = _sealed_with_bids(world)
+    services.request_close(request=req, user=buyer.user, confirmed=True)
+    mail.outbox.clear()
+    for days in (20, 25):
+        new = timezone.now() + timedelta(days=days)
+        with django_capture_on_commit_callbacks(execute=True):
+            services.request_reopen(request=req, user=buyer.user, bid_deadline=new, confirmed=True)
+        if days == 20:
+            services.request_close(request=req, user=buyer.user, confirmed=True)
+    subjects = _mails_to(provider.user.email)
+    assert len([s for s in subjects if "reopened until" in s]) == 2
+    assert len([s for s in _mails_to(rival_provider.user.email) if "reopened" in s]) == 2
+    assert _mails_to(buyer.user.email) == []
