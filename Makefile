@@ -3,8 +3,18 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
+# E-mail links point where the server runs: `make run HOST=0.0.0.0:9000 SITE_URL=https://...`.
+SITE_URL ?= http://$(HOST)
+# `make run` serves the demo as people will meet it: DEBUG off, so errors show the product's own
+# pages and never Django's debug page; plain HTTP on this machine, so the cookies go without the
+# Secure flag; a secret key made once into a git-ignored file. The environment's values win.
+# (tests/config/test_demo_run.py reads these defaults.)
+DEMO_KEY := .demo-secret-key
+DEMO_ENV = DEBUG=$${DEBUG:-false} SESSION_COOKIE_SECURE=$${SESSION_COOKIE_SECURE:-false} \
+	CSRF_COOKIE_SECURE=$${CSRF_COOKIE_SECURE:-false} SECRET_KEY="$${SECRET_KEY:-$$(cat $(DEMO_KEY))}" \
+	SITE_URL=$(SITE_URL)
 
-.PHONY: install run test lint typecheck pytest worker bench clean
+.PHONY: install run test lint typecheck pytest worker beat bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Clusterbid needs Python 3.11 or newer")'
@@ -15,11 +25,16 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 install: $(VENV)/.installed
 
-run: install
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py seed_demo
-	$(PY) manage.py collectstatic --noinput -v0
-	$(PY) manage.py runserver $(HOST)
+$(DEMO_KEY):
+	@umask 077 && $(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+
+# With DEBUG off, runserver leaves static files to WhiteNoise, which serves what collectstatic put
+# in STATIC_ROOT.
+run: install $(DEMO_KEY)
+	$(DEMO_ENV) $(PY) manage.py migrate --noinput
+	$(DEMO_ENV) $(PY) manage.py seed_demo
+	$(DEMO_ENV) $(PY) manage.py collectstatic --noinput -v0
+	$(DEMO_ENV) $(PY) manage.py runserver $(HOST)
 
 lint: install
 	$(VENV)/bin/ruff format --check .
@@ -39,9 +54,13 @@ test: lint typecheck pytest
 worker: install
 	$(VENV)/bin/celery -A config worker --loglevel=INFO
 
+# Celery beat: the periodic notice sweep (incident clocks, sealed bids opened). One per site.
+beat: install
+	$(VENV)/bin/celery -A config beat --loglevel=INFO --schedule=/tmp/clusterbid-beat-schedule
+
 bench: install
 	$(PY) bench/scoring.py
 	$(PY) bench/parse.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) db.sqlite3 media staticfiles .pytest_cache .mypy_cache .ruff_cache $(DEMO_KEY)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
@@ -22,7 +23,19 @@ from incidents.models import (
     IncidentEvidenceKind,
     Severity,
 )
+from notices.choices import Event
+from notices.models import Notice
 from orgs.models import Organization
+
+
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """An ISO 8601 time compared in UTC. Python reads offsets up to ±23:59, PostgreSQL only to
+    ±15:59: `+16:00` would otherwise reach the database as given and fail there."""
+
+    def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return super().filter(qs, value)
 
 
 class Pagination(PageNumberPagination):
@@ -74,8 +87,8 @@ class RequestFilter(django_filters.FilterSet):
     gpu_model = django_filters.ChoiceFilter(choices=GpuModel.choices)
     sealed = django_filters.BooleanFilter()
     title = django_filters.CharFilter(lookup_expr="icontains")
-    deadline_after = django_filters.IsoDateTimeFilter(field_name="bid_deadline", lookup_expr="gte")
-    deadline_before = django_filters.IsoDateTimeFilter(field_name="bid_deadline", lookup_expr="lte")
+    deadline_after = UtcDateTimeFilter(field_name="bid_deadline", lookup_expr="gte")
+    deadline_before = UtcDateTimeFilter(field_name="bid_deadline", lookup_expr="lte")
 
     class Meta:
         model = CapacityRequest
@@ -110,7 +123,7 @@ REQUEST_BID_ORDERING = ["provider__name", "updated_at", "latest_revision_number"
 
 
 class RevisionFilter(django_filters.FilterSet):
-    submitted_after = django_filters.IsoDateTimeFilter(field_name="submitted_at", lookup_expr="gte")
+    submitted_after = UtcDateTimeFilter(field_name="submitted_at", lookup_expr="gte")
 
     class Meta:
         model = BidRevision
@@ -201,3 +214,15 @@ class IncidentEvidenceFilter(django_filters.FilterSet):
 
 
 INCIDENT_EVIDENCE_ORDERING = ["uploaded_at", "kind", "original_name"]
+
+
+class NoticeFilter(django_filters.FilterSet):
+    unread = django_filters.BooleanFilter(field_name="read_at", lookup_expr="isnull")
+    event = django_filters.ChoiceFilter(choices=Event.choices)
+
+    class Meta:
+        model = Notice
+        fields = ["unread", "event"]
+
+
+NOTICE_ORDERING = ["created_at"]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, status
@@ -23,7 +23,7 @@ from rest_framework.response import Response
 
 from api.models import IdempotentResponse
 from api.permissions import api_user
-from core.uploads import sha256_of
+from core.uploads import atomic_keeping_no_orphans, sha256_of
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 200
@@ -88,7 +88,8 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
         if found is not None:
             return _replay(found, fingerprint)
         try:
-            with transaction.atomic():
+            # The loser of a race on one key rolls back: its stored files go with it.
+            with atomic_keeping_no_orphans():
                 response = handler(view, request, *args, **kwargs)
                 if status.is_success(response.status_code):
                     IdempotentResponse.objects.create(

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class AuditConfig(AppConfig):
     name = "audit"
     verbose_name = "Audit trail"
+
+    def ready(self) -> None:
+        from audit.members import record_membership_change
+        from orgs.signals import membership_changed
+
+        membership_changed.connect(
+            record_membership_change, dispatch_uid="audit.record_membership_change"
+        )

@@ -15,7 +15,7 @@ from audit.tenancy import hooks
 from audit.verify import Result, verify_rows
 from orgs.models import Organization
 
-OBJECT_KINDS = ("request", "bid", "reservation", "incident")
+OBJECT_KINDS = ("request", "bid", "reservation", "incident", "org")
 OBJECT_KEY = re.compile(rf"^({'|'.join(OBJECT_KINDS)}):([1-9][0-9]{{0,17}})$")
 
 

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from audit.selectors import chain_verify, entries_for, valid_object_key
+from core.spreadsheet import safe_row
 from orgs.access import active_org, org_required
 
 CSV_COLUMNS = [
@@ -34,11 +35,12 @@ def export_csv(request: HttpRequest, obj_key: str) -> HttpResponse:
     writer.writerow(CSV_COLUMNS)
     for e in entries_for(org=active_org(request), obj_key=obj_key):
         writer.writerow(
+            safe_row(
             [
                 e.seq, e.at.isoformat(), e.actor_name, e.org.name if e.org else "", e.party,
                 e.action, e.obj_key, _json(e.before), _json(e.after), e.reason,
                 e.prev_sha256, e.sha256,
-            ]
+            ])
         )  # fmt: skip
     return response
 

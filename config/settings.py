@@ -5,6 +5,7 @@ See the README's table of environment variables.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import plotly
@@ -36,10 +37,12 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     # Our apps, bottom layer first (import-linter holds them to it: see .importlinter).
     "core",
     "orgs",
     "audit",
+    "notices",
     "bids",
     "questionnaire",
     "contracts",
@@ -61,7 +64,23 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "orgs.middleware.ActiveOrganizationMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account,
+# or from one address, sign-in is refused for AXES_COOLOFF_MINUTES, even with the right one.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every worker process
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -77,6 +96,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "orgs.context_processors.organizations",
+                "notices.context_processors.notices",
             ],
         },
     },
@@ -91,7 +111,13 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -125,7 +151,10 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Clusterbid <noreply@clusterbid.local>")
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# The public address e-mail links start with: set it to where users reach the server.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"SITE_URL must start with http:// or https://, got {SITE_URL!r}")
 
 # Celery: without a broker, tasks run in-process (eagerly) so the demo needs no Redis.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -137,6 +166,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "clusterbid")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
+NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)
+CELERY_BEAT_SCHEDULE = {
+    "send-due-notices": {
+        "task": "incidents.tasks.send_due_notices",
+        "schedule": float(NOTICE_SWEEP_SECONDS),
+    },
+}
 
 # Writes made with an API token (scripts, curl from the cluster) are rate-limited per token.
 API_TOKEN_WRITE_RATE = env_rate("API_TOKEN_WRITE_RATE", "60/min")
@@ -160,6 +197,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "api.filters.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
@@ -186,8 +228,9 @@ SPECTACULAR_SETTINGS = {
         "BidStatusEnum": "bids.choices.BidStatus",
         "RegionEnum": "bids.choices.Region",
         "ReservationStatusEnum": "acceptance.models.ReservationStatus",
-        "SeverityEnum": "acceptance.models.Severity",
-        "IncidentEvidenceKindEnum": "acceptance.models.IncidentEvidenceKind",
+        "SeverityEnum": "incidents.models.Severity",
+        "IncidentEvidenceKindEnum": "incidents.models.IncidentEvidenceKind",
+        "AnnexKindEnum": "annexes.models.AnnexKind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -201,6 +244,18 @@ SPECTACULAR_SETTINGS = {
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+
+# Served over HTTPS (SITE_URL says so) in production: redirect plain HTTP and send HSTS. The
+# health check stays reachable over plain HTTP for load balancers.
+_HTTPS = SITE_URL.startswith("https://") and not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", _HTTPS)
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
+# Behind a TLS-terminating proxy: the header it sets, e.g. HTTP_X_FORWARDED_PROTO.
+if _proxy_header := env_str("SECURE_PROXY_SSL_HEADER", ""):
+    SECURE_PROXY_SSL_HEADER = (_proxy_header, "https")
 
 LOGGING = {
     "version": 1,

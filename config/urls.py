@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("evaluation.urls")),
     path("", include("annexes.urls")),
     path("", include("audit.urls")),
+    path("", include("notices.urls")),
     path("", include("api.urls")),
 ]
 

@@ -8,13 +8,17 @@ size and SHA-256, before anything parses them. The models inherit `StoredUpload`
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import PurePath
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.files.storage import Storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import models
+from django.db import models, transaction
 from django.utils.text import get_valid_filename
 
 from core.errors import ServiceError
@@ -49,6 +53,28 @@ def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) 
         raise ValidationError({field: [message]}) if field else ServiceError(message)
 
 
+# The files stored inside `atomic_keeping_no_orphans`; Django has no hook for a rollback.
+_STORED: ContextVar[list[tuple[Storage, str]] | None] = ContextVar("stored_uploads", default=None)
+
+
+@contextmanager
+def atomic_keeping_no_orphans() -> Iterator[None]:
+    """`transaction.atomic()` that also deletes the files stored inside it when it rolls back:
+    a row that never committed must not leave its bytes on disk. Use it as the outermost
+    transaction: inside another, the outer one may still roll back after this one ends."""
+    stored: list[tuple[Storage, str]] = []
+    token = _STORED.set(stored)
+    try:
+        with transaction.atomic():
+            yield
+    except BaseException:
+        for storage, name in stored:
+            storage.delete(name)
+        raise
+    finally:
+        _STORED.reset(token)
+
+
 def stored_upload_path(instance: StoredUpload, filename: str) -> str:
     """`<owner dir>/<sha256>/<safe name>`: the same bytes under one owner land in one place."""
     name = get_valid_filename(PurePath(filename).name)[-100:] or instance.FALLBACK_NAME
@@ -79,6 +105,8 @@ class StoredUpload(models.Model):
         self.size = upload.size or 0
         self.sha256 = sha256 or sha256_of(upload)
         self.file.save(name, upload, save=False)
+        if (stored := _STORED.get()) is not None and self.file.name:
+            stored.append((self.file.storage, self.file.name))
 
     def read_bytes(self) -> bytes:
         with self.file.open("rb") as handle:

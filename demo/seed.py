@@ -128,8 +128,12 @@ def _org(name: str, kind: str) -> Organization:
     return org
 
 
-def _member(user: Any, org: Organization, role: str = MemberRole.ADMIN) -> None:
-    Membership.objects.get_or_create(user=user, organization=org, defaults={"role": role})
+def _member(user: Any, org: Organization, role: str = MemberRole.ADMIN) -> str:
+    """Make `user` a member; their role as the login list prints it ("buyer administrator")."""
+    membership, _ = Membership.objects.get_or_create(
+        user=user, organization=org, defaults={"role": role}
+    )
+    return f"{org.get_kind_display()} {membership.get_role_display()}".lower()
 
 
 @transaction.atomic
@@ -138,23 +142,23 @@ def seed_demo() -> list[DemoLogin]:
     logins: list[DemoLogin] = []
     buyer = _org("Helix Labs", OrgKind.BUYER)
     alice = _user("alice", "alice@helix.example")
-    _member(alice, buyer)
     bob = _user("bob", "bob@helix.example")
-    _member(bob, buyer, MemberRole.APPROVER)
-    logins += [DemoLogin("alice", buyer.name, "buyer"), DemoLogin("bob", buyer.name, "buyer")]
+    logins += [
+        DemoLogin("alice", buyer.name, _member(alice, buyer)),
+        DemoLogin("bob", buyer.name, _member(bob, buyer, MemberRole.APPROVER)),
+    ]
 
     providers = []
     for spec in PROVIDERS:
         org = _org(spec["org"], OrgKind.PROVIDER)
         user = _user(spec["user"], f"{spec['user']}@{org.slug}.example")
-        _member(user, org)
         providers.append((org, user, spec))
-        logins.append(DemoLogin(spec["user"], org.name, "provider"))
+        logins.append(DemoLogin(spec["user"], org.name, _member(user, org)))
     # Someone who works for two providers: the organisation switcher in the header has a use.
     sam = _user("sam", "sam@operators.example")
-    for org, _, _ in providers[:2]:
-        _member(sam, org, MemberRole.ENGINEER)
-    logins.append(DemoLogin("sam", " + ".join(org.name for org, _, _ in providers[:2]), "provider"))
+    roles = {_member(sam, org, MemberRole.ENGINEER) for org, _, _ in providers[:2]}
+    both = " + ".join(org.name for org, _, _ in providers[:2])
+    logins.append(DemoLogin("sam", both, " / ".join(sorted(roles))))
 
     existing = CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).first()
     if existing is not None:

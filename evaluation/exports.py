@@ -12,6 +12,7 @@ from django.utils.text import slugify
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
 
+from core.spreadsheet import safe_row
 from evaluation.comparison import Comparison
 
 CSV_TYPE = "text/csv; charset=utf-8"
@@ -44,7 +45,7 @@ def comparison_csv(view: Comparison) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
     for line in matrix_rows(view):
-        writer.writerow(["" if v is None else v for v in line])
+        writer.writerow(safe_row("" if v is None else v for v in line))
     return out.getvalue().encode("utf-8-sig")  # the BOM makes spreadsheet apps read UTF-8
 
 
@@ -54,7 +55,7 @@ def comparison_xlsx(view: Comparison) -> bytes:
     assert sheet is not None
     sheet.title = "Comparison"
     for line in matrix_rows(view):
-        sheet.append(line)
+        sheet.append(safe_row(line))
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     # Highlight the same best cells as the page (data rows follow the header and two status rows).

@@ -1,5 +1,6 @@
 """The browser's award: here, above acceptance, because the scores decide whether the buyer
-must write why (awarding a bid not ranked first, or disqualified)."""
+must write why (awarding a bid not ranked first, or disqualified) and what each bidder's
+debrief says (`evaluation.debrief`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from acceptance.services.award import request_award
 from bids import selectors as bid_selectors
 from core.web import flash_errors
-from evaluation.selectors import award_needs_justification
+from evaluation.debrief import award_with_debrief
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 
@@ -23,12 +23,11 @@ def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
     bid = bid_selectors.bid_get_for_org(org=active_org(request), pk=pk)
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=bid.request_id)
     try:
-        reservation = request_award(
+        reservation = award_with_debrief(
             request=req,
             bid=bid,
             user=user_of(request),
             justification=request.POST.get("justification", ""),
-            justification_required=award_needs_justification(request=req, bid=bid),
         )
     except ValidationError as exc:
         flash_errors(request, exc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from core.uploads import MultipleFileField
+from incidents import failures
 from incidents.models import IncidentEvidenceKind, Severity
 
 
@@ -26,6 +27,7 @@ class FailedRunUploadForm(forms.Form):
         label="World size (ranks)",
         required=False,
         min_value=1,
+        max_value=failures.MAX_WORLD_SIZE,
         help_text="Empty: the fixture's allocation.",
     )
     label = forms.CharField(label="Label", required=False, max_length=120)

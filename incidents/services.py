@@ -45,6 +45,7 @@ from incidents.models import (
     IncidentEvidenceKind,
     Severity,
 )
+from incidents.notices import incident_closed_notify, incident_opened_notify
 from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
 
 
@@ -96,8 +97,8 @@ def failed_run_upload(
         raise ValidationError(
             {field: [f"{names}: empty, and an empty file cannot be evidence. Nothing was stored."]}
         )
-    if world_size is not None and world_size < 1:
-        raise ValidationError({"world_size": ["The world size is a positive number of ranks."]})
+    if world_size is not None and (problem := failures.world_size_problem(world_size)):
+        raise ValidationError({"world_size": [problem]})
     count = FailedRun.objects.filter(reservation=reservation).count() + 1
     run = FailedRun.objects.create(
         reservation=reservation,
@@ -248,6 +249,7 @@ def incident_open(
         after={"severity": chosen, "proposed_severity": proposal.severity},
         reason=reason.strip(),
     )
+    incident_opened_notify(incident=incident)
     return incident
 
 
@@ -474,4 +476,5 @@ def incident_close(*, incident: Incident, user: User, now: datetime | None = Non
         incident.revalidated_at = when
     incident.save()
     _record(incident, "incident.close", user, after={"closed_at": when})
+    incident_closed_notify(incident=incident)
     return incident

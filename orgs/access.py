@@ -57,6 +57,38 @@ def user_of(request: HttpRequest) -> User:
     return request.user
 
 
+def _switched(request: HttpRequest, org: Organization) -> HttpResponseBase:
+    request.session[SESSION_KEY] = org.pk
+    messages.info(request, f"Switched to {org.name} to show this page.")
+    return HttpResponseRedirect(request.get_full_path())
+
+
+def _other_org_that_sees_it(
+    request: HttpRequest, view: View, args: Any, kwargs: Any, kind: str | None
+) -> Organization | None:
+    """Another organisation of the user's for which this GET answers; None for outsiders."""
+    if request.method not in ("GET", "HEAD"):
+        return None
+    acting = active_org(request)
+    try:
+        for membership in getattr(request, "memberships", []):
+            other = membership.organization
+            if (acting is not None and other.pk == acting.pk) or (
+                kind is not None and other.kind != kind
+            ):
+                continue
+            request.org = other  # type: ignore[attr-defined]
+            try:
+                response = view(request, *args, **kwargs)
+            except (Http404, OrganizationSwitch):
+                continue
+            if response.status_code != 404:
+                return other
+    finally:
+        request.org = acting  # type: ignore[attr-defined]
+    return None
+
+
 def org_required(kind: str | None = None) -> Callable[[View], View]:
     """Signed in, with an active organisation of the given kind; otherwise 404 (never a hint)."""
 
@@ -65,14 +97,19 @@ def org_required(kind: str | None = None) -> Callable[[View], View]:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             org = active_org(request)
-            if org is None or (kind is not None and org.kind != kind):
-                raise Http404
             try:
+                if org is None or (kind is not None and org.kind != kind):
+                    raise Http404
                 return view(request, *args, **kwargs)
             except OrganizationSwitch as switch:
-                request.session[SESSION_KEY] = switch.org.pk
-                messages.info(request, f"Switched to {switch.org.name} to show this page.")
-                return HttpResponseRedirect(request.get_full_path())
+                return _switched(request, switch.org)
+            except Http404:
+                # A page read that 404s for the acting organisation may belong to another of
+                # the user's (a link from a notice, a bookmark, the Back button after a switch).
+                other = _other_org_that_sees_it(request, view, args, kwargs, kind)
+                if other is None:
+                    raise
+                return _switched(request, other)
 
         return wrapped
 

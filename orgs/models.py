@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from orgs.choices import MemberRole, OrgKind
 
@@ -34,6 +35,7 @@ class Membership(models.Model):
         Organization, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(max_length=10, choices=MemberRole.choices)
+    created_at = models.DateTimeField("member since", default=timezone.now)
 
     class Meta:
         db_table = "bids_membership"  # moved from bids/: the table keeps its name

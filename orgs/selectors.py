@@ -1,4 +1,5 @@
-"""Who a user is for an object: which party (the buyer's side or the provider's) and which role."""
+"""Who a user is for an object: which party (the buyer's side or the provider's) and which role;
+and who belongs to an organisation (the members page)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
 
 from core.lifecycle import Actor
+from orgs.choices import ROLES_BY_KIND, MemberRole, OrgKind
 from orgs.models import Membership, Organization
 
 
@@ -48,3 +52,31 @@ def memberships_of(user: Any) -> list[Membership]:
     if not user.is_authenticated:
         return []
     return list(Membership.objects.filter(user=user).select_related("organization"))
+
+
+def member_list(*, org: Organization) -> QuerySet[Membership]:
+    """The organisation's members, for its members page and `GET /api/v1/members/`."""
+    return (
+        Membership.objects.filter(organization=org)
+        .select_related("user")
+        .order_by("user__username", "pk")
+    )
+
+
+def membership_get(*, org: Organization, pk: int) -> Membership:
+    """One membership of `org`; any other organisation's (a forged id) is a 404."""
+    return get_object_or_404(Membership.objects.select_related("user"), organization=org, pk=pk)
+
+
+def is_member_admin(*, org: Organization | None, user: Any) -> bool:
+    """The one rule for who manages an organisation's members: its administrators."""
+    if org is None or getattr(user, "pk", None) is None:
+        return False
+    return Membership.objects.filter(
+        organization=org, user_id=user.pk, role=MemberRole.ADMIN
+    ).exists()
+
+
+def roles_for(org: Organization) -> list[tuple[str, str]]:
+    """The roles an organisation of this kind has, as (value, label) choices."""
+    return [(role.value, role.label) for role in ROLES_BY_KIND[OrgKind(org.kind)]]

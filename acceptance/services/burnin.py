@@ -29,6 +29,7 @@ from acceptance.models import (
     Reservation,
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
+from acceptance.notices import acceptance_requested_notify
 from acceptance.parsers import KINDS, to_json
 from core.errors import ServiceError
 from core.uploads import check_upload, sha256_of
@@ -285,6 +286,7 @@ def run_recheck(*, run_id: int) -> BurnInRun:
         run.gate_passed = verdict.passed
         run.gate_summary = verdict.summary
         run.save()
+        acceptance_requested_notify(run=run)
     return run
 
 

@@ -31,6 +31,7 @@ from acceptance.models import (
     Reservation,
     ReservationStatus,
 )
+from acceptance.notices import acceptance_decided_notify
 
 
 def clock_start_for(reservation: Reservation, at: datetime) -> datetime:
@@ -154,6 +155,7 @@ def accept_on_run(
     else:
         snapshot = burnin_report.contracted_baseline_snapshot(version.spec, header=header)
     Baseline.objects.create(reservation=reservation, run=run, source=source, snapshot=snapshot)
+    acceptance_decided_notify(decision=decision)
     return decision
 
 
@@ -197,4 +199,5 @@ def reservation_reject(*, reservation: Reservation, user: User, reason: str) -> 
         after={"status": reservation.status},
         reason=reason,
     )
+    acceptance_decided_notify(decision=decision)
     return decision

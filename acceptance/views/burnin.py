@@ -28,7 +28,7 @@ from acceptance.selectors.override import blocking_checks, override_history
 from acceptance.services import burnin as services
 from acceptance.services import decision as decision_services
 from core.web import errors_into_form, flash_errors
-from orgs.access import active_org, org_required, user_of
+from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
 
@@ -62,7 +62,12 @@ def reservation_page(request: HttpRequest, reservation: Reservation, **forms: An
 @org_required()
 @require_GET
 def reservation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return reservation_page(request, sel.reservation_get(org_ids=_org_ids(request), pk=pk))
+    # A member of two organisations who opens the other one's reservation (from a notice, a
+    # bookmark) is switched to it, not shown a 404.
+    reservation = get_for_acting_org(
+        request, lambda org: sel.reservation_get(org_ids=[org.pk] if org else [], pk=pk)
+    )
+    return reservation_page(request, reservation)
 
 
 @org_required()

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import FileListField
+from incidents import failures
 from incidents.models import FailedRun, FailedRunFile
 
 
@@ -69,7 +70,9 @@ class FailedRunUploadSerializer(serializers.Serializer):
     rank_map = serializers.FileField(
         required=False, help_text="CSV `rank,node[,local_rank,pci_bus_id]` or JSON."
     )
-    world_size = serializers.IntegerField(required=False, min_value=1)
+    world_size = serializers.IntegerField(
+        required=False, min_value=1, max_value=failures.MAX_WORLD_SIZE
+    )
     label = serializers.CharField(  # type: ignore[assignment]
         required=False, allow_blank=True, max_length=120
     )
@@ -78,7 +81,9 @@ class FailedRunUploadSerializer(serializers.Serializer):
 class FailedRunFieldsSerializer(serializers.Serializer):
     """The non-file fields, validated."""
 
-    world_size = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    world_size = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=failures.MAX_WORLD_SIZE
+    )
     label = serializers.CharField(  # type: ignore[assignment]
         required=False, allow_blank=True, max_length=120
     )

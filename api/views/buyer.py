@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from acceptance.services.award import request_award
 from api.filters import REQUEST_BID_ORDERING, RequestBidFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, buyer_org
@@ -23,7 +22,7 @@ from api.views.requests import request_for_buyer
 from bids import selectors
 from bids.models import Bid, BidRevision
 from evaluation import comparison
-from evaluation.selectors import award_needs_justification
+from evaluation.debrief import award_with_debrief
 
 
 class RequestBidListView(generics.ListAPIView[Bid]):
@@ -90,11 +89,10 @@ class AwardView(APIView):
         serializer = AwardSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         bid = selectors.bid_get_for_org(org=org, pk=serializer.validated_data["bid"])
-        reservation = request_award(
+        reservation = award_with_debrief(
             request=req,
             bid=bid,
             user=api_user(request),
             justification=serializer.validated_data["justification"],
-            justification_required=award_needs_justification(request=req, bid=bid),
         )
         return Response(ReservationSerializer(reservation).data, status=status.HTTP_201_CREATED)

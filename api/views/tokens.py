@@ -15,10 +15,6 @@ from api.models import ApiToken
 from core.web import errors_into_form
 from orgs.access import user_of
 
-# The secret waits in the session between the POST and the page that shows it, so that a
-# reload shows the list instead of offering to resubmit the form and mint a second token.
-_NEW_TOKEN_KEY = "api_new_token"
-
 
 @login_required
 def token_list(request: HttpRequest) -> HttpResponse:
@@ -30,16 +26,21 @@ def token_list(request: HttpRequest) -> HttpResponse:
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
-            request.session[_NEW_TOKEN_KEY] = [token.pk, secret]
-            return redirect("api:token-list")
+            # The secret is in this response only: not in the session, not in the database (a
+            # hash), not in a cache (no-store). The page turns its history entry into a plain
+            # GET, so a reload shows the list rather than offering to post the form again.
+            tokens = ApiToken.objects.filter(user=user).order_by("-created_at")
+            context = {
+                "tokens": tokens,
+                "form": TokenCreateForm(),
+                "new_token": token,
+                "new_secret": secret,
+            }
+            response = render(request, "api/tokens.html", context)
+            response["Cache-Control"] = "no-store"
+            return response
     tokens = ApiToken.objects.filter(user=user).order_by("-created_at")
-    new_token, new_secret = None, None
-    if request.method == "GET" and (pending := request.session.pop(_NEW_TOKEN_KEY, None)):
-        pk, secret = pending
-        new_token = next((t for t in tokens if t.pk == pk and t.is_active), None)
-        # Shown on this one response only; the session forgets it and the database never had it.
-        new_secret = secret if new_token else None
-    context = {"tokens": tokens, "form": form, "new_token": new_token, "new_secret": new_secret}
+    context = {"tokens": tokens, "form": form, "new_token": None, "new_secret": None}
     return render(request, "api/tokens.html", context)
 
 

@@ -13,8 +13,8 @@ from bids.choices import BidStatus
 from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
+from bids.notices import bid_revision_notify
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
-from bids.tasks import notify_bid_revision
 from core.errors import ServiceError
 from orgs.choices import OrgKind
 from orgs.models import Organization
@@ -140,7 +140,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
             "price_per_gpu_hour": revision.price_per_gpu_hour,
         },
     )
-    transaction.on_commit(lambda: notify_bid_revision.delay(revision.pk))
+    bid_revision_notify(revision=revision)
     scoring_inputs_changed_on_commit(request=bid.request)
     return revision
 

@@ -12,6 +12,7 @@ from bids.audit import record_request
 from bids.choices import RequestStatus
 from bids.lifecycle import request_move
 from bids.models import CapacityRequest, Invitation
+from bids.notices import deadline_change_notify, invitation_notify, invitations_on_publish
 from bids.selectors import request_locked_fields
 from core.errors import ServiceError
 from orgs.choices import OrgKind
@@ -61,6 +62,7 @@ def request_update(
     before, after = _changes(stored, request)
     if after:
         record_request(request=stored, action="request.edit", user=user, before=before, after=after)
+    deadline_change_notify(request=request, before=stored.bid_deadline)
     return request
 
 
@@ -98,6 +100,7 @@ def request_publish(*, request: CapacityRequest, user: User) -> CapacityRequest:
         before={"status": RequestStatus.DRAFT},
         after={"status": request.status, "bid_deadline": request.bid_deadline},
     )
+    invitations_on_publish(request=request)
     return request
 
 
@@ -123,6 +126,7 @@ def request_invite(
                 after={"provider": provider.name},
                 audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider.pk),
             )
+            invitation_notify(request=request, provider=provider)
     return created
 
 

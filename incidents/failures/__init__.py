@@ -20,6 +20,7 @@ from .bundle import (
 )
 from .checkpoints import CheckpointVerdict, assess_checkpoints, parse_listing
 from .errors import (
+    MAX_WORLD_SIZE,
     BundleError,
     BundleTooLarge,
     DumpError,
@@ -27,6 +28,7 @@ from .errors import (
     IncidentTermsError,
     RankMapError,
     UnsafePickle,
+    world_size_problem,
 )
 from .flightrec import Mismatch
 from .incident import (
@@ -51,6 +53,7 @@ from .window import IncidentWindow, StepRecord, incident_window, parse_step_reco
 
 __all__ = [
     "KINDS",
+    "MAX_WORLD_SIZE",
     "Analysis",
     "BundleError",
     "BundleLimits",
@@ -97,4 +100,5 @@ __all__ = [
     "terms_clocks",
     "terms_recovery",
     "unreadable_reason",
+    "world_size_problem",
 ]

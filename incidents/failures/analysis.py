@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
+from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
 from .intake import take
 from .model import Event, SourceFile
@@ -105,6 +106,8 @@ def analyse(
     """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither.
 
     `sources` is read once, in order, and may be a generator (`iter_bundle`, `iter_paths`)."""
+    if world_size is not None and (problem := world_size_problem(world_size)):
+        raise FailureInputError(problem)
     got = take(sources)
     missing, refused, explicit, texts = got.missing, got.refused, got.explicit, got.texts
     if rank_map is not None:
@@ -145,10 +148,20 @@ def analyse(
     if world_size is None:
         inits = [e.detail.get("nranks", 0) for e in events if e.kind == "nccl_init"]
         world_size = rmap.world_size() or (max(inits) if inits and max(inits) else None)
+        if world_size is not None and world_size > MAX_WORLD_SIZE:
+            raise FailureInputError(
+                f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "
+                f"lines); at most {MAX_WORLD_SIZE:,} are analysed."
+            )
     dumps = got.collectives.dumps
     fr = analyse_dumps(got.collectives, got.dump_sources, world_size=world_size)
     if world_size is None and (dumps or got.incomplete_dumps):
         world_size = max([*dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
+    if world_size is not None and world_size > MAX_WORLD_SIZE:
+        raise FailureInputError(
+            f"The evidence implies {world_size:,} ranks (from the rank map, the NCCL init lines "
+            f"or the dump names); at most {MAX_WORLD_SIZE:,} are analysed."
+        )
     for e in fr.events:
         e.node = e.node or rmap.node_of(e.rank) if e.rank is not None else e.node
     absent = [r for r in fr.missing_dumps if r not in got.incomplete_dumps]

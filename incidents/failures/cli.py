@@ -9,7 +9,7 @@ from typing import Protocol
 
 from .analysis import Analysis, analyse
 from .bundle import read_paths, unreadable_reason
-from .errors import FailureInputError
+from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .rankmap import parse_rank_map
 
 
@@ -17,10 +17,24 @@ class Writer(Protocol):
     def write(self, text: str, /) -> object: ...
 
 
+def _world_size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of ranks") from None
+    if problem := world_size_problem(value):
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", help="bundle archives, folders or log/dump files")
     parser.add_argument("--rank-map", help="CSV (rank,node[,local_rank,pci_bus_id]) or JSON")
-    parser.add_argument("--world-size", type=int, help="ranks the job was launched with")
+    parser.add_argument(
+        "--world-size",
+        type=_world_size,
+        help=f"ranks the job was launched with (1 to {MAX_WORLD_SIZE:,})",
+    )
     parser.add_argument("--year", type=int, help="year for timestamps that omit it (syslog, glog)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -3,9 +3,20 @@ ValueError or a crash, so the upload pipeline and the CLI can show a one-line re
 
 from __future__ import annotations
 
+#: The largest job analysed, in ranks: twice the 65,536-GPU clusters built so far. Every entry
+#: point (page, API, CLI, the analysis itself) holds to it, as the work grows with the ranks.
+MAX_WORLD_SIZE = 131_072
+
 
 class FailureInputError(ValueError):
     """Evidence for a failed run that cannot be used as given."""
+
+
+def world_size_problem(world_size: int) -> str | None:
+    """Why `world_size` cannot be analysed, or None."""
+    if 1 <= world_size <= MAX_WORLD_SIZE:
+        return None
+    return f"The world size is 1 to {MAX_WORLD_SIZE:,} ranks; {world_size:,} is outside that."
 
 
 class BundleError(FailureInputError):

@@ -17,8 +17,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any, cast
 
+from .errors import DumpError
 from .model import Event
 
 _FIELDS = ("profiling_name", "input_sizes", "input_dtypes", "output_sizes")
@@ -97,6 +99,57 @@ class _Group:
             self.add(r, ns)
 
 
+# A dump is untrusted: the fields that are compared, keyed and printed must be plain and bounded
+# before anything writes them out (marshal, json, repr all expand shared references).
+_SEQS = frozenset({list, tuple})
+_INTS = frozenset({int})
+_STRS = frozenset({str})
+_SCALARS = (str, int, float, bool, type(None))
+_MAX_TENSORS, _MAX_DIMS, _MAX_NAME = 1024, 8192, 256
+
+
+def _plain_sizes(v: Any) -> bool:
+    """Tensor sizes: lists of ints inside a list (depth two), at most _MAX_DIMS dims in all."""
+    return v is None or (
+        v.__class__ in _SEQS
+        and len(v) <= _MAX_TENSORS
+        and set(map(type, v)) <= _SEQS
+        and sum(map(len, v)) <= _MAX_DIMS
+        and set(map(type, chain.from_iterable(v))) <= _INTS
+    )
+
+
+def _plain_signature(name: Any, in_sizes: Any, dtypes: Any, out_sizes: Any) -> bool:
+    return (
+        (name is None or (name.__class__ is str and len(name) <= _MAX_NAME))
+        and (
+            dtypes is None
+            or (
+                dtypes.__class__ in _SEQS
+                and len(dtypes) <= _MAX_TENSORS
+                and set(map(type, dtypes)) <= _STRS
+            )
+        )
+        and _plain_sizes(in_sizes)
+        and _plain_sizes(out_sizes)
+    )
+
+
+def _plain_config(cfg: dict[Any, Any]) -> bool:
+    """`pg_config`: per group, string keys to scalars or flat lists of ints."""
+    for key, group in cfg.items():
+        if not isinstance(key, str | int) or not isinstance(group, dict) or len(group) > 64:
+            return False
+        if not set(map(type, group)) <= _STRS:
+            return False
+        for value in group.values():
+            if not isinstance(value, _SCALARS) and not (
+                value.__class__ in _SEQS and set(map(type, value)) <= _INTS
+            ):
+                return False
+    return True
+
+
 def _key(value: Any) -> bytes | str:
     """Equal keys for equal plain data, type for type (1, 1.0 and True differ, as in repr).
 
@@ -129,7 +182,7 @@ class Collectives:
             self._forget(rank)
         cfg = dump.get("pg_config")
         summary = DumpSummary()
-        if isinstance(cfg, dict) and cfg:
+        if isinstance(cfg, dict) and cfg and _plain_config(cfg):
             # Each rank's dump repeats the whole group table (the world group lists every rank):
             # keep one copy of each distinct table, or the tables alone grow with ranks squared.
             summary.pg_config = self._configs.setdefault(_key(cfg), cfg)
@@ -164,10 +217,29 @@ class Collectives:
                 state.completed = seq
             raw = (get("profiling_name"), get("input_sizes"), get("input_dtypes"),
                    get("output_sizes"))  # fmt: skip
-            try:
-                key: bytes | str = dumps(raw, 0)  # _key, inlined
-            except ValueError:
-                key = repr(raw)
+            # _plain_signature, inlined for the common shape (a name, lists of int lists).
+            isz, osz = raw[1], raw[3]
+            if not (
+                raw[0].__class__ is str
+                and isz.__class__ is list
+                and osz.__class__ is list
+                and len(both := isz + osz) <= _MAX_TENSORS
+                and set(map(type, both)) <= _SEQS
+                and sum(map(len, both)) <= _MAX_DIMS
+                and set(map(type, chain.from_iterable(both))) <= _INTS
+                and raw[2].__class__ is list
+                and set(map(type, raw[2])) <= _STRS
+                and len(raw[0]) <= _MAX_NAME
+                and len(raw[2]) <= _MAX_TENSORS
+            ) and not _plain_signature(*raw):
+                # Never write out what is not the plain shape: a pickle can share one list
+                # 2^30 times in 500 bytes, and marshal or repr would write every copy.
+                self._forget(rank)
+                raise DumpError(
+                    f"entry {seq} is not plain data (its name, sizes or dtypes have another "
+                    "shape, or are far larger, than a collective's)"
+                )
+            key: bytes | str = dumps(raw, 0)  # _key, inlined
             groups = column.get(seq)
             if groups is None:
                 groups = column[seq] = {}
@@ -181,13 +253,15 @@ class Collectives:
                 if state.last_ns is None or ns > state.last_ns:
                     state.last_ns = ns if ns > 0 else 0
             else:
-                group.add(rank, ns)
+                group.add(rank, ns if isinstance(ns, int | float) else None)
                 if isinstance(ns, int) and (state.last_ns is None or ns > state.last_ns):
                     state.last_ns = max(ns, 0)
         status = dump.get("pg_status")
         if isinstance(status, dict):
             for pg, values in status.items():
-                if not isinstance(values, dict) or str(pg) not in pgs:
+                if not isinstance(pg, str | int) or not isinstance(values, dict):
+                    continue
+                if str(pg) not in pgs:
                     continue
                 state = pgs[str(pg)]
                 enq = values.get("last_enqueued_collective")
@@ -237,11 +311,12 @@ def _pg_name(entry: dict[str, Any]) -> str:
     """`process_group` is a (name, desc) tuple, a list after a JSON round trip, or a bare name;
     gloo may leave the name empty. `pg_id` is the fallback."""
     pg = entry.get("process_group")
-    if isinstance(pg, list | tuple) and pg and pg[0] not in ("", None):
+    if isinstance(pg, list | tuple) and pg and isinstance(pg[0], str | int) and pg[0] != "":
         return str(pg[0])
     if isinstance(pg, str | int) and pg != "":
         return str(pg)
-    return str(entry.get("pg_id", "0"))
+    pg_id = entry.get("pg_id", "0")
+    return str(pg_id) if isinstance(pg_id, str | int) else "?"
 
 
 def _config_of(cfg: Any, pg: str) -> dict[str, Any] | None:

@@ -85,6 +85,11 @@ def test_bad_uploads_answer_the_error_shape(accepted, provider):
         _url(accepted.reservation), {"file": scenario_upload(), "world_size": "lots"}
     )
     assert bad_size.status_code == 400 and "world_size" in bad_size.json()["errors"]
+    huge = curl.post(
+        _url(accepted.reservation), {"file": scenario_upload(), "world_size": "2147483647"}
+    )
+    assert huge.status_code == 400
+    assert "131072" in huge.json()["errors"]["world_size"][0].replace(",", "")
     assert not FailedRun.objects.exists()
 
 

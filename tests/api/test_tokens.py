@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import timedelta
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -24,15 +26,17 @@ def test_only_the_hash_and_a_prefix_are_stored(buyer):
     assert secret not in [str(v) for v in stored]
 
 
-def test_the_secret_is_shown_once(buyer):
+def test_the_secret_is_shown_once_and_kept_nowhere(buyer):
     client = buyer.client()
     url = reverse("api:token-list")
     created = client.post(url, {"name": "gpu-a01 upload"})
-    # A redirect: reloading the page that shows the secret repeats a GET, never the POST.
-    assert created.status_code == 302 and created["Location"] == url
-    shown = client.get(url)
-    secret = shown.context["new_secret"]
-    assert secret and secret in shown.content.decode()
+    assert created.status_code == 200 and created["Cache-Control"] == "no-store"
+    secret = created.context["new_secret"]
+    assert secret and secret in created.content.decode()
+    # Not in the session table (readable without the secret key), nor on the next page.
+    for session in Session.objects.all():
+        assert secret not in json.dumps(session.get_decoded())
+        assert secret not in session.session_data
     again = client.get(url).content.decode()
     assert secret not in again and ApiToken.objects.get().prefix in again
 

@@ -124,3 +124,14 @@ def test_the_api_refuses_an_object_it_cannot_parse(walk, buyer):
         response = client.get("/api/v1/audit/", {"object": bad})
         assert response.status_code == 400, bad
         assert "object" in response.json()["errors"]
+
+
+def test_the_csv_writes_a_formula_like_reason_as_text(world, buyer):
+    from bids.audit import record_request
+
+    record_request(
+        request=world.request, action="request.edit", user=buyer.user, reason="=1+cmd|'/C calc'!A0"
+    )
+    body = buyer.client().get(reverse("audit:export", args=[f"request:{world.request.pk}"]))
+    rows = list(csv.DictReader(StringIO(body.content.decode())))
+    assert rows[-1]["reason"] == "'=1+cmd|'/C calc'!A0"

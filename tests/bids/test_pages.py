@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.http import HttpRequest
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -119,7 +120,7 @@ def test_seed_demo_builds_a_comparison_once_and_prints_the_logins(
 @pytest.mark.django_db
 def test_the_demo_buyer_can_sign_in_and_see_three_bids(client):
     seed_demo()
-    assert client.login(username="alice", password=DEMO_PASSWORD)
+    assert client.login(request=HttpRequest(), username="alice", password=DEMO_PASSWORD)
     req = CapacityRequest.objects.get(title="16 × H200, two 8-GPU servers")
     html = client.get(reverse("bids:request-detail", args=[req.pk])).content.decode()
     for name in ("Northwind Compute", "Aurora GPU Cloud", "Pacifica Neocloud"):
@@ -149,7 +150,7 @@ def test_the_buyers_bid_list_shows_the_submitted_revision_not_the_draft(world, b
 @pytest.mark.django_db
 def test_the_demo_has_someone_in_two_organisations_who_can_switch(client):
     seed_demo()
-    assert client.login(username="sam", password=DEMO_PASSWORD)
+    assert client.login(request=HttpRequest(), username="sam", password=DEMO_PASSWORD)
     orgs = {m.organization.name: m.organization for m in _memberships("sam")}
     assert set(orgs) == {"Northwind Compute", "Aurora GPU Cloud"}
     req = CapacityRequest.objects.get(title="16 × H200, two 8-GPU servers")

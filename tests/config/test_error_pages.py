@@ -1,11 +1,12 @@
-"""With DEBUG off, people meet the product's own 404 and 500 pages, never Django's debug pages;
-API paths keep their JSON 404."""
+"""With DEBUG off, people meet the product's own 400, 403, 404 and 500 pages (and its own page for
+an expired form), never Django's debug pages; API paths keep their JSON 404."""
 
 from __future__ import annotations
 
 from typing import NoReturn
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.test import Client
 from django.urls import include, path
@@ -18,8 +19,16 @@ def _boom(request: HttpRequest) -> NoReturn:
     raise RuntimeError("a bug")
 
 
-# A URL conf for the 500 test: the real routes plus one view that fails.
-urlpatterns = [path("boom/", _boom), path("", include("config.urls"))]
+def _refuse(request: HttpRequest) -> NoReturn:
+    raise PermissionDenied
+
+
+# A URL conf for the 500 and 403 tests: the real routes plus views that fail and refuse.
+urlpatterns = [
+    path("boom/", _boom),
+    path("refuse/", _refuse),
+    path("", include("config.urls")),
+]
 handler404 = "api.errors.not_found"
 
 
@@ -54,3 +63,26 @@ def test_a_server_error_shows_the_products_500_without_the_traceback(settings):
     html = response.content.decode()
     assert response.status_code == 500 and 'id="server-error"' in html
     assert "RuntimeError" not in html and "Traceback" not in html
+
+
+def test_a_refusal_shows_the_products_403(settings, buyer):
+    settings.ROOT_URLCONF = __name__
+    response = buyer.client().get("/refuse/")
+    html = response.content.decode()
+    assert response.status_code == 403 and 'id="forbidden"' in html
+    assert "alice" in html  # inside the product, with its top bar
+
+
+def test_an_expired_form_says_so_in_the_products_words(buyer):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(buyer.user)
+    response = client.post(url_for("orgs:members"), {"identifier": "bob", "role": "approver"})
+    html = response.content.decode()
+    assert response.status_code == 403 and 'id="form-expired"' in html
+    assert "CSRF verification failed" not in html and "DEBUG=True" not in html
+
+
+def test_an_unknown_host_gets_the_products_400(client):
+    response = client.get("/", HTTP_HOST="clusterbid.evil.example")
+    html = response.content.decode()
+    assert response.status_code == 400 and 'id="bad-request"' in html

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from config.celery import app as celery_app
 from config.env import database_from_url, env_bool, env_int, env_list
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +106,33 @@ def test_every_environment_variable_is_documented_in_the_readme():
 @pytest.mark.django_db
 def test_healthz_answers_without_signing_in(client):
     response = client.get("/healthz")
-    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "ok"
+    assert body["database"] == "ok" and {"broker", "worker"} <= set(body)
+
+
+@pytest.mark.django_db
+def test_healthz_says_no_worker_when_none_runs(client, settings):
+    from tests.conftest import require_service
+
+    require_service(bool(settings.CELERY_BROKER_URL), "no broker configured")
+    celery_app.conf.task_always_eager = False
+    try:
+        response = client.get("/healthz")
+    finally:
+        celery_app.conf.task_always_eager = True
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "error"
+    assert body["database"] == "ok" and body["broker"] == "ok"
+    assert body["worker"].startswith("error: no worker answered")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_is_ok_with_a_worker(client, real_worker):
+    response = client.get("/healthz")
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["worker"].startswith("ok (")
 
 
 def test_a_shared_cache_is_redis_or_refused():
@@ -116,3 +143,32 @@ def test_a_shared_cache_is_redis_or_refused():
     bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", CACHE_URL="memcached://x")
     assert bad.returncode != 0
     assert "CACHE_URL must start with redis://" in bad.stderr
+
+
+def test_the_production_settings_pass_the_deploy_check():
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": "x9" * 30 + "-not-a-real-key-but-long-and-varied-7Qz",
+        "SITE_URL": "https://clusterbid.example",
+        "ALLOWED_HOSTS": "clusterbid.example",
+    }
+    env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser tests set it for this process
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no issues" in done.stdout
+
+
+def test_site_url_is_an_absolute_address_or_refused():
+    # E-mail links start with it: a bare host name would make every link relative and broken.
+    bad = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", SITE_URL="bids.example.com")
+    assert bad.returncode != 0
+    assert "SITE_URL must start with http:// or https://" in bad.stderr
+    ok = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", SITE_URL="https://bids.example.com/"
+    )
+    assert ok.returncode == 0, ok.stderr

@@ -11,13 +11,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from acceptance.models import Evidence
 from acceptance.models.burnin import evidence_path
 from core.errors import ServiceError
-from core.uploads import check_upload, sha256_of, stored_upload_path
+from core.uploads import atomic_keeping_no_orphans, check_upload, sha256_of, stored_upload_path
 from incidents.models import (
     FailedRunFile,
     IncidentEvidence,
     failed_run_path,
     incident_evidence_path,
 )
+from tests.acceptance.burnin.helpers import awarded
 
 
 def test_each_upload_lands_under_its_owner_and_its_hash() -> None:
@@ -50,3 +51,29 @@ def test_an_empty_or_oversized_file_is_refused_by_name() -> None:
         check_upload(SimpleUploadedFile("c.log", b""), limit=10, field="file")
     assert list(caught.value.message_dict) == ["file"]
     check_upload(SimpleUploadedFile("d.log", b"x"), limit=10)
+
+
+class _Rollback(Exception):
+    pass
+
+
+@pytest.mark.django_db
+def test_files_stored_in_a_transaction_that_rolls_back_are_deleted(
+    awarded, settings, tmp_path
+) -> None:
+    settings.MEDIA_ROOT = tmp_path / "media"
+    kept = Evidence(run=awarded.run)
+    with atomic_keeping_no_orphans():
+        kept.store(SimpleUploadedFile("kept.log", b"committed bytes\n"))
+        kept.save()
+    lost = Evidence(run=awarded.run)
+    with pytest.raises(_Rollback), atomic_keeping_no_orphans():
+        lost.store(SimpleUploadedFile("lost.log", b"bytes of a row that never was\n"))
+        lost.save()
+        raise _Rollback
+    files = sorted(p.name for p in (tmp_path / "media").rglob("*") if p.is_file())
+    assert files == ["kept.log"]
+    assert Evidence.objects.filter(original_name="lost.log").count() == 0
+
+
+__all__ = ["awarded"]  # a fixture

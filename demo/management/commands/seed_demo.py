@@ -17,5 +17,5 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in at /accounts/login/ with:"))
         for login in logins:
             self.stdout.write(
-                f"  {login.username:<8} / {DEMO_PASSWORD}   {login.role:<8} {login.organization}"
+                f"  {login.username:<8} / {DEMO_PASSWORD}   {login.role:<22} {login.organization}"
             )

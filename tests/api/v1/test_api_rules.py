@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
+from datetime import timezone as timezone_offset_type
 
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -197,3 +198,36 @@ def test_a_rejection_needs_a_reason(api_world, buyer):
         f"/api/v1/reservations/{api_world.reservation.pk}/reject/", {"reason": ""}, format="json"
     )
     assert response.status_code == 400 and "reason" in response.json()["errors"]
+
+
+def timezone_offset(hours: int, minutes: int = 0) -> timezone_offset_type:
+    sign = -1 if hours < 0 else 1
+    return timezone_offset_type(sign * timedelta(hours=abs(hours), minutes=minutes))
+
+
+def test_a_time_filter_with_a_far_offset_is_read_in_utc(api_world, buyer):
+    # PostgreSQL takes offsets only to ±15:59; +16:00 is valid ISO 8601 and must not be a 500.
+    client = token_client(buyer.user)
+    deadline = api_world.request.bid_deadline.astimezone(UTC)
+    just_before = (deadline - timedelta(minutes=1)).astimezone(timezone_offset(16, 30))
+    just_after = (deadline + timedelta(minutes=1)).astimezone(timezone_offset(-16))
+    found = client.get("/api/v1/requests/", {"deadline_after": just_before.isoformat()})
+    assert found.status_code == 200
+    assert api_world.request.pk in [r["id"] for r in found.json()["results"]]
+    later = client.get("/api/v1/requests/", {"deadline_after": just_after.isoformat()})
+    assert later.status_code == 200
+    assert api_world.request.pk not in [r["id"] for r in later.json()["results"]]
+    revisions = client.get(
+        f"/api/v1/bids/{api_world.bid.pk}/revisions/",
+        {"submitted_after": "2020-01-01T00:00:00+22:22"},
+    )
+    assert revisions.status_code == 200 and revisions.json()["count"] >= 1
+
+
+def test_json_nested_too_deeply_is_a_400_naming_the_problem(api_world, provider):
+    body = "[" * 20_000 + "]" * 20_000
+    response = token_client(provider.user).post(
+        "/api/v1/bids/", body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "nested too deeply" in response.json()["detail"]

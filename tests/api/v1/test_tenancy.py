@@ -19,6 +19,9 @@ from drf_spectacular.generators import SchemaGenerator
 
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from incidents.selectors import checklist_states
+from notices.choices import Event
+from notices.models import Notice
+from notices.services import notify_members
 from tests import tenancy_registry
 from tests.acceptance.burnin.helpers import DATA
 from tests.api.v1.conftest import ROLES, ApiWorld
@@ -60,6 +63,19 @@ def incident(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.incident.pk}
 
 
+def providers_notice(w: ApiWorld) -> dict[str, Any]:
+    """A notice to the provider's members; the id is Nora's (the provider role's own)."""
+    notify_members(
+        event=Event.AWARD,
+        organization=w.bid.provider,
+        subject="You won",
+        body="Awarded.",
+        path="/",
+        key="api-tenancy",
+    )
+    return {"id": Notice.objects.get(key="api-tenancy", recipient__username="nora").pk}
+
+
 def signable(w: ApiWorld) -> dict[str, Any]:
     key = next(s.key for s in checklist_states(w.incident) if s.signable)
     return {"key": key, "note": "Node drained and re-seated; ibstat clean."}
@@ -85,7 +101,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "me_retrieve": (none, None, ALL_ORGS),
     # Everyone's list holds only the entries they may read (tests/audit/test_tenancy.py).
     "audit_list": (none, lambda w: {"object": f"request:{w.request.pk}"}, ALL_ORGS),
+    # Each organisation's own members (tests/api/v1/test_api_members.py).
+    "members_list": (none, None, ALL_ORGS),
     "providers_list": (none, None, ANY_BUYER),
+    # Everyone lists their own notices; a notice is its recipient's alone, colleagues included.
+    "notices_list": (none, None, ALL_ORGS),
+    "notices_read_create": (providers_notice, None, only(provider=OK)),
     "requests_list": (none, None, ALL_ORGS),
     # A buyer organisation may create (empty body: 400 names the fields); providers may not.
     "requests_create": (none, lambda w: {}, only(buyer=REFUSED, outsider=REFUSED)),

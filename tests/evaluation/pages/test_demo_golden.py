@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import HttpRequest
 from django.urls import reverse
 
 from bids.models import CapacityRequest
@@ -61,7 +62,7 @@ def test_seeding_twice_changes_nothing(db, django_capture_on_commit_callbacks):
 
 def test_the_demo_comparison_page_renders_for_alice(db, client, django_capture_on_commit_callbacks):
     req = _seed(django_capture_on_commit_callbacks)
-    client.login(username="alice", password="clusterbid-demo")
+    client.login(request=HttpRequest(), username="alice", password="clusterbid-demo")
     html = client.get(reverse("evaluation:request-compare", args=[req.pk])).content.decode()
     assert "Aurora GPU Cloud</strong> ranks first" in html
     assert "region us-west is not among the acceptable regions" in html.lower()

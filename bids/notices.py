@@ -1,0 +1,136 @@
+"""The notices requests and bids send, and to whom.
+
+- An invitation goes to the invited provider's members once the request is published (an
+  invitation to a draft waits for the publish); a rival never learns who else was invited.
+- A later bid deadline goes to every invited provider's members, one notice per provider.
+- A submitted revision of an open (unsealed) request goes to the buyer's members, naming the
+  bidder. A sealed request sends nothing per bid: the buyer could count and time the bids. Its
+  buyer hears once, when the bids open, how many arrived (`bids_opened_notify`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db.models import QuerySet
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
+from django.utils import timezone
+
+from bids.choices import BidStatus, RequestStatus
+from bids.models import BidRevision, CapacityRequest, Invitation
+from notices.choices import Event
+from notices.models import Notice
+from notices.services import notify_members
+from orgs.models import Organization
+
+
+def _when(value: datetime) -> str:
+    return f"{timezone.localtime(value):%d %b %Y at %H:%M %Z}"
+
+
+def _path(request: CapacityRequest) -> str:
+    return reverse("bids:request-detail", args=[request.pk])
+
+
+def invitation_notify(*, request: CapacityRequest, provider: Organization) -> list[Notice]:
+    if request.status != RequestStatus.OPEN:
+        return []  # a draft is invisible to providers: its publish sends the invitations
+    sealed = " Bids are sealed: the buyer sees none before the deadline." if request.sealed else ""
+    return notify_members(
+        event=Event.INVITATION,
+        organization=provider,
+        subject=f"{request.buyer.name} invites you to bid on “{request.title}”",
+        body=(
+            f"{request.buyer.name} invites you to bid on “{request.title}”: "
+            f"{request.gpu_count} × {request.gpu_model} ({request.nodes} nodes × "
+            f"{request.gpus_per_node} GPUs), {request.reservation_start:%d %b %Y} to "
+            f"{request.reservation_end:%d %b %Y}. Bids are due by {_when(request.bid_deadline)}."
+            f"{sealed}"
+        ),
+        path=_path(request),
+        key=f"invitation:{request.pk}:{provider.pk}",
+    )
+
+
+def invitations_on_publish(*, request: CapacityRequest) -> None:
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        invitation_notify(request=request, provider=invitation.provider)
+
+
+def deadline_change_notify(*, request: CapacityRequest, before: datetime) -> None:
+    # The browser's field drops seconds: re-saving the form is no change to announce.
+    if request.status != RequestStatus.OPEN or abs(request.bid_deadline - before) < timedelta(
+        minutes=1
+    ):
+        return
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        notify_members(
+            event=Event.DEADLINE_CHANGED,
+            organization=invitation.provider,
+            subject=f"New bid deadline for “{request.title}”: {_when(request.bid_deadline)}",
+            body=(
+                f"{request.buyer.name} moved the bid deadline of “{request.title}” from "
+                f"{_when(before)} to {_when(request.bid_deadline)}."
+            ),
+            path=_path(request),
+            key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
+        )
+
+
+def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
+    request = revision.bid.request
+    if request.sealed:
+        return []  # sealed: no per-bid notice at all, named or not (see the module's doc)
+    provider = revision.bid.provider
+    return notify_members(
+        event=Event.BID_SUBMITTED,
+        organization=request.buyer,
+        subject=f"{provider.name} submitted revision {revision.number} on “{request.title}”",
+        body=(
+            f"{provider.name} submitted revision {revision.number} of its bid on "
+            f"“{request.title}” at {revision.price_per_gpu_hour} USD per GPU-hour."
+        ),
+        path=_path(request),
+        key=f"bid-revision:{revision.pk}",
+    )
+
+
+def bids_opened_notify(*, request: CapacityRequest) -> list[Notice]:
+    """A sealed request's one notice to its buyer: how many bids arrived, once they open."""
+    if not request.sealed or request.bids_hidden_from_buyer:
+        return []
+    count = request.bids.filter(status=BidStatus.SUBMITTED).count()
+    return notify_members(
+        event=Event.BIDS_OPENED,
+        organization=request.buyer,
+        subject=f"Bids opened on “{request.title}”: {count} bid{pluralize(count)} received",
+        body=(
+            f"The sealed bids on “{request.title}” are open: {count} bid{pluralize(count)} "
+            "received. Compare and award them on the request's page."
+        ),
+        path=_path(request),
+        key=f"bids-opened:{request.pk}",
+    )
+
+
+# A sweep looks this far back for deadlines it may have missed (the worker was down).
+OPENING_LOOKBACK = timedelta(days=7)
+
+
+def requests_opened_since(*, now: datetime) -> QuerySet[CapacityRequest]:
+    return CapacityRequest.objects.filter(
+        sealed=True,
+        status__in=[RequestStatus.OPEN, RequestStatus.CLOSED],
+        bid_deadline__lte=now,
+        bid_deadline__gt=now - OPENING_LOOKBACK,
+    ).select_related("buyer")
+
+
+def bids_opened_sweep(*, now: datetime | None = None) -> int:
+    """Send the opening notice of every sealed request whose deadline passed; returns how many
+    notices were written (0 on a second run)."""
+    sent = 0
+    for request in requests_opened_since(now=now or timezone.now()):
+        sent += len(bids_opened_notify(request=request))
+    return sent

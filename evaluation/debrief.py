@@ -1,0 +1,138 @@
+"""The award as the browser and the API make it: the scores decide whether the buyer must
+justify it, and after it every bidder hears the outcome with a debrief of its own bid.
+
+A debrief holds the bid's own rank among the qualified bids, its weighted total, its score per
+criterion and, when scoring disqualified it, the reasons in words. It never names another bid,
+its provider or its price, and it leaves out the criterion rationales: the effective-cost one
+quotes the best bid's price.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.urls import reverse
+
+from acceptance.models import Reservation
+from acceptance.services.award import request_award
+from bids.models import Bid, CapacityRequest
+from evaluation.comparison import CRITERION_LABELS
+from evaluation.models import BidScore
+from evaluation.selectors import AwardRow, award_needs_justification, award_rows
+from notices.choices import Event
+from notices.models import Notice
+from notices.services import notify_members
+
+
+@dataclass(frozen=True)
+class CriterionLine:
+    label: str
+    score: float
+    weight: float
+
+
+@dataclass(frozen=True)
+class Debrief:
+    scored: bool
+    rank: int | None
+    ranked: int  # how many bids the scoring ranked (qualified bids)
+    total: float | None
+    criteria: tuple[CriterionLine, ...]
+    disqualifications: tuple[str, ...]
+
+    def text(self) -> str:
+        if not self.scored:
+            return (
+                "The bids had no current scores when the award was made, so there is no "
+                "ranking to report."
+            )
+        lines = []
+        if self.rank is not None:
+            lines.append(
+                f"Your bid ranked {self.rank} of {self.ranked} qualified "
+                f"bid{'s' if self.ranked != 1 else ''}, with a weighted total of "
+                f"{self.total:.1f} out of 100."
+            )
+        else:
+            lines.append(
+                "Scoring disqualified your bid: " + "; ".join(self.disqualifications) + "."
+            )
+        lines.append("Your scores per criterion (0–100, with the buyer's weight):")
+        lines += [f"- {c.label}: {c.score:.1f} (weight {c.weight:g})" for c in self.criteria]
+        return "\n".join(lines)
+
+
+def debrief_of(score: BidScore | None, *, ranked: int) -> Debrief:
+    if score is None:
+        return Debrief(False, None, ranked, None, (), ())
+    weights = score.weights or {}
+    criteria = tuple(
+        CriterionLine(
+            CRITERION_LABELS.get(c["name"], c["name"]),
+            float(c["score"]),
+            float(weights.get(c["name"], 0)),
+        )
+        for c in score.criteria
+    )
+    reasons = tuple(d["message"] for d in score.disqualifications)
+    rank = score.rank if score.qualified else None
+    return Debrief(True, rank, ranked, score.total, criteria, reasons)
+
+
+def award_notify(*, reservation: Reservation, rows: list[AwardRow]) -> list[Notice]:
+    """The winner's members and each losing bidder's members, each told of its own bid only."""
+    request = reservation.request
+    ranked = sum(1 for r in rows if r.score is not None and r.score.qualified)
+    sent: list[Notice] = []
+    for row in rows:
+        provider = row.bid.provider
+        debrief = debrief_of(row.score, ranked=ranked).text()
+        if row.bid.pk == reservation.bid_id:
+            sent += notify_members(
+                event=Event.AWARD,
+                organization=provider,
+                subject=f"You won “{request.title}”",
+                body=(
+                    f"{request.buyer.name} awarded “{request.title}” to {provider.name} "
+                    f"(revision {row.revision.number}). The reservation waits for your burn-in "
+                    f"evidence and the buyer's acceptance.\n\n{debrief}"
+                ),
+                path=reverse("burnin:reservation-detail", args=[reservation.pk]),
+                key=f"award:{request.pk}:{row.bid.pk}",
+            )
+        else:
+            sent += notify_members(
+                event=Event.LOSS,
+                organization=provider,
+                subject=f"“{request.title}” was awarded to another bid",
+                body=(
+                    f"{request.buyer.name} awarded “{request.title}” to another bid; "
+                    f"{provider.name}'s bid (revision {row.revision.number}) did not win. "
+                    f"Here is how your bid scored.\n\n{debrief}"
+                ),
+                path=reverse("bids:bid-detail", args=[row.bid.pk]),
+                key=f"loss:{request.pk}:{row.bid.pk}",
+            )
+    return sent
+
+
+@transaction.atomic
+def award_with_debrief(
+    *, request: CapacityRequest, bid: Bid, user: User, justification: str = ""
+) -> Reservation:
+    """Award (a justification is required against the current scores) and notify every bidder.
+
+    The rows are read before the award: they are the submitted bids it decides between, scored
+    as the buyer saw them when awarding."""
+    rows = award_rows(request=request)
+    reservation = request_award(
+        request=request,
+        bid=bid,
+        user=user,
+        justification=justification,
+        justification_required=award_needs_justification(request=request, bid=bid),
+    )
+    award_notify(reservation=reservation, rows=rows)
+    return reservation

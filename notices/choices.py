@@ -1,0 +1,46 @@
+"""What a notice is about. Each code is one row of the preferences table."""
+
+from django.db import models
+
+
+class Event(models.TextChoices):
+    INVITATION = "invitation", "Invitation to bid"
+    DEADLINE_CHANGED = "deadline_changed", "Bid deadline changed"
+    # No sender yet: addenda arrive with issue 20, which sends with this code.
+    ADDENDUM = "addendum", "Addendum to a request"
+    BID_SUBMITTED = "bid_submitted", "Bid revision submitted (open requests)"
+    BIDS_OPENED = "bids_opened", "Sealed bids opened"
+    # Wired where early close and reopen live (bids' request services), not by this app.
+    REQUEST_CLOSED = "request_closed", "Bidding closed early"
+    REQUEST_REOPENED = "request_reopened", "Bidding reopened"
+    AWARD = "award", "Your bid won"
+    LOSS = "loss", "Your bid lost, with a debrief"
+    ACCEPTANCE_REQUESTED = "acceptance_requested", "Burn-in verdict awaits your decision"
+    # Wired with the acceptance-override approval.
+    OVERRIDE_APPROVAL = "override_approval", "Acceptance override awaits approval"
+    ACCEPTANCE_DECIDED = "acceptance_decided", "Reservation accepted or rejected"
+    INCIDENT_OPENED = "incident_opened", "Incident opened"
+    CLOCK_WARNING = "clock_warning", "Incident clock at 75 % of its target"
+    CLOCK_BREACHED = "clock_breached", "Incident clock breached"
+    INCIDENT_CLOSED = "incident_closed", "Incident closed"
+
+
+# Who receives each event, as the preferences page says it.
+AUDIENCE = {
+    Event.INVITATION: "providers",
+    Event.DEADLINE_CHANGED: "providers",
+    Event.ADDENDUM: "providers",
+    Event.BID_SUBMITTED: "buyers",
+    Event.BIDS_OPENED: "buyers",
+    Event.REQUEST_CLOSED: "providers",
+    Event.REQUEST_REOPENED: "providers",
+    Event.AWARD: "providers",
+    Event.LOSS: "providers",
+    Event.ACCEPTANCE_REQUESTED: "buyers",
+    Event.OVERRIDE_APPROVAL: "buyers",
+    Event.ACCEPTANCE_DECIDED: "providers",
+    Event.INCIDENT_OPENED: "both parties",
+    Event.CLOCK_WARNING: "both parties",
+    Event.CLOCK_BREACHED: "both parties",
+    Event.INCIDENT_CLOSED: "both parties",
+}

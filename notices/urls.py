@@ -1,0 +1,12 @@
+from django.urls import path
+
+from notices import views
+
+app_name = "notices"
+
+urlpatterns = [
+    path("notices/", views.notice_list, name="list"),
+    path("notices/read-all/", views.notice_read_all, name="read-all"),
+    path("notices/preferences/", views.preferences, name="preferences"),
+    path("notices/<int:pk>/", views.notice_open, name="open"),
+]
