@@ -24,6 +24,8 @@ from acceptance.services.decision import reservation_accept
 from acceptance.services.override import override_approve, override_decline, override_request
 from audit.models import AuditEntry
 from core.lifecycle import MoveRefused
+from notices.choices import Event
+from notices.models import Notice
 from tests.acceptance.burnin.helpers import GOOD_SET, upload_all
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +106,7 @@ def test_an_approver_who_asked_cannot_approve_their_own_request(failing, buyer_a
 
 
 def test_a_second_approver_accepts_on_the_contracted_baseline(
-    failing, buyer_requester, buyer_approver
+    failing, buyer_requester, buyer_approver, provider
 ):
     override = _ask(failing, buyer_requester.user)
     decision = override_approve(override=override, user=buyer_approver.user)
@@ -125,6 +127,9 @@ def test_a_second_approver_accepts_on_the_contracted_baseline(
     entry = AuditEntry.objects.get(action="reservation.override_approve")
     assert entry.after["requested_by"] == "rhea" and entry.after["approved_by"] == "abel"
     assert entry.after["baseline"] == "contracted"
+    # The decision reaches the provider as any acceptance does.
+    notice = Notice.objects.get(recipient=provider.user, event=Event.ACCEPTANCE_DECIDED)
+    assert "accepted over a failing gate" in notice.subject
 
 
 def test_the_run_is_the_baseline_only_when_the_buyer_chose_it(
