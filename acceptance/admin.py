@@ -9,6 +9,7 @@ from acceptance.models import (
     Evidence,
     Fixture,
     FixtureVersion,
+    OverrideRequest,
     Reservation,
 )
 from core.admin_tools import RecordAdmin
@@ -91,5 +92,12 @@ class AcceptanceAdmin(RecordAdmin):
 
 @admin.register(Baseline)
 class BaselineAdmin(RecordAdmin):
-    list_display = ["reservation", "run", "created_at"]
+    list_display = ["reservation", "run", "source", "created_at"]
     list_select_related = ["reservation__request", "run"]
+
+
+@admin.register(OverrideRequest)
+class OverrideRequestAdmin(RecordAdmin):
+    list_display = ["reservation", "run", "outcome", "requested_by", "decided_by", "requested_at"]
+    list_filter = ["outcome"]
+    list_select_related = ["reservation__request", "run", "requested_by", "decided_by"]

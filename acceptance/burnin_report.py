@@ -271,3 +271,36 @@ def baseline_snapshot(
             for f in files
         ],
     }
+
+
+def contracted_baseline_snapshot(
+    spec: Mapping[str, Any], *, header: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The contracted thresholds as the recovery reference: what an overridden run is measured
+    against unless the buyer chose that run. Same shape as `baseline_snapshot`, nothing measured:
+    each collective's agreed busbw floor stands where a run's lowest large-message figure would."""
+    loaded = load_spec(spec)
+    large = int(loaded.thresholds.get("large_message_bytes") or 1 << 30)
+    floors = loaded.thresholds.get("busbw_gbps") or {}
+    return {
+        **header,
+        "source": "contracted",
+        "large_message_bytes": large,
+        "nccl": [
+            {
+                "collective": collective,
+                "node": WHOLE,
+                "large_message_busbw_min_gbps": float(floor),
+                "contracted": True,
+            }
+            for collective, floor in sorted(floors.items())
+            if isinstance(floor, int | float)
+        ],
+        "versions": {
+            "nccl": [loaded.nccl_version] if loaded.nccl_version else [],
+            "driver": [loaded.driver_version] if loaded.driver_version else [],
+        },
+        "nodes": {},
+        "step_times": {"run_median_s": None, "ranks": None},
+        "evidence": [],
+    }

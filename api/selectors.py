@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from acceptance.models import BurnInRun, Reservation
+from acceptance.models import BurnInRun, OverrideOutcome, OverrideRequest, Reservation
 from incidents.models import FailedRun, Incident, IncidentEvidence
 
 
@@ -15,8 +15,23 @@ def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
     ids = list(org_ids)
     return (
         Reservation.objects.filter(Q(request__buyer_id__in=ids) | Q(bid__provider_id__in=ids))
-        .select_related("bid__provider", "bid_revision", "fixture_version", "decision__by")
-        .prefetch_related(Prefetch("runs", queryset=BurnInRun.objects.order_by("created_at")))
+        .select_related(
+            "bid__provider",
+            "bid_revision",
+            "fixture_version",
+            "decision__by",
+            "decision__override__requested_by",
+        )
+        .prefetch_related(
+            Prefetch("runs", queryset=BurnInRun.objects.order_by("created_at")),
+            Prefetch(
+                "override_requests",
+                queryset=OverrideRequest.objects.filter(
+                    outcome=OverrideOutcome.PENDING
+                ).select_related("requested_by", "decided_by"),
+                to_attr="pending_overrides",
+            ),
+        )
         .order_by("-awarded_at")
     )
 

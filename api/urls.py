@@ -144,6 +144,21 @@ v1 = [
         name="reservation-reject",
     ),
     path(
+        "reservations/<int:pk>/override/",
+        reservations.OverrideRequestView.as_view(),
+        name="reservation-override",
+    ),
+    path(
+        "reservations/<int:pk>/override/approve/",
+        reservations.OverrideApproveView.as_view(),
+        name="reservation-override-approve",
+    ),
+    path(
+        "reservations/<int:pk>/override/decline/",
+        reservations.OverrideDeclineView.as_view(),
+        name="reservation-override-decline",
+    ),
+    path(
         "reservations/<int:pk>/failed-runs/",
         failures.FailedRunUploadView.as_view(),
         name="reservation-failed-runs",

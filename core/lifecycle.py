@@ -58,6 +58,9 @@ class Move(Generic[T]):
     needs: frozenset[Need] = frozenset()
     # An object-level rule beyond the state (a deadline, a seal): the reason it is refused.
     guard: Callable[[T], str | None] | None = None
+    # A rule on the person beyond party and role (a second person must approve): the reason
+    # this actor is refused. Refused like a role (403).
+    who: Callable[[T, Actor], str | None] | None = None
     # Words for a refusal by state, e.g. "closed" in "A request that is awarded cannot be closed."
     verb: str = ""
 
@@ -132,6 +135,10 @@ class Lifecycle(Generic[T]):
                 f"{self.status_label(obj).lower()} cannot be {verb}.",
                 "state",
             )
+        if move.who is not None:
+            reason = move.who(obj, actor)
+            if reason:
+                return Decision(move, False, reason, "role")
         if move.guard is not None:
             reason = move.guard(obj)
             if reason:

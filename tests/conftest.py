@@ -1,4 +1,5 @@
-"""Named roles shared by every test: buyer, buyer_colleague, provider, rival_provider, outsider.
+"""Named roles shared by every test: buyer, buyer_colleague, provider, rival_provider, outsider;
+buyer_requester and buyer_approver where a move needs a given role (the others are admins).
 
 `world` builds one open request by the buyer with both providers invited and a submitted bid
 from each, which is what most tenancy and page tests need.
@@ -16,7 +17,7 @@ from django.test import Client
 from bids.models import Bid, CapacityRequest
 from bids.services import bid_submit
 from config.celery import app as celery_app
-from orgs.choices import OrgKind
+from orgs.choices import MemberRole, OrgKind
 from orgs.models import Organization
 from tests.factories import (
     PASSWORD,
@@ -80,10 +81,10 @@ class Role:
         return client
 
 
-def _role(username: str, org: Organization | None) -> Role:
+def _role(username: str, org: Organization | None, role: str = MemberRole.ADMIN) -> Role:
     user = UserFactory(username=username)
     if org is not None:
-        MembershipFactory(user=user, organization=org)
+        MembershipFactory(user=user, organization=org, role=role)
     return Role(user=user, org=org)
 
 
@@ -100,6 +101,18 @@ def buyer(buyer_org: Organization) -> Role:
 @pytest.fixture
 def buyer_colleague(buyer_org: Organization) -> Role:
     return _role("bob", buyer_org)
+
+
+@pytest.fixture
+def buyer_requester(buyer_org: Organization) -> Role:
+    """A buyer who does the day-to-day work: may ask for an override, never approve one."""
+    return _role("rhea", buyer_org, MemberRole.REQUESTER)
+
+
+@pytest.fixture
+def buyer_approver(buyer_org: Organization) -> Role:
+    """The buyer's second signature: approves what a colleague asked for."""
+    return _role("abel", buyer_org, MemberRole.APPROVER)
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from acceptance.parsers import KINDS
@@ -40,13 +42,63 @@ class RunCreateForm(forms.Form):
     )
 
 
-class AcceptForm(forms.Form):
+class _Codes(forms.MultipleChoiceField):
+    """Check codes; the service names unticked and stale ones, so the form lets any through."""
+
+    def validate(self, value: Any) -> None:
+        return None
+
+
+BASELINE_WARNING = (
+    "Leave unticked and a later incident's recovery is measured against the contracted "
+    "thresholds. Tick it and the recovery target becomes this run's own figures, which fall "
+    "below the contract: a fabric that never reached the agreed bandwidth would count as "
+    "recovered at its degraded level."
+)
+
+
+class OverrideRequestForm(forms.Form):
+    """Ask to accept over a failing gate: a second buyer-side approver decides."""
+
     reason = forms.CharField(
-        label="Override reason",
+        label="Why accept over the failing gate",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Only when the gate has not passed: why accept anyway. It is recorded and "
-        "shown with the acceptance.",
+        help_text="At least one full sentence. It is recorded, shown to the provider and "
+        "printed in the contract annex.",
+    )
+    waived = _Codes(
+        label="Blocking checks you waive",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Tick each one: the list is frozen with the request and printed in the annex.",
+    )
+    baseline_from_run = forms.BooleanField(
+        label="Make this overridden run the recovery baseline",
+        required=False,
+        help_text=BASELINE_WARNING,
+    )
+    confirm = forms.BooleanField(
+        label="I ask to accept this reservation although its gate fails, with the checks "
+        "ticked above waived. A buyer-side approver other than me must approve it.",
+        required=False,
+    )
+
+    def __init__(
+        self, *args: Any, blocking: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        waived = self.fields["waived"]
+        assert isinstance(waived, forms.MultipleChoiceField)
+        waived.choices = [(c["code"], c["title"]) for c in blocking or []]
+
+
+class DeclineOverrideForm(forms.Form):
+    reason = forms.CharField(
+        label="Why decline",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="The requester reads it; the reservation stays pending.",
     )
 
 

@@ -3,6 +3,7 @@
 from acceptance.models.burnin import (
     Acceptance,
     Baseline,
+    BaselineSource,
     BurnInRun,
     Check,
     ChecksState,
@@ -19,12 +20,14 @@ from acceptance.models.fixtures import (
     FixtureVersion,
     FrozenFixtureVersionError,
 )
+from acceptance.models.override import OverrideOutcome, OverrideRequest
 
 __all__ = [
     "Acceptance",
     "AckStatus",
     "Acknowledgement",
     "Baseline",
+    "BaselineSource",
     "BurnInRun",
     "Check",
     "ChecksState",
@@ -34,6 +37,8 @@ __all__ = [
     "Fixture",
     "FixtureVersion",
     "FrozenFixtureVersionError",
+    "OverrideOutcome",
+    "OverrideRequest",
     "Reservation",
     "ReservationStatus",
 ]

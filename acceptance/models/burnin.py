@@ -6,6 +6,8 @@ write their state here, so the pages always show what became of every file.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 
@@ -45,6 +47,8 @@ class Reservation(models.Model):
     awarded_at = models.DateTimeField(auto_now_add=True)
     # Why the buyer awarded against the scores (not ranked first, or disqualified); else empty.
     award_justification = models.TextField(null=True, blank=True)
+    # When the term's clock starts: the later of the acceptance and the term's first day (UTC).
+    clock_starts_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-awarded_at"]
@@ -55,6 +59,14 @@ class Reservation(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status == ReservationStatus.PENDING
+
+    @property
+    def clock_start(self) -> datetime | None:
+        """The term's clock start once accepted (decisions stored before it was kept: `at`)."""
+        if self.clock_starts_at is not None:
+            return self.clock_starts_at
+        decision = getattr(self, "decision", None)
+        return decision.at if decision is not None and decision.is_acceptance else None
 
 
 class ChecksState(models.TextChoices):
@@ -211,6 +223,14 @@ class Acceptance(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     at = models.DateTimeField()
+    # An override names two people: `override.requested_by` asked, `by` approved.
+    override = models.OneToOneField(
+        "acceptance.OverrideRequest",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="acceptance",
+    )
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} — {self.reservation}"
@@ -220,13 +240,22 @@ class Acceptance(models.Model):
         return self.kind in (DecisionKind.ACCEPTED, DecisionKind.OVERRIDE)
 
 
+class BaselineSource(models.TextChoices):
+    RUN = "run", "The accepted run"
+    CONTRACTED = "contracted", "The contracted thresholds"
+
+
 class Baseline(models.Model):
-    """The accepted run, frozen as the hand-over baseline later incidents are measured against."""
+    """What later incidents are measured against: the accepted run, frozen; or, after an
+    override, the contracted thresholds (an overridden run only when the buyer chose it)."""
 
     reservation = models.OneToOneField(
         Reservation, on_delete=models.CASCADE, related_name="baseline"
     )
     run = models.ForeignKey(BurnInRun, on_delete=models.PROTECT, related_name="+")
+    source = models.CharField(
+        max_length=10, choices=BaselineSource.choices, default=BaselineSource.RUN
+    )
     snapshot = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -55,6 +55,7 @@ def reservation_get(*, org_ids: Iterable[int], pk: int) -> Reservation:
                 "awarded_by",
                 "decision__by",
                 "decision__run",
+                "decision__override__requested_by",
                 "baseline__run",
             )
             .filter(_party("", org_ids))
@@ -72,6 +73,7 @@ def run_get(*, org_ids: Iterable[int], pk: int) -> BurnInRun:
                 "reservation__bid__provider",
                 "reservation__fixture_version",
                 "reservation__decision__by",
+                "reservation__decision__override__requested_by",
                 "created_by",
             )
             .filter(_party("reservation__", org_ids))

@@ -19,6 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
+from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import (
     BurnInRun,
     Check,
@@ -68,8 +69,14 @@ def normalise_node(label: str) -> str:
     return "+".join(sorted(set(cleaned.split("+"))))
 
 
-def run_create(*, reservation: Reservation, user: User, label: str = "") -> BurnInRun:
+def _require_move(reservation: Reservation, name: str, user: User) -> None:
+    """The reservation's table: which party and role may start runs and change evidence."""
     _require_pending(reservation)
+    reservation_move(case_for(reservation), name, user=user)
+
+
+def run_create(*, reservation: Reservation, user: User, label: str = "") -> BurnInRun:
+    _require_move(reservation, "start_run", user)
     label = label.strip() or f"Burn-in run {reservation.runs.count() + 1}"
     return BurnInRun.objects.create(reservation=reservation, label=label[:120], created_by=user)
 
@@ -99,7 +106,7 @@ def evidence_upload(
 ) -> EvidenceUpload:
     """Store the bytes and their SHA-256, then queue parsing. A file already in the run for the
     same node label is not stored again: the existing evidence comes back, `duplicate=True`."""
-    _require_pending(run.reservation)
+    _require_move(run.reservation, "evidence", user)
     check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES)
     if kind and kind not in KINDS:
         raise ValidationError({"kind": [f"Choose one of: {', '.join(KINDS)}."]})
@@ -210,7 +217,7 @@ def evidence_retry(*, evidence: Evidence) -> Evidence:
 @transaction.atomic
 def evidence_withdraw(*, evidence: Evidence, user: User) -> Evidence:
     """Take a file out of the checks (a wrong or superseded upload); it stays listed and stored."""
-    _require_pending(evidence.run.reservation)
+    _require_move(evidence.run.reservation, "evidence", user)
     if evidence.withdrawn_at is None:
         evidence.withdrawn_at, evidence.withdrawn_by = timezone.now(), user
         evidence.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])

@@ -3,7 +3,7 @@ award page lives in evaluation/views_award.py: it reads the scores."""
 
 from django.urls import path
 
-from acceptance.views import burnin
+from acceptance.views import burnin, override
 
 app_name = "burnin"
 
@@ -11,6 +11,16 @@ urlpatterns = [
     path("reservations/<int:pk>/", burnin.reservation_detail, name="reservation-detail"),
     path("reservations/<int:pk>/runs/new/", burnin.run_create, name="run-create"),
     path("reservations/<int:pk>/reject/", burnin.reservation_reject, name="reservation-reject"),
+    path(
+        "reservations/<int:pk>/override/approve/",
+        override.override_approve,
+        name="override-approve",
+    ),
+    path(
+        "reservations/<int:pk>/override/decline/",
+        override.override_decline,
+        name="override-decline",
+    ),
     path(
         "reservations/<int:pk>/baseline.json",
         burnin.reservation_baseline,
@@ -21,6 +31,7 @@ urlpatterns = [
     path("runs/<int:pk>/upload/", burnin.run_upload, name="run-upload"),
     path("runs/<int:pk>/recheck/", burnin.run_recheck, name="run-recheck"),
     path("runs/<int:pk>/accept/", burnin.run_accept, name="run-accept"),
+    path("runs/<int:pk>/override/", override.run_override, name="run-override"),
     path("evidence/<int:pk>/download/", burnin.evidence_download, name="evidence-download"),
     path("evidence/<int:pk>/retry/", burnin.evidence_retry, name="evidence-retry"),
     path("evidence/<int:pk>/withdraw/", burnin.evidence_withdraw, name="evidence-withdraw"),

@@ -11,13 +11,22 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from acceptance.forms.burnin import AcceptForm, EvidenceUploadForm, RejectForm, RunCreateForm
+from acceptance.forms.burnin import (
+    DeclineOverrideForm,
+    EvidenceUploadForm,
+    OverrideRequestForm,
+    RejectForm,
+    RunCreateForm,
+)
+from acceptance.lifecycle import case_for, reservation_decisions
 from acceptance.models import BurnInRun, Reservation
 from acceptance.selectors import burnin as sel
-from acceptance.services import award as award_services
+from acceptance.selectors.override import blocking_checks, override_history
 from acceptance.services import burnin as services
+from acceptance.services import decision as decision_services
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -33,6 +42,23 @@ def _buyer_only(request: HttpRequest, reservation: Reservation) -> None:
         raise Http404
 
 
+def reservation_page(request: HttpRequest, reservation: Reservation, **forms: Any) -> HttpResponse:
+    case = case_for(reservation)
+    context = {
+        "reservation": reservation,
+        "runs": sel.run_list(reservation=reservation),
+        "is_buyer": sel.is_buyer_of(reservation, active_org(request)),
+        "moves": reservation_decisions(case, user=request.user),
+        "override": case.override,
+        "overrides": override_history(reservation=reservation),
+        "run_form": RunCreateForm(),
+        "reject_form": forms.get("reject_form") or RejectForm(),
+        "decline_form": forms.get("decline_form") or DeclineOverrideForm(),
+        "now_dt": timezone.now(),
+    }
+    return render(request, "acceptance/burnin/reservation_detail.html", context)
+
+
 @org_required()
 @require_GET
 def reservation_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -41,14 +67,7 @@ def reservation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     reservation = get_for_acting_org(
         request, lambda org: sel.reservation_get(org_ids=[org.pk] if org else [], pk=pk)
     )
-    context = {
-        "reservation": reservation,
-        "runs": sel.run_list(reservation=reservation),
-        "is_buyer": sel.is_buyer_of(reservation, active_org(request)),
-        "run_form": RunCreateForm(),
-        "reject_form": RejectForm(),
-    }
-    return render(request, "acceptance/burnin/reservation_detail.html", context)
+    return reservation_page(request, reservation)
 
 
 @org_required()
@@ -73,22 +92,18 @@ def reservation_reject(request: HttpRequest, pk: int) -> HttpResponse:
     form = RejectForm(request.POST)
     if form.is_valid():
         try:
-            award_services.reservation_reject(
+            decision_services.reservation_reject(
                 reservation=reservation, user=user_of(request), reason=form.cleaned_data["reason"]
             )
         except ValidationError as exc:
+            if not hasattr(exc, "error_dict"):
+                flash_errors(request, exc)
+                return redirect("burnin:reservation-detail", pk=pk)
             errors_into_form(form, exc)
         else:
             messages.success(request, "Reservation rejected. The reason is recorded.")
             return redirect("burnin:reservation-detail", pk=pk)
-    context = {
-        "reservation": reservation,
-        "runs": sel.run_list(reservation=reservation),
-        "is_buyer": True,
-        "run_form": RunCreateForm(),
-        "reject_form": form,
-    }
-    return render(request, "acceptance/burnin/reservation_detail.html", context)
+    return reservation_page(request, reservation, reject_form=form)
 
 
 @org_required()
@@ -105,19 +120,24 @@ def reservation_baseline(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse:
+def run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse:
     reservation = run.reservation
     evidence = list(sel.evidence_list(run=run))
+    case = case_for(reservation, run)
+    blocking = blocking_checks(run=run)
     context = {
         "run": run,
         "reservation": reservation,
         "is_buyer": sel.is_buyer_of(reservation, active_org(request)),
+        "moves": reservation_decisions(case, user=request.user),
+        "override": case.override,
+        "blocking": blocking,
         "evidence": evidence,
         "groups": sel.check_groups(run=run),
         "status": sel.run_status(run=run, evidence=evidence),
         "charts": sel.run_charts(run=run),
         "upload_form": forms.get("upload_form") or EvidenceUploadForm(),
-        "accept_form": forms.get("accept_form") or AcceptForm(),
+        "override_form": forms.get("override_form") or OverrideRequestForm(blocking=blocking),
         "decision": getattr(reservation, "decision", None),
         "max_bytes": settings.EVIDENCE_MAX_BYTES,
     }
@@ -127,7 +147,7 @@ def _run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpRespons
 @org_required()
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return _run_page(request, sel.run_get(org_ids=_org_ids(request), pk=pk))
+    return run_page(request, sel.run_get(org_ids=_org_ids(request), pk=pk))
 
 
 @org_required()
@@ -143,7 +163,7 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
     run = sel.run_get(org_ids=_org_ids(request), pk=pk)
     form = EvidenceUploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        return _run_page(request, run, upload_form=form)
+        return run_page(request, run, upload_form=form)
     stored, refused = 0, 0
     for upload in form.cleaned_data["file"]:
         try:
@@ -158,7 +178,7 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
             refused += 1
             if hasattr(exc, "error_dict") and "node" in exc.error_dict:
                 errors_into_form(form, exc)
-                return _run_page(request, run, upload_form=form)
+                return run_page(request, run, upload_form=form)
             for message in exc.messages:
                 messages.error(request, message)
             continue
@@ -193,31 +213,23 @@ def run_recheck(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 @require_POST
 def run_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    """Accept on this run's passing gate (a failing one goes through `override.run_override`)."""
     run = sel.run_get(org_ids=_org_ids(request), pk=pk)
     _buyer_only(request, run.reservation)
-    form = AcceptForm(request.POST)
-    if form.is_valid():
-        try:
-            decision = award_services.reservation_accept(
-                reservation=run.reservation,
-                run=run,
-                user=user_of(request),
-                override_reason=form.cleaned_data["reason"] if "override" in request.POST else "",
-            )
-        except ValidationError as exc:
-            if hasattr(exc, "error_dict"):
-                errors_into_form(form, exc)
-            else:
-                flash_errors(request, exc)
-                return redirect("burnin:run-detail", pk=run.pk)
-        else:
-            messages.success(
-                request,
-                f"{decision.get_kind_display()}. The reservation clock started at "
-                f"{decision.at:%-d %b %Y %H:%M %Z}; this run is the hand-over baseline.",
-            )
-            return redirect("burnin:reservation-detail", pk=run.reservation_id)
-    return _run_page(request, run, accept_form=form)
+    try:
+        decision_services.reservation_accept(
+            reservation=run.reservation, run=run, user=user_of(request)
+        )
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("burnin:run-detail", pk=run.pk)
+    reservation = Reservation.objects.get(pk=run.reservation_id)
+    messages.success(
+        request,
+        f"Accepted. The reservation clock starts {reservation.clock_starts_at:%-d %b %Y %H:%M %Z}"
+        "; this run is the hand-over baseline.",
+    )
+    return redirect("burnin:reservation-detail", pk=run.reservation_id)
 
 
 # Lines shown either side of the one a check points at (the whole file stays downloadable).

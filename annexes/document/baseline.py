@@ -20,17 +20,12 @@ def baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:
     if not decision and not baseline:
         return None
     blocks: list[Block] = []
+    contracted = (baseline or {}).get("source") == "contracted"
     if decision:
-        rows = [
-            ("Decision", humanise(decision["kind"])),
-            ("By", decision.get("by") or "—"),
-            ("At (reservation clock start)", when(decision.get("at"))),
-            ("Gate", decision.get("gate_summary") or "—"),
-        ]
-        if decision.get("reason"):
-            rows.append(("Reason", decision["reason"]))
-        blocks.append(_kv(rows))
-    if baseline:
+        blocks += _decision_blocks(decision, baseline, contracted=contracted)
+    if baseline and contracted:
+        blocks.append(_contracted_table(baseline.get("nccl") or []))
+    elif baseline:
         nccl = baseline.get("nccl") or []
         if nccl:
             floors = ((snap.get("fixture") or {}).get("spec") or {}).get("thresholds", {})
@@ -39,6 +34,66 @@ def baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:
         if versions:
             blocks.append(_kv(flat(versions, "versions"), "Versions"))
     return {"id": "baseline", "title": "Hand-over baseline", "blocks": blocks}
+
+
+def _decision_blocks(
+    decision: Mapping[str, Any], baseline: Mapping[str, Any] | None, *, contracted: bool
+) -> list[Block]:
+    override = decision.get("override")
+    if override:
+        rows = [
+            ("Decision", "Accepted over a failing gate (override)"),
+            ("Requested by", f"{override.get('requested_by') or '—'}, "
+                             f"{when(override.get('requested_at'))}"),
+            ("Approved by", f"{override.get('approved_by') or '—'}, "
+                            f"{when(override.get('approved_at'))}"),
+        ]  # fmt: skip
+    else:
+        rows = [("Decision", humanise(decision["kind"])), ("By", decision.get("by") or "—")]
+    rows.append(("At", when(decision.get("at"))))
+    if decision.get("clock_starts_at") or decision["kind"] != "rejected":
+        start = decision.get("clock_starts_at") or decision.get("at")
+        rows.append(("Reservation clock starts", when(start)))
+    rows.append(("Gate", decision.get("gate_summary") or "—"))
+    if decision.get("reason"):
+        rows.append(("Reason", decision["reason"]))
+    if baseline:
+        run = (baseline.get("run") or {}).get("label") or "the accepted run"
+        if contracted:
+            source = "The contracted thresholds: the overridden run is not the baseline"
+        elif override:
+            source = f"The overridden run “{run}”, as the buyer chose explicitly"
+        else:
+            source = f"The accepted run “{run}”"
+        rows.append(("Recovery baseline", source))
+    blocks = [_kv(rows)]
+    if override:
+        waived = override.get("waived") or []
+        blocks.append(
+            {
+                "type": "table",
+                "heading": f"Waived blocking checks ({len(waived)})",
+                "head": ["Check", "Measured", "Expected"],
+                "rows": [
+                    [w.get("title") or w.get("code"), w.get("measured") or "—",
+                     w.get("expected") or "—"]
+                    for w in waived
+                ],
+            }
+        )  # fmt: skip
+    return blocks
+
+
+def _contracted_table(nccl: list[dict[str, Any]]) -> Block:
+    return {
+        "type": "table",
+        "heading": "Contracted floors recovery is measured against",
+        "intro": "Bus bandwidth at large messages, GB/s. The run was accepted by override; "
+        "a recovery must reach these floors, not the run's own figures.",
+        "head": ["Collective", "Contracted floor"],
+        "rows": [[str(r.get("collective")), _gbps(r.get("large_message_busbw_min_gbps"))]
+                 for r in nccl],
+    }  # fmt: skip
 
 
 def _baseline_nccl_blocks(nccl: list[dict[str, Any]], floors: Mapping[str, Any]) -> list[Block]:

@@ -53,6 +53,36 @@ def revision_part(revision: BidRevision) -> dict[str, Any]:
     }
 
 
+def _username(user: Any) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def acceptance_part(reservation: Any, decision: Any) -> dict[str, Any]:
+    """The decision; an acceptance adds its clock start, an override both people, the waived
+    checks and which baseline applies (keys absent on older decisions keep their checksum)."""
+    part: dict[str, Any] = {
+        "kind": decision.kind,
+        "by": _username(decision.by),
+        "at": plain(decision.at),
+        "reason": decision.reason,
+        "gate_passed": decision.gate_passed,
+        "gate_summary": decision.gate_summary,
+    }
+    if reservation.clock_starts_at is not None:
+        part["clock_starts_at"] = plain(reservation.clock_starts_at)
+    override = decision.override
+    if override is not None:
+        part["override"] = {
+            "requested_by": _username(override.requested_by),
+            "requested_at": plain(override.requested_at),
+            "approved_by": _username(decision.by),
+            "approved_at": plain(decision.at),
+            "waived": plain(override.waived),
+            "baseline_from_run": override.baseline_from_run,
+        }
+    return part
+
+
 def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     """Everything the contract annex states, for an awarded request (both parties see it)."""
     from acceptance.models import Acknowledgement, Reservation
@@ -60,7 +90,11 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
 
     reservation = (
         Reservation.objects.select_related(
-            "bid__provider", "bid_revision__submitted_by", "fixture_version"
+            "bid__provider",
+            "bid_revision__submitted_by",
+            "fixture_version",
+            "decision__by",
+            "decision__override__requested_by",
         )
         .filter(request=request)
         .first()
@@ -115,16 +149,7 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
             "at": plain(ack.at),
         },
         "questionnaire": plain(revision.questionnaire) or None,
-        "acceptance": None
-        if decision is None
-        else {
-            "kind": decision.kind,
-            "by": decision.by.get_username() if decision.by else None,
-            "at": plain(decision.at),
-            "reason": decision.reason,
-            "gate_passed": decision.gate_passed,
-            "gate_summary": decision.gate_summary,
-        },
+        "acceptance": None if decision is None else acceptance_part(reservation, decision),
         "baseline": None if baseline is None else plain(baseline.snapshot),
         # Only when written: annexes issued before justifications existed keep their checksum.
         **(

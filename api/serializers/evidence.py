@@ -42,10 +42,15 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
 
 class CheckSerializer(serializers.ModelSerializer[Check]):
     evidence_id = serializers.IntegerField(allow_null=True)
+    code = serializers.CharField(
+        read_only=True,
+        help_text="Names the check in an override's `waived` list (set by the view).",
+    )
 
     class Meta:
         model = Check
         fields = [
+            "code",
             "name",
             "group",
             "status",

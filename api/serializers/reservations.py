@@ -5,7 +5,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from acceptance.models import Acceptance, BurnInRun, Reservation
+from acceptance.lifecycle import pending_override
+from acceptance.models import Acceptance, BurnInRun, OverrideRequest, Reservation
 
 
 class AwardSerializer(serializers.Serializer):
@@ -49,14 +50,75 @@ class RunCreateSerializer(serializers.Serializer):
     )
 
 
+class WaivedCheckSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.CharField()
+    measured = serializers.CharField(allow_blank=True)
+    expected = serializers.CharField(allow_blank=True)
+
+
+class OverrideSerializer(serializers.ModelSerializer[OverrideRequest]):
+    run = serializers.IntegerField(source="run_id", read_only=True)
+    waived = WaivedCheckSerializer(many=True, read_only=True)
+    requested_by = serializers.CharField(
+        source="requested_by.username", allow_null=True, read_only=True
+    )
+    decided_by = serializers.CharField(
+        source="decided_by.username", allow_null=True, read_only=True, default=None
+    )
+
+    class Meta:
+        model = OverrideRequest
+        fields = [
+            "id",
+            "run",
+            "reason",
+            "waived",
+            "gate_summary",
+            "baseline_from_run",
+            "requested_by",
+            "requested_at",
+            "outcome",
+            "decided_by",
+            "decided_at",
+            "decline_reason",
+        ]
+        read_only_fields = fields
+
+
 class DecisionSerializer(serializers.ModelSerializer[Acceptance]):
     by = serializers.CharField(source="by.username", allow_null=True, read_only=True)
     run = serializers.IntegerField(source="run_id", allow_null=True, read_only=True)
+    requested_by = serializers.CharField(
+        source="override.requested_by.username",
+        allow_null=True,
+        read_only=True,
+        default=None,
+        help_text="An override's requester; `by` is its approver. Null otherwise.",
+    )
+    waived = serializers.SerializerMethodField(
+        help_text="An override's waived blocking checks, frozen when it was asked for."
+    )
 
     class Meta:
         model = Acceptance
-        fields = ["kind", "reason", "gate_passed", "gate_summary", "run", "by", "at"]
+        fields = [
+            "kind",
+            "reason",
+            "gate_passed",
+            "gate_summary",
+            "run",
+            "by",
+            "at",
+            "requested_by",
+            "waived",
+        ]
         read_only_fields = fields
+
+    @extend_schema_field(WaivedCheckSerializer(many=True, allow_null=True))
+    def get_waived(self, obj: Acceptance) -> list | None:
+        return obj.override.waived if obj.override is not None else None
 
 
 class ReservationSerializer(serializers.ModelSerializer[Reservation]):
@@ -67,6 +129,14 @@ class ReservationSerializer(serializers.ModelSerializer[Reservation]):
     fixture_version = serializers.IntegerField(source="fixture_version.number", read_only=True)
     runs = RunSerializer(many=True, read_only=True)
     decision = serializers.SerializerMethodField()
+    override = serializers.SerializerMethodField()
+    clock_starts_at = serializers.DateTimeField(
+        source="clock_start",
+        allow_null=True,
+        read_only=True,
+        help_text="When the term's clock starts: the later of the acceptance and the term's "
+        "first day (00:00 UTC). Null until accepted.",
+    )
 
     class Meta:
         model = Reservation
@@ -82,8 +152,19 @@ class ReservationSerializer(serializers.ModelSerializer[Reservation]):
             "award_justification",
             "runs",
             "decision",
+            "override",
+            "clock_starts_at",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(OverrideSerializer(allow_null=True))
+    def get_override(self, obj: Reservation) -> dict | None:
+        """The override request awaiting a second approver, if any."""
+        prefetched = getattr(obj, "pending_overrides", None)
+        pending = prefetched[0] if prefetched else None
+        if prefetched is None:
+            pending = pending_override(obj)
+        return dict(OverrideSerializer(pending).data) if pending is not None else None
 
     @extend_schema_field(DecisionSerializer(allow_null=True))
     def get_decision(self, obj: Reservation) -> dict | None:
@@ -92,12 +173,36 @@ class ReservationSerializer(serializers.ModelSerializer[Reservation]):
 
 
 class AcceptSerializer(serializers.Serializer):
-    run = serializers.IntegerField(min_value=1, help_text="The burn-in run the decision rests on.")
-    override_reason = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        help_text="Required to accept a run whose gate has not passed (override).",
+    run = serializers.IntegerField(
+        min_value=1, help_text="The burn-in run whose passing gate the acceptance rests on."
     )
+
+
+class OverrideRequestSerializer(serializers.Serializer):
+    run = serializers.IntegerField(min_value=1, help_text="The run whose gate fails.")
+    reason = serializers.CharField(
+        allow_blank=True,
+        help_text="Why accept anyway: at least one full sentence (20 characters or more, ending "
+        "with a full stop).",
+    )
+    waived = serializers.ListField(
+        child=serializers.CharField(),
+        allow_empty=True,
+        help_text="The `code` of every blocking check of the run (GET /runs/{id}/evidence/ "
+        "lists them under `checks`), each named explicitly.",
+    )
+    baseline_from_run = serializers.BooleanField(
+        default=False,
+        help_text="True makes the overridden run the recovery baseline; by default the "
+        "contracted thresholds are.",
+    )
+    confirm = serializers.BooleanField(
+        default=False, help_text="Must be true: you ask to accept over a failing gate."
+    )
+
+
+class DeclineSerializer(serializers.Serializer):
+    reason = serializers.CharField(allow_blank=True, help_text="Why the override is declined.")
 
 
 class RejectSerializer(serializers.Serializer):

@@ -13,8 +13,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance.models import BurnInRun, Evidence
+from acceptance.models import BurnInRun, Check, Evidence
 from acceptance.selectors import burnin as sel
+from acceptance.selectors.override import check_codes
 from acceptance.services import burnin as services
 from api.errors import FIELD_PROBLEMS, error_body
 from api.filters import EVIDENCE_ORDERING, EvidenceFilter
@@ -22,6 +23,14 @@ from api.idempotency import idempotent
 from api.permissions import api_user, org_of_kind
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer, upload_result
 from api.serializers.reservations import RunSerializer
+
+
+def _coded_checks(run: BurnInRun) -> list[Check]:
+    """The run's checks, each with the code an override names it by."""
+    rows = list(run.checks.order_by("position"))
+    for row, code in zip(rows, check_codes(rows), strict=True):
+        setattr(row, "code", code)  # noqa: B010 (not a model field)
+    return rows
 
 
 class RunEvidenceView(generics.GenericAPIView[Evidence]):
@@ -54,9 +63,7 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
                 "gate": {"passed": run.gate_passed, "summary": run.gate_summary}
                 if current
                 else None,
-                "checks": CheckSerializer(run.checks.order_by("position"), many=True).data
-                if current
-                else [],
+                "checks": CheckSerializer(_coded_checks(run), many=True).data if current else [],
             }
         )
         return body

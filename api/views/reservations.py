@@ -1,4 +1,6 @@
-"""Reservations after the award: burn-in runs (both parties), the buyer's accept or reject."""
+"""Reservations after the award: burn-in runs (both parties), the buyer's accept or reject, and
+acceptance over a failing gate (asked by one buyer, approved by a second). Decisions go through
+the reservation's table: the provider is refused with 403, a move out of turn with 409."""
 
 from __future__ import annotations
 
@@ -9,18 +11,22 @@ from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from acceptance.models import Acceptance, BurnInRun, Reservation
+from acceptance.lifecycle import case_for, pending_override, reservation_move
+from acceptance.models import Acceptance, BurnInRun, OverrideRequest, Reservation
 from acceptance.selectors import burnin as sel
-from acceptance.services import award as award_services
 from acceptance.services import burnin as burnin_services
+from acceptance.services import decision as decision_services
+from acceptance.services import override as override_services
 from api import selectors as api_selectors
-from api.errors import fields_renamed
 from api.filters import RESERVATION_ORDERING, ReservationFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
-from api.permissions import api_user, buyer_org, org_of_kind
+from api.permissions import api_user, org_of_kind
 from api.serializers.reservations import (
     AcceptSerializer,
     DecisionSerializer,
+    DeclineSerializer,
+    OverrideRequestSerializer,
+    OverrideSerializer,
     RejectSerializer,
     ReservationSerializer,
     RunCreateSerializer,
@@ -32,11 +38,19 @@ def _reservation(request: Request, pk: int) -> Reservation:
     return sel.reservation_get(org_ids=[org_of_kind(request).pk], pk=pk)
 
 
-def _as_buyer(request: Request, pk: int) -> Reservation:
-    reservation = _reservation(request, pk)
-    if not sel.is_buyer_of(reservation, buyer_org(request)):
-        raise Http404
-    return reservation
+def _run_of(reservation: Reservation, run_id: int) -> BurnInRun:
+    """A run of either party's reservations (the service names a run of another one)."""
+    ids = [reservation.request.buyer_id, reservation.bid.provider_id]
+    return sel.run_get(org_ids=ids, pk=run_id)
+
+
+def _pending(request: Request, reservation: Reservation, move: str) -> OverrideRequest:
+    """The pending override; without one the table refuses (403 or 409) with its reason."""
+    override = pending_override(reservation)
+    if override is None:
+        reservation_move(case_for(reservation), move, user=api_user(request))
+        raise Http404  # unreachable: no pending override means no approval is due
+    return override
 
 
 class ReservationListView(generics.ListAPIView[Reservation]):
@@ -88,23 +102,18 @@ class ReservationAcceptView(generics.GenericAPIView[Acceptance]):
         request=AcceptSerializer,
         responses={201: DecisionSerializer},
         parameters=[IDEMPOTENCY_PARAMETER],
-        summary="Accept on a passing gate, or override with a reason (buyers); starts the clock",
+        summary="Accept on a passing gate (buyers); a failing gate needs an override",
     )
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        reservation = _as_buyer(request, pk)
+        reservation = _reservation(request, pk)
         serializer = AcceptSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        run = sel.run_get(
-            org_ids=[reservation.request.buyer_id], pk=serializer.validated_data["run"]
+        decision = decision_services.reservation_accept(
+            reservation=reservation,
+            run=_run_of(reservation, serializer.validated_data["run"]),
+            user=api_user(request),
         )
-        with fields_renamed({"reason": "override_reason"}):
-            decision = award_services.reservation_accept(
-                reservation=reservation,
-                run=run,
-                user=api_user(request),
-                override_reason=serializer.validated_data.get("override_reason", ""),
-            )
         return Response(DecisionSerializer(decision).data, status=status.HTTP_201_CREATED)
 
 
@@ -119,12 +128,79 @@ class ReservationRejectView(generics.GenericAPIView[Acceptance]):
     )
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
-        reservation = _as_buyer(request, pk)
+        reservation = _reservation(request, pk)
         serializer = RejectSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        decision = award_services.reservation_reject(
+        decision = decision_services.reservation_reject(
             reservation=reservation,
             user=api_user(request),
             reason=serializer.validated_data["reason"],
         )
         return Response(DecisionSerializer(decision).data, status=status.HTTP_201_CREATED)
+
+
+class OverrideRequestView(generics.GenericAPIView[OverrideRequest]):
+    serializer_class = OverrideSerializer
+
+    @extend_schema(
+        request=OverrideRequestSerializer,
+        responses={201: OverrideSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Ask to accept over a failing gate (buyers); a second buyer-side approver decides",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        reservation = _reservation(request, pk)
+        serializer = OverrideRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        override = override_services.override_request(
+            reservation=reservation,
+            run=_run_of(reservation, data["run"]),
+            user=api_user(request),
+            reason=data["reason"],
+            waived=data["waived"],
+            baseline_from_run=data["baseline_from_run"],
+            confirmed=data["confirm"],
+        )
+        return Response(OverrideSerializer(override).data, status=status.HTTP_201_CREATED)
+
+
+class OverrideApproveView(generics.GenericAPIView[Acceptance]):
+    serializer_class = DecisionSerializer
+
+    @extend_schema(
+        request=None,
+        responses={201: DecisionSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Approve the pending override: a buyer approver or admin other than the "
+        "requester; the reservation is accepted",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        reservation = _reservation(request, pk)
+        override = _pending(request, reservation, "approve_override")
+        decision = override_services.override_approve(override=override, user=api_user(request))
+        return Response(DecisionSerializer(decision).data, status=status.HTTP_201_CREATED)
+
+
+class OverrideDeclineView(generics.GenericAPIView[OverrideRequest]):
+    serializer_class = OverrideSerializer
+
+    @extend_schema(
+        request=DeclineSerializer,
+        responses={200: OverrideSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Decline the pending override with a reason: a buyer approver or admin other "
+        "than the requester",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        reservation = _reservation(request, pk)
+        serializer = DeclineSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        override = _pending(request, reservation, "decline_override")
+        declined = override_services.override_decline(
+            override=override, user=api_user(request), reason=serializer.validated_data["reason"]
+        )
+        return Response(OverrideSerializer(declined).data)

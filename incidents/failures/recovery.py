@@ -88,15 +88,25 @@ def nccl_large_busbw(parsed: Iterable[Mapping[str, Any]], large: int) -> dict[st
     return out
 
 
+def _contracted(baseline: Mapping[str, Any] | None) -> bool:
+    """After an override the baseline is the contracted thresholds: no margin below them."""
+    return (baseline or {}).get("source") == "contracted"
+
+
 def check_nccl(
     parsed: Sequence[Mapping[str, Any]], baseline: Mapping[str, Any] | None, margin_pct: float
 ) -> tuple[str, str, str]:
-    """(status, measured, expected) for "nccl-tests within X % of the hand-over baseline"."""
+    """(status, measured, expected) for "nccl-tests within X % of the hand-over baseline".
+
+    When the baseline is the contracted thresholds, recovery must reach the contracted floor
+    itself: a margin below a contract's minimum would accept less than was agreed."""
     rows = [r for r in (baseline or {}).get("nccl") or [] if r.get("large_message_busbw_min_gbps")]
     if not rows:
         return WAITING, "", "the hand-over baseline has no nccl-tests result: sign off instead"
+    margin_pct = 0.0 if _contracted(baseline) else margin_pct
+    expected = _expected(rows, margin_pct, contracted=_contracted(baseline))
     if not parsed:
-        return WAITING, "no recovery nccl-tests run uploaded", _expected(rows, margin_pct)
+        return WAITING, "no recovery nccl-tests run uploaded", expected
     large = int((baseline or {}).get("large_message_bytes") or 1 << 30)
     measured = nccl_large_busbw(parsed, large)
     ok, parts = True, []
@@ -112,15 +122,18 @@ def check_nccl(
         delta = (got - ref) / ref * 100
         ok = ok and got >= floor
         parts.append(f"{coll}: {got:.1f} GB/s ({delta:+.1f}% vs {ref:.1f})")
-    return (PASS if ok else FAIL), "; ".join(parts), _expected(rows, margin_pct)
+    return (PASS if ok else FAIL), "; ".join(parts), expected
 
 
-def _expected(rows: Sequence[Mapping[str, Any]], margin: float) -> str:
+def _expected(rows: Sequence[Mapping[str, Any]], margin: float, *, contracted: bool) -> str:
     parts = []
     for r in rows:
         ref = float(r["large_message_busbw_min_gbps"])
-        floor = ref * (1 - margin / 100)
         coll = r.get("collective")
+        if contracted:
+            parts.append(f"{coll}: ≥ {ref:.1f} GB/s (contracted floor)")
+            continue
+        floor = ref * (1 - margin / 100)
         parts.append(f"{coll}: ≥ {floor:.1f} GB/s (baseline {ref:.1f} − {margin:g}%)")
     return "; ".join(parts)
 

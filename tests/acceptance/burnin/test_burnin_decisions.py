@@ -1,18 +1,24 @@
-"""Award, then the buyer's decision: accept on a pass, override with a reason, reject."""
+"""Award, then the buyer's decision: accept on a pass (the clock starts at the later of that
+and the term's first day), reject; a failing gate goes through an override (test_override)."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
-from acceptance.models import Acknowledgement, DecisionKind, ReservationStatus
+from acceptance.models import Acknowledgement, DecisionKind, Reservation, ReservationStatus
 from acceptance.services.award import (
     request_award,
     reservation_accept,
     reservation_reject,
 )
 from bids.choices import BidStatus, RequestStatus
+from bids.models import CapacityRequest
+from core.lifecycle import MoveRefused
 from tests.acceptance.burnin.helpers import (
     GOOD_SET,
     attach_fixture,
@@ -91,24 +97,18 @@ def test_accept_on_a_passing_gate_starts_the_clock_and_stores_the_baseline(
     assert snapshot["versions"]["driver"] == ["560.35.03"]
 
 
-def test_accept_is_refused_while_the_gate_fails_unless_overridden(
+def test_accept_is_refused_while_the_gate_fails(
     awarded, buyer, provider, django_capture_on_commit_callbacks
 ):
     files = [f for f in GOOD_SET if "all_reduce" not in f[0]]
     files.append(("burnin/nccl-tests/all_reduce_2node_slow.txt", ""))
     upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(MoveRefused) as caught:
         reservation_accept(reservation=awarded.reservation, run=awarded.run, user=buyer.user)
-    assert "reason" in caught.value.message_dict
-    decision = reservation_accept(
-        reservation=awarded.reservation,
-        run=awarded.run,
-        user=buyer.user,
-        override_reason="Fabric fix scheduled; credits agreed in writing.",
-    )
-    assert decision.kind == DecisionKind.OVERRIDE
-    assert decision.gate_passed is False and "gate failed" in decision.gate_summary
-    assert awarded.reservation.baseline.snapshot["by_override"] is True
+    assert caught.value.status_code == 409
+    assert "ask for an override" in caught.value.messages[0]
+    awarded.reservation.refresh_from_db()
+    assert awarded.reservation.status == ReservationStatus.PENDING
 
 
 def test_accept_waits_for_current_checks(awarded, buyer, provider, monkeypatch):
@@ -122,37 +122,45 @@ def test_accept_waits_for_current_checks(awarded, buyer, provider, monkeypatch):
     )
     awarded.run.refresh_from_db()
     with pytest.raises(ValidationError, match="not up to date"):
-        reservation_accept(
-            reservation=awarded.reservation, run=awarded.run, user=buyer.user, override_reason="x"
-        )
+        reservation_accept(reservation=awarded.reservation, run=awarded.run, user=buyer.user)
 
 
 def test_reject_needs_a_reason_and_is_final(awarded, buyer):
     with pytest.raises(ValidationError):
         reservation_reject(reservation=awarded.reservation, user=buyer.user, reason="  ")
     reservation_reject(reservation=awarded.reservation, user=buyer.user, reason="No IB fabric.")
-    with pytest.raises(ValidationError, match="already rejected"):
+    with pytest.raises(ValidationError, match="that is rejected cannot be rejected"):
         reservation_reject(reservation=awarded.reservation, user=buyer.user, reason="again")
 
 
-def test_override_page_shows_form_error_then_label_everywhere(
+def test_the_clock_starts_on_the_terms_first_day_when_accepted_before_it(
     awarded, buyer, provider, django_capture_on_commit_callbacks
 ):
-    files = [f for f in GOOD_SET if "all_reduce" not in f[0]]
-    files.append(("burnin/nccl-tests/all_reduce_2node_slow.txt", ""))
-    upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
-    client = buyer.client()
-    url = reverse("burnin:run-accept", args=[awarded.run.pk])
-    page = client.post(url, {"override": "1", "reason": ""})
-    assert page.status_code == 200
-    assert "To accept anyway, write why" in page.content.decode()
-    response = client.post(url, {"override": "1", "reason": "Agreed on the call."})
-    assert response.status_code == 302
-    for name, args in [
-        ("burnin:reservation-detail", [awarded.reservation.pk]),
-        ("burnin:run-detail", [awarded.run.pk]),
-        ("bids:request-detail", [awarded.request.pk]),
-    ]:
-        for role_client in (client, provider.client()):
-            html = role_client.get(reverse(name, args=args)).content.decode()
-            assert "ccepted by override" in html, name
+    upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    decision = reservation_accept(reservation=awarded.reservation, run=awarded.run, user=buyer.user)
+    reservation = Reservation.objects.get(pk=awarded.reservation.pk)
+    start = awarded.request.reservation_start  # 60 days ahead (the factory's term)
+    assert reservation.clock_starts_at == datetime.combine(start, time.min, tzinfo=UTC)
+    assert reservation.clock_starts_at > decision.at
+    assert (
+        reservation.baseline.snapshot["clock_starts_at"] == reservation.clock_starts_at.isoformat()
+    )
+    html = buyer.client().get(reverse("burnin:reservation-detail", args=[reservation.pk]))
+    clock = html.content.decode()
+    assert f"starts {start:%-d %b %Y} 00:00 UTC" in clock
+    assert "the term's first day: accepted" in clock
+
+
+def test_the_clock_starts_at_acceptance_once_the_term_has_begun(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    CapacityRequest.objects.filter(pk=awarded.request.pk).update(
+        reservation_start=timezone.localdate() - timedelta(days=3)
+    )
+    upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    reservation = Reservation.objects.get(pk=awarded.reservation.pk)
+    decision = reservation_accept(reservation=reservation, run=awarded.run, user=buyer.user)
+    reservation.refresh_from_db()
+    assert reservation.clock_starts_at == decision.at
+    html = buyer.client().get(reverse("burnin:reservation-detail", args=[reservation.pk]))
+    assert "(at acceptance)" in html.content.decode()

@@ -40,7 +40,14 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "burnin:run-status": ("get", lambda w: [w.run.pk], PARTIES_GET),
     "burnin:run-upload": ("post", lambda w: [w.run.pk], PARTIES_FORM),
     "burnin:run-recheck": ("post", lambda w: [w.run.pk], PARTIES_POST),
-    "burnin:run-accept": ("post", lambda w: [w.run.pk], BUYERS_FORM),
+    # Accept refuses (no passing gate here): the buyer reads why on the run page.
+    "burnin:run-accept": ("post", lambda w: [w.run.pk], BUYERS_POST),
+    # The buyer decides: an empty override request comes back with its errors; the provider,
+    # a party to the reservation, is refused like everyone else who is not the buyer.
+    "burnin:run-override": ("post", lambda w: [w.run.pk], BUYERS_FORM),
+    # No override awaits approval: the buyer is told why; nobody else reaches the route.
+    "burnin:override-approve": ("post", lambda w: [w.reservation.pk], BUYERS_POST),
+    "burnin:override-decline": ("post", lambda w: [w.reservation.pk], BUYERS_POST),
     "burnin:evidence-download": ("get", lambda w: [w.evidence.pk], PARTIES_GET),
     "burnin:evidence-retry": ("post", lambda w: [w.evidence.pk], PARTIES_POST),
     "burnin:evidence-withdraw": ("post", lambda w: [w.evidence.pk], PARTIES_POST),

@@ -26,28 +26,61 @@ def _request_fields(component: str) -> set[str]:
     return set(schema["components"]["schemas"][component]["properties"])
 
 
-def test_an_override_with_the_schemas_field_names_succeeds(
-    awarded, buyer, provider, django_capture_on_commit_callbacks
+def test_an_override_with_the_schemas_field_names_takes_two_people(
+    awarded, buyer, buyer_colleague, provider, django_capture_on_commit_callbacks
 ):
     files = [f for f in GOOD_SET if "all_reduce" not in f[0]]
     files.append(("burnin/nccl-tests/all_reduce_2node_slow.txt", ""))
     upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
-    fields = _request_fields("AcceptRequest")
-    assert fields == {"run", "override_reason"}
+    assert _request_fields("AcceptRequest") == {"run"}
+    fields = _request_fields("OverrideRequestRequest")
+    assert fields == {"run", "reason", "waived", "baseline_from_run", "confirm"}
     client = token_client(buyer.user)
-    url = f"/api/v1/reservations/{awarded.reservation.pk}/accept/"
+    base = f"/api/v1/reservations/{awarded.reservation.pk}"
 
-    refused = client.post(url, {"run": awarded.run.pk}, format="json")
-    assert refused.status_code == 400
-    errors = refused.json()["errors"]
+    refused = client.post(f"{base}/accept/", {"run": awarded.run.pk}, format="json")
+    assert refused.status_code == 409 and refused.json()["move"] == "accept"
+    assert "ask for an override" in refused.json()["detail"]
+
+    one_click = client.post(
+        f"{base}/override/", {"run": awarded.run.pk, "reason": "ok", "waived": []}, format="json"
+    )
+    assert one_click.status_code == 400
+    errors = one_click.json()["errors"]
     assert set(errors) <= fields, f"errors name fields the schema does not have: {errors}"
-    assert "write why" in errors["override_reason"][0]
+    assert {"reason", "waived", "confirm"} <= set(errors)
 
-    body = {"run": awarded.run.pk, "override_reason": "Fabric fix scheduled; credits agreed."}
-    accepted = client.post(url, body, format="json")
-    assert accepted.status_code == 201, accepted.content
-    assert accepted.json()["kind"] == DecisionKind.OVERRIDE
-    assert accepted.json()["reason"] == body["override_reason"]
+    # The codes come with the run's checks.
+    checks = client.get(f"/api/v1/runs/{awarded.run.pk}/evidence/").json()["checks"]
+    codes = [c["code"] for c in checks if c["mandatory"] and c["status"] == "fail"]
+    body = {
+        "run": awarded.run.pk,
+        "reason": "Fabric fix scheduled; credits agreed in writing.",
+        "waived": codes,
+        "confirm": True,
+    }
+    asked = client.post(f"{base}/override/", body, format="json")
+    assert asked.status_code == 201, asked.content
+    assert asked.json()["outcome"] == "pending" and not asked.json()["baseline_from_run"]
+    assert [w["code"] for w in asked.json()["waived"]] == codes
+    pending = client.get(f"{base}/").json()
+    assert pending["status"] == "pending" and pending["override"]["id"] == asked.json()["id"]
+
+    own = client.post(f"{base}/override/approve/", format="json")
+    assert own.status_code == 403 and "You asked for this override" in own.json()["detail"]
+    provider_try = token_client(provider.user).post(f"{base}/override/approve/")
+    assert provider_try.status_code == 403
+
+    approved = token_client(buyer_colleague.user).post(f"{base}/override/approve/")
+    assert approved.status_code == 201, approved.content
+    decision = approved.json()
+    assert decision["kind"] == DecisionKind.OVERRIDE
+    assert (decision["requested_by"], decision["by"]) == ("alice", "bob")
+    assert decision["reason"] == body["reason"]
+    assert [w["code"] for w in decision["waived"]] == codes
+    reservation = client.get(f"{base}/").json()
+    assert reservation["status"] == "accepted" and reservation["override"] is None
+    assert reservation["clock_starts_at"].startswith(str(awarded.request.reservation_start))
 
 
 def _evidence_url(awarded: Any) -> str:
@@ -151,7 +184,7 @@ def test_accepting_with_another_reservations_run_names_run(
         bid_submit(bid=bids[-1], user=role.user)
     second = award(SimpleNamespace(request=other, bid=bids[0], rival_bid=bids[1]), buyer)
     url = f"/api/v1/reservations/{awarded.reservation.pk}/accept/"
-    body = {"run": second.run.pk, "override_reason": "Credits agreed."}
+    body = {"run": second.run.pk}
     refused = token_client(buyer.user).post(url, body, format="json")
     assert refused.status_code == 400
     assert refused.json()["errors"] == {"run": ["That run belongs to another reservation."]}

@@ -193,16 +193,38 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"label": "Second burn-in"},
         only(provider=CREATED, buyer=CREATED),
     ),
-    # The run's checks never ran here, so the gate cannot be decided on yet.
+    # The buyer decides, by the reservation's table: the provider is a party, refused (403).
+    # The run's checks never ran here, so the gate cannot be decided on yet (409).
     "reservations_accept_create": (
         reservation,
         lambda w: {"run": w.run.pk},
-        only(buyer=REFUSED),
+        only(buyer=CONFLICT, provider=FORBIDDEN),
     ),
     "reservations_reject_create": (
         reservation,
         lambda w: {"reason": "Fabric below the agreed busbw."},
-        only(buyer=CREATED),
+        only(buyer=CREATED, provider=FORBIDDEN),
+    ),
+    "reservations_override_create": (
+        reservation,
+        lambda w: {
+            "run": w.run.pk,
+            "reason": "Credits for the slow fabric are agreed in writing.",
+            "waived": [],
+            "confirm": True,
+        },
+        only(buyer=CONFLICT, provider=FORBIDDEN),
+    ),
+    # No override awaits a second approver: nothing to approve or decline yet (409).
+    "reservations_override_approve_create": (
+        reservation,
+        None,
+        only(buyer=CONFLICT, provider=FORBIDDEN),
+    ),
+    "reservations_override_decline_create": (
+        reservation,
+        lambda w: {"reason": "Fix the fabric first."},
+        only(buyer=CONFLICT, provider=FORBIDDEN),
     ),
     "runs_evidence_retrieve": (lambda w: {"run_id": w.run.pk}, None, OWNER_AND_BUYER),
     # The provider stores the file; the buyer's identical upload is the same evidence (200).
