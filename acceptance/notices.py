@@ -3,12 +3,15 @@ decide), and the decision to the awarded provider. Nobody else is a party to a r
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.urls import reverse
 
-from acceptance.models import Acceptance, BurnInRun, DecisionKind, Reservation
+from acceptance.models import Acceptance, BurnInRun, DecisionKind, OverrideRequest, Reservation
 from notices.choices import Event
 from notices.models import Notice
-from notices.services import notify_members
+from notices.services import notify, notify_members
+from orgs.choices import MemberRole
+from orgs.models import Membership
 
 
 def acceptance_requested_notify(*, run: BurnInRun) -> list[Notice]:
@@ -59,4 +62,57 @@ def acceptance_decided_notify(*, decision: Acceptance) -> list[Notice]:
         body=f"{request.buyer.name} {outcome} the reservation for “{request.title}”.{reason}",
         path=reverse("burnin:reservation-detail", args=[reservation.pk]),
         key=f"acceptance-decision:{decision.pk}",
+    )
+
+
+def _approvers(override: OverrideRequest) -> list[User]:
+    """Who may approve: the buyer's approvers and admins, never the person who asked."""
+    buyer = override.reservation.request.buyer
+    return [
+        m.user
+        for m in Membership.objects.filter(
+            organization=buyer, role__in=[MemberRole.APPROVER, MemberRole.ADMIN]
+        ).select_related("user")
+        if m.user_id != override.requested_by_id
+    ]
+
+
+def override_requested_notify(*, override: OverrideRequest) -> list[Notice]:
+    reservation = override.reservation
+    request = reservation.request
+    asker = override.requested_by
+    who = (asker.get_full_name() or asker.get_username()) if asker else "A colleague"
+    waived = len(override.waived_codes)
+    return notify(
+        event=Event.OVERRIDE_APPROVAL,
+        users=_approvers(override),
+        organization=request.buyer,
+        subject=f"Approve or decline: accept “{request.title}” over a failing gate",
+        body=(
+            f"{who} asks to accept the reservation for “{request.title}” although run "
+            f"“{override.run.label}” fails its gate, waiving {waived} blocking "
+            f"check{'s' if waived != 1 else ''}. Reason given: {override.reason} "
+            "A second person must approve before the reservation is accepted."
+        ),
+        path=reverse("burnin:reservation-detail", args=[reservation.pk]),
+        key=f"override-request:{override.pk}",
+    )
+
+
+def override_declined_notify(*, override: OverrideRequest) -> list[Notice]:
+    request = override.reservation.request
+    by = override.decided_by
+    who = (by.get_full_name() or by.get_username()) if by else "The approver"
+    return notify(
+        event=Event.OVERRIDE_APPROVAL,
+        users=[override.requested_by] if override.requested_by else [],
+        organization=request.buyer,
+        subject=f"Override declined on “{request.title}”",
+        body=(
+            f"{who} declined to accept “{request.title}” over the failing gate of run "
+            f"“{override.run.label}”. Reason: {override.decline_reason} The reservation is "
+            "still pending."
+        ),
+        path=reverse("burnin:reservation-detail", args=[override.reservation_id]),
+        key=f"override-decline:{override.pk}",
     )

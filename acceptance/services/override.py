@@ -20,6 +20,7 @@ from django.utils import timezone
 from acceptance.audit import record_on_reservation
 from acceptance.lifecycle import reservation_move
 from acceptance.models import Acceptance, BurnInRun, OverrideOutcome, OverrideRequest, Reservation
+from acceptance.notices import override_declined_notify, override_requested_notify
 from acceptance.selectors.override import blocking_checks
 from acceptance.services.decision import accept_on_run, lock
 from core.errors import ServiceError
@@ -108,6 +109,7 @@ def override_request(
         },
         reason=reason,
     )
+    override_requested_notify(override=override)
     return override
 
 
@@ -151,4 +153,5 @@ def override_decline(*, override: OverrideRequest, user: User, reason: str) -> O
         after={"status": "pending", "run": pending.run.label},
         reason=reason,
     )
+    override_declined_notify(override=pending)
     return pending

@@ -196,3 +196,19 @@ def test_accepting_a_passing_run_withdraws_the_pending_override(
     assert "accepted run “After fix”" in override.decline_reason
     baseline = Reservation.objects.get(pk=failing.reservation.pk).baseline
     assert baseline.source == BaselineSource.RUN and baseline.run == second
+
+
+def test_the_approvers_hear_of_a_request_and_the_requester_of_a_decline(
+    failing, buyer, buyer_requester, buyer_approver, provider
+):
+    override = _ask(failing, buyer_requester.user)
+    asked = Notice.objects.filter(event=Event.OVERRIDE_APPROVAL)
+    # The approvers and admins of the buyer, never the one who asked, never the provider.
+    recipients = {n.recipient_id for n in asked}
+    assert buyer_approver.user.pk in recipients
+    assert buyer_requester.user.pk not in recipients and provider.user.pk not in recipients
+    notice = asked.get(recipient=buyer_approver.user)
+    assert "over a failing gate" in notice.subject and REASON in notice.body
+    override_decline(override=override, user=buyer_approver.user, reason="Not before the swap.")
+    (declined,) = Notice.objects.filter(recipient=buyer_requester.user)
+    assert "declined" in declined.subject and "Not before the swap." in declined.body
