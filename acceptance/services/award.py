@@ -88,6 +88,8 @@ def request_award(
             "bid_revision": revision.number,
             "fixture_version": version.number,
         },
+        # Why the buyer awarded against the scores, when it did: the trail keeps it too.
+        reason=justification,
     )
     return reservation
 
