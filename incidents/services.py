@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from itertools import chain
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import IO, Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -49,9 +48,11 @@ from incidents.notices import incident_closed_notify, incident_opened_notify
 from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
 
 
-def _stream(row: FailedRunFile) -> Iterator[failures.SourceFile]:
-    with row.file.open("rb") as handle:
-        yield from failures.iter_bundle(handle, name=row.original_name)
+def _streams(rows: list[FailedRunFile]) -> Iterator[tuple[IO[bytes], str]]:
+    """Each stored file, opened one at a time, for `iter_uploads` (one budget per upload)."""
+    for row in rows:
+        with row.file.open("rb") as handle:
+            yield handle, row.original_name
 
 
 def _require_accepted(reservation: Reservation) -> None:
@@ -137,7 +138,7 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
             if row.is_rank_map:
                 rmap = failures.parse_rank_map(row.read_bytes(), name=row.original_name)
         # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
-        sources = chain.from_iterable(_stream(row) for row in rows if not row.is_rank_map)
+        sources = failures.iter_uploads(_streams([r for r in rows if not r.is_rank_map]))
         analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
         why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
         if why is not None:

@@ -339,3 +339,33 @@ def unreadable_reason(
     named = "; ".join(f"{_one_line(r['name'])} ({r['reason']})" for r in refused[:_MAX_NAMED])
     more = f"; and {len(refused) - _MAX_NAMED} more" if len(refused) > _MAX_NAMED else ""
     return f"no readable files in {where}; every file was refused: {named}{more}"
+
+
+def iter_uploads(
+    sources: Iterable[tuple[IO[bytes], str]], *, limits: BundleLimits = DEFAULT_LIMITS
+) -> Iterator[SourceFile]:
+    """`iter_bundle` over every file of one upload with one budget: the limits on files, total
+    bytes and expansion hold for the upload, not for each archive in it (three small zips must
+    not unpack to three times the limit)."""
+    files = total = packed = 0
+    for count, (stream, name) in enumerate(sources, start=1):
+        start = stream.tell()
+        stream.seek(0, os.SEEK_END)
+        packed += stream.tell() - start
+        stream.seek(start)
+        for f in iter_bundle(stream, name=name, limits=limits):
+            files += 1
+            total += len(f.data)
+            if files > limits.max_files:
+                raise BundleTooLarge(f"the upload holds more than {limits.max_files} files in all")
+            if total > limits.max_total_bytes:
+                raise BundleTooLarge(
+                    f"the upload unpacks to more than {_mib(limits.max_total_bytes)} in all "
+                    f"(reached in {name}, its file {count}); the limit is per upload"
+                )
+            if total > limits.ratio_from_bytes and total > limits.max_ratio * max(packed, 1):
+                raise BundleTooLarge(
+                    f"the upload expands more than {limits.max_ratio}x ({_mib(packed)} sent, "
+                    f"{_mib(total)} unpacked by {name}): refused as a decompression bomb"
+                )
+            yield f

@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from incidents.failures import BundleError, BundleLimits, BundleTooLarge, read_bundle, read_paths
+from incidents.failures import (
+    BundleError,
+    BundleLimits,
+    BundleTooLarge,
+    iter_uploads,
+    read_bundle,
+    read_paths,
+)
 from incidents.failures.synthetic import Scenario, cascade
 
 
@@ -234,3 +241,42 @@ def test_a_corrupt_tar_is_reported_in_one_line(data: bytes, name: str) -> None:
     message = str(caught.value)
     assert "\n" not in message and "method" not in message
     assert message.startswith(f"{name}: corrupt or truncated tar archive (")
+
+
+def _zip(members: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _text(size: int, seed: int) -> bytes:
+    """Log-like bytes that compress a few times, as real logs do (not a bomb)."""
+    rng = random.Random(seed)
+    words = [b"rank", b"NCCL", b"INFO", b"allreduce", b"step", b"loss", b"ok"]
+    out = bytearray()
+    while len(out) < size:
+        out += b" ".join(rng.choice(words) for _ in range(12)) + b" %d\n" % rng.randrange(10**6)
+    return bytes(out[:size])
+
+
+def test_the_limits_hold_for_the_whole_upload_not_each_archive() -> None:
+    limits = BundleLimits(max_total_bytes=5 * 1024 * 1024)
+    archives = [_zip([(f"node{n}/rank{n}.log", _text(2 * 1024 * 1024, n))]) for n in range(3)]
+    for data in archives:  # each alone is within the limit
+        assert len(read_bundle(data, name="one.zip", limits=limits)) == 1
+    sources = [(io.BytesIO(data), f"part{n}.zip") for n, data in enumerate(archives)]
+    read = []
+    with pytest.raises(BundleTooLarge, match=r"the upload unpacks to more than 5 MiB in all"):
+        for f in iter_uploads(sources, limits=limits):
+            read.append(f.name)
+    assert read == ["node0/rank0.log", "node1/rank1.log"]
+
+
+def test_many_files_across_archives_count_once() -> None:
+    limits = BundleLimits(max_files=4)
+    sources = [(io.BytesIO(_tar([(f"r{i}_{j}.log", b"x") for j in range(2)])), f"{i}.tgz")
+               for i in range(3)]  # fmt: skip
+    with pytest.raises(BundleTooLarge, match="more than 4 files in all"):
+        list(iter_uploads(sources, limits=limits))
