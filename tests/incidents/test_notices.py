@@ -90,7 +90,10 @@ def test_a_closed_incident_is_not_swept_and_its_closure_is_told_to_both(
     )
     assert "closed by alice" in closed[0].body
     assert clocks_sweep(now=OPENED + timedelta(days=3)) == 0
-    assert not Notice.objects.filter(recipient=rival_provider.user).exclude(event=Event.INVITATION)
+    # The rival was invited: it hears of the invitation and the close, nothing of the reservation.
+    assert not Notice.objects.filter(recipient=rival_provider.user).exclude(
+        event__in=[Event.INVITATION, Event.REQUEST_CLOSED]
+    )
 
 
 def test_the_periodic_task_sweeps(incident):

@@ -46,7 +46,10 @@ def test_a_passing_verdict_asks_the_buyer_once_then_the_decision_tells_the_provi
         reservation_accept(reservation=awarded.reservation, run=awarded.run, user=buyer.user)
     assert [m.to for m in mail.outbox] == [[provider.user.email]]
     assert mail.outbox[0].subject.startswith("[Clusterbid] Helix Labs accepted the reservation")
-    assert not Notice.objects.filter(recipient=rival_provider.user).exclude(event=Event.INVITATION)
+    # The rival was invited: it hears of the invitation and the close, nothing of the reservation.
+    assert not Notice.objects.filter(recipient=rival_provider.user).exclude(
+        event__in=[Event.INVITATION, Event.REQUEST_CLOSED]
+    )
 
 
 def test_a_failing_verdict_is_its_own_notice(
