@@ -151,3 +151,14 @@ class ReopenForm(ConfirmForm):
         label="I confirm: providers can bid and revise again until the new deadline, and bids "
         "already opened stay visible to us.",
     )
+
+
+class AddendumForm(ConfirmForm):
+    # Not required or bounded here: the service words each field's error (see addendum_publish).
+    title = forms.CharField(label="Title", required=False)
+    text = forms.CharField(label="Text", required=False, widget=forms.Textarea(attrs={"rows": 6}))
+    confirm = forms.BooleanField(
+        required=False,
+        label="I confirm: every invited provider is told now, and a published addendum cannot "
+        "be edited or withdrawn (a correction is a new addendum).",
+    )

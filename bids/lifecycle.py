@@ -44,6 +44,15 @@ def _awardable_now(req: CapacityRequest) -> str | None:
     return None
 
 
+def _bidding_open(req: CapacityRequest) -> str | None:
+    if req.deadline_passed:
+        return (
+            "The bid deadline has passed: an addendum is for providers still bidding. Move the "
+            "deadline later first."
+        )
+    return None
+
+
 REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
     name="request",
     status_of=lambda r: r.status,
@@ -98,6 +107,16 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             target=RequestStatus.OPEN,
             needs=frozenset({Need.CONFIRM}),
             verb="reopened",
+        ),
+        Move(
+            "addendum",
+            "Publish an addendum",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.OPEN}),
+            guard=_bidding_open,
+            needs=frozenset({Need.CONFIRM}),
+            verb="amended",
         ),
         Move(
             "cancel",
@@ -195,7 +214,7 @@ def request_move(
     request: CapacityRequest, name: str, *, user: User, confirmed: bool = False
 ) -> Decision[CapacityRequest]:
     """Raise `MoveRefused` unless `user` may make this move on the request now, confirmed when
-    the table says the move needs a confirmation (close, cancel, reopen)."""
+    the table says the move needs a confirmation (close, cancel, reopen, addendum)."""
     return REQUEST.require(request, name, actor=request_actor(request, user), confirmed=confirmed)
 
 

@@ -3,6 +3,8 @@
 - An invitation goes to the invited provider's members once the request is published (an
   invitation to a draft waits for the publish); a rival never learns who else was invited.
 - A later bid deadline goes to every invited provider's members, one notice per provider.
+- An addendum goes to every invited provider's members, one notice per provider, naming no
+  other invitee; the buyer's own members need none (they see it on the request's page).
 - A submitted revision of an open (unsealed) request goes to the buyer's members, naming the
   bidder. A sealed request sends nothing per bid: the buyer could count and time the bids. Its
   buyer hears once, when the bids open, how many arrived (`bids_opened_notify`).
@@ -18,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
-from bids.models import BidRevision, CapacityRequest, Invitation
+from bids.models import Addendum, BidRevision, CapacityRequest, Invitation
 from notices.choices import Event
 from notices.models import Notice
 from notices.services import notify_members
@@ -75,6 +77,31 @@ def deadline_change_notify(*, request: CapacityRequest, before: datetime) -> Non
             ),
             path=_path(request),
             key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
+        )
+
+
+# An e-mail quotes this much of an addendum; the request's page has all of it.
+ADDENDUM_QUOTE = 2_000
+
+
+def addendum_notify(*, addendum: Addendum) -> None:
+    request = addendum.request
+    text = addendum.text
+    if len(text) > ADDENDUM_QUOTE:
+        text = text[:ADDENDUM_QUOTE].rstrip() + " … (the full text is on the request's page)"
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        notify_members(
+            event=Event.ADDENDUM,
+            organization=invitation.provider,
+            subject=f"Addendum {addendum.number} to “{request.title}”: {addendum.title}",
+            body=(
+                f"{request.buyer.name} published addendum {addendum.number} to "
+                f"“{request.title}” on {_when(addendum.published_at)}. It applies to every "
+                f"invited provider; bids are due by {_when(request.bid_deadline)}.\n\n"
+                f"{addendum.title}\n\n{text}"
+            ),
+            path=_path(request) + "#addenda",
+            key=f"addendum:{addendum.pk}",
         )
 
 

@@ -9,7 +9,7 @@ from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from bids.choices import BidStatus, RequestStatus
-from bids.models import Bid, BidRevision, CapacityRequest, Invitation
+from bids.models import Addendum, Bid, BidRevision, CapacityRequest, Invitation
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
 from orgs.choices import OrgKind
 from orgs.models import Organization
@@ -62,6 +62,12 @@ def request_get_for_buyer(*, org: Organization | None, pk: int) -> CapacityReque
 
 def invitation_list(*, request: CapacityRequest) -> QuerySet[Invitation]:
     return request.invitations.select_related("provider").order_by("provider__name")
+
+
+def addendum_list(*, request: CapacityRequest) -> QuerySet[Addendum]:
+    """A request's addenda, first first: the same list for the buyer and every invitee (pass a
+    request the caller's organisation may see, e.g. from `request_get_for_org`)."""
+    return request.addenda.select_related("published_by").order_by("number")
 
 
 def provider_choices(*, request: CapacityRequest) -> QuerySet[Organization]:

@@ -6,7 +6,7 @@ from django.db import models
 class Event(models.TextChoices):
     INVITATION = "invitation", "Invitation to bid"
     DEADLINE_CHANGED = "deadline_changed", "Bid deadline changed"
-    # No sender yet: addenda arrive with issue 20, which sends with this code.
+    # Sent by bids' addendum_publish; issue 20's clarification answers can send with it too.
     ADDENDUM = "addendum", "Addendum to a request"
     BID_SUBMITTED = "bid_submitted", "Bid revision submitted (open requests)"
     BIDS_OPENED = "bids_opened", "Sealed bids opened"

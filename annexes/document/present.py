@@ -43,7 +43,16 @@ def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         for name, value in _ordered(req, CapacityRequest)
         if name not in {"id", "buyer", "title"}
     ]
-    return {"id": "allocation", "title": "Allocation and term", "blocks": [_kv(rows)]}
+    blocks: list[Block] = [_kv(rows)]
+    for addendum in snap.get("addenda") or []:  # told to every invitee while bidding was open
+        blocks.append(
+            {
+                "type": "text",
+                "text": f"Addendum {addendum['number']}, published "
+                f"{when(addendum['published_at'])}: {addendum['title']}. {addendum['text']}",
+            }
+        )
+    return {"id": "allocation", "title": "Allocation and term", "blocks": blocks}
 
 
 def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,18 @@ def revision_part(revision: BidRevision) -> dict[str, Any]:
     }
 
 
+def addenda_part(request: CapacityRequest) -> list[dict[str, Any]]:
+    return [
+        {
+            "number": a.number,
+            "title": a.title,
+            "published_at": plain(a.published_at),
+            "text": a.text,
+        }
+        for a in request.addenda.order_by("number")
+    ]
+
+
 def _username(user: Any) -> str | None:
     return user.get_username() if user is not None else None
 
@@ -115,6 +127,7 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     fixture = reservation.fixture_version
     decision = getattr(reservation, "decision", None)
     baseline = getattr(reservation, "baseline", None)
+    addenda = addenda_part(request)
     return {
         "schema": SCHEMA,
         "kind": KIND_CONTRACT,
@@ -157,6 +170,8 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
             if reservation.award_justification
             else {}
         ),
+        # Only when published, for the same reason: what every invitee was told while bidding.
+        **({"addenda": addenda} if addenda else {}),
     }
 
 

@@ -15,7 +15,7 @@ from api.serializers.parts import (
 )
 from bids.choices import Region
 from bids.forms import REQUEST_FIELDSETS
-from bids.models import CapacityRequest, Invitation
+from bids.models import Addendum, CapacityRequest, Invitation
 from evaluation.scoring import CRITERIA, MAX_WEIGHT
 
 REQUEST_FIELDS = [name for _, names in REQUEST_FIELDSETS for name in names]
@@ -67,6 +67,27 @@ class ReopenSerializer(ConfirmSerializer):
         allow_null=True,
         default=None,
         help_text="The new bid deadline (required): in the future, before the reservation starts.",
+    )
+
+
+class AddendumSerializer(serializers.ModelSerializer[Addendum]):
+    class Meta:
+        model = Addendum
+        fields = ["number", "title", "text", "published_at"]
+        read_only_fields = fields
+
+
+class AddendumWriteSerializer(ConfirmSerializer):
+    # Not required or bounded here: the service words each field's error (400 naming it).
+    title = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Required, at most 120 characters."
+    )
+    text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        trim_whitespace=True,
+        help_text="Required, at most 20,000 characters.",
     )
 
 

@@ -16,13 +16,15 @@ from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, buyer_org, org_of_kind
 from api.serializers.common import ConfirmSerializer
 from api.serializers.requests import (
+    AddendumSerializer,
+    AddendumWriteSerializer,
     ReopenSerializer,
     RequestDetailSerializer,
     RequestSerializer,
     RequestWriteSerializer,
 )
 from bids import selectors, services
-from bids.models import CapacityRequest
+from bids.models import Addendum, CapacityRequest
 from contracts import selectors as terms_selectors
 from orgs.choices import OrgKind
 from questionnaire.selectors import current_question_set
@@ -163,3 +165,35 @@ class RequestReopenView(generics.GenericAPIView[CapacityRequest]):
             confirmed=body.validated_data["confirm"],
         )
         return Response(RequestSerializer(req).data)
+
+
+class AddendumListView(generics.ListAPIView[Addendum]):
+    """A request's addenda, oldest first: the buyer's and every invitee's alike."""
+
+    serializer_class = AddendumSerializer
+
+    def get_queryset(self) -> QuerySet[Addendum]:
+        if getattr(self, "swagger_fake_view", False):
+            return Addendum.objects.none()
+        return selectors.addendum_list(request=request_for_org(self.request, self.kwargs["pk"]))
+
+    @extend_schema(
+        request=AddendumWriteSerializer,
+        responses={201: AddendumSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Publish an addendum to an open request (confirm: true); every invited provider "
+        "is told",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        req = request_for_buyer(request, pk)
+        body = AddendumWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        addendum = services.addendum_publish(
+            request=req,
+            user=api_user(request),
+            title=body.validated_data["title"],
+            text=body.validated_data["text"],
+            confirmed=body.validated_data["confirm"],
+        )
+        return Response(AddendumSerializer(addendum).data, status=status.HTTP_201_CREATED)

@@ -1,5 +1,6 @@
 """Writes. Each function is keyword-only, typed, and holds the rule it enforces."""
 
+from bids.services.addenda import addendum_publish
 from bids.services.bids import (
     bid_save_draft,
     bid_start,
@@ -21,6 +22,7 @@ from core.errors import ServiceError
 
 __all__ = [
     "ServiceError",
+    "addendum_publish",
     "bid_save_draft",
     "bid_start",
     "bid_submit",

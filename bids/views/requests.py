@@ -5,10 +5,11 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
-from bids.forms import CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
+from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
 from core.web import errors_into_form, flash_errors
@@ -65,16 +66,23 @@ def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required()
 def request_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    req = get_for_acting_org(request, lambda o: selectors.request_get_for_org(org=o, pk=pk))
+    return _detail_page(request, req)
+
+
+def _detail_page(
+    request: HttpRequest, req: CapacityRequest, *, addendum_form: AddendumForm | None = None
+) -> HttpResponse:
     org = active_org(request)
     assert org is not None
-    req = get_for_acting_org(request, lambda o: selectors.request_get_for_org(org=o, pk=pk))
-    context: dict[str, object] = {"req": req}
+    context: dict[str, object] = {"req": req, "addenda": selectors.addendum_list(request=req)}
     if org.is_buyer:
         context.update(
             bid_rows=selectors.bid_rows_for_buyer(request=req),
             invitations=selectors.invitation_list(request=req),
             invite_form=InviteForm(choices=selectors.provider_choices(request=req)),
             reopen_form=ReopenForm(),
+            addendum_form=addendum_form or AddendumForm(),
         )
     else:
         context["own_bid"] = selectors.own_bid(request=req, org=org)
@@ -164,6 +172,34 @@ def request_reopen(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, "Bidding reopened until the new deadline.")
             return redirect("bids:request-detail", pk=pk)
     return _confirm_page(request, req, "reopen", form)
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def request_addendum(request: HttpRequest, pk: int) -> HttpResponse:
+    req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    form = AddendumForm(request.POST)
+    if form.is_valid():
+        try:
+            addendum = services.addendum_publish(
+                request=req,
+                user=user_of(request),
+                title=form.cleaned_data["title"],
+                text=form.cleaned_data["text"],
+                confirmed=form.cleaned_data["confirm"],
+            )
+        except ValidationError as exc:
+            if not hasattr(exc, "error_dict"):
+                flash_errors(request, exc)  # refused by party, role or state: nothing to fix
+                return redirect("bids:request-detail", pk=pk)
+            errors_into_form(form, exc)
+        else:
+            messages.success(
+                request, f"Addendum {addendum.number} published; every invited provider is told."
+            )
+            return redirect(reverse("bids:request-detail", args=[pk]) + "#addenda")
+    # The request's page again, with what was typed and each field's error in place.
+    return _detail_page(request, req, addendum_form=form)
 
 
 @org_required(OrgKind.BUYER)

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 # What a buyer may do with a request, by its state (deadline in the future, not sealed).
 REQUEST_MOVES = {
     RequestStatus.DRAFT: {"edit", "prepare", "publish", "invite", "uninvite", "cancel"},
-    RequestStatus.OPEN: {"edit", "prepare", "invite", "uninvite", "close", "cancel"},
+    RequestStatus.OPEN: {"edit", "prepare", "invite", "uninvite", "close", "addendum", "cancel"},
     RequestStatus.CLOSED: {"reopen", "cancel", "award"},
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
@@ -100,7 +100,7 @@ def test_a_sealed_request_is_not_awarded_before_its_deadline() -> None:
 
 
 # The moves a buyer confirms explicitly; without the confirmation they are refused with 400.
-CONFIRMED = {"close", "reopen", "cancel"}
+CONFIRMED = {"close", "reopen", "cancel", "addendum"}
 
 
 def test_the_table_names_the_moves_that_need_a_confirmation() -> None:

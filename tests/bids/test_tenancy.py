@@ -49,6 +49,8 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "bids:request-cancel": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-reopen": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-invite": ("post", lambda w: [w.request.pk], BUYERS_POST),
+    # An empty post: the buyer's page again, naming the missing fields (tests/bids/test_addenda.py).
+    "bids:request-addendum": ("post", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:bid-start": (
         "post",
         lambda w: [w.request.pk],

@@ -122,6 +122,13 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"confirm": True, "bid_deadline": w.request.bid_deadline.isoformat()},
         only(buyer=CONFLICT),
     ),
+    # The same addenda for the buyer and every invitee; only the buyer publishes one.
+    "requests_addenda_list": (req, None, INVITED),
+    "requests_addenda_create": (
+        req,
+        lambda w: {"title": "Site visit", "text": "Site visits are on 3 March.", "confirm": True},
+        only(buyer=CREATED),
+    ),
     "requests_invitations_list": (req, None, BUYER),
     "requests_invitations_create": (
         req,
