@@ -55,6 +55,22 @@ def invitation_notify(*, request: CapacityRequest, provider: Organization) -> li
     )
 
 
+def _each_invitee(
+    request: CapacityRequest, *, event: Event, subject: str, body: str, key: str, anchor: str = ""
+) -> None:
+    """One notice per invited provider, to its members: a rival never learns who else was
+    invited."""
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        notify_members(
+            event=event,
+            organization=invitation.provider,
+            subject=subject,
+            body=body,
+            path=_path(request) + anchor,
+            key=key,
+        )
+
+
 def invitations_on_publish(*, request: CapacityRequest) -> None:
     for invitation in Invitation.objects.filter(request=request).select_related("provider"):
         invitation_notify(request=request, provider=invitation.provider)
@@ -66,18 +82,16 @@ def deadline_change_notify(*, request: CapacityRequest, before: datetime) -> Non
         minutes=1
     ):
         return
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
-        notify_members(
-            event=Event.DEADLINE_CHANGED,
-            organization=invitation.provider,
-            subject=f"New bid deadline for “{request.title}”: {_when(request.bid_deadline)}",
-            body=(
-                f"{request.buyer.name} moved the bid deadline of “{request.title}” from "
-                f"{_when(before)} to {_when(request.bid_deadline)}."
-            ),
-            path=_path(request),
-            key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
-        )
+    _each_invitee(
+        request,
+        event=Event.DEADLINE_CHANGED,
+        subject=f"New bid deadline for “{request.title}”: {_when(request.bid_deadline)}",
+        body=(
+            f"{request.buyer.name} moved the bid deadline of “{request.title}” from "
+            f"{_when(before)} to {_when(request.bid_deadline)}."
+        ),
+        key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
+    )
 
 
 # An e-mail quotes this much of an addendum; the request's page has all of it.
@@ -89,20 +103,19 @@ def addendum_notify(*, addendum: Addendum) -> None:
     text = addendum.text
     if len(text) > ADDENDUM_QUOTE:
         text = text[:ADDENDUM_QUOTE].rstrip() + " … (the full text is on the request's page)"
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
-        notify_members(
-            event=Event.ADDENDUM,
-            organization=invitation.provider,
-            subject=f"Addendum {addendum.number} to “{request.title}”: {addendum.title}",
-            body=(
-                f"{request.buyer.name} published addendum {addendum.number} to "
-                f"“{request.title}” on {_when(addendum.published_at)}. It applies to every "
-                f"invited provider; bids are due by {_when(request.bid_deadline)}.\n\n"
-                f"{addendum.title}\n\n{text}"
-            ),
-            path=_path(request) + "#addenda",
-            key=f"addendum:{addendum.pk}",
-        )
+    _each_invitee(
+        request,
+        event=Event.ADDENDUM,
+        subject=f"Addendum {addendum.number} to “{request.title}”: {addendum.title}",
+        body=(
+            f"{request.buyer.name} published addendum {addendum.number} to "
+            f"“{request.title}” on {_when(addendum.published_at)}. It applies to every "
+            f"invited provider; bids are due by {_when(request.bid_deadline)}.\n\n"
+            f"{addendum.title}\n\n{text}"
+        ),
+        key=f"addendum:{addendum.pk}",
+        anchor="#addenda",
+    )
 
 
 def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
@@ -168,33 +181,29 @@ def closed_early_notify(*, request: CapacityRequest) -> None:
     how many bids arrived (the bids opened with the close)."""
     closed = request.closed_at or timezone.now()
     early = closed < request.bid_deadline
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
-        notify_members(
-            event=Event.REQUEST_CLOSED,
-            organization=invitation.provider,
-            subject=f"Bidding on “{request.title}” closed{' early' if early else ''}",
-            body=(
-                f"{request.buyer.name} closed bidding on “{request.title}” on {_when(closed)}"
-                + (f", before the deadline of {_when(request.bid_deadline)}" if early else "")
-                + ". Bids can no longer be submitted or changed; a draft stays as it was."
-            ),
-            path=_path(request),
-            key=f"closed:{request.pk}:{closed.isoformat()}",
-        )
+    _each_invitee(
+        request,
+        event=Event.REQUEST_CLOSED,
+        subject=f"Bidding on “{request.title}” closed{' early' if early else ''}",
+        body=(
+            f"{request.buyer.name} closed bidding on “{request.title}” on {_when(closed)}"
+            + (f", before the deadline of {_when(request.bid_deadline)}" if early else "")
+            + ". Bids can no longer be submitted or changed; a draft stays as it was."
+        ),
+        key=f"closed:{request.pk}:{closed.isoformat()}",
+    )
     bids_opened_notify(request=request)
 
 
 def reopened_notify(*, request: CapacityRequest) -> None:
     """Every invited provider hears the new deadline (a second reopen is a new notice)."""
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
-        notify_members(
-            event=Event.REQUEST_REOPENED,
-            organization=invitation.provider,
-            subject=f"Bidding on “{request.title}” reopened until {_when(request.bid_deadline)}",
-            body=(
-                f"{request.buyer.name} reopened bidding on “{request.title}”. Bids are due by "
-                f"{_when(request.bid_deadline)}; you can submit or revise yours until then."
-            ),
-            path=_path(request),
-            key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
-        )
+    _each_invitee(
+        request,
+        event=Event.REQUEST_REOPENED,
+        subject=f"Bidding on “{request.title}” reopened until {_when(request.bid_deadline)}",
+        body=(
+            f"{request.buyer.name} reopened bidding on “{request.title}”. Bids are due by "
+            f"{_when(request.bid_deadline)}; you can submit or revise yours until then."
+        ),
+        key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
+    )
