@@ -35,6 +35,7 @@ def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
     messages.success(
         request,
         f"Awarded to {bid.provider.name}. The reservation waits for burn-in evidence and your "
-        "acceptance; its clock starts when you accept, or on the term's first day if that is later.",
+        "acceptance; its clock starts when you accept, or on the term's first day if that is "
+        "later.",
     )
     return redirect("burnin:reservation-detail", pk=reservation.pk)
