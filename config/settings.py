@@ -168,7 +168,7 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "clusterbid")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Time limits: a task past its soft limit gets an exception it can record; past the hard limit
 # the worker child is killed. The failed-run analysis of 16,384 ranks is the longest task.
-JOB_TIME_LIMIT_SECONDS = env_int("JOB_TIME_LIMIT_SECONDS", 900, minimum=60)
+JOB_TIME_LIMIT_SECONDS = env_int("JOB_TIME_LIMIT_SECONDS", 300, minimum=60)
 ANALYSIS_TIME_LIMIT_SECONDS = env_int("ANALYSIS_TIME_LIMIT_SECONDS", 1800, minimum=60)
 CELERY_TASK_TIME_LIMIT = JOB_TIME_LIMIT_SECONDS
 CELERY_TASK_SOFT_TIME_LIMIT = JOB_TIME_LIMIT_SECONDS - 30

@@ -93,6 +93,9 @@ class BurnInRun(models.Model):
     )
     checks_error = models.TextField(blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
+    # Set while a re-check is queued and not yet started: forty uploads queue one re-check,
+    # not forty (the task clears it before it reads the evidence, so none is missed).
+    recheck_queued_at = models.DateTimeField(null=True, blank=True)
     gate_passed = models.BooleanField(null=True, blank=True)
     gate_summary = models.TextField(blank=True)
 

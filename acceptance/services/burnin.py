@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -15,7 +16,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
@@ -82,11 +83,22 @@ def run_create(*, reservation: Reservation, user: User, label: str = "") -> Burn
 
 
 def _evidence_changed(run: BurnInRun) -> None:
-    """A new evaluation is due: bump the version and queue the re-check once this commits."""
+    """A new evaluation is due: bump the version and, unless a re-check is already queued and
+    not yet started, queue one once this commits. A queued flag older than the time limit is
+    taken as lost (its task never ran) and queued again."""
+    now = timezone.now()
     BurnInRun.objects.filter(pk=run.pk).update(
         evidence_version=F("evidence_version") + 1, checks_state=ChecksState.RUNNING
     )
-    run.refresh_from_db(fields=["evidence_version", "checks_state"])
+    lost = now - timedelta(seconds=settings.JOB_TIME_LIMIT_SECONDS)
+    claimed = (
+        BurnInRun.objects.filter(pk=run.pk)
+        .filter(Q(recheck_queued_at__isnull=True) | Q(recheck_queued_at__lt=lost))
+        .update(recheck_queued_at=now)
+    )
+    run.refresh_from_db(fields=["evidence_version", "checks_state", "recheck_queued_at"])
+    if not claimed:
+        return  # the queued re-check will read this version when it starts
     from acceptance.tasks import recheck_run
 
     run_id = run.pk
@@ -256,7 +268,12 @@ def _check_rows(run: BurnInRun, version: int, results: list[Any]) -> list[Check]
 
 def run_recheck(*, run_id: int) -> BurnInRun:
     """Evaluate the run's current evidence against the reservation's fixture version."""
+    # Started: a change from now on queues its own re-check (cleared before reading, so a
+    # change made while this one parses is never lost).
+    BurnInRun.objects.filter(pk=run_id).update(recheck_queued_at=None)
     run = BurnInRun.objects.select_related("reservation__fixture_version").get(pk=run_id)
+    if run.checks_state == ChecksState.DONE and run.checked_version == run.evidence_version:
+        return run  # already current: a duplicate delivery, nothing to parse
     version = run.evidence_version
     evidence = list(run.evidence.filter(withdrawn_at__isnull=True))
     waiting = not evidence or any(e.in_progress for e in evidence)

@@ -146,3 +146,23 @@ def test_no_upload_after_the_decision(awarded, buyer, provider):
     awarded.run.reservation.refresh_from_db()
     with pytest.raises(ValidationError, match="rejected"):
         upload(awarded.run, provider.user, "burnin/fixture-result/fixture_16ranks.jsonl")
+
+
+def test_a_batch_of_uploads_queues_one_recheck_not_one_each(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    from acceptance.models import ChecksState
+    from tests.acceptance.burnin.helpers import GOOD_SET, upload
+
+    with django_capture_on_commit_callbacks() as queued:
+        for name, node in GOOD_SET:
+            upload(awarded.run, provider.user, name, node)
+    # One parse per file, and one re-check for the whole batch (it reads the latest version).
+    assert len(queued) == len(GOOD_SET) + 1
+    with django_capture_on_commit_callbacks(execute=True):  # as each commit would run them
+        for callback in queued:
+            callback()
+    awarded.run.refresh_from_db()
+    assert awarded.run.checks_state == ChecksState.DONE
+    assert awarded.run.checked_version == awarded.run.evidence_version
+    assert awarded.run.recheck_queued_at is None
