@@ -145,7 +145,7 @@ def own_bid(*, request: CapacityRequest, org: Organization) -> Bid | None:
     return Bid.objects.filter(request=request, provider=org).first()
 
 
-# What providers priced: once a bid is submitted these stay as they were bid on.
+# What providers price: fixed from publishing, whether or not anyone has bid yet.
 BID_ON_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS)
 
 
@@ -159,10 +159,11 @@ SEALED_LOCK = Lock(
     note="Fixed once the request is published.",
     refusal="Sealed bidding is fixed once the request is published: providers bid on that promise.",
 )
-BID_ON_LOCK = Lock(
-    note="Fixed: bids were submitted against it.",
-    refusal="Bids were submitted against this value, so it can no longer change. To ask for "
-    "something else, cancel this request and post a new one.",
+# Worded without bids: a sealed request's buyer must not learn from it whether any exist.
+PUBLISHED_LOCK = Lock(
+    note="Fixed once the request is published.",
+    refusal="This is fixed once the request is published: providers price what was published. "
+    "To ask for something else, cancel this request and post a new one.",
 )
 
 
@@ -170,7 +171,4 @@ def request_locked_fields(*, request: CapacityRequest) -> dict[str, Lock]:
     """Fields that can no longer change, and why: the one rule the form and the service read."""
     if request.status != RequestStatus.OPEN:
         return {}
-    locked = {"sealed": SEALED_LOCK}
-    if BidRevision.objects.filter(bid__request=request).exists():
-        locked |= dict.fromkeys(BID_ON_FIELDS, BID_ON_LOCK)
-    return locked
+    return {"sealed": SEALED_LOCK} | dict.fromkeys(BID_ON_FIELDS, PUBLISHED_LOCK)

@@ -1,4 +1,4 @@
-"""Authoring fixture versions: from a template, then edited; versions a bid acknowledged freeze."""
+"""Authoring fixture versions: from a template, then edited; published versions freeze."""
 
 from __future__ import annotations
 
@@ -89,7 +89,11 @@ def authoring_errors(*, spec: dict[str, Any], request: CapacityRequest) -> list[
 
 
 def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVersion:
-    """Replace the current version while no bid acknowledged it; otherwise add the next one."""
+    """Replace the current version while the request is a draft; otherwise add the next one.
+
+    Providers see the fixture from publishing on, so from then every edit is a new version for
+    every request alike: hanging it on acknowledgements would tell a sealed request's buyer
+    that a provider had acknowledged."""
     errors = validate_spec(spec)
     current = FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
     if not errors and current is not None and current.spec_sha256 == spec_sha256(spec):
@@ -99,7 +103,7 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
         raise ValidationError(spec_errors_to_dict(errors))
     sha = spec_sha256(spec)
     _archive, manifest = build_bundle(spec)
-    if current is not None and not current.is_referenced:
+    if current is not None and not fixture.request.published_to_providers:
         current.spec, current.spec_sha256, current.manifest = spec, sha, manifest
         current.template, current.created_by = spec["template"], user
         current.save()

@@ -33,7 +33,14 @@ def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
     req = bid_selectors.request_get_for_org(org=org, pk=pk)
     fixture = selectors.fixture_for_request(request=req)
-    context: dict[str, object] = {"req": req, "fixture": fixture}
+    is_buyer = org is not None and req.buyer_id == org.pk
+    context: dict[str, object] = {
+        "req": req,
+        "fixture": fixture,
+        "is_buyer": is_buyer,
+        # Counts tell the buyer of a sealed request, and a rival always, that someone bid.
+        "show_acks": is_buyer and not req.bids_hidden_from_buyer,
+    }
     if fixture is not None:
         version = selectors.fixture_current_version(fixture=fixture)
         context.update(
@@ -105,8 +112,9 @@ def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
             elif saved.number != version.number:
                 messages.success(
                     request,
-                    f"Saved as version {saved.number}: version {version.number} is acknowledged "
-                    "by a bid, so it stays as it was and providers are asked to acknowledge again.",
+                    f"Saved as version {saved.number}: providers have seen version "
+                    f"{version.number}, so it stays as it was; a provider who acknowledged it is "
+                    "asked to acknowledge again.",
                 )
             else:
                 messages.success(request, f"Fixture version {saved.number} saved.")

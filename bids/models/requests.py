@@ -175,6 +175,13 @@ class CapacityRequest(models.Model):
         return self.bids_opened_at is not None or self.deadline_passed
 
     @property
+    def published_to_providers(self) -> bool:
+        """From publishing on, what providers were shown (allocation, term, fixture and
+        questionnaire versions) stays as they saw it, for every request alike: a rule that
+        hangs on bids existing would tell a sealed request's buyer that they do."""
+        return self.status != RequestStatus.DRAFT
+
+    @property
     def bids_hidden_from_buyer(self) -> bool:
         """Sealed requests reveal nothing about bids or bidders until the bids open.
 

@@ -1,4 +1,4 @@
-"""Writes to question sets. A version bids have answered is never edited: it is copied first."""
+"""Writes to question sets. A version providers could see is never edited: it is copied first."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from bids.lifecycle import require_preparing
-from bids.models import BidRevision, CapacityRequest
+from bids.models import CapacityRequest
 from core.errors import ServiceError
 from questionnaire import defaults
 from questionnaire.answer_types import (
@@ -22,7 +22,7 @@ from questionnaire.answer_types import (
     parse_duration,
     validate_rule,
 )
-from questionnaire.models import BidQuestionnaire, Question, QuestionSet
+from questionnaire.models import Question, QuestionSet
 from questionnaire.selectors import current_question_set
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[A-Za-z0-9_]+)*$")
@@ -90,12 +90,12 @@ def question_set_attach_default(*, request: CapacityRequest, user: User | None) 
 
 
 def question_set_in_use(question_set: QuestionSet) -> bool:
-    """Bids exist on this version: a draft answered it, or a revision was frozen against it."""
-    if BidQuestionnaire.objects.filter(question_set=question_set).exists():
-        return True
-    return BidRevision.objects.filter(
-        bid__request_id=question_set.request_id, submitted_at__gte=question_set.created_at
-    ).exists()
+    """Providers could see (and answer) this version: the request is published.
+
+    The same for every published request, bids or none: hanging it on drafts or revisions would
+    tell a sealed request's buyer that a provider had started answering."""
+    request = question_set.request
+    return request is not None and request.published_to_providers
 
 
 def _writable(request: CapacityRequest, user: User | None) -> QuestionSet:

@@ -199,16 +199,17 @@ def test_a_published_deadline_only_moves_later(published, buyer):
     assert published.bid_deadline == later
 
 
-def test_the_allocation_is_fixed_once_a_bid_is_submitted(published, buyer, provider):
-    from tests.factories import BidFactory
-
+def test_the_allocation_and_term_are_fixed_once_published_bids_or_none(published, buyer):
+    # With or without bids alike: a sealed request's buyer must not learn from it that any exist.
     services.request_update(
         request=published, user=buyer.user, data={"title": "16 × H200, renamed"}
     )
-    bid = BidFactory(request=published, provider=provider.org)
-    services.bid_submit(bid=bid, user=provider.user)
-    errors = _field_errors(published, gpu_model="A100")
-    assert "Bids were submitted against this value" in errors["gpu_model"][0]
+    errors = _field_errors(
+        published, gpu_model="A100", reservation_end=published.reservation_end - timedelta(days=1)
+    )
+    for field in ("gpu_model", "reservation_end"):
+        assert "fixed once the request is published" in errors[field][0]
+        assert "bid" not in errors[field][0].lower()
     published.refresh_from_db()
     services.request_update(
         request=published, user=buyer.user, data={"description": "Still the same cluster."}

@@ -1,15 +1,15 @@
-"""Question sets are data: a lazily created default, per-request copies, new versions once used."""
+"""Question sets are data: a lazily created default, per-request copies, versions once published."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from bids.services import bid_submit
+from bids.choices import RequestStatus
 from questionnaire import selectors, services
 from questionnaire.defaults import DEFAULT_VERSION, STEPS
 from questionnaire.models import Question, QuestionSet
-from tests.factories import BidFactory, CapacityRequestFactory, MembershipFactory
+from tests.factories import CapacityRequestFactory
 from tests.questionnaire.conftest import full_answers
 
 
@@ -47,8 +47,8 @@ def _update(req, user, flags, transport=""):
     )
 
 
-def test_an_unanswered_set_is_edited_in_place(buyer):
-    req = CapacityRequestFactory(buyer=buyer.org)
+def test_a_draft_requests_set_is_edited_in_place(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
     qs = services.question_set_attach_default(request=req, user=buyer.user)
     edited = _update(req, buyer.user, _flags(qs, "byos.offered", required=True))
     assert edited.pk == qs.pk and edited.version == 1
@@ -67,11 +67,9 @@ def test_once_a_bid_answers_a_version_an_edit_makes_the_next_one(draft, provider
     assert v2.target_response_minutes == {"S1": 30}
 
 
-def test_a_submitted_revision_also_freezes_the_version(asked_request, buyer):
+def test_every_edit_after_publishing_makes_the_next_version(asked_request, buyer):
+    # Bids or none alike: a sealed request's buyer must not learn that a provider answered.
     qs = selectors.current_question_set(request=asked_request)
-    later = BidFactory(request=asked_request)  # a third provider submits after the set exists
-    services.answers_save(bid=later, user=None, raw=full_answers(qs))
-    bid_submit(bid=later, user=MembershipFactory(organization=later.provider).user)
     added = services.question_add(
         request=asked_request,
         user=buyer.user,
@@ -79,9 +77,17 @@ def test_a_submitted_revision_also_freezes_the_version(asked_request, buyer):
     )
     assert added.version == qs.version + 1
     removed = services.question_remove(request=asked_request, user=buyer.user, key="byos.dc_access")
-    assert removed == added  # not yet answered: edited in place
+    assert removed.version == qs.version + 2
     assert not removed.questions.filter(key="byos.dc_access").exists()
+    assert added.questions.filter(key="byos.dc_access").exists()
     assert qs.questions.filter(key="byos.dc_access").exists()
+
+
+def test_a_published_set_is_copied_before_any_provider_answers(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org)
+    qs = services.question_set_attach_default(request=req, user=buyer.user)
+    edited = _update(req, buyer.user, _flags(qs, "byos.offered", required=True))
+    assert edited.version == 2 and not qs.questions.get(key="byos.offered").required
 
 
 def test_unchanged_flags_do_not_make_a_version(draft, provider, buyer):

@@ -1,4 +1,5 @@
-"""Fixture versions: built from the request's shape, replaced until acknowledged, then frozen."""
+"""Fixture versions: built from the request's shape, replaced while the request is a draft,
+frozen from publishing whether or not a bid acknowledged them."""
 
 from __future__ import annotations
 
@@ -50,16 +51,29 @@ def test_it_refuses_changes_once_the_request_is_closed(fx, buyer):
         fixture_save(fixture=fx.version.fixture, user=buyer.user, changes={"name": "x"})
 
 
-def test_an_unacknowledged_version_is_replaced_in_place(fx, buyer):
+def test_a_draft_requests_version_is_replaced_in_place(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
+    version = fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
     saved = fixture_save(
-        fixture=fx.version.fixture,
+        fixture=version.fixture,
         user=buyer.user,
         changes={"runtime.nccl_version": "2.23.4", "tests.nccl_tests.max_bytes": 4 << 30},
     )
-    assert saved.pk == fx.version.pk and saved.number == 1
+    assert saved.pk == version.pk and saved.number == 1
     assert saved.spec["runtime"]["nccl_version"] == "2.23.4"
-    assert saved.spec_sha256 != fx.version.spec_sha256
+    assert saved.spec_sha256 != version.spec_sha256
     assert FixtureVersion.objects.filter(fixture=saved.fixture).count() == 1
+
+
+def test_a_published_version_is_kept_even_if_no_bid_acknowledged_it(fx, buyer):
+    # Hanging it on acknowledgements would tell a sealed request's buyer that one arrived.
+    saved = fixture_save(
+        fixture=fx.version.fixture, user=buyer.user, changes={"runtime.nccl_version": "2.23.4"}
+    )
+    assert saved.number == 2 and saved.pk != fx.version.pk
+    v1 = FixtureVersion.objects.get(pk=fx.version.pk)
+    assert v1.spec_sha256 == fx.version.spec_sha256
+    assert fx.version.fixture.versions.count() == 2
 
 
 def test_saving_without_a_change_keeps_the_version(fx, buyer):
@@ -85,11 +99,11 @@ def test_an_acknowledged_version_is_frozen_and_an_edit_makes_the_next(fx, buyer,
         v1.delete()
     with pytest.raises(FrozenFixtureVersionError):
         FixtureVersion.objects.filter(pk=v1.pk).update(spec={})
-    # v2 is not acknowledged yet: edits replace it, they do not pile up versions.
-    v2b = fixture_save(
+    # v2 is not acknowledged yet, but providers may have read it: the next edit is v3.
+    v3 = fixture_save(
         fixture=v1.fixture, user=buyer.user, changes={"tests.allreduce_fixture.iterations": 30}
     )
-    assert v2b.pk == v2.pk and v2b.number == 2
+    assert v3.pk != v2.pk and v3.number == 3
 
 
 def test_a_threshold_change_needs_a_reason(fx, buyer):
