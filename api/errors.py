@@ -23,6 +23,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.errors import TooBusy
 from core.lifecycle import MoveRefused
 
 NON_FIELD = "non_field_errors"
@@ -80,6 +81,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         errors = _flatten(exc.message_dict) if hasattr(exc, "error_dict") else None
         body = error_body(" ".join(exc.messages), errors) | {"move": exc.decision.move.name}
         return Response(body, status=exc.status_code)
+    if isinstance(exc, TooBusy):
+        response = Response(error_body(" ".join(exc.messages)), status=429)
+        response["Retry-After"] = str(exc.retry_after_seconds)
+        return response
     if isinstance(exc, DjangoValidationError):
         return _from_django(exc)
     if isinstance(exc, Http404):

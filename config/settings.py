@@ -180,6 +180,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     )
 }
 REAP_STUCK_JOBS_SECONDS = env_int("REAP_STUCK_JOBS_SECONDS", 300, minimum=10)
+# Failed-run analyses one organisation may have queued or running at once.
+HEAVY_JOBS_PER_ORG = env_int("HEAVY_JOBS_PER_ORG", 4, minimum=1)
 # `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
 NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)
 CELERY_BEAT_SCHEDULE = {

@@ -26,6 +26,7 @@ from core.uploads import check_upload
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
+from incidents.jobs import require_share_of_workers
 from incidents.lifecycle import (
     close_decision,
     incident_actor,
@@ -100,6 +101,7 @@ def failed_run_upload(
         )
     if world_size is not None and (problem := failures.world_size_problem(world_size)):
         raise ValidationError({"world_size": [problem]})
+    require_share_of_workers(reservation=reservation, user=user)
     count = FailedRun.objects.filter(reservation=reservation).count() + 1
     run = FailedRun.objects.create(
         reservation=reservation,

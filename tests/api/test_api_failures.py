@@ -103,3 +103,14 @@ def test_a_bundle_the_analysis_cannot_read_ends_unreadable(
     detail = curl.get(reverse("api:failed-run-detail", args=[created["id"]])).json()
     assert detail["state"] == "unreadable" and detail["error"]
     assert detail["analysis"] is None
+
+
+def test_one_organisation_cannot_fill_the_heavy_queue(accepted, provider, settings):
+    settings.HEAVY_JOBS_PER_ORG = 2
+    curl = token_client(provider.user)
+    for _ in range(2):  # queued, not yet analysed (no commit runs the task in this test)
+        assert curl.post(_url(accepted.reservation), {"file": scenario_upload()}).status_code == 201
+    refused = curl.post(_url(accepted.reservation), {"file": scenario_upload()})
+    assert refused.status_code == 429 and refused["Retry-After"] == "60"
+    assert "already has 2 failed-run analyses queued or running" in refused.json()["detail"]
+    assert FailedRun.objects.count() == 2
