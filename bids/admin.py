@@ -3,7 +3,15 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from bids.models import Bid, BidRevision, CapacityRequest, Invitation, SentNotification
+from bids.models import (
+    Addendum,
+    Bid,
+    BidRevision,
+    CapacityRequest,
+    Invitation,
+    SentNotification,
+)
+from core.admin_tools import RecordAdmin
 
 
 class InvitationInline(admin.TabularInline):
@@ -69,3 +77,11 @@ class BidRevisionAdmin(admin.ModelAdmin):
 class SentNotificationAdmin(admin.ModelAdmin):
     list_display = ["key", "sent_at"]
     readonly_fields = ["key", "recipients", "sent_at"]
+
+
+@admin.register(Addendum)
+class AddendumAdmin(RecordAdmin):
+    """Read-only: a published addendum is part of what providers bid on."""
+
+    list_display = ["request", "number", "title", "published_by", "published_at"]
+    list_select_related = ["request", "published_by"]

@@ -126,3 +126,21 @@ def test_a_rival_token_sees_nothing(awarded, rival_provider):
     )
     assert response.status_code == 404
     assert awarded.run.evidence.count() == 0
+
+
+def test_an_oversized_body_is_refused_from_its_length_before_it_is_read(awarded, curl, provider):
+    from acceptance.models import Evidence
+    from core.middleware import LARGE_UPLOAD_ROUTES, body_limit
+
+    eighty_mb = str(80 * 1024 * 1024)
+    api = curl.post(_url(awarded), {"file": file_upload(GOOD_SET[1][0])}, CONTENT_LENGTH=eighty_mb)
+    assert api.status_code == 413 and "takes at most 51 MiB" in api.json()["detail"]
+    page = provider.client().post(
+        reverse("burnin:run-upload", args=[awarded.run.pk]),
+        {"files": file_upload(GOOD_SET[1][0])},
+        CONTENT_LENGTH=eighty_mb,
+    )
+    assert page.status_code == 413 and 'id="too-large"' in page.content.decode()
+    assert not Evidence.objects.exists()
+    # A whole failed run may be far larger.
+    assert all(body_limit(r) > 1024**3 for r in LARGE_UPLOAD_ROUTES)

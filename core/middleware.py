@@ -1,0 +1,56 @@
+"""Refuse an over-large request body from its Content-Length, before Django reads any of it.
+
+Django spools multipart files to disk without a limit of its own, so an 80 MB body aimed at a
+50 MB evidence limit was read in full and only then refused. Failed-run uploads (Flight
+Recorder dumps of a 16,384-rank job) may be as large as FAILED_RUN_MAX_BYTES; every other route
+takes at most EVIDENCE_MAX_BYTES, plus room for the form's other fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
+from core.formatting import data_size
+
+#: Routes that take a whole failed run (views named by "<namespace>:<url name>").
+LARGE_UPLOAD_ROUTES = frozenset({"incidents:failed-run-upload", "api:reservation-failed-runs"})
+_SLACK = 1024 * 1024  # the form's other fields and the multipart boundaries
+
+
+def body_limit(route: str) -> int:
+    if route in LARGE_UPLOAD_ROUTES:
+        return settings.FAILED_RUN_MAX_BYTES + _SLACK
+    return settings.EVIDENCE_MAX_BYTES + _SLACK
+
+
+class RequestBodyLimitMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return None  # Django answers a malformed length itself
+        match = request.resolver_match
+        route = match.view_name if match is not None else ""
+        limit = body_limit(route)
+        if length <= limit:
+            return None
+        message = (
+            f"The request is {data_size(length)}; this address takes at most "
+            f"{data_size(limit)}. Nothing was read or stored."
+        )
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message, "errors": {}}, status=413)
+        return render(request, "413.html", {"message": message}, status=413)
