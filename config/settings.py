@@ -181,6 +181,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     )
 }
 REAP_STUCK_JOBS_SECONDS = env_int("REAP_STUCK_JOBS_SECONDS", 300, minimum=10)
+# A failed-run analysis runs in a child process capped at this much memory; its stored result
+# is summarised beyond ANALYSIS_MAX_BYTES (long lists cut, with what was cut said).
+ANALYSIS_ISOLATED = env_bool("ANALYSIS_ISOLATED", True)
+ANALYSIS_MEMORY_BYTES = env_int("ANALYSIS_MEMORY_BYTES", 4 * 1024**3, minimum=256 * 1024**2)
+ANALYSIS_MAX_BYTES = env_int("ANALYSIS_MAX_BYTES", 16 * 1024**2, minimum=64 * 1024)
 # Failed-run analyses one organisation may have queued or running at once.
 HEAVY_JOBS_PER_ORG = env_int("HEAVY_JOBS_PER_ORG", 4, minimum=1)
 # `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.

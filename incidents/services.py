@@ -26,6 +26,8 @@ from core.uploads import check_upload
 from incidents import failures
 from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
+from incidents.failures.fit import fit_analysis
+from incidents.failures.isolated import AnalysisAborted, Job, analyse_isolated
 from incidents.jobs import require_share_of_workers
 from incidents.lifecycle import (
     close_decision,
@@ -135,19 +137,15 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
         run.save(update_fields=["state", "attempts", "analysis_started_at"])
     rows = list(run.files.order_by("pk"))
     try:
-        rmap = None
-        for row in rows:
-            if row.is_rank_map:
-                rmap = failures.parse_rank_map(row.read_bytes(), name=row.original_name)
-        # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
-        sources = failures.iter_uploads(_streams([r for r in rows if not r.is_rank_map]))
-        analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
-        why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
-        if why is not None:
-            raise failures.FailureInputError(why)
-        result = analysis.to_json()
+        result = fit_analysis(_analyse(run, rows), max_bytes=settings.ANALYSIS_MAX_BYTES)
     except failures.FailureInputError as exc:
         state, error, result = FailedRunState.UNREADABLE, str(exc), None
+    except AnalysisAborted as exc:
+        state, error, result = (
+            FailedRunState.ERROR,
+            f"{str(exc)[:1].upper()}{str(exc)[1:]}. Retry it, or split the upload.",
+            None,
+        )
     else:
         state, error = FailedRunState.ANALYSED, ""
     FailedRun.objects.filter(pk=run.pk).update(
@@ -155,6 +153,38 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
     )
     run.refresh_from_db()
     return run
+
+
+def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
+    """In a child process with a memory cap where the files lie on disk (the default);
+    in-process otherwise (ANALYSIS_ISOLATED off, or a storage without local paths)."""
+    maps = [r for r in rows if r.is_rank_map]
+    logs = [r for r in rows if not r.is_rank_map]
+    if settings.ANALYSIS_ISOLATED and all(_local_path(r) for r in rows):
+        job = Job(
+            files=[(_local_path(r), r.original_name) for r in logs],
+            rank_map=(_local_path(maps[0]), maps[0].original_name) if maps else None,
+            world_size=run.world_size,
+            memory_bytes=settings.ANALYSIS_MEMORY_BYTES,
+        )
+        return analyse_isolated(job, seconds=settings.ANALYSIS_TIME_LIMIT_SECONDS - 60)
+    rmap = None
+    for row in maps:
+        rmap = failures.parse_rank_map(row.read_bytes(), name=row.original_name)
+    # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
+    sources = failures.iter_uploads(_streams(logs))
+    analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
+    why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
+    if why is not None:
+        raise failures.FailureInputError(why)
+    return analysis.to_json()
+
+
+def _local_path(row: FailedRunFile) -> str:
+    try:
+        return str(row.file.path)
+    except NotImplementedError:  # a storage without local files (object storage)
+        return ""
 
 
 def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:

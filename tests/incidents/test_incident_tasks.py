@@ -51,8 +51,10 @@ def test_a_second_run_of_the_task_changes_nothing(
 
 
 def test_a_crash_is_shown_and_can_be_retried(
-    accepted, provider, buyer, monkeypatch, django_capture_on_commit_callbacks
+    accepted, provider, buyer, monkeypatch, settings, django_capture_on_commit_callbacks
 ) -> None:
+    settings.ANALYSIS_ISOLATED = False  # the crash is made in this process
+
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
