@@ -51,6 +51,7 @@ pytest: install
 test: lint typecheck pytest
 
 # A Celery worker for the Redis-backed set-up (CELERY_BROKER_URL must be set).
+# One worker for both queues (interactive and heavy); docker-compose runs one per queue.
 worker: install
 	$(VENV)/bin/celery -A config worker --loglevel=INFO
 

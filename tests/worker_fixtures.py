@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings
 
 from config.celery import app as celery_app
+from config.celery import heavy_queue
 
 
 def _redis_reachable(url: str) -> bool:
@@ -42,7 +43,11 @@ def real_worker() -> Iterator[Any]:
     celery_app.conf.task_default_queue = queue
     try:
         with start_worker(
-            celery_app, pool="solo", perform_ping_check=False, queues=[queue], loglevel="WARNING"
+            celery_app,
+            pool="solo",
+            perform_ping_check=False,
+            queues=[queue, heavy_queue(queue)],  # both, as `make worker` does
+            loglevel="WARNING",
         ) as worker:
             yield worker
     finally:
