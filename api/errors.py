@@ -82,9 +82,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body = error_body(" ".join(exc.messages), errors) | {"move": exc.decision.move.name}
         return Response(body, status=exc.status_code)
     if isinstance(exc, TooBusy):
-        response = Response(error_body(" ".join(exc.messages)), status=429)
-        response["Retry-After"] = str(exc.retry_after_seconds)
-        return response
+        busy = Response(error_body(" ".join(exc.messages)), status=429)
+        busy["Retry-After"] = str(exc.retry_after_seconds)
+        return busy
     if isinstance(exc, DjangoValidationError):
         return _from_django(exc)
     if isinstance(exc, Http404):

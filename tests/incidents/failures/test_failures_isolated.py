@@ -18,7 +18,7 @@ GiB = 1024**3
 
 
 def _write(tmp_path: Path, files) -> list[tuple[str, str]]:
-    out = []
+    out: list[tuple[str, str]] = []
     for f in files:
         path = tmp_path / f"{len(out)}.bin"
         path.write_bytes(f.data)
