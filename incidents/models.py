@@ -106,6 +106,8 @@ class Incident(models.Model):
     clocks = models.JSONField(default=dict)
     checklist = models.JSONField(default=list)
     degraded_pct = models.FloatField(null=True, blank=True)
+    # The terms' "sustained" window for degraded throughput, frozen with the percentage.
+    degraded_window_minutes = models.PositiveIntegerField(default=15)
     gpus = models.PositiveIntegerField(null=True, blank=True)
     opened_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"

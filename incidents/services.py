@@ -1,12 +1,11 @@
-"""Failed-run uploads and their analysis, and the incident record: open, clocks, evidence,
-sign-offs, close. Keyword-only writes; the analysis itself is `incidents.failures`."""
+"""The incident record: open, clocks, evidence, sign-offs, close. Keyword-only writes. Failed-run
+uploads and their analysis live in `incidents.failed_runs` (re-exported here)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from types import SimpleNamespace
-from typing import IO, Any, cast
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -16,19 +15,31 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance.audit import record_on_reservation
-from acceptance.checks import load_spec
-from acceptance.models import Reservation, ReservationStatus
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
-from core.formatting import data_size
 from core.lifecycle import MoveRefused, require_confirmation
 from core.uploads import check_upload
 from incidents import failures
+from incidents.failed_runs import (
+    default_world_size as default_world_size,
+)
+from incidents.failed_runs import (
+    failed_run_analyse as failed_run_analyse,
+)
+from incidents.failed_runs import (
+    failed_run_mark_error as failed_run_mark_error,
+)
+from incidents.failed_runs import (
+    failed_run_retry as failed_run_retry,
+)
+from incidents.failed_runs import (
+    failed_run_upload as failed_run_upload,
+)
+from incidents.failed_runs import (
+    require_accepted,
+)
 from incidents.failures import checkpoints as ckpt
 from incidents.failures import window as win
-from incidents.failures.fit import fit_analysis
-from incidents.failures.isolated import AnalysisAborted, Job, analyse_isolated
-from incidents.jobs import require_share_of_workers
 from incidents.lifecycle import (
     close_decision,
     incident_actor,
@@ -40,7 +51,6 @@ from incidents.models import (
     ChecklistDispute,
     ChecklistSignoff,
     FailedRun,
-    FailedRunFile,
     FailedRunState,
     Incident,
     IncidentEvidence,
@@ -49,160 +59,6 @@ from incidents.models import (
 )
 from incidents.notices import incident_closed_notify, incident_opened_notify
 from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
-
-
-def _streams(rows: list[FailedRunFile]) -> Iterator[tuple[IO[bytes], str]]:
-    """Each stored file, opened one at a time, for `iter_uploads` (one budget per upload)."""
-    for row in rows:
-        with row.file.open("rb") as handle:
-            yield handle, row.original_name
-
-
-def _require_accepted(reservation: Reservation) -> None:
-    if reservation.status != ReservationStatus.ACCEPTED:
-        raise ServiceError(
-            "Failed-run evidence belongs to an accepted reservation; this one is "
-            f"{reservation.get_status_display().lower()}."
-        )
-
-
-def default_world_size(reservation: Reservation) -> int | None:
-    try:
-        return load_spec(reservation.fixture_version.spec).world_size or None
-    except (ValueError, TypeError, KeyError):
-        return None
-
-
-@transaction.atomic
-def failed_run_upload(
-    *,
-    reservation: Reservation,
-    user: User,
-    uploads: list[UploadedFile],
-    rank_map: UploadedFile | None = None,
-    world_size: int | None = None,
-    label: str = "",
-) -> FailedRun:
-    """Store every file with its SHA-256, then queue the analysis once this commits."""
-    _require_accepted(reservation)
-    files = [(u, False) for u in uploads] + ([(rank_map, True)] if rank_map else [])
-    if not uploads:
-        raise ValidationError({"bundle": ["Choose an archive (.tar.gz/.zip) or the log files."]})
-    total = sum(u.size or 0 for u, _ in files)
-    limit = settings.FAILED_RUN_MAX_BYTES
-    if total > limit:
-        raise ValidationError(
-            {"bundle": [f"{data_size(total)} is over the {data_size(limit)} limit."]}
-        )
-    empty = [(u.name or "unnamed", is_map) for u, is_map in files if not u.size]
-    if empty:
-        field = "rank_map" if all(is_map for _, is_map in empty) else "bundle"
-        names = ", ".join(name for name, _ in empty)
-        raise ValidationError(
-            {field: [f"{names}: empty, and an empty file cannot be evidence. Nothing was stored."]}
-        )
-    if world_size is not None and (problem := failures.world_size_problem(world_size)):
-        raise ValidationError({"world_size": [problem]})
-    require_share_of_workers(reservation=reservation, user=user)
-    count = FailedRun.objects.filter(reservation=reservation).count() + 1
-    run = FailedRun.objects.create(
-        reservation=reservation,
-        label=(label.strip() or f"Failed run {count}")[:120],
-        world_size=world_size or default_world_size(reservation),
-        uploaded_by=user,
-    )
-    for upload, is_map in files:
-        row = FailedRunFile(failed_run=run, is_rank_map=is_map)
-        row.store(upload)  # the bytes are stored before anything reads them
-        row.save()
-    _queue(run)
-    return run
-
-
-def _queue(run: FailedRun) -> None:
-    from incidents.tasks import analyse_failed_run
-
-    run_id = run.pk
-    transaction.on_commit(lambda: analyse_failed_run.delay(run_id))
-
-
-def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
-    """Read the stored files and analyse them. Safe to run twice: an analysed run stays as is."""
-    with transaction.atomic():
-        run = FailedRun.objects.select_for_update().get(pk=failed_run_id)
-        if run.state == FailedRunState.ANALYSED:
-            return run
-        run.state, run.attempts = FailedRunState.ANALYSING, run.attempts + 1
-        run.analysis_started_at = timezone.now()
-        run.save(update_fields=["state", "attempts", "analysis_started_at"])
-    rows = list(run.files.order_by("pk"))
-    try:
-        result = fit_analysis(_analyse(run, rows), max_bytes=settings.ANALYSIS_MAX_BYTES)
-    except failures.FailureInputError as exc:
-        state, error, result = FailedRunState.UNREADABLE, str(exc), None
-    except AnalysisAborted as exc:
-        state, error, result = (
-            FailedRunState.ERROR,
-            f"{str(exc)[:1].upper()}{str(exc)[1:]}. Retry it, or split the upload.",
-            None,
-        )
-    else:
-        state, error = FailedRunState.ANALYSED, ""
-    FailedRun.objects.filter(pk=run.pk).update(
-        state=state, error=error, analysis=result, analysed_at=timezone.now()
-    )
-    run.refresh_from_db()
-    return run
-
-
-def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
-    """In a child process with a memory cap where the files lie on disk (the default);
-    in-process otherwise (ANALYSIS_ISOLATED off, or a storage without local paths)."""
-    maps = [r for r in rows if r.is_rank_map]
-    logs = [r for r in rows if not r.is_rank_map]
-    if settings.ANALYSIS_ISOLATED and all(_local_path(r) for r in rows):
-        job = Job(
-            files=[(_local_path(r), r.original_name) for r in logs],
-            rank_map=(_local_path(maps[0]), maps[0].original_name) if maps else None,
-            world_size=run.world_size,
-            memory_bytes=settings.ANALYSIS_MEMORY_BYTES,
-        )
-        return analyse_isolated(job, seconds=settings.ANALYSIS_TIME_LIMIT_SECONDS - 60)
-    rmap = None
-    for row in maps:
-        rmap = failures.parse_rank_map(row.read_bytes(), name=row.original_name)
-    # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
-    sources = failures.iter_uploads(_streams(logs))
-    analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
-    why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
-    if why is not None:
-        raise failures.FailureInputError(why)
-    return analysis.to_json()
-
-
-def _local_path(row: FailedRunFile) -> str:
-    try:
-        return str(row.file.path)
-    except NotImplementedError:  # a storage without local files (object storage)
-        return ""
-
-
-def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:
-    FailedRun.objects.filter(pk=failed_run_id).update(
-        state=FailedRunState.ERROR,
-        error=f"The analysis crashed ({type(error).__name__}: {str(error)[:300]}). Retry it.",
-    )
-
-
-@transaction.atomic
-def failed_run_retry(*, failed_run: FailedRun) -> FailedRun:
-    if failed_run.state not in (FailedRunState.ERROR, FailedRunState.UNREADABLE):
-        # A stuck analysis is failed by the reaper first, then offered again.
-        raise ServiceError("Only a failed or unreadable analysis can be retried.")
-    FailedRun.objects.filter(pk=failed_run.pk).update(state=FailedRunState.QUEUED, error="")
-    failed_run.refresh_from_db()
-    _queue(failed_run)
-    return failed_run
 
 
 def propose(analysis: dict[str, Any]) -> failures.SeverityProposal:
@@ -232,7 +88,7 @@ def incident_open(
 ) -> Incident:
     """Open the incident; the clocks start now, from the terms the provider acknowledged."""
     run = FailedRun.objects.select_for_update().select_related("reservation").get(pk=failed_run.pk)
-    _require_accepted(run.reservation)
+    require_accepted(run.reservation)
     if run.state != FailedRunState.ANALYSED or not run.analysis:
         raise ServiceError("Open an incident from an analysed failed run.")
     if Incident.objects.filter(failed_run=run).exists():
@@ -272,6 +128,7 @@ def incident_open(
             for i in items
         ],
         degraded_pct=float(degraded) if degraded not in (None, "") else None,
+        degraded_window_minutes=int(snapshot.get("degraded_window_minutes") or 15),
         gpus=run.world_size,
         opened_by=user,
         opened_at=now or timezone.now(),
@@ -397,7 +254,10 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
         return ckpt.assess_checkpoints(listing, failing_step=failing).to_json()
     records = win.parse_step_records(data, name=name)
     return win.incident_window(
-        records, failure_time=incident.failed_at, degraded_pct=incident.degraded_pct
+        records,
+        failure_time=incident.failed_at,
+        degraded_pct=incident.degraded_pct,
+        window_minutes=incident.degraded_window_minutes,
     ).to_json()
 
 

@@ -9,10 +9,11 @@ is only the failure time, and says so.
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .errors import FailureInputError
@@ -136,9 +137,12 @@ def incident_window(
     failure_time: datetime | None,
     degraded_pct: float | None = None,
     baseline_seconds: float | None = None,
+    window_minutes: float = 15,
 ) -> IncidentWindow:
     """Last healthy and first bad step. A step is bad when it ended after the failure, or (with
-    `degraded_pct`) when its time exceeds the baseline by more than the agreed percentage."""
+    `degraded_pct`) when it starts a sustained rise: the median step time over the agreed
+    window (`window_minutes`, of the log's own timestamps) stays at least `degraded_pct` above
+    the baseline. A lone slow step is a blip, named as such, never the start of an incident."""
     reasons: list[str] = []
     if not records:
         if failure_time is None:
@@ -161,13 +165,12 @@ def incident_window(
         )
         if ref:
             limit = ref * (1 + degraded_pct / 100)
-            first_bad = next((r for r in candidates if r.seconds and r.seconds > limit), None)
+            first_bad, said = _sustained_rise(
+                candidates, limit=limit, minutes=window_minutes, pct=degraded_pct, ref=ref
+            )
+            reasons.extend(said)
             if first_bad is not None:
                 basis = "degraded-step-time"
-                reasons.append(
-                    f"step {first_bad.step} took {first_bad.seconds:.3f} s, over {limit:.3f} s "
-                    f"(+{degraded_pct:g}% of {ref:.3f} s): degraded before the failure"
-                )
     if first_bad is None and failure_time is not None:
         after = [r for r in timed if r.time_utc > failure_time]  # type: ignore[operator]
         first_bad = after[0] if after else None
@@ -193,3 +196,66 @@ def incident_window(
         basis,
         reasons,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Point:
+    step: int
+    at: datetime
+    seconds: float
+
+
+def _per_step(records: list[StepRecord]) -> list[_Point]:
+    """One point per step, in time order: the median over its ranks' rows, at its last time."""
+    rows: dict[int, list[tuple[datetime, float]]] = {}
+    for r in records:
+        if r.time_utc is not None and r.seconds is not None:
+            rows.setdefault(r.step, []).append((r.time_utc, r.seconds))
+    points = [
+        _Point(step, max(t for t, _ in group), statistics.median(s for _, s in group))
+        for step, group in rows.items()
+    ]
+    return sorted(points, key=lambda p: (p.at, p.step))
+
+
+def _sustained_rise(
+    records: list[StepRecord], *, limit: float, minutes: float, pct: float, ref: float
+) -> tuple[StepRecord | None, list[str]]:
+    """The step that starts the first window whose median step time is at or over `limit`, and
+    the reasons; slow steps outside such a window are reported as blips."""
+    points = _per_step(records)
+    window = timedelta(minutes=minutes)
+    ordered: list[float] = []  # the window's step times, sorted, for its median
+    start = 0
+    for i, point in enumerate(points):
+        bisect.insort(ordered, point.seconds)
+        while points[start].at <= point.at - window:
+            ordered.pop(bisect.bisect_left(ordered, points[start].seconds))
+            start += 1
+        if point.at - points[0].at < window:
+            continue  # not a whole window of the log yet
+        median = statistics.median(ordered)
+        if median >= limit:
+            first = next((p for p in points[start : i + 1] if p.seconds >= limit), points[start])
+            return StepRecord(first.step, first.at, first.seconds), [
+                f"the median step time over the {minutes:g} min to step {point.step} was "
+                f"{median:.3f} s, at least +{pct:g}% of the {ref:.3f} s baseline "
+                f"({limit:.3f} s): sustained degradation from step {first.step}"
+            ]
+    slow = [p for p in points if p.seconds > limit]
+    span = (points[-1].at - points[0].at) if points else timedelta(0)
+    if span < window:
+        return None, [
+            f"the step log covers {span.total_seconds() / 60:.1f} min, less than the "
+            f"{minutes:g} min window of the agreed definition: no sustained rise can be judged"
+            + (f" ({len(slow)} step(s) over {limit:.3f} s)" if slow else "")
+        ]
+    if not slow:
+        return None, []
+    first = slow[0]
+    blips = f"{len(slow)} slow steps" if len(slow) > 1 else "one slow step"
+    return None, [
+        f"{blips} over {limit:.3f} s (first: step {first.step}, {first.seconds:.3f} s), but "
+        f"the median over no {minutes:g} min window stayed +{pct:g}% above the baseline: a "
+        "blip, not degraded throughput"
+    ]
