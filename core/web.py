@@ -21,3 +21,14 @@ def errors_into_form(form: Any, exc: ValidationError) -> None:
             form.add_error(field if field in form.fields else None, errors)
     else:
         form.add_error(None, exc.messages)
+
+
+def flashed_or_onto_form(request: HttpRequest, form: Any, exc: ValidationError) -> bool:
+    """A refusal that names fields goes onto the form, which the page shows again with what was
+    typed (False); one that names none (party, role, state: nothing to fix) is flashed (True),
+    and the caller redirects."""
+    if hasattr(exc, "error_dict"):
+        errors_into_form(form, exc)
+        return False
+    flash_errors(request, exc)
+    return True

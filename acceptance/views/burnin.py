@@ -27,7 +27,7 @@ from acceptance.selectors import burnin as sel
 from acceptance.selectors.override import blocking_checks, override_history
 from acceptance.services import burnin as services
 from acceptance.services import decision as decision_services
-from core.web import errors_into_form, flash_errors
+from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
@@ -96,10 +96,8 @@ def reservation_reject(request: HttpRequest, pk: int) -> HttpResponse:
                 reservation=reservation, user=user_of(request), reason=form.cleaned_data["reason"]
             )
         except ValidationError as exc:
-            if not hasattr(exc, "error_dict"):
-                flash_errors(request, exc)
+            if flashed_or_onto_form(request, form, exc):
                 return redirect("burnin:reservation-detail", pk=pk)
-            errors_into_form(form, exc)
         else:
             messages.success(request, "Reservation rejected. The reason is recorded.")
             return redirect("burnin:reservation-detail", pk=pk)

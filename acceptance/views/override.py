@@ -16,7 +16,7 @@ from acceptance.selectors import burnin as sel
 from acceptance.selectors.override import blocking_checks
 from acceptance.services import override as services
 from acceptance.views.burnin import _buyer_only, _org_ids, reservation_page, run_page
-from core.web import errors_into_form, flash_errors
+from core.web import flash_errors, flashed_or_onto_form
 from orgs.access import org_required, user_of
 from orgs.choices import OrgKind
 
@@ -39,10 +39,8 @@ def run_override(request: HttpRequest, pk: int) -> HttpResponse:
                 confirmed=form.cleaned_data["confirm"],
             )
         except ValidationError as exc:
-            if not hasattr(exc, "error_dict"):
-                flash_errors(request, exc)
+            if flashed_or_onto_form(request, form, exc):
                 return redirect("burnin:run-detail", pk=run.pk)
-            errors_into_form(form, exc)
         else:
             messages.success(
                 request,
@@ -90,10 +88,8 @@ def override_decline(request: HttpRequest, pk: int) -> HttpResponse:
                 override=override, user=user_of(request), reason=form.cleaned_data["reason"]
             )
         except ValidationError as exc:
-            if not hasattr(exc, "error_dict"):
-                flash_errors(request, exc)
+            if flashed_or_onto_form(request, form, exc):
                 return redirect("burnin:reservation-detail", pk=pk)
-            errors_into_form(form, exc)
         else:
             messages.success(request, "Override declined. The reservation stays pending.")
             return redirect("burnin:reservation-detail", pk=pk)

@@ -12,7 +12,7 @@ from bids import selectors, services
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
-from core.web import errors_into_form, flash_errors
+from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
 
@@ -130,10 +130,9 @@ def _confirmed_move(request: HttpRequest, pk: int, move: str) -> HttpResponse:
     try:
         service(request=req, user=user_of(request), confirmed=form.cleaned_data["confirm"])
     except ValidationError as exc:
-        if not hasattr(exc, "error_dict"):
-            flash_errors(request, exc)
+        if flashed_or_onto_form(request, form, exc):
             return redirect("bids:request-detail", pk=pk)
-        errors_into_form(form, exc)  # the confirmation is missing: ask on the page
+        # Only the confirmation is missing: ask on the page.
         req.refresh_from_db()
         return _confirm_page(request, req, move, form)
     messages.success(request, done)
@@ -163,10 +162,8 @@ def request_reopen(request: HttpRequest, pk: int) -> HttpResponse:
                 confirmed=form.cleaned_data["confirm"],
             )
         except ValidationError as exc:
-            if not hasattr(exc, "error_dict"):
-                flash_errors(request, exc)
+            if flashed_or_onto_form(request, form, exc):
                 return redirect("bids:request-detail", pk=pk)
-            errors_into_form(form, exc)
             req.refresh_from_db()
         else:
             messages.success(request, "Bidding reopened until the new deadline.")
@@ -189,10 +186,8 @@ def request_addendum(request: HttpRequest, pk: int) -> HttpResponse:
                 confirmed=form.cleaned_data["confirm"],
             )
         except ValidationError as exc:
-            if not hasattr(exc, "error_dict"):
-                flash_errors(request, exc)  # refused by party, role or state: nothing to fix
+            if flashed_or_onto_form(request, form, exc):
                 return redirect("bids:request-detail", pk=pk)
-            errors_into_form(form, exc)
         else:
             messages.success(
                 request, f"Addendum {addendum.number} published; every invited provider is told."
