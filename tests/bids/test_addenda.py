@@ -248,3 +248,21 @@ def test_the_api_refuses_an_addendum_to_a_closed_request(world, buyer):
         format="json",
     )
     assert response.status_code == 409 and response.json()["move"] == "addendum"
+
+
+def test_the_request_page_costs_the_same_for_one_addendum_and_twelve(world, buyer, provider):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def count(role) -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            response = role.client().get(reverse("bids:request-detail", args=[world.request.pk]))
+        assert response.status_code == 200
+        return len(ctx.captured_queries)
+
+    _publish(world.request, buyer.user)
+    few = [count(role) for role in (buyer, provider)]
+    for n in range(11):
+        _publish(world.request, buyer.user, title=f"Clarification {n}")
+    assert [count(role) for role in (buyer, provider)] == few
+    assert _section(_page(provider, world.request)).count("Clarification") == 11
