@@ -1,9 +1,4 @@
-"""After acceptance: failed-run evidence, its analysis, and the incident record that follows.
-
-Bytes are stored (with SHA-256) before any analysis; the worker writes its state on the row so
-the page always shows what became of the upload. Clocks, terms and checklist items are frozen on
-the incident when it opens, so later edits to the terms never move a running clock.
-"""
+"""The incident: severity, frozen terms and clocks, recovery evidence, sign-offs, disputes."""
 
 from __future__ import annotations
 
@@ -14,70 +9,8 @@ from django.db import models
 
 from acceptance.models.burnin import Reservation
 from contracts.models import HandoffTermsRevision
-from core.uploads import StoredUpload, stored_upload_path
-
-# Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
-failed_run_path = stored_upload_path
-incident_evidence_path = stored_upload_path
-
-
-class FailedRunState(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    ANALYSING = "analysing", "Analysing"
-    ANALYSED = "analysed", "Analysed"
-    UNREADABLE = "unreadable", "Unreadable"
-    ERROR = "error", "Analysis failed"
-
-
-class FailedRun(models.Model):
-    reservation = models.ForeignKey(
-        Reservation, on_delete=models.CASCADE, related_name="failed_runs"
-    )
-    label = models.CharField(max_length=120)
-    world_size = models.PositiveIntegerField(null=True, blank=True)
-    state = models.CharField(
-        max_length=10, choices=FailedRunState.choices, default=FailedRunState.QUEUED
-    )
-    error = models.TextField(blank=True)
-    analysis = models.JSONField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    uploaded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
-    )
-    uploaded_at = models.DateTimeField(auto_now_add=True)
-    analysed_at = models.DateTimeField(null=True, blank=True)
-    # When the current attempt started: the reaper fails an attempt that outlived its limit.
-    analysis_started_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        db_table = "acceptance_failedrun"  # moved from acceptance/: the table keeps its name
-        ordering = ["reservation", "-uploaded_at", "-pk"]
-
-    def __str__(self) -> str:
-        return self.label
-
-    @property
-    def in_progress(self) -> bool:
-        return self.state in (FailedRunState.QUEUED, FailedRunState.ANALYSING)
-
-
-class FailedRunFile(StoredUpload):
-    """One uploaded file: an archive, a single log or dump, or the rank→node map."""
-
-    FALLBACK_NAME = "bundle"
-
-    failed_run = models.ForeignKey(FailedRun, on_delete=models.CASCADE, related_name="files")
-    is_rank_map = models.BooleanField(default=False)
-
-    class Meta:
-        db_table = "acceptance_failedrunfile"  # moved from acceptance/: the table keeps its name
-        ordering = ["failed_run", "pk"]
-
-    def __str__(self) -> str:
-        return self.original_name
-
-    def upload_dir(self) -> str:
-        return f"failed-runs/{self.failed_run_id}"
+from core.uploads import StoredUpload
+from incidents.models.failed_runs import FailedRun
 
 
 class Severity(models.TextChoices):

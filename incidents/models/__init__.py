@@ -1,0 +1,33 @@
+"""After acceptance: failed-run evidence, its analysis, and the incident record that follows.
+
+Bytes are stored (with SHA-256) before any analysis; the worker writes its state on the row so
+the page always shows what became of the upload. Clocks, terms and checklist items are frozen on
+the incident when it opens, so later edits to the terms never move a running clock.
+"""
+
+from core.uploads import stored_upload_path
+from incidents.models.failed_runs import FailedRun, FailedRunFile, FailedRunState
+from incidents.models.incident import (
+    ChecklistDispute,
+    ChecklistSignoff,
+    Incident,
+    IncidentEvidence,
+    IncidentEvidenceKind,
+    Severity,
+)
+
+# Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
+failed_run_path = stored_upload_path
+incident_evidence_path = stored_upload_path
+
+__all__ = [
+    "ChecklistDispute",
+    "ChecklistSignoff",
+    "FailedRun",
+    "FailedRunFile",
+    "FailedRunState",
+    "Incident",
+    "IncidentEvidence",
+    "IncidentEvidenceKind",
+    "Severity",
+]
