@@ -79,8 +79,10 @@ def _analyse_capped(bomb: bytes) -> dict[str, Any]:
         {"entry": {"input_dtypes": memo_bomb()}},
         {"entry": {"profiling_name": memo_bomb()}},
         {"entry": {"output_sizes": [memo_bomb(8)[0]] * 1000}},
+        # With every field the column-wise path reads, so the bomb reaches that path too.
+        {"entry": {"input_sizes": memo_bomb(), "is_p2p": False}},
     ],
-    ids=["sizes", "dtypes", "name", "wide"],
+    ids=["sizes", "dtypes", "name", "wide", "bulk-sizes"],
 )
 def test_a_memo_bomb_in_an_entry_makes_that_dump_unusable_not_the_worker_stuck(where):
     bomb = _bomb_dump(**where)
@@ -88,6 +90,17 @@ def test_a_memo_bomb_in_an_entry_makes_that_dump_unusable_not_the_worker_stuck(w
     result = _analyse_capped(bomb)
     assert result["incomplete_dumps"] == [1]
     assert any("rank 1 is incomplete" in m and "not plain data" in m for m in result["missing"])
+    assert len(json.dumps(result)) < 200_000
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [{"state": memo_bomb()}, {"process_group": ("0", memo_bomb())}, {"is_p2p": memo_bomb()}],
+    ids=["state", "group-desc", "p2p"],
+)
+def test_a_memo_bomb_in_a_field_that_is_never_written_out_is_harmless(entry):
+    """Fields only compared, never keyed or printed: the dump is read, nothing expands."""
+    result = _analyse_capped(_bomb_dump(entry={"is_p2p": False, **entry}))
     assert len(json.dumps(result)) < 200_000
 
 
