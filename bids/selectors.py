@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from bids.choices import BidStatus, RequestStatus
@@ -15,18 +17,31 @@ from orgs.choices import OrgKind
 from orgs.models import Organization
 
 
-def request_list_for_buyer(*, org: Organization) -> QuerySet[CapacityRequest]:
-    return (
-        CapacityRequest.objects.filter(buyer=org)
-        .annotate(
-            invited_count=Count("invitations", distinct=True),
-            submitted_count=Count(
-                "bids",
-                filter=Q(bids__status__in=[BidStatus.SUBMITTED, BidStatus.AWARDED, BidStatus.LOST]),
-                distinct=True,
-            ),
-        )
-        .order_by("-created_at")
+def _count_per_request(rows: QuerySet[Any]) -> Coalesce:
+    """A correlated count: one row per request, where a join of invitations × bids would
+    multiply rows and need DISTINCT over the product."""
+    counted = (
+        rows.filter(request=OuterRef("pk"))
+        .order_by()
+        .values("request")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def request_list_for_buyer(*, org: Organization, counts: bool = True) -> QuerySet[CapacityRequest]:
+    """The buyer's requests, newest first; `counts` adds the invited and submitted counts the
+    page shows (the API, which does not output them, leaves them out)."""
+    qs = CapacityRequest.objects.filter(buyer=org).order_by("-created_at")
+    if not counts:
+        return qs
+    submitted = Bid.objects.filter(
+        status__in=[BidStatus.SUBMITTED, BidStatus.AWARDED, BidStatus.LOST]
+    )
+    return qs.annotate(
+        invited_count=_count_per_request(Invitation.objects.all()),
+        submitted_count=_count_per_request(submitted),
     )
 
 

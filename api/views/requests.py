@@ -63,7 +63,7 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
             return CapacityRequest.objects.none()
         org = org_of_kind(self.request)
         if org.kind == OrgKind.BUYER:
-            return selectors.request_list_for_buyer(org=org).select_related("buyer")
+            return selectors.request_list_for_buyer(org=org, counts=False).select_related("buyer")
         return selectors.request_inbox_for_provider(org=org)
 
     @extend_schema(

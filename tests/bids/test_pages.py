@@ -61,6 +61,22 @@ def test_the_request_list_costs_the_same_for_2_and_30_requests(buyer):
     assert _count_queries(client, reverse("bids:request-list")) == few
 
 
+def test_the_request_list_counts_invitations_and_submitted_bids_per_request(buyer):
+    """Counted per request (each its own subquery): invitations × bids never multiply."""
+    from bids.choices import BidStatus, RequestStatus
+
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.OPEN)
+    for status in (BidStatus.SUBMITTED, BidStatus.SUBMITTED, BidStatus.DRAFT):
+        BidFactory(request=req, provider=InvitationFactory(request=req).provider, status=status)
+    CapacityRequestFactory(buyer=buyer.org, title="Nobody invited yet")
+    html = buyer.client().get(reverse("bids:request-list")).content.decode()
+    row = html.split(req.title, 1)[1].split("</tr>", 1)[0]
+    cells = [c.split("</td>")[0].strip() for c in row.split("<td>")[1:]]
+    assert cells[-2:] == ["3", "2"], row  # 3 invited; 2 submitted (the draft is not counted)
+    empty = html.split("Nobody invited yet", 1)[1].split("</tr>", 1)[0]
+    assert [c.split("</td>")[0].strip() for c in empty.split("<td>")[1:]][-2:] == ["0", "0"]
+
+
 def test_the_inbox_costs_the_same_for_2_and_30_invitations(provider):
     client = provider.client()
 
