@@ -26,6 +26,15 @@ def _deadline_in_past(req: CapacityRequest) -> str | None:
     return None
 
 
+def _publishable(req: CapacityRequest) -> str | None:
+    """A published request nobody was invited to collects no bids, only a deadline."""
+    if (reason := _deadline_in_past(req)) is not None:
+        return reason
+    if req.pk is None or not req.invitations.exists():
+        return "Invite at least one provider before publishing: nobody else can see the request."
+    return None
+
+
 def _sealed_invitations(req: CapacityRequest) -> str | None:
     if req.status == RequestStatus.OPEN and req.bids_hidden_from_buyer:
         # Refused alike for every provider: 'has already started a bid' would name a bidder.
@@ -75,7 +84,7 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             BUYER_TEAM,
             frozenset({RequestStatus.DRAFT}),
             target=RequestStatus.OPEN,
-            guard=_deadline_in_past,
+            guard=_publishable,
             verb="published",
         ),
         Move("invite", "Invite providers", "buyer", BUYER_TEAM, PREPARING, verb="sent invitations"),

@@ -31,8 +31,8 @@ def open_request(buyer: Any, provider: Any, rival_provider: Any, *, sealed: bool
     req = CapacityRequestFactory(
         buyer=buyer.org, status=RequestStatus.DRAFT, sealed=sealed, published_at=None
     )
-    request_publish(request=req, user=buyer.user)
     request_invite(request=req, user=buyer.user, providers=[provider.org, rival_provider.org])
+    request_publish(request=req, user=buyer.user)
     bids = []
     for role, price in ((provider, "2.400"), (rival_provider, "2.900")):
         bid = bid_start(request=req, provider=role.org, user=role.user)

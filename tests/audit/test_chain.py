@@ -36,9 +36,9 @@ def test_a_request_walked_to_its_award_leaves_an_intact_chain(walk):
     actions = list(AuditEntry.objects.values_list("action", "obj_key"))
     req, bid, rival = walk.request.pk, walk.bid.pk, walk.rival_bid.pk
     assert actions == [
+        ("request.invite", f"request:{req}"),
+        ("request.invite", f"request:{req}"),
         ("request.publish", f"request:{req}"),
-        ("request.invite", f"request:{req}"),
-        ("request.invite", f"request:{req}"),
         ("bid.start", f"bid:{bid}"),
         ("bid.submit", f"bid:{bid}"),
         ("bid.start", f"bid:{rival}"),

@@ -12,7 +12,13 @@ from bids.choices import BidStatus, RequestStatus
 from bids.lifecycle import BID, REQUEST, bid_actor, request_actor
 from core.lifecycle import Actor, MoveRefused, Need
 from orgs.choices import MemberRole
-from tests.factories import BidFactory, CapacityRequestFactory, MembershipFactory, UserFactory
+from tests.factories import (
+    BidFactory,
+    CapacityRequestFactory,
+    InvitationFactory,
+    MembershipFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -41,13 +47,24 @@ EVERYDAY = {
 @pytest.mark.parametrize("status", list(REQUEST_MOVES))
 @pytest.mark.parametrize("role", EVERYDAY["buyer"])
 def test_every_request_move_from_every_state(status: str, role: str) -> None:
-    req = CapacityRequestFactory.build(status=status)
+    req = CapacityRequestFactory(status=status)
+    InvitationFactory(request=req)
     actor = Actor(user_id=1, roles={"buyer": role})
     allowed = {name for name, d in REQUEST.decisions(req, actor=actor).items() if d.allowed}
     assert allowed == REQUEST_MOVES[status]
     for name, decision in REQUEST.decisions(req, actor=actor).items():
         if not decision.allowed:
             assert decision.status_code == 409 and decision.reason, name
+
+
+def test_a_request_nobody_is_invited_to_cannot_be_published() -> None:
+    req = CapacityRequestFactory(status=RequestStatus.DRAFT)
+    actor = Actor(user_id=1, roles={"buyer": MemberRole.REQUESTER})
+    decision = REQUEST.decide(req, "publish", actor=actor)
+    assert not decision.allowed and decision.status_code == 409
+    assert decision.reason.startswith("Invite at least one provider before publishing")
+    InvitationFactory(request=req)
+    assert REQUEST.decide(req, "publish", actor=actor).allowed
 
 
 @pytest.mark.parametrize("status", list(BID_MOVES))

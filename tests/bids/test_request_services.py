@@ -94,10 +94,13 @@ def test_only_buyers_post_requests(provider):
         services.request_create(buyer=provider.org, user=provider.user, data=_data())
 
 
-def test_status_walks_draft_open_closed_and_refuses_skips(buyer):
+def test_status_walks_draft_open_closed_and_refuses_skips(buyer, provider):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
     with pytest.raises(ValidationError, match="cannot be closed"):
         services.request_close(request=req, user=buyer.user, confirmed=True)
+    with pytest.raises(ValidationError, match="Invite at least one provider"):
+        services.request_publish(request=req, user=buyer.user)
+    services.request_invite(request=req, user=buyer.user, providers=[provider.org])
     services.request_publish(request=req, user=buyer.user)
     assert req.status == RequestStatus.OPEN and req.published_at is not None
     with pytest.raises(ValidationError, match="cannot be published"):
