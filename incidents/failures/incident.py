@@ -205,6 +205,6 @@ def partial_gpu_hours(
         "gpu_hours": total,
         "formula": (
             f"{nodes_out} node{'s' if nodes_out != 1 else ''} × {gpus_per_node} GPUs × "
-            f"{hours:.2f} h ({_utc(out_at)} → {_utc(restored_at)}) = {total:g} GPU-h"
+            f"{hours:.2f} h ({_utc(out_at)} → {_utc(restored_at)}) = {total:.1f} GPU-h"
         ),
     }

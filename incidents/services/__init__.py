@@ -105,7 +105,7 @@ def incident_open(
         )
     first = analysis.get("first_failure") or {}
     failed_at = _parse_time(first.get("time"))
-    node = analysis.get("initiating_node")
+    # No `nodes` of its own: `repaired_nodes` reads the analysis's initiating node.
     return create_incident(
         reservation=run.reservation,
         user=user,
@@ -115,7 +115,6 @@ def incident_open(
         signal=Signal.FAILED_RUN,
         party=party,
         summary=str(analysis.get("summary") or ""),
-        nodes=[node] if isinstance(node, str) and node else [],
         window_start=failed_at,
         failed_run=run,
         failed_at=failed_at,
