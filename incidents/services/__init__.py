@@ -38,6 +38,7 @@ from incidents.failed_runs import (
     require_accepted,
 )
 from incidents.failures import checkpoints as ckpt
+from incidents.failures import degraded
 from incidents.failures import window as win
 from incidents.lifecycle import (
     close_decision,
@@ -223,6 +224,13 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
     if kind == IncidentEvidenceKind.CHECKPOINTS:
         listing = ckpt.parse_listing(data, name=name)
         return ckpt.assess_checkpoints(listing, failing_step=failing).to_json()
+    if kind == IncidentEvidenceKind.RANK_STEPS:
+        rows = degraded.parse_rank_steps(data, name=name)
+        return degraded.detect_degraded(
+            rows,
+            threshold_pct=incident.degraded_pct if incident.degraded_pct is not None else 10.0,
+            window_minutes=incident.degraded_window_minutes,
+        ).to_json()
     records = win.parse_step_records(data, name=name)
     return win.incident_window(
         records,

@@ -104,3 +104,14 @@ def test_a_bad_rank_map_is_named_on_its_field(accepted, provider):
     )
     assert page.status_code == 200 and "map.csv" in page.content.decode()
     assert not Incident.objects.exists()
+
+
+def test_step_times_uploaded_as_evidence_are_judged_by_the_incidents_frozen_terms(analysed, buyer):
+    from incidents import services
+
+    incident = services.incident_open(failed_run=analysed, user=buyer.user)
+    row = services.incident_evidence_upload(
+        incident=incident, user=buyer.user, kind="rank-steps", upload=_file(BLIP)
+    )
+    assert row.ok and row.parsed["qualifies"] is False and row.parsed["blip"]["step"] == 60
+    assert row.parsed["threshold_pct"] == incident.degraded_pct
