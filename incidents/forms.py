@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from core.uploads import MultipleFileField
 from incidents import failures
-from incidents.models import IncidentEvidenceKind, Severity
+from incidents.models import IncidentEvidenceKind, Severity, Signal
 
 
 class FailedRunUploadForm(forms.Form):
@@ -80,3 +82,65 @@ class LostTimeForm(forms.Form):
     last_checkpoint_at = forms.DateTimeField(label="Last checkpoint written (UTC)", required=False)
     revalidated_at = forms.DateTimeField(label="Revalidated (UTC)", required=False)
     restarted_at = forms.DateTimeField(label="Job restarted (UTC)", required=False)
+
+
+class SignalOpenForm(forms.Form):
+    """Open an incident from a party's own signal; the rules are in services.opening."""
+
+    severity = forms.ChoiceField(label="Severity", choices=Severity.choices)
+    signal = forms.ChoiceField(
+        label="Signal",
+        choices=[(s.value, s.label) for s in (Signal.ALERT, Signal.DRAINED_NODE, Signal.SLOW_JOB,
+                                               Signal.OTHER)],
+        help_text="The provider opens from an alert or a drained node, the buyer from a slow job.",
+    )  # fmt: skip
+    nodes = forms.CharField(
+        label="Affected nodes",
+        max_length=4000,
+        help_text="Node labels, separated by commas or spaces (e.g. gpu-a02, gpu-a05).",
+    )
+    window_start = forms.DateTimeField(label="Started (UTC)", help_text="YYYY-MM-DD HH:MM")
+    window_end = forms.DateTimeField(
+        label="Ended (UTC)", required=False, help_text="Empty while it lasts."
+    )
+    summary = forms.CharField(
+        label="What was seen", max_length=2000, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+
+class StepTimesOpenForm(forms.Form):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "id_steps_%s")  # shares a page with SignalOpenForm
+        super().__init__(*args, **kwargs)
+
+    # Empty files pass the form so that the service names them.
+    file = forms.FileField(
+        label="Per-rank step times",
+        allow_empty_file=True,
+        help_text="CSV rank,node,step,seconds,timestamp (the burn-in format) or "
+        "time,step,step_seconds[,rank] (a training log).",
+    )
+    rank_map = forms.FileField(
+        label="Rank → node map",
+        required=False,
+        allow_empty_file=True,
+        help_text="Optional CSV rank,node or JSON, when the file has no node column.",
+    )
+    nodes = forms.CharField(
+        label="Affected nodes",
+        required=False,
+        max_length=4000,
+        help_text="Empty: the nodes of the slowest ranks.",
+    )
+    summary = forms.CharField(
+        label="Summary", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+class AttachForm(forms.Form):
+    incident = forms.IntegerField(widget=forms.HiddenInput)
+
+
+class FewerNodesForm(forms.Form):
+    at = forms.DateTimeField(label="Restarted on fewer nodes (UTC)", help_text="YYYY-MM-DD HH:MM")
+    continuing_nodes = forms.IntegerField(label="Nodes the job runs on", min_value=1)

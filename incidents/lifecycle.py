@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from acceptance.models import Reservation, ReservationStatus
 from bids.lifecycle import BUYER_TEAM, PROVIDER_TEAM, ROLE_LABELS
 from core.lifecycle import Actor, Decision, Lifecycle, Move, MoveRefused, Need
 from incidents.models import Incident
@@ -32,6 +33,15 @@ def _minor(incident: Incident) -> str | None:
     return None
 
 
+def _not_s3(incident: Incident) -> str | None:
+    if incident.severity != "S3":
+        return (
+            f"A restart on fewer nodes is recorded on an S3 (one node out); this incident is "
+            f"{incident.severity}."
+        )
+    return None
+
+
 INCIDENT: Lifecycle[Incident] = Lifecycle(
     name="incident",
     status_of=lambda i: "open" if i.is_open else "closed",
@@ -50,16 +60,48 @@ INCIDENT: Lifecycle[Incident] = Lifecycle(
              needs=frozenset({Need.CONFIRM}), verb="closed"),
         Move("close_minor", "Close the S3 incident", "provider", PROVIDER_TEAM, OPEN,
              guard=_minor, verb="closed"),
+        Move("attach", "Attach a failed-run analysis", "either", EITHER_TEAM, OPEN,
+             verb="given an analysis"),
+        Move("fewer_nodes", "Record the restart on fewer nodes", "either", EITHER_TEAM, OPEN,
+             guard=_not_s3, verb="changed"),
+    ],
+)  # fmt: skip
+
+# Opening: either party, from its own signal (the provider's alert or drained node, the buyer's
+# slow job, a failed run, a step-time rise), on an accepted reservation only. Both teams' roles.
+OPENING: Lifecycle[Reservation] = Lifecycle(
+    name="reservation",
+    status_of=lambda r: r.status,
+    status_label=lambda r: r.get_status_display(),
+    role_labels=ROLE_LABELS,
+    moves=[
+        Move("open", "Open an incident", "either", EITHER_TEAM,
+             frozenset({ReservationStatus.ACCEPTED}), verb="given an incident"),
     ],
 )  # fmt: skip
 
 
-def incident_actor(incident: Incident, user: Any) -> Actor:
-    reservation = incident.reservation
+def reservation_actor(reservation: Reservation, user: Any) -> Actor:
     return actor_for(
         user=user,
         parties={"buyer": reservation.request.buyer_id, "provider": reservation.bid.provider_id},
     )
+
+
+def opening_decision(reservation: Reservation, *, user: Any) -> Decision[Reservation]:
+    return OPENING.decide(reservation, "open", actor=reservation_actor(reservation, user))
+
+
+def require_open_move(reservation: Reservation, *, user: Any) -> str:
+    """Refused unless the user is on either team of an accepted reservation; returns the party
+    ("buyer" or "provider") that opens."""
+    actor = reservation_actor(reservation, user)
+    OPENING.require(reservation, "open", actor=actor)
+    return "buyer" if "buyer" in actor.roles else "provider"
+
+
+def incident_actor(incident: Incident, user: Any) -> Actor:
+    return reservation_actor(incident.reservation, user)
 
 
 def incident_move(incident: Incident, name: str, *, user: Any) -> Decision[Incident]:

@@ -18,6 +18,7 @@ from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from core.formatting import countdown
 from incidents import failures
+from incidents.failures import incident as failures_incident
 from incidents.models import (
     FailedRun,
     FailedRunFile,
@@ -124,7 +125,10 @@ def _median(row: IncidentEvidence | None) -> float | None:
 
 
 def repaired_nodes(incident: Incident) -> list[str]:
-    """The node(s) the incident names: its analysis's initiating node; [] when unknown."""
+    """The nodes this incident touches: its own `nodes` when set (opened from a signal, or
+    filled on attaching an analysis), else its analysis's initiating node; [] when unknown."""
+    if incident.nodes:
+        return [str(n) for n in incident.nodes]
     run = incident.failed_run
     node = (run.analysis or {}).get("initiating_node") if run is not None else None
     return [node] if isinstance(node, str) and node else []
@@ -291,3 +295,48 @@ def window_view(incident: Incident) -> dict[str, Any]:
     for key in ("last_healthy_at", "first_bad_at"):
         window[key] = utc_label(window.get(key))
     return window
+
+
+def partial_lost_time(incident: Incident) -> dict[str, Any]:
+    """S3 (partial capacity): the missing nodes' GPUs × the outage, from the node going out
+    (the window's start, else the opening) to the restore; or what is still missing."""
+    nodes = repaired_nodes(incident)
+    out_at = incident.window_start or incident.opened_at
+    missing = []
+    if not nodes:
+        missing.append("the nodes out")
+    if not incident.gpus_per_node:
+        missing.append("GPUs per node (the awarded bid gives none)")
+    if incident.restored_at is None:
+        missing.append("the restore")
+    if missing:
+        return {"missing": missing, "result": None}
+    try:
+        result = failures_incident.partial_gpu_hours(
+            nodes_out=len(nodes),
+            gpus_per_node=incident.gpus_per_node or 0,
+            out_at=out_at,
+            restored_at=incident.restored_at,  # type: ignore[arg-type]
+        )
+    except failures.IncidentTermsError as exc:
+        return {"missing": [], "result": None, "error": str(exc)}
+    return {"missing": [], "result": result}
+
+
+def attachable_incidents(run: FailedRun) -> list[Incident]:
+    """Open incidents of the run's reservation that have no failed-run analysis yet."""
+    return list(
+        Incident.objects.filter(
+            reservation_id=run.reservation_id, failed_run__isnull=True, closed_at__isnull=True
+        ).order_by("-opened_at", "-pk")
+    )
+
+
+def degraded_view(incident: Incident) -> dict[str, Any] | None:
+    """What the S2 detector found, with its instants as the pages show them."""
+    found = dict(incident.degraded or {})
+    if not found:
+        return None
+    for key in ("window_start", "window_end"):
+        found[key] = utc_label(found.get(key))
+    return found

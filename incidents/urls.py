@@ -3,6 +3,7 @@
 from django.urls import path
 
 from incidents import views as v
+from incidents.views import opening as vo
 
 app_name = "incidents"
 
@@ -12,6 +13,14 @@ urlpatterns = [
     path("failed-runs/<int:pk>/status.json", v.failed_run_status, name="failed-run-status"),
     path("failed-runs/<int:pk>/retry/", v.failed_run_retry, name="failed-run-retry"),
     path("failed-runs/<int:pk>/incident/", v.incident_open, name="incident-open"),
+    path("failed-runs/<int:pk>/attach/", vo.failed_run_attach, name="failed-run-attach"),
+    path("reservations/<int:pk>/incidents/new/", vo.incident_new, name="incident-new"),
+    path(
+        "reservations/<int:pk>/incidents/step-times/",
+        vo.incident_from_steps,
+        name="incident-from-steps",
+    ),
+    path("incidents/<int:pk>/fewer-nodes/", vo.incident_fewer_nodes, name="incident-fewer-nodes"),
     path("failed-run-files/<int:pk>/download/", v.failed_run_file, name="failed-run-file"),
     path("incidents/<int:pk>/", v.incident_detail, name="incident-detail"),
     path("incidents/<int:pk>/severity/", v.incident_severity, name="incident-severity"),

@@ -12,6 +12,9 @@ from rest_framework import serializers
 from incidents import selectors as sel
 from incidents.models import ChecklistSignoff, Incident, IncidentEvidence, IncidentEvidenceKind
 from incidents.models import Severity as SeverityChoice
+from incidents.models import Signal as SignalChoice
+
+HAND_OPENED = ("alert", "drained-node", "slow-job", "other")
 
 
 def _username(field: str) -> serializers.CharField:
@@ -115,6 +118,13 @@ class IncidentSerializer(IncidentSummarySerializer):
             "checklist",
             "lost_time",
             "evidence_url",
+            "signal",
+            "opened_by_party",
+            "nodes",
+            "window_start",
+            "window_end",
+            "fewer_nodes_at",
+            "continuing_nodes",
         ]
         read_only_fields = fields
 
@@ -133,6 +143,24 @@ class IncidentSerializer(IncidentSummarySerializer):
 
     def get_evidence_url(self, obj: Incident) -> str:
         return reverse("api:incident-evidence", args=[obj.pk])
+
+
+class IncidentSignalOpenSerializer(serializers.Serializer):
+    """Open an incident from the party's own signal (rules in incidents.services.opening)."""
+
+    severity = serializers.ChoiceField(choices=SeverityChoice.choices)
+    signal = serializers.ChoiceField(
+        choices=[s for s in SignalChoice.choices if s[0] in HAND_OPENED],
+        help_text="The provider: alert, drained-node or other; the buyer: slow-job or other.",
+    )
+    nodes = serializers.ListField(
+        child=serializers.CharField(max_length=100), max_length=256, help_text="Node labels."
+    )
+    window_start = serializers.DateTimeField(help_text="When it began (UTC), not in the future.")
+    window_end = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="Empty while it lasts."
+    )
+    summary = serializers.CharField(max_length=2000, help_text="What was seen.")
 
 
 class IncidentOpenSerializer(serializers.Serializer):

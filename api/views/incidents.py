@@ -30,6 +30,7 @@ from api.serializers.incidents import (
     IncidentEvidenceUploadSerializer,
     IncidentOpenSerializer,
     IncidentSerializer,
+    IncidentSignalOpenSerializer,
     IncidentSummarySerializer,
     IncidentTimesSerializer,
     SeveritySerializer,
@@ -39,6 +40,7 @@ from api.serializers.incidents import (
 from incidents import selectors as sel
 from incidents import services
 from incidents.models import ChecklistSignoff, Incident, IncidentEvidence
+from incidents.services import opening
 
 
 def _org_ids(request: Request) -> list[int]:
@@ -54,7 +56,8 @@ def _show(incident: Incident, code: int = status.HTTP_200_OK) -> Response:
 
 
 class ReservationIncidentListView(generics.ListAPIView[Incident]):
-    """The incidents on a reservation (its buyer and awarded provider), newest first."""
+    """The incidents on a reservation (its buyer and awarded provider), newest first; POST opens
+    one from the party's own signal."""
 
     serializer_class = IncidentSummarySerializer
     filterset_class = IncidentFilter
@@ -67,6 +70,31 @@ class ReservationIncidentListView(generics.ListAPIView[Incident]):
             org_ids=_org_ids(self.request), pk=self.kwargs["pk"]
         )
         return api_selectors.incident_list(reservation=reservation)
+
+    @extend_schema(
+        request=IncidentSignalOpenSerializer,
+        responses={201: IncidentSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Open an incident from your own signal (severity, nodes, UTC window); its "
+        "clocks start now and both parties are told",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        reservation = reservation_selectors.reservation_get(org_ids=_org_ids(request), pk=pk)
+        serializer = IncidentSignalOpenSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        incident = opening.incident_open_signal(
+            reservation=reservation,
+            user=api_user(request),
+            severity=data["severity"],
+            signal=data["signal"],
+            nodes=data["nodes"],
+            window_start=data["window_start"],
+            window_end=data.get("window_end"),
+            summary=data["summary"],
+        )
+        return _show(incident, status.HTTP_201_CREATED)
 
 
 class IncidentOpenView(generics.GenericAPIView[Incident]):

@@ -181,3 +181,30 @@ def lost_gpu_hours(
     }
     out["total"] = round(sum(out.values()), 3)
     return out
+
+
+def partial_gpu_hours(
+    *, nodes_out: int, gpus_per_node: int, out_at: datetime, restored_at: datetime
+) -> dict[str, Any]:
+    """S3, one node (or a few) out while the job runs on: GPU-hours lost are the missing nodes'
+    GPUs times the outage, not the whole cluster's."""
+    if restored_at < out_at:
+        raise IncidentTermsError(
+            f"the restore ({_utc(restored_at)}) comes before the node went out ({_utc(out_at)})"
+        )
+    if nodes_out < 1 or gpus_per_node < 1:
+        raise IncidentTermsError("nodes out and GPUs per node must be at least 1")
+    hours = (restored_at - out_at).total_seconds() / 3600
+    gpus = nodes_out * gpus_per_node
+    total = round(gpus * hours, 3)
+    return {
+        "nodes_out": nodes_out,
+        "gpus_per_node": gpus_per_node,
+        "gpus": gpus,
+        "outage_hours": round(hours, 3),
+        "gpu_hours": total,
+        "formula": (
+            f"{nodes_out} node{'s' if nodes_out != 1 else ''} × {gpus_per_node} GPUs × "
+            f"{hours:.2f} h ({_utc(out_at)} → {_utc(restored_at)}) = {total:.1f} GPU-h"
+        ),
+    }

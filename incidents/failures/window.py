@@ -218,11 +218,22 @@ def _per_step(records: list[StepRecord]) -> list[_Point]:
     return sorted(points, key=lambda p: (p.at, p.step))
 
 
-def _sustained_rise(
-    records: list[StepRecord], *, limit: float, minutes: float, pct: float, ref: float
-) -> tuple[StepRecord | None, list[str]]:
-    """The step that starts the first window whose median step time is at or over `limit`, and
-    the reasons; slow steps outside such a window are reported as blips."""
+@dataclass(frozen=True, slots=True)
+class Rise:
+    """The first window of the agreed length whose median step time is at or over the limit."""
+
+    first_step: int  # the first step over the limit inside that window
+    first_at: datetime
+    first_seconds: float
+    start: datetime  # the window's first and last step times (UTC)
+    end: datetime
+    end_step: int
+    median: float
+
+
+def first_rise(records: list[StepRecord], *, limit: float, minutes: float) -> Rise | None:
+    """The first whole window (`minutes` of the log's own timestamps) whose median step time is
+    at or over `limit`; per-rank rows count once per step (their median)."""
     points = _per_step(records)
     window = timedelta(minutes=minutes)
     ordered: list[float] = []  # the window's step times, sorted, for its median
@@ -237,11 +248,26 @@ def _sustained_rise(
         median = statistics.median(ordered)
         if median >= limit:
             first = next((p for p in points[start : i + 1] if p.seconds >= limit), points[start])
-            return StepRecord(first.step, first.at, first.seconds), [
-                f"the median step time over the {minutes:g} min to step {point.step} was "
-                f"{median:.3f} s, at least +{pct:g}% of the {ref:.3f} s baseline "
-                f"({limit:.3f} s): sustained degradation from step {first.step}"
-            ]
+            return Rise(
+                first.step, first.at, first.seconds, points[start].at, point.at, point.step, median
+            )
+    return None
+
+
+def _sustained_rise(
+    records: list[StepRecord], *, limit: float, minutes: float, pct: float, ref: float
+) -> tuple[StepRecord | None, list[str]]:
+    """The step that starts the first window whose median step time is at or over `limit`, and
+    the reasons; slow steps outside such a window are reported as blips."""
+    points = _per_step(records)
+    window = timedelta(minutes=minutes)
+    rise = first_rise(records, limit=limit, minutes=minutes)
+    if rise is not None:
+        return StepRecord(rise.first_step, rise.first_at, rise.first_seconds), [
+            f"the median step time over the {minutes:g} min to step {rise.end_step} was "
+            f"{rise.median:.3f} s, at least +{pct:g}% of the {ref:.3f} s baseline "
+            f"({limit:.3f} s): sustained degradation from step {rise.first_step}"
+        ]
     slow = [p for p in points if p.seconds > limit]
     span = (points[-1].at - points[0].at) if points else timedelta(0)
     if span < window:

@@ -14,7 +14,9 @@ from incidents.models.incident import (
     IncidentEvidence,
     IncidentEvidenceKind,
     Severity,
+    Signal,
 )
+from incidents.models.signals import StepTimesUpload
 
 # Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
 failed_run_path = stored_upload_path
@@ -30,4 +32,6 @@ __all__ = [
     "IncidentEvidence",
     "IncidentEvidenceKind",
     "Severity",
+    "Signal",
+    "StepTimesUpload",
 ]

@@ -19,6 +19,17 @@ class Severity(models.TextChoices):
     S3 = "S3", "S3 · one node out, job continues"
 
 
+class Signal(models.TextChoices):
+    """What the incident was opened from."""
+
+    FAILED_RUN = "failed-run", "Failed-run analysis"
+    ALERT = "alert", "Provider alert"
+    DRAINED_NODE = "drained-node", "Drained node"
+    SLOW_JOB = "slow-job", "Slow job (buyer)"
+    STEP_TIMES = "step-times", "Sustained step-time rise"
+    OTHER = "other", "Other"
+
+
 class Incident(models.Model):
     reservation = models.ForeignKey(Reservation, on_delete=models.CASCADE, related_name="incidents")
     failed_run = models.OneToOneField(
@@ -64,6 +75,20 @@ class Incident(models.Model):
     closed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Opened from any signal: who opened it (party), from what, on which nodes, over which UTC
+    # window (end empty while it lasts).
+    signal = models.CharField(max_length=20, choices=Signal.choices, default=Signal.FAILED_RUN)
+    opened_by_party = models.CharField(max_length=10, blank=True)
+    nodes = models.JSONField(default=list, blank=True)
+    window_start = models.DateTimeField(null=True, blank=True)
+    window_end = models.DateTimeField(null=True, blank=True)
+    # S2 from step times: what the detector found (threshold, window, slowest ranks, nodes).
+    degraded = models.JSONField(null=True, blank=True)
+    # S3, partial capacity: GPUs per node (from the awarded bid, else the request), and the job
+    # restarted on fewer nodes while the repair runs.
+    gpus_per_node = models.PositiveIntegerField(null=True, blank=True)
+    fewer_nodes_at = models.DateTimeField(null=True, blank=True)
+    continuing_nodes = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         db_table = "acceptance_incident"  # moved from acceptance/: the table keeps its name
@@ -95,6 +120,7 @@ class IncidentEvidenceKind(models.TextChoices):
     DIAG = "dcgmi-diag", "Diagnostics (dcgmi diag)"
     CHECKPOINTS = "checkpoints", "Checkpoint listing"
     STEP_LOG = "step-log", "Step log (for the incident window)"
+    RANK_STEPS = "rank-steps", "Per-rank step times (degraded throughput)"
 
 
 class IncidentEvidence(StoredUpload):

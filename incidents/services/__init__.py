@@ -14,7 +14,6 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from acceptance.audit import record_on_reservation
 from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
 from core.lifecycle import MoveRefused, require_confirmation
@@ -39,6 +38,7 @@ from incidents.failed_runs import (
     require_accepted,
 )
 from incidents.failures import checkpoints as ckpt
+from incidents.failures import degraded
 from incidents.failures import window as win
 from incidents.lifecycle import (
     close_decision,
@@ -46,6 +46,7 @@ from incidents.lifecycle import (
     incident_move,
     item_owner,
     require_item_party,
+    require_open_move,
 )
 from incidents.models import (
     ChecklistDispute,
@@ -55,10 +56,12 @@ from incidents.models import (
     Incident,
     IncidentEvidence,
     IncidentEvidenceKind,
-    Severity,
+    Signal,
 )
-from incidents.notices import incident_closed_notify, incident_opened_notify
-from incidents.selectors import checklist_states, node_in_name, repaired_nodes, terms_for
+from incidents.notices import incident_closed_notify
+from incidents.selectors import checklist_states, node_in_name, repaired_nodes
+from incidents.services.opening import check_severity, create_incident
+from incidents.services.records import _record
 
 
 def propose(analysis: dict[str, Any]) -> failures.SeverityProposal:
@@ -72,9 +75,7 @@ def propose(analysis: dict[str, Any]) -> failures.SeverityProposal:
     return failures.propose_severity(cast(Any, view))
 
 
-def _check_severity(severity: str) -> None:
-    if severity not in Severity.values:
-        raise ValidationError({"severity": [f"Choose one of {', '.join(Severity.values)}."]})
+_check_severity = check_severity
 
 
 @transaction.atomic
@@ -86,9 +87,11 @@ def incident_open(
     reason: str = "",
     now: datetime | None = None,
 ) -> Incident:
-    """Open the incident; the clocks start now, from the terms the provider acknowledged."""
+    """Open the incident from an analysed failed run; the clocks start now, from the terms the
+    provider acknowledged (`create_incident`, as every door)."""
     run = FailedRun.objects.select_for_update().select_related("reservation").get(pk=failed_run.pk)
     require_accepted(run.reservation)
+    party = require_open_move(run.reservation, user=user)
     if run.state != FailedRunState.ANALYSED or not run.analysis:
         raise ServiceError("Open an incident from an analysed failed run.")
     if Incident.objects.filter(failed_run=run).exists():
@@ -101,57 +104,26 @@ def incident_open(
         raise ValidationError(
             {"reason": [f"{proposal.severity} was proposed ({proposal.reason}); say why {chosen}."]}
         )
-    revision, snapshot, source = terms_for(run.reservation)
-    clocks = failures.terms_clocks(snapshot)
-    if not clocks.get(chosen):
-        raise ServiceError(f"The terms give no {chosen} clocks.")
-    items = failures.recovery_checklist(failures.terms_recovery(snapshot))
     first = analysis.get("first_failure") or {}
     failed_at = _parse_time(first.get("time"))
-    degraded = snapshot.get("degraded_step_time_pct")
-    window = win.incident_window([], failure_time=failed_at).to_json()
-    incident = Incident.objects.create(
+    # No `nodes` of its own: `repaired_nodes` reads the analysis's initiating node.
+    return create_incident(
         reservation=run.reservation,
-        failed_run=run,
+        user=user,
         severity=chosen,
-        proposed_severity=proposal.severity,
-        severity_reason=reason.strip() or proposal.reason,
-        summary=str(analysis.get("summary") or "")[:2000],
+        proposed=proposal.severity,
+        reason=reason.strip() or proposal.reason,
+        signal=Signal.FAILED_RUN,
+        party=party,
+        summary=str(analysis.get("summary") or ""),
+        window_start=failed_at,
+        failed_run=run,
+        failed_at=failed_at,
+        window=win.incident_window([], failure_time=failed_at).to_json(),
+        gpus=run.world_size,
         suggested_owner=str(analysis.get("suggested_owner") or "undetermined"),
         owner_reasons=list(analysis.get("owner_reasons") or []),
-        window=window,
-        terms_revision=revision,
-        terms_source=source,
-        clocks=clocks,
-        checklist=[
-            {"key": i.key, "text": i.text, "evidence": i.evidence, "threshold": i.threshold}
-            for i in items
-        ],
-        degraded_pct=float(degraded) if degraded not in (None, "") else None,
-        degraded_window_minutes=int(snapshot.get("degraded_window_minutes") or 15),
-        gpus=run.world_size,
-        opened_by=user,
-        opened_at=now or timezone.now(),
-        failed_at=failed_at,
-    )
-    _record(
-        incident,
-        "incident.open",
-        user,
-        after={"severity": chosen, "proposed_severity": proposal.severity},
-        reason=reason.strip(),
-    )
-    incident_opened_notify(incident=incident)
-    return incident
-
-
-def _record(incident: Incident, action: str, user: User, **values: Any) -> None:
-    record_on_reservation(
-        reservation=incident.reservation,
-        action=action,
-        user=user,
-        obj_key=f"incident:{incident.pk}",
-        **values,
+        now=now,
     )
 
 
@@ -252,6 +224,13 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
     if kind == IncidentEvidenceKind.CHECKPOINTS:
         listing = ckpt.parse_listing(data, name=name)
         return ckpt.assess_checkpoints(listing, failing_step=failing).to_json()
+    if kind == IncidentEvidenceKind.RANK_STEPS:
+        rows = degraded.parse_rank_steps(data, name=name)
+        return degraded.detect_degraded(
+            rows,
+            threshold_pct=incident.degraded_pct if incident.degraded_pct is not None else 10.0,
+            window_minutes=incident.degraded_window_minutes,
+        ).to_json()
     records = win.parse_step_records(data, name=name)
     return win.incident_window(
         records,

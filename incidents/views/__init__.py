@@ -20,6 +20,7 @@ from incidents import services
 from incidents.forms import (
     DisputeForm,
     FailedRunUploadForm,
+    FewerNodesForm,
     IncidentEvidenceForm,
     IncidentOpenForm,
     LostTimeForm,
@@ -73,6 +74,8 @@ def _run_page(request: HttpRequest, run: FailedRun, **forms: Any) -> HttpRespons
         "proposal": proposal,
         "open_form": forms.get("open_form")
         or IncidentOpenForm(initial={"severity": proposal.severity if proposal else "S1"}),
+        # Or attach the analysis to an open incident of the reservation that has none.
+        "attachable": sel.attachable_incidents(run) if incident is None else [],
         **sel.analysis_view(run, page=request.GET.get("page")),
     }
     return render(request, "incidents/failed_run_detail.html", context)
@@ -170,6 +173,14 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
         "checklist": checklist,
         "evidence": evidence,
         "lost": sel.lost_time(incident),
+        "partial": sel.partial_lost_time(incident) if incident.severity == "S3" else None,
+        "degraded": sel.degraded_view(incident),
+        "affected_nodes": sel.repaired_nodes(incident),
+        "fewer_form": forms.get("fewer_form")
+        or FewerNodesForm(
+            initial={"at": incident.fewer_nodes_at, "continuing_nodes": incident.continuing_nodes}
+        ),
+        "fewer_move": INCIDENT.decide(incident, "fewer_nodes", actor=actor),
         "severity_form": forms.get("severity_form")
         or SeverityForm(initial={"severity": incident.severity}),
         "evidence_form": forms.get("evidence_form") or IncidentEvidenceForm(),

@@ -75,3 +75,64 @@ def test_failed_run_to_closed_incident(
     page.wait_for_selector("#incident-state:has-text('closed')")
     incident.refresh_from_db()
     assert incident.closed_at is not None
+
+
+def test_provider_opened_s2_to_a_closure_confirmed_by_the_buyer(
+    live_server, new_page, login_as, world, buyer, provider
+):
+    """The provider uploads per-rank step times from the reservation page: a sustained rise on
+    gpu-a02 opens an S2 there. Recovery evidence passes each item; the buyer confirms the end."""
+    done = accept(world, buyer, provider)
+    steps = RECOVERY.parent / "degraded"
+
+    page = login_as(new_page(), "nora")
+    page.goto(f"{live_server.url}/reservations/{done.reservation.pk}/")
+    page.click("#open-incident-link")
+    terms = page.inner_text("#degraded-terms")
+    assert "10.0 % or more" in terms and "over 15 min" in terms and "terms revision 1" in terms
+    page.set_input_files("#id_steps_file", str(steps / "steps_8ranks_blip_step60.csv"))
+    page.click("#steps-open button[type=submit]")
+    page.wait_for_selector("#degraded-found:has-text('A blip')")
+    assert "step 60" in page.inner_text("#degraded-found") and not Incident.objects.exists()
+
+    page.set_input_files("#id_steps_file", str(steps / "steps_8ranks_gpu-a02_sustained_rise.csv"))
+    page.click("#steps-open button[type=submit]")
+    page.wait_for_selector("#clocks")
+    assert page.inner_text("#severity") == "S2"
+    assert "gpu-a02" in page.inner_text("#affected-nodes")
+    assert "10:22:40 → 2026-11-04 10:37:20" in page.inner_text("#degraded-window")
+    incident = Incident.objects.get()
+
+    uploads = [
+        ("nccl-tests", RECOVERY / "nccl_all_reduce_recovered.txt", ""),
+        ("smoke-steps", RECOVERY / "pre_incident_steps.csv", ""),
+        ("dcgmi-diag", steps / "dcgmi_diag_gpu-a02_8xh200_pass.txt", "gpu-a02"),
+    ]
+    for kind, path, node in uploads:
+        page.select_option("#id_kind", kind)
+        page.set_input_files("#id_file", str(path))
+        page.fill("#id_node", node)
+        page.click("#evidence-upload button[type=submit]")
+        page.wait_for_selector(f"text={path.name} is stored and read")
+    for key in ("diagnostics", "nccl_margin_pct", "smoke_step_time_margin_pct"):
+        assert "pass" in page.inner_text(f"#item-{key}"), key
+
+    page.click("#clock-restore button[type=submit]")
+    page.wait_for_selector("text=Restored recorded")
+    Incident.objects.filter(pk=incident.pk).update(restored_at=timezone.now() - timedelta(days=2))
+    page.reload()
+    assert "Only the buyer confirms" in page.inner_text("#close-blocked")
+    page.fill("#note-no_recurrence_hours", "no Xid and no step-time rise on gpu-a02 since")
+    page.click("#item-no_recurrence_hours button[type=submit]")
+    page.wait_for_selector("#item-no_recurrence_hours .status-pass")
+
+    page = login_as(new_page(), "alice")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{live_server.url}/incidents/{incident.pk}/")
+    page.fill("#note-loss_continuity", "loss 2.110 at resume, as at the checkpoint")
+    page.click("#item-loss_continuity button[type=submit]")
+    page.wait_for_selector("#item-loss_continuity .status-pass")
+    page.click("#close-incident")
+    page.wait_for_selector("#incident-state:has-text('closed')")
+    incident.refresh_from_db()
+    assert incident.closed_at is not None and incident.closed_by == buyer.user

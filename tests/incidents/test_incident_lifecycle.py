@@ -14,14 +14,14 @@ from orgs.choices import MemberRole
 
 BUYER_ROLES = (MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN)
 PROVIDER_ROLES = (MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN)
-SHARED = {"severity", "evidence", "signoff", "dispute"}
+SHARED = {"severity", "evidence", "signoff", "dispute", "attach"}
 
 # What each party may do on an open incident, by severity.
 OPEN_MOVES = {
     ("buyer", "S1"): SHARED | {"close"},
-    ("buyer", "S3"): SHARED | {"close"},
+    ("buyer", "S3"): SHARED | {"close", "fewer_nodes"},
     ("provider", "S1"): SHARED | {"responded", "restored"},  # never closes an S1 alone
-    ("provider", "S3"): SHARED | {"responded", "restored", "close_minor"},
+    ("provider", "S3"): SHARED | {"responded", "restored", "close_minor", "fewer_nodes"},
 }
 
 

@@ -37,6 +37,10 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "incidents:incident-times": ("post", lambda w: [w.incident.pk], PARTIES_POST),
     "incidents:incident-close": ("post", lambda w: [w.incident.pk], PARTIES_POST),
     "incidents:incident-evidence-download": ("get", lambda w: [w.evidence.pk], PARTIES_GET),
+    "incidents:incident-new": ("get", lambda w: [w.reservation.pk], PARTIES_GET),
+    "incidents:incident-from-steps": ("post", lambda w: [w.reservation.pk], PARTIES_FORM),
+    "incidents:failed-run-attach": ("post", lambda w: [w.run.pk], PARTIES_POST),
+    "incidents:incident-fewer-nodes": ("post", lambda w: [w.incident.pk], PARTIES_FORM),
 }
 tenancy_registry.register(*ROUTES)
 
@@ -86,3 +90,17 @@ def test_the_reservation_page_lists_failed_runs_for_the_parties(tenancy_world, r
     for role in ("buyer", "provider"):
         html = client_for(role, request).get(url).content.decode()
         assert link in html and "Failed runs and incidents" in html
+
+
+@pytest.mark.parametrize("role", ["rival_provider", "outsider"])
+def test_non_parties_cannot_open_an_incident_from_a_signal(role, tenancy_world, request):
+    from incidents.models import Incident
+
+    url = reverse("incidents:incident-new", args=[tenancy_world.reservation.pk])
+    response = client_for(role, request).post(
+        url,
+        {"severity": "S1", "signal": "alert", "nodes": "gpu-a02",
+         "window_start": "2026-11-04 10:00", "summary": "Not mine to say"},
+    )  # fmt: skip
+    assert response.status_code == HIDDEN
+    assert Incident.objects.count() == 1

@@ -255,6 +255,18 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         None,
         OWNER_AND_BUYER,
     ),
+    # Either party opens from its own signal ("other" is both parties' to name).
+    "reservations_incidents_create": (
+        lambda w: {"id": w.incident.reservation_id},
+        lambda w: {
+            "severity": "S3",
+            "signal": "other",
+            "nodes": ["gpu-a02"],
+            "window_start": "2026-11-04T10:00:00Z",
+            "summary": "Node drained.",
+        },
+        only(provider=CREATED, buyer=CREATED),
+    ),
     # The failed run already has its incident: the parties reach the rule, nobody else the run.
     "failed_runs_incident_create": (
         lambda w: {"id": w.incident.failed_run_id},
