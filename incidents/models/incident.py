@@ -95,6 +95,7 @@ class IncidentEvidenceKind(models.TextChoices):
     DIAG = "dcgmi-diag", "Diagnostics (dcgmi diag)"
     CHECKPOINTS = "checkpoints", "Checkpoint listing"
     STEP_LOG = "step-log", "Step log (for the incident window)"
+    TRAINING_LOG = "training-log", "Training log with step and loss (loss continuity)"
 
 
 class IncidentEvidence(StoredUpload):
