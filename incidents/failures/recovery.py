@@ -170,7 +170,13 @@ def check_diagnostics(
     status = PASS if results and not bad else FAIL
     counts = sorted({f"{d['gpu_count']} GPUs" for d in parsed if d.get("gpu_count")})
     on = f" on {', '.join(counts)}" if counts else ""
-    return status, f"{len(results) - len(bad)} of {len(results)} tests pass{on}", expected
+    measured = f"{len(results) - len(bad)} of {len(results)} tests pass{on}"
+    unknown = [d for d in parsed if not any(
+        not str(m).startswith("unknown ") for m in d.get("gpu_models") or []
+    )]  # fmt: skip
+    if shape.gpu_model and unknown:
+        measured += "; GPU model cannot be compared (the file names no known GPU device id)"
+    return status, measured, expected
 
 
 @dataclass(frozen=True, slots=True)

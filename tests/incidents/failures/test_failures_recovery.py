@@ -55,6 +55,17 @@ def test_an_eight_gpu_h200_diag_from_the_repaired_node_passes() -> None:
     assert (status, measured) == ("pass", "3 of 3 tests pass on 8 GPUs")
 
 
+def test_a_dcgm_json_without_device_ids_says_the_model_cannot_be_compared() -> None:
+    data = Path(__file__).resolve().parents[2] / "data/evidence/dcgmi-diag/diag_r3_dcgm3_json.json"
+    doc = to_json(parse_evidence(data.read_bytes(), kind="dcgmi-diag"))
+    status, measured, _ = check_diagnostics([doc], (), NodeShape(gpus_per_node=2, gpu_model="H200"))
+    assert status == "fail"  # its GPU Memory test failed
+    assert measured == (
+        "3 of 4 tests pass on 2 GPUs; GPU model cannot be compared (the file names no known "
+        "GPU device id)"
+    )
+
+
 def test_a_diag_labelled_with_another_node_is_refused_by_name() -> None:
     doc = {**_parsed("dcgmi_diag_r2_dcgm4_8xh200_pass.txt", "dcgmi-diag"), "node": "node-3"}
     status, measured, _ = check_diagnostics([doc], ["node-17"], H200_NODE)
