@@ -36,11 +36,12 @@ DEFAULT_LOSS_TOLERANCE_PCT = 5.0
 TOLERANCE_TERM = "recovery_loss_tolerance_pct"
 
 _NUM = r"(-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|-?inf)"
-_STEP_RE = re.compile(r"(?<![\w.])(?:iteration|global_step|step|iter)\s*[:=]?\s*(\d+)", re.I)
+# Steps are capped at 18 digits: int() refuses 4,300+ digit tokens, and no run takes 10^18 steps.
+_STEP_RE = re.compile(r"(?<![\w.])(?:iteration|global_step|step|iter)\s*[:=]?\s*(\d{1,18})\b", re.I)
 _LOSS_RE = re.compile(r"(?<![\w.])(?:lm[ _]|train[ _])?loss\s*[:=]?\s*" + _NUM, re.I)
 _RESUME_RE = re.compile(
     r"(?:resum\w*|load(?:ed|ing)?\s+(?:the\s+)?checkpoint|continu\w*\s+training)"
-    r".*?(?:global[_ ]step|iteration|iter|step)[\s_:=]*(\d+)",
+    r".*?(?:global[_ ]step|iteration|iter|step)[\s_:=]*(\d{1,18})\b",
     re.I,
 )
 
@@ -111,13 +112,13 @@ def _from_csv(lines: list[str], start: int, header: list[str], name: str) -> lis
             step = int(cells[i_step])
         except ValueError:
             raise FailureInputError(
-                f"{name}: line {n}: step must be a whole number, found {cells[i_step]!r}"
+                f"{name}: line {n}: step must be a whole number, found {cells[i_step][:30]!r}"
             ) from None
         try:
             loss = _float(cells[i_loss])
         except ValueError:
             raise FailureInputError(
-                f"{name}: line {n}: loss must be a number, found {cells[i_loss]!r}"
+                f"{name}: line {n}: loss must be a number, found {cells[i_loss][:30]!r}"
             ) from None
         out.append(LossPoint(step, loss, n))
     return out
@@ -244,6 +245,8 @@ def check_loss(
         )
     ref, got = at_ckpt[-1], first
     ref_loss, got_loss = _num(ref[1]), _num(got[1])
+    if not math.isfinite(ref_loss):
+        return FAIL, f"loss at checkpoint step {ref[0]} is {ref_loss} (line {ref[2]})", expected
     if not math.isfinite(got_loss):
         return FAIL, f"loss at resume is {got_loss} (step {got[0]}, line {got[2]})", expected
     delta = (got_loss - ref_loss) / abs(ref_loss) * 100 if ref_loss else math.inf

@@ -232,3 +232,16 @@ def test_a_recurrence_on_the_same_node_fails_naming_the_incident() -> None:
         measured
         == "incident #42 opened 2025-03-01 18:12 UTC on node-17, 3 h 12 min after the restore"
     )
+
+
+def test_hostile_logs_are_named_errors_never_crashes() -> None:
+    for data in (b"step " + b"9" * 5000 + b" loss 1\n", b"\x00\xff" * 500):
+        with pytest.raises(FailureInputError, match="no step and loss found"):
+            parse_loss_log(data, name="train.log")
+    with pytest.raises(
+        FailureInputError, match=r"line 2: step must be a whole number, found '9{30}'$"
+    ):
+        parse_loss_log(b"step,loss\n" + b"9" * 5000 + b",1\n", name="loss.csv")
+    log = parse_loss_log("step,loss\n1400,inf\n1401,2.1\n1401,2.1\n").to_json()
+    status, measured, _ = check_loss(log, checkpoint_step=1400, tolerance_pct=5.0)
+    assert status == "fail" and measured == "loss at checkpoint step 1400 is inf (line 2)"
