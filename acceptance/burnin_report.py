@@ -235,6 +235,7 @@ def baseline_snapshot(
                 "sha256": f.get("sha256"),
                 "command": _command(run),
                 "ranks": run.get("ranks"),
+                "hosts": list(run.get("nodes") or []),  # the node set recovery runs must match
                 "nccl_version": run.get("nccl_version"),
                 "nccl_tests_version": run.get("nccl_tests_version"),
                 "large_message_busbw_min_gbps": _large_min(run, large),

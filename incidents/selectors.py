@@ -6,14 +6,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Q
 from django.http import Http404
+from django.utils import timezone
 
-from acceptance.models import Acknowledgement, Reservation
+from acceptance.models import Acknowledgement, Evidence, EvidenceState, Reservation
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from core.formatting import countdown
@@ -144,7 +145,10 @@ def node_in_name(name: str, nodes: Iterable[str]) -> str:
 
 
 def checklist_states(
-    incident: Incident, evidence: list[IncidentEvidence] | None = None
+    incident: Incident,
+    evidence: list[IncidentEvidence] | None = None,
+    *,
+    now: datetime | None = None,
 ) -> list[failures.ItemState]:
     rows = evidence if evidence is not None else list(incident.evidence.order_by("pk"))
     items = [
@@ -158,26 +162,149 @@ def checklist_states(
     diag = _latest(rows, IncidentEvidenceKind.DIAG)
     # Named nodes: every passing upload counts, each for the node it ran on (the last one wins).
     diags = [e.parsed for e in rows if e.kind == IncidentEvidenceKind.DIAG and e.ok and e.parsed]
+    loss = _latest(rows, IncidentEvidenceKind.TRAINING_LOG)
     reference = _median(_latest(rows, IncidentEvidenceKind.PRE_STEPS))
     if reference is None and snapshot:
         value = (snapshot.get("step_times") or {}).get("run_median_s")
         reference = float(value) if isinstance(value, int | float) else None
+    signoffs = list(incident.signoffs.select_related("by"))
     signed = {
-        s.key: f"{s.note} — {s.by.get_username()}, {s.at:%Y-%m-%d %H:%M} UTC"
-        for s in incident.signoffs.select_related("by")
+        s.key: f"{s.note} — {s.by.get_username()}, {s.at:%Y-%m-%d %H:%M} UTC" for s in signoffs
     }
     return failures.evaluate(
         items,
         evidence={
             "nccl-tests": [nccl.parsed] if nccl and nccl.parsed else [],
             "dcgmi-diag": diags if nodes else ([diag.parsed] if diag and diag.parsed else []),
+            "training-log": [loss.parsed] if loss and loss.parsed else [],
         },
         signed=signed,
         baseline=snapshot,
         reference_median=reference,
         smoke_median=_median(_latest(rows, IncidentEvidenceKind.SMOKE)),
         repaired_nodes=nodes,
+        context=recovery_context(incident, nccl=nccl, signed=signed, now=now),
     )
+
+
+def recovery_context(
+    incident: Incident,
+    *,
+    nccl: IncidentEvidence | None,
+    signed: dict[str, str],
+    now: datetime | None = None,
+) -> failures.Context:
+    """What the recovery checks compare against: the contract's node shape, the burn-in's node
+    set, reuse of burn-in bytes, the checkpoint step, the loss tolerance, recurrences."""
+    reservation = incident.reservation
+    nodes, per_node, model = contract_shape(reservation)
+    terms = incident.terms_revision.snapshot if incident.terms_revision is not None else {}
+    step = (incident.checkpoint or {}).get("step")
+    disputed = {
+        d.key: d.reason for d in incident.disputes.order_by("at", "pk") if d.key not in signed
+    }
+    return failures.Context(
+        nccl=failures.NcclShape(
+            ranks=nodes * per_node if nodes and per_node else None,
+            nodes=nodes,
+            gpus_per_node=per_node,
+            hosts=burnin_hosts(reservation),
+            reused=burnin_copy(reservation, nccl.sha256) if nccl is not None else None,
+        ),
+        node=failures.NodeShape(gpus_per_node=per_node, gpu_model=model),
+        checkpoint_step=step if isinstance(step, int) else None,
+        loss_tolerance_pct=failures.loss_tolerance(terms),
+        now=now or timezone.now(),
+        restored_at=incident.restored_at,
+        recurrences=tuple(recurrences(incident)),
+        disputed=disputed,
+    )
+
+
+def contract_shape(reservation: Reservation) -> tuple[int | None, int | None, str | None]:
+    """(nodes, GPUs per node, GPU model) of the awarded bid's revision, else the request's."""
+    revision, request = reservation.bid_revision, reservation.request
+    nodes = revision.nodes or request.nodes
+    per_node = revision.gpus_per_node or request.gpus_per_node
+    model = revision.gpu_model or request.gpu_model
+    return nodes, per_node, model or None
+
+
+def _parsed_evidence() -> Q:
+    return Q(withdrawn_at__isnull=True, state=EvidenceState.PARSED)
+
+
+def burnin_hosts(reservation: Reservation) -> tuple[str, ...] | None:
+    """The node set the hand-over run's nccl-tests ran on: frozen in the baseline where it was
+    kept, else read from the baseline's burn-in evidence; None when neither says."""
+    baseline = getattr(reservation, "baseline", None)
+    if baseline is None:
+        return None
+    rows = [r for r in (baseline.snapshot or {}).get("nccl") or [] if r.get("hosts")]
+    if rows:
+        return tuple(str(h) for h in rows[0]["hosts"])
+    ids = [r.get("evidence_id") for r in (baseline.snapshot or {}).get("nccl") or []]
+    found = Evidence.objects.filter(_parsed_evidence(), run_id=baseline.run_id, kind="nccl-tests")
+    wanted = [e for e in found.order_by("pk") if e.pk in ids] or list(found.order_by("pk"))
+    for e in wanted:
+        hosts = (e.parsed or {}).get("nodes") or []
+        if hosts:
+            return tuple(str(h) for h in hosts)
+    return None
+
+
+def burnin_copy(reservation: Reservation, sha256: str) -> str | None:
+    """'this is the burn-in's <file>, uploaded <date>; …' when the bytes are burn-in evidence."""
+    if not sha256:
+        return None
+    twin = (
+        Evidence.objects.filter(run__reservation=reservation, sha256=sha256)
+        .order_by("uploaded_at", "pk")
+        .first()
+    )
+    if twin is not None:
+        return (
+            f"this is the burn-in's {twin.original_name}, uploaded "
+            f"{twin.uploaded_at:%Y-%m-%d %H:%M} UTC; a recovery run must be new"
+        )
+    baseline = getattr(reservation, "baseline", None)
+    for row in (baseline.snapshot or {}).get("evidence") or [] if baseline is not None else []:
+        if row.get("sha256") == sha256:
+            return (
+                f"this is the burn-in's {row.get('file')} (kept in the hand-over baseline); "
+                "a recovery run must be new"
+            )
+    return None
+
+
+def recurrences(incident: Incident) -> list[failures.Recurrence]:
+    """Other incidents of the reservation opened in the no-recurrence period after the restore
+    that touch the same nodes. Where either incident names no node, the nodes cannot be told
+    apart and the other incident counts."""
+    if incident.restored_at is None:
+        return []
+    hours = next(
+        (i.get("threshold") for i in incident.checklist if i["key"] == "no_recurrence_hours"), 24
+    )
+    end = incident.restored_at + timedelta(hours=float(hours or 24))
+    mine = set(repaired_nodes(incident))
+    others = (
+        Incident.objects.filter(
+            reservation_id=incident.reservation_id,
+            opened_at__gte=incident.restored_at,
+            opened_at__lte=end,
+        )
+        .exclude(pk=incident.pk)
+        .select_related("failed_run")
+        .order_by("opened_at", "pk")
+    )
+    out = []
+    for other in others:
+        theirs = repaired_nodes(other)
+        if mine and theirs and not mine & set(theirs):
+            continue
+        out.append(failures.Recurrence(other.pk, other.opened_at, tuple(theirs)))
+    return out
 
 
 def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from acceptance.parsers.base import DcgmiError, decode_text, number_problem
+from acceptance.parsers.pci_ids import gpu_model, model_token
 
 KIND = "dcgmi-diag"
 RESULTS = ("Pass", "Fail", "Warn", "Skip")
@@ -79,6 +80,11 @@ class DcgmiResult:
     gpu_device_ids: tuple[str, ...] = ()
     complete: bool = False  # closing border seen
     source_format: str = "table"
+    # GPUs the run covered: the device ids DCGM detected, or the per-GPU results when it
+    # printed none; None when the file shows neither ("Pass - All" without its metadata).
+    gpu_count: int | None = None
+    # Models by the PCI device ids ("H200", "A10G"); "unknown <id>" for an id not listed.
+    gpu_models: tuple[str, ...] = ()
 
 
 def detect(text: str) -> float:
@@ -262,15 +268,23 @@ def _result(
         level = _infer_level([t.name for t in tests])
         source = "inferred" if level is not None else None
     ids = metadata.get("gpu_device_ids", "")
+    device_ids = tuple(i.strip() for i in ids.split(",") if i.strip())
+    indices = {gpu for t in tests for gpu in t.gpus}
+    count = len(device_ids) or len(indices) or None
+    models = sorted(
+        {model_token(name) if (name := gpu_model(i)) else f"unknown {i}" for i in device_ids}
+    )
     return DcgmiResult(
         tests=tests,
         level=level,
         level_source=source,
         dcgm_version=metadata.get("dcgm_version"),
         driver_version=metadata.get("driver_version"),
-        gpu_device_ids=tuple(i.strip() for i in ids.split(",") if i.strip()),
+        gpu_device_ids=device_ids,
         complete=complete,
         source_format=fmt,
+        gpu_count=count,
+        gpu_models=tuple(models),
     )
 
 

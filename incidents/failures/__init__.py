@@ -46,7 +46,17 @@ from .incident import (
 from .model import KINDS, Event, SourceFile
 from .normalise import normalise_text
 from .rankmap import RankInfo, RankMap, parse_rank_map
-from .recovery import ItemState, evaluate, terms_clocks, terms_recovery
+from .recovery import (
+    Context,
+    ItemState,
+    NodeShape,
+    Recurrence,
+    evaluate,
+    terms_clocks,
+    terms_recovery,
+)
+from .recovery_loss import LossLog, loss_tolerance, parse_loss_log
+from .recovery_nccl import NcclShape
 from .report import SecondaryGroup
 from .skew import ClockSkew
 from .unpickle import load_dump, restricted_loads
@@ -63,6 +73,7 @@ __all__ = [
     "CheckpointVerdict",
     "ClockSkew",
     "ClockStatus",
+    "Context",
     "DumpError",
     "Event",
     "FailureInputError",
@@ -70,10 +81,14 @@ __all__ = [
     "IncidentTermsError",
     "IncidentWindow",
     "ItemState",
+    "LossLog",
     "Mismatch",
+    "NcclShape",
+    "NodeShape",
     "RankInfo",
     "RankMap",
     "RankMapError",
+    "Recurrence",
     "SecondaryGroup",
     "SeverityProposal",
     "SourceFile",
@@ -89,9 +104,11 @@ __all__ = [
     "iter_paths",
     "iter_uploads",
     "load_dump",
+    "loss_tolerance",
     "lost_gpu_hours",
     "normalise_text",
     "parse_listing",
+    "parse_loss_log",
     "parse_rank_map",
     "parse_step_records",
     "propose_severity",

@@ -6,12 +6,15 @@ hand-over baseline is `Baseline.snapshot`, terms are a `HandoffTerms` snapshot (
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .incident import ChecklistItem
+from .recovery_loss import DEFAULT_LOSS_TOLERANCE_PCT, check_loss
+from .recovery_nccl import NcclShape, check_nccl
 
 PASS, FAIL, WAITING, SIGNED = "pass", "fail", "waiting", "signed"
 
@@ -65,79 +68,6 @@ def terms_recovery(snapshot: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _busbw(row: Mapping[str, Any]) -> float | None:
-    for side in ("out_of_place", "in_place"):
-        value = (row.get(side) or {}).get("busbw")
-        if isinstance(value, int | float):
-            return float(value)
-    return None
-
-
-def nccl_large_busbw(parsed: Iterable[Mapping[str, Any]], large: int) -> dict[str, float]:
-    """Lowest large-message busbw per collective across the uploaded recovery runs."""
-    out: dict[str, float] = {}
-    for doc in parsed:
-        for run in [doc, *(doc.get("runs") or [])]:
-            values = [
-                v for row in run.get("rows") or []
-                if row.get("size", 0) >= large and (v := _busbw(row)) is not None
-            ]  # fmt: skip
-            if values:
-                coll = str(run.get("collective") or "unknown")
-                out[coll] = min(out.get(coll, min(values)), min(values))
-    return out
-
-
-def _contracted(baseline: Mapping[str, Any] | None) -> bool:
-    """After an override the baseline is the contracted thresholds: no margin below them."""
-    return (baseline or {}).get("source") == "contracted"
-
-
-def check_nccl(
-    parsed: Sequence[Mapping[str, Any]], baseline: Mapping[str, Any] | None, margin_pct: float
-) -> tuple[str, str, str]:
-    """(status, measured, expected) for "nccl-tests within X % of the hand-over baseline".
-
-    When the baseline is the contracted thresholds, recovery must reach the contracted floor
-    itself: a margin below a contract's minimum would accept less than was agreed."""
-    rows = [r for r in (baseline or {}).get("nccl") or [] if r.get("large_message_busbw_min_gbps")]
-    if not rows:
-        return WAITING, "", "the hand-over baseline has no nccl-tests result: sign off instead"
-    margin_pct = 0.0 if _contracted(baseline) else margin_pct
-    expected = _expected(rows, margin_pct, contracted=_contracted(baseline))
-    if not parsed:
-        return WAITING, "no recovery nccl-tests run uploaded", expected
-    large = int((baseline or {}).get("large_message_bytes") or 1 << 30)
-    measured = nccl_large_busbw(parsed, large)
-    ok, parts = True, []
-    for row in rows:
-        coll = str(row.get("collective") or "unknown")
-        ref = float(row["large_message_busbw_min_gbps"])
-        floor = ref * (1 - margin_pct / 100)
-        got = measured.get(coll)
-        if got is None:
-            ok = False
-            parts.append(f"{coll}: no run")
-            continue
-        delta = (got - ref) / ref * 100
-        ok = ok and got >= floor
-        parts.append(f"{coll}: {got:.1f} GB/s ({delta:+.1f}% vs {ref:.1f})")
-    return (PASS if ok else FAIL), "; ".join(parts), expected
-
-
-def _expected(rows: Sequence[Mapping[str, Any]], margin: float, *, contracted: bool) -> str:
-    parts = []
-    for r in rows:
-        ref = float(r["large_message_busbw_min_gbps"])
-        coll = r.get("collective")
-        if contracted:
-            parts.append(f"{coll}: ≥ {ref:.1f} GB/s (contracted floor)")
-            continue
-        floor = ref * (1 - margin / 100)
-        parts.append(f"{coll}: ≥ {floor:.1f} GB/s (baseline {ref:.1f} − {margin:g}%)")
-    return "; ".join(parts)
-
-
 def check_smoke(
     smoke_median: float | None, reference_median: float | None, margin_pct: float
 ) -> tuple[str, str, str]:
@@ -153,26 +83,165 @@ def check_smoke(
     return status, f"{smoke_median:.3f} s median ({delta:+.1f}%)", expected
 
 
+@dataclass(frozen=True, slots=True)
+class NodeShape:
+    """What one repaired node must show: the contract's GPUs per node and GPU model."""
+
+    gpus_per_node: int | None = None
+    gpu_model: str | None = None  # as the contract names it: "H200"
+
+    def text(self) -> str:
+        count = self.gpus_per_node if self.gpus_per_node else "every"
+        return f"{count} × {self.gpu_model}" if self.gpu_model else f"{count} GPUs"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _model_matches(agreed: str, name: str) -> bool:
+    return name.strip().lower() == agreed.strip().lower()
+
+
+def _diag_shape(doc: Mapping[str, Any], shape: NodeShape) -> str | None:
+    """Why this dcgmi run does not cover the contract's node, or None."""
+    count = doc.get("gpu_count")
+    models = [str(m) for m in doc.get("gpu_models") or []]
+    known = [m for m in models if not m.startswith("unknown ")]
+    wrong_model = bool(shape.gpu_model and known and any(
+        not _model_matches(shape.gpu_model, m) for m in known
+    ))  # fmt: skip
+    short = bool(shape.gpus_per_node and isinstance(count, int) and count < shape.gpus_per_node)
+    if not (wrong_model or short) and isinstance(count, int):
+        return None
+    tested = f"{_plural(count, 'GPU')}" if isinstance(count, int) else "an unknown number of GPUs"
+    if models:
+        tested += f" ({', '.join(models)})"
+    if not isinstance(count, int) and shape.gpus_per_node:
+        return (
+            f"{tested} tested: the file names neither GPU device ids nor per-GPU results; "
+            f"the contract's nodes have {shape.text()}"
+        )
+    return f"{tested} tested; the contract's nodes have {shape.text()}"
+
+
 def check_diagnostics(
-    parsed: Sequence[Mapping[str, Any]], nodes: Sequence[str] = ()
+    parsed: Sequence[Mapping[str, Any]],
+    nodes: Sequence[str] = (),
+    shape: NodeShape | None = None,
 ) -> tuple[str, str, str]:
-    """Every test passes. With `nodes` (the repaired ones), only a run from each of them counts:
-    each document's `node` says where it ran; the last one per node wins."""
-    expected = "every test Pass" + (f" on {', '.join(nodes)}" if nodes else "")
+    """Every test passes on every GPU of the contract's node. With `nodes` (the repaired ones),
+    only a run from each of them counts: each document's `node` says where it ran (the last one
+    per node wins); a run labelled with another node is refused by name. With `shape`, a run
+    covering fewer GPUs than the contract's node, or another GPU model, is refused by name."""
+    shape = shape or NodeShape()
+    where = f" on {', '.join(nodes)}" if nodes else ""
+    every = f" on all {shape.text()}" if shape.gpus_per_node or shape.gpu_model else ""
+    expected = f"every test Pass{every}{where}"
     if nodes:
         by_node = {str(doc.get("node") or ""): doc for doc in parsed}
         absent = [n for n in nodes if n not in by_node]
         if absent:
-            others = sorted(n or "an unnamed node" for n in set(by_node) - set(nodes))
-            elsewhere = f" (uploaded for {', '.join(others)} only)" if others else ""
-            return WAITING, f"no dcgmi diag from {', '.join(absent)}{elsewhere}", expected
+            others = sorted(n for n in set(by_node) - set(nodes) if n)
+            if others:
+                return (
+                    FAIL,
+                    f"dcgmi diag from {', '.join(others)}, not a repaired node; none from "
+                    f"{', '.join(absent)}",
+                    expected,
+                )
+            unnamed = " (an upload names no node: give the node it ran on)" if by_node else ""
+            return WAITING, f"no dcgmi diag from {', '.join(absent)}{unnamed}", expected
         parsed = [by_node[n] for n in nodes]
     if not parsed:
         return WAITING, "no dcgmi diag uploaded", expected
+    problems = []
+    for doc in parsed:
+        label = str(doc.get("node") or "")
+        host = str(doc.get("hostname") or "")
+        if label and host and host.split(".")[0] != label.split(".")[0]:
+            problems.append(f"the file was written on {host}, labelled {label}")
+        if why := _diag_shape(doc, shape):
+            problems.append(f"{label}: {why}" if label and len(parsed) > 1 else why)
+    if problems:
+        return FAIL, "; ".join(problems), expected
     results = [str(t.get("result")) for doc in parsed for t in doc.get("tests") or []]
     bad = [r for r in results if r not in ("Pass", "Skip")]
     status = PASS if results and not bad else FAIL
-    return status, f"{len(results) - len(bad)} of {len(results)} tests pass", expected
+    counts = sorted({f"{d['gpu_count']} GPUs" for d in parsed if d.get("gpu_count")})
+    on = f" on {', '.join(counts)}" if counts else ""
+    measured = f"{len(results) - len(bad)} of {len(results)} tests pass{on}"
+    unknown = [d for d in parsed if not any(
+        not str(m).startswith("unknown ") for m in d.get("gpu_models") or []
+    )]  # fmt: skip
+    if shape.gpu_model and unknown:
+        measured += "; GPU model cannot be compared (the file names no known GPU device id)"
+    return status, measured, expected
+
+
+@dataclass(frozen=True, slots=True)
+class Recurrence:
+    """Another incident of the reservation, opened after the restore, touching the same nodes."""
+
+    pk: int
+    opened_at: datetime
+    nodes: tuple[str, ...] = ()
+
+
+def _left(delta: timedelta) -> str:
+    minutes = max(0, int(delta.total_seconds() // 60))
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest:02d} min left" if hours else f"{rest} min left"
+
+
+def check_recurrence(
+    *,
+    hours: float,
+    restored_at: datetime | None,
+    now: datetime,
+    recurrences: Sequence[Recurrence],
+    nodes: Sequence[str] = (),
+    disputed: str | None = None,
+) -> tuple[str, str, str]:
+    """(status, measured, expected) for "no recurrence for N hours": the timer starts at the
+    restore; the item passes by itself once it has run out with no incident on the same nodes
+    (`recurrences`, already limited to the reservation and the nodes) opened in that time."""
+    on = f"on {', '.join(nodes)}" if nodes else "on this reservation (the incident names no node)"
+    expected = f"no new incident {on} for {hours:g} h after the restore"
+    if restored_at is None:
+        return WAITING, "the timer starts when the restore is declared", expected
+    end = restored_at + timedelta(hours=hours)
+    seen = sorted((r for r in recurrences if restored_at <= r.opened_at <= end),
+                  key=lambda r: r.opened_at)  # fmt: skip
+    if seen:
+        first = seen[0]
+        where = f" on {', '.join(first.nodes)}" if first.nodes else ""
+        gap = first.opened_at - restored_at
+        return (
+            FAIL,
+            f"incident #{first.pk} opened {first.opened_at:%Y-%m-%d %H:%M} UTC{where}, "
+            f"{_left(gap).removesuffix(' left')} after the restore",
+            expected,
+        )
+    if now < end:
+        return WAITING, f"{_left(end - now)} (until {end:%Y-%m-%d %H:%M} UTC)", expected
+    if disputed:
+        return WAITING, f"disputed: {disputed}", expected
+    return PASS, f"{hours:g} h since the restore without a new incident", expected
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the checks compare against, beyond the uploads: plain values from the selectors."""
+
+    nccl: NcclShape = field(default_factory=NcclShape)
+    node: NodeShape = field(default_factory=NodeShape)
+    checkpoint_step: int | None = None
+    loss_tolerance_pct: float = DEFAULT_LOSS_TOLERANCE_PCT
+    now: datetime | None = None
+    restored_at: datetime | None = None
+    recurrences: tuple[Recurrence, ...] = ()
+    disputed: Mapping[str, str] = field(default_factory=dict)
 
 
 def evaluate(
@@ -184,15 +253,21 @@ def evaluate(
     reference_median: float | None,
     smoke_median: float | None,
     repaired_nodes: Sequence[str] = (),
+    context: Context | None = None,
 ) -> list[ItemState]:
     """Each item's state. Evidence decides where it can; a signed note closes the rest.
-    `repaired_nodes`: where diagnostics must come from, when the incident names them."""
+    `repaired_nodes`: where diagnostics must come from, when the incident names them.
+
+    Loss continuity and no recurrence are recognised by their keys, so incidents opened before
+    they were checked (their frozen checklist says "sign-off") are checked too."""
+    ctx = context or Context()
     out: list[ItemState] = []
     for item in items:
         status, measured, expected = WAITING, "", ""
+        evidence_kind = item.evidence
         if item.evidence == "nccl-tests":
             status, measured, expected = check_nccl(
-                evidence.get("nccl-tests", []), baseline, item.threshold or 0.0
+                evidence.get("nccl-tests", []), baseline, item.threshold or 0.0, ctx.nccl
             )
         elif item.evidence == "step-times":
             status, measured, expected = check_smoke(
@@ -200,13 +275,32 @@ def evaluate(
             )
         elif item.evidence == "dcgmi-diag":
             status, measured, expected = check_diagnostics(
-                evidence.get("dcgmi-diag", []), repaired_nodes
+                evidence.get("dcgmi-diag", []), repaired_nodes, ctx.node
             )
-        # Sign-off closes items nothing uploaded can check, and checks with no reference.
-        signable = item.evidence is None or (status == WAITING and "sign off" in expected)
+        elif item.key == "loss_continuity":
+            evidence_kind = "training-log"
+            logs = evidence.get("training-log", [])
+            status, measured, expected = check_loss(
+                logs[-1] if logs else None,
+                checkpoint_step=ctx.checkpoint_step,
+                tolerance_pct=ctx.loss_tolerance_pct,
+            )
+        elif item.key == "no_recurrence_hours" and ctx.now is not None:
+            status, measured, expected = check_recurrence(
+                hours=item.threshold or 24.0,
+                restored_at=ctx.restored_at,
+                now=ctx.now,
+                recurrences=ctx.recurrences,
+                nodes=repaired_nodes,
+                disputed=ctx.disputed.get(item.key),
+            )
+        # Sign-off closes items nothing uploaded can check, and checks with no reference. No
+        # recurrence may also be signed (once its hours have run), never over a recurrence.
+        signable = evidence_kind is None and status != FAIL
+        signable = signable or (status == WAITING and "sign off" in expected)
         signable = signable or (item.evidence == "dcgmi-diag" and status == WAITING)
         if signable and item.key in signed and status != PASS:
             status, measured = SIGNED, signed[item.key]
-        out.append(ItemState(item.key, item.text, item.evidence, status, measured, expected,
+        out.append(ItemState(item.key, item.text, evidence_kind, status, measured, expected,
                              signable))  # fmt: skip
     return out

@@ -121,6 +121,7 @@ class IncidentEvidenceKind(models.TextChoices):
     CHECKPOINTS = "checkpoints", "Checkpoint listing"
     STEP_LOG = "step-log", "Step log (for the incident window)"
     RANK_STEPS = "rank-steps", "Per-rank step times (degraded throughput)"
+    TRAINING_LOG = "training-log", "Training log with step and loss (loss continuity)"
 
 
 class IncidentEvidence(StoredUpload):

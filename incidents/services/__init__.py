@@ -219,6 +219,8 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
         return to_json(parse_evidence(data, kind=kind))
     if kind in ("smoke-steps", "pre-steps"):
         return to_json(parse_evidence(data, kind="step-times"))
+    if kind == IncidentEvidenceKind.TRAINING_LOG:
+        return failures.parse_loss_log(data, name=name).to_json()
     window = incident.window or {}
     failing = window.get("first_bad_step")
     if kind == IncidentEvidenceKind.CHECKPOINTS:

@@ -26,16 +26,17 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
     for name, kind in [
         ("nccl_all_reduce_recovered.txt", "nccl-tests"),
         ("pre_incident_steps.csv", "smoke-steps"),
+        ("megatron_resumed_continuous.log", "training-log"),
     ]:
         services.incident_evidence_upload(
             incident=incident, user=provider.user, kind=kind, upload=recovery_file(name)
         )
     restored = timezone.now() - timedelta(days=3)
     services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
+    # Loss continuity is read from the training log, and no recurrence has passed by itself
+    # (restored three days ago): only the diagnostics, with no dcgmi run uploaded, are signed.
     for state in [s for s in checklist_states(incident) if not s.passed]:
-        # Each item is signed off by its owner: no recurrence is the provider's.
-        owner = provider if state.key == "no_recurrence_hours" else buyer
-        services.incident_signoff(incident=incident, user=owner.user, key=state.key, note="ok")
+        services.incident_signoff(incident=incident, user=buyer.user, key=state.key, note="ok")
     services.incident_close(incident=incident, user=buyer.user, confirmed=True)
 
     key = f"incident:{incident.pk}"
@@ -46,8 +47,6 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
         ("incident.responded", "provider"),
         ("incident.restored", "provider"),
         ("incident.signoff", "buyer"),
-        ("incident.signoff", "buyer"),
-        ("incident.signoff", "provider"),
         ("incident.close", "buyer"),
     ]
     severity = rows[1]

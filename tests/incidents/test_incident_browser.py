@@ -1,5 +1,6 @@
 """In a real browser: upload a failed run, see rank 137 named, open an incident, watch the
-clocks, upload a recovery nccl-tests run, sign off the rest, close."""
+clocks, upload the recovery evidence (nccl-tests run, smoke run, training log), see no
+recurrence pass by itself once its hours have run, sign off the diagnostics, close."""
 
 from __future__ import annotations
 
@@ -49,28 +50,34 @@ def test_failed_run_to_closed_incident(
     page.click("#evidence-upload button[type=submit]")
     page.wait_for_selector("text=is stored and read")
 
-    # The provider declares the restore; no recurrence is counted from it (two days ago here).
+    page.select_option("#id_kind", "training-log")
+    page.set_input_files("#id_file", str(RECOVERY / "megatron_resumed_continuous.log"))
+    page.click("#evidence-upload button[type=submit]")
+    page.wait_for_selector("text=is stored and read")
+    assert "pass" in page.inner_text("#item-loss_continuity")
+    assert "at step 1400 (checkpoint" in page.inner_text("#item-loss_continuity")
+
+    # The provider declares the restore: the no-recurrence timer starts and shows the time left.
     page.click("#clock-restore button[type=submit]")
     page.wait_for_selector("text=Restored recorded")
+    assert re.search(r"2[34] h \d\d min left", page.inner_text("#item-no_recurrence_hours"))
     Incident.objects.filter(pk=incident.pk).update(restored_at=timezone.now() - timedelta(days=2))
     page.reload()
-    # The buyer's items offer the provider no form, and it cannot close an S1 alone.
-    assert not page.query_selector("#note-loss_continuity")
-    assert "the buyer signs this off" in page.inner_text("#item-loss_continuity")
-    assert "Only the buyer confirms" in page.inner_text("#close-blocked")
-    page.fill("#note-no_recurrence_hours", "no_recurrence_hours verified on node-17")
-    page.click("#item-no_recurrence_hours button[type=submit]")
+    # Its hours have run with no new incident on node-17: it passes by itself.
     page.wait_for_selector("#item-no_recurrence_hours .status-pass")
+    # The buyer's items offer the provider no form, and it cannot close an S1 alone.
+    assert not page.query_selector("#note-diagnostics")
+    assert "the buyer signs this off" in page.inner_text("#item-diagnostics")
+    assert "Only the buyer confirms" in page.inner_text("#close-blocked")
 
     page = login_as(new_page(), "alice")
     page.on("dialog", lambda dialog: dialog.accept())
     page.goto(f"{live_server.url}/incidents/{incident.pk}/")
     page.click("#close-incident")
     page.wait_for_selector(".msg.error:has-text('has not passed')")
-    for key in ("diagnostics", "loss_continuity"):
-        page.fill(f"#note-{key}", f"{key} verified on node-17")
-        page.click(f"#item-{key} button[type=submit]")
-        page.wait_for_selector(f"#item-{key} .status-pass")
+    page.fill("#note-diagnostics", "dcgmi diag -r 3 run by hand on node-17, all pass")
+    page.click("#item-diagnostics button[type=submit]")
+    page.wait_for_selector("#item-diagnostics .status-pass")
     page.click("#close-incident")
     page.wait_for_selector("#incident-state:has-text('closed')")
     incident.refresh_from_db()

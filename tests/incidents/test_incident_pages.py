@@ -4,7 +4,6 @@ diagnostics item that only the repaired node's run satisfies."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,11 +12,10 @@ from django.urls import reverse
 from incidents import services
 from incidents.models import IncidentEvidenceKind
 from incidents.selectors import checklist_states, utc_label
-from tests.incidents.helpers import recovery_file
+from tests.incidents.helpers import RECOVERY, recovery_file
 
 pytestmark = pytest.mark.django_db
 OPENED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
-DIAG = Path(__file__).resolve().parents[1] / "data" / "evidence" / "dcgmi-diag"
 
 
 @pytest.fixture
@@ -82,7 +80,8 @@ def test_the_first_bad_step_time_is_formatted_like_other_instants(incident, prov
 
 
 def _diag(incident: Any, user: Any, name: str, node: str = "") -> Any:
-    data = (DIAG / "diag_r3_dcgm3_all_pass.txt").read_bytes()
+    # The contract's nodes have 8 × H200: a run must cover all of them.
+    data = (RECOVERY / "dcgmi_diag_r2_dcgm4_8xh200_pass.txt").read_bytes()
     return services.incident_evidence_upload(
         incident=incident,
         user=user,
@@ -97,14 +96,14 @@ def _diagnostics(incident: Any) -> Any:
 
 
 def test_diagnostics_from_another_node_do_not_clear_the_repaired_node(incident, provider) -> None:
-    """GIVEN the analysis names node-17 THEN a passing diag from node-3 leaves the item open;
+    """GIVEN the analysis names node-17 THEN a passing diag from node-3 is refused by name;
     one from node-17 (named in the form or in the file name) passes it."""
     assert incident.failed_run.analysis["initiating_node"] == "node-17"
     _diag(incident, provider.user, "dcgmi.txt", node="node-3")
     item = _diagnostics(incident)
-    assert item.status == "waiting"
-    assert item.measured == "no dcgmi diag from node-17 (uploaded for node-3 only)"
-    assert item.expected == "every test Pass on node-17"
+    assert item.status == "fail"
+    assert item.measured == "dcgmi diag from node-3, not a repaired node; none from node-17"
+    assert item.expected == "every test Pass on all 8 × H200 on node-17"
     row = _diag(incident, provider.user, "dcgmi-node-17.txt")
     assert row.parsed["node"] == "node-17"
     assert _diagnostics(incident).status == "pass"
@@ -122,7 +121,7 @@ def test_without_a_named_node_any_passing_diag_counts(incident, provider) -> Non
     incident.refresh_from_db()
     _diag(incident, provider.user, "dcgmi.txt")
     item = _diagnostics(incident)
-    assert item.status == "pass" and item.expected == "every test Pass"
+    assert item.status == "pass" and item.expected == "every test Pass on all 8 × H200"
 
 
 def test_an_empty_file_among_many_is_named_and_nothing_is_stored(accepted, provider) -> None:

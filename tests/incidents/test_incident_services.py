@@ -122,24 +122,23 @@ def test_close_is_refused_until_every_item_passes(incident, buyer, provider) -> 
     for name, kind in [
         ("nccl_all_reduce_recovered.txt", "nccl-tests"),
         ("pre_incident_steps.csv", "smoke-steps"),
+        ("megatron_resumed_continuous.log", "training-log"),
     ]:
         services.incident_evidence_upload(
             incident=incident, user=provider.user, kind=kind, upload=recovery_file(name)
         )
-    with pytest.raises(ValidationError, match="checked against uploaded evidence"):
-        services.incident_signoff(
-            incident=incident, user=buyer.user, key="nccl_margin_pct", note="fine"
-        )
+    for key in ("nccl_margin_pct", "loss_continuity"):
+        with pytest.raises(ValidationError, match="checked against uploaded evidence"):
+            services.incident_signoff(incident=incident, user=buyer.user, key=key, note="fine")
     signable = [s for s in checklist_states(incident) if not s.passed]
-    assert {s.key for s in signable} == {"diagnostics", "loss_continuity", "no_recurrence_hours"}
-    for s in signable[:-1]:
-        services.incident_signoff(incident=incident, user=buyer.user, key=s.key, note="checked")
+    assert {s.key for s in signable} == {"diagnostics", "no_recurrence_hours"}
+    services.incident_signoff(incident=incident, user=buyer.user, key="diagnostics", note="ok")
     with pytest.raises(ValidationError, match="no recurrence"):
         services.incident_close(incident=incident, user=buyer.user, confirmed=True)
     restored = OPENED + timedelta(hours=1)
     services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
     services.incident_signoff(
-        incident=incident, user=provider.user, key=signable[-1].key, note="48 h clean",
+        incident=incident, user=provider.user, key="no_recurrence_hours", note="48 h clean",
         now=restored + timedelta(hours=49),
     )  # fmt: skip
     closed = services.incident_close(incident=incident, user=buyer.user, confirmed=True)
@@ -150,14 +149,14 @@ def _ready_to_close(incident: Any, buyer: Any, provider: Any) -> None:
     for name, kind in [
         ("nccl_all_reduce_recovered.txt", "nccl-tests"),
         ("pre_incident_steps.csv", "smoke-steps"),
+        ("megatron_resumed_continuous.log", "training-log"),
     ]:
         services.incident_evidence_upload(
             incident=incident, user=provider.user, kind=kind, upload=recovery_file(name)
         )
     restored = OPENED + timedelta(hours=1)
     services.incident_mark(incident=incident, user=provider.user, what="restored", now=restored)
-    for key in ("diagnostics", "loss_continuity"):
-        services.incident_signoff(incident=incident, user=buyer.user, key=key, note="checked")
+    services.incident_signoff(incident=incident, user=buyer.user, key="diagnostics", note="ok")
     services.incident_signoff(
         incident=incident, user=provider.user, key="no_recurrence_hours", note="48 h clean",
         now=restored + timedelta(hours=49),
@@ -180,7 +179,7 @@ def test_the_provider_cannot_close_an_s1_alone(incident, buyer, provider) -> Non
 def test_each_party_signs_off_only_its_own_items(incident, buyer, provider) -> None:
     with pytest.raises(MoveRefused, match="the buyer's to sign off"):
         services.incident_signoff(
-            incident=incident, user=provider.user, key="loss_continuity", note="looks fine"
+            incident=incident, user=provider.user, key="diagnostics", note="looks fine"
         )
     with pytest.raises(MoveRefused, match="Only the provider can do this: Record the response"):
         services.incident_mark(incident=incident, user=buyer.user, what="responded")

@@ -63,11 +63,13 @@ def test_an_incident_from_open_to_close_by_api(analysed, accepted, buyer, provid
     for name, kind in [
         ("nccl_all_reduce_recovered.txt", "nccl-tests"),
         ("pre_incident_steps.csv", "smoke-steps"),
+        ("megatron_resumed_continuous.log", "training-log"),
     ]:
         stored = _upload(nora, incident_id, name, kind)
         assert stored.status_code == 201 and stored.json()["ok"] is True, stored.content
     files = alice.get(f"/api/v1/incidents/{incident_id}/evidence/?ordering=-uploaded_at").json()
     assert [f["name"] for f in files["results"]] == [
+        "megatron_resumed_continuous.log",
         "pre_incident_steps.csv",
         "nccl_all_reduce_recovered.txt",
     ]
