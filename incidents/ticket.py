@@ -86,7 +86,7 @@ def _window(incident: Incident) -> list[str]:
         where = f"step {step}" if step is not None else "step unknown"
         lines.append(f"Last healthy step: {where} at {at or 'unknown time'}")
     else:
-        lines.append("Last healthy step: unknown (no step log uploaded)")
+        lines.append("Last healthy step: unknown")
     step, at = window.get("first_bad_step"), utc_label(window.get("first_bad_at"))
     if step is not None or at:
         where = f"step {step}" if step is not None else "step unknown"
@@ -118,7 +118,8 @@ def _by_node(pairs: dict[int, str]) -> list[str]:
     nodes: dict[str, list[int]] = {}
     for rank, node in pairs.items():
         nodes.setdefault(node, []).append(rank)
-    return [f"{node}: ranks {_ranges(ranks)}" for node, ranks in sorted(nodes.items())]
+    ordered = sorted(nodes.items(), key=lambda kv: min(kv[1]))
+    return [f"{node}: ranks {_ranges(ranks)}" for node, ranks in ordered]
 
 
 def _rank_map(incident: Incident) -> list[str]:
@@ -199,6 +200,17 @@ def _step_times(incident: Incident, evidence: list[IncidentEvidence]) -> list[st
         f"Window basis: {window.get('basis') or 'failure time only (no step log)'}",
     ]
     lines += [f"  {r}" for r in window.get("reasons") or []]
+    slowest = window.get("slowest_ranks")
+    if slowest:
+        lines.append(f"Slowest ranks in the window: {slowest}")
+    log = _latest(evidence, IncidentEvidenceKind.STEP_LOG)
+    bad = window.get("first_bad_step")
+    bad_text = "none" if bad is None else str(bad)
+    lines.append(
+        f"Step log: {log.original_name} (first bad step {bad_text})"
+        if log
+        else "Step log: not uploaded"
+    )
     for kind, label in (
         (IncidentEvidenceKind.PRE_STEPS, "Pre-incident median"),
         (IncidentEvidenceKind.SMOKE, "Smoke-run median"),
