@@ -38,6 +38,10 @@ class Section:
     title: str
     lines: list[str] = field(default_factory=list)
 
+    @property
+    def body(self) -> str:
+        return "\n".join(self.lines)
+
 
 @dataclass
 class Ticket:

@@ -19,6 +19,7 @@ from incidents.forms_record import (
     ChangeProposeForm,
     EstimateForm,
 )
+from incidents.lifecycle import INCIDENT, incident_actor
 from incidents.services import record as service
 from incidents.ticket import ticket_for
 from incidents.views import _get_incident, _incident_page
@@ -94,6 +95,10 @@ def change_apply(request: HttpRequest, pk: int, change: int) -> HttpResponse:
 @require_POST
 def estimate_post(request: HttpRequest, pk: int) -> HttpResponse:
     incident = _get_incident(request, pk)
+    decision = INCIDENT.decide(incident, "estimate", actor=incident_actor(incident, request.user))
+    if not decision.allowed:  # the party is refused before the form is read
+        messages.error(request, decision.reason)
+        return redirect("incidents:incident-detail", pk=pk)
     with timezone.override(UTC):
         form = EstimateForm(request.POST)
         valid = form.is_valid()
