@@ -19,6 +19,7 @@ def _evidence_choices(incident: Incident) -> list[tuple[str, str]]:
 
 
 class _WithEvidence(forms.Form):
+    ID_FORMAT = "change_%s"
     evidence = forms.MultipleChoiceField(
         label="Recovery evidence rerun",
         required=False,
@@ -27,6 +28,8 @@ class _WithEvidence(forms.Form):
     )
 
     def __init__(self, *args: Any, incident: Incident, **kwargs: Any) -> None:
+        # Ids of their own: the incident page already has the evidence form's `id_kind`.
+        kwargs.setdefault("auto_id", self.ID_FORMAT)
         super().__init__(*args, **kwargs)
         field = self.fields["evidence"]
         assert isinstance(field, forms.MultipleChoiceField)
@@ -64,6 +67,10 @@ class ChangeApplyForm(_WithEvidence):
 
 
 class EstimateForm(forms.Form):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "estimate_%s")
+        super().__init__(*args, **kwargs)
+
     cause_class = forms.CharField(
         label="Cause class",
         widget=forms.Select(choices=[("", "—"), *CauseClass.choices]),

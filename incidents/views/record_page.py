@@ -32,6 +32,7 @@ def record_context(incident: Incident, *, actor: Actor, forms: dict[str, Any]) -
                 "may_decide": pending and bool(party) and party != entry.proposed_party,
                 "may_apply": entry.status == ChangeStatus.APPROVED
                 and moves["change_apply"].allowed,
+                "apply_form": ChangeApplyForm(incident=incident, auto_id=f"apply{entry.pk}_%s"),
             }
         )
     estimates = list(incident.estimates.select_related("posted_by").order_by("-revision"))
@@ -43,6 +44,5 @@ def record_context(incident: Incident, *, actor: Actor, forms: dict[str, Any]) -
         "estimate_history": estimates[1:],
         "ticket_text": ticket_for(incident).text(),
         "change_form": forms.get("change_form") or ChangeProposeForm(incident=incident),
-        "apply_form": ChangeApplyForm(incident=incident),
         "estimate_form": forms.get("estimate_form") or EstimateForm(),
     }
