@@ -78,7 +78,7 @@ def change_apply(request: HttpRequest, pk: int, change: int) -> HttpResponse:
     incident = _get_incident(request, pk)
     form = ChangeApplyForm(request.POST, incident=incident)
     if not form.is_valid():
-        flash_errors(request, ValidationError(list(form.errors.values())))
+        messages.error(request, "Tick only evidence rows of this incident.")
         return redirect("incidents:incident-detail", pk=pk)
     try:
         entry = service.change_apply(
