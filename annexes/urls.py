@@ -1,6 +1,7 @@
 from django.urls import path
 
 from annexes import views as annexes
+from annexes.ticket import incident_ticket_pdf
 
 app_name = "annexes"
 
@@ -11,5 +12,6 @@ urlpatterns = [
     path("requests/<int:pk>/annexes/diff/", annexes.annex_diff, name="diff"),
     path("annexes/<int:pk>/annex.pdf", annexes.annex_download, name="download"),
     path("annexes/<int:pk>/preview/", annexes.annex_preview, name="preview"),
+    path("incidents/<int:pk>/ticket.pdf", incident_ticket_pdf, name="incident-ticket-pdf"),
     path("annex-jobs/<int:pk>/retry/", annexes.annex_job_retry, name="retry"),
 ]

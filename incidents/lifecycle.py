@@ -56,6 +56,19 @@ INCIDENT: Lifecycle[Incident] = Lifecycle(
         Move("signoff", "Sign off an item you own", "either", EITHER_TEAM, OPEN, verb="changed"),
         Move("dispute", "Dispute the other party's sign-off", "either", EITHER_TEAM, OPEN,
              needs=frozenset({Need.REASON}), verb="changed"),
+        # The record (incidents/services/record.py): a change is proposed by one party and
+        # approved or declined by the other (`require_other_party`); only an approved change is
+        # applied. The provider posts the repair estimate.
+        Move("change_propose", "Propose a configuration change or workaround", "either",
+             EITHER_TEAM, OPEN, verb="changed"),
+        Move("change_approve", "Approve the other party's change", "either", EITHER_TEAM, OPEN,
+             verb="changed"),
+        Move("change_decline", "Decline the other party's change", "either", EITHER_TEAM, OPEN,
+             needs=frozenset({Need.REASON}), verb="changed"),
+        Move("change_apply", "Record an approved change as applied", "either", EITHER_TEAM, OPEN,
+             verb="changed"),
+        Move("estimate", "Post a repair estimate", "provider", PROVIDER_TEAM, OPEN,
+             verb="changed"),
         Move("close", "Confirm closure", "buyer", BUYER_TEAM, OPEN,
              needs=frozenset({Need.CONFIRM}), verb="closed"),
         Move("close_minor", "Close the S3 incident", "provider", PROVIDER_TEAM, OPEN,
@@ -132,3 +145,25 @@ def require_item_party(incident: Incident, key: str, *, user: Any, owner: bool) 
             incident, "dispute", f"Only the other party can dispute the {party}'s sign-off."
         )
     return "buyer" if "buyer" in actor.roles else "provider"
+
+
+def actor_party(incident: Incident, *, user: Any) -> str:
+    """The party the user acts for on this incident ("buyer" first, as for sign-offs)."""
+    roles = incident_actor(incident, user).roles
+    return "buyer" if "buyer" in roles else "provider"
+
+
+def require_other_party(incident: Incident, name: str, *, proposed_party: str, user: Any) -> str:
+    """`incident_move(name)`, then refuse the proposer's own party: a change is approved (or
+    declined) by the other party. Returns the deciding party."""
+    incident_move(incident, name, user=user)
+    party = actor_party(incident, user=user)
+    if party == proposed_party:
+        other = "buyer" if proposed_party == "provider" else "provider"
+        raise _refuse(
+            incident,
+            name,
+            f"The {proposed_party} proposed this change, so only the {other} can "
+            f"{'approve' if name == 'change_approve' else 'decline'} it.",
+        )
+    return party

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from django.urls import reverse
 from django.utils import timezone
 
-from incidents.models import Incident
+from incidents.models import Incident, RepairEstimate
 from notices.choices import Event
 from notices.models import Notice
 from notices.services import notify_members
@@ -74,6 +74,26 @@ def incident_closed_notify(*, incident: Incident) -> list[Notice]:
         subject=f"{_title(incident)} closed",
         body=f"{_title(incident)} was closed by {closer}: every recovery check passed.",
         key=f"incident-closed:{incident.pk}",
+    )
+
+
+def repair_estimate_notify(*, estimate: RepairEstimate) -> list[Notice]:
+    """The buyer hears of each estimate revision (the provider posted it)."""
+    incident = estimate.incident
+    buyer = incident.reservation.request.buyer
+    parts = ", ".join(estimate.parts) if estimate.parts else "no parts named"
+    revised = "revised" if estimate.revision > 1 else "posted"
+    return notify_members(
+        event=Event.REPAIR_ESTIMATE,
+        organization=buyer,
+        subject=f"{_title(incident)}: repair estimate {revised} (r{estimate.revision})",
+        body=(
+            f"The provider {revised} its repair estimate for {_title(incident)}: cause "
+            f"{estimate.get_cause_class_display()}; parts: {parts}; ETA {_due(estimate.eta)} "
+            f"(confidence {estimate.confidence})."
+        ),
+        path=reverse("incidents:incident-detail", args=[incident.pk]),
+        key=f"incident-estimate:{incident.pk}:{estimate.revision}",
     )
 
 

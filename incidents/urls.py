@@ -4,6 +4,7 @@ from django.urls import path
 
 from incidents import views as v
 from incidents.views import opening as vo
+from incidents.views import record
 
 app_name = "incidents"
 
@@ -34,6 +35,19 @@ urlpatterns = [
     path("incidents/<int:pk>/dispute/", v.incident_dispute, name="incident-dispute"),
     path("incidents/<int:pk>/times/", v.incident_times, name="incident-times"),
     path("incidents/<int:pk>/close/", v.incident_close, name="incident-close"),
+    path("incidents/<int:pk>/changes/", record.change_propose, name="change-propose"),
+    path(
+        "incidents/<int:pk>/changes/<int:change>/decide/",
+        record.change_decide,
+        name="change-decide",
+    ),
+    path(
+        "incidents/<int:pk>/changes/<int:change>/apply/",
+        record.change_apply,
+        name="change-apply",
+    ),
+    path("incidents/<int:pk>/estimate/", record.estimate_post, name="estimate-post"),
+    path("incidents/<int:pk>/ticket.txt", record.ticket_txt, name="ticket-txt"),
     path(
         "incident-evidence/<int:pk>/download/",
         v.incident_evidence_download,

@@ -23,6 +23,7 @@ class Event(models.TextChoices):
     CLOCK_WARNING = "clock_warning", "Incident clock at 75 % of its target"
     CLOCK_BREACHED = "clock_breached", "Incident clock breached"
     INCIDENT_CLOSED = "incident_closed", "Incident closed"
+    REPAIR_ESTIMATE = "repair_estimate", "Repair estimate posted or revised"
 
 
 # Who receives each event, as the preferences page says it.
@@ -43,4 +44,5 @@ AUDIENCE = {
     Event.CLOCK_WARNING: "both parties",
     Event.CLOCK_BREACHED: "both parties",
     Event.INCIDENT_CLOSED: "both parties",
+    Event.REPAIR_ESTIMATE: "buyers",
 }

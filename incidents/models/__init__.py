@@ -17,20 +17,34 @@ from incidents.models.incident import (
     Signal,
 )
 from incidents.models.signals import StepTimesUpload
+from incidents.models.record import (
+    CauseClass,
+    ChangeKind,
+    ChangeLogEntry,
+    ChangeStatus,
+    Confidence,
+    RepairEstimate,
+)
 
 # Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
 failed_run_path = stored_upload_path
 incident_evidence_path = stored_upload_path
 
 __all__ = [
+    "CauseClass",
+    "ChangeKind",
+    "ChangeLogEntry",
+    "ChangeStatus",
     "ChecklistDispute",
     "ChecklistSignoff",
+    "Confidence",
     "FailedRun",
     "FailedRunFile",
     "FailedRunState",
     "Incident",
     "IncidentEvidence",
     "IncidentEvidenceKind",
+    "RepairEstimate",
     "Severity",
     "Signal",
     "StepTimesUpload",

@@ -29,6 +29,7 @@ from incidents.forms import (
 )
 from incidents.lifecycle import INCIDENT, close_decision, incident_actor, item_owner
 from incidents.models import FailedRun, Incident
+from incidents.views.record_page import record_context
 from orgs.access import active_org, org_required, user_of
 
 
@@ -194,6 +195,7 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
                 "restarted_at": incident.restarted_at,
             }
         ),
+        **record_context(incident, actor=actor, forms=forms),
     }
     return render(request, "incidents/incident_detail.html", context)
 

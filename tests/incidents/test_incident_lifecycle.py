@@ -15,13 +15,16 @@ from orgs.choices import MemberRole
 BUYER_ROLES = (MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN)
 PROVIDER_ROLES = (MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN)
 SHARED = {"severity", "evidence", "signoff", "dispute", "attach"}
+# The record (tests/incidents/record/): either party proposes, decides (the other party: checked
+# per entry by `require_other_party`) and applies changes; the provider posts the estimate.
+SHARED |= {"change_propose", "change_approve", "change_decline", "change_apply"}
 
 # What each party may do on an open incident, by severity.
 OPEN_MOVES = {
     ("buyer", "S1"): SHARED | {"close"},
     ("buyer", "S3"): SHARED | {"close", "fewer_nodes"},
-    ("provider", "S1"): SHARED | {"responded", "restored"},  # never closes an S1 alone
-    ("provider", "S3"): SHARED | {"responded", "restored", "close_minor", "fewer_nodes"},
+    ("provider", "S1"): SHARED | {"responded", "restored", "estimate"},  # never closes an S1
+    ("provider", "S3"): SHARED | {"responded", "restored", "estimate", "close_minor", "fewer_nodes"},
 }
 
 
