@@ -16,7 +16,6 @@ from incidents.models.incident import (
     Severity,
     Signal,
 )
-from incidents.models.signals import StepTimesUpload
 from incidents.models.record import (
     CauseClass,
     ChangeKind,
@@ -25,6 +24,7 @@ from incidents.models.record import (
     Confidence,
     RepairEstimate,
 )
+from incidents.models.signals import StepTimesUpload
 
 # Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
 failed_run_path = stored_upload_path

@@ -24,7 +24,8 @@ OPEN_MOVES = {
     ("buyer", "S1"): SHARED | {"close"},
     ("buyer", "S3"): SHARED | {"close", "fewer_nodes"},
     ("provider", "S1"): SHARED | {"responded", "restored", "estimate"},  # never closes an S1
-    ("provider", "S3"): SHARED | {"responded", "restored", "estimate", "close_minor", "fewer_nodes"},
+    ("provider", "S3"): SHARED
+    | {"responded", "restored", "estimate", "close_minor", "fewer_nodes"},
 }
 
 
