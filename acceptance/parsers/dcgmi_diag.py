@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from acceptance.parsers.base import DcgmiError, decode_text, number_problem
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "dcgmi-diag"
 RESULTS = ("Pass", "Fail", "Warn", "Skip")
@@ -79,6 +80,8 @@ class DcgmiResult:
     gpu_device_ids: tuple[str, ...] = ()
     complete: bool = False  # closing border seen
     source_format: str = "table"
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:
