@@ -106,9 +106,9 @@ def same_gpus(items: Sequence[EvidenceItem]) -> list[Finding]:
             continue
         for gpu in item.parsed.gpus:
             for key, _ in GPU_IDS:
-                value = gpu.get(key)
-                if isinstance(value, str) and value.strip():
-                    holders = seen.setdefault((key, value.strip()), [])
+                value = str(gpu.get(key) or "").strip()
+                if value:
+                    holders = seen.setdefault((key, value), [])
                     if all(h.ref != item.ref for h in holders):
                         holders.append(item)
     # One finding per set of node labels sharing GPUs, listing how many and the first id.
