@@ -10,8 +10,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from acceptance.models import Check
+from acceptance.models import Baseline, Check
 from acceptance.services.burnin import evidence_withdraw
+from acceptance.services.decision import reservation_accept
 from acceptance.services.findings import finding_explain
 from audit.models import AuditEntry
 from core.lifecycle import MoveRefused
@@ -214,3 +215,16 @@ def test_an_explanation_holds_until_the_findings_files_change(
     assert stale.status == "fail"
     assert "they have changed since, so it no longer applies" in stale.message
     assert run.gate_passed is False
+
+
+def test_an_explained_finding_is_kept_in_the_baseline_at_acceptance(
+    reused, buyer, django_capture_on_commit_callbacks
+):
+    run = reused.run
+    (finding,) = _findings(run)
+    with django_capture_on_commit_callbacks(execute=True):
+        finding_explain(run=run, user=buyer.user, key=finding.finding_key, reason=REASON)
+    run.refresh_from_db()
+    reservation_accept(reservation=reused.reservation, run=run, user=buyer.user)
+    (kept,) = Baseline.objects.get(reservation=reused.reservation).snapshot["findings"]
+    assert kept["status"] == "warn" and REASON in kept["message"]
