@@ -151,7 +151,7 @@ def accept_on_run(
         # Findings on the evidence at acceptance: "warn" ones were explained away.
         "findings": [
             {"key": c.finding_key, "status": c.status, "message": c.message}
-            for c in run.checks.filter(version=run.checked_version)
+            for c in run.checks.filter(version=run.checked_version or 0)
             .exclude(finding_key="")
             .order_by("position")
         ],
