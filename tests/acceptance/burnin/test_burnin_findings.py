@@ -84,8 +84,8 @@ def test_the_same_gpu_uuid_on_two_nodes_is_a_finding(
 ):
     files = [
         *_without("nvidia-smi-query"),
-        (f"{FINDINGS}/gpu-a01_query_uuid.csv", "gpu-a01"),
-        (f"{FINDINGS}/gpu-a02_query_uuid_shares_gpu5_of_a01.csv", "gpu-a02"),
+        (f"{FINDINGS}/nvidia-smi-query/gpu-a01_query_uuid.csv", "gpu-a01"),
+        (f"{FINDINGS}/nvidia-smi-query/gpu-a02_query_uuid_shares_gpu5_of_a01.csv", "gpu-a02"),
     ]
     upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
     (finding,) = _findings(awarded.run)
@@ -103,7 +103,7 @@ def test_a_collector_header_naming_another_host_is_a_finding(
 ):
     files = [
         *_without("dcgmi-diag", node="gpu-a02"),
-        (f"{FINDINGS}/gpu-a02_dcgmi_collected_on_gpu-a07.txt", "gpu-a02"),
+        (f"{FINDINGS}/dcgmi-diag/gpu-a02_dcgmi_collected_on_gpu-a07.txt", "gpu-a02"),
     ]
     upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
     (finding,) = _findings(awarded.run)
@@ -119,9 +119,9 @@ def test_gpu_model_and_count_off_the_contract_are_findings(
 ):
     files = [
         *_without("all_reduce", "nvidia-smi-topo"),
-        (f"{FINDINGS}/all_reduce_2node_a100.txt", ""),
+        (f"{FINDINGS}/nccl-tests/all_reduce_2node_a100.txt", ""),
         ("burnin/gpu-a01/nvidia-smi-topo/hgx_h200_8gpu_8nic_tabs_ansi_header.txt", "gpu-a01"),
-        (f"{FINDINGS}/gpu-a02_topo_4gpu.txt", "gpu-a02"),
+        (f"{FINDINGS}/nvidia-smi-topo/gpu-a02_topo_4gpu.txt", "gpu-a02"),
     ]
     upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
     messages = {c.finding_key: c.message for c in _findings(awarded.run)}
@@ -188,7 +188,7 @@ def test_an_explanation_holds_until_the_findings_files_change(
     awarded, provider, buyer, django_capture_on_commit_callbacks
 ):
     """Another upload leaves it standing; a new file in its place makes it stale."""
-    bad = (f"{FINDINGS}/gpu-a02_dcgmi_collected_on_gpu-a07.txt", "gpu-a02")
+    bad = (f"{FINDINGS}/dcgmi-diag/gpu-a02_dcgmi_collected_on_gpu-a07.txt", "gpu-a02")
     files = [*_without("dcgmi-diag", node="gpu-a02"), bad]
     run = awarded.run
     (old,) = upload_all(run, provider.user, [bad], django_capture_on_commit_callbacks)
