@@ -1,5 +1,5 @@
 """Demo data for the burn-in pages: a second, already-closed request awarded to Aurora, with a
-reservation pending acceptance and a first, incomplete burn-in upload whose gate blocks.
+reservation pending acceptance and a first burn-in upload whose gate blocks (all_reduce is slow).
 
 Run after `demo.seed.seed_demo()` (it needs the demo organisations); running it twice changes
 nothing. The main demo request stays open so the comparison page keeps its bids.
@@ -98,15 +98,21 @@ def seed_burnin_demo() -> BurnInRun | None:
 
 
 def _upload_demo_evidence(run: BurnInRun, user: Any) -> None:
-    """A first, incomplete upload: the rank sum passes, all_reduce is slow, the rest is missing.
+    """A first upload whose gate blocks: the rank sum passes, all_reduce is slow.
 
-    The newcomer sees a gate that blocks, with the reasons; uploading the rest (and a faster
-    all_reduce) is the demo's next step.
+    The whole-allocation files sit in demo_evidence/; each node's files under nodes/<node>/,
+    as collect_evidence.sh leaves them: its header names the node, host and time, so no two
+    nodes' files are the same bytes (which would be a finding). The newcomer sees a gate that
+    blocks, with the reasons; a faster all_reduce is the demo's next step.
     """
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from acceptance.services.burnin import evidence_upload
 
-    for path in sorted(DEMO_EVIDENCE.iterdir()):
+    for path in sorted(p for p in DEMO_EVIDENCE.iterdir() if p.is_file()):
         upload = SimpleUploadedFile(path.name, path.read_bytes())
         evidence_upload(run=run, user=user, upload=upload)
+    for node in sorted(p for p in (DEMO_EVIDENCE / "nodes").iterdir() if p.is_dir()):
+        for path in sorted(node.iterdir()):
+            upload = SimpleUploadedFile(path.name, path.read_bytes())
+            evidence_upload(run=run, user=user, upload=upload, node=node.name)

@@ -137,6 +137,10 @@ RESERVATION: Lifecycle[Case] = Lifecycle(
         Move("decline_override", "Decline the override", "buyer", APPROVERS,
              frozenset({AWAITING}), needs=frozenset({Need.REASON}), who=_second_person,
              verb="declined"),
+        # A finding on the evidence (the same file for two nodes, another host...) protects
+        # the buyer: only a buyer-side approver or admin may explain it away, with a reason.
+        Move("explain_finding", "Explain a finding on the evidence", "buyer", APPROVERS,
+             UNDECIDED, needs=frozenset({Need.REASON}), verb="given an explanation"),
         Move("reject", "Reject the reservation", "buyer", BUYER_TEAM, UNDECIDED,
              needs=frozenset({Need.REASON}), verb="rejected"),
     ],

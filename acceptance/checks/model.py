@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from acceptance.parsers.base import ParseError
 from acceptance.parsers.registry import ParsedEvidence, detect_kind, parse_evidence
+
+if TYPE_CHECKING:
+    from acceptance.checks.findings import Finding
 
 Status = Literal["pass", "fail", "warn", "missing", "inconclusive"]
 BLOCKING: frozenset[str] = frozenset({"fail", "missing", "inconclusive"})
@@ -35,6 +38,9 @@ class EvidenceItem:
     parsed: ParsedEvidence | None = None
     error: str | None = None
     error_line: int | None = None
+    # The stored file's SHA-256 and name, where known (the findings compare them).
+    sha256: str | None = None
+    name: str | None = None
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -53,6 +59,7 @@ class CheckResult:
     mandatory: bool
     message: str
     node: str | None = None
+    finding: Finding | None = None  # set on a row that reports a finding on the evidence
 
 
 @dataclass(frozen=True)

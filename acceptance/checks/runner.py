@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from acceptance.checks.findings import Explanation, evidence_findings, finding_results
 from acceptance.checks.hardware import check_dcgmi, check_gpu_query, check_ibstat, check_topology
 from acceptance.checks.model import GROUP_BY_KIND, CheckResult, EvidenceItem
 from acceptance.checks.nccl import check_run, check_subsets, runs_of
@@ -57,8 +58,12 @@ def is_whole_allocation(item: EvidenceItem, spec: Spec) -> bool:
 
 
 def run_checks(
-    raw_spec: Mapping[str, Any] | Spec, items: Sequence[EvidenceItem]
+    raw_spec: Mapping[str, Any] | Spec,
+    items: Sequence[EvidenceItem],
+    explanations: Mapping[str, Explanation] | None = None,
 ) -> list[CheckResult]:
+    """Every check the spec calls for, then the findings on the evidence as a whole (each a
+    blocking row in its evidence's group unless explained for the same files)."""
     spec = raw_spec if isinstance(raw_spec, Spec) else load_spec(raw_spec)
     required = set(spec.required_evidence)
 
@@ -114,6 +119,7 @@ def run_checks(
             results.extend(check(spec, item, mandatory(kind)))
         results.extend(_coverage(spec, kind, kind_items, mandatory(kind)))
     results.extend(check_step_times(spec, by_kind.get("step-times", []), mandatory("step-times")))
+    results.extend(finding_results(evidence_findings(spec, items), explanations or {}))
     return results
 
 

@@ -106,3 +106,15 @@ class RejectForm(forms.Form):
     reason = forms.CharField(
         label="Reason for rejecting", widget=forms.Textarea(attrs={"rows": 3}), max_length=4000
     )
+
+
+class ExplainFindingForm(forms.Form):
+    prefix = "explain"  # the override form on the same page has its own `reason`
+    key = forms.CharField(widget=forms.HiddenInput, max_length=300)
+    reason = forms.CharField(
+        label="Why this finding does not block",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        max_length=4000,
+        help_text="A full sentence, recorded in the audit trail, e.g. why two nodes' files are "
+        "identical.",
+    )

@@ -13,6 +13,7 @@ from acceptance.models.burnin import (
     Reservation,
     ReservationStatus,
 )
+from acceptance.models.findings import FindingExplanation
 from acceptance.models.fixtures import (
     Acknowledgement,
     AckStatus,
@@ -34,6 +35,7 @@ __all__ = [
     "DecisionKind",
     "Evidence",
     "EvidenceState",
+    "FindingExplanation",
     "Fixture",
     "FixtureVersion",
     "FrozenFixtureVersionError",

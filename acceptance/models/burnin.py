@@ -196,6 +196,11 @@ class Check(models.Model):
     mandatory = models.BooleanField(default=True)
     message = models.TextField(blank=True)
     node = models.CharField(max_length=200, blank=True)
+    # A row reporting a finding on the evidence (acceptance/checks/findings.py): its key, the
+    # files it rests on (evidence ids) and their fingerprint; empty on an ordinary check.
+    finding_key = models.CharField(max_length=300, blank=True)
+    finding_fingerprint = models.TextField(blank=True)
+    finding_evidence = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["run", "version", "position"]

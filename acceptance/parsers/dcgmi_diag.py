@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from acceptance.parsers.base import DcgmiError, decode_text, number_problem
 from acceptance.parsers.pci_ids import gpu_model, model_token
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "dcgmi-diag"
 RESULTS = ("Pass", "Fail", "Warn", "Skip")
@@ -85,6 +86,8 @@ class DcgmiResult:
     gpu_count: int | None = None
     # Models by the PCI device ids ("H200", "A10G"); "unknown <id>" for an id not listed.
     gpu_models: tuple[str, ...] = ()
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from acceptance.parsers.base import FixtureResultError, decode_text, number_problem, split_prefix
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "fixture-result"
 REQUIRED = (
@@ -59,6 +60,8 @@ class FixtureResult:
     records: tuple[FixtureRecord, ...]
     world_sizes: tuple[int, ...]  # distinct world_size values reported
     hosts: tuple[str, ...]
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:

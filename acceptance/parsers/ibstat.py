@@ -7,10 +7,11 @@ from column positions. A down port still prints `Rate: 40`; checks must not trus
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from acceptance.parsers.base import IbstatError, decode_text, parse_number
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "ibstat"
 
@@ -56,6 +57,8 @@ class IbstatResult:
     cas: tuple[IbCa, ...]
     errors: tuple[str, ...] = ()
     source_format: str = "ibstat"  # or "ibstatus"
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:

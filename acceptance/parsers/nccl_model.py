@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from acceptance.parsers.header import EvidenceOrigin
 from core.domain import COLLECTIVES
 
 KIND = "nccl-tests"
@@ -71,6 +72,8 @@ class NcclTestsResult:
     source_format: str = "text"
     # Further test runs found in the same file (e.g. a script that ran several binaries).
     runs: tuple[NcclTestsResult, ...] = field(default=())
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 _PERF_RE = re.compile(r"\b([a-z][a-z0-9_]*?)_perf(?:_mpi)?\b")

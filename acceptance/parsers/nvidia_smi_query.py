@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from acceptance.parsers.base import GpuQueryError, decode_text
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "nvidia-smi-query"
 
@@ -67,6 +68,8 @@ class GpuQueryResult:
     cuda_version: str | None = None
     fields: tuple[str, ...] = ()
     gpu_lines: tuple[int, ...] = ()
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:

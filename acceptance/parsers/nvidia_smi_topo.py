@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from acceptance.parsers.base import TopoError, decode_text, strip_ansi
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "nvidia-smi-topo"
 
@@ -42,6 +43,8 @@ class TopoResult:
     affinity: dict[str, GpuAffinity]
     nic_names: dict[str, str] = field(default_factory=dict)
     row_lines: dict[str, int] = field(default_factory=dict)
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:

@@ -5,6 +5,7 @@ The upload pipeline, the management commands and the checks all go through here.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from acceptance.parsers import (
 from acceptance.parsers.base import ParseError, UnrecognisedEvidence, decode_text, to_jsonable
 from acceptance.parsers.dcgmi_diag import DcgmiResult
 from acceptance.parsers.fixture_result import FixtureResult
+from acceptance.parsers.header import split_header
 from acceptance.parsers.ibstat import IbstatResult
 from acceptance.parsers.nccl_model import NcclTestsResult
 from acceptance.parsers.nvidia_smi_query import GpuQueryResult
@@ -67,7 +69,7 @@ KINDS: tuple[str, ...] = tuple(_PARSERS)
 
 def detect_kind(text: str | bytes) -> str:
     """The kind whose parser is most confident; UnrecognisedEvidence when none is confident."""
-    decoded = decode_text(text)
+    _, decoded = split_header(decode_text(text))
     if not decoded.strip():
         raise UnrecognisedEvidence("empty file: nothing to recognise")
     scores = {kind: p.detect(decoded) for kind, p in _PARSERS.items()}
@@ -83,8 +85,11 @@ def detect_kind(text: str | bytes) -> str:
 
 
 def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence:
-    """Parse text as `kind` (detected when None). Raises a ParseError subclass on bad input."""
-    decoded = decode_text(text, kind=kind)
+    """Parse text as `kind` (detected when None). Raises a ParseError subclass on bad input.
+
+    The collector's header, when present, is taken off first and kept as the result's `origin`.
+    """
+    origin, decoded = split_header(decode_text(text, kind=kind))
     if kind is None:
         kind = detect_kind(decoded)
     parser = _PARSERS.get(kind)
@@ -93,7 +98,7 @@ def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence
             f"unknown evidence kind {kind!r}; expected one of {', '.join(KINDS)}"
         )
     try:
-        return parser.parse(decoded)
+        parsed = parser.parse(decoded)
     except ParseError as exc:
         if exc.kind is None:
             exc.kind = kind
@@ -102,12 +107,15 @@ def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence
         raise ParseError(
             f"{kind} file could not be parsed: {type(exc).__name__}", kind=kind
         ) from exc
+    return dataclasses.replace(parsed, origin=origin) if origin is not None else parsed
 
 
 def to_json(parsed: ParsedEvidence) -> dict[str, Any]:
     """JSON-safe dict of a parse result, with its `kind` first."""
     body = to_jsonable(parsed)
     assert isinstance(body, dict)
+    if parsed.origin is not None:
+        body["origin"] = to_jsonable(parsed.origin)
     return {"kind": parsed.KIND, **body}
 
 

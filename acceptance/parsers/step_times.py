@@ -7,10 +7,11 @@ seconds per rank, statistics computed once per rank at the end.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from acceptance.parsers.base import StepTimesError, decode_text, median, percentile
+from acceptance.parsers.header import EvidenceOrigin
 
 KIND = "step-times"
 REQUIRED = ("rank", "node", "step", "seconds")
@@ -38,6 +39,8 @@ class StepTimesResult:
     run_median: float | None  # median of the per-rank medians
     nodes: tuple[str, ...] = ()
     has_timestamp: bool = False
+    # The collector's header, when the file has one (acceptance/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
 def detect(text: str) -> float:

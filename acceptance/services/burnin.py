@@ -6,6 +6,7 @@ a re-check that finishes after a newer change is discarded, so stale rows never 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,6 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
+from acceptance.checks.findings import Explanation
 from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import (
     BurnInRun,
@@ -27,6 +29,7 @@ from acceptance.models import (
     ChecksState,
     Evidence,
     EvidenceState,
+    FindingExplanation,
     Reservation,
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
@@ -149,12 +152,14 @@ def evidence_upload(
 def evidence_item(evidence: Evidence, data: bytes | None = None) -> EvidenceItem:
     """The checks' view of one file; a parsed file is parsed again from its stored bytes."""
     node = evidence.node or None
+    sha, name = evidence.sha256 or None, evidence.original_name
     if evidence.state == EvidenceState.PARSED:
         if data is None:
             data = evidence.read_bytes()
-        return evidence_item_from_text(
+        item = evidence_item_from_text(
             ref=evidence.ref, node=node, text=data, kind=evidence.kind or None
         )
+        return dataclasses.replace(item, sha256=sha, name=name)
     error = evidence.error or "the file could not be processed"
     return EvidenceItem(
         ref=evidence.ref,
@@ -162,7 +167,18 @@ def evidence_item(evidence: Evidence, data: bytes | None = None) -> EvidenceItem
         kind=evidence.kind or "unknown",
         error=error,
         error_line=evidence.error_line,
+        sha256=sha,
+        name=name,
     )
+
+
+def run_explanations(run: BurnInRun) -> dict[str, Explanation]:
+    """The buyer's explanations of findings on this run, the latest per finding."""
+    out: dict[str, Explanation] = {}
+    for e in FindingExplanation.objects.filter(run=run).select_related("by").order_by("at", "pk"):
+        by = (e.by.get_full_name() or e.by.username) if e.by else "a former user"
+        out[e.key] = Explanation(key=e.key, fingerprint=e.fingerprint, reason=e.reason, by=by)
+    return out
 
 
 def evidence_parse(*, evidence_id: int) -> Evidence:
@@ -261,6 +277,11 @@ def _check_rows(run: BurnInRun, version: int, results: list[Any]) -> list[Check]
             mandatory=r.mandatory,
             message=r.message,
             node=(r.node or "")[:200],
+            finding_key=r.finding.key[:300] if r.finding else "",
+            finding_fingerprint=r.finding.fingerprint if r.finding else "",
+            finding_evidence=[ids[ref] for ref in r.finding.refs if ref in ids]
+            if r.finding
+            else [],
         )
         for position, r in enumerate(results)
     ]
@@ -280,7 +301,7 @@ def run_recheck(*, run_id: int) -> BurnInRun:
     results: list[Any] = []
     if not waiting:
         items = [evidence_item(e) for e in evidence]
-        results = run_checks(run.reservation.fixture_version.spec, items)
+        results = run_checks(run.reservation.fixture_version.spec, items, run_explanations(run))
     with transaction.atomic():
         run = BurnInRun.objects.select_for_update().get(pk=run_id)
         if run.evidence_version != version:

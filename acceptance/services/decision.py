@@ -148,6 +148,13 @@ def accept_on_run(
         "clock_starts_at": reservation.clock_starts_at.isoformat(),
         "by_override": override is not None,
         "gate": {"passed": run.gate_passed, "summary": run.gate_summary},
+        # Findings on the evidence at acceptance: "warn" ones were explained away.
+        "findings": [
+            {"key": c.finding_key, "status": c.status, "message": c.message}
+            for c in run.checks.filter(version=run.checked_version or 0)
+            .exclude(finding_key="")
+            .order_by("position")
+        ],
     }
     if from_run:
         snapshot = burnin_report.baseline_snapshot(_files(run), version.spec, header=header)

@@ -3,7 +3,7 @@ award page lives in evaluation/views_award.py: it reads the scores."""
 
 from django.urls import path
 
-from acceptance.views import burnin, override
+from acceptance.views import burnin, findings, override
 
 app_name = "burnin"
 
@@ -32,6 +32,11 @@ urlpatterns = [
     path("runs/<int:pk>/recheck/", burnin.run_recheck, name="run-recheck"),
     path("runs/<int:pk>/accept/", burnin.run_accept, name="run-accept"),
     path("runs/<int:pk>/override/", override.run_override, name="run-override"),
+    path(
+        "runs/<int:pk>/findings/explain/",
+        findings.run_explain_finding,
+        name="run-explain-finding",
+    ),
     path("evidence/<int:pk>/download/", burnin.evidence_download, name="evidence-download"),
     path("evidence/<int:pk>/retry/", burnin.evidence_retry, name="evidence-retry"),
     path("evidence/<int:pk>/withdraw/", burnin.evidence_withdraw, name="evidence-withdraw"),

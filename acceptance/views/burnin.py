@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from acceptance.forms.burnin import (
     DeclineOverrideForm,
     EvidenceUploadForm,
+    ExplainFindingForm,
     OverrideRequestForm,
     RejectForm,
     RunCreateForm,
@@ -24,6 +25,7 @@ from acceptance.forms.burnin import (
 from acceptance.lifecycle import case_for, reservation_decisions
 from acceptance.models import BurnInRun, Reservation
 from acceptance.selectors import burnin as sel
+from acceptance.selectors.findings import explanation_list, run_findings
 from acceptance.selectors.override import blocking_checks, override_history
 from acceptance.services import burnin as services
 from acceptance.services import decision as decision_services
@@ -131,6 +133,9 @@ def run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse
         "override": case.override,
         "blocking": blocking,
         "evidence": evidence,
+        "findings": run_findings(run=run, evidence=evidence),
+        "explanations": explanation_list(run=run),
+        "explain_form": forms.get("explain_form") or ExplainFindingForm(),
         "groups": sel.check_groups(run=run),
         "status": sel.run_status(run=run, evidence=evidence),
         "charts": sel.run_charts(run=run),

@@ -9,6 +9,9 @@
 #   commands.txt           every command run and its exit status
 #   missing.txt            tools that were not found (only when some were missing)
 #
+# Each tool output and versions.txt start with one header line naming where and when it was
+# collected (the workbench reads it and flags a file whose host is not its node label):
+#   # clusterbid-evidence node=<NODE_NAME> host=<hostname -f> collected=<UTC ISO-8601>
 # Run it once on every node, or once with --all-nodes inside a Slurm job (one srun task per
 # node). Environment: EVIDENCE_DIR (default: evidence), NODE_NAME (default: hostname -s).
 # Exit status 3 when a tool was missing; the files that could be made are kept either way.
@@ -26,7 +29,7 @@ case "${1:-}" in
             bash "${HERE}/collect_evidence.sh"
         ;;
     -h | --help)
-        sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     "") ;;
@@ -39,6 +42,10 @@ esac
 HOST_NAME="${NODE_NAME:-$(hostname -s)}"
 DIR="${EVIDENCE_DIR}/${HOST_NAME}"
 mkdir -p "${DIR}"
+# The full host name where it resolves, else the short one; the time from bash itself (UTC).
+FULL_HOST="$(hostname -f 2> /dev/null || hostname -s 2> /dev/null || echo unknown)"
+TZ=UTC printf -v COLLECTED '%(%Y-%m-%dT%H:%M:%SZ)T' -1
+HEADER="# clusterbid-evidence node=${HOST_NAME} host=${FULL_HOST:-unknown} collected=${COLLECTED}"
 : > "${DIR}/commands.txt"
 MISSING=()
 
@@ -51,13 +58,14 @@ capture() {
         return 0
     fi
     local rc=0
-    "$@" > "${DIR}/${file}" 2>&1 || rc=$?
+    printf '%s\n' "${HEADER}" > "${DIR}/${file}"
+    "$@" >> "${DIR}/${file}" 2>&1 || rc=$?
     printf '%s\t%s\texit=%s\n' "${file}" "$*" "${rc}" >> "${DIR}/commands.txt"
 }
 
 capture nvidia-smi-topo.txt nvidia-smi topo -m
 capture nvidia-smi-query.csv nvidia-smi \
-    --query-gpu=index,name,pci.bus_id,driver_version,memory.total,ecc.errors.uncorrected.volatile.total,temperature.gpu,power.draw \
+    --query-gpu=index,name,uuid,serial,pci.bus_id,driver_version,memory.total,ecc.errors.uncorrected.volatile.total,temperature.gpu,power.draw \
     --format=csv
 capture dcgmi-diag.txt dcgmi diag -r "${DCGM_LEVEL}"
 capture ibstat.txt ibstat
@@ -75,6 +83,7 @@ nvcc_release() {
 }
 
 {
+    printf '%s\n' "${HEADER}"
     printf 'node: %s\n' "${HOST_NAME}"
     printf 'fixture_sha256: %s\n' "${FIXTURE_SHA256}"
     version kernel uname -r

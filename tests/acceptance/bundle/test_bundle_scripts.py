@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 import yaml
 
 from acceptance.bundle.build import STATIC_FILES
+from acceptance.parsers.header import read_header
 
 SHELL_FILES = ("run_nccl_tests.sh", "collect_evidence.sh", "upload_evidence.sh", "fixture.sbatch")
 SOURCES = Path(__file__).resolve().parents[3] / "acceptance" / "bundle" / "files"
@@ -129,13 +131,51 @@ def test_evidence_lands_in_a_folder_per_node(unpacked: Path, tmp_path: Path) -> 
     )
     assert result.returncode == 0, result.stderr
     node = unpacked / "evidence" / "node-a"
-    assert (node / "ibstat.txt").read_text().strip() == "ibstat"
-    assert (node / "dcgmi-diag.txt").read_text().strip() == "dcgmi diag -r 3"
-    assert (node / "nvidia-smi-topo.txt").read_text().strip() == "nvidia-smi topo -m"
+
+    def body(name: str) -> str:
+        return (node / name).read_text().split("\n", 1)[1].strip()
+
+    assert body("ibstat.txt") == "ibstat"
+    assert body("dcgmi-diag.txt") == "dcgmi diag -r 3"
+    assert body("nvidia-smi-topo.txt") == "nvidia-smi topo -m"
     query = (node / "nvidia-smi-query.csv").read_text()
     assert "ecc.errors.uncorrected.volatile.total" in query and "--format=csv" in query
+    assert "uuid,serial" in query  # GPU ids, so the same GPU under two node labels shows
     assert "fixture_sha256:" in (node / "versions.txt").read_text()
     assert not (node / "missing.txt").exists()
+
+
+def test_every_collected_file_starts_with_the_collector_header(
+    unpacked: Path, tmp_path: Path
+) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("nvidia-smi", "dcgmi", "ibstat"):
+        (fake / tool).write_text(f'#!/usr/bin/env bash\necho "{tool} $*"\n')
+        (fake / tool).chmod(0o755)
+    # A host whose full name resolves: the header carries it, NODE_NAME stays the folder.
+    (fake / "hostname").write_text(
+        '#!/usr/bin/env bash\n[[ "$1" == -f ]] && echo gpu-a01.hel2.example || echo gpu-a01\n'
+    )
+    (fake / "hostname").chmod(0o755)
+    result = run(
+        ["bash", "collect_evidence.sh"],
+        unpacked,
+        NODE_NAME="node-a",
+        PATH=f"{fake}:{os.environ['PATH']}",
+    )
+    assert result.returncode == 0, result.stderr
+    node = unpacked / "evidence" / "node-a"
+    names = ("nvidia-smi-topo.txt", "nvidia-smi-query.csv", "dcgmi-diag.txt", "ibstat.txt")
+    for name in (*names, "versions.txt"):
+        first = (node / name).read_text().split("\n", 1)[0]
+        origin = read_header(first)
+        assert origin is not None, f"{name} starts with {first!r}"
+        assert origin.node == "node-a"
+        assert origin.host == "gpu-a01.hel2.example"
+        assert origin.collected is not None
+        collected = datetime.strptime(origin.collected, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        assert abs((datetime.now(UTC) - collected).total_seconds()) < 120
 
 
 def test_evidence_names_missing_tools(unpacked: Path, tmp_path: Path) -> None:

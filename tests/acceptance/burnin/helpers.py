@@ -23,12 +23,15 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "evidence"
 BURNIN = DATA.parent / "burnin"
 
 # A complete, passing evidence set for the two-node spec: (file under tests/data/evidence, node).
+# Per-node files are as collect_evidence.sh leaves them, under burnin/<node>/: the tool output
+# under the collector's header naming that node and host, so no two nodes share a file (the
+# same bytes under two node labels is a finding that blocks the gate).
 GOOD_SET: list[tuple[str, str]] = [
     ("burnin/fixture-result/fixture_16ranks.jsonl", ""),
     ("burnin/nccl-tests/all_reduce_2node_pass.txt", ""),
     ("burnin/step-times/step_times_16ranks.csv", ""),
 ] + [
-    (name, node)
+    (f"burnin/{node}/{name}", node)
     for node in ("gpu-a01", "gpu-a02")
     for name in (
         "nvidia-smi-topo/hgx_h200_8gpu_8nic_tabs_ansi_header.txt",

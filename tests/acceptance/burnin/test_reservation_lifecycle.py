@@ -19,11 +19,14 @@ pytestmark = pytest.mark.django_db
 
 REQUESTER_ID = 4242  # who asked for the pending override in the "awaiting" state
 SHARED = {"start_run", "evidence"}
+# A finding on the evidence is explained away by the buyer's approver or admin alone.
+APPROVER_ONLY = {"approve_override", "decline_override", "explain_finding"}
 # What each side's roles may do, by the reservation's state and the run's verdict.
 BUYER_MOVES = {
-    "pending, gate passes": SHARED | {"accept", "reject"},
-    "pending, gate fails": SHARED | {"request_override", "reject"},
-    "awaiting approval": SHARED | {"reject", "approve_override", "decline_override"},
+    "pending, gate passes": SHARED | {"accept", "reject", "explain_finding"},
+    "pending, gate fails": SHARED | {"request_override", "reject", "explain_finding"},
+    "awaiting approval": SHARED
+    | {"reject", "approve_override", "decline_override", "explain_finding"},
     "accepted": set(),
     "rejected": set(),
 }
@@ -73,7 +76,7 @@ def _expected(state: str, who: str) -> set[str]:
     if who.startswith("buyer"):
         allowed = set(BUYER_MOVES[state])
         if who == "buyer requester":
-            allowed -= SECOND_SIGNATURE
+            allowed -= APPROVER_ONLY
         return allowed
     if who.startswith("provider"):
         return set(PROVIDER_MOVES[state])
@@ -88,7 +91,7 @@ def _refused_with(who: str, name: str) -> int:
         return 409
     if who.startswith("provider"):
         return 403
-    if name in SECOND_SIGNATURE and who == "buyer requester":
+    if name in APPROVER_ONLY and who == "buyer requester":
         return 403
     return 409
 

@@ -45,6 +45,8 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     # The buyer decides: an empty override request comes back with its errors; the provider,
     # a party to the reservation, is refused like everyone else who is not the buyer.
     "burnin:run-override": ("post", lambda w: [w.run.pk], BUYERS_FORM),
+    # Explaining a finding away is the buyer's: an empty form comes back with its errors.
+    "burnin:run-explain-finding": ("post", lambda w: [w.run.pk], BUYERS_FORM),
     # No override awaits approval: the buyer is told why; nobody else reaches the route.
     "burnin:override-approve": ("post", lambda w: [w.reservation.pk], BUYERS_POST),
     "burnin:override-decline": ("post", lambda w: [w.reservation.pk], BUYERS_POST),
