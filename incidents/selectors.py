@@ -161,7 +161,11 @@ def checklist_states(
     nodes = repaired_nodes(incident)
     diag = _latest(rows, IncidentEvidenceKind.DIAG)
     # Named nodes: every passing upload counts, each for the node it ran on (the last one wins).
-    diags = [e.parsed for e in rows if e.kind == IncidentEvidenceKind.DIAG and e.ok and e.parsed]
+    diags = [
+        {**e.parsed, "sha256": e.sha256}
+        for e in rows
+        if e.kind == IncidentEvidenceKind.DIAG and e.ok and e.parsed
+    ]
     loss = _latest(rows, IncidentEvidenceKind.TRAINING_LOG)
     reference = _median(_latest(rows, IncidentEvidenceKind.PRE_STEPS))
     if reference is None and snapshot:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from acceptance.parsers.base import DcgmiError, decode_text, number_problem
-from acceptance.parsers.pci_ids import gpu_model, model_token
 from acceptance.parsers.header import EvidenceOrigin
+from acceptance.parsers.pci_ids import gpu_model, model_token
 
 KIND = "dcgmi-diag"
 RESULTS = ("Pass", "Fail", "Warn", "Skip")

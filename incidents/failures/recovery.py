@@ -14,7 +14,7 @@ from typing import Any
 
 from .incident import ChecklistItem
 from .recovery_loss import DEFAULT_LOSS_TOLERANCE_PCT, check_loss
-from .recovery_nccl import NcclShape, check_nccl
+from .recovery_nccl import FINDING, NcclShape, check_nccl
 
 PASS, FAIL, WAITING, SIGNED = "pass", "fail", "waiting", "signed"
 
@@ -125,6 +125,23 @@ def _diag_shape(doc: Mapping[str, Any], shape: NodeShape) -> str | None:
     return f"{tested} tested; the contract's nodes have {shape.text()}"
 
 
+def _same_file_for_two_nodes(parsed: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One diagnostics file (same SHA-256) counted for two nodes: it ran on one of them at most."""
+    seen: dict[str, str] = {}
+    problems = []
+    for doc in parsed:
+        sha, label = str(doc.get("sha256") or ""), str(doc.get("node") or "")
+        if not sha:
+            continue
+        first = seen.setdefault(sha, label)
+        if first != label:
+            problems.append(
+                f"the same file (SHA-256 {sha[:12]}…) is given for {first} and {label}: "
+                "each node needs its own run"
+            )
+    return problems
+
+
 def check_diagnostics(
     parsed: Sequence[Mapping[str, Any]],
     nodes: Sequence[str] = (),
@@ -155,16 +172,19 @@ def check_diagnostics(
         parsed = [by_node[n] for n in nodes]
     if not parsed:
         return WAITING, "no dcgmi diag uploaded", expected
-    problems = []
+    findings, problems = _same_file_for_two_nodes(parsed), []
     for doc in parsed:
         label = str(doc.get("node") or "")
-        host = str(doc.get("hostname") or "")
+        # The collector's header (acceptance/parsers/header.py) names the host it ran on.
+        host = str(doc.get("hostname") or (doc.get("origin") or {}).get("host") or "")
         if label and host and host.split(".")[0] != label.split(".")[0]:
-            problems.append(f"the file was written on {host}, labelled {label}")
+            findings.append(f"the file was written on {host}, labelled {label}")
         if why := _diag_shape(doc, shape):
             problems.append(f"{label}: {why}" if label and len(parsed) > 1 else why)
-    if problems:
-        return FAIL, "; ".join(problems), expected
+    if problems:  # a run that did not cover the contract's GPUs is never explained away
+        return FAIL, "; ".join(problems + findings), expected
+    if findings:
+        return FINDING, "; ".join(findings), expected
     results = [str(t.get("result")) for doc in parsed for t in doc.get("tests") or []]
     bad = [r for r in results if r not in ("Pass", "Skip")]
     status = PASS if results and not bad else FAIL
@@ -299,6 +319,7 @@ def evaluate(
         signable = evidence_kind is None and status != FAIL
         signable = signable or (status == WAITING and "sign off" in expected)
         signable = signable or (item.evidence == "dcgmi-diag" and status == WAITING)
+        signable = signable or status == FINDING
         if signable and item.key in signed and status != PASS:
             status, measured = SIGNED, signed[item.key]
         out.append(ItemState(item.key, item.text, evidence_kind, status, measured, expected,

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 PASS, FAIL, WAITING = "pass", "fail", "waiting"
+# Refused on a reuse or mismatch finding (a file given twice, another host, the burn-in's own
+# bytes) rather than on a measurement: it blocks like a failure, and the item's owner may
+# explain it away with a signed reason, which the audit trail keeps.
+FINDING = "finding"
 
 # nccl-tests' header values and the flags that set them (`all_reduce_perf -b 8 -e 8G -f 2 ...`).
 # Mirrors the baseline's `command` (acceptance.burnin_report), so the two compare as text.
@@ -161,7 +165,7 @@ def check_nccl(
     if not parsed:
         return WAITING, "no recovery nccl-tests run uploaded", expected
     if shape.reused:
-        return FAIL, shape.reused, expected
+        return FINDING, shape.reused, expected
     large = int(baseline.get("large_message_bytes") or 1 << 30)
     runs = [r for r in _runs(parsed) if r.get("rows")]
     problems: list[str] = []

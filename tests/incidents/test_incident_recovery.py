@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from acceptance.models import Evidence, EvidenceState
+from audit.models import AuditEntry
+from core.lifecycle import MoveRefused
 from incidents import services
 from incidents.models import IncidentEvidenceKind
 from incidents.selectors import checklist_states
@@ -68,7 +70,7 @@ def test_a_one_rank_nccl_run_is_refused(incident, provider) -> None:
     assert "missing gpu-a02" in item.measured
 
 
-def test_the_burn_in_file_uploaded_again_is_refused(incident, provider) -> None:
+def test_the_burn_in_file_uploaded_again_is_refused(incident, provider, buyer) -> None:
     burnin = incident.reservation.baseline.run
     data = (RECOVERY / "nccl_all_reduce_recovered.txt").read_bytes()
     twin = Evidence(run=burnin, node="", kind="nccl-tests", state=EvidenceState.PARSED,
@@ -79,10 +81,27 @@ def test_the_burn_in_file_uploaded_again_is_refused(incident, provider) -> None:
     _upload(incident, provider.user, "nccl-tests", "nccl_all_reduce_recovered.txt")
     item = _item(incident, "nccl_margin_pct")
     assert (item.status, item.measured) == (
-        "fail",
+        "finding",
         "this is the burn-in's burnin-allreduce-16r.txt, uploaded 2025-02-20 10:00 UTC; "
         "a recovery run must be new",
     )
+    assert not item.passed and item.signable  # blocks the close until explained away
+    # Only the item's owner (the buyer, whom the check protects) explains it away, with a reason
+    # that is on the audit record; the provider that uploaded it cannot.
+    with pytest.raises(MoveRefused):
+        services.incident_signoff(
+            incident=incident, user=provider.user, key="nccl_margin_pct", note="same fabric"
+        )
+    services.incident_signoff(
+        incident=incident,
+        user=buyer.user,
+        key="nccl_margin_pct",
+        note="We asked for the burn-in file to be resubmitted while the new run is repeated.",
+    )
+    item = _item(incident, "nccl_margin_pct")
+    assert item.status == "signed" and "resubmitted" in item.measured
+    entry = AuditEntry.objects.filter(action="incident.signoff").latest("pk")
+    assert entry.after["item"] == "nccl_margin_pct" and "resubmitted" in entry.after["note"]
 
 
 def test_a_new_run_on_the_full_node_set_passes(incident, provider) -> None:

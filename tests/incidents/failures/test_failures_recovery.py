@@ -77,7 +77,28 @@ def test_a_diag_whose_file_names_another_host_is_refused() -> None:
     doc = {**_parsed("dcgmi_diag_r2_dcgm4_8xh200_pass.txt", "dcgmi-diag"), "node": "node-17",
            "hostname": "node-3.cluster"}  # fmt: skip
     status, measured, _ = check_diagnostics([doc], ["node-17"], H200_NODE)
-    assert status == "fail" and "written on node-3.cluster, labelled node-17" in measured
+    assert status == "finding" and "written on node-3.cluster, labelled node-17" in measured
+
+
+def test_the_collector_header_naming_another_host_is_refused() -> None:
+    """The header `collect_evidence.sh` writes is read by the parser and compared here."""
+    body = (RECOVERY / "dcgmi_diag_r2_dcgm4_8xh200_pass.txt").read_text()
+    header = (
+        "# clusterbid-evidence node=node-3 host=node-3.hel2.example collected=2026-11-04T11:00:00Z"
+    )
+    doc = {**_parsed("", "dcgmi-diag", f"{header}\n{body}"), "node": "node-17"}
+    status, measured, _ = check_diagnostics([doc], ["node-17"], H200_NODE)
+    assert status == "finding" and "written on node-3.hel2.example, labelled node-17" in measured
+
+
+def test_one_diag_file_given_for_two_repaired_nodes_is_refused() -> None:
+    doc = _parsed("dcgmi_diag_r2_dcgm4_8xh200_pass.txt", "dcgmi-diag")
+    twice = [{**doc, "node": n, "sha256": "3f2a" + "0" * 60} for n in ("node-17", "node-18")]
+    status, measured, _ = check_diagnostics(twice, ["node-17", "node-18"], H200_NODE)
+    assert status == "finding"
+    assert "the same file (SHA-256 3f2a00000000…) is given for node-17 and node-18" in measured
+    own = [{**twice[0]}, {**twice[1], "sha256": "9b" + "0" * 62}]
+    assert check_diagnostics(own, ["node-17", "node-18"], H200_NODE)[0] == "pass"
 
 
 # 2. NCCL on the full node set ---------------------------------------------------------------
@@ -118,7 +139,7 @@ def test_a_reused_burn_in_file_is_refused_with_the_reason() -> None:
         "this is the burn-in's nccl.txt, uploaded 2025-02-20 10:00 UTC; a recovery run must be new"
     )
     shape = NcclShape(ranks=16, hosts=("gpu-a01", "gpu-a02"), reused=why)
-    assert check_nccl([run], _baseline(), 5.0, shape)[:2] == ("fail", why)
+    assert check_nccl([run], _baseline(), 5.0, shape)[:2] == ("finding", why)
 
 
 def test_the_full_node_set_at_the_baseline_passes() -> None:
