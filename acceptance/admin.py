@@ -7,6 +7,7 @@ from acceptance.models import (
     BurnInRun,
     Check,
     Evidence,
+    FindingExplanation,
     Fixture,
     FixtureVersion,
     OverrideRequest,
@@ -101,3 +102,10 @@ class OverrideRequestAdmin(RecordAdmin):
     list_display = ["reservation", "run", "outcome", "requested_by", "decided_by", "requested_at"]
     list_filter = ["outcome"]
     list_select_related = ["reservation__request", "run", "requested_by", "decided_by"]
+
+
+@admin.register(FindingExplanation)
+class FindingExplanationAdmin(RecordAdmin):
+    list_display = ["run", "key", "by", "at"]
+    list_select_related = ["run", "by"]
+    search_fields = ["key", "reason"]
