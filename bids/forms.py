@@ -9,6 +9,7 @@ from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from core.forms import bounds_from_model
 from orgs.models import Organization
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -31,6 +32,10 @@ class CapacityRequestForm(forms.ModelForm):
         required=False,
     )
     acceptable_regions.needed_to_submit = True  # type: ignore[attr-defined]  # keeps the asterisk
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        bounds_from_model(self)
 
     class Meta:
         model = CapacityRequest
@@ -115,6 +120,7 @@ class BidForm(forms.ModelForm):
         # A draft may be incomplete; these must be filled before it can be submitted.
         for name in REQUIRED_TO_SUBMIT:
             self.fields[name].needed_to_submit = True  # type: ignore[attr-defined]
+        bounds_from_model(self)
 
     class Meta:
         model = Bid

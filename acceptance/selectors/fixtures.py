@@ -11,6 +11,7 @@ from django.http import Http404
 
 from acceptance.fixtures import Threshold
 from acceptance.fixtures.thresholds import (
+    FABRICS,
     inter_node_busbw,
     per_gpu_network_gbps,
     single_node_busbw,
@@ -91,6 +92,34 @@ def threshold_library(spec: dict[str, Any]) -> dict[str, Threshold]:
     return out
 
 
+THRESHOLD_LABELS = {
+    "large_message_bytes": "Large messages start at",
+    "nvlink_class": "NVLink class (nvidia-smi topo -m)",
+    "rail_optimised": "Rail-optimised fabric",
+    "dcgm_level": "DCGM diagnostics level",
+    "dcgm_warn_policy": "A DCGM warning counts as",
+    "ib_rate_gbps": "InfiniBand port rate",
+    "ib_ports_per_node": "InfiniBand ports per node",
+    "ecc_uncorrected_max": "Uncorrected ECC errors, at most",
+    "step_time_tolerance_pct": "Step time above the reference, at most",
+    "step_time_spread_pct": "Step time spread across ranks, at most",
+    "per_gpu_network_gbps": "Network bandwidth per GPU",
+}
+
+
+def threshold_label(key: str) -> str:
+    """How people write a threshold ('Bus bandwidth, all-reduce'), not its key in the spec."""
+    if key.startswith("busbw_gbps."):
+        return f"Bus bandwidth, {key.split('.', 1)[1].replace('_', '-')} (large messages)"
+    return THRESHOLD_LABELS.get(key, key.replace("_", " ").capitalize())
+
+
+def fabric_label(key: Any) -> str:
+    """'InfiniBand NDR 400 Gb/s' for 'ndr400-ib'; an unknown key as it was written."""
+    fabric = FABRICS.get(str(key)) if key else None
+    return fabric.display_name if fabric is not None else str(key or "")
+
+
 def show_value(key: str, value: Any) -> str:
     if value is None:
         return "none set"
@@ -116,6 +145,7 @@ def threshold_rows(*, spec: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "path": path,
                 "key": key,
+                "label": threshold_label(key),
                 "value": value,
                 "unit": threshold_unit(key),
                 "value_text": show_value(key, value),

@@ -47,6 +47,7 @@ def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
             version=version,
             versions=selectors.fixture_version_list(fixture=fixture),
             thresholds=selectors.threshold_rows(spec=version.spec),
+            fabric=selectors.fabric_label(version.spec.get("fabric")),
             record_items=selectors.failure_record_items(spec=version.spec),
             sizes={
                 "min": data_size(version.spec["tests"]["nccl_tests"]["min_bytes"]),
@@ -122,7 +123,13 @@ def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "acceptance/fixture_form.html",
-        {"req": req, "form": form, "version": version, "fixture": fixture},
+        {
+            "req": req,
+            "form": form,
+            "version": version,
+            "fixture": fixture,
+            "fabric": selectors.fabric_label(version.spec.get("fabric")),
+        },
     )
 
 

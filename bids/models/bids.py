@@ -18,6 +18,7 @@ from bids.choices import (
     SiteReadiness,
     SparesLocation,
 )
+from bids.models import bounds
 from bids.models.requests import CapacityRequest
 from orgs.models import Organization
 
@@ -59,14 +60,22 @@ class BidTerms(models.Model):
 
     # Hardware and fabric
     gpu_model = models.CharField("GPU model", max_length=10, choices=GpuModel.choices, blank=True)
-    nodes = models.PositiveIntegerField(null=True, blank=True)
-    gpus_per_node = models.PositiveIntegerField("GPUs per node", null=True, blank=True)
-    nvlink_domain_size = models.PositiveIntegerField("NVLink domain size", default=8)
+    nodes = models.PositiveIntegerField(null=True, blank=True, validators=bounds.NODES)
+    gpus_per_node = models.PositiveIntegerField(
+        "GPUs per node", null=True, blank=True, validators=bounds.GPUS_PER_NODE
+    )
+    nvlink_domain_size = models.PositiveIntegerField(
+        "NVLink domain size", default=8, validators=bounds.NVLINK_DOMAIN
+    )
     fabric = models.CharField(
         "Backend fabric", max_length=12, choices=Fabric.choices, default=Fabric.INFINIBAND
     )
-    nics_per_node = models.PositiveIntegerField("Backend NICs per node", default=8)
-    nic_rate_gbps = models.PositiveIntegerField("NIC rate (Gb/s)", default=400)
+    nics_per_node = models.PositiveIntegerField(
+        "Backend NICs per node", default=8, validators=bounds.NICS_PER_NODE
+    )
+    nic_rate_gbps = models.PositiveIntegerField(
+        "NIC rate (Gb/s)", default=400, validators=bounds.LINK_GBPS
+    )
     rail_optimised = models.BooleanField("Rail-optimised", default=True)
     oversubscription_ratio = models.DecimalField(
         "Oversubscription (x:1)",
@@ -77,7 +86,7 @@ class BidTerms(models.Model):
         help_text="1.00 means non-blocking.",
     )
     leaf_switches = models.PositiveIntegerField(
-        "Leaf switches for this allocation", null=True, blank=True
+        "Leaf switches for this allocation", null=True, blank=True, validators=bounds.SWITCHES
     )
     isolation_class = models.CharField(
         max_length=14, choices=IsolationClass.choices, default=IsolationClass.WHOLE_DEVICE
@@ -103,7 +112,7 @@ class BidTerms(models.Model):
         default=Decimal("24"),
         validators=[MinValueValidator(Decimal("0"))],
     )
-    spares_count = models.PositiveIntegerField("Spare nodes", default=0)
+    spares_count = models.PositiveIntegerField("Spare nodes", default=0, validators=bounds.SPARES)
     spares_location = models.CharField(
         max_length=20, choices=SparesLocation.choices, default=SparesLocation.NONE
     )
@@ -114,6 +123,7 @@ class BidTerms(models.Model):
         "Declared node MTBF (h)",
         null=True,
         blank=True,
+        validators=bounds.MTBF_HOURS,
         help_text="Leave empty if you publish none; scoring then uses a documented default.",
     )
     site_readiness = models.CharField(

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from bids.choices import Fabric, GpuModel, IsolationClass, Region, RequestStatus, Scheduler
+from bids.models import bounds
 from orgs.models import Organization
 
 
@@ -70,24 +71,27 @@ class CapacityRequest(models.Model):
 
     # Allocation
     gpu_model = models.CharField("GPU model", max_length=10, choices=GpuModel.choices)
-    gpu_count = models.PositiveIntegerField("GPU count", validators=[MinValueValidator(1)])
-    nodes = models.PositiveIntegerField(validators=[MinValueValidator(1)])
-    gpus_per_node = models.PositiveIntegerField(
-        "GPUs per node", validators=[MinValueValidator(1), MaxValueValidator(72)]
-    )
+    gpu_count = models.PositiveIntegerField("GPU count", validators=bounds.GPUS)
+    nodes = models.PositiveIntegerField(validators=bounds.NODES)
+    gpus_per_node = models.PositiveIntegerField("GPUs per node", validators=bounds.GPUS_PER_NODE)
     nvlink_domain_size = models.PositiveIntegerField(
         "NVLink domain size needed",
         default=8,
+        validators=bounds.NVLINK_DOMAIN,
         help_text="GPUs that must share one NVLink/NVSwitch domain.",
     )
     fabric = models.CharField(
         "Backend fabric", max_length=12, choices=Fabric.choices, default=Fabric.INFINIBAND
     )
     per_gpu_bandwidth_gbps = models.PositiveIntegerField(
-        "Backend bandwidth per GPU (Gb/s)", default=400
+        "Backend bandwidth per GPU (Gb/s)", default=400, validators=bounds.LINK_GBPS
     )
     max_leaf_switches = models.PositiveIntegerField(
-        "Max leaf switches", null=True, blank=True, help_text="Leave empty for no limit."
+        "Max leaf switches",
+        null=True,
+        blank=True,
+        help_text="Leave empty for no limit.",
+        validators=bounds.SWITCHES,
     )
     single_fabric_domain = models.BooleanField("Single fabric domain", default=True)
     isolation_class = models.CharField(

@@ -188,3 +188,13 @@ def test_an_untouched_save_says_nothing_changed(fx, buyer):
     response = buyer.client().post(url, fixture_post_data(fx.version), follow=True)
     messages = [str(m) for m in response.context["messages"]]
     assert messages == ["Nothing changed; version 1 stays current."]
+
+
+def test_the_fixture_page_names_thresholds_and_fabric_as_people_write_them(fx, provider):
+    url = reverse("acceptance:fixture-detail", args=[fx.world.request.pk])
+    html = provider.client().get(url).content.decode()
+    table = html.split('class="table thresholds"', 1)[1].split("</table>", 1)[0]
+    assert "Bus bandwidth, all-reduce (large messages)" in table
+    assert "Step time above the reference, at most" in table
+    assert ">busbw_gbps.all_reduce<" not in table and ">step_time_tolerance_pct<" not in table
+    assert "InfiniBand NDR 400 Gb/s" in html and "on ndr400-ib" not in html

@@ -1,0 +1,22 @@
+"""Plausible limits for the counts a request or a bid states, one place for model, form and API.
+
+Upper bounds catch typing slips (1,000,000 spare nodes), not ambition: the largest training
+clusters announced by 2026 are in the low hundreds of thousands of GPUs, so 32,768 nodes and
+262,144 GPUs leave room. NVLink domains reach 576 GPUs (NVL576); a node carries at most 72 GPUs
+(an NVL72 rack scheduled as one node), 32 backend NICs, and links of at most 1.6 Tb/s."""
+
+from __future__ import annotations
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+
+MAX_NODES = 32_768
+
+NODES = [MinValueValidator(1), MaxValueValidator(MAX_NODES)]
+GPUS = [MinValueValidator(1), MaxValueValidator(MAX_NODES * 8)]
+GPUS_PER_NODE = [MinValueValidator(1), MaxValueValidator(72)]
+NVLINK_DOMAIN = [MinValueValidator(1), MaxValueValidator(576)]
+NICS_PER_NODE = [MaxValueValidator(32)]
+LINK_GBPS = [MaxValueValidator(1_600)]
+SWITCHES = [MinValueValidator(1), MaxValueValidator(4_096)]
+SPARES = [MaxValueValidator(1_024)]
+MTBF_HOURS = [MinValueValidator(1), MaxValueValidator(1_000_000)]

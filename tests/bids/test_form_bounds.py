@@ -1,0 +1,65 @@
+"""Counts outside what any cluster has are refused with one message per field, the same
+whichever side of the range the slip is on, in the page and in the API."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from bids.forms import BidForm, CapacityRequestForm
+from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def request_data(**overrides):
+    start = timezone.localdate() + timedelta(days=60)
+    data = {
+        "title": "16 × H200", "gpu_model": "H200", "gpu_count": 16, "nodes": 2,
+        "gpus_per_node": 8, "nvlink_domain_size": 8, "fabric": "infiniband",
+        "per_gpu_bandwidth_gbps": 400, "isolation_class": "whole_device", "scheduler": "slurm",
+        "acceptable_regions": ["eu"], "reservation_start": start,
+        "reservation_end": start + timedelta(days=90),
+        "bid_deadline": (timezone.now() + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"),
+    }  # fmt: skip
+    data.update(overrides)
+    return data
+
+
+@pytest.mark.parametrize("typed", ["-16", "0"])
+def test_a_gpu_count_below_one_reads_the_same_either_way(typed):
+    form = CapacityRequestForm(data=request_data(gpu_count=typed))
+    assert form.errors["gpu_count"] == ["Ensure this value is greater than or equal to 1."]
+    assert form["gpu_count"].field.widget.attrs["min"] == "1"
+
+
+def test_the_request_page_keeps_the_slip_and_names_the_field(buyer):
+    response = buyer.client().post(reverse("bids:request-create"), request_data(nodes="-2"))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Ensure this value is greater than or equal to 1." in html
+    assert 'value="-2"' in html  # what was typed stays in the box
+
+
+def test_a_million_spare_nodes_is_refused():
+    bid = BidFactory.build(request=CapacityRequestFactory())
+    form = BidForm(data={"spares_count": "1000000"}, instance=bid)
+    assert form.errors["spares_count"] == ["Ensure this value is less than or equal to 1024."]
+    assert form["spares_count"].field.widget.attrs["max"] == "1024"
+
+
+def test_the_api_refuses_the_same_slip_by_field(provider):
+    from tests.api.v1.conftest import token_client
+
+    req = CapacityRequestFactory(status="open")
+    InvitationFactory(request=req, provider=provider.org)
+    bid = BidFactory(request=req, provider=provider.org)
+    response = token_client(provider.user).patch(
+        f"/api/v1/bids/{bid.pk}/", {"spares_count": 1_000_000}, format="json"
+    )
+    assert response.status_code == 400
+    body = str(response.json())
+    assert "spares_count" in body and "less than or equal to 1024" in body, body
