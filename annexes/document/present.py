@@ -15,6 +15,7 @@ from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
 from annexes.document.snapshot import KIND_CONTRACT
+from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
 from core.formatting import duration
 
@@ -69,6 +70,9 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     blocks: list[Block] = [{"type": "text", "text": intro}]
     if snap.get("award_justification"):  # awarded against the scores: the buyer's reason
         blocks.append({"type": "text", "text": f"Award: {snap['award_justification']}"})
+    value = value_rows(snap)
+    if value is not None:
+        blocks.append(_kv(value, heading="Total contract value"))
     return {"id": "offer", "title": "The awarded offer", "blocks": [*blocks, _kv(rows)]}
 
 
