@@ -14,6 +14,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 
 from core.spreadsheet import safe_row
 from evaluation.comparison import Comparison
+from evaluation.exports_sheets import fill_cover, fill_explanations
 
 CSV_TYPE = "text/csv; charset=utf-8"
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -50,10 +51,14 @@ def comparison_csv(view: Comparison) -> bytes:
 
 
 def comparison_xlsx(view: Comparison) -> bytes:
+    """Three sheets: the cover, the matrix (units in their own column, header frozen) and each
+    number's inputs and formula."""
     book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    sheet.title = "Comparison"
+    cover = book.active
+    assert cover is not None
+    cover.title = "Cover"
+    fill_cover(cover, view)
+    sheet = book.create_sheet("Comparison")
     for line in matrix_rows(view):
         sheet.append(safe_row(line))
     for cell in sheet[1]:
@@ -75,6 +80,7 @@ def comparison_xlsx(view: Comparison) -> bytes:
         for c in row_cells:
             c.alignment = Alignment(wrap_text=True, vertical="top")
     sheet.freeze_panes = "D2"
+    fill_explanations(book.create_sheet("Explanations"), view)
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()

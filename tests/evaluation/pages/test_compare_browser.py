@@ -93,7 +93,7 @@ def test_reweighting_rescoring_and_export(
         page.click("#export-xlsx")
     path = tmp_path / "comparison.xlsx"
     info.value.save_as(path)
-    sheet = load_workbook(path).active
+    sheet = load_workbook(path)["Comparison"]
     by_label = {row[1]: row[3:] for row in sheet.iter_rows(values_only=True)}
     assert list(by_label["Row"]) == ["Northwind", "Rival Cloud"]
     for key, label in (

@@ -44,7 +44,7 @@ def test_csv_and_xlsx_hold_the_numbers_the_page_shows(scored, buyer):
     lines = list(csv.reader(io.StringIO(csv_response.content.decode("utf-8-sig"))))
 
     xlsx_response = client.get(reverse("evaluation:request-compare-xlsx", args=[req.pk]))
-    sheet = load_workbook(io.BytesIO(xlsx_response.content)).active
+    sheet = load_workbook(io.BytesIO(xlsx_response.content))["Comparison"]
     rows = [list(r) for r in sheet.iter_rows(values_only=True)]
 
     view = comparison_for_buyer(request=req)
@@ -79,7 +79,7 @@ def test_the_export_sets_disqualified_bids_apart_with_their_reasons(scored, buye
 
 def test_anonymised_export_names_no_provider(scored, buyer):
     url = reverse("evaluation:request-compare-xlsx", args=[scored.request.pk]) + "?labels=anonymous"
-    sheet = load_workbook(io.BytesIO(buyer.client().get(url).content)).active
+    sheet = load_workbook(io.BytesIO(buyer.client().get(url).content))["Comparison"]
     header = [c.value for c in sheet[1]]
     assert header[3:] == ["Bid A", "Bid B"]
     text = " ".join(str(c.value) for row in sheet.iter_rows() for c in row)
@@ -110,10 +110,35 @@ def test_text_that_looks_like_a_formula_is_exported_as_text(scored, buyer, provi
     assert provider.org.name not in header
     assert "'" + provider.org.name in header
     xlsx = client.get(reverse("evaluation:request-compare-xlsx", args=[req.pk]))
-    sheet = load_workbook(io.BytesIO(xlsx.content)).active
+    sheet = load_workbook(io.BytesIO(xlsx.content))["Comparison"]
     cells = [c for c in sheet[1] if isinstance(c.value, str) and "HYPERLINK" in c.value]
     assert cells and all(c.data_type == "s" and c.value.startswith("'=") for c in cells)
     # Numbers stay numbers (a negative one is not text).
     numbers = [c.value for row in sheet.iter_rows(min_row=4) for c in row[3:]]
     assert any(isinstance(v, int | float) for v in numbers)
     assert not any(isinstance(v, str) and v.startswith("'") for v in numbers)
+
+
+def test_the_xlsx_cover_and_explanations_give_a_signatory_the_context(scored, buyer):
+    """Read back with openpyxl: the cover names the request, deadline, scoring time, weights and
+    ranking; the explanation sheet gives each number's formula; the matrix header is frozen."""
+    req = scored.request
+    url = reverse("evaluation:request-compare-xlsx", args=[req.pk])
+    book = load_workbook(io.BytesIO(buyer.client().get(url).content))
+    assert book.sheetnames == ["Cover", "Comparison", "Explanations"]
+    cover = {row[0]: row[1] for row in book["Cover"].iter_rows(values_only=True) if row[0]}
+    view = comparison_for_buyer(request=req)
+    assert cover["Request"] == req.title and cover["Buyer"] == req.buyer.name
+    assert cover["Bid deadline"] == f"{req.bid_deadline:%Y-%m-%d %H:%M} UTC"
+    assert cover["Scored at"].endswith(" UTC") and cover["Scores"] == "current"
+    assert cover["Effective cost"].endswith(" %")  # a weight, as a share of the whole
+    ranked = [c for c in view.columns if c.score.rank == 1]
+    assert ranked and cover[1] == ranked[0].name
+    explained = list(book["Explanations"].iter_rows(values_only=True))
+    assert explained[0] == ("Bid", "Row", "Step", "Formula", "Value")
+    assert any("×" in str(row[3]) or "/" in str(row[3]) for row in explained[1:])
+    assert {row[0] for row in explained[1:]} == {c.name for c in view.columns}
+    assert book["Comparison"].freeze_panes == "D2"
+    verdict = [r[0] for r in book["Cover"].iter_rows(values_only=True) if r[0]]
+    line = verdict[verdict.index("The winner's verdict") + 1]
+    assert line.startswith(f"{view.sensitivity['winner']}: ") and "random weight draws" in line
