@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annexes import selectors
-from annexes.document.diff import snapshot_diff
+from annexes.document.diff import in_annex_order, snapshot_diff
 from annexes.document.present import document_for
 from annexes.document.render import render_html
 from annexes.models import AnnexJobStatus, AnnexKind
@@ -133,7 +133,7 @@ def annex_diff(request: HttpRequest, pk: int) -> HttpResponse:
     if old.kind != new.kind:
         messages.error(request, "Only versions of the same annex can be compared.")
         return redirect("annexes:list", pk=pk)
-    changes = snapshot_diff(old.snapshot, new.snapshot)
+    changes = in_annex_order(snapshot_diff(old.snapshot, new.snapshot))
     return render(
         request,
         "annexes/diff.html",

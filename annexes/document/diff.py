@@ -1,10 +1,14 @@
-"""What changed between two annex snapshots, as flat dotted paths."""
+"""What changed between two annex snapshots: compared as flat dotted paths, shown under the
+annex's own section headings, with the labels and value formats the annex prints."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from annexes.document.labels import display, humanise, label, when
+from bids.models import BidTerms, CapacityRequest
 
 _MISSING = object()
 
@@ -24,18 +28,69 @@ class Change:
         return "changed"
 
     def old_text(self) -> str:
-        return "" if self.old is _MISSING else _text(self.old)
+        return "" if self.old is _MISSING else self._shown(self.old)
 
     def new_text(self) -> str:
-        return "" if self.new is _MISSING else _text(self.new)
+        return "" if self.new is _MISSING else self._shown(self.new)
+
+    def _shown(self, value: Any) -> str:
+        """As printed; where the print hides the change (two instants in the same minute),
+        the stored value itself."""
+        both = (self._text(self.old), self._text(self.new))
+        if self.kind == "changed" and both[0] == both[1]:
+            return "—" if value is None else str(value)
+        return self._text(value)
+
+    @property
+    def section(self) -> str:
+        """The annex section that prints this value ('Allocation and term')."""
+        head = re.split(r"[.\[]", self.path, maxsplit=1)[0]
+        return SECTIONS.get(head, humanise(head))
+
+    @property
+    def label(self) -> str:
+        """The label the annex prints: a field's verbose name, else the path in words, list
+        positions counted from 1 ('Nccl › item 2 › Collective')."""
+        model, name = self._field()
+        if model is not None:
+            return label(model, name)
+        head, _, rest = self.path.partition(".")
+        if not rest:
+            return SECTIONS.get(head, humanise(head))
+        rest = re.sub(r"\[(\d+)\]", lambda m: f".item {int(m.group(1)) + 1}", rest)
+        return humanise(rest)
+
+    def _field(self) -> tuple[Any, str]:
+        """(model, field) for the request's and the offer's own fields, else (None, "")."""
+        for prefix, model in (("request.", CapacityRequest), ("bid_revision.terms.", BidTerms)):
+            if self.path.startswith(prefix) and "." not in self.path[len(prefix) :]:
+                return model, self.path[len(prefix) :]
+        return None, ""
+
+    def _text(self, value: Any) -> str:
+        model, name = self._field()
+        return display(model, name, value) if model is not None else when(value)
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+# Top-level snapshot keys → the annex section that prints them (annexes/document/present.py).
+SECTIONS = {
+    "request": "Allocation and term",
+    "addenda": "Allocation and term",
+    "provider": "The awarded offer",
+    "bid_revision": "The awarded offer",
+    "award_justification": "The awarded offer",
+    "fixture": "Acceptance fixture",
+    "terms": "Incident handoff terms",
+    "questionnaire": "Incident responsibilities (questionnaire)",
+    "acknowledgement": "Acknowledgement and exceptions",
+    "acceptance": "Acceptance decision",
+    "baseline": "Hand-over baseline",
+    "bids": "Ranking",
+    "weights": "Ranking",
+    "scored_at": "Ranking",
+    "matrix": "Side-by-side matrix",
+    "sensitivity": "Sensitivity",
+}
 
 
 def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
@@ -85,3 +140,9 @@ def _is_empty(value: Any) -> bool:
 
 def _has_children(path: str, leaves: dict[str, Any]) -> bool:
     return any(p.startswith((f"{path}.", f"{path}[")) for p in leaves)
+
+
+def in_annex_order(changes: list[Change]) -> list[Change]:
+    """Section by section, as the annex prints them; within one, by path."""
+    order = {title: i for i, title in enumerate(dict.fromkeys(SECTIONS.values()))}
+    return sorted(changes, key=lambda c: (order.get(c.section, len(order)), _natural(c.path)))

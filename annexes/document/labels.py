@@ -29,6 +29,7 @@ _WORDS = {
     "sla": "SLA",
     "mtbf": "MTBF",
     "env": "Environment",
+    "sha256": "SHA-256",
 }
 
 
