@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.contrib import messages
@@ -17,6 +18,7 @@ from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 from questionnaire import selectors, services
+from questionnaire.answer_types import QuestionSpec
 from questionnaire.defaults import CLOCKS, SEVERITIES, SEVERITY_LABELS
 from questionnaire.forms import (
     RULES,
@@ -205,11 +207,14 @@ def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
     qs = selectors.current_question_set(request=req)
     add_form = AddQuestionForm(request.POST if request.POST.get("action") == "add" else None)
     errors: dict[str, list[str]] = {}
+    typed = None  # the save's POST when it was refused: the page shows what was typed
     if request.method == "POST" and qs is not None:
         try:
             version = _apply_set_edit(request, req, add_form)
         except ValidationError as exc:
             errors, page = _errors_of(exc)
+            if request.POST.get("action") not in ("add", "remove"):
+                typed = request.POST
             if request.POST.get("action") == "add":
                 errors_into_form(add_form, exc)
             for message in page:
@@ -219,6 +224,9 @@ def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 messages.success(request, f"Saved as version {version.version}.")
                 return redirect("questionnaire:set-edit", pk=pk)
     specs = selectors.question_specs(question_set=qs) if qs else []
+    targets = selectors.targets_of(qs)
+    if typed is not None:
+        specs = [_as_typed(s, typed) for s in specs]
     return render(
         request,
         "questionnaire/set_edit.html",
@@ -229,7 +237,10 @@ def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
             "errors": errors,
             "rules": RULES,
             "severities": SEVERITIES,
-            "targets": selectors.targets_of(qs),
+            "target_rows": _target_rows(targets, typed),
+            "transport": typed.get("required_transport", "")
+            if typed is not None
+            else (qs.required_transport if qs else ""),
             "target_source": selectors.targets_for(request=req, question_set=qs)["source"],
             "path": selectors.required_transport(request=req, question_set=qs),
             "add_form": add_form,
@@ -239,6 +250,30 @@ def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
             "in_use": qs is not None and services.question_sets.question_set_in_use(qs),
         },
     )
+
+
+def _as_typed(spec: QuestionSpec, typed: Any) -> QuestionSpec:
+    key = spec.key
+    return replace(
+        spec,
+        required=typed.get(f"required-{key}") == "on",
+        rule=typed.get(f"rule-{key}", ""),
+        rule_value=typed.get(f"rule_value-{key}", ""),
+    )
+
+
+def _target_rows(targets: dict[str, dict[str, Any]], typed: Any) -> list[dict[str, str]]:
+    """Per severity, the response and restore boxes' text: what was typed after a refused
+    save, else the stored minutes."""
+    rows = []
+    for sev in SEVERITIES:
+        row = {"sev": sev}
+        for clock in ("response", "restore"):
+            stored = targets[clock].get(sev)
+            shown = f"{stored} min" if stored not in (None, "") else ""
+            row[clock] = typed.get(f"target_{clock}_{sev}", "") if typed is not None else shown
+        rows.append(row)
+    return rows
 
 
 def _apply_set_edit(request: HttpRequest, req: Any, add_form: AddQuestionForm) -> Any:

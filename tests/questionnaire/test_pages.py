@@ -160,3 +160,27 @@ def test_a_refused_submit_keeps_the_saved_answers_and_marks_the_missing_cell(dra
     assert "Required answer missing: Responsibility matrix › Detect: owner" in html
     assert BidQuestionnaire.objects.get(bid=draft).answers["coverage.time_zone"]
     assert not draft.revisions.exists()
+
+
+def test_a_refused_save_keeps_every_value_typed_on_the_page(asked_request, buyer):
+    """One bad cell: the page names it and every other box still holds what was typed."""
+    url = reverse("questionnaire:set-edit", args=[asked_request.pk])
+    before = selectors.current_question_set(request=asked_request).version
+    data = {
+        "action": "flags",
+        "keys": ["byos.offered"],
+        "required-byos.offered": "on",
+        "rule-byos.offered": "yes",
+        "target_response_S1": "20 min",
+        "target_restore_S2": "soon",
+        "required_transport": "RoCE",
+    }
+    html = buyer.client().post(url, data).content.decode()
+    assert selectors.current_question_set(request=asked_request).version == before
+    assert 'name="target_response_S1" value="20 min"' in html
+    assert 'name="target_restore_S2" value="soon"' in html
+    assert 'name="required_transport" value="RoCE"' in html
+    row = html.split('id="q-byos.offered"', 1)[1].split("</tr>", 1)[0]
+    assert 'name="required-byos.offered" aria-label' in row and " checked" in row
+    assert '<option value="yes" selected>' in row
+    assert "cell-error" in html.split('name="target_restore_S2"', 1)[1].split("</td>", 1)[0]
