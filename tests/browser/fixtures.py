@@ -60,9 +60,9 @@ def new_page(chromium: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A factory of pages, each in its own context (own cookies), screenshotted on failure."""
     contexts: list[Any] = []
 
-    def make() -> Any:
+    def make(viewport: dict[str, int] | None = None, **options: Any) -> Any:
         context = chromium.new_context(
-            viewport={"width": 1366, "height": 900}, accept_downloads=True
+            viewport=viewport or {"width": 1366, "height": 900}, accept_downloads=True, **options
         )
         context.set_default_timeout(15_000)
         contexts.append(context)
