@@ -11,6 +11,7 @@ from typing import Any
 
 from annexes.document.baseline import baseline_section
 from annexes.document.columns import column_widths
+from annexes.document.comparison_charts import comparison_charts
 from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
@@ -392,6 +393,11 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
                 ranking,
             ],
         },
+        *(
+            [{"id": "charts", "title": "Charts", "blocks": figures}]
+            if (figures := comparison_charts(snap.get("charts") or {}))
+            else []
+        ),
         {
             "id": "rationale",
             "title": "Why each bid scored as it did",

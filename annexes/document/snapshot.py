@@ -228,6 +228,8 @@ def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
             for group in view.groups
         ],
         "sensitivity": plain(view.sensitivity),
+        # The page's four charts, drawn again as vectors in the PDF.
+        "charts": plain(view.charts),
     }
 
 

@@ -1,0 +1,161 @@
+"""The comparison page's four charts for the summary PDF, as plain SVG (vectors in the PDF):
+weighted scores per bid, list against effective price, goodput against checkpoint interval, and
+the share of random weight draws each bid wins. Data is the page's own (`Comparison.charts`),
+frozen in the summary's snapshot. Names come from providers: every text is escaped."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from core.domain import PALETTE
+
+W, H = 640, 260
+LEFT, RIGHT, TOP, BOTTOM = 150, 16, 12, 34
+Block = dict[str, Any]
+
+
+def _svg(body: list[str], height: int = H) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{height}" '
+        f'viewBox="0 0 {W} {height}" font-family="DejaVu Sans, sans-serif" font-size="9">'
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _nice(value: float) -> float:
+    """The round number at or above `value` (1, 2, 2.5 or 5 × 10^k), so ticks read cleanly."""
+    if value <= 0:
+        return 1.0
+    scale = 10 ** math.floor(math.log10(value))
+    return next(m * scale for m in (1, 2, 2.5, 5, 10) if m * scale >= value * (1 - 1e-9))
+
+
+def _x_axis(top: float, plot_h: float, x_max: float, unit: str) -> list[str]:
+    plot_w = W - LEFT - RIGHT
+    out = [f'<rect x="{LEFT}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" '
+           'stroke="#999"/>']  # fmt: skip
+    for i in range(6):
+        value = x_max * i / 5
+        px = LEFT + plot_w * i / 5
+        out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{top}" y2="{top + plot_h}" '
+                   f'stroke="#e5e5e5"/><text x="{px:.1f}" y="{top + plot_h + 12}" '
+                   f'text-anchor="middle">{value:.3g}</text>')  # fmt: skip
+    out.append(f'<text x="{LEFT + plot_w / 2}" y="{top + plot_h + 26}" text-anchor="middle">'
+               f"{escape(unit)}</text>")  # fmt: skip
+    return out
+
+
+def _hbars(names: Sequence[str], stacks: Sequence[tuple[str, Sequence[float]]], unit: str) -> str:
+    """Horizontal bars, one per name, each the sum of its stacked parts."""
+    row_h = 18
+    plot_h = max(len(names), 1) * row_h + 8
+    totals = [sum(_num(v[i]) or 0.0 for _, v in stacks) for i in range(len(names))]
+    x_max = _nice(max([*totals, 1e-9]))
+    plot_w = W - LEFT - RIGHT
+    out = _x_axis(TOP, plot_h, x_max, unit)
+    for i, name in enumerate(names):
+        y = TOP + 4 + i * row_h
+        out.append(f'<text x="{LEFT - 6}" y="{y + 11}" text-anchor="end">'
+                   f"{escape(name[:28])}</text>")  # fmt: skip
+        start = 0.0
+        for colour, (_, values) in zip(PALETTE, stacks, strict=False):
+            value = _num(values[i]) or 0.0
+            out.append(f'<rect x="{LEFT + start / x_max * plot_w:.1f}" y="{y}" '
+                       f'width="{value / x_max * plot_w:.1f}" height="{row_h - 5}" '
+                       f'fill="{colour}"/>')  # fmt: skip
+            start += value
+    return _svg(out, TOP + plot_h + BOTTOM)
+
+
+def _lines(curves: Sequence[Mapping[str, Any]]) -> str:
+    """Goodput (%) against the checkpoint interval (minutes); a dot at each bid's chosen one."""
+    points = [(x, y) for c in curves for x, y in zip(c["x"], c["y"], strict=False)]
+    if not points:
+        return ""
+    plot_h = H - TOP - BOTTOM
+    x_max = _nice(max(x for x, _ in points))
+    y_min, y_max = min(y for _, y in points), max(y for _, y in points)
+    y_min, y_max = (y_min - 1, y_max + 1) if y_max == y_min else (y_min, y_max)
+    plot_w = W - LEFT - RIGHT
+
+    def px(x: float) -> float:
+        return LEFT + x / x_max * plot_w
+
+    def py(y: float) -> float:
+        return TOP + plot_h - (y - y_min) / (y_max - y_min) * plot_h
+
+    out = _x_axis(TOP, plot_h, x_max, "checkpoint interval (min)")
+    for i in range(6):
+        value = y_min + (y_max - y_min) * i / 5
+        out.append(f'<text x="{LEFT - 6}" y="{py(value) + 3:.1f}" text-anchor="end">'
+                   f"{value:.2f} %</text>")  # fmt: skip
+    for colour, curve in zip(PALETTE, curves, strict=False):
+        coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(curve["x"], curve["y"],
+                                                                     strict=False))  # fmt: skip
+        out.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" '
+                   'stroke-width="1.4"/>')  # fmt: skip
+        chosen = curve.get("chosen") or []
+        if len(chosen) == 2 and all(_num(v) is not None for v in chosen):
+            out.append(f'<circle cx="{px(chosen[0]):.1f}" cy="{py(chosen[1]):.1f}" r="2.5" '
+                       f'fill="{colour}"/>')  # fmt: skip
+    return _svg(out)
+
+
+def _figure(svg: str, heading: str, legend: list[tuple[str, str]], caption: str) -> Block | None:
+    if not svg:
+        return None
+    return {"type": "svg", "heading": heading, "svg": svg, "legend": legend, "dashed": "",
+            "caption": caption}  # fmt: skip
+
+
+def comparison_charts(charts: Mapping[str, Any]) -> list[Block]:
+    """The four figures, each skipped when its data is empty (no qualified bid, no curve)."""
+    names = [str(n) for n in charts.get("names") or []]
+    if not names:
+        return []
+    scores = [(str(s["name"]), s["values"]) for s in charts.get("scores") or []]
+    prices = charts.get("prices") or {}
+    price_stacks = [("List price", prices.get("list") or []),
+                    ("Effective price", prices.get("effective") or [])]  # fmt: skip
+    price_rows = [f"{n} · {label}" for n in names for label in ("list", "effective")]
+    interleaved = [
+        (label, [v if j % 2 == k else 0 for j, v in enumerate(_pairs(price_stacks))])
+        for k, (label, _) in enumerate(price_stacks)
+    ]
+    shares = charts.get("shares") or []
+    figures = [
+        _figure(_hbars(names, scores, "weighted score (0–100)"), "Weighted scores",
+                [(c, n) for c, (n, _) in zip(PALETTE, scores, strict=False)],
+                "Each bid's total, split by criterion as weighted"),
+        _figure(_hbars(price_rows, interleaved, "$ per GPU-hour"), "List and effective price",
+                [(c, n) for c, (n, _) in zip(PALETTE, price_stacks, strict=False)],
+                "Effective price: the all-in price per useful GPU-hour, after goodput"),
+        _figure(_lines(charts.get("curves") or []), "Goodput against checkpoint interval",
+                [(c, str(cv["name"])) for c, cv in zip(PALETTE, charts.get("curves") or [],
+                                                         strict=False)],
+                "Goodput for each qualified bid; the dot is the interval the model chose"),
+        _figure(_hbars([str(s["name"]) for s in shares],
+                       [("share", [float(s["share"]) * 100 for s in shares])],
+                       "share of random weight draws won (%)"),
+                "Who wins as the weights move", [],
+                "Share of the random weight draws each bid wins"),
+    ]  # fmt: skip
+    return [f for f in figures if f is not None]
+
+
+def _pairs(stacks: Sequence[tuple[str, Sequence[Any]]]) -> list[float]:
+    """List and effective price of each bid, one after the other."""
+    listed, effective = stacks[0][1], stacks[1][1]
+    out: list[float] = []
+    for i in range(max(len(listed), len(effective))):
+        out += [_num(listed[i] if i < len(listed) else None) or 0.0,
+                _num(effective[i] if i < len(effective) else None) or 0.0]  # fmt: skip
+    return out

@@ -1,0 +1,54 @@
+"""The comparison summary PDF carries the page's four charts, drawn as vectors."""
+
+from __future__ import annotations
+
+import io
+
+from pypdf import PdfReader
+
+from annexes.document.comparison_charts import comparison_charts
+from annexes.models import AnnexKind
+from tests.annexes.test_annex_render import _generate, _text
+
+FIGURES = [
+    "Weighted scores",
+    "List and effective price",
+    "Goodput against checkpoint interval",
+    "Who wins as the weights move",
+]
+
+
+def test_the_summary_pdf_draws_the_four_charts_as_vectors(
+    awarded, buyer, django_capture_on_commit_callbacks
+):
+    from evaluation.services import request_score
+
+    request_score(request=awarded.request)
+    annex = _generate(
+        awarded.request,
+        buyer.user,
+        AnnexKind.COMPARISON,
+        capture=django_capture_on_commit_callbacks,
+    ).annex
+    assert [f["heading"] for f in comparison_charts(annex.snapshot["charts"])] == FIGURES
+    text = " ".join(_text(annex).split())
+    section = text.split("Charts", 2)[-1]
+    for heading in FIGURES:
+        assert heading in section, heading
+    with annex.pdf.open("rb") as fh:
+        reader = PdfReader(io.BytesIO(fh.read()))
+    assert not any(page.images for page in reader.pages)  # vectors, not pictures
+
+
+def test_provider_names_are_text_in_the_svg_never_markup():
+    charts = {
+        "names": ['<script>alert(1)</script> & "Co"', "Plain"],
+        "scores": [{"name": "Effective cost", "values": [40.0, 30.0]}],
+        "prices": {"list": [2.4, 2.9], "effective": [2.7, 3.1]},
+        "curves": [],
+        "shares": [{"name": "Plain", "share": 0.7}],
+    }
+    figures = comparison_charts(charts)
+    assert [f["heading"] for f in figures] == [FIGURES[0], FIGURES[1], FIGURES[3]]  # no curves
+    svg = figures[0]["svg"]
+    assert "<script>" not in svg and "&lt;script&gt;" in svg and "&amp;" in svg
