@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from acceptance.checks.hardware import make
 from acceptance.checks.model import CheckResult, EvidenceItem, Status
 from acceptance.checks.spec import Spec
@@ -79,6 +82,7 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
         bad_world[0][0] if bad_world else first_item,
         bad_world[0][1].line if bad_world else None,
     )
+    _span_check(spec, records, add, first_item)
     target = n * (n - 1) / 2
     wrong = [
         (i, r) for i, r in records if not r.passed or not (r.min == r.max == r.expected == target)
@@ -135,6 +139,30 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
             first_item,
         )
     return out
+
+
+def _span_check(
+    spec: Spec, records: list[tuple[EvidenceItem, FixtureRecord]], add: Any, item: EvidenceItem
+) -> None:
+    """The ranks must run on every node of the allocation, the agreed number on each: sixteen
+    ranks on one host prove that host's NVLink, not the fabric between nodes."""
+    per_host = Counter(r.host for _, r in records)
+    per_node = spec.gpus_per_node * spec.workers_per_gpu
+    uneven = {h: c for h, c in per_host.items() if c != per_node}
+    ok = len(per_host) == spec.nodes and not uneven
+    spread = ", ".join(f"{h} {c}" for h, c in sorted(per_host.items()))
+    hosts = "host" if len(per_host) == 1 else "hosts"
+    add(
+        "nodes",
+        "pass" if ok else "fail",
+        f"{len(per_host)} {hosts}: {spread}",
+        f"{spec.nodes} nodes with {per_node} ranks each",
+        f"The ranks ran on all {spec.nodes} nodes, {per_node} on each."
+        if ok
+        else f"The fixture ran on {len(per_host)} {hosts} ({spread}); the allocation has "
+        f"{spec.nodes} nodes with {per_node} ranks each, so it did not cross every node.",
+        item,
+    )
 
 
 def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:

@@ -46,6 +46,21 @@ def test_fixture_count_dtype_and_version(spec):
     assert by_name(res, "fixture-result: NCCL version")[0].status == "fail"
 
 
+def test_sixteen_ranks_on_one_host_do_not_cross_the_fabric(spec):
+    text = fixture_lines(override={r: {"host": "gpu-a01"} for r in range(16)})
+    res = checks(spec, "fixture-result", item(text))
+    check = by_name(res, "fixture-result: nodes")[0]
+    assert check.status == "fail" and check.measured == "1 host: gpu-a01 16"
+    assert "did not cross every node" in check.message
+    assert by_name(res, "fixture-result: ranks")[0].status == "pass"  # the ranks are all there
+
+
+def test_an_uneven_spread_over_the_nodes_is_named(spec):
+    text = fixture_lines(override={r: {"host": "gpu-a01"} for r in (8, 9, 10, 11)})
+    check = by_name(checks(spec, "fixture-result", item(text)), "fixture-result: nodes")[0]
+    assert check.status == "fail" and check.measured == "2 hosts: gpu-a01 12, gpu-a02 4"
+
+
 def test_step_times_good(spec):
     res = checks(spec, "step-times", item(step_csv()))
     assert {r.status for r in res} == {"pass"}
