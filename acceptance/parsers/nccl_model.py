@@ -122,7 +122,10 @@ def infer_collective(rows: tuple[NcclRow, ...], ranks: int | None) -> str | None
     tsize = _TYPE_SIZES.get(row.type.lower())
     ratio: float | None = None
     if tsize and row.count:
-        ratio = row.size / (row.count * tsize)
+        try:
+            ratio = row.size / (row.count * tsize)
+        except OverflowError:  # sizes beyond any float: no ratio to infer from
+            ratio = None
     reduces = row.redop.lower() != "none"
     if row.root >= 0:
         return "reduce" if reduces else "broadcast"

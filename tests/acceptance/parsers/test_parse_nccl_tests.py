@@ -186,6 +186,22 @@ def test_json_busbw_nan_or_infinity_is_refused(evidence):
         nccl_tests.parse(bad)
 
 
+def test_a_size_past_any_float_on_every_row_is_read_or_refused_never_a_crash():
+    """Found by the fuzzing below: a 400-digit size made the collective's inference divide
+    into an OverflowError (a size past any float over a count of a few elements)."""
+    from tests.acceptance.parsers.parser_fuzzing import must_parse_or_raise, samples
+
+    for data in samples("nccl-tests"):
+        lines = data.splitlines(keepends=True)
+        rows = [i for i, line in enumerate(lines) if line.strip()[:1].isdigit()]
+        if not rows:
+            continue
+        last = rows[-1]
+        fields = lines[last].split()
+        lines[last] = b" ".join([b"9" * 400, *fields[1:]]) + b"\n"
+        must_parse_or_raise(nccl_tests.parse, NcclTestsError, b"".join(lines))
+
+
 (
     test_fuzz_arbitrary_text,
     test_fuzz_truncated_valid_file,
