@@ -201,6 +201,22 @@ def check_gpu_query(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[Che
                 mandatory=mandatory,
             )
         )
+    else:  # never skipped in silence: the buyer sees what ran and that nothing was agreed
+        drivers = {str(g.get("driver_version")) for g in gpus if g.get("driver_version")}
+        shown = query.driver_version or ", ".join(sorted(drivers)) or "not shown"
+        out.append(
+            make(
+                item,
+                name="gpu-query: driver version",
+                group="gpu-query",
+                status="warn",
+                measured=shown,
+                expected="not agreed",
+                message=f"The fixture agrees no driver version; {where} runs {shown}. "
+                "Agree one in the fixture's runtime to check it.",
+                mandatory=mandatory,
+            )
+        )
     limit = spec.thresholds.get("ecc_uncorrected_max", 0)
     key = "ecc.errors.uncorrected.volatile.total"
     values = [(i, g.get(key)) for i, g in enumerate(gpus)]

@@ -209,6 +209,16 @@ def check_run(
                 spec.nccl_version,
                 f"The {coll} run used NCCL {run.nccl_version}; {spec.nccl_version} agreed.",
             )
+    else:
+        used = run.nccl_version or "not printed"
+        add(
+            "NCCL version",
+            "warn",
+            used,
+            "not agreed",
+            f"The fixture agrees no NCCL version; the {coll} run used {used}. Agree one in the "
+            "fixture's runtime to check it.",
+        )
     return out
 
 

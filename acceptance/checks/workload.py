@@ -138,6 +138,17 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
             f"The fixture ran with NCCL {', '.join(versions)}; {spec.nccl_version} agreed.",
             first_item,
         )
+    else:
+        used = ", ".join(sorted({r.nccl_version for _, r in records}))
+        add(
+            "NCCL version",
+            "warn",
+            used,
+            "not agreed",
+            f"The fixture agrees no NCCL version; it ran with NCCL {used}. Agree one in the "
+            "fixture's runtime to check it.",
+            first_item,
+        )
     return out
 
 

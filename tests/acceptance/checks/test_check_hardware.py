@@ -134,3 +134,16 @@ def test_ibstat_active_port_without_a_rate_says_so(spec):
     ports = by_name(res, "ibstat: ports active at rate")[0]
     assert ports.status == "fail" and ports.measured.endswith("at an unknown rate")
     assert "None" not in ports.measured
+
+
+def test_a_driver_the_fixture_leaves_empty_is_reported_not_agreed(spec):
+    """Never skipped in silence: what ran is shown, as a warning that does not block the gate."""
+    spec["runtime"]["driver_version"] = None
+    res = checks(
+        spec,
+        "gpu-query",
+        data_item("nvidia-smi-query/query_gpu_csv_units_8xh200_one_ecc.txt", "n1"),
+    )
+    driver = by_name(res, "gpu-query: driver version")[0]
+    assert (driver.status, driver.expected) == ("warn", "not agreed")
+    assert driver.measured not in ("", "not shown") and "agrees no driver version" in driver.message

@@ -85,3 +85,12 @@ def test_spread_over_two_uploads_links_the_file_that_sets_it(spec):
     assert spread.evidence_ref == "steps-2.csv" and spread.line == 5  # rank 3's first row
     assert "combined over 2 files: steps-1.csv, steps-2.csv" in spread.message
     assert "slowest rank 3 (gpu-a01)" in spread.message
+
+
+def test_an_nccl_version_the_fixture_leaves_empty_is_reported_not_agreed(spec):
+    spec["runtime"]["nccl_version"] = None
+    res = checks(spec, "fixture-result", item(fixture_lines()))
+    version = by_name(res, "fixture-result: NCCL version")[0]
+    assert (version.status, version.expected) == ("warn", "not agreed")
+    assert "agrees no NCCL version; it ran with NCCL 2.27.3" in version.message
+    assert {r.status for r in res} == {"pass", "warn"}  # a warning, not a failure
