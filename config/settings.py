@@ -48,6 +48,8 @@ INSTALLED_APPS = [
     "contracts",
     "acceptance",
     "incidents",
+    "delivery",
+    "billing",
     "evaluation",
     "annexes",
     "demo",

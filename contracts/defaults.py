@@ -71,6 +71,19 @@ STANDARD: dict[str, Any] = {
         "fixture before it is handed back."
     ),
     "own_hardware": "Hardware the buyer brings (its own storage or network gear) is excluded.",
+    # Availability and credits (issue 18). Tiers in the style of public cloud compute SLAs
+    # (monthly uptime below 99.9 / 99 / 95 % earns 10 / 25 / 100 % of the month's fees); the
+    # reasoning and sources are in docs/availability.md.
+    "sla_credit_tiers": [
+        {"below_pct": "99.9", "credit_pct": "10"},
+        {"below_pct": "99.0", "credit_pct": "25"},
+        {"below_pct": "95.0", "credit_pct": "100"},
+    ],
+    "sla_credit_cap_pct": None,
+    # S1 stops the job and S3 takes nodes out; S2 (degraded) runs on and is not downtime.
+    "downtime_severities": ["S1", "S3"],
+    "clock_breach_credit_pct": Decimal("0.0"),
+    "outage_not_billed": True,
 }
 
 BUSINESS_HOURS: dict[str, Any] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +19,16 @@ MINUTES = [MinValueValidator(1)]
 
 def _minutes(label: str, key: str) -> models.PositiveIntegerField:
     return models.PositiveIntegerField(f"{label} (min)", default=STANDARD[key], validators=MINUTES)
+
+
+# JSON fields' defaults: a fresh copy of the standard template's list on every call (named
+# functions, so that migrations can refer to them).
+def default_sla_credit_tiers() -> list[dict[str, str]]:
+    return copy.deepcopy(STANDARD["sla_credit_tiers"])
+
+
+def default_downtime_severities() -> list[str]:
+    return list(STANDARD["downtime_severities"])
 
 
 def _text(label: str, key: str, help_text: str = "") -> models.TextField:
@@ -111,6 +122,40 @@ class TermsFields(models.Model):
     partial_capacity_billing = _text("Partial-capacity billing", "partial_capacity_billing")
     spares = _text("Spares", "spares")
     own_hardware = _text("Buyer's own hardware", "own_hardware")
+
+    # Availability and credits: data, so that statements compute them (docs/availability.md).
+    sla_credit_tiers = models.JSONField(
+        "SLA credit tiers",
+        default=default_sla_credit_tiers,
+        blank=True,
+        help_text=(
+            "Monthly availability below a tier's % earns its credit, as % of the month's fees."
+        ),
+    )
+    sla_credit_cap_pct = models.DecimalField(
+        "Credit cap (% of the month's fees)",
+        max_digits=5,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=PCT,
+        help_text="Leave empty for no cap below 100 %.",
+    )
+    downtime_severities = models.JSONField(
+        "Severities that count as downtime",
+        default=default_downtime_severities,
+        blank=True,
+    )
+    clock_breach_credit_pct = models.DecimalField(
+        "Credit per clock breach (% of the month's fees)",
+        max_digits=5,
+        decimal_places=1,
+        default=STANDARD["clock_breach_credit_pct"],
+        validators=PCT,
+    )
+    outage_not_billed = models.BooleanField(
+        "Nodes out of service are not billed", default=STANDARD["outage_not_billed"]
+    )
 
     class Meta:
         abstract = True

@@ -69,6 +69,10 @@ def display(model: Any, name: str, value: Any) -> str:
         return datetime.fromisoformat(value).astimezone(UTC).strftime("%-d %b %Y %H:%M UTC")
     if isinstance(value, list):
         return ", ".join(str(display(model, name, v)) for v in value) or "—"
+    if isinstance(value, Mapping):
+        if {"below_pct", "credit_pct"} <= value.keys():  # one SLA credit tier
+            return f"below {value['below_pct']} %: {value['credit_pct']} % credit"
+        return "; ".join(f"{_words(str(k))} {display(None, '', v)}" for k, v in value.items())
     try:
         field = model._meta.get_field(name)
         choices = dict(field.choices or [])
