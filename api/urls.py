@@ -21,6 +21,7 @@ from api.views import (
     parts,
     requests,
     reservations,
+    scorecards,
     tokens,
 )
 
@@ -69,6 +70,11 @@ v1 = [
     path("notices/", notices.NoticeListView.as_view(), name="notice-list"),
     path("notices/<int:pk>/read/", notices.NoticeReadView.as_view(), name="notice-read"),
     path("providers/", invitations.ProviderListView.as_view(), name="provider-list"),
+    path(
+        "providers/<int:pk>/scorecard/",
+        scorecards.ScorecardView.as_view(),
+        name="provider-scorecard",
+    ),
     path("requests/", requests.RequestListView.as_view(), name="request-list"),
     path("requests/<int:pk>/", requests.RequestDetailView.as_view(), name="request-detail"),
     path(

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "delivery",
     "billing",
     "evaluation",
+    "scorecards",
     "annexes",
     "demo",
     "api",

@@ -104,6 +104,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # Each organisation's own members (tests/api/v1/test_api_members.py).
     "members_list": (none, None, ALL_ORGS),
     "providers_list": (none, None, ANY_BUYER),
+    # The awarded provider's card: itself and its buyer (tests/scorecards/test_scorecard.py).
+    "providers_scorecard_retrieve": (
+        lambda w: {"id": w.bid.provider.pk},
+        None,
+        OWNER_AND_BUYER,
+    ),
     # Everyone lists their own notices; a notice is its recipient's alone, colleagues included.
     "notices_list": (none, None, ALL_ORGS),
     "notices_read_create": (providers_notice, None, only(provider=OK)),

@@ -167,3 +167,12 @@ def test_a_withdrawal_renames_no_other_bid(seeded, buyer, provider):
     bid_withdraw(bid=seeded.bid, user=provider.user)
     score(seeded.request)
     assert [c[0] for c in _columns(buyer, seeded.request)] == ["Bid B"]
+
+
+def test_named_columns_link_to_the_providers_scorecards_and_anonymised_ones_do_not(
+    seeded, buyer, provider, rival_provider
+):
+    named = _compare(buyer.client(), seeded.request, "")
+    for org in (provider.org, rival_provider.org):
+        assert reverse("scorecards:provider-scorecard", args=[org.pk]) in named
+    assert "/scorecard/" not in _compare(buyer.client(), seeded.request)

@@ -1,0 +1,59 @@
+"""The scorecard's rows as CSV and XLSX: the same columns as the page's table."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+
+from openpyxl import Workbook
+
+from core.spreadsheet import safe_row
+from scorecards.selectors import SEVERITIES, Scorecard
+
+HEADER: list[object] = [
+    "Request",
+    "Buyer",
+    "Awarded (UTC)",
+    "Status",
+    "Burn-in runs",
+    "Accepted on the first try",
+    "Failed checks at burn-in",
+    *[f"{s} incidents" for s in SEVERITIES],
+    "Clock breaches",
+]
+
+
+def rows(card: Scorecard) -> Iterator[list[object]]:
+    yield list(HEADER)
+    for line in card.lines:
+        r = line.reservation
+        yield safe_row(
+            [
+                r.request.title,
+                r.request.buyer.name,
+                r.awarded_at.strftime("%Y-%m-%d %H:%M"),
+                r.get_status_display(),
+                line.runs,
+                "" if line.first_try is None else ("yes" if line.first_try else "no"),
+                line.failed_checks,
+                *[line.incidents[s] for s in SEVERITIES],
+                line.breaches,
+            ]
+        )
+
+
+def scorecard_csv(card: Scorecard) -> bytes:
+    out = io.StringIO()
+    csv.writer(out).writerows(rows(card))
+    return out.getvalue().encode()
+
+
+def scorecard_xlsx(card: Scorecard) -> bytes:
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("Scorecard")
+    for row in rows(card):
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()

@@ -1,0 +1,128 @@
+"""The provider scorecard: the provider sees every reservation it was awarded; each buyer sees its
+own reservations with that provider only; anyone else gets a 404."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from acceptance.models import BurnInRun, Check
+from bids.services import bid_submit
+from incidents.services.opening import incident_open_signal
+from tests.bids.test_tenancy import HIDDEN, OK
+from tests.conftest import World
+from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
+from tests.incidents.helpers import accept
+
+pytestmark = pytest.mark.django_db
+
+
+def _open(reservation: Any, user: Any, severity: str, *, hours_ago: float = 1) -> Any:
+    at = timezone.now() - timedelta(hours=hours_ago)
+    return incident_open_signal(
+        reservation=reservation, user=user, severity=severity, nodes="node-a",
+        window_start=at - timedelta(minutes=5), signal="alert", summary="ECC errors on node-a",
+        now=at,
+    )  # fmt: skip
+
+
+def _rival_buyer_reservation(outsider: Any, provider: Any) -> Any:
+    """The outsider's buyer organisation contracts the same provider on its own request."""
+    req = CapacityRequestFactory(buyer=outsider.org, sealed=False, title="Other buyer's run")
+    InvitationFactory(request=req, provider=provider.org)
+    bid = BidFactory(request=req, provider=provider.org)
+    bid_submit(bid=bid, user=provider.user)
+    bid.refresh_from_db()
+    return accept(World(request=req, bid=bid, rival_bid=bid), outsider, provider).reservation
+
+
+@pytest.fixture
+def card_world(world, buyer, provider, outsider) -> Any:
+    mine = accept(world, buyer, provider).reservation
+    _open(mine, provider.user, "S1", hours_ago=48)  # long past its clocks: two breaches
+    _open(mine, provider.user, "S3")
+    theirs = _rival_buyer_reservation(outsider, provider)
+    for sev in ("S1", "S2", "S2"):
+        _open(theirs, provider.user, sev)
+    return mine, theirs
+
+
+def test_the_provider_sees_every_customer_and_each_buyer_only_its_own(
+    card_world, buyer, provider, outsider
+):
+    url = reverse("scorecards:provider-scorecard", args=[provider.org.pk])
+    mine = buyer.client().get(url)
+    text = mine.content.decode()
+    assert "Other buyer" not in text and "Other buyer's run" not in text
+    assert mine.context["card"].incidents == {"S1": 1, "S2": 0, "S3": 1}
+    assert mine.context["card"].breaches == 2  # the S1's response and restore clocks
+
+    theirs = outsider.client().get(url).context["card"]
+    assert theirs.incidents == {"S1": 1, "S2": 2, "S3": 0}
+    assert [x.reservation.request.title for x in theirs.lines] == ["Other buyer's run"]
+
+    everything = provider.client().get(url)
+    assert everything.context["card"].incidents == {"S1": 2, "S2": 2, "S3": 1}
+    assert "Other Buyer" in everything.content.decode()  # the provider knows its customers
+
+
+def test_first_try_counts_a_single_passing_run_only(card_world, buyer, provider):
+    mine, theirs = card_world
+    BurnInRun.objects.create(reservation=theirs, label="Second attempt")
+    run = mine.runs.get()
+    run.checked_version = run.evidence_version
+    run.save()
+    Check.objects.create(
+        run=run, version=run.evidence_version, position=1, name="NCCL all_reduce busbw",
+        group="nccl", status="fail", mandatory=True,
+    )  # fmt: skip
+    card = provider.client().get(reverse("scorecards:provider-scorecard", args=[provider.org.pk]))
+    lines = {x.reservation.pk: x for x in card.context["card"].lines}
+    assert lines[mine.pk].first_try is True and lines[mine.pk].failed_checks == 1
+    assert lines[theirs.pk].first_try is False and lines[theirs.pk].runs == 2
+
+
+def test_a_buyer_with_only_a_bid_sees_the_empty_card(world, buyer, rival_provider):
+    response = buyer.client().get(
+        reverse("scorecards:provider-scorecard", args=[rival_provider.org.pk])
+    )
+    assert response.status_code == OK
+    assert "no reservations with Rival Cloud yet" in response.content.decode()
+
+
+def test_an_unknown_or_buyer_org_id_is_a_404(world, buyer, provider):
+    client = provider.client()
+    assert (
+        client.get(reverse("scorecards:provider-scorecard", args=[buyer.org.pk])).status_code
+        == HIDDEN
+    )
+    assert client.get(reverse("scorecards:provider-scorecard", args=[999999])).status_code == HIDDEN
+
+
+def test_csv_has_the_buyers_own_rows(card_world, buyer, provider):
+    body = (
+        buyer.client()
+        .get(reverse("scorecards:provider-scorecard-csv", args=[provider.org.pk]))
+        .content.decode()
+    )
+    assert body.splitlines()[0].startswith("Request,Buyer,")
+    assert len(body.splitlines()) == 2 and "Other buyer's run" not in body
+
+
+def test_queries_do_not_grow_with_reservations(
+    card_world, provider, outsider, django_assert_max_num_queries
+):
+    client = provider.client()
+    url = reverse("scorecards:provider-scorecard", args=[provider.org.pk])
+    client.get(url)
+    with django_assert_max_num_queries(14):
+        client.get(url)
+    for _ in range(3):
+        r = _rival_buyer_reservation(outsider, provider)
+        _open(r, provider.user, "S3")
+    with django_assert_max_num_queries(14):
+        client.get(url)
