@@ -12,6 +12,8 @@ from acceptance.parsers.base import median
 from acceptance.parsers.fixture_result import FixtureRecord, FixtureResult
 from acceptance.parsers.step_times import RankSteps, StepTimesResult
 
+NO_NCCL = "none (CPU)"
+
 
 def _short(values: list[int], limit: int = 8) -> str:
     shown = ", ".join(str(v) for v in values[:limit])
@@ -128,8 +130,9 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
         else "Ranks disagree on the tensor count/dtype, or it is not the agreed one.",
         first_item,
     )
+    _device_check(records, add)
     if spec.nccl_version:
-        versions = sorted({r.nccl_version for _, r in records})
+        versions = sorted({r.nccl_version or NO_NCCL for _, r in records})
         add(
             "NCCL version",
             "pass" if versions == [spec.nccl_version] else "fail",
@@ -139,7 +142,7 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
             first_item,
         )
     else:
-        used = ", ".join(sorted({r.nccl_version for _, r in records}))
+        used = ", ".join(sorted({r.nccl_version or NO_NCCL for _, r in records}))
         add(
             "NCCL version",
             "warn",
@@ -150,6 +153,25 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
             first_item,
         )
     return out
+
+
+def _device_check(records: list[tuple[EvidenceItem, FixtureRecord]], add: Any) -> None:
+    """A CPU dry run (gloo) proves the fixture script, never the GPUs: at burn-in it fails."""
+    cpu = [(i, r) for i, r in records if r.on_cpu]
+    if not cpu:
+        return
+    item, first = cpu[0]
+    add(
+        "device",
+        "fail",
+        f"{len(cpu)} of {len(records)} ranks on {first.device}",
+        "every rank on a GPU",
+        f"{len(cpu)} rank(s) ran on the CPU, starting with rank {first.rank} on {first.host}: a "
+        "CPU dry run proves the fixture script, not these GPUs. Attach it on the fixture page "
+        "as the reference run, and upload the run on the GPUs here.",
+        item,
+        first.line,
+    )
 
 
 def _span_check(

@@ -22,6 +22,7 @@ from acceptance.models.fixtures import (
     FrozenFixtureVersionError,
 )
 from acceptance.models.override import OverrideOutcome, OverrideRequest
+from acceptance.models.reference import FixtureReference, ReferenceSource
 
 __all__ = [
     "Acceptance",
@@ -37,10 +38,12 @@ __all__ = [
     "EvidenceState",
     "FindingExplanation",
     "Fixture",
+    "FixtureReference",
     "FixtureVersion",
     "FrozenFixtureVersionError",
     "OverrideOutcome",
     "OverrideRequest",
+    "ReferenceSource",
     "Reservation",
     "ReservationStatus",
 ]

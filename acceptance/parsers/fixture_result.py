@@ -49,9 +49,13 @@ class FixtureRecord:
     expected: float
     elapsed_s: float
     torch_version: str
-    nccl_version: str
+    nccl_version: str | None  # None only on a CPU worker (the gloo dry run has no NCCL)
     cuda_version: str | None
     line: int
+
+    @property
+    def on_cpu(self) -> bool:
+        return self.device == "cpu" or self.device.startswith("cpu:")
 
 
 @dataclass(frozen=True)
@@ -123,14 +127,19 @@ def _record(obj: Any, line: int) -> FixtureRecord:
         if not isinstance(obj[key], str) or not obj[key]:
             raise _err(f"{key!r} must be a non-empty string, found {obj[key]!r}", line)
     nccl = _version(obj["nccl_version"])
-    if nccl is None:
-        raise _err("'nccl_version' must not be null", line)
+    device = str(obj["device"])
+    if nccl is None and not (device == "cpu" or device.startswith("cpu:")):
+        raise _err(
+            f"'nccl_version' must not be null on a GPU worker (device {device}); only a CPU "
+            "dry run (--backend gloo) runs without NCCL",
+            line,
+        )
     return FixtureRecord(
         rank=_int(obj, "rank", line),
         world_size=_int(obj, "world_size", line),
         host=obj["host"],
         local_rank=_int(obj, "local_rank", line),
-        device=str(obj["device"]),
+        device=device,
         count=_int(obj, "count", line),
         dtype=obj["dtype"],
         passed=passed,

@@ -19,7 +19,7 @@ from acceptance.fixtures.thresholds import (
     sku_thresholds,
     threshold_unit,
 )
-from acceptance.models import Acknowledgement, Fixture, FixtureVersion
+from acceptance.models import Acknowledgement, Fixture, FixtureReference, FixtureVersion
 from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest
 from contracts.models import HandoffTerms, TermsFields
@@ -44,6 +44,17 @@ def fixture_for_request(*, request: CapacityRequest) -> Fixture | None:
 
 def fixture_current_version(*, fixture: Fixture) -> FixtureVersion:
     return fixture.versions.select_related("created_by").get(number=fixture.current_number)
+
+
+def fixture_references(*, fixture: Fixture) -> QuerySet[FixtureReference]:
+    """Every version's reference runs, newest first (a run names the version it was checked
+    against)."""
+    return (
+        FixtureReference.objects.filter(fixture_version__fixture=fixture)
+        .select_related("uploaded_by", "fixture_version")
+        .defer("parsed")
+        .order_by("-uploaded_at", "-pk")
+    )
 
 
 def fixture_version_get(*, fixture: Fixture, number: int) -> FixtureVersion:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from acceptance.views import acknowledgements, fixtures
+from acceptance.views import acknowledgements, fixtures, reference
 
 app_name = "acceptance"
 
@@ -17,6 +17,16 @@ urlpatterns = [
         "requests/<int:pk>/fixture/v<int:number>/bundle.tar.gz",
         fixtures.fixture_bundle,
         name="fixture-bundle",
+    ),
+    path(
+        "requests/<int:pk>/fixture/references/",
+        reference.reference_upload,
+        name="fixture-reference-upload",
+    ),
+    path(
+        "fixture-references/<int:pk>/file/",
+        reference.reference_download,
+        name="fixture-reference-download",
     ),
     path("bids/<int:pk>/acknowledge/", acknowledgements.acknowledge, name="acknowledge"),
 ]

@@ -13,6 +13,7 @@ from acceptance.fixtures import templates
 from acceptance.forms.fixtures import FixtureForm, FixtureTemplateForm
 from acceptance.models import Fixture, FixtureVersion
 from acceptance.selectors import fixtures as selectors
+from acceptance.views.reference import ReferenceForm
 from bids import selectors as bid_selectors
 from bids.models import CapacityRequest
 from core.formatting import data_size
@@ -44,6 +45,8 @@ def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if fixture is not None:
         version = selectors.fixture_current_version(fixture=fixture)
         context.update(
+            references=selectors.fixture_references(fixture=fixture),
+            reference_form=ReferenceForm() if is_buyer else None,
             version=version,
             versions=selectors.fixture_version_list(fixture=fixture),
             thresholds=selectors.threshold_rows(spec=version.spec),

@@ -34,3 +34,9 @@ class FixtureWorld:
 def fx(world: World, buyer: Any) -> FixtureWorld:
     version, terms = attach_both(world.request, buyer.user)
     return FixtureWorld(world=world, version=version, terms=terms)
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings: Any, tmp_path: Any) -> None:
+    """Reference runs store files: keep them out of the project's media folder."""
+    settings.MEDIA_ROOT = tmp_path / "media"

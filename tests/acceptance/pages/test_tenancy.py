@@ -6,8 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from acceptance.models import FixtureReference
 from orgs.choices import OrgKind
 from tests import tenancy_registry
 from tests.bids.test_tenancy import LOGIN, OK, ROLES, _only, client_for
@@ -16,6 +18,17 @@ from tests.factories import MembershipFactory, OrganizationFactory, UserFactory
 READERS = _only({"buyer": OK, "buyer_colleague": OK, "provider": OK, "rival_provider": OK})
 BUYERS = _only({"buyer": OK, "buyer_colleague": OK})
 
+BUYERS_FORM = _only({"buyer": 400, "buyer_colleague": 400})  # an empty form: its errors
+
+
+def _reference(f: Any) -> int:
+    """A stored reference run on the fixture's current version."""
+    ref = FixtureReference(fixture_version=f.version, source="cpu_dry_run")
+    ref.store(SimpleUploadedFile("dry-run.jsonl", b'{"rank": 0}\n'))
+    ref.save()
+    return ref.pk
+
+
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "acceptance:fixture-detail": ("get", lambda f: [f.request.pk], READERS),
     "acceptance:fixture-create": ("get", lambda f: [f.request.pk], BUYERS),
@@ -23,6 +36,8 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "acceptance:fixture-json": ("get", lambda f: [f.request.pk, 1], READERS),
     "acceptance:fixture-bundle": ("get", lambda f: [f.request.pk, 1], READERS),
     "acceptance:acknowledge": ("get", lambda f: [f.bid.pk], _only({"provider": OK})),
+    "acceptance:fixture-reference-upload": ("post", lambda f: [f.request.pk], BUYERS_FORM),
+    "acceptance:fixture-reference-download": ("get", lambda f: [_reference(f)], READERS),
 }
 tenancy_registry.register(*ROUTES)
 
