@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from acceptance.checks.model import CheckResult, EvidenceItem, Status
+from acceptance.checks.runtime import driver_cuda_check
 from acceptance.checks.spec import Spec
 from acceptance.parsers.dcgmi_diag import DcgmiResult
 from acceptance.parsers.ibstat import IbstatResult
@@ -214,6 +215,21 @@ def check_gpu_query(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[Che
                 expected="not agreed",
                 message=f"The fixture agrees no driver version; {where} runs {shown}. "
                 "Agree one in the fixture's runtime to check it.",
+                mandatory=mandatory,
+            )
+        )
+    driver_cuda = driver_cuda_check(spec, query.cuda_version, where)
+    if driver_cuda is not None:
+        status_, measured, message = driver_cuda
+        out.append(
+            make(
+                item,
+                name="gpu-query: driver supports CUDA",
+                group="gpu-query",
+                status=status_,
+                measured=measured,
+                expected=f">= {spec.cuda_version}",
+                message=message,
                 mandatory=mandatory,
             )
         )

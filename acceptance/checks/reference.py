@@ -22,7 +22,12 @@ CPU_DRY_RUN = "cpu_dry_run"
 OTHER_CLUSTER = "other_cluster"
 
 # The burn-in's own checks that say nothing about a reference run at another size or place.
-_NOT_FOR_REFERENCE = {"fixture-result: device", "fixture-result: NCCL version"}
+_NOT_FOR_REFERENCE = {
+    "fixture-result: device",
+    "fixture-result: NCCL version",
+    "fixture-result: CUDA version",
+    "fixture-result: container image",
+}
 
 
 def check_reference(spec: Spec, item: EvidenceItem, *, source: str) -> list[CheckResult]:

@@ -44,6 +44,8 @@ class Spec:
     bisection: bool
     thresholds: dict[str, Any] = field(default_factory=dict)
     required_evidence: tuple[str, ...] = EVIDENCE_KINDS
+    cuda_version: str | None = None
+    container_image: str | None = None
 
     @property
     def world_size(self) -> int:
@@ -112,4 +114,6 @@ def load_spec(raw: Mapping[str, Any]) -> Spec:
         bisection=bool(_get(doc, "tests", "bisection")),
         thresholds=thresholds,
         required_evidence=tuple(required) if isinstance(required, list) else EVIDENCE_KINDS,
+        cuda_version=_get(doc, "runtime", "cuda_version"),
+        container_image=_get(doc, "runtime", "container_image"),
     )

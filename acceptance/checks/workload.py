@@ -7,6 +7,7 @@ from typing import Any
 
 from acceptance.checks.hardware import make
 from acceptance.checks.model import CheckResult, EvidenceItem, Status
+from acceptance.checks.runtime import fixture_runtime_checks
 from acceptance.checks.spec import Spec
 from acceptance.parsers.base import median
 from acceptance.parsers.fixture_result import FixtureRecord, FixtureResult
@@ -131,6 +132,7 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
         first_item,
     )
     _device_check(records, add)
+    fixture_runtime_checks(spec, records, add, first_item)
     if spec.nccl_version:
         versions = sorted({r.nccl_version or NO_NCCL for _, r in records})
         add(

@@ -52,6 +52,8 @@ class FixtureRecord:
     nccl_version: str | None  # None only on a CPU worker (the gloo dry run has no NCCL)
     cuda_version: str | None
     line: int
+    # The image the worker ran in, when the launcher passes it on (a tolerated extra key).
+    container_image: str | None = None
 
     @property
     def on_cpu(self) -> bool:
@@ -114,6 +116,15 @@ def _version(value: Any) -> str | None:
     return str(value)
 
 
+def _optional_text(obj: dict[str, Any], key: str, line: int) -> str | None:
+    value = obj.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise _err(f"{key!r} must be a string, found {value!r}", line)
+    return value
+
+
 def _record(obj: Any, line: int) -> FixtureRecord:
     if not isinstance(obj, dict):
         raise _err("expected a JSON object per line", line)
@@ -151,6 +162,7 @@ def _record(obj: Any, line: int) -> FixtureRecord:
         nccl_version=nccl,
         cuda_version=_version(obj["cuda_version"]),
         line=line,
+        container_image=_optional_text(obj, "container_image", line),
     )
 
 
