@@ -119,7 +119,7 @@ def test_the_realised_mtbf_takes_over_on_the_page_once_the_record_is_long_enough
     provenance = "realised, 2 reservations, 12,000 node-hours, 1 incident"
     assert provenance in html
     assert f'<span class="tag" title="{provenance}">realised</span>' in html
-    assert "Bids marked <span class=\"tag\">realised</span>" in html
+    assert 'Bids marked <span class="tag">realised</span>' in html
     # The rival buyer's reservation counts, but nothing says whose it was.
     assert "Other Buyer" not in html and "fine-tune" not in html
     csv = buyer.client().get(reverse("evaluation:request-compare-csv", args=[world.request.pk]))

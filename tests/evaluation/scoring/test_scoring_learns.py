@@ -95,7 +95,7 @@ def test_an_interval_that_is_not_positive_is_refused_by_name() -> None:
 
 def _silent_bid(**history: object):
     """A bid declaring no MTBF, on 2 nodes, with a track record."""
-    record = ProviderHistory(**{"reservations": 3, "incidents": 4, **history})  # type: ignore[arg-type]
+    record = ProviderHistory(**{"reservations": 3, "incidents": 4, **history})
     return replace(demo_premium(), declared_node_mtbf_hours=None, history=record)
 
 
