@@ -108,8 +108,8 @@ def mtbf_choice(bid: BidOffer) -> MtbfChoice:
             realised.node_mtbf_hours,
             MTBF_REALISED,
             f"realised, {history.summary}",
-            f"realised: {history.summary}; {realised.formula}, with the "
-            f"{MTBF_SOURCE_NAMES[source]} {prior:,.0f} h as prior P/prior",
+            f"realised: {history.summary}; {realised.formula}; prior = the "
+            f"{MTBF_SOURCE_NAMES[source]} {prior:,.0f} h",
         )
     if history is not None:
         prior_from += (

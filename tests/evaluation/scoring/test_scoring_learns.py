@@ -118,7 +118,7 @@ def test_a_long_enough_record_replaces_the_default_with_its_provenance() -> None
     assert cost.node_mtbf_provenance == "realised, 3 reservations, 40,000 node-hours, 4 incidents"
     steps = {label: formula for label, formula, _ in cost.explain()}
     assert "the record weighs H / (P + H) = 80%" in steps["Node MTBF (h)"]
-    assert "with the default 6,335 h as prior" in steps["Node MTBF (h)"]
+    assert steps["Node MTBF (h)"].endswith("prior = the default 6,335 h")
 
 
 def test_the_realised_mtbf_falls_with_incidents_and_rises_with_clean_hours() -> None:
