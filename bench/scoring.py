@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evaluation.scoring import BidOffer, Weights, score_bids
+from evaluation.scoring import BidOffer, ProviderHistory, TimingRecord, Weights, score_bids
 from evaluation.scoring.demo import demo_bids, demo_request
 
 
@@ -45,9 +45,24 @@ def make_bids(count: int, seed: int = 1) -> list[BidOffer]:
                 declared_node_mtbf_hours=rng.choice([None, 4_000.0, 6_000.0, 8_000.0, 12_000.0]),
                 site_readiness=rng.choice(["live", "live", "racked", "under_construction"]),
                 evidence_shared=rng.random() < 0.6,
+                history=_history(rng) if rng.random() < 0.3 else None,
             )
         )
     return out
+
+
+def _history(rng: random.Random) -> ProviderHistory:
+    """A track record, above or below the minimum, so both paths of the blend are timed."""
+    closed = rng.randrange(0, 12)
+    return ProviderHistory(
+        reservations=rng.randrange(1, 6),
+        node_hours=rng.uniform(2_000.0, 80_000.0),
+        incidents=closed + rng.randrange(0, 3),
+        closed_incidents=closed,
+        detection=TimingRecord(rng.uniform(300, 3_600), closed),
+        repair=TimingRecord(rng.uniform(1_800, 86_400), closed),
+        revalidation=TimingRecord(rng.uniform(900, 7_200), closed),
+    )
 
 
 def main() -> None:
@@ -55,9 +70,15 @@ def main() -> None:
     parser.add_argument("--bids", type=int, default=1_000)
     parser.add_argument("--draws", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--interval-minutes", type=float, default=None, help="the buyer's checkpoint interval"
+    )
     args = parser.parse_args()
 
-    request, bids, weights = demo_request(), make_bids(args.bids), Weights()
+    request = demo_request()
+    if args.interval_minutes is not None:
+        request = replace(request, checkpoint_interval_seconds=args.interval_minutes * 60)
+    bids, weights = make_bids(args.bids), Weights()
     times = []
     for _ in range(args.repeat):
         start = time.perf_counter()

@@ -17,6 +17,7 @@ from evaluation.anonymise import anonymous_labels, hide_identifying
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.scoring import CRITERIA
+from evaluation.scoring.reliability import MTBF_DEFAULT, MTBF_REALISED
 from evaluation.services import scoring_fingerprint
 from questionnaire.snapshot import NO_QUESTIONNAIRE, scoring_answers
 
@@ -92,7 +93,11 @@ class Column:
 
     @property
     def mtbf_default(self) -> bool:
-        return self.score.cost.get("node_mtbf_source") != "declared"
+        return self.score.cost.get("node_mtbf_source") == MTBF_DEFAULT
+
+    @property
+    def mtbf_realised(self) -> bool:
+        return self.score.cost.get("node_mtbf_source") == MTBF_REALISED
 
 
 @dataclass
@@ -123,6 +128,10 @@ class Comparison:
     @property
     def any_default_mtbf(self) -> bool:
         return any(c.mtbf_default for c in self.columns)
+
+    @property
+    def any_realised_mtbf(self) -> bool:
+        return any(c.mtbf_realised for c in self.columns)
 
 
 def comparison_state(*, request: CapacityRequest) -> tuple[str, ScoringRun | None]:
@@ -357,6 +366,7 @@ def _charts(
                 "x": [round(p[0] / 60, 2) for p in curve["points"]],
                 "y": [round(p[1] * 100, 3) for p in curve["points"]],
                 "chosen": [round(curve["chosen"][0] / 60, 2), round(curve["chosen"][1] * 100, 3)],
+                "optimum": _optimum_point(curve),
             }
         )
     return {
@@ -370,6 +380,15 @@ def _charts(
         "shares": sensitivity.get("shares", []),
         "palette": list(PALETTE),
     }
+
+
+def _optimum_point(curve: dict[str, Any]) -> list[float] | None:
+    """The Daly optimum as a comparison point when the bid was scored at the buyer's own
+    interval; None when the two coincide (or for runs stored before the buyer could give one)."""
+    optimum = curve.get("optimum")
+    if not optimum or abs(optimum[0] - curve["chosen"][0]) < 1e-6:
+        return None
+    return [round(optimum[0] / 60, 2), round(optimum[1] * 100, 3)]
 
 
 def _round(value: Any, digits: int) -> float | None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
-from evaluation.scoring import MODEL_VERSION, BidOffer, RequestProfile, Weights
+from evaluation.history import history_as_of, history_fingerprint, provider_histories
+from evaluation.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
 Ack = tuple[str, int]
@@ -51,10 +53,20 @@ def request_profile(
         run_length_hours=float(request.run_length_hours),
         target_response_minutes=dict(targets.get("response") or {}) or None,
         target_restore_minutes=dict(targets.get("restore") or {}) or None,
+        checkpoint_interval_seconds=(
+            request.checkpoint_interval_minutes * 60.0
+            if request.checkpoint_interval_minutes is not None
+            else None
+        ),
     )
 
 
-def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> BidOffer:
+def bid_offer(
+    revision: BidRevision,
+    *,
+    ack: Ack = (NOT_ACKNOWLEDGED, 0),
+    history: ProviderHistory | None = None,
+) -> BidOffer:
     from questionnaire.snapshot import scoring_answers
 
     answers = scoring_answers(revision.questionnaire)
@@ -98,34 +110,60 @@ def bid_offer(revision: BidRevision, *, ack: Ack = (NOT_ACKNOWLEDGED, 0)) -> Bid
         clock_rows=answers.clock_rows,
         deal_breaker_failures=answers.deal_breaker_failures,
         missing_required_answers=answers.missing_required_answers,
+        history=history,
     )
 
 
 Targets = dict[str, dict[str, float]]
 
 
-def scoring_context(
-    *, request: CapacityRequest, bid_ids: Sequence[int]
-) -> tuple[Targets | None, dict[int, Ack]]:
-    """What scoring reads besides the revisions: target clocks and acknowledgements."""
+@dataclass(frozen=True)
+class ScoringContext:
+    """What scoring reads besides the revisions: target clocks, acknowledgements, and each
+    provider's track record (by provider id)."""
+
+    targets: Targets | None
+    acks: dict[int, Ack]
+    histories: dict[int, ProviderHistory]
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {
+            "targets": self.targets,
+            "acks": {str(k): list(v) for k, v in sorted(self.acks.items())},
+            "histories": history_fingerprint(self.histories),
+        }
+
+
+def scoring_context(*, request: CapacityRequest, bids: Sequence[tuple[int, int]]) -> ScoringContext:
+    """`bids`: (bid id, provider id) pairs. A constant number of queries for any bid count."""
     from acceptance.selectors.fixtures import acknowledgements_for_bids
     from questionnaire.selectors import target_clock_minutes
 
-    return target_clock_minutes(request=request), acknowledgements_for_bids(bid_ids)
-
-
-def context_fingerprint(targets: Mapping[str, Any] | None, acks: Mapping[int, Ack]) -> dict:
-    return {"targets": targets, "acks": {str(k): list(v) for k, v in sorted(acks.items())}}
+    return ScoringContext(
+        target_clock_minutes(request=request),
+        acknowledgements_for_bids([bid_id for bid_id, _ in bids]),
+        provider_histories(
+            provider_ids=[provider for _, provider in bids], as_of=history_as_of(request)
+        ),
+    )
 
 
 def scoring_inputs(
     *, request: CapacityRequest, revisions: Sequence[BidRevision]
 ) -> tuple[RequestProfile, list[BidOffer], dict[str, Any]]:
     """The profile, the offers and what else the fingerprint must cover."""
-    targets, acks = scoring_context(request=request, bid_ids=[r.bid_id for r in revisions])
-    offers = [bid_offer(r, ack=acks.get(r.bid_id, (NOT_ACKNOWLEDGED, 0))) for r in revisions]
-    extra = context_fingerprint(targets, acks)
-    return request_profile(request, targets=targets), offers, extra
+    context = scoring_context(
+        request=request, bids=[(r.bid_id, r.bid.provider_id) for r in revisions]
+    )
+    offers = [
+        bid_offer(
+            r,
+            ack=context.acks.get(r.bid_id, (NOT_ACKNOWLEDGED, 0)),
+            history=context.histories.get(r.bid.provider_id),
+        )
+        for r in revisions
+    ]
+    return request_profile(request, targets=context.targets), offers, context.fingerprint()
 
 
 def weights_of(request: CapacityRequest) -> Weights:

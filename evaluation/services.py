@@ -30,7 +30,6 @@ from evaluation.scoring import (
     score_bids,
 )
 from evaluation.scoring_io import (
-    context_fingerprint,
     inputs_fingerprint,
     scoring_context,
     scoring_inputs,
@@ -58,13 +57,13 @@ def scoring_revisions(*, request: CapacityRequest) -> QuerySet[BidRevision]:
 
 
 def scoring_fingerprint(*, request: CapacityRequest) -> str:
-    pairs = list(scoring_revisions(request=request).values_list("pk", "bid_id"))
-    targets, acks = scoring_context(request=request, bid_ids=[bid_id for _, bid_id in pairs])
+    rows = list(scoring_revisions(request=request).values_list("pk", "bid_id", "bid__provider_id"))
+    context = scoring_context(request=request, bids=[(bid, provider) for _, bid, provider in rows])
     return inputs_fingerprint(
         request=request,
-        revision_ids=[pk for pk, _ in pairs],
+        revision_ids=[pk for pk, _, _ in rows],
         weights=weights_of(request).to_dict(),
-        extra=context_fingerprint(targets, acks),
+        extra=context.fingerprint(),
     )
 
 
@@ -203,6 +202,7 @@ def _score(
                     "points": [list(p) for p in curve.points],
                     "chosen": [curve.chosen_interval_seconds, curve.chosen_goodput],
                     "young": curve.young_interval_seconds,
+                    "optimum": [curve.optimum_interval_seconds, curve.optimum_goodput],
                 },
                 win_share=shares.get(scored.label),
             )

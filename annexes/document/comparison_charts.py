@@ -76,7 +76,8 @@ def _hbars(names: Sequence[str], stacks: Sequence[tuple[str, Sequence[float]]], 
 
 
 def _lines(curves: Sequence[Mapping[str, Any]]) -> str:
-    """Goodput (%) against the checkpoint interval (minutes); a dot at each bid's chosen one."""
+    """Goodput (%) against the checkpoint interval (minutes); a dot at each bid's chosen one,
+    a ring at its optimum when the buyer's own interval was scored."""
     points = [(x, y) for c in curves for x, y in zip(c["x"], c["y"], strict=False)]
     if not points:
         return ""
@@ -106,6 +107,10 @@ def _lines(curves: Sequence[Mapping[str, Any]]) -> str:
         if len(chosen) == 2 and all(_num(v) is not None for v in chosen):
             out.append(f'<circle cx="{px(chosen[0]):.1f}" cy="{py(chosen[1]):.1f}" r="2.5" '
                        f'fill="{colour}"/>')  # fmt: skip
+        optimum = curve.get("optimum") or []  # only when the buyer's own interval was scored
+        if len(optimum) == 2 and all(_num(v) is not None for v in optimum):
+            out.append(f'<circle cx="{px(optimum[0]):.1f}" cy="{py(optimum[1]):.1f}" r="2.5" '
+                       f'fill="none" stroke="{colour}"/>')  # fmt: skip
     return _svg(out)
 
 
@@ -141,7 +146,8 @@ def comparison_charts(charts: Mapping[str, Any]) -> list[Block]:
         _figure(_lines(charts.get("curves") or []), "Goodput against checkpoint interval",
                 [(c, str(cv["name"])) for c, cv in zip(PALETTE, charts.get("curves") or [],
                                                          strict=False)],
-                "Goodput for each qualified bid; the dot is the interval the model chose"),
+                "Goodput for each qualified bid; the dot is the interval scored (the buyer's, "
+                "when given), the ring the bid's optimum when that differs"),
         _figure(_hbars([str(s["name"]) for s in shares],
                        [("share", [float(s["share"]) * 100 for s in shares])],
                        "share of random weight draws won (%)"),

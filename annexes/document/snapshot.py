@@ -35,11 +35,17 @@ def plain(value: Any) -> Any:
     return value
 
 
+# Optional fields that older snapshots lack: left out while empty, so an unchanged request
+# keeps its annex checksum.
+_OMIT_WHEN_EMPTY = {"checkpoint_interval_minutes"}
+
+
 def request_part(request: CapacityRequest) -> dict[str, Any]:
+    values = {name: plain(getattr(request, name)) for name in REQUEST_FIELDS}
     return {
         "id": request.pk,
         "buyer": request.buyer.name,
-        **{name: plain(getattr(request, name)) for name in REQUEST_FIELDS},
+        **{k: v for k, v in values.items() if not (k in _OMIT_WHEN_EMPTY and v is None)},
     }
 
 

@@ -20,3 +20,5 @@ LINK_GBPS = [MaxValueValidator(1_600)]
 SWITCHES = [MinValueValidator(1), MaxValueValidator(4_096)]
 SPARES = [MaxValueValidator(1_024)]
 MTBF_HOURS = [MinValueValidator(1), MaxValueValidator(1_000_000)]
+# A checkpoint less often than weekly is no checkpoint policy for a multi-node job.
+CHECKPOINT_INTERVAL_MINUTES = [MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]

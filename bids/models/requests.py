@@ -40,7 +40,12 @@ ALLOCATION_FIELDS = (
     "acceptable_regions",
 )
 TERM_FIELDS = ("reservation_start", "reservation_end")
-WORKLOAD_FIELDS = ("checkpoint_write_seconds", "restart_seconds", "run_length_hours")
+WORKLOAD_FIELDS = (
+    "checkpoint_write_seconds",
+    "checkpoint_interval_minutes",
+    "restart_seconds",
+    "run_length_hours",
+)
 
 
 class CapacityRequestQuerySet(models.QuerySet["CapacityRequest"]):
@@ -117,6 +122,14 @@ class CapacityRequest(models.Model):
     # Workload profile (cost model)
     checkpoint_write_seconds = models.PositiveIntegerField(
         "Checkpoint write (s)", default=60, validators=[MinValueValidator(1)]
+    )
+    checkpoint_interval_minutes = models.PositiveIntegerField(
+        "Checkpoint interval (min)",
+        null=True,
+        blank=True,
+        validators=bounds.CHECKPOINT_INTERVAL_MINUTES,
+        help_text="How often your job saves a checkpoint. Leave empty to score every bid at "
+        "its optimum interval (Young/Daly).",
     )
     restart_seconds = models.PositiveIntegerField(
         "Restart and checkpoint load (s)", default=300, validators=[MinValueValidator(1)]

@@ -5,7 +5,6 @@ records from its models and stores `result_to_dict(score_bids(...))` in a JSONFi
 """
 
 from .cost_model import (
-    DEFAULT_NODE_MTBF_HOURS,
     CostBreakdown,
     GoodputCurve,
     compute_cost,
@@ -15,6 +14,7 @@ from .cost_model import (
     young_interval,
 )
 from .criteria import CriterionScore, Disqualification, hard_requirement_failures
+from .history import ProviderHistory, TimingRecord
 from .inputs import (
     CRITERIA,
     MAX_WEIGHT,
@@ -26,6 +26,7 @@ from .inputs import (
     Weights,
 )
 from .ranking import BidScore, ScoringResult, score_bids
+from .reliability import DEFAULT_NODE_MTBF_HOURS
 from .sensitivity import ROBUST_WIN_SHARE, Sensitivity, WeightMove
 from .serialize import result_to_dict
 
@@ -41,10 +42,12 @@ __all__ = [
     "CriterionScore",
     "Disqualification",
     "GoodputCurve",
+    "ProviderHistory",
     "RequestProfile",
     "ScoringInputError",
     "ScoringResult",
     "Sensitivity",
+    "TimingRecord",
     "WeightError",
     "WeightMove",
     "Weights",

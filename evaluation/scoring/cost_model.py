@@ -5,9 +5,8 @@ Sources for the formulas and defaults (details and reasoning in docs/scoring.md)
   Communications of the ACM 17(9), 530-531:  t = sqrt(2 C M).
 - Daly, J. T. (2006). "A higher order estimate of the optimum checkpoint interval for restart
   dumps." Future Generation Computer Systems 22(3), 303-312.
-- Llama Team, AI @ Meta (2024). "The Llama 3 Herd of Models", arXiv:2407.21783, section 3.3.4:
-  419 unexpected interruptions in a 54-day snapshot of Llama 3 405B pre-training on
-  16,384 H100 GPUs (2,048 servers of 8).
+The node MTBF and restart-cost inputs (defaults, the Llama 3 source, the track record) are
+chosen in `reliability`.
 """
 
 from __future__ import annotations
@@ -17,53 +16,14 @@ from dataclasses import dataclass
 
 from .inputs import BidOffer, RequestProfile
 
-# --- Default node MTBF, derived from Meta's published Llama 3 405B training figures ---------
-LLAMA3_GPUS = 16_384
-LLAMA3_GPUS_PER_NODE = 8
-LLAMA3_DAYS = 54
-LLAMA3_UNEXPECTED_INTERRUPTIONS = 419
-LLAMA3_NODES = LLAMA3_GPUS // LLAMA3_GPUS_PER_NODE
-#: node-hours observed per unexpected job interruption: 2,048 x 54 x 24 / 419 = about 6,335 h.
-DEFAULT_NODE_MTBF_HOURS = LLAMA3_NODES * LLAMA3_DAYS * 24 / LLAMA3_UNEXPECTED_INTERRUPTIONS
-
-MTBF_DECLARED = "declared"
-MTBF_DEFAULT = "default_llama3_2024"
-
-# --- Restart-cost defaults (seconds); docs/scoring.md explains each -------------------------
-#: PyTorch's NCCL process-group timeout defaults to 10 minutes: a hang surfaces after that.
-DEFAULT_DETECTION_SECONDS = 600.0
-#: A node health daemon with automatic drain sees Xid/link faults and fails the job sooner.
-HEALTH_CHECK_DETECTION_SECONDS = 300.0
-#: Draining the failed node and bringing a spare that already sits on the job's fabric.
-HOT_SPARE_SWAP_SECONDS = 1_800.0
-#: DCGM diagnostics on the returned node plus a multi-node NCCL run against the baseline.
-DEFAULT_REVALIDATION_SECONDS = 1_800.0
-#: 365 x 24 / 12: the month used for "per month" figures.
-HOURS_PER_MONTH = 730.0
-
-# Support windows as (open hours per day, open days per week); 24x7 never waits.
-_COVERAGE_WINDOWS: dict[str, tuple[float, int]] = {
-    "24x7": (24.0, 7),
-    "extended": (12.0, 7),  # e.g. 08:00-20:00 every day
-    "business_hours": (10.0, 5),  # e.g. 08:00-18:00 Monday to Friday
-}
-
-REPAIR_HOT_SPARE = "hot_spare"
-REPAIR_REPLACEMENT = "node_replacement"
-
-
-def expected_support_wait_hours(coverage: str) -> float:
-    """Mean wait until support is staffed, for a failure at a uniformly random time of week.
-
-    A closed gap of g hours is hit with probability g/168 and waited out g/2 on average,
-    so the mean wait is the sum of g**2 / 2 over the week's gaps, divided by 168.
-    """
-    open_hours, open_days = _COVERAGE_WINDOWS[coverage]
-    if open_hours >= 24 and open_days == 7:
-        return 0.0
-    night = 24.0 - open_hours
-    gaps = [night] * (open_days - 1) + [night + 24.0 * (7 - open_days)]
-    return sum(g * g / 2 for g in gaps) / 168.0
+# Defaults, sources and the track record's rules live in `reliability`.
+from .reliability import (
+    HOURS_PER_MONTH,
+    INTERVAL_BUYER,
+    INTERVAL_OPTIMUM,
+    mtbf_choice,
+    restart_parts,
+)
 
 
 def young_interval(checkpoint_seconds: float, mtbf_seconds: float) -> float:
@@ -118,7 +78,9 @@ class CostBreakdown:
     young_interval_seconds: float
     daly_interval_seconds: float
     interval_seconds: float
+    interval_source: str
     goodput: float
+    optimum_goodput: float
     overhead_per_gpu_hour: float
     all_in_price_per_gpu_hour: float
     effective_price_per_useful_gpu_hour: float | None
@@ -131,6 +93,13 @@ class CostBreakdown:
     expected_incidents_in_run: float
     run_wall_hours: float | None
     run_fits_term: bool
+    # Where node MTBF and the restart parts came from, in words (see `explain`).
+    node_mtbf_provenance: str
+    node_mtbf_formula: str
+    detection_from: str
+    support_wait_from: str
+    repair_from: str
+    revalidation_from: str
 
     @property
     def cluster_mtbf_seconds(self) -> float:
@@ -139,22 +108,9 @@ class CostBreakdown:
     def explain(self) -> list[tuple[str, str, float | str | None]]:
         """(label, formula with its inputs, value) rows for the "how was this computed" view."""
         h = 3600.0
-        mtbf_from = (
-            "declared by the provider"
-            if self.node_mtbf_source == MTBF_DECLARED
-            else (
-                f"default: {LLAMA3_NODES:,} nodes x {LLAMA3_DAYS} d x 24 h / "
-                f"{LLAMA3_UNEXPECTED_INTERRUPTIONS} interruptions (Llama 3, Meta 2024)"
-            )
-        )
-        repair_from = (
-            "hot spare in the job's fabric domain"
-            if self.repair_path == REPAIR_HOT_SPARE
-            else "provider's node replacement time"
-        )
         eff = self.effective_price_per_useful_gpu_hour
         return [
-            ("Node MTBF (h)", mtbf_from, self.node_mtbf_hours),
+            ("Node MTBF (h)", self.node_mtbf_formula, self.node_mtbf_hours),
             (
                 "Cluster MTBF M (h)",
                 f"node MTBF / nodes = {self.node_mtbf_hours:,.1f} / {self.nodes}",
@@ -165,22 +121,10 @@ class CostBreakdown:
                 "from the request's workload profile",
                 self.checkpoint_write_seconds,
             ),
-            (
-                "Detection (s)",
-                "watchdog timeout, or health checks with auto-drain",
-                self.detection_seconds,
-            ),
-            (
-                "Support wait (s)",
-                "mean wait for staffed support under the coverage hours",
-                self.support_wait_seconds,
-            ),
-            ("Repair (s)", repair_from, self.repair_seconds),
-            (
-                "Revalidation (s)",
-                "diagnostics + multi-node NCCL against the baseline",
-                self.revalidation_seconds,
-            ),
+            ("Detection (s)", self.detection_from, self.detection_seconds),
+            ("Support wait (s)", self.support_wait_from, self.support_wait_seconds),
+            ("Repair (s)", self.repair_from, self.repair_seconds),
+            ("Revalidation (s)", self.revalidation_from, self.revalidation_seconds),
             ("Restart and load (s)", "from the request's workload profile", self.restart_seconds),
             (
                 "Restart cost R (s)",
@@ -197,10 +141,12 @@ class CostBreakdown:
                 self.young_interval_seconds,
             ),
             (
-                "Checkpoint interval t (s)",
-                "Daly 2006: sqrt(2CM)[1 + sqrt(C/2M)/3 + (C/2M)/9] - C, or M when C >= 2M",
-                self.interval_seconds,
+                "Optimum interval (s)",
+                "Daly 2006: sqrt(2CM)[1 + sqrt(C/2M)/3 + (C/2M)/9] - C, or M when C >= 2M; "
+                f"goodput there {self.optimum_goodput:.4%}",
+                self.daly_interval_seconds,
             ),
+            ("Checkpoint interval t (s)", self._interval_from(), self.interval_seconds),
             (
                 "Goodput",
                 f"1 - C/t - (t/2 + R)/M = 1 - {self.checkpoint_write_seconds:,.0f}/"
@@ -250,41 +196,34 @@ class CostBreakdown:
             ),
         ]
 
-
-def node_mtbf(bid: BidOffer) -> tuple[float, str]:
-    """The bid's declared node MTBF, or the Llama 3 derived default; with its source."""
-    if bid.declared_node_mtbf_hours is not None:
-        return float(bid.declared_node_mtbf_hours), MTBF_DECLARED
-    return DEFAULT_NODE_MTBF_HOURS, MTBF_DEFAULT
-
-
-def has_hot_spare(bid: BidOffer) -> bool:
-    return bid.spares_count > 0 and bid.spares_location == "same_fabric_domain"
+    def _interval_from(self) -> str:
+        if self.interval_source == INTERVAL_BUYER:
+            return (
+                f"the buyer's interval, {self.interval_seconds / 60:,.0f} min, from the request: "
+                "goodput is worked at the interval the job really uses, not the optimum"
+            )
+        return "no interval on the request: the optimum above"
 
 
 def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
     """Run the cost model for one bid against the buyer's workload."""
-    mtbf_h, mtbf_source = node_mtbf(bid)
-    cluster_mtbf_h = mtbf_h / bid.nodes
+    mtbf = mtbf_choice(bid)
+    cluster_mtbf_h = mtbf.hours / bid.nodes
     m = cluster_mtbf_h * 3600.0
     c = float(request.checkpoint_write_seconds)
 
-    hot_spare = has_hot_spare(bid)
-    detection = (
-        HEALTH_CHECK_DETECTION_SECONDS
-        if bid.health_checks_auto_drain
-        else DEFAULT_DETECTION_SECONDS
-    )
-    # An automated swap onto a hot spare needs nobody on shift; every other path waits for staff.
-    automated = hot_spare and bid.health_checks_auto_drain
-    support_wait = 0.0 if automated else expected_support_wait_hours(bid.coverage) * 3600.0
-    repair = HOT_SPARE_SWAP_SECONDS if hot_spare else float(bid.node_replacement_hours) * 3600.0
+    parts = restart_parts(bid)
     restart = float(request.restart_seconds)
-    r = detection + support_wait + repair + DEFAULT_REVALIDATION_SECONDS + restart
+    r = parts.detection + parts.support_wait + parts.repair + parts.revalidation + restart
 
     young = young_interval(c, m)
     daly = daly_interval(c, m)
+    buyer_t = request.checkpoint_interval_seconds
+    t = float(buyer_t) if buyer_t is not None else daly
     goodput = first_order_goodput(
+        interval_seconds=t, checkpoint_seconds=c, mtbf_seconds=m, restart_seconds=r
+    )
+    optimum_goodput = first_order_goodput(
         interval_seconds=daly, checkpoint_seconds=c, mtbf_seconds=m, restart_seconds=r
     )
 
@@ -296,7 +235,7 @@ def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
     all_in = price + overhead
     effective = all_in / goodput if goodput > 0 else None
 
-    lost_per_incident = (daly / 2.0 + r) / 3600.0 * gpus
+    lost_per_incident = (t / 2.0 + r) / 3600.0 * gpus
     per_month = HOURS_PER_MONTH / cluster_mtbf_h
     run_h = float(request.run_length_hours)
     run_wall = run_h / goodput if goodput > 0 else None
@@ -308,21 +247,23 @@ def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
         price_per_gpu_hour=price,
         fees_usd=fees,
         egress_usd=egress,
-        node_mtbf_hours=mtbf_h,
-        node_mtbf_source=mtbf_source,
+        node_mtbf_hours=mtbf.hours,
+        node_mtbf_source=mtbf.source,
         cluster_mtbf_hours=cluster_mtbf_h,
         checkpoint_write_seconds=c,
-        detection_seconds=detection,
-        support_wait_seconds=support_wait,
-        repair_path=REPAIR_HOT_SPARE if hot_spare else REPAIR_REPLACEMENT,
-        repair_seconds=repair,
-        revalidation_seconds=DEFAULT_REVALIDATION_SECONDS,
+        detection_seconds=parts.detection,
+        support_wait_seconds=parts.support_wait,
+        repair_path=parts.repair_path,
+        repair_seconds=parts.repair,
+        revalidation_seconds=parts.revalidation,
         restart_seconds=restart,
         restart_cost_seconds=r,
         young_interval_seconds=young,
         daly_interval_seconds=daly,
-        interval_seconds=daly,
+        interval_seconds=t,
+        interval_source=INTERVAL_BUYER if buyer_t is not None else INTERVAL_OPTIMUM,
         goodput=goodput,
+        optimum_goodput=optimum_goodput,
         overhead_per_gpu_hour=overhead,
         all_in_price_per_gpu_hour=all_in,
         effective_price_per_useful_gpu_hour=effective,
@@ -335,27 +276,37 @@ def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
         expected_incidents_in_run=run_h / cluster_mtbf_h,
         run_wall_hours=run_wall,
         run_fits_term=run_wall is not None and run_wall <= term_h,
+        node_mtbf_provenance=mtbf.provenance,
+        node_mtbf_formula=mtbf.formula,
+        detection_from=parts.detection_from,
+        support_wait_from=parts.support_wait_from,
+        repair_from=parts.repair_from,
+        revalidation_from=parts.revalidation_from,
     )
 
 
 @dataclass(frozen=True)
 class GoodputCurve:
-    """Goodput against checkpoint interval for a chart, with the interval the model chose."""
+    """Goodput against checkpoint interval for a chart: the interval the model used (the
+    buyer's, or the optimum) and the Daly optimum as a comparison point."""
 
     label: str
     points: tuple[tuple[float, float], ...]
     chosen_interval_seconds: float
     chosen_goodput: float
     young_interval_seconds: float
+    optimum_interval_seconds: float
+    optimum_goodput: float
 
 
 def goodput_curve(request: RequestProfile, bid: BidOffer, points: int = 40) -> GoodputCurve:
-    """`points` log-spaced intervals from a tenth to ten times the chosen one."""
+    """`points` log-spaced intervals from a tenth of the shorter of the chosen and optimum
+    intervals to ten times the longer, so both sit on the curve."""
     if points < 2:
         raise ValueError("points must be at least 2")
     cost = compute_cost(request=request, bid=bid)
-    chosen = cost.interval_seconds
-    lo, hi = math.log(chosen / 10.0), math.log(chosen * 10.0)
+    chosen, optimum = cost.interval_seconds, cost.daly_interval_seconds
+    lo, hi = math.log(min(chosen, optimum) / 10.0), math.log(max(chosen, optimum) * 10.0)
     pairs = []
     for i in range(points):
         t = math.exp(lo + (hi - lo) * i / (points - 1))
@@ -372,4 +323,6 @@ def goodput_curve(request: RequestProfile, bid: BidOffer, points: int = 40) -> G
         chosen_interval_seconds=chosen,
         chosen_goodput=cost.goodput,
         young_interval_seconds=cost.young_interval_seconds,
+        optimum_interval_seconds=optimum,
+        optimum_goodput=cost.optimum_goodput,
     )

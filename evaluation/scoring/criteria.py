@@ -13,6 +13,7 @@ from core.formatting import duration, link_rate, number
 
 from .cost_model import CostBreakdown
 from .inputs import BidOffer, RequestProfile
+from .reliability import INTERVAL_BUYER
 
 # Strongest isolation first: an offer may isolate more than asked, never less.
 _ISOLATION_STRENGTH = {"whole_device": 3, "mig": 2, "time_sliced": 1}
@@ -134,10 +135,15 @@ class _Tally:
 def score_effective_cost(*, cost: CostBreakdown, best_effective: float | None) -> CriterionScore:
     """100 x (best effective price / this bid's); a bid with no useful work scores 0."""
     eff = cost.effective_price_per_useful_gpu_hour
-    source = "declared" if cost.node_mtbf_source == "declared" else "default"
+    at = (
+        f" at the buyer's {cost.interval_seconds / 60:,.0f} min interval"
+        if cost.interval_source == INTERVAL_BUYER
+        else ""
+    )
     basis = (
         f"list ${cost.price_per_gpu_hour:.2f} + fees/egress ${cost.overhead_per_gpu_hour:.3f}, "
-        f"goodput {cost.goodput:.1%} (node MTBF {cost.node_mtbf_hours:,.0f} h {source}, "
+        f"goodput {cost.goodput:.1%}{at} (node MTBF {cost.node_mtbf_hours:,.0f} h, "
+        f"{cost.node_mtbf_provenance}, "
         f"restart cost {cost.restart_cost_seconds / 3600:.1f} h)"
     )
     if eff is None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, fields
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
+from .history import ProviderHistory
+
 FABRICS = ("infiniband", "roce", "ethernet", "other")
 ISOLATION_CLASSES = ("whole_device", "mig", "time_sliced")
 SCHEDULERS = ("slurm", "kubernetes")
@@ -85,6 +87,8 @@ class RequestProfile:
     run_length_hours: float
     target_response_minutes: dict[str, float] | None = None
     target_restore_minutes: dict[str, float] | None = None
+    # The job's real checkpoint interval; None scores each bid at its optimum (Daly).
+    checkpoint_interval_seconds: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("gpu_count", "nodes", "gpus_per_node", "nvlink_domain_size"):
@@ -96,6 +100,8 @@ class RequestProfile:
         if self.reservation_end < self.reservation_start:
             raise ScoringInputError("reservation_end", "is before reservation_start")
         _positive("checkpoint_write_seconds", self.checkpoint_write_seconds)
+        if self.checkpoint_interval_seconds is not None:
+            _positive("checkpoint_interval_seconds", self.checkpoint_interval_seconds)
         _non_negative("restart_seconds", self.restart_seconds)
         _non_negative("run_length_hours", self.run_length_hours)
         _clocks("target_response_minutes", self.target_response_minutes)
@@ -152,6 +158,8 @@ class BidOffer:
     clock_rows: dict[str, str] | None = None
     deal_breaker_failures: tuple[str, ...] = ()
     missing_required_answers: tuple[str, ...] = ()
+    # The provider's recorded track record (every buyer's reservations, counts only), if any.
+    history: ProviderHistory | None = None
 
     def __post_init__(self) -> None:
         if not self.label.strip():
@@ -193,7 +201,7 @@ class BidOffer:
 
 # Changes whenever a formula or rule changes what a score or rationale says, so that runs
 # scored under the previous rules no longer match the inputs' fingerprint and are redone.
-MODEL_VERSION = "2026-12-02"
+MODEL_VERSION = "2026-12-04"
 
 MAX_WEIGHT = 1_000_000.0
 

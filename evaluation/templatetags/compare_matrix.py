@@ -21,6 +21,8 @@ def _cell(cell: Cell) -> str:
     if not cell.explain:
         return f"<td{attrs}>{text}</td>"
     tag = _DEFAULT_TAG if cell.note == "default" else ""
+    if cell.note.startswith("realised"):
+        tag = f' <span class="tag" title="{escape(cell.note)}">realised</span>'
     steps = "".join(
         f"<dt>{escape(e['label'])}{' = ' + escape(e['value']) if e['value'] else ''}</dt>"
         f"<dd>{escape(e['formula'])}</dd>"

@@ -39,6 +39,13 @@
       curves.push({ type: "scatter", mode: "markers", name: c.name + " (chosen)", x: [c.chosen[0]], y: [c.chosen[1]],
         marker: { color: color, size: 10, symbol: "diamond" }, showlegend: false,
         hovertemplate: c.name + ": every %{x:.0f} min → %{y:.2f} %<extra></extra>" });
+      if (c.optimum) {
+        // Scored at the buyer's own interval: the optimum stays visible as a dotted drop line.
+        curves.push({ type: "scatter", mode: "lines+markers", name: c.name + " (optimum)",
+          x: [c.optimum[0], c.optimum[0]], y: [Math.min.apply(null, c.y), c.optimum[1]],
+          line: { color: color, dash: "dot", width: 1 }, marker: { color: color, size: [0, 8], symbol: "circle-open" },
+          showlegend: false, hovertemplate: c.name + ": optimum every %{x:.0f} min → %{y:.2f} %<extra></extra>" });
+      }
     });
     Plotly.newPlot("chart-goodput", curves, layout({
       xaxis: { type: "log", title: { text: "checkpoint interval (min, log scale)" } },

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from pypdf import PdfReader
 
@@ -52,3 +53,22 @@ def test_provider_names_are_text_in_the_svg_never_markup():
     assert [f["heading"] for f in figures] == [FIGURES[0], FIGURES[1], FIGURES[3]]  # no curves
     svg = figures[0]["svg"]
     assert "<script>" not in svg and "&lt;script&gt;" in svg and "&amp;" in svg
+
+
+def test_the_goodput_figure_rings_the_optimum_when_the_buyers_interval_was_scored():
+    curve = {"name": "Plain", "x": [6.0, 60.0, 600.0], "y": [90.0, 98.0, 95.0]}
+    charts = {
+        "names": ["Plain"],
+        "scores": [{"name": "Effective cost", "values": [40.0]}],
+        "prices": {"list": [2.4], "effective": [2.7]},
+        "shares": [],
+    }
+    scored_at_optimum = comparison_charts({**charts, "curves": [{**curve, "chosen": [60, 98]}]})
+    buyers = comparison_charts(
+        {**charts, "curves": [{**curve, "chosen": [60, 98], "optimum": [244.9, 98.9]}]}
+    )
+    [at_optimum] = [f["svg"] for f in scored_at_optimum if f["heading"] == FIGURES[2]]
+    [at_buyers] = [f["svg"] for f in buyers if f["heading"] == FIGURES[2]]
+    ring = re.compile(r'<circle[^>]*fill="none"')
+    assert at_optimum.count("<circle") == 1 and not ring.search(at_optimum)
+    assert at_buyers.count("<circle") == 2 and len(ring.findall(at_buyers)) == 1

@@ -103,3 +103,19 @@ def test_reweighting_rescoring_and_export(
     ):
         page_numbers = [float(re.sub(r"[^\d.]", "", t.split("\n")[0])) for t in shown[key]]
         assert [float(v) for v in by_label[label]] == page_numbers, label
+
+
+def test_the_goodput_chart_keeps_each_bids_optimum_beside_the_buyers_interval(
+    contest, new_page, login_as, live_server
+):
+    CapacityRequest.objects.filter(pk=contest.pk).update(checkpoint_interval_minutes=60)
+    assert request_score(request=CapacityRequest.objects.get(pk=contest.pk)).status == "done"
+    page = login_as(new_page(), "alice")
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{live_server.url}/requests/{contest.pk}/compare/")
+    page.wait_for_selector("#chart-goodput svg.main-svg")
+    # Per bid: its curve, the diamond at the buyer's 60 minutes, the dotted line to its optimum.
+    assert page.locator("#chart-goodput .scatterlayer .trace").count() == 3 * 2
+    assert "yours, every 60 min" in page.locator("#chart-goodput").locator("..").inner_text()
+    assert errors == []

@@ -14,7 +14,8 @@ from evaluation.scoring import (
     goodput_curve,
     young_interval,
 )
-from evaluation.scoring.cost_model import (
+from evaluation.scoring.demo import demo_cheap, demo_premium, demo_request
+from evaluation.scoring.reliability import (
     DEFAULT_DETECTION_SECONDS,
     DEFAULT_REVALIDATION_SECONDS,
     HEALTH_CHECK_DETECTION_SECONDS,
@@ -25,7 +26,6 @@ from evaluation.scoring.cost_model import (
     REPAIR_REPLACEMENT,
     expected_support_wait_hours,
 )
-from evaluation.scoring.demo import demo_cheap, demo_premium, demo_request
 
 
 def test_it_reproduces_the_worked_young_interval() -> None:
