@@ -69,7 +69,7 @@ class TiersField(forms.CharField):
             return "\n".join(f"{t.get('below_pct')} {t.get('credit_pct')}" for t in value)
         return value
 
-    def clean(self, value: Any) -> list[dict[str, str]]:  # type: ignore[override]
+    def clean(self, value: Any) -> list[dict[str, str]]:
         return parse_tiers(str(super().clean(value) or ""))
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import pairwise
 
 HOUR = Decimal(3600)
 CENT = Decimal("0.01")
@@ -181,7 +182,7 @@ def _segments_in(
     for a, b in spans:
         points.update(p for p in (a, b) if start < p < end)
     ordered = sorted(points)
-    return list(zip(ordered, ordered[1:], strict=False))
+    return list(pairwise(ordered))
 
 
 def _active(spans: Sequence[tuple[datetime, datetime, tuple[str, ...]]], at: datetime) -> list:
@@ -243,8 +244,9 @@ def _lanes(inputs: Inputs) -> tuple[tuple[str, ...], list[str]]:
     """The lanes given, plus any node an incident or window names that is not among them."""
     lanes = list(inputs.nodes)
     extra: list[str] = []
-    for item in (*inputs.outages, *inputs.maintenance):
-        for node in item.nodes:
+    named = [o.nodes for o in inputs.outages] + [w.nodes for w in inputs.maintenance]
+    for nodes in named:
+        for node in nodes:
             if node not in lanes and node not in extra:
                 extra.append(node)
     return tuple(lanes + extra), extra

@@ -48,7 +48,12 @@ def month_rows(report: Report) -> Iterator[list[object]]:
             for f, (_, attr) in zip(figures, COLUMNS, strict=True)
         ]
         yield [month.label, month.breaches, *[x for pair in values for x in pair]]
-    yield ["Lost GPU-hours (term)", "", _value(report.lost_gpu_hours), report.lost_gpu_hours.formula]
+    yield [
+        "Lost GPU-hours (term)",
+        "",
+        _value(report.lost_gpu_hours),
+        report.lost_gpu_hours.formula,
+    ]
     yield ["Credits (term, USD)", "", _value(report.credits), report.credits.formula]
     yield ["Paid after credits (USD)", "", _value(report.paid), report.paid.formula]
     cost = report.cost_per_useful_gpu_hour
@@ -81,4 +86,3 @@ def availability_xlsx(report: Report) -> bytes:
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
-

@@ -45,7 +45,7 @@ class MaintenanceWindow(models.Model):
 
     @property
     def state(self) -> str:
-        """"planned" (notice given), "awaiting" (short notice, not agreed) or "agreed"."""
+        """ "planned" (notice given), "awaiting" (short notice, not agreed) or "agreed"."""
         if not self.short_notice:
             return "planned"
         return "agreed" if self.agreed_at is not None else "awaiting"

@@ -22,7 +22,7 @@ class TierSerializer(serializers.Serializer[Any]):
 
 
 class MonthSerializer(serializers.Serializer[Month]):
-    label = serializers.CharField(help_text="The calendar month (UTC), YYYY-MM.")
+    month = serializers.CharField(source="label", help_text="The calendar month (UTC), YYYY-MM.")
     start = serializers.DateTimeField()
     end = serializers.DateTimeField()
     accepted_hours = FigureSerializer()
@@ -80,8 +80,12 @@ class MaintenanceWindowSerializer(serializers.ModelSerializer[MaintenanceWindow]
     state = serializers.CharField(
         read_only=True, help_text="planned (with notice), awaiting (short notice) or agreed."
     )
-    announced_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    agreed_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    announced_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+    agreed_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = MaintenanceWindow

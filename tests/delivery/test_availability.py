@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal as D
+from typing import Any
 
 import pytest
 
@@ -28,11 +29,11 @@ def at(month: int, day: int, hour: int = 0) -> datetime:
 
 
 def inputs(**kw) -> Inputs:
-    base = dict(
-        term_start=at(1, 1), term_end=at(4, 1), contracted_start=at(1, 1), nodes=NODES,
-        contracted_nodes=4, gpus_per_node=8, rate=D("2.00"), fees_usd=D(0), egress_usd=D(0),
-        terms=CreditTerms(tiers=TIERS), now=at(6, 1),
-    )  # fmt: skip
+    base: dict[str, Any] = {
+        "term_start": at(1, 1), "term_end": at(4, 1), "contracted_start": at(1, 1),
+        "nodes": NODES, "contracted_nodes": 4, "gpus_per_node": 8, "rate": D("2.00"),
+        "fees_usd": D(0), "egress_usd": D(0), "terms": CreditTerms(tiers=TIERS), "now": at(6, 1),
+    }  # fmt: skip
     return Inputs(**{**base, **kw})
 
 

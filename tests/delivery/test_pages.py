@@ -16,7 +16,6 @@ from delivery.models import MaintenanceWindow
 from incidents.services.opening import incident_open_signal
 from notices.models import Notice
 from tests.delivery.helpers import example_reservation, utc
-from tests.incidents.helpers import accepted as accepted  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +42,9 @@ def test_before_acceptance_the_panel_says_when_the_term_starts(world, buyer, pro
     reservation.save()
     reservation.decision.delete()
     html = page(buyer.client(), reservation)
-    assert 'id="delivery-empty"' in html and "the term starts when the buyer accepts" in html.lower()
+    assert (
+        'id="delivery-empty"' in html and "the term starts when the buyer accepts" in html.lower()
+    )
     assert "plotly.min.js" not in html
 
 

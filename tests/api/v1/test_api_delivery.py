@@ -27,7 +27,7 @@ def test_the_availability_carries_each_figure_with_its_formula(buyer, provider, 
     body = token_client(buyer.user).get(url).json()
     assert body == token_client(provider.user).get(url).json()
     jan = body["report"]["months"][0]
-    assert jan["label"] == "2026-01"
+    assert jan["month"] == "2026-01"
     assert jan["scheduled_node_hours"]["value"] == "2976.0000"
     assert "scheduled node-h" in jan["availability_pct"]["formula"]
     assert body["lanes"][:2] == ["gpu-01", "gpu-02"]

@@ -322,17 +322,24 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # buyer is refused by role); a window given with notice has nothing to agree to (409 for
     # the buyer, 403 for the provider).
     "reservations_availability_retrieve": (
-        lambda w: {"id": w.incident.reservation_id}, None, OWNER_AND_BUYER,
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
     ),
     "reservations_maintenance_list": (
-        lambda w: {"id": w.incident.reservation_id}, None, OWNER_AND_BUYER,
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
     ),
     "reservations_maintenance_create": (
-        lambda w: {"id": w.incident.reservation_id}, maintenance_body,
+        lambda w: {"id": w.incident.reservation_id},
+        maintenance_body,
         only(provider=CREATED, buyer=FORBIDDEN),
     ),
     "maintenance_agree_create": (
-        maintenance, None, only(provider=FORBIDDEN, buyer=CONFLICT),
+        maintenance,
+        None,
+        only(provider=FORBIDDEN, buyer=CONFLICT),
     ),
     # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (400).
     "incidents_close_create": (
