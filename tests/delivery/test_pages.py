@@ -59,6 +59,7 @@ def test_both_parties_see_the_same_months_with_their_formulas(example, buyer, pr
         assert "1 − " in html and "scheduled node-h" in html  # the availability formula
         assert "vendor/plotly/plotly.min.js" in html and "delivery-timeline-data" in html
         assert "gpu-01" in html and "node 2" in html  # a lane seen, then placeholders
+        assert "counts 0 lost GPU-hours until its page has: last checkpoint" in html
     tables = [h[h.index('id="delivery-months"') :] for h in pages]
     assert tables[0][: tables[0].index("</table>")] == tables[1][: tables[1].index("</table>")]
 
