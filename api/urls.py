@@ -10,6 +10,7 @@ from api.views import (
     audit,
     bids,
     buyer,
+    delivery,
     evidence,
     failures,
     fixture_schema,
@@ -214,6 +215,21 @@ v1 = [
         name="incident-signoff",
     ),
     path("incidents/<int:pk>/close/", incidents.IncidentCloseView.as_view(), name="incident-close"),
+    path(
+        "reservations/<int:pk>/availability/",
+        delivery.AvailabilityView.as_view(),
+        name="reservation-availability",
+    ),
+    path(
+        "reservations/<int:pk>/maintenance/",
+        delivery.MaintenanceListView.as_view(),
+        name="reservation-maintenance",
+    ),
+    path(
+        "maintenance/<int:pk>/agree/",
+        delivery.MaintenanceAgreeView.as_view(),
+        name="maintenance-agree",
+    ),
 ]
 
 urlpatterns = [

@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from contracts.availability_fields import AVAILABILITY_MARKER, SeveritiesField, TiersField
 from contracts.defaults import SEVERITIES, terms_templates
 from contracts.models import HandoffTerms
 from contracts.validation import REQUIRED_OWNER_FIELDS, validate_terms
@@ -64,6 +65,16 @@ TERMS_FIELDSETS: list[tuple[str, list[str]]] = [
             "own_hardware",
         ],
     ),
+    (
+        "Availability and credits",
+        [
+            "sla_credit_tiers",
+            "sla_credit_cap_pct",
+            "downtime_severities",
+            "clock_breach_credit_pct",
+            "outage_not_billed",
+        ],
+    ),
 ]
 SEVERITY_FIELDS = [
     f"{key}_{part}" for key, _ in SEVERITIES for part in ("response_minutes", "restore_minutes")
@@ -79,6 +90,12 @@ class TermsTemplateForm(forms.Form):
 
 
 class HandoffTermsForm(forms.ModelForm):
+    sla_credit_tiers = TiersField()
+    downtime_severities = SeveritiesField()
+    # Rendered with the availability fieldset: a post without it (an older client) leaves the
+    # tiers and severities as they are, since unticked boxes send nothing at all.
+    availability_shown = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")
+
     class Meta:
         model = HandoffTerms
         fields = [name for _, names in TERMS_FIELDSETS for name in names] + SEVERITY_FIELDS
@@ -89,6 +106,17 @@ class HandoffTermsForm(forms.ModelForm):
         for name, message in REQUIRED_OWNER_FIELDS.items():
             self.fields[name].required = True
             self.fields[name].error_messages["required"] = message
+
+    def _kept(self, name: str) -> Any:
+        if AVAILABILITY_MARKER in self.data:
+            return self.cleaned_data.get(name)
+        return getattr(self.instance, name)
+
+    def clean_sla_credit_tiers(self) -> Any:
+        return self._kept("sla_credit_tiers")
+
+    def clean_downtime_severities(self) -> Any:
+        return self._kept("downtime_severities")
 
     def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
         return [(title, [self[name] for name in names]) for title, names in TERMS_FIELDSETS]

@@ -79,6 +79,14 @@ def validate_terms(
     hours = values.get("recovery_no_recurrence_hours")
     if isinstance(hours, int) and hours < 1:
         add("recovery_no_recurrence_hours", "Give at least 1 hour without recurrence.")
+    for message in _tier_problems(values.get("sla_credit_tiers")):
+        add("sla_credit_tiers", message)
+    severities = values.get("downtime_severities")
+    names = {key.upper() for key, _ in SEVERITIES}
+    if severities is not None and (
+        not isinstance(severities, list) or not set(map(str, severities)) <= names
+    ):
+        add("downtime_severities", f"Choose among {', '.join(sorted(names))}.")
     tz = values.get("coverage_timezone")
     if isinstance(tz, str) and tz:
         try:
@@ -86,3 +94,21 @@ def validate_terms(
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             add("coverage_timezone", f"{tz!r} is not a time zone name (e.g. UTC, Europe/Berlin).")
     return errors
+
+
+def _tier_problems(tiers: Any) -> list[str]:
+    """Tiers as stored: a list of {"below_pct", "credit_pct"}, numbers between 0 and 100."""
+    if tiers is None:
+        return []
+    if not isinstance(tiers, list):
+        return ["Give the tiers as a list of {below_pct, credit_pct}."]
+    problems = []
+    for number, tier in enumerate(tiers, start=1):
+        try:
+            values = [Decimal(str(tier[k])) for k in ("below_pct", "credit_pct")]
+        except (KeyError, TypeError, ArithmeticError, ValueError):
+            problems.append(f"Tier {number}: give below_pct and credit_pct as numbers.")
+            continue
+        if not all(v.is_finite() and 0 <= v <= 100 for v in values):
+            problems.append(f"Tier {number}: percentages are between 0 and 100.")
+    return problems

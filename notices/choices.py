@@ -24,6 +24,8 @@ class Event(models.TextChoices):
     CLOCK_BREACHED = "clock_breached", "Incident clock breached"
     INCIDENT_CLOSED = "incident_closed", "Incident closed"
     REPAIR_ESTIMATE = "repair_estimate", "Repair estimate posted or revised"
+    MAINTENANCE_ANNOUNCED = "maintenance_announced", "Maintenance announced"
+    MAINTENANCE_AGREED = "maintenance_agreed", "Short-notice maintenance agreed"
 
 
 # Who receives each event, as the preferences page says it.
@@ -45,4 +47,6 @@ AUDIENCE = {
     Event.CLOCK_BREACHED: "both parties",
     Event.INCIDENT_CLOSED: "both parties",
     Event.REPAIR_ESTIMATE: "buyers",
+    Event.MAINTENANCE_ANNOUNCED: "buyers",
+    Event.MAINTENANCE_AGREED: "providers",
 }

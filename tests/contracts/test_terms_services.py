@@ -88,3 +88,18 @@ def test_clocks_read_with_units(fx):
     ]
     rows = severity_rows(terms=fx.terms)
     assert rows[0]["label"].startswith("S1") and rows[0]["restore_text"] == "4 h"
+
+
+def test_tiers_and_severities_sent_as_data_are_checked():
+    from contracts.validation import validate_terms
+
+    errors = validate_terms(
+        {"sla_credit_tiers": [{"below_pct": "99.9", "credit_pct": "ten"}, {"below_pct": "200",
+         "credit_pct": "5"}], "downtime_severities": ["S1", "S9"]},
+        owners_required=False,
+    )  # fmt: skip
+    assert errors["sla_credit_tiers"] == [
+        "Tier 1: give below_pct and credit_pct as numbers.",
+        "Tier 2: percentages are between 0 and 100.",
+    ]
+    assert errors["downtime_severities"] == ["Choose among S1, S2, S3."]

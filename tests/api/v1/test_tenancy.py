@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 import pytest
@@ -79,6 +80,31 @@ def providers_notice(w: ApiWorld) -> dict[str, Any]:
 def signable(w: ApiWorld) -> dict[str, Any]:
     key = next(s.key for s in checklist_states(w.incident) if s.signable)
     return {"key": key, "note": "Node drained and re-seated; ibstat clean."}
+
+
+def _window_times(w: ApiWorld, days: int) -> tuple[datetime, datetime]:
+    first = w.incident.reservation.request.reservation_start + timedelta(days=days)
+    start = datetime.combine(first, time(2), tzinfo=UTC)
+    return start, start + timedelta(hours=4)
+
+
+def maintenance_body(w: ApiWorld) -> dict[str, Any]:
+    start, end = _window_times(w, 12)
+    return {"starts_at": start.isoformat(), "ends_at": end.isoformat(), "reason": "Firmware"}
+
+
+def maintenance(w: ApiWorld) -> dict[str, Any]:
+    """A window announced with notice on the accepted reservation (nothing to agree to)."""
+    from delivery.services import maintenance_announce
+
+    start, end = _window_times(w, 10)
+    reservation = w.incident.reservation
+    engineer = reservation.bid.provider.memberships.order_by("pk").first()
+    window = maintenance_announce(
+        reservation=reservation, user=engineer.user, starts_at=start, ends_at=end,
+        reason="Firmware",
+    )  # fmt: skip
+    return {"id": window.pk}
 
 
 class Multipart:
@@ -298,6 +324,29 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     ),
     # The first signable item is the buyer's (diagnostics): the provider may not sign it.
     "incidents_signoff_create": (incident, signable, only(provider=FORBIDDEN, buyer=CREATED)),
+    # Delivery: both parties read the figures and the windows; the provider announces (the
+    # buyer is refused by role); a window given with notice has nothing to agree to (409 for
+    # the buyer, 403 for the provider).
+    "reservations_availability_retrieve": (
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
+    ),
+    "reservations_maintenance_list": (
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
+    ),
+    "reservations_maintenance_create": (
+        lambda w: {"id": w.incident.reservation_id},
+        maintenance_body,
+        only(provider=CREATED, buyer=FORBIDDEN),
+    ),
+    "maintenance_agree_create": (
+        maintenance,
+        None,
+        only(provider=FORBIDDEN, buyer=CONFLICT),
+    ),
     # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (400).
     "incidents_close_create": (
         incident,

@@ -1,0 +1,456 @@
+"""Availability, SLA credits and the realised cost per useful GPU-hour of one reservation.
+
+Pure Python (no Django): plain dataclasses in, dataclasses out, money as Decimal. The rules and
+a worked example are in docs/availability.md. Every figure carries its formula with the numbers
+filled in, so a page can show how it was reached.
+
+- The term is cut into calendar months (UTC). Each month's scheduled node-hours are the accepted
+  hours times the contracted nodes; agreed maintenance is taken out of both the scheduled and
+  the down time; an incident of a downtime severity takes its nodes down from its opening to its
+  restore (an open one to `now`), clipped to the term. An incident naming no node takes down the
+  whole allocation.
+- Availability = 1 − down ÷ (scheduled − maintenance). The lowest tier it falls below gives the
+  tier credit; each clock breach of an incident opened in the month adds the breach credit; the
+  sum is capped by the terms' cap and never exceeds 100 % of the month's fees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from itertools import pairwise
+
+HOUR = Decimal(3600)
+CENT = Decimal("0.01")
+# The severity of a short-notice maintenance window the buyer has not agreed to: downtime
+# whatever severities the terms name.
+UNAGREED_MAINTENANCE = "maintenance"
+HUNDRED = Decimal(100)
+
+
+class AvailabilityInputError(ValueError):
+    """The inputs cannot describe a term (an end before its start, a negative rate)."""
+
+
+@dataclass(frozen=True)
+class Tier:
+    below_pct: Decimal
+    credit_pct: Decimal
+
+
+@dataclass(frozen=True)
+class CreditTerms:
+    tiers: tuple[Tier, ...]
+    cap_pct: Decimal | None = None
+    downtime_severities: frozenset[str] = frozenset({"S1", "S3"})
+    breach_credit_pct: Decimal = Decimal(0)
+
+
+@dataclass(frozen=True)
+class Outage:
+    """An incident as the calculator sees it. `nodes` empty: the whole allocation."""
+
+    key: str
+    severity: str
+    opened_at: datetime
+    restored_at: datetime | None
+    nodes: tuple[str, ...] = ()
+    breaches: int = 0
+    lost_gpu_hours: Decimal = Decimal(0)
+
+
+@dataclass(frozen=True)
+class Window:
+    """Agreed maintenance. `nodes` empty: the whole allocation."""
+
+    key: str
+    starts_at: datetime
+    ends_at: datetime
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Inputs:
+    term_start: datetime  # the clock start: the later of acceptance and the first day
+    term_end: datetime  # 00:00 UTC the day after the last day
+    contracted_start: datetime  # the first day 00:00 UTC, for prorating fees and egress
+    nodes: tuple[str, ...]  # the lanes; at least the contracted count
+    contracted_nodes: int
+    gpus_per_node: int
+    rate: Decimal  # agreed price per GPU-hour
+    fees_usd: Decimal
+    egress_usd: Decimal
+    terms: CreditTerms
+    now: datetime
+    outages: tuple[Outage, ...] = ()
+    # Maintenance agreed (with notice, or short notice the buyer agreed to).
+    maintenance: tuple[Window, ...] = ()
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: Decimal | None
+    formula: str
+
+
+@dataclass
+class Month:
+    label: str  # "2026-01"
+    start: datetime
+    end: datetime
+    accepted_hours: Figure
+    scheduled_node_hours: Figure
+    maintenance_node_hours: Figure
+    down_node_hours: Figure
+    availability_pct: Figure
+    accepted_gpu_hours: Figure
+    fees: Figure
+    tier: Tier | None
+    tier_credit_pct: Figure
+    breaches: int
+    breach_credit_pct: Figure
+    credit_pct: Figure
+    credit: Figure
+    lost_gpu_hours: Figure
+
+
+@dataclass
+class NodeRow:
+    node: str
+    contracted: bool  # False: named by an incident or window but not one of the lanes given
+    scheduled_hours: Decimal
+    maintenance_hours: Decimal
+    down_hours: Decimal
+    availability_pct: Figure
+
+
+@dataclass
+class Report:
+    term_start: datetime
+    term_end: datetime
+    as_of: datetime  # the figures run to here: the term end, or now while the term runs
+    months: list[Month]
+    nodes: list[NodeRow]
+    accepted_gpu_hours: Figure
+    lost_gpu_hours: Figure
+    useful_gpu_hours: Figure
+    fees: Figure
+    prorated_extras: Figure
+    credits: Figure
+    paid: Figure
+    cost_per_useful_gpu_hour: Figure
+    notes: list[str] = field(default_factory=list)
+
+
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise AvailabilityInputError(f"{value!r} has no time zone; give UTC instants")
+    return value.astimezone(UTC)
+
+
+def _hours(seconds: float) -> Decimal:
+    return Decimal(str(round(seconds, 3))) / HOUR
+
+
+def _n(value: Decimal | int, places: str = "0.01") -> str:
+    return f"{Decimal(value).quantize(Decimal(places), rounding=ROUND_HALF_UP):,}"
+
+
+def _money(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def month_bounds(start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+    """Calendar months (UTC) covering [start, end), each clipped to it."""
+    out: list[tuple[datetime, datetime]] = []
+    cursor = start
+    while cursor < end:
+        year, month = cursor.year + (cursor.month == 12), cursor.month % 12 + 1
+        nxt = datetime(year, month, 1, tzinfo=UTC)
+        out.append((cursor, min(nxt, end)))
+        cursor = nxt
+    return out
+
+
+def _segments_in(
+    start: datetime, end: datetime, spans: Iterable[tuple[datetime, datetime]]
+) -> list[tuple[datetime, datetime]]:
+    """[start, end) cut at every span boundary inside it."""
+    points = {start, end}
+    for a, b in spans:
+        points.update(p for p in (a, b) if start < p < end)
+    ordered = sorted(points)
+    return list(pairwise(ordered))
+
+
+def _active(spans: Sequence[tuple[datetime, datetime, tuple[str, ...]]], at: datetime) -> list:
+    return [nodes for a, b, nodes in spans if a <= at < b]
+
+
+@dataclass
+class _Tally:
+    maintenance: Decimal = Decimal(0)
+    down: Decimal = Decimal(0)
+    per_node_maint: dict[str, Decimal] = field(default_factory=dict)
+    per_node_down: dict[str, Decimal] = field(default_factory=dict)
+
+
+def _tally(
+    start: datetime,
+    end: datetime,
+    *,
+    lanes: tuple[str, ...],
+    capacity: int,
+    down: Sequence[tuple[datetime, datetime, tuple[str, ...]]],
+    maint: Sequence[tuple[datetime, datetime, tuple[str, ...]]],
+) -> _Tally:
+    """Node-hours in maintenance and down over [start, end), per allocation and per lane. At
+    any instant the allocation counts at most `capacity` nodes, and a node in maintenance is not
+    down."""
+    tally = _Tally(
+        per_node_maint=dict.fromkeys(lanes, Decimal(0)),
+        per_node_down=dict.fromkeys(lanes, Decimal(0)),
+    )
+    spans = [(a, b) for a, b, _ in (*down, *maint)]
+    for a, b in _segments_in(start, end, spans):
+        hours = _hours((b - a).total_seconds())
+        in_maint: set[str] = set()
+        for nodes in _active(maint, a):
+            in_maint.update(nodes or lanes)
+        out: set[str] = set()
+        for nodes in _active(down, a):
+            out.update(nodes or lanes)
+        out -= in_maint
+        m = min(capacity, len(in_maint))
+        d = min(capacity - m, len(out))
+        tally.maintenance += hours * m
+        tally.down += hours * d
+        for node in in_maint:
+            tally.per_node_maint[node] += hours
+        for node in out:
+            tally.per_node_down[node] += hours
+    return tally
+
+
+def tier_for(availability_pct: Decimal, tiers: Iterable[Tier]) -> Tier | None:
+    """The lowest tier the availability falls strictly below (the biggest credit), or None."""
+    reached = [t for t in tiers if availability_pct < t.below_pct]
+    return min(reached, key=lambda t: t.below_pct) if reached else None
+
+
+def _lanes(inputs: Inputs) -> tuple[tuple[str, ...], list[str]]:
+    """The lanes given, plus any node an incident or window names that is not among them."""
+    lanes = list(inputs.nodes)
+    extra: list[str] = []
+    named = [o.nodes for o in inputs.outages] + [w.nodes for w in inputs.maintenance]
+    for nodes in named:
+        for node in nodes:
+            if node not in lanes and node not in extra:
+                extra.append(node)
+    return tuple(lanes + extra), extra
+
+
+def _clip(
+    start: datetime, end: datetime, lo: datetime, hi: datetime
+) -> tuple[datetime, datetime] | None:
+    a, b = max(start, lo), min(end, hi)
+    return (a, b) if a < b else None
+
+
+def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
+    """The report for a reservation. `billed_usd`, when the reconciled bill is known, replaces
+    the contract-rate figure (rate fees plus prorated fees and egress) in the realised cost."""
+    start, end, now = _utc(inputs.term_start), _utc(inputs.term_end), _utc(inputs.now)
+    if end <= start:
+        raise AvailabilityInputError("the term ends before it starts")
+    if inputs.rate < 0 or inputs.gpus_per_node < 1 or inputs.contracted_nodes < 1:
+        raise AvailabilityInputError("rate, GPUs per node and nodes must be positive")
+    as_of = max(start, min(end, now))
+    lanes, extra = _lanes(inputs)
+    capacity = inputs.contracted_nodes
+    sev = inputs.terms.downtime_severities
+    down = []
+    for o in inputs.outages:
+        if o.severity not in sev and o.severity != UNAGREED_MAINTENANCE:
+            continue
+        span = _clip(_utc(o.opened_at), _utc(o.restored_at or now), start, as_of)
+        if span:
+            down.append((*span, o.nodes))
+    maint = []
+    for w in inputs.maintenance:
+        span = _clip(_utc(w.starts_at), _utc(w.ends_at), start, as_of)
+        if span:
+            maint.append((*span, w.nodes))
+    gpus = capacity * inputs.gpus_per_node
+    months = [
+        _month(a, b, inputs=inputs, lanes=lanes, down=down, maint=maint, gpus=gpus)
+        for a, b in month_bounds(start, as_of)
+    ]
+    whole = _tally(start, as_of, lanes=lanes, capacity=capacity, down=down, maint=maint)
+    hours = _hours((as_of - start).total_seconds())
+    rows = []
+    for node in lanes:
+        m, d = whole.per_node_maint[node], whole.per_node_down[node]
+        rows.append(
+            NodeRow(node, node not in extra, hours, m, d, _availability(hours, m, d, unit="h"))
+        )
+    report = _totals(inputs, months, start=start, end=end, as_of=as_of, billed_usd=billed_usd)
+    report.nodes = rows
+    if extra:
+        report.notes.append(
+            f"{', '.join(extra)}: named by an incident or window but not among the contracted "
+            f"nodes; shown as lanes, and the allocation never counts more than {capacity} nodes."
+        )
+    return report
+
+
+def _availability(scheduled: Decimal, maint: Decimal, down: Decimal, *, unit: str) -> Figure:
+    base = scheduled - maint
+    if base <= 0:
+        return Figure(None, f"no scheduled time outside maintenance ({_n(scheduled)} {unit})")
+    pct = (Decimal(1) - down / base) * HUNDRED
+    return Figure(
+        pct,
+        f"1 − {_n(down)} down {unit} ÷ ({_n(scheduled)} scheduled {unit} − {_n(maint)} "
+        f"maintenance {unit}) = {_n(pct, '0.001')} %",
+    )
+
+
+def _month(
+    a: datetime,
+    b: datetime,
+    *,
+    inputs: Inputs,
+    lanes: tuple[str, ...],
+    down: list[tuple[datetime, datetime, tuple[str, ...]]],
+    maint: list[tuple[datetime, datetime, tuple[str, ...]]],
+    gpus: int,
+) -> Month:
+    capacity = inputs.contracted_nodes
+    tally = _tally(a, b, lanes=lanes, capacity=capacity, down=down, maint=maint)
+    hours = _hours((b - a).total_seconds())
+    span = f"{a:%Y-%m-%d %H:%M} → {b:%Y-%m-%d %H:%M} UTC"
+    scheduled = hours * capacity
+    avail = _availability(scheduled, tally.maintenance, tally.down, unit="node-h")
+    gpu_hours = hours * gpus
+    fees = _money(gpu_hours * inputs.rate)
+    terms = inputs.terms
+    tier = tier_for(avail.value, terms.tiers) if avail.value is not None else None
+    tier_pct = tier.credit_pct if tier else Decimal(0)
+    tier_text = (
+        f"{_n(avail.value, '0.001')} % is below {tier.below_pct} %: {tier.credit_pct} %"
+        if tier and avail.value is not None
+        else "no tier reached: 0 %"
+    )
+    opened = [
+        o
+        for o in inputs.outages
+        if a <= _utc(o.opened_at) < b and o.severity != UNAGREED_MAINTENANCE
+    ]
+    breaches = sum(o.breaches for o in opened)
+    breach_pct = terms.breach_credit_pct * breaches
+    cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
+    raw = tier_pct + breach_pct
+    pct = min(raw, cap)
+    credit = _money(fees * pct / HUNDRED)
+    lost = sum((o.lost_gpu_hours for o in opened), Decimal(0))
+    lost_parts = " + ".join(f"{_n(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
+    return Month(
+        label=f"{a:%Y-%m}",
+        start=a,
+        end=b,
+        accepted_hours=Figure(hours, f"{span} = {_n(hours)} h"),
+        scheduled_node_hours=Figure(
+            scheduled, f"{_n(hours)} h × {capacity} nodes = {_n(scheduled)} node-h"
+        ),
+        maintenance_node_hours=Figure(
+            tally.maintenance, f"agreed maintenance inside {span} = {_n(tally.maintenance)} node-h"
+        ),
+        down_node_hours=Figure(
+            tally.down,
+            f"incidents of severity {', '.join(sorted(terms.downtime_severities)) or 'none'} "
+            f"outside maintenance = {_n(tally.down)} node-h",
+        ),
+        availability_pct=avail,
+        accepted_gpu_hours=Figure(
+            gpu_hours, f"{_n(hours)} h × {gpus} GPUs = {_n(gpu_hours)} GPU-h"
+        ),
+        fees=Figure(fees, f"{_n(gpu_hours)} GPU-h × ${inputs.rate} = ${_n(fees)}"),
+        tier=tier,
+        tier_credit_pct=Figure(tier_pct, tier_text),
+        breaches=breaches,
+        breach_credit_pct=Figure(
+            breach_pct, f"{breaches} clock breaches × {terms.breach_credit_pct} % = {breach_pct} %"
+        ),
+        credit_pct=Figure(
+            pct,
+            f"min({tier_pct} % + {breach_pct} %, cap {cap} %) = {pct} %"
+            if raw > cap
+            else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
+        ),
+        credit=Figure(credit, f"${_n(fees)} × {pct} % = ${_n(credit)}"),
+        lost_gpu_hours=Figure(lost, f"{lost_parts} = {_n(lost)} GPU-h"),
+    )
+
+
+def _totals(
+    inputs: Inputs,
+    months: list[Month],
+    *,
+    start: datetime,
+    end: datetime,
+    as_of: datetime,
+    billed_usd: Decimal | None,
+) -> Report:
+    def total(attr: str) -> Decimal:
+        return sum((getattr(m, attr).value or Decimal(0) for m in months), Decimal(0))
+
+    accepted, lost, fees, credits = (
+        total(k) for k in ("accepted_gpu_hours", "lost_gpu_hours", "fees", "credit")
+    )
+    contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
+    accepted_h = _hours((as_of - start).total_seconds())
+    share = accepted_h / contracted if contracted > 0 else Decimal(0)
+    extras_total = inputs.fees_usd + inputs.egress_usd
+    extras = _money(extras_total * share)
+    extras_fig = Figure(
+        extras,
+        f"(${_n(inputs.fees_usd)} fees + ${_n(inputs.egress_usd)} egress) × {_n(accepted_h)} h "
+        f"accepted ÷ {_n(contracted)} h contracted = ${_n(extras)}",
+    )
+    if billed_usd is None:
+        paid = fees + extras - credits
+        paid_text = f"${_n(fees)} fees + ${_n(extras)} fees and egress − ${_n(credits)} credits"
+    else:
+        paid = billed_usd - credits
+        paid_text = f"${_n(billed_usd)} billed − ${_n(credits)} credits"
+    useful = accepted - lost
+    cost = (
+        Figure(
+            (paid / useful).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
+            f"${_n(paid)} ÷ {_n(useful)} useful GPU-h = ${_n(paid / useful, '0.0001')} / GPU-h",
+        )
+        if useful > 0
+        else Figure(None, "no useful GPU-hours yet")
+    )
+    return Report(
+        term_start=start,
+        term_end=end,
+        as_of=as_of,
+        months=months,
+        nodes=[],
+        accepted_gpu_hours=Figure(
+            accepted, " + ".join(_n(m.accepted_gpu_hours.value or 0) for m in months) or "0"
+        ),
+        lost_gpu_hours=Figure(lost, " + ".join(_n(m.lost_gpu_hours.value or 0) for m in months)),
+        useful_gpu_hours=Figure(
+            useful, f"{_n(accepted)} accepted − {_n(lost)} lost = {_n(useful)} GPU-h"
+        ),
+        fees=Figure(fees, " + ".join(f"${_n(m.fees.value or 0)}" for m in months) or "$0"),
+        prorated_extras=extras_fig,
+        credits=Figure(credits, " + ".join(f"${_n(m.credit.value or 0)}" for m in months)),
+        paid=Figure(paid, f"{paid_text} = ${_n(paid)}"),
+        cost_per_useful_gpu_hour=cost,
+    )

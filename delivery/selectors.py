@@ -1,0 +1,187 @@
+"""Reads for the reservation's delivery: the calculator's inputs loaded with a fixed number of
+queries (however many incidents and windows there are), the report, the timeline's data.
+Tenancy is the reservation's: callers load it with `acceptance.selectors.burnin.reservation_get`
+(the buyer and the awarded provider; everyone else gets a 404)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from acceptance.models import Evidence, Reservation
+from delivery.availability import (
+    UNAGREED_MAINTENANCE,
+    Inputs,
+    Outage,
+    Report,
+    Window,
+    compute,
+)
+from delivery.models import MaintenanceWindow
+from delivery.terms import contracted_bounds, credit_terms, term_bounds
+from incidents.models import Incident
+from incidents.selectors import (
+    clock_rows,
+    contract_shape,
+    lost_time,
+    partial_lost_time,
+    repaired_nodes,
+    terms_for,
+)
+
+WINDOW_PAGE = 20
+
+
+@dataclass
+class Delivery:
+    """What the panel, the API and the exports show."""
+
+    reservation: Reservation
+    report: Report | None  # None before the term starts (not accepted)
+    lanes: list[str]
+    incidents: list[Incident]
+    windows: list[MaintenanceWindow]
+    terms_source: str
+    lost_missing: dict[int, list[str]]  # incident id → the marks its lost GPU-hours lack
+
+
+def maintenance_list(*, reservation: Reservation) -> QuerySet[MaintenanceWindow]:
+    return MaintenanceWindow.objects.filter(reservation=reservation).select_related(
+        "announced_by", "agreed_by", "reservation__request__buyer", "reservation__bid__provider"
+    )
+
+
+def maintenance_page(*, reservation: Reservation, page: Any = None) -> Page[MaintenanceWindow]:
+    return Paginator(maintenance_list(reservation=reservation), WINDOW_PAGE).get_page(page)
+
+
+def maintenance_get(*, reservation: Reservation, pk: int) -> MaintenanceWindow:
+    return maintenance_list(reservation=reservation).get(pk=pk)
+
+
+def _evidence_nodes(reservation: Reservation) -> list[str]:
+    """Node labels on burn-in evidence ("a+b" is a subset of two; "" the whole allocation)."""
+    seen: list[str] = []
+    rows = Evidence.objects.filter(run__reservation=reservation).exclude(node="")
+    for label in rows.values_list("node", flat=True).distinct().order_by("node"):
+        for node in label.split("+"):
+            if node.strip() and node.strip() not in seen:
+                seen.append(node.strip())
+    return seen
+
+
+def node_lanes(labels: list[str], contracted: int) -> list[str]:
+    """The labels seen, sorted, padded with "node N" placeholders up to the contracted count."""
+    lanes = sorted(dict.fromkeys(labels))
+    n = 1
+    while len(lanes) < contracted:
+        name = f"node {n}"
+        if name not in lanes:
+            lanes.append(name)
+        n += 1
+    return lanes
+
+
+def _lost(incident: Incident) -> tuple[Decimal, list[str]]:
+    """The incident's lost GPU-hours as the incident page computes them: an S3 by the nodes
+    out (partial capacity), otherwise by phase; 0 with the missing marks when neither can."""
+    partial = partial_lost_time(incident)
+    full = lost_time(incident)
+    if incident.severity == "S3" and partial.get("result"):
+        return Decimal(str(partial["result"]["gpu_hours"])), []
+    if full.get("rows") is not None:
+        return Decimal(str(full["total"])), []
+    if partial.get("result"):
+        return Decimal(str(partial["result"]["gpu_hours"])), []
+    return Decimal(0), list(full.get("missing") or []) or [str(full.get("error") or "")]
+
+
+def delivery_for(
+    *, reservation: Reservation, now: datetime | None = None, billed_usd: Decimal | None = None
+) -> Delivery:
+    now = now or timezone.now()
+    incidents = list(
+        Incident.objects.filter(reservation=reservation)
+        .select_related("failed_run")
+        .order_by("opened_at", "pk")
+    )
+    windows = list(maintenance_list(reservation=reservation).order_by("starts_at", "pk"))
+    nodes, per_node, _model = contract_shape(reservation)
+    contracted = nodes or 1
+    labels = _evidence_nodes(reservation)
+    for item in incidents:
+        labels += repaired_nodes(item)
+    for window in windows:
+        labels += list(window.nodes)
+    lanes = node_lanes(labels, contracted)
+    _revision, snapshot, source = terms_for(reservation)
+    term = term_bounds(reservation)
+    lost_missing: dict[int, list[str]] = {}
+    outages = []
+    for item in incidents:
+        lost, missing = _lost(item)
+        if missing:
+            lost_missing[item.pk] = missing
+        breaches = sum(1 for row in clock_rows(item, now=now) if row["breached"])
+        outages.append(
+            Outage(f"incident #{item.pk}", item.severity, item.window_start or item.opened_at,
+                   item.restored_at, tuple(repaired_nodes(item)), breaches, lost)
+        )  # fmt: skip
+    for w in windows:
+        if not w.excluded:
+            outages.append(
+                Outage(f"maintenance #{w.pk} (short notice, not agreed)", UNAGREED_MAINTENANCE,
+                       w.starts_at, w.ends_at, tuple(w.nodes))
+            )  # fmt: skip
+    report = None
+    if term is not None:
+        revision = reservation.bid_revision
+        first, _end = contracted_bounds(reservation)
+        inputs = Inputs(
+            term_start=term[0], term_end=term[1], contracted_start=first,
+            nodes=tuple(lanes), contracted_nodes=contracted, gpus_per_node=per_node or 1,
+            rate=revision.price_per_gpu_hour or Decimal(0),
+            fees_usd=revision.fees_usd or Decimal(0), egress_usd=revision.egress_usd or Decimal(0),
+            terms=credit_terms(snapshot), now=now, outages=tuple(outages),
+            maintenance=tuple(
+                Window(f"maintenance #{w.pk}", w.starts_at, w.ends_at, tuple(w.nodes))
+                for w in windows if w.excluded
+            ),
+        )  # fmt: skip
+        report = compute(inputs, billed_usd=billed_usd)
+    return Delivery(reservation, report, lanes, incidents, windows, source, lost_missing)
+
+
+SEVERITY_COLOURS = {"S1": "#b42318", "S2": "#d97706", "S3": "#2563eb"}
+
+
+def timeline_data(delivery: Delivery, *, now: datetime) -> dict[str, Any]:
+    """Bars per node lane for the Plotly timeline: the term, maintenance, incidents."""
+    bars: list[dict[str, Any]] = []
+    lanes = delivery.lanes
+    report = delivery.report
+
+    def add(kind: str, label: str, start: datetime, end: datetime, nodes: list[str],
+            colour: str) -> None:  # fmt: skip
+        for node in nodes or lanes:
+            bars.append({"kind": kind, "label": label, "node": node, "start": start.isoformat(),
+                         "end": end.isoformat(), "colour": colour})  # fmt: skip
+
+    if report is not None:
+        add("term", "Term", report.term_start, report.term_end, [], "#d1d5db")
+    for w in delivery.windows:
+        colour = "#7c3aed" if w.excluded else "#9f1239"
+        label = f"Maintenance #{w.pk} ({w.state})"
+        add("maintenance", label, w.starts_at, w.ends_at, list(w.nodes), colour)
+    for i in delivery.incidents:
+        start = i.window_start or i.opened_at
+        label = f"Incident #{i.pk} {i.severity}{'' if i.restored_at else ' (open)'}"
+        add("incident", label, start, i.restored_at or now, repaired_nodes(i),
+            SEVERITY_COLOURS.get(i.severity, "#6b7280"))  # fmt: skip
+    return {"lanes": lanes, "bars": bars}
