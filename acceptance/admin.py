@@ -9,6 +9,7 @@ from acceptance.models import (
     Evidence,
     FindingExplanation,
     Fixture,
+    FixtureReference,
     FixtureVersion,
     OverrideRequest,
     Reservation,
@@ -54,6 +55,13 @@ class AcknowledgementAdmin(admin.ModelAdmin):
 class FixtureVersionAdmin(RecordAdmin):
     list_display = ["fixture", "number", "template", "spec_sha256", "created_at"]
     list_select_related = ["fixture__request"]
+
+
+@admin.register(FixtureReference)
+class FixtureReferenceAdmin(RecordAdmin):
+    list_display = ["fixture_version", "source", "original_name", "passed", "uploaded_at"]
+    list_filter = ["source", "passed"]
+    list_select_related = ["fixture_version__fixture__request"]
 
 
 @admin.register(Reservation)

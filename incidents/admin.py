@@ -2,7 +2,11 @@ from django.contrib import admin
 
 from core.admin_tools import RecordAdmin
 from incidents.models import (
+    ChangeLogEntry,
+    ChecklistDispute,
     ChecklistSignoff,
+    RepairEstimate,
+    StepTimesUpload,
     FailedRun,
     FailedRunFile,
     Incident,
@@ -35,3 +39,23 @@ class IncidentEvidenceAdmin(RecordAdmin):
 @admin.register(ChecklistSignoff)
 class ChecklistSignoffAdmin(RecordAdmin):
     list_display = ["pk", "incident"]
+
+
+@admin.register(ChecklistDispute)
+class ChecklistDisputeAdmin(RecordAdmin):
+    list_display = ["pk", "incident", "key", "party", "at"]
+
+
+@admin.register(ChangeLogEntry)
+class ChangeLogEntryAdmin(RecordAdmin):
+    list_display = ["pk", "incident"]
+
+
+@admin.register(RepairEstimate)
+class RepairEstimateAdmin(RecordAdmin):
+    list_display = ["pk", "incident"]
+
+
+@admin.register(StepTimesUpload)
+class StepTimesUploadAdmin(RecordAdmin):
+    list_display = ["pk", "reservation", "incident", "original_name"]

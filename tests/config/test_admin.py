@@ -7,7 +7,18 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-OUR_APPS = {"bids", "acceptance", "contracts", "questionnaire", "api"}
+OUR_APPS = {
+    "bids",
+    "acceptance",
+    "contracts",
+    "questionnaire",
+    "api",
+    "incidents",
+    "delivery",
+    "billing",
+    "evaluation",
+    "annexes",
+}
 
 
 def _our_models():
