@@ -64,7 +64,7 @@ def _seconds(start: datetime | None, end: datetime | None) -> float | None:
 
 
 def provider_histories(
-    *, provider_ids: Iterable[int], as_of: datetime
+    *, provider_ids: Iterable[int], as_of: datetime, buyer_id: int | None = None
 ) -> dict[int, ProviderHistory]:
     """Accepted node-hours (nodes x hours from the clock start to the earlier of `as_of` and the
     term's end), the incidents whose severity the reservation's terms count as downtime, and the
@@ -73,9 +73,12 @@ def provider_histories(
     ids = sorted(set(provider_ids))
     if not ids:
         return {}
-    rows = Reservation.objects.filter(
+    accepted = Reservation.objects.filter(
         bid__provider_id__in=ids, status=ReservationStatus.ACCEPTED
-    ).values(
+    )
+    if buyer_id is not None:  # a buyer's own scorecard: its reservations only
+        accepted = accepted.filter(request__buyer_id=buyer_id)
+    rows = accepted.values(
         "pk",
         "bid__provider_id",
         "clock_starts_at",

@@ -5,12 +5,12 @@ from incidents.models import (
     ChangeLogEntry,
     ChecklistDispute,
     ChecklistSignoff,
-    RepairEstimate,
-    StepTimesUpload,
     FailedRun,
     FailedRunFile,
     Incident,
     IncidentEvidence,
+    RepairEstimate,
+    StepTimesUpload,
 )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from openpyxl import Workbook
 
 from core.spreadsheet import safe_row
+from scorecards.realised import Realised
 from scorecards.selectors import SEVERITIES, Scorecard
 
 HEADER: list[object] = [
@@ -21,6 +22,11 @@ HEADER: list[object] = [
     "Failed checks at burn-in",
     *[f"{s} incidents" for s in SEVERITIES],
     "Clock breaches",
+    "Availability to date (%)",
+    "Credits (USD)",
+    "Lost GPU-hours",
+    "Realised USD per useful GPU-hour",
+    "Predicted at award",
 ]
 
 
@@ -39,8 +45,22 @@ def rows(card: Scorecard) -> Iterator[list[object]]:
                 line.failed_checks,
                 *[line.incidents[s] for s in SEVERITIES],
                 line.breaches,
+                *_delivered(line.realised),
             ]
         )
+
+
+def _delivered(r: Realised | None) -> list[object]:
+    if r is None:
+        return ["", "", "", "", ""]
+    predicted = r.predicted.cost_per_useful if r.predicted else None
+    return [
+        "" if r.availability_pct is None else round(float(r.availability_pct), 3),
+        float(r.credits),
+        float(r.lost_gpu_hours),
+        "" if r.cost_per_useful is None else float(r.cost_per_useful),
+        "" if predicted is None else round(predicted, 4),
+    ]
 
 
 def scorecard_csv(card: Scorecard) -> bytes:

@@ -10,17 +10,22 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, QuerySet
 from django.http import Http404
 
 from acceptance.models import BurnInRun, Check, DecisionKind, Reservation, ReservationStatus
 from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
+from evaluation.history import provider_histories
+from evaluation.scoring.history import ProviderHistory
 from incidents import failures
 from incidents.models import Incident
 from orgs.choices import OrgKind
 from orgs.models import Organization
+from scorecards.realised import Realised, predictions, realised_for
 
 SEVERITIES = ("S1", "S2", "S3")
 
@@ -33,6 +38,7 @@ class ReservationLine:
     failed_checks: int = 0
     incidents: Counter[str] = field(default_factory=Counter)
     breaches: int = 0
+    realised: Realised | None = None
 
     @property
     def incident_total(self) -> int:
@@ -44,6 +50,15 @@ class Scorecard:
     provider: Organization
     viewer_is_provider: bool
     lines: list[ReservationLine]
+    page: Page[ReservationLine] | None = None  # the lines shown, with their delivered figures
+    history: ProviderHistory | None = None
+
+    @property
+    def realised_mtbf_hours(self) -> float | None:
+        """Accepted node-hours per downtime incident (the reservations' own terms decide which
+        severities are downtime); None until one has happened."""
+        h = self.history
+        return h.node_hours / h.incidents if h is not None and h.incidents else None
 
     @property
     def decided(self) -> list[ReservationLine]:
@@ -106,7 +121,19 @@ def scorecard_provider(*, pk: int, viewer: Organization | None) -> Organization:
     raise Http404
 
 
-def scorecard_for(*, provider: Organization, viewer: Organization, now: datetime) -> Scorecard:
+# Delivered figures are worked per reservation (its incidents, windows and terms): a page shows
+# this many, so a page's queries stay bounded however many reservations there are.
+PAGE_SIZE = 10
+
+
+def scorecard_for(
+    *,
+    provider: Organization,
+    viewer: Organization,
+    now: datetime,
+    page: Any = 1,
+    per_page: int = PAGE_SIZE,
+) -> Scorecard:
     reservations = list(_reservations(provider=provider, viewer=viewer))
     lines = {r.pk: ReservationLine(reservation=r) for r in reservations}
     ids = list(lines)
@@ -143,8 +170,17 @@ def scorecard_for(*, provider: Organization, viewer: Organization, now: datetime
             due, now=now, responded_at=inc.responded_at, restored_at=inc.restored_at
         )
         line.breaches += int(status.response_breached) + int(status.restore_breached)
+    shown = Paginator([lines[r.pk] for r in reservations], per_page).get_page(page)
+    predicted = predictions(x.reservation for x in shown)
+    for line in shown:
+        r = line.reservation
+        line.realised = realised_for(r, now=now, predicted=predicted.get(r.pk))
+    buyer_id = None if viewer.pk == provider.pk else viewer.pk
+    history = provider_histories(provider_ids=[provider.pk], as_of=now, buyer_id=buyer_id)
     return Scorecard(
         provider=provider,
         viewer_is_provider=viewer.pk == provider.pk,
         lines=[lines[r.pk] for r in reservations],
+        page=shown,
+        history=history.get(provider.pk),
     )

@@ -1,0 +1,132 @@
+"""What a reservation delivered against what the comparison predicted for its bid at the award.
+
+Delivered: the delivery report (availability, credits, lost GPU-hours, the realised cost per
+useful GPU-hour). Predicted: the awarded revision's score from the last scoring run that had
+finished by the award. The difference is explained by the three inputs that drive it: node
+MTBF, the cost of a restart and the price actually paid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from acceptance.models import Reservation, ReservationStatus
+from delivery.selectors import delivery_for
+from evaluation.models import BidScore, ScoringStatus
+
+
+@dataclass
+class Predicted:
+    cost_per_useful: float | None
+    price: float
+    node_mtbf_hours: float
+    mtbf_from: str
+    restart_cost_seconds: float
+    goodput: float
+
+
+@dataclass
+class Realised:
+    availability_pct: Decimal | None
+    credits: Decimal
+    lost_gpu_hours: Decimal
+    useful_gpu_hours: Decimal | None
+    paid: Decimal | None
+    cost_per_useful: Decimal | None
+    predicted: Predicted | None
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def difference_pct(self) -> float | None:
+        if self.cost_per_useful is None or not self.predicted or not self.predicted.cost_per_useful:
+            return None
+        return (float(self.cost_per_useful) / self.predicted.cost_per_useful - 1) * 100
+
+
+def predictions(reservations: Iterable[Reservation]) -> dict[int, Predicted]:
+    """Each reservation's prediction at its award, in one query."""
+    rows = {r.bid_revision_id: r for r in reservations}
+    out: dict[int, Predicted] = {}
+    scores = (
+        BidScore.objects.filter(revision_id__in=list(rows), run__status=ScoringStatus.DONE)
+        .select_related("run")
+        .only("revision_id", "cost", "run__finished_at")
+        .order_by("revision_id", "-run__finished_at", "-pk")
+    )
+    for score in scores:
+        reservation = rows[score.revision_id]
+        finished = score.run.finished_at
+        if reservation.pk in out or finished is None or finished > reservation.awarded_at:
+            continue
+        cost: dict[str, Any] = score.cost
+        out[reservation.pk] = Predicted(
+            cost_per_useful=cost.get("effective_price_per_useful_gpu_hour"),
+            price=float(
+                cost.get("all_in_price_per_gpu_hour") or cost.get("price_per_gpu_hour") or 0
+            ),
+            node_mtbf_hours=float(cost.get("node_mtbf_hours") or 0),
+            mtbf_from=str(cost.get("node_mtbf_provenance") or cost.get("node_mtbf_source") or ""),
+            restart_cost_seconds=float(cost.get("restart_cost_seconds") or 0),
+            goodput=float(cost.get("goodput") or 0),
+        )
+    return out
+
+
+def _sum(values: Iterable[Decimal | None]) -> Decimal:
+    return sum((v for v in values if v is not None), Decimal(0))
+
+
+def realised_for(
+    reservation: Reservation, *, now: datetime, predicted: Predicted | None
+) -> Realised | None:
+    if reservation.status != ReservationStatus.ACCEPTED:
+        return None
+    report = delivery_for(reservation=reservation, now=now).report
+    if report is None:
+        return None
+    scheduled = _sum(m.scheduled_node_hours.value for m in report.months)
+    maintenance = _sum(m.maintenance_node_hours.value for m in report.months)
+    down = _sum(m.down_node_hours.value for m in report.months)
+    basis = scheduled - maintenance
+    availability = (1 - down / basis) * 100 if basis > 0 else None
+    realised = Realised(
+        availability_pct=availability,
+        credits=report.credits.value or Decimal(0),
+        lost_gpu_hours=report.lost_gpu_hours.value or Decimal(0),
+        useful_gpu_hours=report.useful_gpu_hours.value,
+        paid=report.paid.value,
+        cost_per_useful=report.cost_per_useful_gpu_hour.value,
+        predicted=predicted,
+    )
+    realised.reasons = _reasons(realised, reservation, report)
+    return realised
+
+
+def _reasons(realised: Realised, reservation: Reservation, report: Any) -> list[str]:
+    """Why the realised cost differs from the prediction, in the model's own terms."""
+    p = realised.predicted
+    if p is None:
+        return ["No scoring run had finished by the award, so there is no prediction to compare."]
+    reasons: list[str] = []
+    accepted = report.accepted_gpu_hours.value or Decimal(0)
+    lost = realised.lost_gpu_hours
+    if accepted > 0:
+        lost_share = float(lost / accepted) * 100
+        predicted_lost = (1 - p.goodput) * 100
+        reasons.append(
+            f"Lost time: {lost_share:.2f} % of the accepted GPU-hours were lost to incidents, "
+            f"against {predicted_lost:.2f} % the model expected (node MTBF "
+            f"{p.node_mtbf_hours:,.0f} h, {p.mtbf_from or 'as scored'}; a restart costing "
+            f"{p.restart_cost_seconds / 3600:.2f} h)."
+        )
+    if realised.paid is not None and accepted > 0:
+        paid_rate = float(realised.paid / accepted)
+        reasons.append(
+            f"Price: ${paid_rate:,.4f} paid per accepted GPU-hour after credits, against an "
+            f"all-in ${p.price:,.4f} predicted."
+        )
+    return reasons
