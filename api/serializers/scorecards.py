@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from scorecards.realised import Realised
 from scorecards.selectors import SEVERITIES, Scorecard
 
 
@@ -25,6 +26,13 @@ class ScorecardLineSerializer(serializers.Serializer):
     failed_checks = serializers.IntegerField()
     incidents = SeverityCountsSerializer()
     clock_breaches = serializers.IntegerField()
+    # Delivered figures: on this page's lines only (null on the others and before acceptance).
+    availability_pct = serializers.FloatField(allow_null=True)
+    credits_usd = serializers.FloatField(allow_null=True)
+    lost_gpu_hours = serializers.FloatField(allow_null=True)
+    realised_usd_per_useful_gpu_hour = serializers.FloatField(allow_null=True)
+    predicted_usd_per_useful_gpu_hour = serializers.FloatField(allow_null=True)
+    difference_explained = serializers.ListField(child=serializers.CharField())
 
 
 class ScorecardSerializer(serializers.Serializer):
@@ -36,7 +44,28 @@ class ScorecardSerializer(serializers.Serializer):
     failed_checks = serializers.IntegerField()
     incidents = SeverityCountsSerializer()
     clock_breaches = serializers.IntegerField()
+    realised_node_mtbf_hours = serializers.FloatField(allow_null=True)
+    track_record = serializers.CharField(allow_null=True)
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
     lines = ScorecardLineSerializer(many=True)
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _delivered(r: Realised | None) -> dict[str, Any]:
+    return {
+        "availability_pct": _num(r.availability_pct) if r else None,
+        "credits_usd": _num(r.credits) if r else None,
+        "lost_gpu_hours": _num(r.lost_gpu_hours) if r else None,
+        "realised_usd_per_useful_gpu_hour": _num(r.cost_per_useful) if r else None,
+        "predicted_usd_per_useful_gpu_hour": (
+            r.predicted.cost_per_useful if r and r.predicted else None
+        ),
+        "difference_explained": list(r.reasons) if r else [],
+    }
 
 
 def scorecard_data(card: Scorecard) -> dict[str, Any]:
@@ -49,6 +78,10 @@ def scorecard_data(card: Scorecard) -> dict[str, Any]:
         "failed_checks": card.failed_checks,
         "incidents": card.incidents,
         "clock_breaches": card.breaches,
+        "realised_node_mtbf_hours": card.realised_mtbf_hours,
+        "track_record": card.history.summary if card.history else None,
+        "page": card.page.number if card.page else 1,
+        "pages": card.page.paginator.num_pages if card.page else 1,
         "lines": [
             {
                 "reservation": x.reservation.pk,
@@ -60,7 +93,8 @@ def scorecard_data(card: Scorecard) -> dict[str, Any]:
                 "failed_checks": x.failed_checks,
                 "incidents": {s: x.incidents[s] for s in SEVERITIES},
                 "clock_breaches": x.breaches,
+                **_delivered(x.realised),
             }
-            for x in card.lines
+            for x in (card.page or card.lines)
         ],
     }

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,11 +16,17 @@ from scorecards import selectors
 
 class ScorecardView(APIView):
     @extend_schema(
+        parameters=[OpenApiParameter("page", OpenApiTypes.INT, description="ten lines a page")],
         responses=ScorecardSerializer,
         summary="A provider's scorecard (the provider: every customer; a buyer: its own rows)",
     )
     def get(self, request: Request, pk: int) -> Response:
         viewer = org_of_kind(request)
         provider = selectors.scorecard_provider(pk=pk, viewer=viewer)
-        card = selectors.scorecard_for(provider=provider, viewer=viewer, now=timezone.now())
+        card = selectors.scorecard_for(
+            provider=provider,
+            viewer=viewer,
+            now=timezone.now(),
+            page=request.query_params.get("page") or 1,
+        )
         return Response(ScorecardSerializer(scorecard_data(card)).data)

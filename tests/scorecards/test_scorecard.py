@@ -171,3 +171,14 @@ def test_delivered_figures_match_the_delivery_report_and_the_prediction_at_award
     text = card.content.decode()
     assert "Predicted at award" in text and "Lost time:" in text
     assert card.context["card"].realised_mtbf_hours is not None  # one downtime incident
+
+
+def test_the_api_gives_the_buyer_its_own_rows_with_the_delivered_figures(
+    card_world, buyer, provider
+):
+    body = buyer.client().get(f"/api/v1/providers/{provider.org.pk}/scorecard/").json()
+    assert body["scope"] == "your reservations" and body["reservations"] == 1
+    assert body["incidents"] == {"S1": 1, "S2": 0, "S3": 1}
+    (line,) = body["lines"]
+    assert line["buyer"] == buyer.org.name
+    assert "availability_pct" in line and line["clock_breaches"] == 2
