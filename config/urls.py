@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("acceptance.urls.fixtures")),
     path("", include("acceptance.urls.burnin")),
     path("", include("incidents.urls")),
+    path("", include("billing.urls")),
     path("", include("evaluation.urls")),
     path("", include("annexes.urls")),
     path("", include("audit.urls")),

@@ -5,6 +5,7 @@ against the contract. Plain Python (no Django): the upload service, the API and 
 from billing.usage.errors import UsageError
 from billing.usage.lines import LineReader, UsageLine, read_lines, to_micro
 from billing.usage.mapping import FIELDS, GPU_MINUTES, HOURS, UNITS, Mapping, guess_mapping
+from billing.usage.preview import Preview, PreviewRow, preview
 from billing.usage.reader import Table, open_table
 from billing.usage.reconcile import RULES, Contract, Difference, Outage, Result, money, reconcile
 
@@ -19,6 +20,8 @@ __all__ = [
     "LineReader",
     "Mapping",
     "Outage",
+    "Preview",
+    "PreviewRow",
     "Result",
     "Table",
     "UsageError",
@@ -26,6 +29,7 @@ __all__ = [
     "guess_mapping",
     "money",
     "open_table",
+    "preview",
     "read_lines",
     "reconcile",
     "to_micro",

@@ -19,6 +19,7 @@ from billing.usage.mapping import FIELDS, GPU_MINUTES, Mapping
 from billing.usage.reader import Table
 
 MICRO = 1_000_000
+HOUR_MICRO = 60 * MICRO  # micro-GPU-minutes in a GPU-hour
 GPU = "gpu"
 EGRESS = "egress"
 FEE = "fee"
@@ -142,22 +143,6 @@ class LineReader:
 
     def _empty(self, line: int, name: str, what: str) -> UsageError:
         return UsageError(f"{what} is empty.", line=line, column=self.names[name])
-
-    def cells(self, line: int, cells: list[Any]) -> dict[str, Any]:
-        """The mapped values of one row, by our field names (for the mapping preview)."""
-        row = self._pad(list(cells))
-        return {f: self._value(f, row, line) for f in FIELDS}
-
-    def _pad(self, cells: list[Any]) -> list[Any]:
-        if len(cells) < self.width:
-            cells.extend([None] * (self.width - len(cells)))
-        cells.append(None)
-        return cells
-
-    def _value(self, name: str, cells: list[Any], line: int) -> Any:
-        raw = cells[self.index[name]]
-        value = self.cache[name].get(raw, _ABSENT)
-        return self._miss(name, raw, line) if value is _ABSENT else value
 
     def read(self, line: int, cells: list[Any]) -> UsageLine:
         """One row as a `UsageLine` (see `reader()` for the fast loop)."""

@@ -29,8 +29,8 @@ UNITS = {HOURS: "Hours per line (× GPU count)", GPU_MINUTES: "GPU-minutes (alre
 
 # Header words that suggest each field; the first field whose pattern matches a header wins.
 _HINTS: dict[str, tuple[str, ...]] = {
-    "period_start": (r"^(period_?)?start", r"^from$", r"begin", r"^(usage_?)?date$", r"^time"),
-    "period_end": (r"^(period_?)?end", r"^to$", r"until", r"stop"),
+    "period_start": (r"(^|_)start", r"^from$", r"begin", r"(^|_)date$", r"^time"),
+    "period_end": (r"(^|_)end($|_)", r"^to$", r"until", r"stop"),
     "node": (r"node", r"instance", r"host", r"machine", r"server", r"resource"),
     "gpus": (r"gpu_?(count|s)$", r"^gpus?$", r"num_?gpus", r"gpu_?qty", r"devices"),
     "quantity": (r"gpu_?min", r"minutes", r"hours?$", r"duration", r"usage", r"quantity|qty"),
