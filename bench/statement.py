@@ -47,11 +47,17 @@ def minute_file() -> tuple[bytes, Mapping]:
         out.write(f"{start},{end},gpu-a02,8,8,2.50,0.333333\n")
         moment += step
     mapping = Mapping(
-        columns={"period_start": "usage_start", "period_end": "usage_end", "node": "instance_id",
-                 "gpus": "gpu_count", "quantity": "gpu_minutes", "rate": "unit_price",
-                 "amount": "amount"},
+        columns={
+            "period_start": "usage_start",
+            "period_end": "usage_end",
+            "node": "instance_id",
+            "gpus": "gpu_count",
+            "quantity": "gpu_minutes",
+            "rate": "unit_price",
+            "amount": "amount",
+        },
         unit="gpu-minutes",
-    )  # fmt: skip
+    )
     return out.getvalue().encode(), mapping
 
 
@@ -60,7 +66,7 @@ def hour_file() -> tuple[bytes, Mapping]:
     out.write(HOUR_HEADER)
     moment = YEAR
     step = timedelta(hours=1)
-    for h in range(365 * 24):
+    for _ in range(365 * 24):
         start, end = _stamp(moment), _stamp(moment + step)
         for n in range(100):
             out.write(f"{start},{end},gpu-{n:03d},8,1,2.50,20.00,gpu\n")
@@ -81,12 +87,20 @@ def contract() -> Contract:
         fees=0,
         egress=1_000_000_000,
         outages=[
-            Outage("gpu-a02", int((YEAR + timedelta(days=40)).timestamp()),
-                   int((YEAR + timedelta(days=40, hours=5)).timestamp()), "incident #1 (S3)"),
-            Outage("", int((YEAR + timedelta(days=200)).timestamp()),
-                   int((YEAR + timedelta(days=200, hours=2)).timestamp()), "incident #2 (S1)"),
+            Outage(
+                "gpu-a02",
+                int((YEAR + timedelta(days=40)).timestamp()),
+                int((YEAR + timedelta(days=40, hours=5)).timestamp()),
+                "incident #1 (S3)",
+            ),
+            Outage(
+                "",
+                int((YEAR + timedelta(days=200)).timestamp()),
+                int((YEAR + timedelta(days=200, hours=2)).timestamp()),
+                "incident #2 (S1)",
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 def run(name: str, data: bytes, mapping: Mapping) -> None:

@@ -18,7 +18,14 @@ from core.spreadsheet import safe_row
 
 CSV_TYPE = "text/csv; charset=utf-8"
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-HEADER = ["Line", "Rule", "Rule (words)", "Difference", "Billed (USD)", "Allowed (USD)"]
+HEADER: list[object] = [
+    "Line",
+    "Rule",
+    "Rule (words)",
+    "Difference",
+    "Billed (USD)",
+    "Allowed (USD)",
+]
 
 
 def difference_rows(rows: QuerySet[UsageDifference]) -> Iterator[list[object]]:
@@ -52,7 +59,9 @@ def differences_xlsx(rows: QuerySet[UsageDifference]) -> bytes:
     return buffer.getvalue()
 
 
-def differences_response(upload: UsageUpload, rows: QuerySet[UsageDifference], fmt: str) -> HttpResponse:
+def differences_response(
+    upload: UsageUpload, rows: QuerySet[UsageDifference], fmt: str
+) -> HttpResponse:
     if fmt == "csv":
         body, content_type = differences_csv(rows), CSV_TYPE
     else:

@@ -19,12 +19,24 @@ USAGE: Lifecycle[Reservation] = Lifecycle(
     status_label=lambda r: r.get_status_display(),
     role_labels=ROLE_LABELS,
     moves=[
-        Move("usage_upload", "Upload usage or invoice lines", "either", EITHER_TEAM, ACCEPTED,
-             verb="given usage lines"),
-        Move("usage_map", "Set the usage column mapping", "either", EITHER_TEAM, ACCEPTED,
-             verb="given a usage mapping"),
+        Move(
+            "usage_upload",
+            "Upload usage or invoice lines",
+            "either",
+            EITHER_TEAM,
+            ACCEPTED,
+            verb="given usage lines",
+        ),
+        Move(
+            "usage_map",
+            "Set the usage column mapping",
+            "either",
+            EITHER_TEAM,
+            ACCEPTED,
+            verb="given a usage mapping",
+        ),
     ],
-)  # fmt: skip
+)
 
 
 def usage_move(reservation: Reservation, name: str, *, user: Any) -> Decision[Reservation]:

@@ -20,8 +20,16 @@ from acceptance.models import Reservation
 from billing import selectors
 from billing.lifecycle import usage_move
 from billing.models import UsageDifference, UsageMapping, UsageState, UsageUpload
-from billing.usage import FIELDS, UNITS, Mapping, UsageError, guess_mapping, open_table
-from billing.usage import read_lines, reconcile
+from billing.usage import (
+    FIELDS,
+    UNITS,
+    Mapping,
+    UsageError,
+    guess_mapping,
+    open_table,
+    read_lines,
+    reconcile,
+)
 from core.uploads import check_upload
 
 # Differences kept per upload for the pages and exports; every one is still counted per rule.
@@ -42,9 +50,12 @@ def _queue(upload: UsageUpload) -> None:
 
 def _record(upload: UsageUpload, action: str, user: User, **values: Any) -> None:
     record_on_reservation(
-        reservation=upload.reservation, action=action, user=user,
-        obj_key=f"usage:{upload.pk}", **values,
-    )  # fmt: skip
+        reservation=upload.reservation,
+        action=action,
+        user=user,
+        obj_key=f"usage:{upload.pk}",
+        **values,
+    )
 
 
 @transaction.atomic
@@ -70,8 +81,17 @@ def usage_upload(*, reservation: Reservation, user: User, upload: UploadedFile) 
         else:
             row.mapping = (mapping if mapping else guess_mapping(row.headers)).to_json()
         row.save(update_fields=["headers", "mapping", "state"])
-    _record(row, "usage.uploaded", user, after={"file": row.original_name, "sha256": row.sha256,
-                                                 "size": row.size, "state": row.state})  # fmt: skip
+    _record(
+        row,
+        "usage.uploaded",
+        user,
+        after={
+            "file": row.original_name,
+            "sha256": row.sha256,
+            "size": row.size,
+            "state": row.state,
+        },
+    )
     return row
 
 
@@ -81,7 +101,9 @@ def _fail(row: UsageUpload, exc: UsageError) -> None:
     row.save(update_fields=["state", "error", "error_line", "error_column"])
 
 
-def clean_mapping(*, headers: list[str], columns: dict[str, str], unit: str, date_format: str) -> Mapping:
+def clean_mapping(
+    *, headers: list[str], columns: dict[str, str], unit: str, date_format: str
+) -> Mapping:
     """The mapping as typed, refused field by field when it names no header of this file."""
     errors: dict[str, list[str]] = {}
     if unit not in UNITS:
@@ -90,8 +112,9 @@ def clean_mapping(*, headers: list[str], columns: dict[str, str], unit: str, dat
     for field, header in clean.items():
         if header and header not in headers:
             errors[field] = [f"'{header}' is not a header of this file."]
-    mapping = Mapping(columns={f: h for f, h in clean.items() if h}, unit=unit,
-                      date_format=date_format.strip())  # fmt: skip
+    mapping = Mapping(
+        columns={f: h for f, h in clean.items() if h}, unit=unit, date_format=date_format.strip()
+    )
     for field in ("period_start", "node", "gpus", "quantity", "rate", "amount"):
         if not clean[field]:
             errors.setdefault(field, [f"Say which column holds the {FIELDS[field].lower()}."])
@@ -108,15 +131,20 @@ def usage_map(
     it; a file that failed before runs again."""
     reservation = upload.reservation
     usage_move(reservation, "usage_map", user=user)
-    mapping = clean_mapping(headers=upload.headers, columns=columns, unit=unit,
-                            date_format=date_format)  # fmt: skip
+    mapping = clean_mapping(
+        headers=upload.headers, columns=columns, unit=unit, date_format=date_format
+    )
     saved = selectors.provider_mapping(provider_id=reservation.bid.provider_id)
     before = saved.as_json() if saved else {}
     UsageMapping.objects.update_or_create(
         provider_id=reservation.bid.provider_id,
-        defaults={"columns": mapping.columns, "unit": mapping.unit,
-                  "date_format": mapping.date_format, "updated_by": user},
-    )  # fmt: skip
+        defaults={
+            "columns": mapping.columns,
+            "unit": mapping.unit,
+            "date_format": mapping.date_format,
+            "updated_by": user,
+        },
+    )
     upload.mapping, upload.state = mapping.to_json(), UsageState.QUEUED
     upload.error, upload.error_line, upload.error_column = "", None, ""
     upload.save(update_fields=["mapping", "state", "error", "error_line", "error_column"])
@@ -141,8 +169,9 @@ def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> Usa
     try:
         contract = selectors.contract_for(reservation=row.reservation, credits_usd=credits_usd)
         table = open_table(row.read_bytes(), name=row.original_name)
-        result = reconcile(read_lines(table, Mapping.from_json(row.mapping)), contract,
-                           max_listed=MAX_LISTED)  # fmt: skip
+        result = reconcile(
+            read_lines(table, Mapping.from_json(row.mapping)), contract, max_listed=MAX_LISTED
+        )
     except UsageError as exc:
         with transaction.atomic():
             row.differences.all().delete()
@@ -151,11 +180,19 @@ def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> Usa
     with transaction.atomic():
         row.differences.all().delete()
         UsageDifference.objects.bulk_create(
-            (UsageDifference(upload=row, line=d.line, rule=d.rule, message=d.message,
-                             billed_usd=_usd(d.billed), allowed_usd=_usd(d.allowed))
-             for d in result.differences),
+            (
+                UsageDifference(
+                    upload=row,
+                    line=d.line,
+                    rule=d.rule,
+                    message=d.message,
+                    billed_usd=_usd(d.billed),
+                    allowed_usd=_usd(d.allowed),
+                )
+                for d in result.differences
+            ),
             batch_size=2000,
-        )  # fmt: skip
+        )
         row.lines, row.by_rule, row.listed_all = result.lines, result.by_rule, result.listed_all
         row.credits_usd = _usd(result.credits)
         row.totals = {
@@ -177,5 +214,6 @@ def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> Usa
 def usage_mark_error(*, upload_id: int, error: BaseException) -> None:
     """A crash the parser did not foresee: the row says so rather than staying 'reconciling'."""
     UsageUpload.objects.filter(pk=upload_id).update(
-        state=UsageState.ERROR, error=f"The reconciliation failed unexpectedly ({type(error).__name__})."
+        state=UsageState.ERROR,
+        error=f"The reconciliation failed unexpectedly ({type(error).__name__}).",
     )

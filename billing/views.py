@@ -151,4 +151,3 @@ def usage_file(request: HttpRequest, pk: int) -> FileResponse:
         filename=upload.original_name,
         content_type="application/octet-stream",
     )
-

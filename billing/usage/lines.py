@@ -24,10 +24,23 @@ GPU = "gpu"
 EGRESS = "egress"
 FEE = "fee"
 LINE_TYPES = {
-    "": GPU, "gpu": GPU, "gpus": GPU, "compute": GPU, "gpu-hours": GPU, "gpu_hours": GPU,
-    "usage": GPU, "egress": EGRESS, "network": EGRESS, "data transfer": EGRESS,
-    "bandwidth": EGRESS, "fee": FEE, "fees": FEE, "support": FEE, "setup": FEE, "other": FEE,
-}  # fmt: skip
+    "": GPU,
+    "gpu": GPU,
+    "gpus": GPU,
+    "compute": GPU,
+    "gpu-hours": GPU,
+    "gpu_hours": GPU,
+    "usage": GPU,
+    "egress": EGRESS,
+    "network": EGRESS,
+    "data transfer": EGRESS,
+    "bandwidth": EGRESS,
+    "fee": FEE,
+    "fees": FEE,
+    "support": FEE,
+    "setup": FEE,
+    "other": FEE,
+}
 
 
 @dataclass(slots=True)
@@ -102,17 +115,19 @@ class LineReader:
         """Parse a cell not seen before in its column, and remember it."""
         text = raw.strip() if isinstance(raw, str) else raw
         column = self.names.get(name, "")
-        if text is None or text == "":
-            value = None
-        elif name in _NUMBERS:
-            try:
-                value = to_micro(text)
-            except ValueError:
-                raise UsageError(f"'{text}' is not a number.", line=line, column=column) from None
-        elif name in _TIMES:
-            value = self._to_time(text, line, column)
-        else:
-            value = str(text)
+        value: Any = None
+        if text is not None and text != "":
+            if name in _NUMBERS:
+                try:
+                    value = to_micro(text)
+                except ValueError:
+                    raise UsageError(
+                        f"'{text}' is not a number.", line=line, column=column
+                    ) from None
+            elif name in _TIMES:
+                value = self._to_time(text, line, column)
+            else:
+                value = str(text)
         cache = self.cache[name]
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()  # the lines move on in time; old texts do not come back
@@ -153,10 +168,20 @@ class LineReader:
         cache hits are inlined rather than called."""
         width, per_hours, miss = self.width, self.per_gpu_hours, self._miss
         c = self.cache
-        c_type, c_start, c_end, c_node = c["line_type"], c["period_start"], c["period_end"], c["node"]
+        c_type, c_start, c_end, c_node = (
+            c["line_type"],
+            c["period_start"],
+            c["period_end"],
+            c["node"],
+        )
         c_gpus, c_qty, c_rate, c_amount = c["gpus"], c["quantity"], c["rate"], c["amount"]
         x = self.index
-        i_type, i_start, i_end, i_node = x["line_type"], x["period_start"], x["period_end"], x["node"]
+        i_type, i_start, i_end, i_node = (
+            x["line_type"],
+            x["period_start"],
+            x["period_end"],
+            x["node"],
+        )
         i_gpus, i_qty, i_rate, i_amount = x["gpus"], x["quantity"], x["rate"], x["amount"]
         types, absent = LINE_TYPES, _ABSENT
 
@@ -170,8 +195,11 @@ class LineReader:
                 kind = miss("line_type", raw, line)
             kind = types.get(kind.lower() if kind else "")
             if kind is None:
-                raise UsageError(f"'{raw}' is not a line type (gpu, egress or fee).",
-                                 line=line, column=self.names["line_type"])  # fmt: skip
+                raise UsageError(
+                    f"'{raw}' is not a line type (gpu, egress or fee).",
+                    line=line,
+                    column=self.names["line_type"],
+                )
             raw = cells[i_start]
             start = c_start.get(raw, absent)
             if start is absent:
@@ -201,8 +229,9 @@ class LineReader:
             if gpus is None:
                 raise self._empty(line, "gpus", "the GPU count")
             if gpus % MICRO or gpus <= 0:
-                raise UsageError(f"'{raw}' is not a whole number of GPUs.", line=line,
-                                 column=self.names["gpus"])  # fmt: skip
+                raise UsageError(
+                    f"'{raw}' is not a whole number of GPUs.", line=line, column=self.names["gpus"]
+                )
             gpus //= MICRO
             raw = cells[i_qty]
             qty = c_qty.get(raw, absent)
@@ -211,8 +240,9 @@ class LineReader:
             if qty is None:
                 raise self._empty(line, "quantity", "the quantity")
             if qty < 0:
-                raise UsageError("a usage quantity cannot be negative.", line=line,
-                                 column=self.names["quantity"])  # fmt: skip
+                raise UsageError(
+                    "a usage quantity cannot be negative.", line=line, column=self.names["quantity"]
+                )
             if rate is None:
                 raise self._empty(line, "rate", "the rate")
             quantity = qty * gpus * 60 if per_hours else qty
@@ -223,8 +253,9 @@ class LineReader:
             if end is None:
                 end = start + quantity * 60 // (gpus * MICRO)  # wall-clock seconds of the line
             elif end < start:
-                raise UsageError("the period ends before it starts.", line=line,
-                                 column=self.names["period_end"])  # fmt: skip
+                raise UsageError(
+                    "the period ends before it starts.", line=line, column=self.names["period_end"]
+                )
             return UsageLine(line, start, end, node or "", gpus, quantity, rate, amount, kind)
 
         return read

@@ -84,9 +84,7 @@ def guess_mapping(headers: list[str]) -> Mapping:
     used: set[str] = set()
     for name, patterns in _HINTS.items():
         for pattern in patterns:
-            hit = next(
-                (h for h in headers if h not in used and re.search(pattern, _key(h))), None
-            )
+            hit = next((h for h in headers if h not in used and re.search(pattern, _key(h))), None)
             if hit is not None:
                 columns[name] = hit
                 used.add(hit)

@@ -34,7 +34,9 @@ def open_table(data: bytes, *, name: str = "") -> Table:
     """The file's header row and its data rows. An empty file, one without a header, or bytes that
     are neither UTF-8 text nor a workbook are refused with what to do about it."""
     if not data.strip():
-        raise UsageError(f"{name or 'The file'} is empty: export the usage lines with a header row.")
+        raise UsageError(
+            f"{name or 'The file'} is empty: export the usage lines with a header row."
+        )
     if is_xlsx(data):
         return _xlsx(data, name)
     if b"\x00" in data[:4096]:
@@ -72,7 +74,7 @@ def _csv(data: bytes) -> Table:
     def rows() -> Iterator[tuple[int, list[Any]]]:
         line = 1
         try:
-            for line, cells in enumerate(reader, start=2):  # noqa: B007 (line is read on error)
+            for line, cells in enumerate(reader, start=2):
                 if cells:
                     yield line, cells
         except UnicodeDecodeError:

@@ -156,7 +156,12 @@ def reconcile(
     over_rule = {EGRESS: EGRESS_OVER, FEE: FEES_OVER}
     agreed, clock, term_end = contract.rate, contract.clock_start, contract.term_end
     span_of, whole_span = outages.span.get, outages.whole_span
-    billed, allowed, by_rule, listed = result.billed, result.allowed, result.by_rule, result.differences
+    billed, allowed, by_rule, listed = (
+        result.billed,
+        result.allowed,
+        result.by_rule,
+        result.differences,
+    )
 
     def note(line: int, rule: str, message: str, billed_: int, allowed_: int) -> None:
         by_rule[rule] = by_rule.get(rule, 0) + 1
@@ -178,9 +183,13 @@ def reconcile(
             allowed[u.kind] += allowed_now
             if billed[u.kind] > limit >= before:
                 bid = "none was bid" if cap is None else f"the bid is {money(cap)} for the term"
-                note(u.line, over_rule[u.kind],
-                     f"{u.kind} billed so far is {money(billed[u.kind])}; {bid}.",
-                     amount, allowed_now)  # fmt: skip
+                note(
+                    u.line,
+                    over_rule[u.kind],
+                    f"{u.kind} billed so far is {money(billed[u.kind])}; {bid}.",
+                    amount,
+                    allowed_now,
+                )
             continue
         rate = u.rate if u.rate is not None else agreed
         own = (u.quantity * rate + HOUR_UNITS // 2) // HOUR_UNITS
@@ -203,23 +212,48 @@ def reconcile(
             ok = 0 if (start < clock or start >= term_end or out) else at_agreed // HOUR_UNITS
         allowed[GPU] += ok
         if start < clock:
-            note(u.line, BEFORE_CLOCK,
-                 f"{u.node or 'usage'} from {_when(start)} is before the clock started at "
-                 f"{_when(clock)}.", amount, ok)  # fmt: skip
+            note(
+                u.line,
+                BEFORE_CLOCK,
+                f"{u.node or 'usage'} from {_when(start)} is before the clock started at "
+                f"{_when(clock)}.",
+                amount,
+                ok,
+            )
         if end > term_end:
-            note(u.line, AFTER_TERM,
-                 f"{u.node or 'usage'} until {_when(end)} is after the term ended at "
-                 f"{_when(term_end)}.", amount, ok)  # fmt: skip
+            note(
+                u.line,
+                AFTER_TERM,
+                f"{u.node or 'usage'} until {_when(end)} is after the term ended at "
+                f"{_when(term_end)}.",
+                amount,
+                ok,
+            )
         if out:
-            note(u.line, NODE_OUT,
-                 f"{u.node} was out for {out / 3600:.2f} h of this line ({'; '.join(labels)}); "
-                 "the terms say nodes out of service are not billed.", amount, ok)  # fmt: skip
+            note(
+                u.line,
+                NODE_OUT,
+                f"{u.node} was out for {out / 3600:.2f} h of this line ({'; '.join(labels)}); "
+                "the terms say nodes out of service are not billed.",
+                amount,
+                ok,
+            )
         if rate != agreed:
-            note(u.line, RATE, f"rate {money(rate)} is not the agreed {money(agreed)} per GPU-hour.",
-                 amount, ok)  # fmt: skip
+            note(
+                u.line,
+                RATE,
+                f"rate {money(rate)} is not the agreed {money(agreed)} per GPU-hour.",
+                amount,
+                ok,
+            )
         if abs(amount - own) > HALF_CENT:
-            note(u.line, AMOUNT,
-                 f"amount {money(amount)} is not {u.quantity / HOUR_UNITS:,.4g} GPU-hours × "
-                 f"{money(rate)} = {money(own)}.", amount, ok)  # fmt: skip
+            note(
+                u.line,
+                AMOUNT,
+                f"amount {money(amount)} is not {u.quantity / HOUR_UNITS:,.4g} GPU-hours × "
+                f"{money(rate)} = {money(own)}.",
+                amount,
+                ok,
+            )
     result.lines = count
     return result

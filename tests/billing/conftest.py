@@ -23,8 +23,11 @@ __all__ = ["accepted", "media_root"]
 
 @pytest.fixture
 def contracted(world: Any, buyer: Any, provider: Any) -> Accepted:
-    money = {"price_per_gpu_hour": Decimal("2.50"), "fees_usd": Decimal("1000"),
-             "egress_usd": Decimal("500")}  # fmt: skip
+    money = {
+        "price_per_gpu_hour": Decimal("2.50"),
+        "fees_usd": Decimal("1000"),
+        "egress_usd": Decimal("500"),
+    }
     bid_save_draft(bid=world.bid, user=provider.user, data=money)
     bid_submit(bid=world.bid, user=provider.user)  # the revision the award pins
     accepted = accept(world, buyer, provider)
@@ -54,6 +57,11 @@ def upload_and_map(reservation: Any, user: Any, upload: SimpleUploadedFile, capt
     if row.state == "mapping":
         guess = Mapping.from_json(row.mapping)
         with capture(execute=True):
-            services.usage_map(upload=row, user=user, columns=guess.columns, unit=guess.unit,
-                               date_format=guess.date_format)  # fmt: skip
+            services.usage_map(
+                upload=row,
+                user=user,
+                columns=guess.columns,
+                unit=guess.unit,
+                date_format=guess.date_format,
+            )
     return UsageUpload.objects.get(pk=row.pk)

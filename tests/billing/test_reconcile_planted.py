@@ -20,10 +20,14 @@ pytestmark = pytest.mark.django_db
 
 def _incident(reservation, severity, nodes, start_hour, end_hour):
     return Incident.objects.create(
-        reservation=reservation, severity=severity, proposed_severity=severity, nodes=nodes,
+        reservation=reservation,
+        severity=severity,
+        proposed_severity=severity,
+        nodes=nodes,
         opened_at=datetime(2026, 3, 1, start_hour, tzinfo=UTC),
-        restored_at=datetime(2026, 3, 1, end_hour, tzinfo=UTC), clocks={},
-    )  # fmt: skip
+        restored_at=datetime(2026, 3, 1, end_hour, tzinfo=UTC),
+        clocks={},
+    )
 
 
 def test_the_three_planted_errors_are_found_each_with_its_line(
@@ -33,8 +37,12 @@ def test_the_three_planted_errors_are_found_each_with_its_line(
     out = _incident(reservation, "S3", ["gpu-b02"], 9, 10)
     _incident(reservation, "S2", ["gpu-b01"], 7, 8)  # degraded, not down: still billed
 
-    row = upload_and_map(reservation, provider.user, usage_file("usage_planted.csv"),
-                        django_capture_on_commit_callbacks)  # fmt: skip
+    row = upload_and_map(
+        reservation,
+        provider.user,
+        usage_file("usage_planted.csv"),
+        django_capture_on_commit_callbacks,
+    )
 
     assert row.state == UsageState.DONE, row.error
     found = sorted((d.line, d.rule) for d in row.differences.all())
