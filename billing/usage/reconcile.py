@@ -98,6 +98,13 @@ def money(micros: int) -> str:
     return f"{sign}{cents // 100:,}.{cents % 100:02d}"
 
 
+def rate_text(micros: int) -> str:
+    """A rate with at least two decimals and as many more as it has (2.5004, not 2.50)."""
+    whole, frac = divmod(abs(micros), 1_000_000)
+    digits = f"{frac:06d}".rstrip("0").ljust(2, "0")
+    return f"{'-' if micros < 0 else ''}{whole:,}.{digits}"
+
+
 def _when(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
@@ -242,7 +249,7 @@ def reconcile(
             note(
                 u.line,
                 RATE,
-                f"rate {money(rate)} is not the agreed {money(agreed)} per GPU-hour.",
+                f"rate {rate_text(rate)} is not the agreed {rate_text(agreed)} per GPU-hour.",
                 amount,
                 ok,
             )
@@ -251,7 +258,7 @@ def reconcile(
                 u.line,
                 AMOUNT,
                 f"amount {money(amount)} is not {u.quantity / HOUR_UNITS:,.4g} GPU-hours × "
-                f"{money(rate)} = {money(own)}.",
+                f"{rate_text(rate)} = {money(own)}.",
                 amount,
                 ok,
             )
