@@ -52,8 +52,9 @@ def test_the_guess_maps_a_typical_export_header():
 
 
 def test_a_gpu_minutes_column_is_guessed_as_gpu_minutes():
-    guess = guess_mapping(["Start Time", "End Time", "Instance ID", "GPUs", "GPU Minutes",
-                           "Unit Price", "Total"])  # fmt: skip
+    guess = guess_mapping(
+        ["Start Time", "End Time", "Instance ID", "GPUs", "GPU Minutes", "Unit Price", "Total"]
+    )
     assert guess.unit == GPU_MINUTES
     assert guess.columns["quantity"] == "GPU Minutes" and guess.columns["amount"] == "Total"
 
@@ -71,12 +72,19 @@ def test_lines_read_as_exact_integers():
 
 def test_gpu_minutes_without_an_end_take_their_length_from_the_quantity():
     mapping = Mapping(
-        columns={"period_start": "start", "node": "node", "gpus": "gpus",
-                 "quantity": "gpu_minutes", "rate": "rate", "amount": "amount"},
+        columns={
+            "period_start": "start",
+            "node": "node",
+            "gpus": "gpus",
+            "quantity": "gpu_minutes",
+            "rate": "rate",
+            "amount": "amount",
+        },
         unit=GPU_MINUTES,
-    )  # fmt: skip
-    (line,) = _lines("start,node,gpus,gpu_minutes,rate,amount\n2026-03-01 06:00,n1,8,480,2.5,20\n",
-                     mapping)  # fmt: skip
+    )
+    (line,) = _lines(
+        "start,node,gpus,gpu_minutes,rate,amount\n2026-03-01 06:00,n1,8,480,2.5,20\n", mapping
+    )
     assert line.end - line.start == 3600 and line.quantity == 480_000_000
 
 
@@ -102,8 +110,9 @@ def test_a_bad_date_names_its_line_column_and_the_format_expected():
 
 
 def test_a_stated_date_format_is_used_and_named_in_its_error():
-    mapping = Mapping(columns={**guess_mapping(HEADER.strip().split(",")).columns},
-                      date_format="%d/%m/%Y %H:%M")  # fmt: skip
+    mapping = Mapping(
+        columns={**guess_mapping(HEADER.strip().split(",")).columns}, date_format="%d/%m/%Y %H:%M"
+    )
     row = "01/03/2026 06:00,01/03/2026 07:00,gpu-b01,8,1,2.50,20.00,gpu\n"
     assert _lines(HEADER + row, mapping)[0].end - _lines(HEADER + row, mapping)[0].start == 3600
     message = _error(HEADER + row.replace("01/03/2026 07:00", "2026-03-01"), mapping)
@@ -149,11 +158,13 @@ def _xlsx(rows: list[list[object]]) -> bytes:
 
 def test_an_xlsx_export_reads_like_its_csv_with_typed_cells():
     start = datetime(2026, 3, 1, 6)
-    data = _xlsx([
-        HEADER.strip().split(","),
-        [start, datetime(2026, 3, 1, 7), "gpu-b01", 8, 1, 2.5, 20.0, "gpu"],
-        [start, datetime(2026, 3, 1, 7), "gpu-b02", 8, "one", 2.5, 20.0, "gpu"],
-    ])  # fmt: skip
+    data = _xlsx(
+        [
+            HEADER.strip().split(","),
+            [start, datetime(2026, 3, 1, 7), "gpu-b01", 8, 1, 2.5, 20.0, "gpu"],
+            [start, datetime(2026, 3, 1, 7), "gpu-b02", 8, "one", 2.5, 20.0, "gpu"],
+        ]
+    )
     table = open_table(data)
     lines = read_lines(table, guess_mapping(table.headers))
     first = next(lines)
@@ -168,7 +179,12 @@ def test_the_preview_shows_each_row_as_read_and_the_rows_that_fail():
     shown = preview(data, guess_mapping(open_table(data).headers), limit=3)
     assert [r.line for r in shown.rows] == [2, 3, 4]
     assert shown.rows[0].cells["node"] == "gpu-b01" and shown.rows[0].gpu_hours == "8.0000"
-    broken = Mapping(columns={**guess_mapping(shown.headers).columns, "quantity": "rate_usd",
-                              "rate": "usage_end"})  # fmt: skip
+    broken = Mapping(
+        columns={
+            **guess_mapping(shown.headers).columns,
+            "quantity": "rate_usd",
+            "rate": "usage_end",
+        }
+    )
     row = preview(data, broken, limit=1).rows[0]
     assert row.error == ("line 2, column 'usage_end': '2026-03-01T06:00:00Z' is not a number.")

@@ -12,17 +12,30 @@ T0 = int(datetime(2026, 3, 1, tzinfo=UTC).timestamp())
 RATE = 2_500_000  # 2.50 USD per GPU-hour
 
 
-def gpu(line: int, hour: int, node: str = "n1", *, hours: int = 1, rate: int = RATE,
-        amount: int | None = None) -> UsageLine:  # fmt: skip
+def gpu(
+    line: int,
+    hour: int,
+    node: str = "n1",
+    *,
+    hours: int = 1,
+    rate: int = RATE,
+    amount: int | None = None,
+) -> UsageLine:
     quantity = 8 * hours * 60_000_000
     billed = amount if amount is not None else 8 * hours * rate
-    return UsageLine(line, T0 + hour * H, T0 + (hour + hours) * H, node, 8, quantity, rate,
-                     billed, "gpu")  # fmt: skip
+    return UsageLine(
+        line, T0 + hour * H, T0 + (hour + hours) * H, node, 8, quantity, rate, billed, "gpu"
+    )
 
 
 def contract(**kw) -> Contract:
-    base = {"clock_start": T0, "term_end": T0 + 48 * H, "rate": RATE, "fees": 100_000_000,
-            "egress": 50_000_000}  # fmt: skip
+    base = {
+        "clock_start": T0,
+        "term_end": T0 + 48 * H,
+        "rate": RATE,
+        "fees": 100_000_000,
+        "egress": 50_000_000,
+    }
     return Contract(**{**base, **kw})
 
 
@@ -50,8 +63,9 @@ def test_usage_after_the_term_ends_is_flagged():
 
 def test_an_incident_without_nodes_takes_every_node_out():
     whole = Outage("", T0 + 3 * H, T0 + 4 * H, "incident #7 (S1)")
-    result = reconcile([gpu(2, 3, "n1"), gpu(3, 3, "n2"), gpu(4, 4, "n1")],
-                       contract(outages=[whole]))  # fmt: skip
+    result = reconcile(
+        [gpu(2, 3, "n1"), gpu(3, 3, "n2"), gpu(4, 4, "n1")], contract(outages=[whole])
+    )
     assert rules(result) == [(2, "node-out"), (3, "node-out")]
     assert "incident #7 (S1)" in result.differences[0].message
 
@@ -75,8 +89,12 @@ def test_egress_and_fees_above_the_bid_are_flagged_on_the_line_that_crosses():
     def extra(line: int, kind: str, amount: int) -> UsageLine:
         return UsageLine(line, T0, T0, "", 0, 0, None, amount, kind)
 
-    lines = [extra(2, "egress", 30_000_000), extra(3, "egress", 30_000_000),
-             extra(4, "egress", 5_000_000), extra(5, "fee", 100_000_000)]  # fmt: skip
+    lines = [
+        extra(2, "egress", 30_000_000),
+        extra(3, "egress", 30_000_000),
+        extra(4, "egress", 5_000_000),
+        extra(5, "fee", 100_000_000),
+    ]
     result = reconcile(lines, contract())
     assert rules(result) == [(3, "egress-over-bid")]
     assert result.differences[0].message == (
@@ -86,8 +104,10 @@ def test_egress_and_fees_above_the_bid_are_flagged_on_the_line_that_crosses():
 
 
 def test_per_minute_lines_sum_exactly_and_a_sub_cent_rate_is_shown_in_full():
-    minute = [UsageLine(i + 2, T0 + 60 * i, T0 + 60 * (i + 1), "n1", 1, 1_000_000, RATE,
-                        41_667, "gpu") for i in range(1440)]  # fmt: skip
+    minute = [
+        UsageLine(i + 2, T0 + 60 * i, T0 + 60 * (i + 1), "n1", 1, 1_000_000, RATE, 41_667, "gpu")
+        for i in range(1440)
+    ]
     result = reconcile(minute, contract())
     assert rules(result) == []
     assert result.billed_total == result.allowed_total == 1440 * 41_667  # no float drift
@@ -102,7 +122,6 @@ def test_credits_come_off_what_is_allowed():
 
 
 def test_listing_stops_at_the_cap_but_counting_does_not():
-    result = reconcile([gpu(i, 0, rate=3_000_000) for i in range(2, 12)], contract(),
-                       max_listed=3)  # fmt: skip
+    result = reconcile([gpu(i, 0, rate=3_000_000) for i in range(2, 12)], contract(), max_listed=3)
     assert len(result.differences) == 3 and result.by_rule == {"rate": 10}
     assert result.listed_all is False
