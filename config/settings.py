@@ -259,6 +259,8 @@ SPECTACULAR_SETTINGS = {
         "SeverityEnum": "incidents.models.Severity",
         "IncidentEvidenceKindEnum": "incidents.models.IncidentEvidenceKind",
         "AnnexKindEnum": "annexes.models.AnnexKind",
+        "UsageStateEnum": "billing.models.UsageState",
+        "UsageUnitEnum": "billing.models.UsageUnit",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
