@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from billing.usage.lines import EGRESS, FEE, GPU, MICRO, UsageLine
 
 HOUR_UNITS = 60 * MICRO  # micro-GPU-minutes in a GPU-hour
+HALF_HOUR = HOUR_UNITS // 2
 HALF_CENT = 5_000  # micro-dollars: an amount within half a cent of quantity × rate is right
 
 BEFORE_CLOCK = "before-clock"
@@ -177,7 +178,7 @@ def reconcile(
         else:
             result.listed_all = False
 
-    count = 0
+    count = gpu_quantity = gpu_billed = gpu_allowed = 0  # locals: the loop runs once per line
     for u in lines:
         count += 1
         if u.kind != GPU:
@@ -199,25 +200,34 @@ def reconcile(
                 )
             continue
         rate = u.rate if u.rate is not None else agreed
-        own = (u.quantity * rate + HOUR_UNITS // 2) // HOUR_UNITS
+        quantity = u.quantity
+        own = (quantity * rate + HALF_HOUR) // HOUR_UNITS
         amount = u.amount if u.amount is not None else own
-        result.gpu_hours += u.quantity
-        billed[GPU] += amount
+        gpu_quantity += quantity
+        gpu_billed += amount
         start, end = u.start, u.end
-        span = end - start
-        lo, hi = max(start, clock), min(end, term_end)
-        inside = max(hi - lo, 0)
+        lo = start if start > clock else clock
+        hi = end if end < term_end else term_end
+        inside = hi - lo if hi > lo else 0
         first, last = span_of(u.node, whole_span)
         if inside and lo < last and hi > first:
             out, labels = outages.overlap(u.node, lo, hi)
         else:
             out, labels = 0, []
-        at_agreed = u.quantity * agreed
-        if span > 0:
-            ok = (at_agreed * (inside - out) + HOUR_UNITS * span // 2) // (HOUR_UNITS * span)
+        span = end - start
+        if span > 0 and inside == span and not out:  # the usual line: wholly allowed
+            ok = (quantity * agreed + HALF_HOUR) // HOUR_UNITS
+        elif span > 0:
+            ok = (quantity * agreed * (inside - out) + HOUR_UNITS * span // 2) // (
+                HOUR_UNITS * span
+            )
         else:
-            ok = 0 if (start < clock or start >= term_end or out) else at_agreed // HOUR_UNITS
-        allowed[GPU] += ok
+            ok = (
+                0
+                if (start < clock or start >= term_end or out)
+                else quantity * agreed // HOUR_UNITS
+            )
+        gpu_allowed += ok
         if start < clock:
             note(
                 u.line,
@@ -263,4 +273,7 @@ def reconcile(
                 ok,
             )
     result.lines = count
+    result.gpu_hours = gpu_quantity
+    billed[GPU] += gpu_billed
+    allowed[GPU] += gpu_allowed
     return result
