@@ -81,6 +81,31 @@ def to_micro(value: Any) -> int:
     return -micros if negative else micros
 
 
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
+_UTC_SUFFIXES = ("", "Z", "+00:00")
+
+
+def _utc_seconds(text: str, days: dict[str, int]) -> int | None:
+    """`YYYY-MM-DD[T ]HH:MM:SS` in UTC as epoch seconds without building a datetime (the usual
+    export shape, a million times); None for anything else, which takes the full parser."""
+    if len(text) < 19 or text[10] not in "T " or text[19:] not in _UTC_SUFFIXES:
+        return None
+    day = days.get(text[:10])
+    if day is None:
+        try:
+            day = (date.fromisoformat(text[:10]).toordinal() - _EPOCH_DAY) * 86_400
+        except ValueError:
+            return None
+        days[text[:10]] = day
+    clock = text[11:19]
+    if clock[2] != ":" or clock[5] != ":" or not (clock[:2] + clock[3:5] + clock[6:]).isdigit():
+        return None
+    hours, minutes, seconds = int(clock[:2]), int(clock[3:5]), int(clock[6:])
+    if hours > 23 or minutes > 59 or seconds > 59:
+        return None
+    return day + hours * 3600 + minutes * 60 + seconds
+
+
 _ABSENT = object()
 _CACHE_LIMIT = 8192  # distinct cell texts remembered per column: rates, counts and times repeat
 _NUMBERS = ("gpus", "quantity", "rate", "amount")
@@ -110,6 +135,7 @@ class LineReader:
         self.cache: dict[str, dict[Any, Any]] = {f: {None: None, "": None} for f in FIELDS}
         # One period's end is the next one's start: both columns share what they parsed.
         self.cache["period_end"] = self.cache["period_start"]
+        self._days: dict[str, int] = {}
 
     def _miss(self, name: str, raw: Any, line: int) -> Any:
         """Parse a cell not seen before in its column, and remember it."""
@@ -142,6 +168,9 @@ class LineReader:
             moment = datetime(value.year, value.month, value.day)
         else:
             text = str(value)
+            fast = None if self.mapping.date_format else _utc_seconds(text, self._days)
+            if fast is not None:
+                return fast
             try:
                 if self.mapping.date_format:
                     moment = datetime.strptime(text, self.mapping.date_format)

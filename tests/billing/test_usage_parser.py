@@ -188,3 +188,13 @@ def test_the_preview_shows_each_row_as_read_and_the_rows_that_fail():
     )
     row = preview(data, broken, limit=1).rows[0]
     assert row.error == ("line 2, column 'usage_end': '2026-03-01T06:00:00Z' is not a number.")
+
+
+def test_times_with_an_offset_or_a_space_read_as_the_same_instant():
+    rows = [
+        "2026-03-01T08:00:00+02:00,2026-03-01 07:00:00,gpu-b01,8,1,2.50,20.00,gpu",
+        "2026-03-01T06:00:00Z,2026-03-01T07:00,gpu-b01,8,1,2.50,20.00,gpu",
+    ]
+    first, second = _lines(HEADER + "\n".join(rows) + "\n")
+    assert (first.start, first.end) == (second.start, second.end)
+    assert first.end - first.start == 3600
