@@ -85,10 +85,6 @@ class UsageUpload(StoredUpload):
     def difference_count(self) -> int:
         return sum(int(n) for n in self.by_rule.values())
 
-    @property
-    def in_progress(self) -> bool:
-        return self.state in (UsageState.QUEUED, UsageState.RUNNING)
-
 
 class UsageDifference(models.Model):
     upload = models.ForeignKey(UsageUpload, on_delete=models.CASCADE, related_name="differences")

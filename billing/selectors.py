@@ -14,6 +14,7 @@ from django.http import Http404
 from acceptance.models import Reservation
 from billing.models import UsageDifference, UsageMapping, UsageUpload
 from billing.usage import Contract, Outage, to_micro
+from billing.usage.reader import is_xlsx
 from contracts.defaults import STANDARD
 from incidents.models import Incident
 from incidents.selectors import terms_for
@@ -47,6 +48,19 @@ def usage_uploads(*, reservation: Reservation) -> QuerySet[UsageUpload]:
 def differences(*, upload: UsageUpload, rule: str = "") -> QuerySet[UsageDifference]:
     rows = upload.differences.order_by("line", "pk")
     return rows.filter(rule=rule) if rule else rows
+
+
+HEAD_BYTES = 256 * 1024  # enough for a CSV's header and the preview's first rows
+
+
+def usage_head(*, upload: UsageUpload) -> bytes:
+    """The start of a stored CSV (its header and first rows), or a whole workbook (XLSX cannot
+    be read in part): the upload and the mapping page never read a year of lines."""
+    with upload.file.open("rb") as handle:
+        data = handle.read(HEAD_BYTES)
+        if is_xlsx(data):
+            data += handle.read()
+    return data if isinstance(data, bytes) else data.encode()
 
 
 def provider_mapping(*, provider_id: int) -> UsageMapping | None:

@@ -63,13 +63,13 @@ def usage_upload(*, reservation: Reservation, user: User, upload: UploadedFile) 
     """Store the file, read its header, and reconcile it at once when the provider's saved
     mapping fits; otherwise it waits for the mapping (guessed from the headers)."""
     usage_move(reservation, "usage_upload", user=user)
-    check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES, field="file")
+    check_upload(upload, limit=settings.USAGE_MAX_BYTES, field="file")
     row = UsageUpload(reservation=reservation, uploaded_by=user)
     row.store(upload)
     row.state = UsageState.MAPPING
     row.save()
     try:
-        row.headers = open_table(row.read_bytes(), name=row.original_name).headers
+        row.headers = open_table(selectors.usage_head(upload=row), name=row.original_name).headers
     except UsageError as exc:
         _fail(row, exc)
     else:

@@ -102,7 +102,7 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
         "upload": upload,
         "reservation": upload.reservation,
         "form": form,
-        "preview": preview(upload.read_bytes(), mapping, name=upload.original_name),
+        "preview": preview(sel.usage_head(upload=upload), mapping, name=upload.original_name),
         "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
     }
     return render(request, "billing/usage_mapping.html", context)

@@ -118,7 +118,7 @@ class UsageMappingView(generics.GenericAPIView[UsageUpload]):
     def get(self, request: Request, pk: int, uid: int) -> Response:
         upload = _upload(request, pk, uid)
         saved = sel.provider_mapping(provider_id=upload.reservation.bid.provider_id)
-        shown = preview(upload.read_bytes(), Mapping.from_json(upload.mapping))
+        shown = preview(sel.usage_head(upload=upload), Mapping.from_json(upload.mapping))
         data = {
             "headers": upload.headers,
             "mapping": upload.mapping,

@@ -191,3 +191,28 @@ def test_the_pages_read_the_same_queries_for_few_and_many_rows(
         client.get(reverse("billing:usage-detail", args=[big.pk]))
     with django_assert_max_num_queries(len(few_list)):
         client.get(listing)
+
+
+def test_a_file_longer_than_the_preview_is_reconciled_whole(
+    contracted, provider, django_capture_on_commit_callbacks
+):
+    from tests.billing.conftest import upload_and_map
+
+    row = "2026-03-{day:02d}T{hour:02d}:00:00Z,,gpu-b0{node},8,1,2.50,20.00,gpu"
+    lines = [
+        row.format(day=d, hour=h, node=n) for d in range(2, 31) for h in range(24) for n in (1, 2)
+    ]
+    body = (
+        "usage_start,usage_end,instance_id,gpu_count,hours,rate_usd,amount_usd,line_type\n"
+        + "\n".join(lines * 5)
+        + "\n"
+    ).encode()
+    assert len(body) > 256 * 1024
+    upload = upload_and_map(
+        contracted.reservation,
+        provider.user,
+        usage_file("march.csv", body),
+        django_capture_on_commit_callbacks,
+    )
+    assert upload.state == UsageState.DONE and upload.lines == len(lines) * 5
+    assert upload.totals["billed"] == f"{len(lines) * 5 * 20:,}.00".replace(",", "")
