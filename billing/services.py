@@ -30,6 +30,7 @@ from billing.usage import (
     read_lines,
     reconcile,
 )
+from billing.usage.mapping import REQUIRED
 from core.uploads import check_upload
 
 # Differences kept per upload for the pages and exports; every one is still counted per rule.
@@ -115,7 +116,7 @@ def clean_mapping(
     mapping = Mapping(
         columns={f: h for f, h in clean.items() if h}, unit=unit, date_format=date_format.strip()
     )
-    for field in ("period_start", "node", "gpus", "quantity", "rate", "amount"):
+    for field in REQUIRED:
         if not clean[field]:
             errors.setdefault(field, [f"Say which column holds the {FIELDS[field].lower()}."])
     if errors:
