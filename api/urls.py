@@ -24,6 +24,7 @@ from api.views import (
     reservations,
     scorecards,
     tokens,
+    usage,
 )
 
 app_name = "api"
@@ -187,6 +188,21 @@ v1 = [
         "reservations/<int:pk>/incidents/",
         incidents.ReservationIncidentListView.as_view(),
         name="reservation-incidents",
+    ),
+    path(
+        "reservations/<int:pk>/usage/",
+        usage.ReservationUsageView.as_view(),
+        name="reservation-usage",
+    ),
+    path(
+        "reservations/<int:pk>/usage/<int:uid>/",
+        usage.UsageDetailView.as_view(),
+        name="usage-detail",
+    ),
+    path(
+        "reservations/<int:pk>/usage/<int:uid>/mapping/",
+        usage.UsageMappingView.as_view(),
+        name="usage-mapping",
     ),
     path("incidents/<int:pk>/", incidents.IncidentDetailView.as_view(), name="incident-detail"),
     path(

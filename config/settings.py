@@ -146,6 +146,8 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 EVIDENCE_MAX_BYTES = env_int("EVIDENCE_MAX_BYTES", 50 * 1024 * 1024, minimum=1024)
 # A failed run of 16,384 ranks uploads about 1 GB of Flight Recorder dumps; they stream to disk.
 FAILED_RUN_MAX_BYTES = env_int("FAILED_RUN_MAX_BYTES", 2 * 1024**3, minimum=1024)
+# A year of per-minute usage lines for two nodes is about 70 MB; the reconciliation streams it.
+USAGE_MAX_BYTES = env_int("USAGE_MAX_BYTES", 256 * 1024**2, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024, minimum=1024)
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
@@ -260,6 +262,8 @@ SPECTACULAR_SETTINGS = {
         "SeverityEnum": "incidents.models.Severity",
         "IncidentEvidenceKindEnum": "incidents.models.IncidentEvidenceKind",
         "AnnexKindEnum": "annexes.models.AnnexKind",
+        "UsageStateEnum": "billing.models.UsageState",
+        "UsageUnitEnum": "billing.models.UsageUnit",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -19,6 +19,7 @@ urlpatterns = [
     path("", include("acceptance.urls.burnin")),
     path("", include("incidents.urls")),
     path("", include("delivery.urls")),
+    path("", include("billing.urls")),
     path("", include("evaluation.urls")),
     path("", include("scorecards.urls")),
     path("", include("annexes.urls")),

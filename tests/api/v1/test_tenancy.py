@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,6 +106,35 @@ def maintenance(w: ApiWorld) -> dict[str, Any]:
         reason="Firmware",
     )  # fmt: skip
     return {"id": window.pk}
+
+
+def usage(w: ApiWorld) -> dict[str, Any]:
+    """A usage file on the accepted reservation, uploaded by the buyer who opened the incident."""
+    from billing.services import usage_upload
+
+    reservation = w.incident.reservation
+    upload = usage_upload(
+        reservation=reservation,
+        user=w.incident.opened_by,
+        upload=SimpleUploadedFile("usage.csv", USAGE_CSV.read_bytes()),
+    )
+    return {"id": reservation.pk, "uid": upload.pk}
+
+
+USAGE_CSV = Path(__file__).resolve().parents[2] / "billing" / "data" / "usage_planted.csv"
+USAGE_MAPPING = {
+    "columns": {
+        "period_start": "usage_start",
+        "period_end": "usage_end",
+        "node": "instance_id",
+        "gpus": "gpu_count",
+        "quantity": "hours",
+        "rate": "rate_usd",
+        "amount": "amount_usd",
+        "line_type": "line_type",
+    },
+    "unit": "hours",
+}
 
 
 class Multipart:
@@ -306,6 +336,21 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         OWNER_AND_BUYER_400,
     ),
     "incidents_retrieve": (incident, None, OWNER_AND_BUYER),
+    # Usage reconciliation: the accepted reservation's parties (tests/api/v1/test_api_usage.py).
+    "reservations_usage_list": (reservation, None, OWNER_AND_BUYER),
+    # Any file is stored first (this one, a text log, then waits for its column mapping).
+    "reservations_usage_create": (
+        lambda w: {"id": w.incident.reservation_id},
+        lambda w: Multipart(),
+        only(provider=CREATED, buyer=CREATED),
+    ),
+    "reservations_usage_retrieve": (usage, None, OWNER_AND_BUYER),
+    "reservations_usage_mapping_retrieve": (usage, None, OWNER_AND_BUYER),
+    "reservations_usage_mapping_update": (
+        usage,
+        lambda w: USAGE_MAPPING,
+        only(provider=202, buyer=202),
+    ),
     "incidents_partial_update": (incident, lambda w: {"gpus": 16}, OWNER_AND_BUYER),
     "incidents_severity_create": (
         incident,

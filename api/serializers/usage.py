@@ -1,0 +1,94 @@
+"""Usage uploads and their reconciliation, as the API shows them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from billing.models import UsageDifference, UsageUnit, UsageUpload
+from billing.usage import FIELDS
+
+
+class UsageUploadSummarySerializer(serializers.ModelSerializer[UsageUpload]):
+    name = serializers.CharField(source="original_name", read_only=True)
+    uploaded_by = serializers.CharField(
+        source="uploaded_by.username", allow_null=True, read_only=True
+    )
+    differences = serializers.IntegerField(source="difference_count", read_only=True)
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = UsageUpload
+        fields = [
+            "id", "name", "size", "sha256", "state", "error", "error_line", "error_column",
+            "lines", "totals", "differences", "uploaded_at", "uploaded_by", "reconciled_at",
+            "download_url",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_download_url(self, obj: UsageUpload) -> str:
+        return reverse("billing:usage-file", args=[obj.pk])
+
+
+class UsageDifferenceSerializer(serializers.ModelSerializer[UsageDifference]):
+    class Meta:
+        model = UsageDifference
+        fields = ["line", "rule", "message", "billed_usd", "allowed_usd"]
+        read_only_fields = fields
+
+
+class UsageUploadSerializer(UsageUploadSummarySerializer):
+    """One upload: its state, totals, the count per rule, and one page of differences
+    (`?rule=` filters, `?page=` pages; 100 a page)."""
+
+    mapping = serializers.JSONField(read_only=True)
+    headers = serializers.ListField(child=serializers.CharField(), read_only=True)
+    by_rule = serializers.DictField(child=serializers.IntegerField(), read_only=True)
+    listed_all = serializers.BooleanField(read_only=True)
+    difference_page = serializers.SerializerMethodField()
+
+    class Meta(UsageUploadSummarySerializer.Meta):
+        fields = [
+            *UsageUploadSummarySerializer.Meta.fields,
+            "headers", "mapping", "by_rule", "listed_all", "difference_page",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_difference_page(self, obj: UsageUpload) -> dict[str, Any]:
+        return dict(self.context.get("difference_page") or {})
+
+
+class UsageUploadWriteSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The provider's usage or invoice lines, CSV or XLSX.")
+
+
+class UsageMappingWriteSerializer(serializers.Serializer):
+    columns = serializers.DictField(
+        child=serializers.CharField(allow_blank=True),
+        help_text="Our field → the file's header. Fields: " + ", ".join(FIELDS) + ".",
+    )
+    unit = serializers.ChoiceField(choices=UsageUnit.choices, default=UsageUnit.HOURS)
+    date_format = serializers.CharField(
+        required=False, allow_blank=True, max_length=40, help_text="strptime; empty for ISO 8601."
+    )
+
+
+class UsagePreviewRowSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    cells = serializers.DictField(child=serializers.CharField(allow_blank=True))
+    gpu_hours = serializers.CharField(allow_blank=True)
+    amount = serializers.CharField(allow_blank=True)
+    error = serializers.CharField(allow_blank=True)
+
+
+class UsageMappingSerializer(serializers.Serializer):
+    """The mapping this file is read with, the provider's saved one, and the first rows as read."""
+
+    headers = serializers.ListField(child=serializers.CharField())
+    mapping = serializers.JSONField()
+    provider_mapping = serializers.JSONField(allow_null=True)
+    field_labels = serializers.DictField(child=serializers.CharField())
+    preview_error = serializers.CharField(allow_blank=True)
+    preview = UsagePreviewRowSerializer(many=True)

@@ -1,0 +1,149 @@
+"""Usage reconciliation by API, as on the pages: upload the provider's usage or invoice lines
+(`curl -F file=@usage.csv`), list them, read one's state, totals and differences, and read or
+set the column mapping (which runs the file again). Both parties to the reservation; everyone
+else gets 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from acceptance.selectors import burnin as reservation_selectors
+from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
+from api.permissions import api_user, org_of_kind
+from api.serializers.usage import (
+    UsageDifferenceSerializer,
+    UsageMappingSerializer,
+    UsageMappingWriteSerializer,
+    UsageUploadSerializer,
+    UsageUploadSummarySerializer,
+    UsageUploadWriteSerializer,
+)
+from billing import selectors as sel
+from billing import services
+from billing.models import UsageUpload
+from billing.usage import FIELDS, RULES, Mapping, preview
+
+PAGE = 100
+
+
+def _org_ids(request: Request) -> list[int]:
+    return [org_of_kind(request).pk]
+
+
+def _upload(request: Request, pk: int, uid: int) -> UsageUpload:
+    upload = sel.usage_upload_get(org_ids=_org_ids(request), pk=uid)
+    if upload.reservation_id != pk:
+        raise Http404
+    return upload
+
+
+class ReservationUsageView(generics.ListAPIView[UsageUpload]):
+    """The usage and invoice files uploaded for a reservation, newest first; POST uploads one."""
+
+    serializer_class = UsageUploadSummarySerializer
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self) -> QuerySet[UsageUpload]:
+        if getattr(self, "swagger_fake_view", False):
+            return UsageUpload.objects.none()
+        reservation = reservation_selectors.reservation_get(
+            org_ids=_org_ids(self.request), pk=self.kwargs["pk"]
+        )
+        return sel.usage_uploads(reservation=reservation)
+
+    @extend_schema(
+        request={"multipart/form-data": UsageUploadWriteSerializer},
+        responses={201: UsageUploadSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Upload usage or invoice lines (multipart `file`, CSV or XLSX); stored first, "
+        "reconciled with the provider's saved mapping, else waiting for one (state `mapping`)",
+    )
+    @idempotent
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        reservation = reservation_selectors.reservation_get(
+            org_ids=_org_ids(request), pk=kwargs["pk"]
+        )
+        serializer = UsageUploadWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        row = services.usage_upload(
+            reservation=reservation,
+            user=api_user(request),
+            upload=serializer.validated_data["file"],
+        )
+        return Response(UsageUploadSerializer(row).data, status=status.HTTP_201_CREATED)
+
+
+class UsageDetailView(generics.GenericAPIView[UsageUpload]):
+    serializer_class = UsageUploadSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("rule", OpenApiTypes.STR, enum=list(RULES), required=False),
+            OpenApiParameter("page", OpenApiTypes.INT, required=False),
+        ],
+        summary="One upload: state (with the line and column of a file error), totals "
+        "(billed, allowed, credits, net), the count per rule and a page of differences",
+    )
+    def get(self, request: Request, pk: int, uid: int) -> Response:
+        upload = _upload(request, pk, uid)
+        rule = request.query_params.get("rule", "")
+        rows = sel.differences(upload=upload, rule=rule if rule in RULES else "")
+        page = Paginator(rows, PAGE).get_page(request.query_params.get("page"))
+        listing = {
+            "rule": rule if rule in RULES else "",
+            "page": page.number,
+            "pages": page.paginator.num_pages,
+            "count": page.paginator.count,
+            "results": UsageDifferenceSerializer(list(page.object_list), many=True).data,
+        }
+        context = {"difference_page": listing}
+        return Response(UsageUploadSerializer(upload, context=context).data)
+
+
+class UsageMappingView(generics.GenericAPIView[UsageUpload]):
+    serializer_class = UsageMappingSerializer
+    parser_classes = [JSONParser]
+
+    @extend_schema(summary="The file's headers, its mapping, the provider's and a preview")
+    def get(self, request: Request, pk: int, uid: int) -> Response:
+        upload = _upload(request, pk, uid)
+        saved = sel.provider_mapping(provider_id=upload.reservation.bid.provider_id)
+        shown = preview(sel.usage_head(upload=upload), Mapping.from_json(upload.mapping))
+        data = {
+            "headers": upload.headers,
+            "mapping": upload.mapping,
+            "provider_mapping": saved.as_json() if saved else None,
+            "field_labels": FIELDS,
+            "preview_error": shown.error,
+            "preview": [row.__dict__ for row in shown.rows],
+        }
+        return Response(UsageMappingSerializer(data).data)
+
+    @extend_schema(
+        request=UsageMappingWriteSerializer,
+        responses={202: UsageUploadSerializer},
+        summary="Set the provider's column mapping and reconcile this file with it again",
+    )
+    def put(self, request: Request, pk: int, uid: int) -> Response:
+        upload = _upload(request, pk, uid)
+        serializer = UsageMappingWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        upload = services.usage_map(
+            upload=upload,
+            user=api_user(request),
+            columns=data["columns"],
+            unit=data["unit"],
+            date_format=data.get("date_format", ""),
+        )
+        return Response(UsageUploadSerializer(upload).data, status=status.HTTP_202_ACCEPTED)

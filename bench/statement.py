@@ -1,0 +1,133 @@
+"""Reconcile a year of provider usage lines: parse and check ~1,000,000 lines.
+
+Run: .venv/bin/python bench/statement.py [--shape minute|hour|both] [--xlsx-lines 20000]
+
+Two shapes, each a year: per-minute lines for 2 nodes of 8 GPUs (GPU-minutes, 1,051,200 lines)
+and per-hour lines for 100 nodes (hours, 876,000 lines). Each file is built in memory as the
+CSV a provider exports, with a few planted errors (usage before the clock, a node billed during
+its outage, a wrong rate), then read and reconciled by `billing.usage` exactly as an upload is.
+Prints lines, seconds, lines per second, the differences found and the peak memory of the
+process (ru_maxrss, which includes the generated file itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import resource
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from billing.usage import Contract, Mapping, Outage, open_table, read_lines, reconcile
+
+YEAR = datetime(2026, 1, 1, tzinfo=UTC)
+MINUTE_HEADER = "usage_start,usage_end,instance_id,gpu_count,gpu_minutes,unit_price,amount\n"
+HOUR_HEADER = "period_start,period_end,node,gpus,hours,rate,amount,line_type\n"
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def minute_file() -> tuple[bytes, Mapping]:
+    out = io.StringIO()
+    out.write(MINUTE_HEADER)
+    minutes = 365 * 24 * 60
+    moment = YEAR
+    step = timedelta(minutes=1)
+    for i in range(minutes):
+        start, end = _stamp(moment), _stamp(moment + step)
+        rate = "2.90" if i == 500_000 else "2.50"
+        amount = "0.386667" if i == 500_000 else "0.333333"
+        out.write(f"{start},{end},gpu-a01,8,8,{rate},{amount}\n")
+        out.write(f"{start},{end},gpu-a02,8,8,2.50,0.333333\n")
+        moment += step
+    mapping = Mapping(
+        columns={
+            "period_start": "usage_start",
+            "period_end": "usage_end",
+            "node": "instance_id",
+            "gpus": "gpu_count",
+            "quantity": "gpu_minutes",
+            "rate": "unit_price",
+            "amount": "amount",
+        },
+        unit="gpu-minutes",
+    )
+    return out.getvalue().encode(), mapping
+
+
+def hour_file() -> tuple[bytes, Mapping]:
+    out = io.StringIO()
+    out.write(HOUR_HEADER)
+    moment = YEAR
+    step = timedelta(hours=1)
+    for _ in range(365 * 24):
+        start, end = _stamp(moment), _stamp(moment + step)
+        for n in range(100):
+            out.write(f"{start},{end},gpu-{n:03d},8,1,2.50,20.00,gpu\n")
+        moment += step
+    out.write(f"{_stamp(YEAR)},,,,,,1500.00,egress\n")
+    return out.getvalue().encode(), Mapping(
+        columns={f: f for f in ("period_start", "period_end", "node", "gpus", "rate", "amount")}
+        | {"quantity": "hours", "line_type": "line_type"}
+    )
+
+
+def contract() -> Contract:
+    clock = YEAR + timedelta(hours=6)  # accepted six hours into the first day
+    return Contract(
+        clock_start=int(clock.timestamp()),
+        term_end=int((YEAR + timedelta(days=365)).timestamp()),
+        rate=2_500_000,
+        fees=0,
+        egress=1_000_000_000,
+        outages=[
+            Outage(
+                "gpu-a02",
+                int((YEAR + timedelta(days=40)).timestamp()),
+                int((YEAR + timedelta(days=40, hours=5)).timestamp()),
+                "incident #1 (S3)",
+            ),
+            Outage(
+                "",
+                int((YEAR + timedelta(days=200)).timestamp()),
+                int((YEAR + timedelta(days=200, hours=2)).timestamp()),
+                "incident #2 (S1)",
+            ),
+        ],
+    )
+
+
+def run(name: str, data: bytes, mapping: Mapping) -> None:
+    began, cpu = time.perf_counter(), time.process_time()
+    result = reconcile(read_lines(open_table(data), mapping), contract(), max_listed=50_000)
+    seconds = time.perf_counter() - began
+    cpu = time.process_time() - cpu
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rules = ", ".join(f"{k} {v:,}" for k, v in sorted(result.by_rule.items()))
+    print(
+        f"{name}: {result.lines:,} lines, {len(data) / 1e6:.0f} MB, {seconds:.2f} s "
+        f"(CPU {cpu:.2f} s) "
+        f"({result.lines / seconds:,.0f} lines/s), billed {result.billed_total / 1e6:,.2f}, "
+        f"allowed {result.allowed_total / 1e6:,.2f}; differences: {rules}; "
+        f"peak RSS {peak_mb:.0f} MB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", choices=["minute", "hour", "both"], default="both")
+    args = parser.parse_args()
+    if args.shape in ("minute", "both"):
+        run("per-minute, 2 nodes", *minute_file())
+    if args.shape in ("hour", "both"):
+        run("per-hour, 100 nodes", *hour_file())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Uploaded usage and invoice files, the column mapping each provider's exports use, and the
+differences a reconciliation found."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from acceptance.models import Reservation
+from billing.usage import GPU_MINUTES, HOURS, RULES, UNITS
+from core.uploads import StoredUpload
+from orgs.models import Organization
+
+
+class UsageUnit(models.TextChoices):
+    HOURS = HOURS, UNITS[HOURS]
+    GPU_MINUTES = GPU_MINUTES, UNITS[GPU_MINUTES]
+
+
+class UsageMapping(models.Model):
+    """How one provider's usage exports name our fields: set once, reused by later uploads."""
+
+    provider = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, related_name="usage_mapping"
+    )
+    columns = models.JSONField(default=dict)  # our field -> the file's header
+    unit = models.CharField(max_length=12, choices=UsageUnit.choices, default=UsageUnit.HOURS)
+    date_format = models.CharField(max_length=40, blank=True)  # strptime; empty: ISO 8601
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Usage mapping of {self.provider}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"columns": self.columns, "unit": self.unit, "date_format": self.date_format}
+
+
+class UsageState(models.TextChoices):
+    MAPPING = "mapping", "Waiting for the column mapping"
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Reconciling"
+    DONE = "done", "Reconciled"
+    ERROR = "error", "Cannot be read as mapped"
+
+
+class UsageUpload(StoredUpload):
+    """One usage or invoice file as sent, and the outcome of its latest reconciliation."""
+
+    FALLBACK_NAME = "usage.csv"
+
+    reservation = models.ForeignKey(
+        Reservation, on_delete=models.CASCADE, related_name="usage_uploads"
+    )
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    state = models.CharField(max_length=10, choices=UsageState.choices, default=UsageState.QUEUED)
+    headers = models.JSONField(default=list)
+    mapping = models.JSONField(default=dict)  # the mapping this file is (to be) read with
+    error = models.TextField(blank=True)
+    error_line = models.PositiveIntegerField(null=True, blank=True)
+    error_column = models.CharField(max_length=255, blank=True)
+    lines = models.PositiveIntegerField(default=0)
+    # Dollar amounts as decimal strings: billed, allowed, credits, net, and per line type.
+    totals = models.JSONField(default=dict)
+    by_rule = models.JSONField(default=dict)  # rule -> how many lines break it
+    listed_all = models.BooleanField(default=True)  # False: more differences than were kept
+    credits_usd = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    reconciled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["reservation", "-uploaded_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.original_name
+
+    def upload_dir(self) -> str:
+        return f"billing/{self.reservation_id}"
+
+    @property
+    def difference_count(self) -> int:
+        return sum(int(n) for n in self.by_rule.values())
+
+
+class UsageDifference(models.Model):
+    upload = models.ForeignKey(UsageUpload, on_delete=models.CASCADE, related_name="differences")
+    line = models.PositiveIntegerField()
+    rule = models.CharField(max_length=20, choices=list(RULES.items()))
+    message = models.TextField()
+    billed_usd = models.DecimalField(max_digits=16, decimal_places=2)
+    allowed_usd = models.DecimalField(max_digits=16, decimal_places=2)
+
+    class Meta:
+        ordering = ["upload", "line", "pk"]
+        indexes = [models.Index(fields=["upload", "rule", "line"], name="usage_diff_rule_line")]
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.rule}"

@@ -1,0 +1,124 @@
+"""Reads for billing: uploads behind tenancy (the reservation's buyer and awarded provider; a 404
+for everyone else), and the contract a reconciliation checks lines against."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from acceptance.models import Reservation
+from billing.models import UsageDifference, UsageMapping, UsageUpload
+from billing.usage import Contract, Outage, to_micro
+from billing.usage.reader import is_xlsx
+from contracts.defaults import STANDARD
+from incidents.models import Incident
+from incidents.selectors import terms_for
+
+
+def _party(org_ids: Iterable[int]) -> Q:
+    ids = list(org_ids)
+    return Q(reservation__request__buyer_id__in=ids) | Q(reservation__bid__provider_id__in=ids)
+
+
+def usage_upload_get(*, org_ids: Iterable[int], pk: int) -> UsageUpload:
+    try:
+        return (
+            UsageUpload.objects.select_related(
+                "reservation__request__buyer",
+                "reservation__bid__provider",
+                "reservation__bid_revision",
+                "uploaded_by",
+            )
+            .filter(_party(org_ids))
+            .get(pk=pk)
+        )
+    except UsageUpload.DoesNotExist:
+        raise Http404 from None
+
+
+def usage_uploads(*, reservation: Reservation) -> QuerySet[UsageUpload]:
+    return (
+        UsageUpload.objects.filter(reservation=reservation)
+        .select_related("uploaded_by")
+        .order_by("-uploaded_at", "-pk")
+    )
+
+
+def differences(*, upload: UsageUpload, rule: str = "") -> QuerySet[UsageDifference]:
+    rows = upload.differences.order_by("line", "pk")
+    return rows.filter(rule=rule) if rule else rows
+
+
+HEAD_BYTES = 256 * 1024  # enough for a CSV's header and the preview's first rows
+
+
+def usage_head(*, upload: UsageUpload) -> bytes:
+    """The start of a stored CSV (its header and first rows), or a whole workbook (XLSX cannot
+    be read in part): the upload and the mapping page never read a year of lines."""
+    with upload.file.open("rb") as handle:
+        data = handle.read(HEAD_BYTES)
+        if is_xlsx(data):
+            data += handle.read()
+    return data if isinstance(data, bytes) else data.encode()
+
+
+def provider_mapping(*, provider_id: int) -> UsageMapping | None:
+    return UsageMapping.objects.filter(provider_id=provider_id).first()
+
+
+def _micro(value: Any) -> int | None:
+    return None if value is None else to_micro(str(value))
+
+
+def _seconds(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def term_end(reservation: Reservation) -> datetime:
+    """00:00 UTC the day after the agreed last day (the end date is included)."""
+    last = reservation.request.reservation_end
+    return datetime.combine(last + timedelta(days=1), time(0), tzinfo=UTC)
+
+
+def outages(*, reservation: Reservation, until: datetime) -> list[Outage]:
+    """The nodes out of service, from the incidents whose severity the terms count as downtime:
+    opened to restored (still open: to `until`); an incident naming no node took them all."""
+    _, terms, _ = terms_for(reservation)
+    if not terms.get("outage_not_billed", STANDARD["outage_not_billed"]):
+        return []
+    severities = terms.get("downtime_severities") or STANDARD["downtime_severities"]
+    rows = Incident.objects.filter(reservation=reservation, severity__in=severities).only(
+        "pk", "severity", "nodes", "opened_at", "restored_at"
+    )
+    found = []
+    for incident in rows.order_by("opened_at", "pk"):
+        end = incident.restored_at or until
+        label = f"incident #{incident.pk} ({incident.severity})"
+        for node in incident.nodes or [""]:
+            found.append(Outage(str(node), _seconds(incident.opened_at), _seconds(end), label))
+    return found
+
+
+def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0)) -> Contract:
+    """What the contract allows: accepted time from the clock start to the term's end, the bid's
+    rate, fees and egress over the term, and the outages not to be billed. `credits_usd` is the
+    seam for SLA credits (computed in `delivery`, which billing does not import)."""
+    clock = reservation.clock_start
+    if clock is None:
+        raise ValueError("The reservation has not been accepted: it has no term yet.")
+    end = term_end(reservation)
+    revision = reservation.bid_revision
+    return Contract(
+        clock_start=_seconds(clock),
+        term_end=_seconds(end),
+        rate=_micro(revision.price_per_gpu_hour) or 0,
+        fees=_micro(revision.fees_usd),
+        egress=_micro(revision.egress_usd),
+        outages=outages(reservation=reservation, until=end),
+        credits=to_micro(str(credits_usd)),
+    )

@@ -1,0 +1,220 @@
+"""Writes for billing: store an uploaded usage file, set a provider's column mapping, reconcile.
+
+The bytes are stored before anything reads them; a file that cannot be read keeps its row, its
+error (line and column) and its bytes, so a fixed mapping can run it again."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.utils import timezone
+
+from acceptance.audit import record_on_reservation
+from acceptance.models import Reservation
+from billing import selectors
+from billing.lifecycle import usage_move
+from billing.models import UsageDifference, UsageMapping, UsageState, UsageUpload
+from billing.usage import (
+    FIELDS,
+    UNITS,
+    Mapping,
+    UsageError,
+    guess_mapping,
+    open_table,
+    read_lines,
+    reconcile,
+)
+from billing.usage.mapping import REQUIRED
+from core.uploads import check_upload
+
+# Differences kept per upload for the pages and exports; every one is still counted per rule.
+MAX_LISTED = 50_000
+CENT = Decimal("0.01")
+
+
+def _usd(micros: int) -> Decimal:
+    return (Decimal(micros) / 1_000_000).quantize(CENT)
+
+
+def _queue(upload: UsageUpload) -> None:
+    from billing.tasks import reconcile_usage
+
+    upload_id = upload.pk
+    transaction.on_commit(lambda: reconcile_usage.delay(upload_id))
+
+
+def _record(upload: UsageUpload, action: str, user: User, **values: Any) -> None:
+    record_on_reservation(
+        reservation=upload.reservation,
+        action=action,
+        user=user,
+        obj_key=f"usage:{upload.pk}",
+        **values,
+    )
+
+
+@transaction.atomic
+def usage_upload(*, reservation: Reservation, user: User, upload: UploadedFile) -> UsageUpload:
+    """Store the file, read its header, and reconcile it at once when the provider's saved
+    mapping fits; otherwise it waits for the mapping (guessed from the headers)."""
+    usage_move(reservation, "usage_upload", user=user)
+    check_upload(upload, limit=settings.USAGE_MAX_BYTES, field="file")
+    row = UsageUpload(reservation=reservation, uploaded_by=user)
+    row.store(upload)
+    row.state = UsageState.MAPPING
+    row.save()
+    try:
+        row.headers = open_table(selectors.usage_head(upload=row), name=row.original_name).headers
+    except UsageError as exc:
+        _fail(row, exc)
+    else:
+        saved = selectors.provider_mapping(provider_id=reservation.bid.provider_id)
+        mapping = Mapping.from_json(saved.as_json()) if saved else None
+        if mapping is not None and not mapping.missing(row.headers):
+            row.mapping, row.state = mapping.to_json(), UsageState.QUEUED
+            _queue(row)
+        else:
+            row.mapping = (mapping if mapping else guess_mapping(row.headers)).to_json()
+        row.save(update_fields=["headers", "mapping", "state"])
+    _record(
+        row,
+        "usage.uploaded",
+        user,
+        after={
+            "file": row.original_name,
+            "sha256": row.sha256,
+            "size": row.size,
+            "state": row.state,
+        },
+    )
+    return row
+
+
+def _fail(row: UsageUpload, exc: UsageError) -> None:
+    row.state, row.error = UsageState.ERROR, str(exc)
+    row.error_line, row.error_column = exc.line, exc.column
+    row.save(update_fields=["state", "error", "error_line", "error_column"])
+
+
+def clean_mapping(
+    *, headers: list[str], columns: dict[str, str], unit: str, date_format: str
+) -> Mapping:
+    """The mapping as typed, refused field by field when it names no header of this file."""
+    errors: dict[str, list[str]] = {}
+    if unit not in UNITS:
+        errors["unit"] = [f"Choose the quantity's unit: {', '.join(UNITS)}."]
+    clean = {f: (columns.get(f) or "").strip() for f in FIELDS}
+    for field, header in clean.items():
+        if header and header not in headers:
+            errors[field] = [f"'{header}' is not a header of this file."]
+    mapping = Mapping(
+        columns={f: h for f, h in clean.items() if h}, unit=unit, date_format=date_format.strip()
+    )
+    for field in REQUIRED:
+        if not clean[field]:
+            errors.setdefault(field, [f"Say which column holds the {FIELDS[field].lower()}."])
+    if errors:
+        raise ValidationError(errors)
+    return mapping
+
+
+@transaction.atomic
+def usage_map(
+    *, upload: UsageUpload, user: User, columns: dict[str, str], unit: str, date_format: str = ""
+) -> UsageUpload:
+    """Save the mapping as the provider's (later uploads reuse it) and reconcile this file with
+    it; a file that failed before runs again."""
+    reservation = upload.reservation
+    usage_move(reservation, "usage_map", user=user)
+    mapping = clean_mapping(
+        headers=upload.headers, columns=columns, unit=unit, date_format=date_format
+    )
+    saved = selectors.provider_mapping(provider_id=reservation.bid.provider_id)
+    before = saved.as_json() if saved else {}
+    UsageMapping.objects.update_or_create(
+        provider_id=reservation.bid.provider_id,
+        defaults={
+            "columns": mapping.columns,
+            "unit": mapping.unit,
+            "date_format": mapping.date_format,
+            "updated_by": user,
+        },
+    )
+    upload.mapping, upload.state = mapping.to_json(), UsageState.QUEUED
+    upload.error, upload.error_line, upload.error_column = "", None, ""
+    upload.save(update_fields=["mapping", "state", "error", "error_line", "error_column"])
+    if before != mapping.to_json():
+        _record(upload, "usage.mapping_changed", user, before=before, after=mapping.to_json())
+    _queue(upload)
+    return upload
+
+
+def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> UsageUpload:
+    """Read the stored file with its mapping and check every line. Safe to run twice: the
+    previous outcome is replaced as a whole. `credits_usd` is the seam for the SLA credits."""
+    with transaction.atomic():
+        row = UsageUpload.objects.select_for_update().get(pk=upload_id)
+        if row.state == UsageState.MAPPING:
+            return row
+        row.state = UsageState.RUNNING
+        row.save(update_fields=["state"])
+    row = UsageUpload.objects.select_related(
+        "reservation__request", "reservation__bid", "reservation__bid_revision"
+    ).get(pk=upload_id)
+    try:
+        contract = selectors.contract_for(reservation=row.reservation, credits_usd=credits_usd)
+        table = open_table(row.read_bytes(), name=row.original_name)
+        result = reconcile(
+            read_lines(table, Mapping.from_json(row.mapping)), contract, max_listed=MAX_LISTED
+        )
+    except UsageError as exc:
+        with transaction.atomic():
+            row.differences.all().delete()
+            _fail(row, exc)
+        return row
+    with transaction.atomic():
+        row.differences.all().delete()
+        UsageDifference.objects.bulk_create(
+            (
+                UsageDifference(
+                    upload=row,
+                    line=d.line,
+                    rule=d.rule,
+                    message=d.message,
+                    billed_usd=_usd(d.billed),
+                    allowed_usd=_usd(d.allowed),
+                )
+                for d in result.differences
+            ),
+            batch_size=2000,
+        )
+        row.lines, row.by_rule, row.listed_all = result.lines, result.by_rule, result.listed_all
+        row.credits_usd = _usd(result.credits)
+        row.totals = {
+            "billed": str(_usd(result.billed_total)),
+            "allowed": str(_usd(result.allowed_total)),
+            "credits": str(_usd(result.credits)),
+            "net": str(_usd(result.net)),
+            "over": str(_usd(result.billed_total - result.allowed_total)),
+            "gpu_hours": f"{result.gpu_hours / 60_000_000:.2f}",
+            "billed_by_type": {k: str(_usd(v)) for k, v in result.billed.items()},
+            "allowed_by_type": {k: str(_usd(v)) for k, v in result.allowed.items()},
+        }
+        row.state, row.error, row.error_line, row.error_column = UsageState.DONE, "", None, ""
+        row.reconciled_at = timezone.now()
+        row.save()
+    return row
+
+
+def usage_mark_error(*, upload_id: int, error: BaseException) -> None:
+    """A crash the parser did not foresee: the row says so rather than staying 'reconciling'."""
+    UsageUpload.objects.filter(pk=upload_id).update(
+        state=UsageState.ERROR,
+        error=f"The reconciliation failed unexpectedly ({type(error).__name__}).",
+    )

@@ -1,0 +1,20 @@
+"""The reconciliation task: an upload id in, one service call, safe to run twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from billing.models import UsageUpload
+from billing.services import usage_mark_error, usage_reconcile
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def reconcile_usage(upload_id: int) -> str:
+    try:
+        row = usage_reconcile(upload_id=upload_id)
+    except UsageUpload.DoesNotExist:
+        return "gone"
+    except Exception as exc:
+        usage_mark_error(upload_id=upload_id, error=exc)
+        raise
+    return row.state

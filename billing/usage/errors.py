@@ -1,0 +1,18 @@
+"""The one error a usage file raises: which line, which column, what was wrong."""
+
+from __future__ import annotations
+
+
+class UsageError(ValueError):
+    """A usage or invoice file that cannot be read as mapped. `line` counts the header as 1."""
+
+    def __init__(self, message: str, *, line: int | None = None, column: str = "") -> None:
+        self.line = line
+        self.column = column
+        self.reason = message
+        where = []
+        if line is not None:
+            where.append(f"line {line}")
+        if column:
+            where.append(f"column '{column}'")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)

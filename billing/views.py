@@ -1,0 +1,153 @@
+"""Usage reconciliation pages. Thin: selectors read, services write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from acceptance.selectors import burnin as res_sel
+from billing import selectors as sel
+from billing import services
+from billing.exports import differences_response
+from billing.forms import UsageMappingForm, UsageUploadForm
+from billing.lifecycle import usage_decision
+from billing.models import UsageState, UsageUpload
+from billing.usage import FIELDS, RULES, Mapping, preview
+from core.web import errors_into_form
+from orgs.access import active_org, org_required, user_of
+
+DIFFERENCES_PAGE = 50
+
+
+def _org_ids(request: HttpRequest) -> list[int]:
+    org = active_org(request)
+    return [org.pk] if org is not None else []
+
+
+def _upload(request: HttpRequest, pk: int) -> UsageUpload:
+    return sel.usage_upload_get(org_ids=_org_ids(request), pk=pk)
+
+
+@org_required()
+@require_http_methods(["GET", "POST"])
+def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
+    """The reservation's uploads, newest first, and the form to add one."""
+    reservation = res_sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    form = UsageUploadForm()
+    if request.method == "POST":
+        form = UsageUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                row = services.usage_upload(
+                    reservation=reservation, user=user_of(request), upload=form.cleaned_data["file"]
+                )
+            except ValidationError as exc:
+                errors_into_form(form, exc)
+            else:
+                messages.success(request, f"Stored {row.original_name}.")
+                if row.state == UsageState.MAPPING:
+                    return redirect("billing:usage-mapping", pk=row.pk)
+                return redirect("billing:usage-detail", pk=row.pk)
+    page = Paginator(sel.usage_uploads(reservation=reservation), 25).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "reservation": reservation,
+        "form": form,
+        "page": page,
+        "decision": usage_decision(reservation, "usage_upload", user=request.user),
+    }
+    return render(request, "billing/usage_list.html", context)
+
+
+@org_required()
+@require_http_methods(["GET", "POST"])
+def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
+    """The mapping form beside a preview of the first rows as it reads them; saving it makes it
+    the provider's mapping and reconciles this file again."""
+    upload = _upload(request, pk)
+    mapping = Mapping.from_json(upload.mapping)
+    initial = {**mapping.columns, "unit": mapping.unit, "date_format": mapping.date_format}
+    form = UsageMappingForm(initial=initial, headers=upload.headers)
+    if request.method == "POST":
+        form = UsageMappingForm(request.POST, headers=upload.headers)
+        if form.is_valid():
+            try:
+                services.usage_map(
+                    upload=upload,
+                    user=user_of(request),
+                    columns=form.columns(),
+                    unit=form.cleaned_data["unit"],
+                    date_format=form.cleaned_data["date_format"],
+                )
+            except ValidationError as exc:
+                errors_into_form(form, exc)
+            else:
+                messages.success(request, "Mapping saved for this provider; reconciling the file.")
+                return redirect("billing:usage-detail", pk=upload.pk)
+        elif form.data:
+            # Preview what was typed, so the user sees why it does not fit.
+            mapping = Mapping(
+                columns={f: str(form.data[f]) for f in FIELDS if form.data.get(f)},
+                unit=str(form.data.get("unit") or mapping.unit),
+                date_format=str(form.data.get("date_format") or ""),
+            )
+    context = {
+        "upload": upload,
+        "reservation": upload.reservation,
+        "form": form,
+        "preview": preview(sel.usage_head(upload=upload), mapping, name=upload.original_name),
+        "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
+    }
+    return render(request, "billing/usage_mapping.html", context)
+
+
+@org_required()
+@require_GET
+def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    upload = _upload(request, pk)
+    rule = request.GET.get("rule", "")
+    if rule and rule not in RULES:
+        rule = ""
+    page = Paginator(sel.differences(upload=upload, rule=rule), DIFFERENCES_PAGE).get_page(
+        request.GET.get("page")
+    )
+    context: dict[str, Any] = {
+        "upload": upload,
+        "reservation": upload.reservation,
+        "rule": rule,
+        "rules": [(k, label, upload.by_rule.get(k, 0)) for k, label in RULES.items()],
+        "page": page,
+        "totals": upload.totals,
+    }
+    return render(request, "billing/usage_detail.html", context)
+
+
+@org_required()
+@require_GET
+def usage_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    if fmt not in ("csv", "xlsx"):
+        raise Http404
+    upload = _upload(request, pk)
+    rule = request.GET.get("rule", "")
+    return differences_response(
+        upload, sel.differences(upload=upload, rule=rule if rule in RULES else ""), fmt
+    )
+
+
+@org_required()
+@require_GET
+def usage_file(request: HttpRequest, pk: int) -> FileResponse:
+    upload = _upload(request, pk)
+    return FileResponse(
+        upload.file.open("rb"),
+        as_attachment=True,
+        filename=upload.original_name,
+        content_type="application/octet-stream",
+    )

@@ -1,0 +1,56 @@
+"""What the contract allows, read from the reservation: the accepted term, the bid's money, and
+the outages of the incidents whose severity the terms count as downtime."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from billing.selectors import contract_for
+from billing.usage import Outage
+from incidents.models import Incident
+from tests.billing.conftest import CLOCK
+
+pytestmark = pytest.mark.django_db
+
+TERM_END = datetime(2026, 6, 1, tzinfo=UTC)  # 00:00 UTC the day after 31 May
+
+
+def _incident(reservation, severity, nodes, opened, restored=None):
+    return Incident.objects.create(
+        reservation=reservation,
+        severity=severity,
+        proposed_severity=severity,
+        nodes=nodes,
+        opened_at=opened,
+        restored_at=restored,
+        clocks={},
+    )
+
+
+def test_the_contract_holds_the_term_the_bid_and_the_downtime_outages(contracted):
+    reservation = contracted.reservation
+    t = datetime(2026, 4, 2, 10, tzinfo=UTC)
+    s3 = _incident(reservation, "S3", ["gpu-b02"], t, datetime(2026, 4, 2, 12, tzinfo=UTC))
+    s1 = _incident(reservation, "S1", [], datetime(2026, 5, 30, tzinfo=UTC))  # still open
+    _incident(reservation, "S2", ["gpu-b01"], t, datetime(2026, 4, 2, 11, tzinfo=UTC))
+
+    contract = contract_for(reservation=reservation, credits_usd=Decimal("12.34"))
+
+    assert contract.clock_start == int(CLOCK.timestamp())
+    assert contract.term_end == int(TERM_END.timestamp())
+    assert (contract.rate, contract.fees, contract.egress) == (2_500_000, 10**9, 500_000_000)
+    assert contract.credits == 12_340_000
+    assert contract.outages == [
+        Outage("gpu-b02", int(t.timestamp()), int(t.timestamp()) + 7200, f"incident #{s3.pk} (S3)"),
+        Outage("", int(s1.opened_at.timestamp()), contract.term_end, f"incident #{s1.pk} (S1)"),
+    ]
+
+
+def test_a_pending_reservation_has_no_term(world, buyer):
+    from tests.acceptance.burnin.helpers import award
+
+    with pytest.raises(ValueError, match="has not been accepted"):
+        contract_for(reservation=award(world, buyer).reservation)

@@ -1,0 +1,61 @@
+"""The done-when test: a provider's usage CSV with exactly three planted errors — hours before
+acceptance (line 2), a node billed during its outage (line 10), a wrong rate (line 11) — is
+reconciled to exactly those three differences, each with its line.
+
+Around them, what must not be flagged: an S2 incident on gpu-b01 (the terms count S1 and S3 as
+downtime, not S2), egress and fees within the bid, and every other hour inside the term."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from billing.models import UsageState
+from incidents.models import Incident
+from tests.billing.conftest import upload_and_map, usage_file
+
+pytestmark = pytest.mark.django_db
+
+
+def _incident(reservation, severity, nodes, start_hour, end_hour):
+    return Incident.objects.create(
+        reservation=reservation,
+        severity=severity,
+        proposed_severity=severity,
+        nodes=nodes,
+        opened_at=datetime(2026, 3, 1, start_hour, tzinfo=UTC),
+        restored_at=datetime(2026, 3, 1, end_hour, tzinfo=UTC),
+        clocks={},
+    )
+
+
+def test_the_three_planted_errors_are_found_each_with_its_line(
+    contracted, provider, django_capture_on_commit_callbacks
+):
+    reservation = contracted.reservation
+    out = _incident(reservation, "S3", ["gpu-b02"], 9, 10)
+    _incident(reservation, "S2", ["gpu-b01"], 7, 8)  # degraded, not down: still billed
+
+    row = upload_and_map(
+        reservation,
+        provider.user,
+        usage_file("usage_planted.csv"),
+        django_capture_on_commit_callbacks,
+    )
+
+    assert row.state == UsageState.DONE, row.error
+    found = sorted((d.line, d.rule) for d in row.differences.all())
+    assert found == [(2, "before-clock"), (10, "node-out"), (11, "rate")]
+    messages = {d.line: d.message for d in row.differences.all()}
+    assert "before the clock started at 2026-03-01 06:00 UTC" in messages[2]
+    assert f"incident #{out.pk} (S3)" in messages[10] and "1.00 h" in messages[10]
+    assert "rate 2.75 is not the agreed 2.50" in messages[11]
+    # Billed: 13 GPU-hour lines of 8 GPUs (12 × 20.00 + 22.00) + 120 egress + 250 fees = 632.00.
+    # Allowed: the hour before the clock and the hour out are 0, line 11 is priced at the agreed
+    # 8 × 2.50 = 20.00: 11 × 20.00 + 370.00 = 590.00.
+    assert row.lines == 15
+    assert row.totals["billed"] == "632.00"
+    assert row.totals["allowed"] == "590.00"
+    assert row.totals["over"] == "42.00"
+    assert row.totals["net"] == "590.00"  # no credits passed in yet
