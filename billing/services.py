@@ -5,6 +5,7 @@ error (line and column) and its bytes, so a fixed mapping can run it again."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -30,8 +31,10 @@ from billing.usage import (
     read_lines,
     reconcile,
 )
+from billing.usage.lines import to_micro
 from billing.usage.mapping import REQUIRED
 from core.uploads import check_upload
+from delivery.selectors import delivery_for
 
 # Differences kept per upload for the pages and exports; every one is still counted per rule.
 MAX_LISTED = 50_000
@@ -155,9 +158,26 @@ def usage_map(
     return upload
 
 
-def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> UsageUpload:
+def credits_for_period(
+    reservation: Reservation, first: int | None, last: int | None
+) -> tuple[Decimal, list[str]]:
+    """The SLA credits of the months a bill's lines cover, and those months ("2027-01")."""
+    if first is None or last is None:
+        return Decimal(0), []
+    report = delivery_for(reservation=reservation).report
+    if report is None:
+        return Decimal(0), []
+    lo, hi = datetime.fromtimestamp(first, UTC), datetime.fromtimestamp(last, UTC)
+    months = [m for m in report.months if m.start < hi and m.end > lo]
+    return sum((m.credit.value or Decimal(0) for m in months), Decimal(0)), [
+        m.label for m in months
+    ]
+
+
+def usage_reconcile(*, upload_id: int) -> UsageUpload:
     """Read the stored file with its mapping and check every line. Safe to run twice: the
-    previous outcome is replaced as a whole. `credits_usd` is the seam for the SLA credits."""
+    previous outcome is replaced as a whole. The SLA credits due are those of the months the
+    bill's GPU lines cover (the delivery report's figures)."""
     with transaction.atomic():
         row = UsageUpload.objects.select_for_update().get(pk=upload_id)
         if row.state == UsageState.MAPPING:
@@ -168,7 +188,7 @@ def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> Usa
         "reservation__request", "reservation__bid", "reservation__bid_revision"
     ).get(pk=upload_id)
     try:
-        contract = selectors.contract_for(reservation=row.reservation, credits_usd=credits_usd)
+        contract = selectors.contract_for(reservation=row.reservation)
         table = open_table(row.read_bytes(), name=row.original_name)
         result = reconcile(
             read_lines(table, Mapping.from_json(row.mapping)), contract, max_listed=MAX_LISTED
@@ -178,6 +198,8 @@ def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> Usa
             row.differences.all().delete()
             _fail(row, exc)
         return row
+    credits, months = credits_for_period(row.reservation, result.first_start, result.last_end)
+    result.credits = to_micro(str(credits))
     with transaction.atomic():
         row.differences.all().delete()
         UsageDifference.objects.bulk_create(
@@ -200,6 +222,7 @@ def usage_reconcile(*, upload_id: int, credits_usd: Decimal = Decimal(0)) -> Usa
             "billed": str(_usd(result.billed_total)),
             "allowed": str(_usd(result.allowed_total)),
             "credits": str(_usd(result.credits)),
+            "credit_months": months,
             "net": str(_usd(result.net)),
             "over": str(_usd(result.billed_total - result.allowed_total)),
             "gpu_hours": f"{result.gpu_hours / 60_000_000:.2f}",

@@ -67,6 +67,9 @@ class Difference:
     allowed: int
 
 
+NO_START, NO_END = 1 << 62, -(1 << 62)
+
+
 @dataclass
 class Result:
     lines: int = 0
@@ -74,6 +77,9 @@ class Result:
     allowed: dict[str, int] = field(default_factory=lambda: {GPU: 0, EGRESS: 0, FEE: 0})
     gpu_hours: int = 0  # micro-GPU-minutes billed
     credits: int = 0
+    # The GPU lines' span (epoch seconds): which months' SLA credits this bill answers for.
+    first_start: int | None = None
+    last_end: int | None = None
     by_rule: dict[str, int] = field(default_factory=dict)
     differences: list[Difference] = field(default_factory=list)
     listed_all: bool = True
@@ -179,6 +185,7 @@ def reconcile(
             result.listed_all = False
 
     count = gpu_quantity = gpu_billed = gpu_allowed = 0  # locals: the loop runs once per line
+    period_lo, period_hi = NO_START, NO_END
     for u in lines:
         count += 1
         if u.kind != GPU:
@@ -206,6 +213,10 @@ def reconcile(
         gpu_quantity += quantity
         gpu_billed += amount
         start, end = u.start, u.end
+        if start < period_lo:
+            period_lo = start
+        if end > period_hi:
+            period_hi = end
         lo = start if start > clock else clock
         hi = end if end < term_end else term_end
         inside = hi - lo if hi > lo else 0
@@ -274,6 +285,8 @@ def reconcile(
             )
     result.lines = count
     result.gpu_hours = gpu_quantity
+    if period_hi != NO_END:
+        result.first_start, result.last_end = period_lo, period_hi
     billed[GPU] += gpu_billed
     allowed[GPU] += gpu_allowed
     return result

@@ -12,10 +12,15 @@ from datetime import UTC, datetime
 import pytest
 
 from billing.models import UsageState
+from contracts.defaults import STANDARD
+from incidents.failures import terms_clocks
 from incidents.models import Incident
 from tests.billing.conftest import upload_and_map, usage_file
 
 pytestmark = pytest.mark.django_db
+
+# The standard terms' clocks, frozen on every incident as the product opens it.
+CLOCKS = terms_clocks(STANDARD)
 
 
 def _incident(reservation, severity, nodes, start_hour, end_hour):
@@ -26,7 +31,7 @@ def _incident(reservation, severity, nodes, start_hour, end_hour):
         nodes=nodes,
         opened_at=datetime(2026, 3, 1, start_hour, tzinfo=UTC),
         restored_at=datetime(2026, 3, 1, end_hour, tzinfo=UTC),
-        clocks={},
+        clocks=CLOCKS,
     )
 
 
@@ -58,4 +63,32 @@ def test_the_three_planted_errors_are_found_each_with_its_line(
     assert row.totals["billed"] == "632.00"
     assert row.totals["allowed"] == "590.00"
     assert row.totals["over"] == "42.00"
-    assert row.totals["net"] == "590.00"  # no credits passed in yet
+    assert row.totals["net"] == "590.00"  # March stays above 99.9 %: no credit earned
+
+
+def test_the_credits_of_the_months_billed_come_off_the_net(
+    contracted, provider, django_capture_on_commit_callbacks
+):
+    """A 12-hour S1 across the allocation drops March below 99.9 %: the bill for March owes
+    the delivery report's March credit, and the net is the allowed amount less it."""
+    from decimal import Decimal
+
+    from delivery.selectors import delivery_for
+
+    reservation = contracted.reservation
+    Incident.objects.create(
+        reservation=reservation, severity="S1", proposed_severity="S1", nodes=[],
+        opened_at=datetime(2026, 3, 2, 0, tzinfo=UTC),
+        restored_at=datetime(2026, 3, 2, 12, tzinfo=UTC), clocks=CLOCKS,
+    )  # fmt: skip
+    row = upload_and_map(
+        reservation, provider.user, usage_file("usage_planted.csv"),
+        django_capture_on_commit_callbacks,
+    )  # fmt: skip
+    march = next(
+        m for m in delivery_for(reservation=reservation).report.months if m.label == "2026-03"
+    )
+    assert march.credit.value > 0
+    assert row.totals["credit_months"] == ["2026-03"]
+    assert Decimal(row.totals["credits"]) == march.credit.value
+    assert Decimal(row.totals["net"]) == Decimal(row.totals["allowed"]) - march.credit.value
