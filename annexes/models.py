@@ -13,6 +13,7 @@ from bids.models import CapacityRequest
 class AnnexKind(models.TextChoices):
     CONTRACT = "contract", "Contract annex"
     COMPARISON = "comparison", "Bid comparison summary (buyer only)"
+    STATEMENT = "statement", "Monthly statement"
 
 
 class FrozenAnnexError(Exception):
@@ -34,6 +35,8 @@ def annex_path(instance: Annex, filename: str) -> str:
 class Annex(models.Model):
     request = models.ForeignKey(CapacityRequest, on_delete=models.PROTECT, related_name="annexes")
     kind = models.CharField(max_length=12, choices=AnnexKind.choices)
+    # A monthly statement's month ("2027-01"); empty for the annexes issued once per request.
+    period = models.CharField(max_length=7, blank=True, default="")
     version = models.PositiveIntegerField()
     snapshot = models.JSONField()
     snapshot_sha256 = models.CharField(max_length=64)
@@ -52,14 +55,15 @@ class Annex(models.Model):
         db_table = "contracts_annex"  # moved from contracts/: the table keeps its name
         constraints = [
             models.UniqueConstraint(
-                fields=["request", "kind", "version"], name="one_annex_per_version"
+                fields=["request", "kind", "period", "version"], name="one_annex_per_version"
             )
         ]
-        ordering = ["request", "kind", "-version"]
+        ordering = ["request", "kind", "-period", "-version"]
         verbose_name_plural = "annexes"
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} v{self.version} — {self.request}"
+        period = f" {self.period}" if self.period else ""
+        return f"{self.get_kind_display()}{period} v{self.version} — {self.request}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
@@ -71,6 +75,8 @@ class Annex(models.Model):
 
     @property
     def filename(self) -> str:
+        if self.kind == AnnexKind.STATEMENT:
+            return f"statement-request{self.request_id}-{self.period}-v{self.version}.pdf"
         prefix = "annex" if self.kind == AnnexKind.CONTRACT else "comparison-summary"
         return f"{prefix}-request{self.request_id}-v{self.version}.pdf"
 
@@ -89,6 +95,7 @@ class AnnexJob(models.Model):
         CapacityRequest, on_delete=models.CASCADE, related_name="annex_jobs"
     )
     kind = models.CharField(max_length=12, choices=AnnexKind.choices)
+    period = models.CharField(max_length=7, blank=True, default="")
     status = models.CharField(
         max_length=10, choices=AnnexJobStatus.choices, default=AnnexJobStatus.QUEUED
     )

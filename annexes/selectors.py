@@ -22,9 +22,9 @@ def _awarded_provider_id(request: CapacityRequest) -> int | None:
 
 def annex_kinds_for(*, org: Organization, request: CapacityRequest) -> list[str]:
     if org.pk == request.buyer_id:
-        return [AnnexKind.CONTRACT, AnnexKind.COMPARISON]
+        return [AnnexKind.CONTRACT, AnnexKind.COMPARISON, AnnexKind.STATEMENT]
     if org.pk == _awarded_provider_id(request):
-        return [AnnexKind.CONTRACT]
+        return [AnnexKind.CONTRACT, AnnexKind.STATEMENT]
     return []
 
 
@@ -47,12 +47,25 @@ def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
     """Why an annex of `kind` cannot be generated yet (None when it can)."""
     if kind == AnnexKind.CONTRACT and _awarded_provider_id(request) is None:
         return "Award a bid first: the contract annex states the awarded bid's terms."
+    if kind == AnnexKind.STATEMENT and not statement_periods(request=request):
+        return "Statements cover accepted time: they start with the term, once the buyer accepts."
     if kind == AnnexKind.COMPARISON:
         from annexes.document.snapshot import scores_not_current
         from evaluation.comparison import comparison_state
 
         return scores_not_current(comparison_state(request=request)[0])
     return None
+
+
+def statement_periods(*, request: CapacityRequest) -> list[str]:
+    """The months a statement can be generated for, newest first."""
+    from acceptance.models import Reservation, ReservationStatus
+    from annexes.document.statement import statement_months
+
+    reservation = Reservation.objects.filter(
+        request=request, status=ReservationStatus.ACCEPTED
+    ).first()
+    return list(reversed(statement_months(reservation))) if reservation is not None else []
 
 
 def annex_sources_changed(*, request: CapacityRequest, kind: str, latest: Annex) -> bool:
@@ -62,7 +75,7 @@ def annex_sources_changed(*, request: CapacityRequest, kind: str, latest: Annex)
     from annexes.document.snapshot import snapshot_for
 
     try:
-        snapshot = snapshot_for(request=request, kind=kind)
+        snapshot = snapshot_for(request=request, kind=kind, period=latest.period)
     except ValueError:
         return False
     return snapshot_sha256(snapshot) != latest.snapshot_sha256
@@ -73,7 +86,7 @@ def annex_list(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]
         Annex.objects.filter(request=request, kind__in=kinds)
         .select_related("created_by")
         .defer("snapshot")
-        .order_by("kind", "-version")
+        .order_by("kind", "-period", "-version")
     )
 
 

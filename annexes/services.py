@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from pypdf import PdfReader
 
@@ -23,25 +23,33 @@ from bids.models import CapacityRequest
 from core.jobs import STUCK_REASON, limit_words, queued_cutoff, running_cutoff
 
 
-def annex_snapshot(*, request: CapacityRequest, kind: str) -> dict:
+def annex_snapshot(*, request: CapacityRequest, kind: str, period: str = "") -> dict:
     try:
-        return snapshot_for(request=request, kind=kind)
+        return snapshot_for(request=request, kind=kind, period=period)
     except ValueError as exc:
         raise ValidationError(str(exc)) from exc
 
 
-def annex_request(*, request: CapacityRequest, kind: str, user: User | None) -> AnnexJob:
-    """Queue a render. Refused up front when there is nothing to render yet."""
+def annex_request(
+    *, request: CapacityRequest, kind: str, user: User | None, period: str = ""
+) -> AnnexJob:
+    """Queue a render. Refused up front when there is nothing to render yet. `period` names a
+    monthly statement's month ("2027-01") and nothing else."""
     if kind not in AnnexKind.values:
         raise ValidationError(f"Unknown annex kind {kind!r}.")
-    annex_snapshot(request=request, kind=kind)  # fail now, with the reason, not in the worker
+    if (kind == AnnexKind.STATEMENT) != bool(period):
+        raise ValidationError({"period": ["A monthly statement, and only it, names its month."]})
+    annex_snapshot(request=request, kind=kind, period=period)  # fail now, not in the worker
     annex_jobs_reap(timezone.now())  # a stuck render is failed, so this request starts afresh
     running = AnnexJob.objects.filter(
-        request=request, kind=kind, status__in=[AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING]
+        request=request,
+        kind=kind,
+        period=period,
+        status__in=[AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING],
     ).first()
     if running is not None:
         return running
-    job = AnnexJob.objects.create(request=request, kind=kind, requested_by=user)
+    job = AnnexJob.objects.create(request=request, kind=kind, period=period, requested_by=user)
     _queue(job)
     return job
 
@@ -78,10 +86,10 @@ def annex_render_job(*, job_id: int) -> AnnexJob:
         status=AnnexJobStatus.RENDERING, started_at=timezone.now(), attempts=job.attempts + 1
     )
     try:
-        snapshot = annex_snapshot(request=job.request, kind=job.kind)
+        snapshot = annex_snapshot(request=job.request, kind=job.kind, period=job.period)
         digest = snapshot_sha256(snapshot)
         for _ in range(3):  # another job may take the version number while this one renders
-            latest = Annex.objects.filter(request=job.request, kind=job.kind).first()
+            latest = _issued(job).first()
             if latest is not None and latest.snapshot_sha256 == digest:
                 return _finish(job, latest, reused=True)
             version = (latest.version if latest else 0) + 1
@@ -97,6 +105,11 @@ def annex_render_job(*, job_id: int) -> AnnexJob:
         raise
 
 
+def _issued(job: AnnexJob) -> QuerySet[Annex]:
+    """The versions issued of the job's document: its request, kind and month."""
+    return Annex.objects.filter(request_id=job.request_id, kind=job.kind, period=job.period)
+
+
 @transaction.atomic
 def _issue(
     job: AnnexJob, *, snapshot: dict, digest: str, pdf: bytes, version: int
@@ -106,17 +119,16 @@ def _issue(
     job = AnnexJob.objects.select_for_update().get(pk=job.pk)
     if job.status == AnnexJobStatus.DONE:
         return job  # a duplicate delivery finished first
-    same = Annex.objects.filter(
-        request_id=job.request_id, kind=job.kind, snapshot_sha256=digest
-    ).first()
+    same = _issued(job).filter(snapshot_sha256=digest).first()
     if same is not None:
         return _finish(job, same, reused=True)
-    top = Annex.objects.filter(request_id=job.request_id, kind=job.kind).aggregate(v=Max("version"))
+    top = _issued(job).aggregate(v=Max("version"))
     if (top["v"] or 0) + 1 != version:
         return None  # the PDF names the version in its header: render again
     annex = Annex(
         request_id=job.request_id,
         kind=job.kind,
+        period=job.period,
         version=version,
         snapshot=snapshot,
         snapshot_sha256=digest,

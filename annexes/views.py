@@ -32,6 +32,9 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
                 "annexes": issued,
                 "job": next((j for j in jobs if j.kind == kind), None),
                 "blocker": selectors.annex_blocker(request=req, kind=kind),
+                "periods": selectors.statement_periods(request=req)
+                if kind == AnnexKind.STATEMENT
+                else [],
                 "stale": bool(issued)
                 and selectors.annex_sources_changed(request=req, kind=kind, latest=issued[0]),
             }
@@ -72,7 +75,8 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
     if kind not in kinds:
         raise Http404
     try:
-        job = annex_request(request=req, kind=kind, user=user_of(request))
+        period = request.POST.get("period", "") if kind == AnnexKind.STATEMENT else ""
+        job = annex_request(request=req, kind=kind, user=user_of(request), period=period)
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -130,7 +134,7 @@ def annex_diff(request: HttpRequest, pk: int) -> HttpResponse:
     except (KeyError, ValueError):
         messages.error(request, "Choose two versions of the same annex to compare.")
         return redirect("annexes:list", pk=pk)
-    if old.kind != new.kind:
+    if old.kind != new.kind or old.period != new.period:
         messages.error(request, "Only versions of the same annex can be compared.")
         return redirect("annexes:list", pk=pk)
     changes = in_annex_order(snapshot_diff(old.snapshot, new.snapshot))

@@ -16,6 +16,8 @@ from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
 from annexes.document.snapshot import KIND_CONTRACT
+from annexes.document.statement import KIND_STATEMENT
+from annexes.document.statement_doc import statement_document
 from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
 from core.formatting import duration
@@ -456,7 +458,9 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
 
 
 def document_for(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
-    if snap.get("kind") == KIND_CONTRACT:
+    if snap.get("kind") == KIND_STATEMENT:
+        document = statement_document(snap, sha256=sha256, version=version)
+    elif snap.get("kind") == KIND_CONTRACT:
         document = contract_document(snap, sha256=sha256, version=version)
     else:
         document = comparison_document(snap, sha256=sha256, version=version)

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 
@@ -239,8 +240,10 @@ def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     }
 
 
-def snapshot_for(*, request: CapacityRequest, kind: str) -> dict[str, Any]:
+def snapshot_for(*, request: CapacityRequest, kind: str, period: str = "") -> dict[str, Any]:
     """The snapshot of an annex of `kind`; ValueError says why there is none yet."""
+    if kind == KIND_STATEMENT:
+        return statement_snapshot(request=request, period=period)
     if kind == KIND_CONTRACT:
         return contract_snapshot(request=request)
     return comparison_snapshot(request=request)

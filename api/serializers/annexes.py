@@ -18,6 +18,7 @@ class AnnexSerializer(serializers.ModelSerializer[Annex]):
             "id",
             "request",
             "kind",
+            "period",
             "version",
             "snapshot_sha256",
             "pdf_sha256",
@@ -34,6 +35,13 @@ class AnnexSerializer(serializers.ModelSerializer[Annex]):
 
 class AnnexRequestSerializer(serializers.Serializer[None]):
     kind = serializers.ChoiceField(choices=AnnexKind.choices, default=AnnexKind.CONTRACT)
+    period = serializers.RegexField(
+        r"^\d{4}-\d{2}$",
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="A monthly statement's month, e.g. 2027-01 (statements only).",
+    )
 
 
 class AnnexJobSerializer(serializers.ModelSerializer[AnnexJob]):
@@ -42,7 +50,17 @@ class AnnexJobSerializer(serializers.ModelSerializer[AnnexJob]):
 
     class Meta:
         model = AnnexJob
-        fields = ["id", "kind", "status", "error", "reused", "requested_at", "annex", "status_url"]
+        fields = [
+            "id",
+            "kind",
+            "period",
+            "status",
+            "error",
+            "reused",
+            "requested_at",
+            "annex",
+            "status_url",
+        ]
         read_only_fields = fields
 
     def get_status_url(self, obj: AnnexJob) -> str:

@@ -46,7 +46,12 @@ class AnnexListView(generics.ListAPIView[Annex]):
         kind = body.validated_data["kind"]
         if kind not in kinds:
             raise Http404
-        job = annex_request(request=req, kind=kind, user=request.user)  # type: ignore[arg-type]
+        job = annex_request(
+            request=req,
+            kind=kind,
+            user=request.user,  # type: ignore[arg-type]
+            period=body.validated_data["period"],
+        )
         job.refresh_from_db()
         return Response(AnnexJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

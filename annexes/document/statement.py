@@ -1,0 +1,164 @@
+"""The monthly statement of a reservation: availability, incidents, maintenance, credits, the
+reconciled bills and the realised cost per useful GPU-hour, as both parties read them.
+
+The figures are worked as of the month's end (or now, while the month runs), so a statement of
+a closed month renders to the same snapshot — and the same version — until its sources change.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.utils import timezone
+
+from acceptance.models import Reservation, ReservationStatus
+from bids.models import CapacityRequest
+from billing.models import UsageState, UsageUpload
+from delivery.availability import Figure, Month
+from delivery.selectors import delivery_for
+from scorecards.realised import predictions, realised_for
+
+SCHEMA = "clusterbid.statement/1"
+KIND_STATEMENT = "statement"
+MONTH_FIGURES = (
+    ("accepted_hours", "Accepted hours"),
+    ("scheduled_node_hours", "Scheduled node-hours"),
+    ("maintenance_node_hours", "Agreed maintenance (node-hours)"),
+    ("down_node_hours", "Down node-hours"),
+    ("availability_pct", "Availability (%)"),
+    ("accepted_gpu_hours", "Accepted GPU-hours"),
+    ("fees", "Fees at the agreed rate (USD)"),
+    ("tier_credit_pct", "Availability credit (% of fees)"),
+    ("breach_credit_pct", "Clock-breach credit (% of fees)"),
+    ("credit_pct", "Credit (% of fees, capped)"),
+    ("credit", "Credit (USD)"),
+    ("lost_gpu_hours", "Lost GPU-hours"),
+)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _fig(figure: Figure) -> dict[str, str | None]:
+    return {
+        "value": None if figure.value is None else str(figure.value),
+        "formula": figure.formula,
+    }
+
+
+def _overlaps(start: datetime | None, end: datetime | None, month: Month) -> bool:
+    return start is not None and start < month.end and (end is None or end > month.start)
+
+
+def statement_months(reservation: Reservation) -> list[str]:
+    """The months a statement can be issued for: those of the term that have begun."""
+    report = delivery_for(reservation=reservation).report
+    return [m.label for m in report.months] if report is not None else []
+
+
+def statement_snapshot(*, request: CapacityRequest, period: str) -> dict[str, Any]:
+    reservation = (
+        Reservation.objects.select_related("request__buyer", "bid__provider", "bid_revision")
+        .filter(request=request)
+        .first()
+    )
+    if reservation is None or reservation.status != ReservationStatus.ACCEPTED:
+        raise ValueError("A statement covers accepted time: the reservation is not accepted yet.")
+    first = delivery_for(reservation=reservation).report
+    months = {m.label: m for m in first.months} if first is not None else {}
+    if period not in months:
+        known = ", ".join(months) or "none yet"
+        raise ValueError(f"The term has no month {period!r} to date; its months: {known}.")
+    as_of = min(months[period].end, timezone.now())
+    delivery = delivery_for(reservation=reservation, now=as_of)
+    report = delivery.report
+    assert report is not None
+    month = next(m for m in report.months if m.label == period)
+    predicted = predictions([reservation]).get(reservation.pk)
+    realised = realised_for(reservation, now=as_of, predicted=predicted)
+    return {
+        "schema": SCHEMA,
+        "kind": KIND_STATEMENT,
+        "period": period,
+        "request": {"id": request.pk, "title": request.title, "buyer": request.buyer.name},
+        "provider": reservation.bid.provider.name,
+        "reservation": reservation.pk,
+        "term": {"start": _iso(report.term_start), "end": _iso(report.term_end)},
+        "as_of": _iso(as_of),
+        "terms_source": delivery.terms_source,
+        "month": {key: _fig(getattr(month, key)) for key, _label in MONTH_FIGURES}
+        | {"tier": str(month.tier.below_pct) if month.tier else None, "breaches": month.breaches},
+        "nodes": [
+            {
+                "node": n.node,
+                "availability_pct": _fig(n.availability_pct),
+                "down_hours": str(n.down_hours),
+                "maintenance_hours": str(n.maintenance_hours),
+            }
+            for n in report.nodes
+        ],
+        "incidents": [
+            {
+                "id": i.pk,
+                "severity": i.severity,
+                "opened_at": _iso(i.window_start or i.opened_at),
+                "restored_at": _iso(i.restored_at),
+                "nodes": list(i.nodes) or ["whole allocation"],
+                "summary": (i.summary or "")[:300],
+            }
+            for i in delivery.incidents
+            if _overlaps(i.window_start or i.opened_at, i.restored_at, month)
+        ],
+        "maintenance": [
+            {
+                "id": w.pk,
+                "starts_at": _iso(w.starts_at),
+                "ends_at": _iso(w.ends_at),
+                "nodes": list(w.nodes) or ["whole allocation"],
+                "reason": w.reason[:300],
+                "excluded": w.excluded,
+            }
+            for w in delivery.windows
+            if _overlaps(w.starts_at, w.ends_at, month)
+        ],
+        "bills": _bills(reservation, period),
+        "realised": None
+        if realised is None
+        else {
+            "useful_gpu_hours": _dec(realised.useful_gpu_hours),
+            "paid": _dec(realised.paid),
+            "cost_per_useful_gpu_hour": _dec(realised.cost_per_useful),
+            "formula": report.cost_per_useful_gpu_hour.formula,
+            "predicted": predicted.cost_per_useful if predicted else None,
+            "reasons": realised.reasons,
+        },
+    }
+
+
+def _dec(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _bills(reservation: Reservation, period: str) -> list[dict[str, Any]]:
+    """The reconciled usage uploads whose lines cover the month."""
+    uploads = UsageUpload.objects.filter(reservation=reservation, state=UsageState.DONE).order_by(
+        "uploaded_at", "pk"
+    )
+    return [
+        {
+            "id": u.pk,
+            "file": u.original_name,
+            "sha256": u.sha256,
+            "lines": u.lines,
+            "billed": u.totals.get("billed"),
+            "allowed": u.totals.get("allowed"),
+            "credits": u.totals.get("credits"),
+            "net": u.totals.get("net"),
+            "by_rule": dict(sorted(u.by_rule.items())),
+        }
+        for u in uploads
+        if period in (u.totals.get("credit_months") or [])
+    ]

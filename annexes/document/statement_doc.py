@@ -1,0 +1,137 @@
+"""The monthly statement's snapshot, laid out as the annex template's sections and blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from annexes.document.labels import when
+from annexes.document.statement import MONTH_FIGURES
+
+CONFIDENTIAL = "Confidential: buyer and provider"
+
+
+def _kv(rows: list[tuple[str, Any]], heading: str = "") -> dict[str, Any]:
+    return {"type": "kv", "heading": heading, "rows": rows}
+
+
+def _table(heading: str, head: list[str], rows: list[list[Any]]) -> dict[str, Any]:
+    return {"type": "table", "heading": heading, "head": head, "rows": rows}
+
+
+def _value(fig: Mapping[str, Any]) -> str:
+    return "—" if fig.get("value") is None else str(fig["value"])
+
+
+def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
+    req, month, period = snap["request"], snap["month"], snap["period"]
+    figures = _table(
+        "The month's figures",
+        ["Figure", "Value", "How it is worked"],
+        [[label, _value(month[key]), month[key]["formula"]] for key, label in MONTH_FIGURES],
+    )
+    nodes = _table(
+        "Per node, term to the statement's date",
+        ["Node", "Availability (%)", "Down (h)", "Agreed maintenance (h)"],
+        [
+            [n["node"], _value(n["availability_pct"]), n["down_hours"], n["maintenance_hours"]]
+            for n in snap["nodes"]
+        ],
+    )
+    incidents = _table(
+        "Incidents in the month",
+        ["#", "Severity", "From", "Restored", "Nodes", "Summary"],
+        [
+            [i["id"], i["severity"], when(i["opened_at"]), when(i["restored_at"]),
+             ", ".join(i["nodes"]), i["summary"] or "—"]
+            for i in snap["incidents"]
+        ],
+    )  # fmt: skip
+    maintenance = _table(
+        "Maintenance in the month",
+        ["#", "From", "To", "Nodes", "Counts as", "Reason"],
+        [
+            [w["id"], when(w["starts_at"]), when(w["ends_at"]), ", ".join(w["nodes"]),
+             "agreed maintenance" if w["excluded"] else "downtime (short notice, not agreed)",
+             w["reason"]]
+            for w in snap["maintenance"]
+        ],
+    )  # fmt: skip
+    bills = _table(
+        "Reconciled bills covering the month",
+        ["File", "SHA-256", "Lines", "Billed", "Allowed", "Credits", "Net", "Differences"],
+        [
+            [b["file"], b["sha256"][:16] + "…", b["lines"], b["billed"], b["allowed"],
+             b["credits"], b["net"],
+             ", ".join(f"{rule} {n}" for rule, n in b["by_rule"].items()) or "none"]
+            for b in snap["bills"]
+        ],
+    )  # fmt: skip
+    sections: list[dict[str, Any]] = [
+        {
+            "id": "availability",
+            "title": "Availability and credits",
+            "blocks": [
+                _kv(
+                    [
+                        ("Month", period),
+                        ("Term", f"{when(snap['term']['start'])} to {when(snap['term']['end'])}"),
+                        ("Figures as of", when(snap["as_of"])),
+                        ("Terms", snap["terms_source"]),
+                        ("Tier reached", f"below {month['tier']} %" if month["tier"] else "none"),
+                        ("Clock breaches", month["breaches"]),
+                    ]
+                ),
+                figures,
+                nodes,
+            ],
+        },
+        {"id": "events", "title": "Incidents and maintenance", "blocks": [incidents, maintenance]},
+        {"id": "bills", "title": "Billing reconciliation", "blocks": [bills]},
+    ]
+    realised = snap.get("realised")
+    if realised:
+        predicted = realised["predicted"]
+        sections.append(
+            {
+                "id": "realised",
+                "title": "Realised cost per useful GPU-hour",
+                "blocks": [
+                    _kv(
+                        [
+                            ("Useful GPU-hours to date", realised["useful_gpu_hours"] or "—"),
+                            ("Paid after credits (USD)", realised["paid"] or "—"),
+                            (
+                                "Realised (USD per useful GPU-hour)",
+                                realised["cost_per_useful_gpu_hour"] or "—",
+                            ),
+                            ("How it is worked", realised["formula"]),
+                            (
+                                "Predicted at the award",
+                                f"{predicted:.4f}" if predicted is not None else "no prediction",
+                            ),
+                            *[("Why they differ", reason) for reason in realised["reasons"]],
+                        ]
+                    )
+                ],
+            }
+        )
+    for section in sections:
+        section["blocks"] = [b for b in section["blocks"] if b["type"] != "table" or b["rows"]]
+        if not section["blocks"]:
+            section["blocks"] = [_kv([("", "None in this month.")])]
+    return {
+        "title": f"Monthly statement — {period}",
+        "header": f"{req['title']} · statement {period} · v{version}",
+        "confidentiality": CONFIDENTIAL,
+        "sha256": sha256,
+        "meta": [
+            ("Buyer", req["buyer"]),
+            ("Provider", snap["provider"]),
+            ("Request", req["title"]),
+            ("Month", period),
+            ("Statement version", version),
+        ],
+        "sections": sections,
+        "signatures": [],
+    }
