@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from acceptance.models import Reservation, ReservationStatus
+from billing.models import UsageState, UsageUpload
 from delivery.selectors import delivery_for
 from evaluation.models import BidScore, ScoringStatus
 
@@ -88,6 +89,10 @@ def realised_for(
     report = delivery_for(reservation=reservation, now=now).report
     if report is None:
         return None
+    billed, note = _billed(reservation, [m.label for m in report.months])
+    if billed is not None:
+        report = delivery_for(reservation=reservation, now=now, billed_usd=billed).report
+        assert report is not None
     scheduled = _sum(m.scheduled_node_hours.value for m in report.months)
     maintenance = _sum(m.maintenance_node_hours.value for m in report.months)
     down = _sum(m.down_node_hours.value for m in report.months)
@@ -102,8 +107,28 @@ def realised_for(
         cost_per_useful=report.cost_per_useful_gpu_hour.value,
         predicted=predicted,
     )
-    realised.reasons = _reasons(realised, reservation, report)
+    realised.reasons = [*_reasons(realised, reservation, report), note]
     return realised
+
+
+def _billed(reservation: Reservation, months: list[str]) -> tuple[Decimal | None, str]:
+    """What the reconciled bills allow, when they cover every month of the term so far; else
+    None (the agreed rate stands in), with a sentence saying which was used."""
+    uploads = UsageUpload.objects.filter(reservation=reservation, state=UsageState.DONE)
+    totals = list(uploads.values_list("totals", flat=True))
+    covered = {month for t in totals for month in (t.get("credit_months") or [])}
+    missing = [m for m in months if m not in covered]
+    if totals and not missing:
+        allowed = sum((Decimal(t.get("allowed") or 0) for t in totals), Decimal(0))
+        return allowed, (
+            f"Paid: what {len(totals)} reconciled bill(s) allow for {', '.join(months)}, less "
+            "the credits."
+        )
+    if not totals:
+        return None, "Paid: at the agreed rate; no bill has been reconciled yet."
+    return None, (
+        f"Paid: at the agreed rate; the reconciled bills do not cover {', '.join(missing)} yet."
+    )
 
 
 def _reasons(realised: Realised, reservation: Reservation, report: Any) -> list[str]:

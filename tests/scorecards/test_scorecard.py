@@ -4,6 +4,7 @@ own reservations with that provider only; anyone else gets a 404."""
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -182,3 +183,31 @@ def test_the_api_gives_the_buyer_its_own_rows_with_the_delivered_figures(
     (line,) = body["lines"]
     assert line["buyer"] == buyer.org.name
     assert "availability_pct" in line and line["clock_breaches"] == 2
+
+
+def test_paid_comes_from_the_reconciled_bills_once_they_cover_every_month(buyer, provider):
+    from billing.models import UsageState, UsageUpload
+    from delivery.selectors import delivery_for
+    from scorecards.realised import realised_for
+    from tests.delivery.helpers import utc
+    from tests.delivery.test_worked_example import build
+
+    reservation = build(buyer, provider)
+    as_of = utc(4, 1)
+
+    def bill(months: list[str], allowed: str) -> None:
+        UsageUpload.objects.create(
+            reservation=reservation, file="usage.csv", original_name="usage.csv", size=1,
+            sha256="0" * 64, state=UsageState.DONE,
+            totals={"allowed": allowed, "credit_months": months},
+        )  # fmt: skip
+
+    bill(["2026-01", "2026-02"], "90000.00")
+    partial = realised_for(reservation, now=as_of, predicted=None)
+    assert partial.paid == delivery_for(reservation=reservation, now=as_of).report.paid.value
+    assert "do not cover 2026-03 yet" in partial.reasons[-1]
+
+    bill(["2026-03"], "40000.00")
+    full = realised_for(reservation, now=as_of, predicted=None)
+    assert full.paid == Decimal("130000.00") - full.credits
+    assert "2 reconciled bill(s) allow" in full.reasons[-1]
