@@ -3,6 +3,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from acceptance.demo_burnin import seed_burnin_demo
+from demo.delivery import seed_delivery_demo
 from demo.seed import DEMO_PASSWORD, seed_demo
 
 
@@ -14,6 +15,8 @@ class Command(BaseCommand):
         # A second, already-awarded request so the burn-in and acceptance pages have data.
 
         seed_burnin_demo()
+        # A third, in service for 40 days: the delivery, billing and scorecard pages' history.
+        seed_delivery_demo()
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in at /accounts/login/ with:"))
         for login in logins:
             self.stdout.write(
