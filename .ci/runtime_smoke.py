@@ -1,8 +1,8 @@
 """Run in a virtualenv holding requirements.txt only, as the production image does.
 
 Imports every module of the product (tests and benchmarks aside), then migrates a fresh
-database, seeds the demo and renders the awarded request's contract annex, and checks that the
-bytes are a PDF of at least one page.
+database, seeds the demo and renders the awarded request's contract annex and the delivery demo's
+first monthly statement, and checks that the bytes are a PDF of at least one page each.
 """
 
 from __future__ import annotations
@@ -52,14 +52,23 @@ def main() -> None:
     from annexes.services import annex_request, pdf_page_count
     from bids.choices import RequestStatus
     from bids.models import CapacityRequest
+    from demo.delivery import DEMO_TITLE
 
-    request = CapacityRequest.objects.get(status=RequestStatus.AWARDED)
-    job = annex_request(request=request, kind=AnnexKind.CONTRACT, user=None)
-    job.refresh_from_db()
-    assert job.annex is not None, f"the annex did not render: {job.status} {job.error}"
-    pdf = job.annex.pdf.read()
-    assert pdf.startswith(b"%PDF-"), "not a PDF"
-    print(f"rendered the contract annex: {pdf_page_count(pdf)} pages, {len(pdf):,} bytes")
+    awarded = CapacityRequest.objects.filter(status=RequestStatus.AWARDED).order_by("pk")
+    delivered = awarded.get(title=DEMO_TITLE)
+    documents = [
+        (awarded.exclude(pk=delivered.pk).first(), AnnexKind.CONTRACT, ""),
+        # The delivery demo's first month: delivery, billing and scorecards in one render.
+        (delivered, AnnexKind.STATEMENT, delivered.reservation_start.strftime("%Y-%m")),
+    ]
+    for request, kind, period in documents:
+        assert request is not None, f"the demo has no request for the {kind} document"
+        job = annex_request(request=request, kind=kind, user=None, period=period)
+        job.refresh_from_db()
+        assert job.annex is not None, f"the {kind} did not render: {job.status} {job.error}"
+        pdf = job.annex.pdf.read()
+        assert pdf.startswith(b"%PDF-"), "not a PDF"
+        print(f"rendered the {kind} document: {pdf_page_count(pdf)} pages, {len(pdf):,} bytes")
 
 
 if __name__ == "__main__":
