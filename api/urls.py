@@ -20,6 +20,7 @@ from api.views import (
     members,
     notices,
     parts,
+    references,
     requests,
     reservations,
     scorecards,
@@ -99,6 +100,16 @@ v1 = [
         name="request-invitation",
     ),
     path("requests/<int:pk>/fixture/", parts.FixtureView.as_view(), name="request-fixture"),
+    path(
+        "requests/<int:pk>/fixture/references/",
+        references.FixtureReferenceListView.as_view(),
+        name="request-fixture-references",
+    ),
+    path(
+        "fixture-references/<int:pk>/file/",
+        references.FixtureReferenceFileView.as_view(),
+        name="fixture-reference-file",
+    ),
     path(
         "requests/<int:pk>/fixture/bundle/",
         parts.FixtureBundleView.as_view(),

@@ -264,6 +264,7 @@ SPECTACULAR_SETTINGS = {
         "AnnexKindEnum": "annexes.models.AnnexKind",
         "UsageStateEnum": "billing.models.UsageState",
         "UsageUnitEnum": "billing.models.UsageUnit",
+        "ReferenceSourceEnum": "acceptance.models.ReferenceSource",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

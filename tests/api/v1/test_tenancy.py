@@ -45,6 +45,17 @@ def only(**allowed: int) -> dict[str, int]:
     return expected
 
 
+def reference_file(w: ApiWorld) -> dict[str, Any]:
+    """A stored reference run on the open request's current fixture version."""
+    from acceptance.models import FixtureReference, FixtureVersion
+
+    version = FixtureVersion.objects.filter(fixture__request=w.request).order_by("-number")[0]
+    ref = FixtureReference(fixture_version=version, source="cpu_dry_run")
+    ref.store(SimpleUploadedFile("dry-run.jsonl", b'{"rank": 0}\n'))
+    ref.save()
+    return {"id": ref.pk}
+
+
 def req(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.request.pk}
 
@@ -211,6 +222,10 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     ),
     "requests_fixture_partial_update": (req, lambda w: {"changes": {}}, BUYER),
     "requests_fixture_bundle_retrieve": (req, None, INVITED),
+    # Reference runs: read with the fixture, attached by its buyer (test_api_references.py).
+    "requests_fixture_references_list": (req, None, INVITED),
+    "requests_fixture_references_create": (req, lambda w: Multipart(), only(buyer=CREATED)),
+    "fixture_references_file_retrieve": (reference_file, None, INVITED),
     "requests_terms_retrieve": (req, None, INVITED),
     "requests_terms_create": (
         req,
