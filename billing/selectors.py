@@ -4,7 +4,7 @@ for everyone else), and the contract a reconciliation checks lines against."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -12,6 +12,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from acceptance.models import Reservation
+from bids.models.requests import term_end_utc
 from billing.models import UsageDifference, UsageMapping, UsageUpload
 from billing.usage import Contract, Outage, to_micro
 from billing.usage.reader import is_xlsx
@@ -79,12 +80,6 @@ def _seconds(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def term_end(reservation: Reservation) -> datetime:
-    """00:00 UTC the day after the agreed last day (the end date is included)."""
-    last = reservation.request.reservation_end
-    return datetime.combine(last + timedelta(days=1), time(0), tzinfo=UTC)
-
-
 def outages(*, reservation: Reservation, until: datetime) -> list[Outage]:
     """The nodes out of service, from the incidents whose severity the terms count as downtime:
     opened to restored (still open: to `until`); an incident naming no node took them all."""
@@ -111,7 +106,7 @@ def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0))
     clock = reservation.clock_start
     if clock is None:
         raise ValueError("The reservation has not been accepted: it has no term yet.")
-    end = term_end(reservation)
+    end = term_end_utc(reservation.request.reservation_end)
     revision = reservation.bid_revision
     return Contract(
         clock_start=_seconds(clock),

@@ -27,7 +27,7 @@ from delivery.models import MaintenanceWindow
 from delivery.terms import contracted_bounds, credit_terms, term_bounds
 from incidents.models import Incident
 from incidents.selectors import (
-    clock_rows,
+    clock_breaches,
     contract_shape,
     lost_time,
     partial_lost_time,
@@ -128,7 +128,7 @@ def delivery_for(
         lost, missing = _lost(item)
         if missing:
             lost_missing[item.pk] = missing
-        breaches = sum(1 for row in clock_rows(item, now=now) if row["breached"])
+        breaches = clock_breaches(item, now=now)
         outages.append(
             Outage(f"incident #{item.pk}", item.severity, item.window_start or item.opened_at,
                    item.restored_at, tuple(repaired_nodes(item)), breaches, lost)

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from acceptance.models import Reservation
+from bids.models.requests import day_start_utc, term_end_utc
 from delivery.availability import CreditTerms, Tier
-
-
-def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time(0), tzinfo=UTC)
 
 
 def contracted_bounds(reservation: Reservation) -> tuple[datetime, datetime]:
     """The agreed first day 00:00 UTC, and 00:00 UTC the day after the last (end included)."""
     req = reservation.request
-    return _midnight(req.reservation_start), _midnight(req.reservation_end + timedelta(days=1))
+    return day_start_utc(req.reservation_start), term_end_utc(req.reservation_end)
 
 
 def term_bounds(reservation: Reservation) -> tuple[datetime, datetime] | None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time
 from typing import Any
 
 from django.utils import timezone
 
 from acceptance.models import Reservation, ReservationStatus
 from bids.models import CapacityRequest
+from bids.models.requests import term_end_utc
 from contracts.defaults import STANDARD
 from evaluation.scoring import ProviderHistory, TimingRecord
 from evaluation.scoring.serialize import to_jsonable
@@ -30,11 +31,6 @@ def history_as_of(request: CapacityRequest) -> datetime:
     if request.closed_at is not None:
         return request.closed_at
     return datetime.combine(timezone.now().astimezone(UTC).date(), time.min, tzinfo=UTC)
-
-
-def term_end(reservation_end: Any) -> datetime:
-    """00:00 UTC the day after the agreed last day (the end date is included)."""
-    return datetime.combine(reservation_end + timedelta(days=1), time.min, tzinfo=UTC)
 
 
 @dataclass
@@ -93,7 +89,7 @@ def provider_histories(
         start = row["clock_starts_at"] or row["decision__at"]
         if start is None or start >= as_of:
             continue
-        end = min(as_of, term_end(row["request__reservation_end"]))
+        end = min(as_of, term_end_utc(row["request__reservation_end"]))
         tally = tallies[row["bid__provider_id"]]
         tally.reservations += 1
         tally.node_hours += (row["bid_revision__nodes"] or 0) * max(

@@ -311,6 +311,18 @@ def recurrences(incident: Incident) -> list[failures.Recurrence]:
     return out
 
 
+def clock_breaches(incident: Incident, *, now: datetime) -> int:
+    """How many of the incident's clocks (response, restore) are breached at `now`; reads only
+    the incident's own columns, so a list of incidents costs no query per row."""
+    due = failures.incident_clocks(
+        severity=incident.severity, detected_at=incident.opened_at, clocks=incident.clocks
+    )
+    status = failures.clock_status(
+        due, now=now, responded_at=incident.responded_at, restored_at=incident.restored_at
+    )
+    return int(status.response_breached) + int(status.restore_breached)
+
+
 def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
     due = failures.incident_clocks(
         severity=incident.severity, detected_at=incident.opened_at, clocks=incident.clocks

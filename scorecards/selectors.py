@@ -21,8 +21,8 @@ from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
 from evaluation.history import provider_histories
 from evaluation.scoring.history import ProviderHistory
-from incidents import failures
 from incidents.models import Incident
+from incidents.selectors import clock_breaches
 from orgs.choices import OrgKind
 from orgs.models import Organization
 from scorecards.realised import Realised, predictions, realised_for
@@ -163,13 +163,7 @@ def scorecard_for(
     ):
         line = lines[inc.reservation_id]
         line.incidents[inc.severity] += 1
-        due = failures.incident_clocks(
-            severity=inc.severity, detected_at=inc.opened_at, clocks=inc.clocks
-        )
-        status = failures.clock_status(
-            due, now=now, responded_at=inc.responded_at, restored_at=inc.restored_at
-        )
-        line.breaches += int(status.response_breached) + int(status.restore_breached)
+        line.breaches += clock_breaches(inc, now=now)
     shown = Paginator([lines[r.pk] for r in reservations], per_page).get_page(page)
     predicted = predictions(x.reservation for x in shown)
     for line in shown:

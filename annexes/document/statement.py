@@ -16,8 +16,9 @@ from django.utils import timezone
 from acceptance.models import Reservation, ReservationStatus
 from bids.models import CapacityRequest
 from billing.models import UsageState, UsageUpload
-from delivery.availability import Figure, Month
+from delivery.availability import Figure, Month, month_bounds
 from delivery.selectors import delivery_for
+from delivery.terms import term_bounds
 from scorecards.realised import predictions, realised_for
 
 SCHEMA = "clusterbid.statement/1"
@@ -53,10 +54,19 @@ def _overlaps(start: datetime | None, end: datetime | None, month: Month) -> boo
     return start is not None and start < month.end and (end is None or end > month.start)
 
 
+def _months(reservation: Reservation, now: datetime) -> dict[str, datetime]:
+    """The term's months that have begun by `now`, each with its end (the report's months,
+    without working the report)."""
+    term = term_bounds(reservation)
+    if term is None:
+        return {}
+    start, end = term
+    return {f"{a:%Y-%m}": b for a, b in month_bounds(start, max(start, min(end, now)))}
+
+
 def statement_months(reservation: Reservation) -> list[str]:
     """The months a statement can be issued for: those of the term that have begun."""
-    report = delivery_for(reservation=reservation).report
-    return [m.label for m in report.months] if report is not None else []
+    return list(_months(reservation, timezone.now()))
 
 
 def statement_snapshot(*, request: CapacityRequest, period: str) -> dict[str, Any]:
@@ -67,12 +77,11 @@ def statement_snapshot(*, request: CapacityRequest, period: str) -> dict[str, An
     )
     if reservation is None or reservation.status != ReservationStatus.ACCEPTED:
         raise ValueError("A statement covers accepted time: the reservation is not accepted yet.")
-    first = delivery_for(reservation=reservation).report
-    months = {m.label: m for m in first.months} if first is not None else {}
+    months = _months(reservation, timezone.now())
     if period not in months:
         known = ", ".join(months) or "none yet"
         raise ValueError(f"The term has no month {period!r} to date; its months: {known}.")
-    as_of = min(months[period].end, timezone.now())
+    as_of = min(months[period], timezone.now())
     delivery = delivery_for(reservation=reservation, now=as_of)
     report = delivery.report
     assert report is not None

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, time, timedelta
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
@@ -46,6 +48,15 @@ WORKLOAD_FIELDS = (
     "restart_seconds",
     "run_length_hours",
 )
+
+
+def day_start_utc(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def term_end_utc(last_day: date) -> datetime:
+    """Where a term ends: 00:00 UTC the day after its agreed last day (the end date included)."""
+    return day_start_utc(last_day + timedelta(days=1))
 
 
 class CapacityRequestQuerySet(models.QuerySet["CapacityRequest"]):
