@@ -79,11 +79,12 @@ def build_data(requests: int, bids_each: int, big: int) -> Fixture:
     """Requests and bids through the factories, every request scored, one buyer's keys."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.auth.models import User
     from django.utils import timezone
 
     from api.models import ApiToken, token_digest
     from bids.choices import BidStatus
-    from bids.models import BidRevision
+    from bids.models import Bid, BidRevision, CapacityRequest
     from evaluation.services import request_score
     from orgs.choices import MemberRole, OrgKind
     from tests.factories import (
@@ -95,7 +96,7 @@ def build_data(requests: int, bids_each: int, big: int) -> Fixture:
     )
 
     buyer = OrganizationFactory(name="Load buyer", kind=OrgKind.BUYER)
-    user = UserFactory(username="load-buyer")
+    user: User = UserFactory(username="load-buyer")  # type: ignore[assignment]
     MembershipFactory(user=user, organization=buyer, role=MemberRole.ADMIN)
     providers = [
         OrganizationFactory(name=f"Provider {i:03d}", kind=OrgKind.PROVIDER)
@@ -103,9 +104,9 @@ def build_data(requests: int, bids_each: int, big: int) -> Fixture:
     ]
 
     def request_with(count: int) -> int:
-        req = CapacityRequestFactory(buyer=buyer)
+        req: CapacityRequest = CapacityRequestFactory(buyer=buyer)  # type: ignore[assignment]
         for i, provider in enumerate(providers[:count]):
-            bid = BidFactory(
+            bid: Bid = BidFactory(  # type: ignore[assignment]
                 request=req,
                 provider=provider,
                 status=BidStatus.SUBMITTED,
@@ -129,8 +130,6 @@ def build_data(requests: int, bids_each: int, big: int) -> Fixture:
     store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
-    from bids.models import Bid
-
     first_bid = Bid.objects.filter(request_id=ids[0]).order_by("pk").values_list("pk", flat=True)
     return Fixture(
         token=secret,
