@@ -168,3 +168,19 @@ class AddendumForm(ConfirmForm):
         label="I confirm: every invited provider is told now, and a published addendum cannot "
         "be edited or withdrawn (a correction is a new addendum).",
     )
+
+
+class AttachmentForm(forms.Form):
+    file = forms.FileField(
+        label="File",
+        help_text="A PDF, a PNG or JPEG image, or plain text; checked by its content.",
+        widget=forms.ClearableFileInput(
+            attrs={"accept": ".pdf,.png,.jpg,.jpeg,.txt,application/pdf,image/png,image/jpeg"}
+        ),
+    )
+    description = forms.CharField(
+        label="Description (optional)",
+        max_length=200,
+        required=False,
+        help_text="What the file shows, e.g. 'Tier III certificate' or 'Network diagram'.",
+    )
