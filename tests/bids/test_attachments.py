@@ -68,7 +68,7 @@ def test_a_file_over_the_upload_limit_is_refused_in_mib(world, provider, setting
 
 
 def test_an_empty_file_is_refused(world, provider):
-    with pytest.raises(ValidationError, match="empty.txt is empty"):
+    with pytest.raises(ValidationError, match=r"empty\.txt is empty"):
         bid_attachment_add(bid=world.bid, user=provider.user, upload=upload("empty.txt", b""))
 
 
