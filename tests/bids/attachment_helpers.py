@@ -11,3 +11,17 @@ JPEG_BYTES = b"\xff\xd8\xff\xe0" + b"\x00" * 24
 
 def upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data)
+
+
+def frozen_attachment(world: object) -> object:
+    """A PDF on the world's bid that revision 1 carried (made once per test)."""
+    from bids.models import BidAttachment
+
+    bid = world.bid  # type: ignore[attr-defined]
+    found = BidAttachment.objects.filter(bid=bid).first()
+    if found is not None:
+        return found
+    att = BidAttachment(bid=bid, first_revision=1, content_type="application/pdf")
+    att.store(upload("tier3.pdf", PDF_BYTES))
+    att.save()
+    return att
