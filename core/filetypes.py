@@ -12,6 +12,8 @@ JPEG = "image/jpeg"
 TEXT = "text/plain"
 
 LABELS = {PDF: "a PDF", PNG: "a PNG image", JPEG: "a JPEG image", TEXT: "plain text"}
+# As a table or a list names the kind.
+KIND_NAMES = {PDF: "PDF", PNG: "PNG image", JPEG: "JPEG image", TEXT: "Plain text"}
 ACCEPTED = "a PDF, a PNG or JPEG image, or plain text (UTF-8)"
 
 # What a name's extension promises, to say so when the bytes disagree.
