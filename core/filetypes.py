@@ -3,6 +3,7 @@ without NUL bytes for plain text. Django-free, so services and tests share it as
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -76,3 +77,10 @@ def check_file(name: str, data: bytes) -> Sniffed:
             "Rename it, or attach the file it should be."
         )
     return Sniffed(found)
+
+
+def safe_filename(name: str, fallback: str) -> str:
+    """The sent name without folders, control characters or quotes (a Content-Disposition)."""
+    base = PurePath(name.replace("\\", "/")).name
+    kept = "".join(c for c in base if unicodedata.category(c)[0] != "C" and c != '"')
+    return kept.strip(" .") or fallback

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
-from pathlib import PurePath
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, HttpRequest, HttpResponse
@@ -14,6 +11,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors, services
 from bids.forms import AttachmentForm
 from bids.models import BidAttachment
+from core.filetypes import safe_filename
 from core.web import flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -63,18 +61,11 @@ def attachment_remove(request: HttpRequest, pk: int, attachment: int) -> HttpRes
     return redirect("bids:bid-detail", pk=pk)
 
 
-def safe_filename(name: str) -> str:
-    """The sent name without folders, control characters or quotes, for Content-Disposition."""
-    base = PurePath(name.replace("\\", "/")).name
-    kept = "".join(c for c in base if unicodedata.category(c)[0] != "C" and c not in '"')
-    return kept.strip(" .") or BidAttachment.FALLBACK_NAME
-
-
 def attachment_response(attachment: BidAttachment) -> FileResponse:
     return FileResponse(
         attachment.file.open("rb"),
         as_attachment=True,
-        filename=safe_filename(attachment.original_name),
+        filename=safe_filename(attachment.original_name, BidAttachment.FALLBACK_NAME),
         content_type=attachment.content_type or "application/octet-stream",
     )
 
