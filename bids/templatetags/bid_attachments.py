@@ -22,6 +22,6 @@ def attachment_rows(bid: Bid, shown: Bid | BidRevision | None) -> list[selectors
 
 
 @register.simple_tag
-def attachment_form_or_blank(form: AttachmentForm | None) -> AttachmentForm:
+def attachment_form_or_blank(form: object) -> AttachmentForm:
     """The page's bound form after a refused upload (keeps the description), else a blank one."""
-    return form if form is not None else AttachmentForm()
+    return form if isinstance(form, AttachmentForm) else AttachmentForm()
