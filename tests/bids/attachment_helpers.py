@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 PDF_BYTES = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
@@ -13,11 +15,11 @@ def upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data)
 
 
-def frozen_attachment(world: object) -> object:
+def frozen_attachment(world: Any) -> Any:
     """A PDF on the world's bid that revision 1 carried (made once per test)."""
     from bids.models import BidAttachment
 
-    bid = world.bid  # type: ignore[attr-defined]
+    bid = world.bid
     found = BidAttachment.objects.filter(bid=bid).first()
     if found is not None:
         return found
