@@ -24,6 +24,7 @@ def test_a_provider_attaches_on_the_bid_page_and_sees_the_hash(world, provider):
     client = provider.client()
     page = client.get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()
     assert 'type="file" name="file"' in page and 'name="description"' in page
+    assert "At most 50 MiB." in page  # the upload limit, as the other uploads word it
     response = client.post(
         reverse("bids:bid-attachments", args=[world.bid.pk]),
         {"file": upload("tier3.pdf", PDF_BYTES), "description": "Tier III certificate"},
