@@ -43,3 +43,14 @@ class BidAttachmentUploadSerializer(serializers.Serializer[None]):
     description = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=200
     )
+
+
+class RevisionAttachmentSerializer(serializers.Serializer[dict]):
+    """A file as a submitted revision recorded it (frozen with the revision)."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    size = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    content_type = serializers.CharField()
+    description = serializers.CharField()

@@ -47,6 +47,10 @@ def test_the_provider_attaches_and_the_buyer_reads_it_once_submitted(api_world, 
     assert [(r["name"], r["sha256"], r["first_revision"]) for r in listed] == [
         ("tier3.pdf", body["sha256"], 2)
     ]
+    revision = clients["buyer"].get(f"/api/v1/bids/{api_world.bid.pk}/revisions/2/").json()
+    assert [(f["id"], f["sha256"]) for f in revision["attachments"]] == [
+        (body["id"], body["sha256"])
+    ]
     got = clients["buyer"].get(body["file_url"])
     assert got.status_code == 200 and b"".join(got.streaming_content) == PDF_BYTES
     assert got["Content-Disposition"] == 'attachment; filename="tier3.pdf"'
