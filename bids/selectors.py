@@ -231,7 +231,7 @@ def attachment_rows_of_draft(*, bid: Bid) -> list[AttachmentRow]:
             description=a.description,
             first_revision=a.first_revision,
         )
-        for a in bid.attachments.filter(removed_at__isnull=True).order_by("uploaded_at", "pk")
+        for a in BidAttachment.objects.filter(bid=bid).for_next_revision()
     ]
 
 
@@ -239,7 +239,7 @@ def attachment_list_for_org(*, bid: Bid, org: Organization) -> QuerySet[BidAttac
     """The owner: the files the next revision carries; the buyer: those of the latest submitted
     revision. Pass a bid from `bid_get_for_org`, which already refuses everyone else."""
     if bid.provider_id == org.pk:
-        return bid.attachments.filter(removed_at__isnull=True).order_by("uploaded_at", "pk")
+        return BidAttachment.objects.filter(bid=bid).for_next_revision()
     latest = bid.revisions.filter(number=bid.latest_revision_number).first()
     ids = [row["id"] for row in (latest.attachments if latest else [])]
     return bid.attachments.filter(pk__in=ids).order_by("uploaded_at", "pk")

@@ -9,6 +9,12 @@ from bids.models.bids import Bid, FrozenRevisionError
 from core.uploads import StoredUpload
 
 
+class BidAttachmentQuerySet(models.QuerySet["BidAttachment"]):
+    def for_next_revision(self) -> BidAttachmentQuerySet:
+        """The files the next submit will carry, in the order they were attached."""
+        return self.filter(removed_at__isnull=True).order_by("uploaded_at", "pk")
+
+
 class BidAttachment(StoredUpload):
     """A file a provider attaches to its bid: kept as sent, its kind read from its bytes.
 
@@ -26,6 +32,8 @@ class BidAttachment(StoredUpload):
     uploaded_at = models.DateTimeField(auto_now_add=True)
     first_revision = models.PositiveIntegerField(null=True, blank=True)
     removed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = BidAttachmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["bid", "uploaded_at", "pk"]

@@ -104,7 +104,7 @@ def bid_attachment_remove(*, attachment: BidAttachment, user: User) -> None:
 def attachments_freeze(*, bid: Bid, number: int) -> list[dict[str, object]]:
     """The files revision `number` carries, as it records them; each is frozen from now on.
     Called by `bid_submit` inside its transaction."""
-    carried = list(bid.attachments.filter(removed_at__isnull=True).order_by("uploaded_at", "pk"))
+    carried = list(BidAttachment.objects.filter(bid=bid).for_next_revision())
     new = [a.pk for a in carried if a.first_revision is None]
     if new:
         BidAttachment.objects.filter(pk__in=new).update(first_revision=number)
