@@ -7,6 +7,7 @@ import api.schema  # noqa: F401  (registers the schema extensions)
 from api.errors import unknown_route
 from api.views import (
     annexes,
+    attachments,
     audit,
     bids,
     buyer,
@@ -137,6 +138,16 @@ v1 = [
     path("bids/<int:pk>/submit/", bids.BidSubmitView.as_view(), name="bid-submit"),
     path("bids/<int:pk>/withdraw/", bids.BidWithdrawView.as_view(), name="bid-withdraw"),
     path("bids/<int:pk>/revisions/", bids.RevisionListView.as_view(), name="bid-revisions"),
+    path(
+        "bids/<int:pk>/attachments/",
+        attachments.BidAttachmentListView.as_view(),
+        name="bid-attachments",
+    ),
+    path(
+        "bids/<int:pk>/attachments/<int:attachment>/file/",
+        attachments.BidAttachmentFileView.as_view(),
+        name="bid-attachment-file",
+    ),
     path(
         "bids/<int:pk>/revisions/<int:number>/",
         bids.RevisionDetailView.as_view(),

@@ -3,12 +3,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from core.formatting import data_size
 from core.forms import bounds_from_model
 from orgs.models import Organization
 
@@ -168,3 +170,24 @@ class AddendumForm(ConfirmForm):
         label="I confirm: every invited provider is told now, and a published addendum cannot "
         "be edited or withdrawn (a correction is a new addendum).",
     )
+
+
+class AttachmentForm(forms.Form):
+    file = forms.FileField(
+        label="File",
+        help_text="A PDF, a PNG or JPEG image, or plain text, checked by its content.",
+        widget=forms.ClearableFileInput(
+            attrs={"accept": ".pdf,.png,.jpg,.jpeg,.txt,application/pdf,image/png,image/jpeg"}
+        ),
+    )
+    description = forms.CharField(
+        label="Description (optional)",
+        max_length=200,
+        required=False,
+        help_text="What the file shows, e.g. 'Tier III certificate' or 'Network diagram'.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit = data_size(settings.EVIDENCE_MAX_BYTES)
+        self.fields["file"].help_text = f"{self.fields['file'].help_text} At most {limit}."

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from bids.views import bids, requests
+from bids.views import attachments, bids, requests
 
 app_name = "bids"
 
@@ -22,4 +22,15 @@ urlpatterns = [
     path("bids/<int:pk>/submit/", bids.bid_submit, name="bid-submit"),
     path("bids/<int:pk>/withdraw/", bids.bid_withdraw, name="bid-withdraw"),
     path("bids/<int:pk>/revisions/<int:number>/", bids.revision_detail, name="revision-detail"),
+    path("bids/<int:pk>/attachments/", attachments.attachment_upload, name="bid-attachments"),
+    path(
+        "bids/<int:pk>/attachments/<int:attachment>/",
+        attachments.attachment_download,
+        name="bid-attachment-download",
+    ),
+    path(
+        "bids/<int:pk>/attachments/<int:attachment>/remove/",
+        attachments.attachment_remove,
+        name="bid-attachment-remove",
+    ),
 ]

@@ -217,6 +217,8 @@ class BidRevision(BidTerms):
     submitted_at = models.DateTimeField()
     # Room for the incident questionnaire's answers, frozen with the revision.
     questionnaire = models.JSONField(default=dict, blank=True)
+    # The files it carried (`BidAttachment.frozen_row`), in upload order.
+    attachments = models.JSONField(default=list, blank=True)
 
     objects = BidRevisionQuerySet.as_manager()
 

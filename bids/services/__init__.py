@@ -1,6 +1,7 @@
 """Writes. Each function is keyword-only, typed, and holds the rule it enforces."""
 
 from bids.services.addenda import addendum_publish
+from bids.services.attachments import bid_attachment_add, bid_attachment_remove
 from bids.services.bids import (
     bid_save_draft,
     bid_start,
@@ -23,6 +24,8 @@ from core.errors import ServiceError
 __all__ = [
     "ServiceError",
     "addendum_publish",
+    "bid_attachment_add",
+    "bid_attachment_remove",
     "bid_save_draft",
     "bid_start",
     "bid_submit",

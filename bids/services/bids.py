@@ -14,6 +14,7 @@ from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
 from bids.notices import bid_revision_notify
+from bids.services.attachments import attachments_freeze
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
 from core.errors import ServiceError
 from orgs.choices import OrgKind
@@ -113,6 +114,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         submitted_by=user,
         submitted_at=timezone.now(),
         questionnaire=frozen.get("questionnaire", {}),
+        attachments=attachments_freeze(bid=bid, number=number),
         **bid.terms_dict(),
     )
     bid.latest_revision_number = number

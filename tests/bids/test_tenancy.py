@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from tests.bids.attachment_helpers import frozen_attachment
 from tests.tenancy import named_routes
 
 ROLES = ["buyer", "buyer_colleague", "provider", "rival_provider", "outsider", "anonymous"]
@@ -62,7 +63,24 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "bids:bid-submit": ("post", lambda w: [w.bid.pk], _only({"provider": REDIRECT})),
     "bids:bid-withdraw": ("post", lambda w: [w.bid.pk], _only({"provider": REDIRECT})),
     "bids:revision-detail": ("get", lambda w: [w.bid.pk, 1], OWNER_AND_BUYER),
+    # The attach form; a frozen file's download; leaving it out of the next revision.
+    "bids:bid-attachments": ("get", lambda w: [w.bid.pk], _only({"provider": OK})),
+    "bids:bid-attachment-download": (
+        "get",
+        lambda w: [w.bid.pk, frozen_attachment(w).pk],
+        OWNER_AND_BUYER,
+    ),
+    "bids:bid-attachment-remove": (
+        "post",
+        lambda w: [w.bid.pk, frozen_attachment(w).pk],
+        _only({"provider": REDIRECT}),
+    ),
 }
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 def _section(html: str, marker: str) -> str:

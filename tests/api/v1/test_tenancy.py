@@ -56,6 +56,13 @@ def reference_file(w: ApiWorld) -> dict[str, Any]:
     return {"id": ref.pk}
 
 
+def bid_attachment(w: ApiWorld) -> dict[str, Any]:
+    """A file on the open request's bid that its revision 1 carried."""
+    from tests.bids.attachment_helpers import frozen_attachment
+
+    return {"id": w.bid.pk, "attachment": frozen_attachment(w).pk}
+
+
 def req(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.request.pk}
 
@@ -269,6 +276,10 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "bids_submit_create": (bid, None, only(provider=CONFLICT)),  # nothing new to submit
     "bids_withdraw_create": (bid, None, only(provider=OK)),
     "bids_revisions_list": (bid, None, OWNER_AND_BUYER),
+    # A bid's files: the buyer reads the submitted ones (tests/api/v1/test_api_attachments.py).
+    "bids_attachments_list": (bid, None, OWNER_AND_BUYER),
+    "bids_attachments_create": (bid, lambda w: Multipart(), only(provider=CREATED)),
+    "bids_attachments_file_retrieve": (bid_attachment, None, OWNER_AND_BUYER),
     "bids_revisions_retrieve": (lambda w: {"id": w.bid.pk, "number": 1}, None, OWNER_AND_BUYER),
     "reservations_list": (none, None, ALL_ORGS),
     "reservations_retrieve": (reservation, None, OWNER_AND_BUYER),
