@@ -62,6 +62,12 @@ def _bidding_open(req: CapacityRequest) -> str | None:
     return None
 
 
+def _questions_open(req: CapacityRequest) -> str | None:
+    if req.deadline_passed:
+        return "The bid deadline has passed: questions are for providers still bidding."
+    return None
+
+
 REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
     name="request",
     status_of=lambda r: r.status,
@@ -126,6 +132,33 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             guard=_bidding_open,
             needs=frozenset({Need.CONFIRM}),
             verb="amended",
+        ),
+        # Clarifications (issue 20): an invitee asks, the buyer answers, each invitee
+        # acknowledges every addendum before its next submit.
+        Move(
+            "ask",
+            "Ask a question",
+            "provider",
+            PROVIDER_TEAM,
+            frozenset({RequestStatus.OPEN}),
+            guard=_questions_open,
+            verb="asked about",
+        ),
+        Move(
+            "answer",
+            "Answer a question",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            verb="answered on",
+        ),
+        Move(
+            "acknowledge",
+            "Acknowledge an addendum",
+            "provider",
+            PROVIDER_TEAM,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            verb="acknowledged on",
         ),
         Move(
             "cancel",
@@ -211,6 +244,11 @@ BID: Lifecycle[Bid] = Lifecycle(
 
 def request_actor(request: CapacityRequest, user: User) -> Actor:
     return actor_for(user=user, parties={"buyer": request.buyer_id})
+
+
+def invitee_actor(request: CapacityRequest, user: User, *, provider_id: int | None) -> Actor:
+    """The user as a member of an invited provider (the acting organisation), or the buyer."""
+    return actor_for(user=user, parties={"buyer": request.buyer_id, "provider": provider_id})
 
 
 def bid_actor(bid: Bid, user: User) -> Actor:
