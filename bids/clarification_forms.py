@@ -4,6 +4,7 @@ each field's error, and the page shows the form again with what was typed."""
 from __future__ import annotations
 
 from django import forms
+from django.http import QueryDict
 
 from bids.forms import DATETIME, ConfirmForm
 
@@ -51,6 +52,6 @@ class AnswerForm(ConfirmForm):
         "is told now, and the addendum cannot be edited or withdrawn.",
     )
 
-    def __init__(self, *args: object, question: int, **kwargs: object) -> None:
+    def __init__(self, data: QueryDict | None = None, *, question: int) -> None:
         # One form per question on one page: the prefix keeps their ids apart.
-        super().__init__(*args, prefix=f"q{question}", **kwargs)  # type: ignore[arg-type]
+        super().__init__(data, prefix=f"q{question}")
