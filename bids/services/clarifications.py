@@ -80,7 +80,9 @@ def question_answer(
     invitee, anonymised. A published answer that changes the request (a later deadline, a
     summary of changes) is also an addendum, linked to the question, which every invitee
     acknowledges before its next submit."""
-    stored = Question.objects.select_for_update().select_related("request__buyer", "provider")
+    stored = Question.objects.select_for_update(of=("self",)).select_related(
+        "request__buyer", "provider"
+    )
     question = stored.get(pk=question.pk)
     request = question.request
     REQUEST.allow(request, "answer", actor=request_actor(request, user))
