@@ -17,6 +17,8 @@ User = AbstractBaseUser | AnonymousUser | None
 ROLE_LABELS = {str(value): str(label) for value, label in MemberRole.choices}
 BUYER_TEAM = frozenset({MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN})
 PROVIDER_TEAM = frozenset({MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN})
+# Who answers invitees' questions: the day-to-day roles, not the second signature.
+ANSWERING = frozenset({MemberRole.REQUESTER, MemberRole.ADMIN})
 PREPARING = frozenset({RequestStatus.DRAFT, RequestStatus.OPEN})
 
 
@@ -148,7 +150,7 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             "answer",
             "Answer a question",
             "buyer",
-            BUYER_TEAM,
+            ANSWERING,
             frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
             verb="answered on",
         ),

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from bids import clarification_selectors as cs
 from bids import selectors, services
 from bids.clarification_forms import AnswerForm, QuestionForm
-from bids.lifecycle import REQUEST, invitee_actor
+from bids.lifecycle import REQUEST, invitee_actor, request_actor
 from bids.models import CapacityRequest
 from core.web import flashed_or_onto_form
 from orgs.access import active_org, org_required, user_of
@@ -33,15 +33,17 @@ def clarification_context(
 ) -> dict[str, Any]:
     """What the section shows `org`; a bound form (with its errors) replaces the blank one."""
     rows = cs.question_rows(request=req, org=org)
+    answer = REQUEST.decide(req, "answer", actor=request_actor(req, request.user))
     questions = []
     for row in rows:
         form = None
-        if org.is_buyer and row.state == "open":
+        if answer.allowed and row.state == "open":
             form = answer_form if answering == row.number else AnswerForm(question=row.number)
         questions.append((row, form))
     context: dict[str, Any] = {
         "questions": questions,
         "addendum_acks": cs.addendum_acks(request=req, org=org),
+        "answer": answer,
     }
     if not org.is_buyer:
         actor = invitee_actor(req, request.user, provider_id=org.pk)

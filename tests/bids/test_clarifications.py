@@ -286,3 +286,18 @@ def test_the_request_page_queries_do_not_grow_with_questions(
         )
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(url)
+
+
+def test_an_approver_does_not_answer_questions(world, buyer_approver, buyer_requester, provider):
+    question = _ask(world, provider)
+    with pytest.raises(MoveRefused) as refused:
+        services.question_answer(
+            question=question, user=buyer_approver.user, answer="Yes.", publish=False
+        )
+    assert refused.value.status_code == 403 and "Requester" in str(refused.value)
+    html = _page(buyer_approver, world)
+    assert 'id="answer-form-1"' not in html and 'id="answer-blocked"' in html
+    assert 'id="answer-form-1"' in _page(buyer_requester, world)
+    services.question_answer(
+        question=question, user=buyer_requester.user, answer="Yes.", publish=False
+    )
