@@ -11,6 +11,7 @@ from api.views import (
     audit,
     bids,
     buyer,
+    clarifications,
     delivery,
     evidence,
     failures,
@@ -90,6 +91,21 @@ v1 = [
     path("requests/<int:pk>/cancel/", requests.RequestCancelView.as_view(), name="request-cancel"),
     path("requests/<int:pk>/reopen/", requests.RequestReopenView.as_view(), name="request-reopen"),
     path("requests/<int:pk>/addenda/", requests.AddendumListView.as_view(), name="request-addenda"),
+    path(
+        "requests/<int:pk>/addenda/<int:number>/acknowledge/",
+        clarifications.AddendumAcknowledgeView.as_view(),
+        name="request-addendum-acknowledge",
+    ),
+    path(
+        "requests/<int:pk>/questions/",
+        clarifications.QuestionListView.as_view(),
+        name="request-questions",
+    ),
+    path(
+        "requests/<int:pk>/questions/<int:number>/answer/",
+        clarifications.QuestionAnswerView.as_view(),
+        name="request-question-answer",
+    ),
     path(
         "requests/<int:pk>/invitations/",
         invitations.InvitationListView.as_view(),

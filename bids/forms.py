@@ -165,6 +165,19 @@ class AddendumForm(ConfirmForm):
     # Not required or bounded here: the service words each field's error (see addendum_publish).
     title = forms.CharField(label="Title", required=False)
     text = forms.CharField(label="Text", required=False, widget=forms.Textarea(attrs={"rows": 6}))
+    # A change to the request (issue 20): optional, checked by the service.
+    bid_deadline = forms.DateTimeField(
+        label="Extend the bid deadline to",
+        required=False,
+        widget=DATETIME,
+        help_text="Optional. Only a later deadline; invitees see the old and the new one.",
+    )
+    summary = forms.CharField(
+        label="What changed in the request",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional. One or two lines invitees read above the text.",
+    )
     confirm = forms.BooleanField(
         required=False,
         label="I confirm: every invited provider is told now, and a published addendum cannot "

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from bids.views import attachments, bids, requests
+from bids.views import attachments, bids, clarifications, requests
 
 app_name = "bids"
 
@@ -14,6 +14,17 @@ urlpatterns = [
     path("requests/<int:pk>/cancel/", requests.request_cancel, name="request-cancel"),
     path("requests/<int:pk>/reopen/", requests.request_reopen, name="request-reopen"),
     path("requests/<int:pk>/addenda/", requests.request_addendum, name="request-addendum"),
+    path("requests/<int:pk>/questions/", clarifications.question_ask, name="question-ask"),
+    path(
+        "requests/<int:pk>/questions/<int:number>/answer/",
+        clarifications.question_answer,
+        name="question-answer",
+    ),
+    path(
+        "requests/<int:pk>/addenda/<int:number>/acknowledge/",
+        clarifications.addendum_acknowledge,
+        name="addendum-acknowledge",
+    ),
     path("requests/<int:pk>/invite/", requests.request_invite, name="request-invite"),
     path("requests/<int:pk>/bid/", bids.bid_start, name="bid-start"),
     path("inbox/", requests.inbox, name="inbox"),

@@ -96,6 +96,28 @@ def providers_notice(w: ApiWorld) -> dict[str, Any]:
     return {"id": Notice.objects.get(key="api-tenancy", recipient__username="nora").pk}
 
 
+def _member(org: Any) -> Any:
+    return org.memberships.order_by("pk").first().user
+
+
+def question(w: ApiWorld) -> dict[str, Any]:
+    """Question 1 on the open request, asked by the provider role's organisation."""
+    from bids.services import question_ask
+
+    org = w.bid.provider
+    q = question_ask(request=w.request, provider=org, user=_member(org), text="Rail-optimised?")
+    return {"id": w.request.pk, "number": q.number}
+
+
+def addendum(w: ApiWorld) -> dict[str, Any]:
+    from bids.services import addendum_publish
+
+    a = addendum_publish(
+        request=w.request, user=_member(w.request.buyer), title="T", text="X", confirmed=True
+    )
+    return {"id": w.request.pk, "number": a.number}
+
+
 def signable(w: ApiWorld) -> dict[str, Any]:
     key = next(s.key for s in checklist_states(w.incident) if s.signable)
     return {"key": key, "note": "Node drained and re-seated; ibstat clean."}
@@ -209,6 +231,20 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"title": "Site visit", "text": "Site visits are on 3 March.", "confirm": True},
         only(buyer=CREATED),
     ),
+    # Clarifications (tests/api/v1/test_api_clarifications.py): invitees ask and acknowledge,
+    # the buyer answers; a rival reads a published question without its asker.
+    "requests_questions_list": (req, None, INVITED),
+    "requests_questions_create": (
+        req,
+        lambda w: {"text": "Is the fabric rail-optimised?"},
+        only(provider=CREATED, rival_provider=CREATED),
+    ),
+    "requests_questions_answer_create": (
+        question,
+        lambda w: {"answer": "Yes.", "publish": False},
+        BUYER,
+    ),
+    "requests_addenda_acknowledge_create": (addendum, None, BIDDERS),
     "requests_invitations_list": (req, None, BUYER),
     "requests_invitations_create": (
         req,
