@@ -25,8 +25,17 @@ pytestmark = pytest.mark.django_db
 # What a buyer may do with a request, by its state (deadline in the future, not sealed).
 REQUEST_MOVES = {
     RequestStatus.DRAFT: {"edit", "prepare", "publish", "invite", "uninvite", "cancel"},
-    RequestStatus.OPEN: {"edit", "prepare", "invite", "uninvite", "close", "addendum", "cancel"},
-    RequestStatus.CLOSED: {"reopen", "cancel", "award"},
+    RequestStatus.OPEN: {
+        "edit",
+        "prepare",
+        "invite",
+        "uninvite",
+        "close",
+        "addendum",
+        "cancel",
+        "evaluate",
+    },
+    RequestStatus.CLOSED: {"reopen", "cancel", "award", "evaluate"},
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
 }
