@@ -49,7 +49,10 @@ def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
 
 
 def _compare_page(
-    request: HttpRequest, view: comparison.Comparison, team_data: object = None, status: int = 200
+    request: HttpRequest,
+    view: comparison.Comparison,
+    team: dict[str, object] | None = None,
+    status: int = 200,
 ) -> HttpResponse:
     req = view.request
     return render(
@@ -60,7 +63,7 @@ def _compare_page(
             "cmp": view,
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
-            **team_context(request, view, team_data),
+            **(team if team is not None else team_context(request, view)),
         },
         status=status,
     )
@@ -100,7 +103,7 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, "Your weights and ratings are saved.")
             return redirect(reverse("evaluation:request-compare", args=[pk]) + "#team-evaluation")
     messages.error(request, "Check your weights and ratings marked below.")
-    return _compare_page(request, view, request.POST, status=400)
+    return _compare_page(request, view, context, status=400)
 
 
 @org_required(OrgKind.BUYER)

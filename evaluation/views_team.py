@@ -30,6 +30,7 @@ class TeamViewForm(forms.Form):
     weights. One rating and one comment per judged criterion and qualified bid."""
 
     def __init__(self, *args: Any, bids: list[tuple[int, str]], **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "team_%s")  # the page also holds the request's weights form
         super().__init__(*args, **kwargs)
         self.bids = bids
         for name in VIEW_WEIGHTS:
@@ -41,8 +42,10 @@ class TeamViewForm(forms.Form):
         for bid_id, bid_name in bids:
             for criterion in JUDGED:
                 field = judgement_field(bid_id, criterion)
-                self.fields[field] = forms.ChoiceField(
-                    label=f"{bid_name}: {JUDGED_LABELS[criterion]}", choices=RATINGS, required=False
+                self.fields[field] = forms.CharField(
+                    label=f"{bid_name}: {JUDGED_LABELS[criterion]}",
+                    required=False,
+                    widget=forms.Select(choices=RATINGS),  # the service words a bad rating
                 )
                 self.fields[f"{field}_comment"] = forms.CharField(
                     label="Comment",
