@@ -249,6 +249,22 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     ),
     "requests_bids_list": (req, None, BUYER),
     "requests_comparison_retrieve": (req, None, BUYER),
+    # Team evaluation: the buyer's members only; providers never learn of evaluators.
+    "requests_team_retrieve": (req, None, BUYER),
+    "requests_team_mine_retrieve": (req, None, BUYER),
+    "requests_team_mine_update": (
+        req,
+        lambda w: {
+            "weights": {
+                "effective_cost": 1,
+                "fabric_placement": 0,
+                "incident_sla": 0,
+                "acceptance_terms": 0,
+                "delivery_risk": 0,
+            }
+        },
+        BUYER,
+    ),
     # Bidding is still open: the buyer reaches the rule, nobody else the request.
     "requests_award_create": (req, lambda w: {"bid": w.bid.pk}, only(buyer=REFUSED)),
     # Annexes concern the buyer and the awarded provider only (contract annex).
