@@ -65,7 +65,7 @@ class ViewRankingSerializer(serializers.Serializer):
         help_text="What the award's `view` takes: request, consensus or evaluator:<user id>."
     )
     kind = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     weights = serializers.DictField(child=serializers.FloatField())
     ranking = PlacedSerializer(many=True)
     remarks = RemarkSerializer(many=True)
@@ -73,7 +73,7 @@ class ViewRankingSerializer(serializers.Serializer):
 
 class AwardBasisSerializer(serializers.Serializer):
     view = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, not Field.label
     first_in_view = serializers.CharField()
     followed = serializers.BooleanField()
 
