@@ -3,12 +3,14 @@ rankings they give, the consensus, the disagreement, and the view an award follo
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from openpyxl import load_workbook
 
 from audit.selectors import visible_to
 from bids.choices import RequestStatus
@@ -250,3 +252,23 @@ def test_an_unknown_view_is_refused_in_words(scored, buyer):
     assert response.status_code == 302 and not AwardBasis.objects.exists()
     page = client.get(response["Location"]).content.decode()
     assert "No view &#x27;evaluator:999&#x27; on this request" in page
+
+
+def test_the_xlsx_gains_a_team_sheet_once_members_set_views(scored, buyer, buyer_colleague):
+    url = reverse("evaluation:request-compare-xlsx", args=[scored.request.pk])
+    before = load_workbook(io.BytesIO(buyer.client().get(url).content))
+    assert "Team evaluation" not in before.sheetnames
+    save(buyer.client(), scored, cost_only())
+    save(buyer_colleague.client(), scored, risk_first(scored))
+    book = load_workbook(io.BytesIO(buyer.client().get(url).content))
+    rows = [[c for c in row if c is not None] for row in book["Team evaluation"].values]
+    assert [
+        "alice ranks Northwind first, bob ranks Rival Cloud first; consensus: Rival Cloud."
+    ] in rows
+    assert [
+        "Rating",
+        "Rival Cloud",
+        "Delivery risk (judged)",
+        5,
+        "Racks already installed.",
+    ] in rows
