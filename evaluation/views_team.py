@@ -10,10 +10,11 @@ from django import forms
 from django.http import HttpRequest
 
 from bids.lifecycle import REQUEST, request_actor
-from evaluation.comparison import CRITERION_LABELS, Comparison
+from evaluation.comparison import Comparison
 from evaluation.team.recombine import JUDGED, JUDGEMENT_MAX, JUDGEMENT_MIN, VIEW_WEIGHTS
 from evaluation.team.selectors import (
     JUDGED_LABELS,
+    WEIGHT_LABELS,
     TeamEvaluation,
     scored_from_columns,
     team_evaluation,
@@ -21,7 +22,6 @@ from evaluation.team.selectors import (
 from evaluation.team.services import JudgementInput, judgement_field
 from orgs.access import user_of
 
-WEIGHT_LABELS = {**CRITERION_LABELS, **JUDGED_LABELS}
 RATINGS = [("", "not rated"), *((str(n), str(n)) for n in range(JUDGEMENT_MIN, JUDGEMENT_MAX + 1))]
 
 
@@ -109,5 +109,4 @@ def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dic
         "team": team,
         "team_form": _form(cmp, team, data) if decision.allowed else None,
         "team_blocker": "" if decision.allowed else decision.reason,
-        "weight_labels": WEIGHT_LABELS,
     }

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Prefetch
 
 from bids.models import CapacityRequest
+from evaluation.comparison import CRITERION_LABELS
 from evaluation.models import AwardView, EvaluatorView, JudgedCriterion, Judgement
 from evaluation.team.recombine import (
+    VIEW_WEIGHTS,
     Placed,
     ScoredBid,
     consensus_judgements,
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
 REQUEST_CHOICE, CONSENSUS_CHOICE = "request", "consensus"
 JUDGED_LABELS = {str(value): str(label) for value, label in JudgedCriterion.choices}
+WEIGHT_LABELS = {**CRITERION_LABELS, **JUDGED_LABELS}
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,16 @@ class ViewRanking:
     placed: list[Placed]
     evaluator_id: int | None = None
     remarks: list[Remark] = field(default_factory=list)
+
+    @property
+    def weight_lines(self) -> list[tuple[str, float, float]]:
+        """(criterion in words, weight, share of the total) for each weight above zero."""
+        total = sum(self.weights.get(n, 0) for n in VIEW_WEIGHTS) or 1.0
+        return [
+            (WEIGHT_LABELS[n], self.weights[n], self.weights[n] / total)
+            for n in VIEW_WEIGHTS
+            if self.weights.get(n, 0) > 0
+        ]
 
     @property
     def first(self) -> Placed | None:

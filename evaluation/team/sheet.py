@@ -7,8 +7,8 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from core.spreadsheet import safe_row
-from evaluation.comparison import CRITERION_LABELS, Comparison
-from evaluation.team.selectors import JUDGED_LABELS, scored_from_columns, team_evaluation
+from evaluation.comparison import Comparison
+from evaluation.team.selectors import scored_from_columns, team_evaluation
 
 _BOLD = Font(bold=True)
 
@@ -23,7 +23,6 @@ def add_team_sheet(book: Workbook, view: Comparison) -> None:
     sheet.append(["Team evaluation"])
     sheet.cell(row=1, column=1).font = _BOLD
     sheet.append([team.disagreement or "The evaluators rank the same bid first."])
-    labels = {**CRITERION_LABELS, **JUDGED_LABELS}
     for ranking in team.views:
         sheet.append([])
         sheet.append([ranking.label])
@@ -31,11 +30,7 @@ def add_team_sheet(book: Workbook, view: Comparison) -> None:
         sheet.append(["Rank", "Bid", "Weighted total (0–100)"])
         for placed in ranking.placed:
             sheet.append(safe_row([placed.rank, placed.name, placed.total]))
-        weights = ", ".join(
-            f"{labels.get(name, name)} {value:g}"
-            for name, value in ranking.weights.items()
-            if value
-        )
+        weights = ", ".join(f"{label} {share:.0%}" for label, _, share in ranking.weight_lines)
         sheet.append(safe_row(["Weights", weights]))
         for remark in ranking.remarks:
             sheet.append(
