@@ -84,4 +84,4 @@ def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_th
     alice.wait_for_selector("text=Awarded to Rival Cloud")
     assert AwardBasis.objects.get(request=req).label == "Consensus of 2 evaluators"
     alice.goto(f"{live_server.url}/requests/{req.pk}/")
-    assert "The award followed Consensus of 2 evaluators" in alice.inner_text("#award-basis")
+    assert "The award followed the consensus of 2 evaluators" in alice.inner_text("#award-basis")

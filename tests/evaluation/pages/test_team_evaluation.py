@@ -216,7 +216,9 @@ def test_the_award_records_the_consensus_it_followed(scored, buyer, buyer_collea
         True,
     )
     page = buyer.client().get(reverse("bids:request-detail", args=[scored.request.pk]))
-    assert "The award followed <strong>Consensus of 2 evaluators</strong>" in page.content.decode()
+    assert (
+        "The award followed <strong>the consensus of 2 evaluators</strong>" in page.content.decode()
+    )
     entry = visible_to(org=buyer.org).get(action="request.award_view")
     assert entry.after["label"] == "Consensus of 2 evaluators"
     assert not visible_to(org=provider.org).filter(action="request.award_view").exists()
@@ -236,6 +238,10 @@ def test_an_award_against_the_evaluator_view_it_follows_needs_a_reason(
     basis = AwardBasis.objects.get()
     assert (basis.view, basis.label, basis.followed) == ("evaluator", "bob", False)
     assert basis.evaluator_id == buyer_colleague.user.pk
+    page = buyer.client().get(reverse("bids:request-detail", args=[scored.request.pk]))
+    text = page.content.decode().replace("&#x27;", "'")
+    assert "The award followed <strong>bob's view</strong>" in text
+    assert "the award went against it, with the justification recorded" in text
 
 
 def test_the_request_weights_remain_the_default_view(scored, buyer):
