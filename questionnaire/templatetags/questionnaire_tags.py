@@ -64,6 +64,12 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
     latest = revisions[0] if revisions else None
     out["latest"] = latest
     out["frozen"] = frozen_view(latest)
+    # One fact stated twice with two values: the owner sees its draft's before it submits.
+    if is_owner:
+        out["conflicts"] = out["state"].conflicts
+    elif latest is not None:
+        agreed = selectors.agreed_terms(request=bid.request)
+        out["conflicts"] = selectors.revision_conflicts(latest, agreed=agreed)
     return out
 
 

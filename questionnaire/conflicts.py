@@ -1,0 +1,226 @@
+"""Where two stated values of one fact disagree (pure Python, no Django).
+
+Conservative on purpose: a number is read from free text only in a few plain phrasings
+("2 spare nodes", "spares: 2", "72 hours' notice", "notice of 7 days", "replaced within 4 h"),
+so that every flag can be explained by quoting where each value is stated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.formatting import duration
+from questionnaire.answer_types import DURATION, TEXT, YESNO, QuestionSpec, format_answer
+from questionnaire.facts import BINDINGS, binding_of, bound_answers
+
+SPARES, REPLACEMENT, NOTICE = "Spare nodes", "Node replacement time", "Maintenance notice"
+NOTICE_KEY = "maintenance.notice"
+# Free-text fields of the bid that may state a fact in words.
+BID_TEXT_FIELDS = {
+    "notes": "the bid's notes",
+    "sla_credits": "the bid's SLA credits",
+    "billing_terms": "the bid's billing terms",
+}
+
+
+@dataclass(frozen=True)
+class Conflict:
+    fact: str  # e.g. "Spare nodes"
+    value: str  # as the home of the fact states it
+    where: str  # e.g. "the bid field 'Spare nodes'"
+    other_value: str
+    other_where: str  # e.g. "the bid's notes"
+    quote: str = ""  # the words that state it there: "'… 2 spare nodes …'"
+
+    @property
+    def message(self) -> str:
+        quoted = f": {self.quote}" if self.quote else ""
+        return f"{self.without_quote[:-1]}{quoted}."
+
+    @property
+    def without_quote(self) -> str:
+        """The message without the provider's own words (an anonymised comparison shows it)."""
+        return (
+            f"{self.fact}: {self.value} in {self.where}, but {self.other_value} in "
+            f"{self.other_where}."
+        )
+
+
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        [
+            *("zero", "one", "two", "three", "four", "five", "six"),
+            *("seven", "eight", "nine", "ten", "eleven", "twelve"),
+        ]
+    )
+}
+_NUM = r"(\d{1,5}|" + "|".join(_NUMBER_WORDS) + r")"
+_KIND = r"(?:(?:hot|cold|reserved|dedicated)\s+)"
+_SPARES_RES = (
+    # "2 spare nodes", "two hot spares", "1 hot spare" (never "2 spare parts")
+    re.compile(rf"\b{_NUM}\s+{_KIND}?(?:spare\s+(?:nodes?|servers?|hosts?)|spares)\b"),
+    re.compile(rf"\b{_NUM}\s+(?:hot|cold)\s+spare\b"),
+    re.compile(r"\bspare(?:\s+node)?s\s*[:=]\s*(\d{1,5})\b"),
+)
+_UNIT = r"(minutes?|mins?|hours?|hrs?|h|days?|d|weeks?)"
+_NOTICE_RES = (
+    re.compile(
+        rf"\b(\d{{1,4}}(?:\.\d+)?)\s*{_UNIT}(?:['’]s?)?\s+(?:of\s+)?(?:advance\s+|prior\s+)?notice\b"
+    ),
+    re.compile(rf"\bnotice\s+(?:of|period\s+of|:)\s*(\d{{1,4}}(?:\.\d+)?)\s*{_UNIT}\b"),
+)
+_REPLACEMENT_RES = (
+    re.compile(
+        rf"\breplac\w*\b[^.;\n]{{0,40}}?\b(?:within|in|inside)\s+(\d{{1,4}}(?:\.\d+)?)\s*{_UNIT}\b"
+    ),
+)
+_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
+
+
+def _minutes(amount: str, unit: str) -> int:
+    return round(float(amount) * _MINUTES[unit.lower()[0]])
+
+
+def _quote(text: str, start: int, end: int) -> str:
+    lo, hi = max(0, start - 20), min(len(text), end + 20)
+    return f"'{'…' if lo else ''}{text[lo:hi].strip()}{'…' if hi < len(text) else ''}'"
+
+
+def _found(text: str, fact: str) -> Iterable[tuple[int, str]]:
+    """(canonical value, quote) for each statement of `fact` in `text`: a count, or minutes."""
+    lowered = text.lower()
+    if fact == SPARES:
+        for pattern in _SPARES_RES:
+            for m in pattern.finditer(lowered):
+                raw = m.group(1)
+                yield (
+                    (_NUMBER_WORDS[raw] if raw in _NUMBER_WORDS else int(raw)),
+                    _quote(text, m.start(), m.end()),
+                )
+        return
+    patterns = _NOTICE_RES if fact == NOTICE else _REPLACEMENT_RES
+    for pattern in patterns:
+        for m in pattern.finditer(lowered):
+            yield _minutes(m.group(1), m.group(2)), _quote(text, m.start(), m.end())
+
+
+def _texts(
+    terms: Mapping[str, Any], specs: Iterable[QuestionSpec], answers: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """(where, text) of every free text the bid and its answers state."""
+    out = [(where, str(terms.get(name) or "")) for name, where in BID_TEXT_FIELDS.items()]
+    for spec in specs:
+        value = answers.get(spec.key)
+        if spec.answer_type == TEXT and isinstance(value, str):
+            out.append((f"the questionnaire answer '{spec.text}'", value))
+        elif spec.answer_type == YESNO and isinstance(value, Mapping) and value.get("comment"):
+            out.append((f"the comment on '{spec.text}'", str(value["comment"])))
+    return [(where, text) for where, text in out if text.strip()]
+
+
+def find_conflicts(
+    *,
+    terms: Mapping[str, Any],
+    specs: Iterable[QuestionSpec],
+    answers: Mapping[str, Any],
+    agreed: Mapping[str, Any] | None = None,
+    legacy: bool = False,
+) -> list[Conflict]:
+    """Every fact stated twice with two values.
+
+    `terms`: the bid's terms (draft or revision); `answers`: questionnaire answers as stored or
+    frozen, so a stored answer to a bound question that disagrees with the field is found;
+    `agreed`: the request's handoff terms, whose maintenance notice is the agreed one;
+    `legacy`: read the default bindings for snapshots frozen before questions declared them.
+    """
+    specs = list(specs)
+    out: list[Conflict] = []
+    bound = bound_answers(specs, terms, legacy=legacy)
+    for spec in specs:
+        binding = binding_of(spec, legacy=legacy)
+        given = answers.get(spec.key)
+        if binding is None or spec.key not in bound or given is None:
+            continue
+        if _same(given, bound[spec.key]):
+            continue
+        out.append(
+            Conflict(
+                binding.label.removesuffix(" (h)"),
+                format_answer(spec, bound[spec.key]),
+                f"the bid field '{binding.label}'",
+                format_answer(spec, given),
+                f"the questionnaire answer '{spec.text}' (stored before it was bound to the bid)",
+            )
+        )
+    if (notice := notice_conflict(specs, answers, agreed)) is not None:
+        out.append(notice)
+    texts = _texts(terms, specs, answers)
+    homes = _homes(terms, specs, answers, agreed)
+    for fact, (home, where) in homes.items():
+        for text_where, text in texts:
+            for value, quote in _found(text, fact):
+                if value != home:
+                    shown = (str(home), str(value)) if fact == SPARES else _durations(home, value)
+                    out.append(Conflict(fact, shown[0], where, shown[1], text_where, quote))
+    return out
+
+
+def _same(given: Any, expected: Any) -> bool:
+    if isinstance(given, Mapping) and isinstance(expected, Mapping):
+        return given.get("value") == expected.get("value")
+    return bool(given == expected)
+
+
+def _durations(a: int, b: int) -> tuple[str, str]:
+    return duration(a), duration(b)
+
+
+def _homes(
+    terms: Mapping[str, Any],
+    specs: list[QuestionSpec],
+    answers: Mapping[str, Any],
+    agreed: Mapping[str, Any] | None,
+) -> dict[str, tuple[int, str]]:
+    """Per fact, the value its home states and where: the bid field, else the agreed terms."""
+    homes: dict[str, tuple[int, str]] = {}
+    if terms.get("spares_count") is not None:
+        homes[SPARES] = (int(terms["spares_count"]), "the bid field 'Spare nodes'")
+    replacement = BINDINGS["node_replacement_hours"].convert(terms.get("node_replacement_hours"))
+    if terms.get("node_replacement_hours") is not None and replacement is not None:
+        homes[REPLACEMENT] = (replacement, "the bid field 'Node replacement time (h)'")
+    notice = notice_home(specs, answers, agreed)
+    if notice is not None:
+        homes[NOTICE] = notice
+    return homes
+
+
+def notice_home(
+    specs: Iterable[QuestionSpec], answers: Mapping[str, Any], agreed: Mapping[str, Any] | None
+) -> tuple[int, str] | None:
+    """The maintenance notice that governs: the agreed handoff terms', else the answer's."""
+    if agreed and agreed.get("maintenance_notice_hours") is not None:
+        hours = agreed["maintenance_notice_hours"]
+        return int(hours) * 60, "the handoff terms 'Planned-maintenance notice (h)'"
+    spec = next((s for s in specs if s.key == NOTICE_KEY and s.answer_type == DURATION), None)
+    if spec is not None and answers.get(NOTICE_KEY) is not None:
+        return int(answers[NOTICE_KEY]), f"the questionnaire answer '{spec.text}'"
+    return None
+
+
+def notice_conflict(
+    specs: Iterable[QuestionSpec], answers: Mapping[str, Any], agreed: Mapping[str, Any] | None
+) -> Conflict | None:
+    """The questionnaire's notice against the agreed terms' (the bid carries no notice field)."""
+    spec = next((s for s in specs if s.key == NOTICE_KEY and s.answer_type == DURATION), None)
+    given = answers.get(NOTICE_KEY) if spec is not None else None
+    if spec is None or given is None or not agreed:
+        return None
+    home = notice_home([], {}, agreed)
+    if home is None or home[0] == int(given):
+        return None
+    value, answer = _durations(home[0], int(given))
+    return Conflict(NOTICE, value, home[1], answer, f"the questionnaire answer '{spec.text}'")
