@@ -159,13 +159,12 @@ def find_conflicts(
     if (notice := notice_conflict(specs, answers, agreed)) is not None:
         out.append(notice)
     texts = _texts(terms, specs, answers)
-    homes = _homes(terms, specs, answers, agreed)
-    for fact, (home, where) in homes.items():
+    for fact, (home, where, shown) in _homes(terms, specs, answers, agreed).items():
         for text_where, text in texts:
             for value, quote in _found(text, fact):
                 if value != home:
-                    shown = (str(home), str(value)) if fact == SPARES else _durations(home, value)
-                    out.append(Conflict(fact, shown[0], where, shown[1], text_where, quote))
+                    other = str(value) if fact == SPARES else duration(value)
+                    out.append(Conflict(fact, shown, where, other, text_where, quote))
     return out
 
 
@@ -175,8 +174,9 @@ def _same(given: Any, expected: Any) -> bool:
     return bool(given == expected)
 
 
-def _durations(a: int, b: int) -> tuple[str, str]:
-    return duration(a), duration(b)
+def _hours(minutes: int) -> str:
+    """A value its home keeps in hours reads in hours, as that field prints it: '72 h'."""
+    return f"{minutes / 60:g} h"
 
 
 def _homes(
@@ -184,14 +184,16 @@ def _homes(
     specs: list[QuestionSpec],
     answers: Mapping[str, Any],
     agreed: Mapping[str, Any] | None,
-) -> dict[str, tuple[int, str]]:
-    """Per fact, the value its home states and where: the bid field, else the agreed terms."""
-    homes: dict[str, tuple[int, str]] = {}
+) -> dict[str, tuple[int, str, str]]:
+    """Per fact: the value its home states (a count, or minutes), where, and as shown."""
+    homes: dict[str, tuple[int, str, str]] = {}
     if terms.get("spares_count") is not None:
-        homes[SPARES] = (int(terms["spares_count"]), "the bid field 'Spare nodes'")
+        spares = int(terms["spares_count"])
+        homes[SPARES] = (spares, "the bid field 'Spare nodes'", str(spares))
     replacement = BINDINGS["node_replacement_hours"].convert(terms.get("node_replacement_hours"))
     if terms.get("node_replacement_hours") is not None and replacement is not None:
-        homes[REPLACEMENT] = (replacement, "the bid field 'Node replacement time (h)'")
+        where = "the bid field 'Node replacement time (h)'"
+        homes[REPLACEMENT] = (replacement, where, _hours(replacement))
     notice = notice_home(specs, answers, agreed)
     if notice is not None:
         homes[NOTICE] = notice
@@ -200,14 +202,16 @@ def _homes(
 
 def notice_home(
     specs: Iterable[QuestionSpec], answers: Mapping[str, Any], agreed: Mapping[str, Any] | None
-) -> tuple[int, str] | None:
-    """The maintenance notice that governs: the agreed handoff terms', else the answer's."""
+) -> tuple[int, str, str] | None:
+    """The maintenance notice that governs (minutes, where, as shown): the agreed handoff
+    terms', else the questionnaire answer's."""
     if agreed and agreed.get("maintenance_notice_hours") is not None:
-        hours = agreed["maintenance_notice_hours"]
-        return int(hours) * 60, "the handoff terms 'Planned-maintenance notice (h)'"
+        minutes = int(agreed["maintenance_notice_hours"]) * 60
+        return minutes, "the handoff terms 'Planned-maintenance notice (h)'", _hours(minutes)
     spec = next((s for s in specs if s.key == NOTICE_KEY and s.answer_type == DURATION), None)
     if spec is not None and answers.get(NOTICE_KEY) is not None:
-        return int(answers[NOTICE_KEY]), f"the questionnaire answer '{spec.text}'"
+        minutes = int(answers[NOTICE_KEY])
+        return minutes, f"the questionnaire answer '{spec.text}'", duration(minutes)
     return None
 
 
@@ -222,5 +226,5 @@ def notice_conflict(
     home = notice_home([], {}, agreed)
     if home is None or home[0] == int(given):
         return None
-    value, answer = _durations(home[0], int(given))
-    return Conflict(NOTICE, value, home[1], answer, f"the questionnaire answer '{spec.text}'")
+    answer = duration(int(given))
+    return Conflict(NOTICE, home[2], home[1], answer, f"the questionnaire answer '{spec.text}'")

@@ -12,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annexes.document.labels import display, label
+from bids.models import BidTerms
 from questionnaire.answer_types import QuestionSpec, format_answer
-from questionnaire.conflicts import NOTICE_KEY, find_conflicts, notice_home
-from questionnaire.facts import binding_of, bound_answers
+from questionnaire.conflicts import NOTICE_KEY, find_conflicts
+from questionnaire.facts import binding_of
 from questionnaire.snapshot import specs_of
+
+NOTICE_FIELD = "maintenance_notice_hours"
 
 
 def _bid_terms(snap: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -29,18 +33,21 @@ def _agreed(snap: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def answer_text(
     spec: QuestionSpec, snap: Mapping[str, Any], answers: Mapping[str, Any], refs: Mapping[str, str]
 ) -> str:
-    """The questionnaire row's answer: a fact held elsewhere reads as that place states it."""
+    """The questionnaire row's answer: a fact held elsewhere reads exactly as that section
+    prints it, with the section and the label to find it by."""
+    from contracts.models import TermsFields
+
     binding = binding_of(spec, legacy=True)
-    if binding is not None:
-        value = bound_answers([spec], _bid_terms(snap), legacy=True).get(spec.key)
-        if value is not None:
-            where = f"section {refs['offer']}, {binding.label}" if "offer" in refs else "the bid"
-            return f"{format_answer(spec, value)} (see {where})"
-    if spec.key == NOTICE_KEY and _agreed(snap) and "terms" in refs:
-        home = notice_home([], {}, _agreed(snap))
-        if home is not None:
-            shown = format_answer(spec, home[0])
-            return f"{shown} (see section {refs['terms']}, Planned-maintenance notice)"
+    terms = _bid_terms(snap)
+    if binding is not None and terms.get(binding.field) is not None and "offer" in refs:
+        shown = display(BidTerms, binding.field, terms[binding.field])
+        where = label(BidTerms, binding.field)
+        return f"{shown} (see section {refs['offer']}, {where})"
+    agreed = _agreed(snap)
+    notice = NOTICE_FIELD
+    if spec.key == NOTICE_KEY and agreed and agreed.get(notice) is not None and "terms" in refs:
+        shown = display(TermsFields, notice, agreed[notice])
+        return f"{shown} (see section {refs['terms']}, {label(TermsFields, notice)})"
     return format_answer(spec, answers.get(spec.key))
 
 
