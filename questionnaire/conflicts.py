@@ -86,7 +86,12 @@ def _minutes(amount: str, unit: str) -> int:
 
 
 def _quote(text: str, start: int, end: int) -> str:
-    lo, hi = max(0, start - 20), min(len(text), end + 20)
+    """The match with a few whole words either side, as the flag quotes it."""
+    lo, hi = max(0, start - 24), min(len(text), end + 24)
+    if lo > 0:
+        lo = text.find(" ", lo, start) + 1 or start
+    if hi < len(text):
+        hi = text.rfind(" ", end, hi + 1) if text.rfind(" ", end, hi + 1) >= end else end
     return f"'{'…' if lo else ''}{text[lo:hi].strip()}{'…' if hi < len(text) else ''}'"
 
 
