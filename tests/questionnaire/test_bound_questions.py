@@ -174,3 +174,22 @@ def test_posting_the_page_with_bound_questions_saves_and_submits(draft, provider
     response = provider.client().post(url, _post_data(full_answers(qs)) | {"submit": "1"})
     assert response.status_code == 302
     assert draft.revisions.get().questionnaire["answers"]["coverage.hours"] == draft.coverage
+
+
+def test_the_api_takes_the_field_and_its_answer_together_and_names_a_disagreement(
+    draft, provider
+):
+    from tests.api.v1.conftest import token_client
+
+    client = token_client(provider.user)
+    url = f"/api/v1/bids/{draft.pk}/"
+    terms = {"spares_count": 3, "spares_location": "same_site"}
+    agreed = client.patch(url, {**terms, "answers": {"spares.count": 3}}, format="json")
+    assert agreed.status_code == 200, agreed.json()
+    refused = client.patch(url, {**terms, "answers": {"spares.count": 5}}, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {
+        "answers.spares.count": [
+            "This answer is set on the bid (Spare nodes = 3); change it on the bid."
+        ]
+    }
