@@ -124,3 +124,17 @@ def test_rendering_never_changes_the_snapshot_an_annex_hashes(conflicting):
     _printed(snap)
     _flagged(snap)
     assert snapshot_sha256(snap) == before
+
+
+def test_the_annex_page_flags_the_conflicts_before_the_annex_is_generated(
+    conflicting, buyer, provider
+):
+    from django.urls import reverse
+
+    url = reverse("annexes:list", args=[conflicting.request.pk])
+    for role in (buyer, provider):
+        html = role.client().get(url).content.decode()
+        box = html[html.index('id="annex-contract-conflicts"') :]
+        box = _text(box[: box.index("</div>")])
+        assert "Spare nodes: 1 in the bid field 'Spare nodes', but 2 in the bid's notes" in box
+        assert "Maintenance notice: 72 h in the handoff terms" in box
