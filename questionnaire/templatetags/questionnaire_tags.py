@@ -8,8 +8,9 @@ from django import template
 
 from bids.models import Bid, BidRevision, CapacityRequest
 from questionnaire import selectors
-from questionnaire.answer_types import format_answer
+from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.defaults import CLOCKS, SEVERITIES, STEPS
+from questionnaire.facts import binding_of
 from questionnaire.snapshot import misses_target, specs_of
 
 register = template.Library()
@@ -50,6 +51,13 @@ def frozen_view(revision: BidRevision | None) -> dict[str, Any]:
         "path": snap.get("execution_path") or {},
         "severities": SEVERITIES,
     }
+
+
+@register.filter
+def bound_label(spec: QuestionSpec) -> str:
+    """The label of the bid field that answers `spec`; blank when it is answered here."""
+    binding = binding_of(spec)
+    return binding.label if binding is not None else ""
 
 
 @register.inclusion_tag("questionnaire/_bid_panel_body.html", takes_context=True)

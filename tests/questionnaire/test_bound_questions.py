@@ -68,6 +68,7 @@ def test_the_form_shows_the_bid_value_read_only_with_a_link_to_the_bid_field(dra
     assert "Set on the bid: <strong>Spare nodes = 2</strong>" in page
     assert f'<a href="{edit}#id_spares_count">edit on the bid</a>' in page
     assert 'name="q-spares.count"' not in page  # nothing to type, so nothing to disagree
+    assert 'id="id_spares_count"' in provider.client().get(edit).content.decode()  # the anchor
 
 
 def test_submit_freezes_the_bid_fields_value_and_ignores_an_older_stored_answer(draft, provider):
@@ -176,9 +177,7 @@ def test_posting_the_page_with_bound_questions_saves_and_submits(draft, provider
     assert draft.revisions.get().questionnaire["answers"]["coverage.hours"] == draft.coverage
 
 
-def test_the_api_takes_the_field_and_its_answer_together_and_names_a_disagreement(
-    draft, provider
-):
+def test_the_api_takes_the_field_and_its_answer_together_and_names_a_disagreement(draft, provider):
     from tests.api.v1.conftest import token_client
 
     client = token_client(provider.user)
@@ -193,3 +192,13 @@ def test_the_api_takes_the_field_and_its_answer_together_and_names_a_disagreemen
             "This answer is set on the bid (Spare nodes = 3); change it on the bid."
         ]
     }
+
+
+def test_the_buyers_editor_says_which_questions_the_bid_answers(draft, buyer):
+    page = buyer.client().get(reverse("questionnaire:set-edit", args=[draft.request.pk]))
+    html = page.content.decode()
+    row = html[html.index('id="q-spares.count"') :]
+    row = row[: row.index("</tr>")]
+    assert "Answered by the bid's “Spare nodes” field" in row
+    unbound = html[html.index('id="q-spares.reservation"') :]
+    assert "Answered by the bid" not in unbound[: unbound.index("</tr>")]
