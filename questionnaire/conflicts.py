@@ -18,6 +18,7 @@ from questionnaire.facts import BINDINGS, binding_of, bound_answers
 
 SPARES, REPLACEMENT, NOTICE = "Spare nodes", "Node replacement time", "Maintenance notice"
 NOTICE_KEY = "maintenance.notice"
+RESERVATION_KEY = "spares.reservation"
 # Free-text fields of the bid that may state a fact in words.
 BID_TEXT_FIELDS = {
     "notes": "the bid's notes",
@@ -163,6 +164,9 @@ def find_conflicts(
         )
     if (notice := notice_conflict(specs, answers, agreed)) is not None:
         out.append(notice)
+    out += _reservation_conflicts(terms, specs, answers)
+    if (coverage := coverage_conflict(terms, agreed)) is not None:
+        out.append(coverage)
     texts = _texts(terms, specs, answers)
     for fact, (home, where, shown) in _homes(terms, specs, answers, agreed).items():
         for text_where, text in texts:
@@ -233,3 +237,48 @@ def notice_conflict(
         return None
     answer = duration(int(given))
     return Conflict(NOTICE, home[2], home[1], answer, f"the questionnaire answer '{spec.text}'")
+
+
+def _reservation_conflicts(
+    terms: Mapping[str, Any], specs: list[QuestionSpec], answers: Mapping[str, Any]
+) -> list[Conflict]:
+    """'No spares' answered beside a spare count on the bid, or reserved spares beside none."""
+    spec = next((s for s in specs if s.key == RESERVATION_KEY), None)
+    given, count = answers.get(RESERVATION_KEY), terms.get("spares_count")
+    if spec is None or not isinstance(given, str) or count is None:
+        return []
+    if (given == "none") == (int(count) == 0):
+        return []
+    where = f"the questionnaire answer '{spec.text}'"
+    field = "the bid field 'Spare nodes'"
+    return [Conflict(SPARES, str(count), field, format_answer(spec, given), where)]
+
+
+# How the handoff terms' coverage hours (free text) read as the bid's coverage choice.
+_COVERAGE_WORDS = (
+    ("24x7", re.compile(r"24\s*(?:x|×|/)\s*7|round the clock|around the clock")),
+    ("business_hours", re.compile(r"business hours|mon(?:day)?\s*[–-]\s*fri|weekdays")),
+)
+_COVERAGE_LABELS = {
+    "24x7": "24 × 7",
+    "extended": "Extended hours",
+    "business_hours": "Business hours",
+}
+
+
+def coverage_conflict(
+    terms: Mapping[str, Any], agreed: Mapping[str, Any] | None
+) -> Conflict | None:
+    """The bid's support coverage against the coverage hours the handoff terms agree."""
+    text = str((agreed or {}).get("coverage_hours") or "")
+    offered = terms.get("coverage")
+    read = next((value for value, rx in _COVERAGE_WORDS if rx.search(text.lower())), None)
+    if not text or offered is None or read is None or read == offered:
+        return None
+    return Conflict(
+        "Support coverage",
+        _COVERAGE_LABELS.get(str(offered), str(offered)),
+        "the bid field 'Support coverage'",
+        text,
+        "the handoff terms 'Support coverage hours'",
+    )

@@ -114,3 +114,33 @@ def test_free_text_answers_and_comments_are_read_too():
         "but 4 in the comment on 'Can the job run on fewer nodes while one is repaired?': "
         "'We swap in one of 4 hot spares'."
     )
+
+
+def test_no_spares_answered_beside_a_spare_count_is_flagged():
+    (message,) = _messages(answers={"spares.reservation": "none"})
+    assert message == (
+        "Spare nodes: 1 in the bid field 'Spare nodes', but No spares in the questionnaire "
+        "answer 'Are the spares reserved or shared?'."
+    )
+    assert _messages(answers={"spares.reservation": "reserved"}) == []
+
+
+@pytest.mark.parametrize(
+    ("hours", "flagged"),
+    [
+        ("Mon–Fri 08:00–18:00", True),
+        ("24 × 7", False),
+        ("24/7 NOC", False),
+        ("by arrangement", False),
+    ],
+)
+def test_the_bids_coverage_is_compared_with_the_agreed_coverage_hours(hours, flagged):
+    messages = _messages(agreed={"coverage_hours": hours})
+    assert messages == (
+        [
+            f"Support coverage: 24 × 7 in the bid field 'Support coverage', but {hours} in the "
+            "handoff terms 'Support coverage hours'."
+        ]
+        if flagged
+        else []
+    )
