@@ -202,3 +202,17 @@ def test_the_buyers_editor_says_which_questions_the_bid_answers(draft, buyer):
     assert "Answered by the bid's “Spare nodes” field" in row
     unbound = html[html.index('id="q-spares.reservation"') :]
     assert "Answered by the bid" not in unbound[: unbound.index("</tr>")]
+
+
+def test_the_buyer_sees_the_submitted_revisions_conflicts_on_the_bid_page(world, buyer, provider):
+    bid_save_draft(
+        bid=world.bid,
+        user=provider.user,
+        data={"spares_count": 1, "spares_location": "same_site", "notes": "3 spare nodes."},
+    )
+    bid_submit(bid=world.bid, user=provider.user)
+    html = buyer.client().get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()
+    box = html[html.index('id="fact-conflicts"') :]
+    box = box[: box.index("</div>")]
+    assert "This bid states a fact twice, with two values" in box
+    assert "but 3 in the bid&#x27;s notes" in box and "resolve before you submit" not in box
