@@ -25,6 +25,7 @@ BID_TEXT_FIELDS = {
     "sla_credits": "the bid's SLA credits",
     "billing_terms": "the bid's billing terms",
 }
+AGREED_TEXT_FIELDS = {"spares": "Spares", "partial_capacity_billing": "Partial-capacity billing"}
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,12 @@ def find_conflicts(
     if (coverage := coverage_conflict(terms, agreed)) is not None:
         out.append(coverage)
     texts = _texts(terms, specs, answers)
+    # The handoff terms' own words on spares and partial capacity state facts too.
+    texts += [
+        (f"the handoff terms '{label}'", str(agreed[name]))
+        for name, label in AGREED_TEXT_FIELDS.items()
+        if agreed and str(agreed.get(name) or "").strip()
+    ]
     for fact, (home, where, shown) in _homes(terms, specs, answers, agreed).items():
         for text_where, text in texts:
             for value, quote in _found(text, fact):

@@ -144,3 +144,12 @@ def test_the_bids_coverage_is_compared_with_the_agreed_coverage_hours(hours, fla
         if flagged
         else []
     )
+
+
+def test_the_handoff_terms_own_words_on_spares_are_read_too():
+    (message,) = _messages(agreed={"spares": "Two hot spares in the same fabric domain."})
+    assert message.startswith(
+        "Spare nodes: 1 in the bid field 'Spare nodes', but 2 in the handoff terms 'Spares': "
+    )
+    default = "Hot spares in the same fabric domain; a replacement node passes the fixture."
+    assert _messages(agreed={"spares": default}) == []
