@@ -69,7 +69,7 @@ def annex_conflicts(*, request: CapacityRequest, kind: str) -> list[str]:
     if reservation is None:
         return []
     agreed = agreed_terms(request=request)
-    return [c.message for c in revision_conflicts(reservation.bid_revision, agreed=agreed)]
+    return [c.message for c in revision_conflicts(revision=reservation.bid_revision, agreed=agreed)]
 
 
 def statement_periods(*, request: CapacityRequest) -> list[str]:

@@ -194,7 +194,7 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
             revision=s.revision,
             steps=explain_steps(s.cost),
             facts=Facts(scoring_answers(s.revision.questionnaire), *acks[s.revision.bid_id]),
-            conflicts=revision_conflicts(s.revision, agreed=agreed),
+            conflicts=revision_conflicts(revision=s.revision, agreed=agreed),
         )
         for s in scores
     ]

@@ -175,7 +175,7 @@ def agreed_terms(*, request: CapacityRequest) -> dict[str, Any] | None:
     return terms.snapshot() if terms is not None else None
 
 
-def revision_conflicts(revision: BidRevision, *, agreed: dict[str, Any] | None) -> list[Conflict]:
+def revision_conflicts(*, revision: BidRevision, agreed: dict[str, Any] | None) -> list[Conflict]:
     """The conflicts a frozen revision states (its terms against its frozen answers)."""
     snap = revision.questionnaire or {}
     return find_conflicts(

@@ -77,7 +77,7 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
         out["conflicts"] = out["state"].conflicts
     elif latest is not None:
         agreed = selectors.agreed_terms(request=bid.request)
-        out["conflicts"] = selectors.revision_conflicts(latest, agreed=agreed)
+        out["conflicts"] = selectors.revision_conflicts(revision=latest, agreed=agreed)
     return out
 
 
