@@ -101,7 +101,8 @@ def bound_text(spec: QuestionSpec, terms: Mapping[str, Any]) -> str:
     if binding is None:
         return ""
     value = bound_answers([spec], terms).get(spec.key)
-    return f"{binding.label} = {format_answer(spec, value)}"
+    # The value carries its unit ('24 h'), so the field's "(h)" would say it twice.
+    return f"{binding.label.removesuffix(' (h)')} = {format_answer(spec, value)}"
 
 
 def bound_labels(specs: Iterable[QuestionSpec]) -> dict[str, str]:
