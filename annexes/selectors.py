@@ -57,6 +57,21 @@ def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
     return None
 
 
+def annex_conflicts(*, request: CapacityRequest, kind: str) -> list[str]:
+    """Before a contract annex is generated: the facts the awarded revision states twice with
+    two values (the annex prints each once, from its home; the parties should settle it)."""
+    if kind != AnnexKind.CONTRACT:
+        return []
+    from acceptance.models import Reservation
+    from questionnaire.selectors import agreed_terms, revision_conflicts
+
+    reservation = Reservation.objects.select_related("bid_revision").filter(request=request).first()
+    if reservation is None:
+        return []
+    agreed = agreed_terms(request=request)
+    return [c.message for c in revision_conflicts(revision=reservation.bid_revision, agreed=agreed)]
+
+
 def statement_periods(*, request: CapacityRequest) -> list[str]:
     """The months a statement can be generated for, newest first."""
     from acceptance.models import Reservation, ReservationStatus

@@ -32,6 +32,7 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
                 "annexes": issued,
                 "job": next((j for j in jobs if j.kind == kind), None),
                 "blocker": selectors.annex_blocker(request=req, kind=kind),
+                "conflicts": selectors.annex_conflicts(request=req, kind=kind),
                 "periods": selectors.statement_periods(request=req)
                 if kind == AnnexKind.STATEMENT
                 else [],

@@ -19,6 +19,8 @@ from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.scoring import CRITERIA
 from evaluation.scoring.reliability import MTBF_DEFAULT, MTBF_REALISED
 from evaluation.services import scoring_fingerprint
+from questionnaire.conflicts import Conflict
+from questionnaire.selectors import agreed_terms, revision_conflicts
 from questionnaire.snapshot import NO_QUESTIONNAIRE, scoring_answers
 
 CRITERION_LABELS = {
@@ -80,6 +82,7 @@ class Column:
     steps: dict[str, dict[str, str]] = field(default_factory=dict)
     facts: Facts = field(default_factory=lambda: Facts(NO_QUESTIONNAIRE))
     reasons_shown: list[str] | None = None  # anonymised: the reasons, scrubbed
+    conflicts: list[Conflict] = field(default_factory=list)  # one fact stated with two values
 
     @property
     def qualified(self) -> bool:
@@ -90,6 +93,13 @@ class Column:
         if self.reasons_shown is not None:
             return self.reasons_shown
         return [d["message"] for d in self.score.disqualifications]
+
+    @property
+    def conflict_messages(self) -> list[str]:
+        """Anonymised, without the quotes: they are the provider's own words."""
+        if self.reasons_shown is not None:
+            return [c.without_quote for c in self.conflicts]
+        return [c.message for c in self.conflicts]
 
     @property
     def mtbf_default(self) -> bool:
@@ -124,6 +134,10 @@ class Comparison:
     @property
     def disqualified_columns(self) -> list[Column]:
         return [c for c in self.columns if not c.qualified]
+
+    @property
+    def conflicted_columns(self) -> list[Column]:
+        return [c for c in self.columns if c.conflicts]
 
     @property
     def any_default_mtbf(self) -> bool:
@@ -172,6 +186,7 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
         return out
     names = _names(request, scores, anonymise)
     acks = _acknowledgements([s.revision.bid_id for s in scores])
+    agreed = agreed_terms(request=request)
     out.columns = [
         Column(
             name=names[s.pk],
@@ -179,6 +194,7 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
             revision=s.revision,
             steps=explain_steps(s.cost),
             facts=Facts(scoring_answers(s.revision.questionnaire), *acks[s.revision.bid_id]),
+            conflicts=revision_conflicts(revision=s.revision, agreed=agreed),
         )
         for s in scores
     ]

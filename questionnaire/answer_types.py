@@ -82,6 +82,7 @@ class QuestionSpec:
     step: str = ""
     column: str = ""
     order: int = 0
+    bound_to: str = ""  # a BidTerms field that holds this answer (questionnaire.facts)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -111,6 +112,8 @@ class QuestionSpec:
             "step": self.step,
             "column": self.column,
             "order": self.order,
+            # Only when bound: snapshots of unbound questions keep their bytes and checksums.
+            **({"bound_to": self.bound_to} if self.bound_to else {}),
         }
 
     @classmethod
@@ -128,6 +131,7 @@ class QuestionSpec:
             step=data.get("step", ""),
             column=data.get("column", ""),
             order=int(data.get("order", 0)),
+            bound_to=str(data.get("bound_to", "")),
         )
 
 

@@ -18,7 +18,7 @@ from questionnaire.answer_types import (
 )
 
 DEFAULT_NAME = "Clusterbid incident questionnaire"
-DEFAULT_VERSION = 1
+DEFAULT_VERSION = 2  # 2: five questions bound to the bid fields that hold them
 MATRIX_SECTION = "Responsibility matrix"
 SEVERITIES = ("S1", "S2", "S3")
 SEVERITY_LABELS = {
@@ -126,6 +126,7 @@ PATH, BYOS = "Acceptance-run execution path", "Own hardware (BYOS)"
 def _operations() -> list[QuestionSpec]:
     return [
         _q("coverage.hours", COVER, "Support coverage hours", ENUM, required=True,
+           bound_to="coverage",
            choices=(("24x7", "24 × 7"), ("extended", "Extended hours"),
                     ("business_hours", "Business hours"))),
         _q("coverage.time_zone", COVER, "Time zone of the support team", TEXT, required=True,
@@ -138,15 +139,17 @@ def _operations() -> list[QuestionSpec]:
            required=True),
         _q("maintenance.drain_waits", MAINT, "Does a planned drain wait for the next checkpoint?",
            YESNO, required=True),
-        _q("spares.count", SPARES, "Spare nodes for this cluster", INTEGER, required=True),
+        _q("spares.count", SPARES, "Spare nodes for this cluster", INTEGER, required=True,
+           bound_to="spares_count"),
         _q("spares.reservation", SPARES, "Are the spares reserved or shared?", ENUM,
            choices=(("reserved", "Reserved for this cluster"), ("shared", "Shared pool"),
                     ("none", "No spares"))),
-        _q("spares.domain", SPARES, "Where do the spares sit?", ENUM,
+        _q("spares.domain", SPARES, "Where do the spares sit?", ENUM, bound_to="spares_location",
            choices=(("same_domain", "Same NVLink/fabric domain"),
                     ("same_site", "Same site, other fabric domain"),
                     ("other_site", "Another site"), ("none", "No spares"))),
-        _q("replacement.time", SPARES, "Node replacement time", DURATION, required=True),
+        _q("replacement.time", SPARES, "Node replacement time", DURATION, required=True,
+           bound_to="node_replacement_hours"),
         _q("partial.running", SPARES, "Can the job run on fewer nodes while one is repaired?",
            YESNO),
         _q("partial.billing", SPARES, "Billing while running short of capacity", ENUM,
@@ -156,7 +159,7 @@ def _operations() -> list[QuestionSpec]:
                     ("paused", "Not billed until restored"))),
         _q("health.between_jobs", HEALTH, "Health checks between jobs", YESNO, required=True),
         _q("health.auto_drain", HEALTH, "Unhealthy nodes drained automatically", YESNO,
-           required=True),
+           required=True, bound_to="health_checks_auto_drain"),
         _q("health.buyer_checks", HEALTH, "May the buyer add its own health checks?", YESNO),
         _q("diagnostics.shared", HEALTH,
            "Will you share host and network diagnostics the tenant cannot see?", YESNO,

@@ -105,9 +105,9 @@ def demo_answers(profile: dict[str, Any], bid: Bid) -> dict[str, Any]:
                 raw[f"{step}.{sev}.restore"] = profile["restore"][sev]
     spares = bid.spares_count or 0
     no_diag = "Tenant gets DCGM summaries; switch counters stay internal."
+    # Coverage, spare count and place, replacement time and auto-drain are the bid's fields.
     raw.update(
         {
-            "coverage.hours": bid.coverage,
             "coverage.time_zone": profile["time_zone"],
             "ticket.contents": profile["ticket"],
             "escalation.path": "On-call engineer → fabric team lead (30 min) → head of ops (2 h)",
@@ -115,16 +115,10 @@ def demo_answers(profile: dict[str, Any], bid: Bid) -> dict[str, Any]:
             "maintenance.drain_waits": _yes("no", "Windows are fixed: Tuesdays 02:00–04:00 CET.")
             if profile.get("fixed_windows")
             else _yes("yes"),
-            "spares.count": spares,
             "spares.reservation": "reserved" if spares > 1 else "shared" if spares else "none",
-            "spares.domain": "same_domain" if spares > 1 else "same_site" if spares else "none",
-            "replacement.time": f"{bid.node_replacement_hours} h",
             "partial.running": _yes("yes"),
             "partial.billing": profile["billing"],
             "health.between_jobs": _yes("yes"),
-            "health.auto_drain": _yes("yes")
-            if bid.health_checks_auto_drain
-            else _yes("no", "Nodes are drained by the on-call engineer."),
             "health.buyer_checks": _yes("yes"),
             "diagnostics.shared": _yes(
                 profile["shared"], "" if profile["shared"] == "yes" else no_diag

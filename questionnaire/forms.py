@@ -19,6 +19,7 @@ from questionnaire.answer_types import (
     describe_rule,
 )
 from questionnaire.defaults import CLOCKS, SEVERITIES, STEPS
+from questionnaire.facts import binding_of
 from questionnaire.models import RULE_CHOICES
 from questionnaire.snapshot import misses_target
 
@@ -51,6 +52,12 @@ class FieldView:
     comment: str = ""
     errors: list[str] = field(default_factory=list)
     misses: bool = False
+    bound: str = ""  # "Spare nodes = 2": answered by that bid field, shown read-only
+
+    @property
+    def bound_field(self) -> str:
+        binding = binding_of(self.spec)
+        return binding.field if binding is not None else ""
 
     @property
     def name(self) -> str:
@@ -87,11 +94,15 @@ def field_views(
     raw: Mapping[str, Any] | None,
     errors: Mapping[str, list[str]],
     targets: Mapping[str, Mapping[str, Any]],
+    bound: Mapping[str, str] | None = None,
 ) -> dict[str, FieldView]:
-    """One input per question: the posted text when re-showing errors, else the saved value."""
+    """One input per question: the posted text when re-showing errors, else the saved value;
+    a bound question shows its bid field's value instead of an input."""
     views = {}
     for spec in specs:
-        if raw is not None:
+        if bound and spec.key in bound:
+            view = FieldView(spec, bound=bound[spec.key])
+        elif raw is not None:
             posted = raw.get(spec.key)
             view = FieldView(spec)
             if isinstance(posted, list):

@@ -81,6 +81,8 @@ class Question(models.Model):
     step = models.CharField(max_length=30, blank=True)
     column = models.CharField(max_length=30, blank=True)
     order = models.PositiveIntegerField(default=0)
+    # The bid field that holds this answer (questionnaire.facts.BINDINGS); blank: answered here.
+    bound_to = models.CharField(max_length=40, blank=True)
 
     class Meta:
         constraints = [
@@ -105,6 +107,7 @@ class Question(models.Model):
             step=self.step,
             column=self.column,
             order=self.order,
+            bound_to=self.bound_to,
         )
 
 

@@ -14,6 +14,8 @@ from django.db.models import QuerySet
 from bids import selectors as bid_selectors
 from bids.models import Bid, BidRevision, CapacityRequest
 from questionnaire.answer_types import QuestionSpec, format_answer
+from questionnaire.conflicts import Conflict, find_conflicts
+from questionnaire.facts import bound_answers, bound_labels, bound_text
 from questionnaire.models import BidQuestionnaire, QuestionSet
 from questionnaire.snapshot import (
     AnswerChange,
@@ -116,6 +118,9 @@ class DraftState:
     failures: list[str] = field(default_factory=list)
     path: dict[str, Any] = field(default_factory=dict)
     targets: dict[str, Any] = field(default_factory=dict)
+    # Bound questions: key → "Spare nodes = 2", the bid field that answers it.
+    bound: dict[str, str] = field(default_factory=dict)
+    conflicts: list[Conflict] = field(default_factory=list)
 
     @property
     def answered(self) -> int:
@@ -126,11 +131,17 @@ def draft_state(*, bid: Bid) -> DraftState:
     """The provider's working answers measured against the request's current question set."""
     qs = current_question_set(request=bid.request)
     if qs is None:
-        return DraftState(question_set=None)
+        return DraftState(
+            question_set=None,
+            conflicts=find_conflicts(terms=bid.terms_dict(), specs=[], answers={}, agreed=None),
+        )
     specs = question_specs(question_set=qs)
     row = BidQuestionnaire.objects.filter(bid=bid).first()
     keys = {s.key for s in specs}
-    answers = {k: v for k, v in (row.answers if row else {}).items() if k in keys}
+    stored = {k: v for k, v in (row.answers if row else {}).items() if k in keys}
+    terms = bid.terms_dict()
+    # A bound question's answer is its bid field's value; a stored one is ignored (a conflict).
+    answers = {**stored, **bound_answers(specs, terms)}
     transport = answers.get("path.transport")
     required, source = required_transport(request=bid.request, question_set=qs)
     return DraftState(
@@ -145,6 +156,34 @@ def draft_state(*, bid: Bid) -> DraftState:
             offered=transport if isinstance(transport, str) else None,
         ),
         targets=targets_for(request=bid.request, question_set=qs),
+        bound={s.key: bound_text(s, terms) for s in specs if s.key in bound_labels([s])},
+        conflicts=find_conflicts(
+            terms=terms, specs=specs, answers=stored, agreed=agreed_terms(request=bid.request)
+        ),
+    )
+
+
+def agreed_terms(*, request: CapacityRequest) -> dict[str, Any] | None:
+    """The request's handoff terms as values (the maintenance notice they agree), if any.
+
+    Read by name, as targets_for does: contracts sits beside this app, not below it."""
+    try:
+        model = apps.get_model("contracts", "HandoffTerms")
+    except LookupError:
+        return None
+    terms = model.objects.filter(request=request).first()
+    return terms.snapshot() if terms is not None else None
+
+
+def revision_conflicts(*, revision: BidRevision, agreed: dict[str, Any] | None) -> list[Conflict]:
+    """The conflicts a frozen revision states (its terms against its frozen answers)."""
+    snap = revision.questionnaire or {}
+    return find_conflicts(
+        terms=revision.terms_dict(),
+        specs=specs_of(snap),
+        answers=snap.get("answers", {}),
+        agreed=agreed,
+        legacy=True,
     )
 
 

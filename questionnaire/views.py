@@ -74,7 +74,12 @@ def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 )
                 return redirect("questionnaire:answers-edit", pk=bid.pk)
     views = field_views(
-        state.specs, answers=state.answers, raw=raw, errors=cell_errors, targets=state.targets
+        state.specs,
+        answers=state.answers,
+        raw=raw,
+        errors=cell_errors,
+        targets=state.targets,
+        bound=state.bound,
     )
     steps, sections = matrix_layout(views)
     return render(

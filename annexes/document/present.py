@@ -13,6 +13,7 @@ from annexes.document.attachments import attachment_blocks
 from annexes.document.baseline import baseline_section
 from annexes.document.columns import column_widths
 from annexes.document.comparison_charts import comparison_charts
+from annexes.document.facts import answer_text, snapshot_conflicts
 from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
@@ -201,7 +202,7 @@ def _severity_clocks(values: Mapping[str, Any]) -> Block | None:
     }
 
 
-def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
+def _questionnaire_section(snap: Mapping[str, Any], refs: Mapping[str, str]) -> dict[str, Any]:
     data = snap.get("questionnaire") or {}
     questions = data.get("questions") or []
     if not questions:
@@ -223,7 +224,7 @@ def _questionnaire_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     for spec in specs:
         if not spec.step:
             by_section.setdefault(spec.section, []).append(
-                [spec.text, format_answer(spec, answers.get(spec.key))]
+                [spec.text, answer_text(spec, snap, answers, refs)]
             )
     if by_section:
         # One table with a row naming each topic: the answers read as one list, and the PDF
@@ -316,14 +317,10 @@ def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
 
 def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req = snap["request"]
-    sections = [
-        _request_section(snap),
-        _offer_section(snap),
-        _fixture_section(snap),
-        _terms_section(snap),
-        _questionnaire_section(snap),
-        _acknowledgement_section(snap),
-    ]
+    sections = [_request_section(snap), _offer_section(snap), _fixture_section(snap)]
+    sections.append(_terms_section(snap))
+    refs = {section["id"]: str(i) for i, section in enumerate(sections, start=1)}
+    sections += [_questionnaire_section(snap, refs), _acknowledgement_section(snap)]
     baseline = baseline_section(snap)
     if baseline:
         sections.append(baseline)
@@ -342,6 +339,7 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
         ],
         "sections": sections,
         "signatures": [req["buyer"], snap["provider"]],
+        "conflicts": snapshot_conflicts(snap),  # flagged in the preview, never printed
     }
 
 

@@ -67,8 +67,16 @@ class QuestionSerializer(serializers.ModelSerializer[Question]):
             "rule_value",
             "step",
             "column",
+            "bound_to",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "bound_to": {
+                "help_text": "The bid field that answers this question (e.g. spares_count); "
+                "blank when it is answered here. An answer given for a bound question must "
+                "equal the field's value."
+            }
+        }
 
 
 class InForceSerializer(serializers.Serializer):

@@ -13,6 +13,8 @@ from django.db import transaction
 from bids.models import Bid
 from bids.services import require_draft_editable
 from core.errors import ServiceError
+from core.formatting import data_size
+from questionnaire.facts import bound_answers, bound_labels
 from questionnaire.models import BidQuestionnaire, QuestionSet
 from questionnaire.selectors import (
     current_question_set,
@@ -21,7 +23,7 @@ from questionnaire.selectors import (
     targets_for,
 )
 from questionnaire.snapshot import SCHEMA, build_snapshot
-from questionnaire.validation import check_answers
+from questionnaire.validation import AnswerCheck, check_answers
 
 EXPORT_SCHEMA = "clusterbid.questionnaire-answers/1"
 MAX_IMPORT_BYTES = 512 * 1024
@@ -38,9 +40,24 @@ def _current_set(bid: Bid) -> QuestionSet:
     return qs
 
 
+def _check(bid: Bid, qs: QuestionSet, raw: Mapping[str, Any], **kw: bool) -> AnswerCheck:
+    """`check_answers` with the bound questions answered by the bid's own fields."""
+    specs = question_specs(question_set=qs)
+    return check_answers(
+        specs,
+        raw,
+        bound=bound_answers(specs, bid.terms_dict()),
+        bound_labels=bound_labels(specs),
+        **kw,
+    )
+
+
 def _store(
     bid: Bid, qs: QuestionSet, values: dict[str, Any], user: User | None
 ) -> BidQuestionnaire:
+    # A bound answer lives on the bid; storing a copy would only let the two drift apart.
+    bound = set(bound_labels(question_specs(question_set=qs)))
+    values = {k: v for k, v in values.items() if k not in bound}
     previous = BidQuestionnaire.objects.filter(bid=bid).first()
     changed = previous is None or previous.answers != values or previous.question_set_id != qs.pk
     row, _ = BidQuestionnaire.objects.update_or_create(
@@ -59,7 +76,7 @@ def answers_save(*, bid: Bid, user: User | None, raw: Mapping[str, Any]) -> BidQ
     or nothing saved."""
     require_draft_editable(bid=bid, user=user)
     qs = _current_set(bid)
-    check = check_answers(question_specs(question_set=qs), raw)
+    check = _check(bid, qs, raw)
     if check.errors:
         raise AnswersInvalid(check.errors)
     return _store(bid, qs, check.values, user)
@@ -93,10 +110,10 @@ def answers_import_json(
     """The file's answers replace the draft's. Returns the keys skipped as unknown to this set."""
     require_draft_editable(bid=bid, user=user)
     if len(text.encode()) > MAX_IMPORT_BYTES:
-        raise ValidationError(f"The file is larger than {MAX_IMPORT_BYTES // 1024} KB.")
+        raise ValidationError(f"The file is larger than {data_size(MAX_IMPORT_BYTES)}.")
     raw = parse_answers_file(text)
     qs = _current_set(bid)
-    check = check_answers(question_specs(question_set=qs), raw, skip_unknown=True)
+    check = _check(bid, qs, raw, skip_unknown=True)
     if check.errors:
         raise AnswersInvalid(
             {
@@ -129,16 +146,16 @@ def answers_copy_from_bid(*, bid: Bid, source: Bid, user: User | None) -> int:
         raise ServiceError("That bid has no answers to copy.")
     qs = _current_set(bid)
     # Values that no longer fit (a choice the buyer removed) are left blank, not invented.
-    check = check_answers(question_specs(question_set=qs), origin.answers, skip_unknown=True)
-    _store(bid, qs, check.values, user)
-    return len(check.values)
+    check = _check(bid, qs, origin.answers, skip_unknown=True)
+    return len(_store(bid, qs, check.values, user).answers)
 
 
 def answers_for_submit(*, bid: Bid) -> dict[str, Any]:
     """The frozen snapshot for a new revision; AnswersInvalid names every missing or stale answer.
 
     A request without a questionnaire asks nothing, and freezes an empty dict. Stored keys of
-    questions since removed are left behind, not refused.
+    questions since removed are left behind, not refused. A question bound to a bid field
+    freezes that field's value (questionnaire.facts).
     """
     qs = current_question_set(request=bid.request)
     if qs is None:
@@ -146,7 +163,8 @@ def answers_for_submit(*, bid: Bid) -> dict[str, Any]:
     specs = question_specs(question_set=qs)
     row = BidQuestionnaire.objects.filter(bid=bid).first()
     stored = row.answers if row else {}
-    check = check_answers(specs, stored, skip_unknown=True, for_submit=True)
+    # Bound questions freeze the bid field's value; an answer stored for one is ignored.
+    check = _check(bid, qs, stored, skip_unknown=True, for_submit=True)
     if check.errors:
         raise AnswersInvalid(check.errors)
     return build_snapshot(

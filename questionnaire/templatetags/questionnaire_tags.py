@@ -8,8 +8,9 @@ from django import template
 
 from bids.models import Bid, BidRevision, CapacityRequest
 from questionnaire import selectors
-from questionnaire.answer_types import format_answer
+from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.defaults import CLOCKS, SEVERITIES, STEPS
+from questionnaire.facts import binding_of
 from questionnaire.snapshot import misses_target, specs_of
 
 register = template.Library()
@@ -52,6 +53,13 @@ def frozen_view(revision: BidRevision | None) -> dict[str, Any]:
     }
 
 
+@register.filter
+def bound_label(spec: QuestionSpec) -> str:
+    """The label of the bid field that answers `spec`; blank when it is answered here."""
+    binding = binding_of(spec)
+    return binding.label if binding is not None else ""
+
+
 @register.inclusion_tag("questionnaire/_bid_panel_body.html", takes_context=True)
 def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
     bid: Bid = context["bid"]
@@ -64,6 +72,12 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
     latest = revisions[0] if revisions else None
     out["latest"] = latest
     out["frozen"] = frozen_view(latest)
+    # One fact stated twice with two values: the owner sees its draft's before it submits.
+    if is_owner:
+        out["conflicts"] = out["state"].conflicts
+    elif latest is not None:
+        agreed = selectors.agreed_terms(request=bid.request)
+        out["conflicts"] = selectors.revision_conflicts(revision=latest, agreed=agreed)
     return out
 
 

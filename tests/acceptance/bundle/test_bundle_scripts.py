@@ -89,7 +89,16 @@ def test_nccl_runs_cover_every_collective_and_node_pair(unpacked: Path) -> None:
     assert logs == sorted(expected)
     full = (unpacked / "logs" / "nccl_all_reduce.log").read_text()
     assert full.startswith("mpirun -np 24 -N 8 ")
-    for flag in ("-b 8", "-e 8589934592", "-f 2", "-g 1", "-c 1", "-n 20", "-w 5", "-d float"):
+    for flag in (
+        "-b 8388608 ",
+        "-e 8589934592",
+        "-f 2",
+        "-g 1",
+        "-c 1",
+        "-n 20",
+        "-w 5",
+        "-d float",
+    ):
         assert flag in full
     pair = (unpacked / "logs" / "nccl_alltoall_node-a+node-c.log").read_text()
     assert "-np 16" in pair and "node-a:8" in pair and "node-c:8" in pair

@@ -128,3 +128,16 @@ def test_inf_busbw_in_the_large_rows_blocks_instead_of_passing(spec):
     unreadable = by_name(results, "nccl-tests: readable")[0]
     assert unreadable.status == "inconclusive" and unreadable.mandatory
     assert unreadable.line == first and "busbw" in unreadable.message
+
+
+def test_a_seed_001_sweep_covers_a_new_fixtures_default_range(spec):
+    """GIVEN a new fixture's default sweep (8 MiB to 8 GiB, seed 001) WHEN the provider runs
+    `-b 8M -e 8G -f 2` THEN the size range passes; before, the 8-byte default failed it."""
+    from acceptance.fixtures import default_spec
+
+    sweep = default_spec(gpu_model="H200", nodes=2, gpus_per_node=8, fabric="ndr400-ib")
+    spec["tests"]["nccl_tests"]["min_bytes"] = sweep["tests"]["nccl_tests"]["min_bytes"]
+    text = nccl_text(lo=8 << 20, hi=8 << 30)
+    (check,) = by_name(run(spec, item(text)), "nccl-tests all_reduce: size range")
+    assert check.status == "pass", check.message
+    assert check.message == "The all_reduce sweep covers 8 MiB to 8 GiB; 8 MiB to 8 GiB agreed."
