@@ -1,0 +1,180 @@
+"""The parameter and body builders of the API tenancy table (tests/api/v1/test_tenancy.py):
+the objects each operation is called on, and the role sets its rows name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from incidents.selectors import checklist_states
+from notices.choices import Event
+from notices.models import Notice
+from notices.services import notify_members
+from tests.api.v1.conftest import ROLES, ApiWorld
+
+OK, CREATED, NO_CONTENT, REFUSED, HIDDEN, UNAUTHENTICATED = 200, 201, 204, 400, 404, 401
+Params = Callable[[ApiWorld], dict[str, Any]]
+Body = Callable[[ApiWorld], Any] | None
+
+
+CONFLICT = 409  # a lifecycle move refused in this state
+FORBIDDEN = 403  # a lifecycle move refused to this party or role
+
+
+def only(**allowed: int) -> dict[str, int]:
+    """Everyone else: 404 (never a hint), anonymous: 401."""
+    expected = dict.fromkeys(ROLES, HIDDEN)
+    expected["anonymous"] = UNAUTHENTICATED
+    expected.update(allowed)
+    return expected
+
+
+def reference_file(w: ApiWorld) -> dict[str, Any]:
+    """A stored reference run on the open request's current fixture version."""
+    from acceptance.models import FixtureReference, FixtureVersion
+
+    version = FixtureVersion.objects.filter(fixture__request=w.request).order_by("-number")[0]
+    ref = FixtureReference(fixture_version=version, source="cpu_dry_run")
+    ref.store(SimpleUploadedFile("dry-run.jsonl", b'{"rank": 0}\n'))
+    ref.save()
+    return {"id": ref.pk}
+
+
+def bid_attachment(w: ApiWorld) -> dict[str, Any]:
+    """A file on the open request's bid that its revision 1 carried."""
+    from tests.bids.attachment_helpers import frozen_attachment
+
+    return {"id": w.bid.pk, "attachment": frozen_attachment(w).pk}
+
+
+def req(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.request.pk}
+
+
+def bid(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.bid.pk}
+
+
+def reservation(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.reservation.pk}
+
+
+def none(w: ApiWorld) -> dict[str, Any]:
+    return {}
+
+
+def incident(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.incident.pk}
+
+
+def providers_notice(w: ApiWorld) -> dict[str, Any]:
+    """A notice to the provider's members; the id is Nora's (the provider role's own)."""
+    notify_members(
+        event=Event.AWARD,
+        organization=w.bid.provider,
+        subject="You won",
+        body="Awarded.",
+        path="/",
+        key="api-tenancy",
+    )
+    return {"id": Notice.objects.get(key="api-tenancy", recipient__username="nora").pk}
+
+
+def _member(org: Any) -> Any:
+    return org.memberships.order_by("pk").first().user
+
+
+def question(w: ApiWorld) -> dict[str, Any]:
+    """Question 1 on the open request, asked by the provider role's organisation."""
+    from bids.services import question_ask
+
+    org = w.bid.provider
+    q = question_ask(request=w.request, provider=org, user=_member(org), text="Rail-optimised?")
+    return {"id": w.request.pk, "number": q.number}
+
+
+def addendum(w: ApiWorld) -> dict[str, Any]:
+    from bids.services import addendum_publish
+
+    a = addendum_publish(
+        request=w.request, user=_member(w.request.buyer), title="T", text="X", confirmed=True
+    )
+    return {"id": w.request.pk, "number": a.number}
+
+
+def signable(w: ApiWorld) -> dict[str, Any]:
+    key = next(s.key for s in checklist_states(w.incident) if s.signable)
+    return {"key": key, "note": "Node drained and re-seated; ibstat clean."}
+
+
+def _window_times(w: ApiWorld, days: int) -> tuple[datetime, datetime]:
+    first = w.incident.reservation.request.reservation_start + timedelta(days=days)
+    start = datetime.combine(first, time(2), tzinfo=UTC)
+    return start, start + timedelta(hours=4)
+
+
+def maintenance_body(w: ApiWorld) -> dict[str, Any]:
+    start, end = _window_times(w, 12)
+    return {"starts_at": start.isoformat(), "ends_at": end.isoformat(), "reason": "Firmware"}
+
+
+def maintenance(w: ApiWorld) -> dict[str, Any]:
+    """A window announced with notice on the accepted reservation (nothing to agree to)."""
+    from delivery.services import maintenance_announce
+
+    start, end = _window_times(w, 10)
+    reservation = w.incident.reservation
+    engineer = reservation.bid.provider.memberships.order_by("pk").first()
+    window = maintenance_announce(
+        reservation=reservation, user=engineer.user, starts_at=start, ends_at=end,
+        reason="Firmware",
+    )  # fmt: skip
+    return {"id": window.pk}
+
+
+def usage(w: ApiWorld) -> dict[str, Any]:
+    """A usage file on the accepted reservation, uploaded by the buyer who opened the incident."""
+    from billing.services import usage_upload
+
+    reservation = w.incident.reservation
+    upload = usage_upload(
+        reservation=reservation,
+        user=w.incident.opened_by,
+        upload=SimpleUploadedFile("usage.csv", USAGE_CSV.read_bytes()),
+    )
+    return {"id": reservation.pk, "uid": upload.pk}
+
+
+USAGE_CSV = Path(__file__).resolve().parents[2] / "billing" / "data" / "usage_planted.csv"
+USAGE_MAPPING = {
+    "columns": {
+        "period_start": "usage_start",
+        "period_end": "usage_end",
+        "node": "instance_id",
+        "gpus": "gpu_count",
+        "quantity": "hours",
+        "rate": "rate_usd",
+        "amount": "amount_usd",
+        "line_type": "line_type",
+    },
+    "unit": "hours",
+}
+
+
+class Multipart:
+    """A multipart body: the role uploads the slow all_reduce log with these fields."""
+
+    def __init__(self, **fields: str) -> None:
+        self.fields = fields
+
+
+ALL_ORGS = only(buyer=OK, provider=OK, rival_provider=OK, outsider=OK)
+INVITED = only(buyer=OK, provider=OK, rival_provider=OK)
+BUYER = only(buyer=OK)
+BIDDERS = only(provider=OK, rival_provider=OK)
+OWNER_AND_BUYER = only(provider=OK, buyer=OK)
+ANY_BUYER = only(buyer=OK, outsider=OK)
