@@ -5,6 +5,8 @@
 - A later bid deadline goes to every invited provider's members, one notice per provider.
 - An addendum goes to every invited provider's members, one notice per provider, naming no
   other invitee; the buyer's own members need none (they see it on the request's page).
+- A best-and-final round tells each shortlisted provider the new deadline, and each other
+  bidder that its bid was not shortlisted; neither learns who else was (or was not).
 - A submitted revision of an open (unsealed) request goes to the buyer's members, naming the
   bidder. A sealed request sends nothing per bid: the buyer could count and time the bids. Its
   buyer hears once, when the bids open, how many arrived (`bids_opened_notify`).
@@ -207,3 +209,36 @@ def reopened_notify(*, request: CapacityRequest) -> None:
         ),
         key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
     )
+
+
+def final_round_notify(*, request: CapacityRequest, shortlisted_bid_ids: list[int]) -> None:
+    """One notice per invited provider: shortlisted, with the new deadline, or not (an
+    invitee that never bid hears that bidding goes on without it)."""
+    deadline = _when(request.bid_deadline)
+    shortlisted = set(
+        request.bids.filter(pk__in=shortlisted_bid_ids).values_list("provider_id", flat=True)
+    )
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        if invitation.provider_id in shortlisted:
+            subject = f"Shortlisted for the best-and-final round on “{request.title}”"
+            body = (
+                f"{request.buyer.name} shortlisted your bid on “{request.title}” for a "
+                f"best-and-final round. You may revise and submit your final offer until "
+                f"{deadline}; the round is sealed until then. If you do not revise, your last "
+                "submitted revision stands as your final offer."
+            )
+        else:
+            subject = f"Not shortlisted for the best-and-final round on “{request.title}”"
+            body = (
+                f"{request.buyer.name} opened a best-and-final round on “{request.title}” "
+                "without your organisation: a bid you submitted stays as it was and can no "
+                "longer be revised, and no new bid is taken."
+            )
+        notify_members(
+            event=Event.FINAL_ROUND,
+            organization=invitation.provider,
+            subject=subject,
+            body=body,
+            path=_path(request),
+            key=f"final-round:{request.pk}:{invitation.provider_id}",
+        )

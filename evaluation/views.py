@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors
 from bids.models import CapacityRequest
 from core.web import errors_into_form, flash_errors
-from evaluation import comparison, exports
+from evaluation import comparison, exports, rounds
 from evaluation.scoring import CRITERIA
 from evaluation.services import request_set_weights, scoring_queue
 from orgs.access import active_org, org_required
@@ -57,6 +57,7 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
             "cmp": view,
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
+            "rounds": rounds.round_comparison(request=req, anonymise=view.anonymised),
         },
     )
 

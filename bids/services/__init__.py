@@ -8,6 +8,7 @@ from bids.services.bids import (
     bid_withdraw,
     require_draft_editable,
 )
+from bids.services.final_round import final_round_open
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -27,6 +28,7 @@ __all__ = [
     "bid_start",
     "bid_submit",
     "bid_withdraw",
+    "final_round_open",
     "request_cancel",
     "request_close",
     "request_create",

@@ -113,6 +113,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         submitted_by=user,
         submitted_at=timezone.now(),
         questionnaire=frozen.get("questionnaire", {}),
+        round=bid.request.round,
         **bid.terms_dict(),
     )
     bid.latest_revision_number = number
@@ -137,6 +138,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         after={
             "status": bid.status,
             "revision": number,
+            "round": revision.round,
             "price_per_gpu_hour": revision.price_per_gpu_hour,
         },
     )
