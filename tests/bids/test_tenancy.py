@@ -48,6 +48,8 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "bids:request-close": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-cancel": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-reopen": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    # The final round's confirmation step (POSTs: tests/bids/test_final_round.py).
+    "bids:request-final-round": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-invite": ("post", lambda w: [w.request.pk], BUYERS_POST),
     # An empty post: the buyer's page again, naming the missing fields (tests/bids/test_addenda.py).
     "bids:request-addendum": ("post", lambda w: [w.request.pk], BUYERS_ONLY),
