@@ -74,8 +74,8 @@ def test_both_rounds_side_by_side_after_the_final_round_closes(world, third, buy
     out = rows[third.provider.name]
     assert not out.shortlisted and out.final is None and out.first.rank is not None
     # Round 1 ranks all three bids; the final round only the two shortlisted.
-    assert sorted(r.first.rank for r in rounds.rows) == [1, 2, 3]
-    assert sorted(r.final.rank for r in rounds.rows if r.final) == [1, 2]
+    assert sorted(r.first.rank or 0 for r in rounds.rows if r.first) == [1, 2, 3]
+    assert sorted(r.final.rank or 0 for r in rounds.rows if r.final) == [1, 2]
 
 
 def test_no_side_by_side_without_a_final_round(world, buyer):
