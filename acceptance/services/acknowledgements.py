@@ -92,8 +92,10 @@ def acknowledgement_submit(
     as given, or as the terms already name them (see `_provider_owner`).
     """
     req = bid.request
-    if bid.closed_to_bids_reason() is not None:
-        raise ServiceError("This bid can no longer change, so nothing can be acknowledged.")
+    if req.closed_to_bids_reason() is not None:
+        raise ServiceError("This request no longer takes bids, so nothing can be acknowledged.")
+    if bid.out_of_final_round:
+        raise ServiceError("Your bid is not in the final round, so nothing can be acknowledged.")
     if not req.invitations.filter(provider_id=bid.provider_id).exists():
         raise ServiceError("Your organisation is not invited to bid on this request.")
     fixture = Fixture.objects.filter(request=req).first()
