@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
 from bids.models import Addendum, BidRevision, CapacityRequest, Invitation
+from bids.models.requests import FIRST_ROUND
 from notices.choices import Event
 from notices.models import Notice
 from notices.services import notify_members
@@ -58,11 +59,23 @@ def invitation_notify(*, request: CapacityRequest, provider: Organization) -> li
 
 
 def _each_invitee(
-    request: CapacityRequest, *, event: Event, subject: str, body: str, key: str, anchor: str = ""
+    request: CapacityRequest,
+    *,
+    event: Event,
+    subject: str,
+    body: str,
+    key: str,
+    anchor: str = "",
+    bidding: bool = False,
 ) -> None:
     """One notice per invited provider, to its members: a rival never learns who else was
-    invited."""
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+    invited. `bidding`: only those who may bid now (in a final round, the shortlisted)."""
+    invitations = Invitation.objects.filter(request=request).select_related("provider")
+    if bidding and request.in_final_round:
+        invitations = invitations.filter(
+            provider__bids__request=request, provider__bids__shortlisted=True
+        )
+    for invitation in invitations:
         notify_members(
             event=event,
             organization=invitation.provider,
@@ -93,6 +106,7 @@ def deadline_change_notify(*, request: CapacityRequest, before: datetime) -> Non
             f"{_when(before)} to {_when(request.bid_deadline)}."
         ),
         key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
+        bidding=True,
     )
 
 
@@ -120,9 +134,14 @@ def addendum_notify(*, addendum: Addendum) -> None:
     )
 
 
+def _sealed(request: CapacityRequest) -> bool:
+    """Sealed bidding: the request's own flag, or a best-and-final round (always sealed)."""
+    return request.sealed or request.in_final_round
+
+
 def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
     request = revision.bid.request
-    if request.sealed:
+    if _sealed(request):
         return []  # sealed: no per-bid notice at all, named or not (see the module's doc)
     provider = revision.bid.provider
     return notify_members(
@@ -139,10 +158,12 @@ def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
 
 
 def bids_opened_notify(*, request: CapacityRequest) -> list[Notice]:
-    """A sealed request's one notice to its buyer: how many bids arrived, once they open."""
-    if not request.sealed or request.bids_hidden_from_buyer:
+    """A sealed request's one notice to its buyer: how many bids arrived, once they open (once
+    more when a final round opens: how many shortlisted bids stand)."""
+    if not _sealed(request) or request.bids_hidden_from_buyer:
         return []
-    count = request.bids.filter(status=BidStatus.SUBMITTED).count()
+    bids = request.bids.filter(status=BidStatus.SUBMITTED)
+    count = (bids.filter(shortlisted=True) if request.in_final_round else bids).count()
     return notify_members(
         event=Event.BIDS_OPENED,
         organization=request.buyer,
@@ -152,7 +173,7 @@ def bids_opened_notify(*, request: CapacityRequest) -> list[Notice]:
             "received. Compare and award them on the request's page."
         ),
         path=_path(request),
-        key=f"bids-opened:{request.pk}",
+        key=f"bids-opened:{request.pk}" + (":final" if request.in_final_round else ""),
     )
 
 
@@ -162,7 +183,7 @@ OPENING_LOOKBACK = timedelta(days=7)
 
 def requests_opened_since(*, now: datetime) -> QuerySet[CapacityRequest]:
     return CapacityRequest.objects.filter(
-        sealed=True,
+        Q(sealed=True) | Q(round__gt=FIRST_ROUND),
         status__in=[RequestStatus.OPEN, RequestStatus.CLOSED],
         bid_deadline__lte=now,
         bid_deadline__gt=now - OPENING_LOOKBACK,
@@ -198,7 +219,8 @@ def closed_early_notify(*, request: CapacityRequest) -> None:
 
 
 def reopened_notify(*, request: CapacityRequest) -> None:
-    """Every invited provider hears the new deadline (a second reopen is a new notice)."""
+    """Every invited provider hears the new deadline (a second reopen is a new notice); in a
+    final round, the shortlisted alone."""
     _each_invitee(
         request,
         event=Event.REQUEST_REOPENED,
@@ -208,6 +230,7 @@ def reopened_notify(*, request: CapacityRequest) -> None:
             f"{_when(request.bid_deadline)}; you can submit or revise yours until then."
         ),
         key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
+        bidding=True,
     )
 
 

@@ -221,3 +221,41 @@ def test_the_pages_offer_the_round_and_refuse_the_others(
     assert "Your bid is shortlisted" in own_page.content.decode()
     bid_page = rival_provider.client().get(reverse("bids:bid-detail", args=[world.rival_bid.pk]))
     assert NOT_SHORTLISTED in bid_page.content.decode()
+
+
+def test_the_final_round_is_sealed_like_round_one(closed, world, buyer, provider):
+    """An unsealed request's final round still tells its buyer nothing before the close: no
+    bid, no page, no notice, no audit entry of the revision."""
+    _open(closed, buyer.user, [world.bid, world.rival_bid])
+    world.bid.refresh_from_db()
+    services.bid_save_draft(
+        bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("2.000")}
+    )
+    before = Notice.objects.filter(recipient=buyer.user, event=Event.BID_SUBMITTED).count()
+    services.bid_submit(bid=world.bid, user=provider.user)
+    after = Notice.objects.filter(recipient=buyer.user, event=Event.BID_SUBMITTED).count()
+    assert after == before  # round 1 was open: its notices were sent then
+    key = f"bid:{world.bid.pk}"
+    assert not entries_for(org=buyer.org, obj_key=key).filter(action="bid.submit").exists()
+    client = buyer.client()
+    assert client.get(reverse("bids:bid-detail", args=[world.bid.pk])).status_code == 404
+    compare = client.get(reverse("evaluation:request-compare", args=[closed.pk]))
+    assert "This request is sealed" in compare.content.decode()
+    # The close opens them, and the buyer hears how many shortlisted bids stand.
+    services.request_close(request=closed, user=buyer.user, confirmed=True)
+    assert entries_for(org=buyer.org, obj_key=key).filter(action="bid.submit").count() == 2
+    opened = Notice.objects.get(recipient=buyer.user, event=Event.BIDS_OPENED)
+    assert "2 bids received" in opened.subject
+    assert client.get(reverse("bids:bid-detail", args=[world.bid.pk])).status_code == 200
+
+
+def test_a_later_deadline_in_the_final_round_is_news_to_the_shortlist_only(
+    closed, world, buyer, provider, rival_provider
+):
+    _open(closed, buyer.user, [world.bid])
+    closed.refresh_from_db()
+    services.request_update(
+        request=closed, user=buyer.user, data={"bid_deadline": _deadline(days=9)}
+    )
+    told = Notice.objects.filter(event=Event.DEADLINE_CHANGED)
+    assert {n.recipient for n in told} == {provider.user}
