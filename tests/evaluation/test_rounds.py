@@ -13,8 +13,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from acceptance.services import fixture_from_template
 from bids import services
+from bids.choices import BidStatus
 from bids.models import CapacityRequest
+from core.errors import ServiceError
+from evaluation.debrief import award_with_debrief
 from evaluation.rounds import round_comparison
 from tests.factories import BidFactory, MembershipFactory, UserFactory
 
@@ -139,3 +143,17 @@ def test_the_build_reads_as_many_queries_for_two_bids_as_for_five(world, buyer, 
     _final_round(large, buyer, bids[:3])
     services.request_close(request=large, user=buyer.user, confirmed=True)
     assert count(small) == count(large)
+
+
+def test_the_award_follows_the_final_round(world, third, buyer):
+    req = world.request
+    fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
+    _final_round(req, buyer, [world.bid, world.rival_bid])
+    services.request_close(request=req, user=buyer.user, confirmed=True)
+    req.refresh_from_db()
+    with pytest.raises(ServiceError, match="not shortlisted"):
+        award_with_debrief(request=req, bid=third, user=buyer.user)
+    award_with_debrief(request=req, bid=world.rival_bid, user=buyer.user, justification="Site")
+    third.refresh_from_db()
+    world.bid.refresh_from_db()
+    assert third.status == BidStatus.LOST and world.bid.status == BidStatus.LOST
