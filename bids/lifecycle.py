@@ -45,6 +45,12 @@ def _sealed_invitations(req: CapacityRequest) -> str | None:
     return None
 
 
+def _not_final_round(req: CapacityRequest) -> str | None:
+    if req.in_final_round:
+        return "The best-and-final round is for the shortlisted bids: nobody new can join it."
+    return None
+
+
 def _awardable_now(req: CapacityRequest) -> str | None:
     if req.bids_hidden_from_buyer:
         return "The request is sealed until its deadline; bids cannot be awarded before then."
@@ -95,7 +101,15 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             guard=_publishable,
             verb="published",
         ),
-        Move("invite", "Invite providers", "buyer", BUYER_TEAM, PREPARING, verb="sent invitations"),
+        Move(
+            "invite",
+            "Invite providers",
+            "buyer",
+            BUYER_TEAM,
+            PREPARING,
+            guard=_not_final_round,
+            verb="sent invitations",
+        ),
         Move(
             "uninvite",
             "Withdraw an invitation",

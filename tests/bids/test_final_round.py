@@ -144,12 +144,15 @@ def test_only_shortlisted_providers_revise_in_the_final_round(
     assert world.rival_bid.status == BidStatus.SUBMITTED
 
 
-def test_an_invitee_without_a_bid_cannot_start_one_in_the_final_round(closed, world, buyer):
+def test_nobody_new_joins_the_final_round(closed, world, buyer):
     late = OrganizationFactory(name="Late Cloud", slug="late", kind=OrgKind.PROVIDER)
     InvitationFactory(request=closed, provider=late)
     _open(closed, buyer.user, [world.bid])
     with pytest.raises(ServiceError, match="shortlisted bids only"):
         services.bid_start(request=closed, provider=late, user=buyer.user)
+    newcomer = OrganizationFactory(name="New Cloud", slug="new", kind=OrgKind.PROVIDER)
+    with pytest.raises(MoveRefused, match="nobody new can join"):
+        services.request_invite(request=closed, user=buyer.user, providers=[newcomer])
 
 
 def test_the_final_round_opens_at_its_close_and_scores_the_shortlist(
