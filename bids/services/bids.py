@@ -13,6 +13,7 @@ from bids.choices import BidStatus
 from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
+from bids.models.requests import FIRST_ROUND
 from bids.notices import bid_revision_notify
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
 from core.errors import ServiceError
@@ -138,8 +139,9 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         after={
             "status": bid.status,
             "revision": number,
-            "round": revision.round,
             "price_per_gpu_hour": revision.price_per_gpu_hour,
+            # Named only in a final round: round 1 is every bid's until then.
+            **({"round": revision.round} if revision.round > FIRST_ROUND else {}),
         },
     )
     bid_revision_notify(revision=revision)
