@@ -7,9 +7,11 @@ import api.schema  # noqa: F401  (registers the schema extensions)
 from api.errors import unknown_route
 from api.views import (
     annexes,
+    attachments,
     audit,
     bids,
     buyer,
+    clarifications,
     delivery,
     evidence,
     failures,
@@ -95,6 +97,21 @@ v1 = [
     ),
     path("requests/<int:pk>/addenda/", requests.AddendumListView.as_view(), name="request-addenda"),
     path(
+        "requests/<int:pk>/addenda/<int:number>/acknowledge/",
+        clarifications.AddendumAcknowledgeView.as_view(),
+        name="request-addendum-acknowledge",
+    ),
+    path(
+        "requests/<int:pk>/questions/",
+        clarifications.QuestionListView.as_view(),
+        name="request-questions",
+    ),
+    path(
+        "requests/<int:pk>/questions/<int:number>/answer/",
+        clarifications.QuestionAnswerView.as_view(),
+        name="request-question-answer",
+    ),
+    path(
         "requests/<int:pk>/invitations/",
         invitations.InvitationListView.as_view(),
         name="request-invitations",
@@ -142,6 +159,16 @@ v1 = [
     path("bids/<int:pk>/submit/", bids.BidSubmitView.as_view(), name="bid-submit"),
     path("bids/<int:pk>/withdraw/", bids.BidWithdrawView.as_view(), name="bid-withdraw"),
     path("bids/<int:pk>/revisions/", bids.RevisionListView.as_view(), name="bid-revisions"),
+    path(
+        "bids/<int:pk>/attachments/",
+        attachments.BidAttachmentListView.as_view(),
+        name="bid-attachments",
+    ),
+    path(
+        "bids/<int:pk>/attachments/<int:attachment>/file/",
+        attachments.BidAttachmentFileView.as_view(),
+        name="bid-attachment-file",
+    ),
     path(
         "bids/<int:pk>/revisions/<int:number>/",
         bids.RevisionDetailView.as_view(),

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from bids.models import (
     Addendum,
     Bid,
+    BidAttachment,
     BidRevision,
     CapacityRequest,
     Invitation,
@@ -85,3 +86,12 @@ class AddendumAdmin(RecordAdmin):
 
     list_display = ["request", "number", "title", "published_by", "published_at"]
     list_select_related = ["request", "published_by"]
+
+
+@admin.register(BidAttachment)
+class BidAttachmentAdmin(RecordAdmin):
+    """Read-only: a file a submitted revision carried is part of what the buyer was offered."""
+
+    list_display = ["original_name", "bid", "content_type", "size", "first_revision", "uploaded_at"]
+    list_select_related = ["bid__provider", "bid__request"]
+    search_fields = ["original_name", "sha256"]

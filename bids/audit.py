@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 
 from audit import tenancy
 from audit.models import Party
-from audit.services import Audience, audit_record, bid_audience, buyer_only, shared
+from audit.services import Audience, audit_record, bid_audience, buyer_only, parties, shared
 from bids.choices import RequestStatus
 from bids.models import Bid, CapacityRequest, Invitation
 
@@ -89,5 +89,27 @@ def record_bid(
         party=party,
         audience=audience or bid_audience(buyer_org_id=buyer_id, provider_org_id=bid.provider_id),
         before=before,
+        after=after,
+    )
+
+
+def record_invitee(
+    *,
+    request: CapacityRequest,
+    provider_id: int,
+    action: str,
+    user: Any,
+    after: dict[str, Any] | None = None,
+) -> None:
+    """An invited provider's move on the request (a question, an acknowledgement): its own and
+    the buyer's to read, never a rival's (a rival must not learn who asked or acknowledged)."""
+    audit_record(
+        action=action,
+        obj_key=f"request:{request.pk}",
+        request_id=request.pk,
+        user=user,
+        org_id=provider_id,
+        party=Party.PROVIDER,
+        audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider_id),
         after=after,
     )

@@ -3,12 +3,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from core.formatting import data_size
 from core.forms import bounds_from_model
 from orgs.models import Organization
 
@@ -163,6 +165,19 @@ class AddendumForm(ConfirmForm):
     # Not required or bounded here: the service words each field's error (see addendum_publish).
     title = forms.CharField(label="Title", required=False)
     text = forms.CharField(label="Text", required=False, widget=forms.Textarea(attrs={"rows": 6}))
+    # A change to the request (issue 20): optional, checked by the service.
+    bid_deadline = forms.DateTimeField(
+        label="Extend the bid deadline to",
+        required=False,
+        widget=DATETIME,
+        help_text="Optional. Only a later deadline; invitees see the old and the new one.",
+    )
+    summary = forms.CharField(
+        label="What changed in the request",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional. One or two lines invitees read above the text.",
+    )
     confirm = forms.BooleanField(
         required=False,
         label="I confirm: every invited provider is told now, and a published addendum cannot "
@@ -196,3 +211,24 @@ class FinalRoundForm(ConfirmForm):
     def __init__(self, *args: Any, bids: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["shortlist"].queryset = bids  # type: ignore[attr-defined]
+
+
+class AttachmentForm(forms.Form):
+    file = forms.FileField(
+        label="File",
+        help_text="A PDF, a PNG or JPEG image, or plain text, checked by its content.",
+        widget=forms.ClearableFileInput(
+            attrs={"accept": ".pdf,.png,.jpg,.jpeg,.txt,application/pdf,image/png,image/jpeg"}
+        ),
+    )
+    description = forms.CharField(
+        label="Description (optional)",
+        max_length=200,
+        required=False,
+        help_text="What the file shows, e.g. 'Tier III certificate' or 'Network diagram'.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit = data_size(settings.EVIDENCE_MAX_BYTES)
+        self.fields["file"].help_text = f"{self.fields['file'].help_text} At most {limit}."

@@ -17,6 +17,8 @@ User = AbstractBaseUser | AnonymousUser | None
 ROLE_LABELS = {str(value): str(label) for value, label in MemberRole.choices}
 BUYER_TEAM = frozenset({MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN})
 PROVIDER_TEAM = frozenset({MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN})
+# Who answers invitees' questions: the day-to-day roles, not the second signature.
+ANSWERING = frozenset({MemberRole.REQUESTER, MemberRole.ADMIN})
 PREPARING = frozenset({RequestStatus.DRAFT, RequestStatus.OPEN})
 
 
@@ -73,6 +75,12 @@ def _bidding_open(req: CapacityRequest) -> str | None:
             "The bid deadline has passed: an addendum is for providers still bidding. Move the "
             "deadline later first."
         )
+    return None
+
+
+def _questions_open(req: CapacityRequest) -> str | None:
+    if req.deadline_passed:
+        return "The bid deadline has passed: questions are for providers still bidding."
     return None
 
 
@@ -148,6 +156,33 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             guard=_bidding_open,
             needs=frozenset({Need.CONFIRM}),
             verb="amended",
+        ),
+        # Clarifications (issue 20): an invitee asks, the buyer answers, each invitee
+        # acknowledges every addendum before its next submit.
+        Move(
+            "ask",
+            "Ask a question",
+            "provider",
+            PROVIDER_TEAM,
+            frozenset({RequestStatus.OPEN}),
+            guard=_questions_open,
+            verb="asked about",
+        ),
+        Move(
+            "answer",
+            "Answer a question",
+            "buyer",
+            ANSWERING,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            verb="answered on",
+        ),
+        Move(
+            "acknowledge",
+            "Acknowledge an addendum",
+            "provider",
+            PROVIDER_TEAM,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            verb="acknowledged on",
         ),
         Move(
             "final_round",
@@ -248,6 +283,11 @@ BID: Lifecycle[Bid] = Lifecycle(
 
 def request_actor(request: CapacityRequest, user: User) -> Actor:
     return actor_for(user=user, parties={"buyer": request.buyer_id})
+
+
+def invitee_actor(request: CapacityRequest, user: User, *, provider_id: int | None) -> Actor:
+    """The user as a member of an invited provider (the acting organisation), or the buyer."""
+    return actor_for(user=user, parties={"buyer": request.buyer_id, "provider": provider_id})
 
 
 def bid_actor(bid: Bid, user: User) -> Actor:

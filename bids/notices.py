@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
-from bids.models import Addendum, BidRevision, CapacityRequest, Invitation
+from bids.models import Addendum, BidRevision, CapacityRequest, Invitation, Question
 from bids.models.requests import FIRST_ROUND
 from notices.choices import Event
 from notices.models import Notice
@@ -119,6 +119,17 @@ def addendum_notify(*, addendum: Addendum) -> None:
     text = addendum.text
     if len(text) > ADDENDUM_QUOTE:
         text = text[:ADDENDUM_QUOTE].rstrip() + " … (the full text is on the request's page)"
+    changes = ""
+    if addendum.deadline_before and addendum.deadline_after:
+        changes += (
+            f"\n\nBid deadline: {_when(addendum.deadline_before)} → "
+            f"{_when(addendum.deadline_after)}"
+        )
+    if addendum.summary:
+        changes += f"\n\nWhat changed: {addendum.summary}"
+    if addendum.question is not None:
+        # The question as every invitee reads it: without who asked.
+        changes += f"\n\nIt answers question {addendum.question.number}: {addendum.question.text}"
     _each_invitee(
         request,
         event=Event.ADDENDUM,
@@ -126,7 +137,8 @@ def addendum_notify(*, addendum: Addendum) -> None:
         body=(
             f"{request.buyer.name} published addendum {addendum.number} to "
             f"“{request.title}” on {_when(addendum.published_at)}. It applies to every "
-            f"invited provider; bids are due by {_when(request.bid_deadline)}.\n\n"
+            f"invited provider; bids are due by {_when(request.bid_deadline)}. Acknowledge "
+            f"it on the request's page before your next submit.{changes}\n\n"
             f"{addendum.title}\n\n{text}"
         ),
         key=f"addendum:{addendum.pk}",
@@ -137,6 +149,48 @@ def addendum_notify(*, addendum: Addendum) -> None:
 def _sealed(request: CapacityRequest) -> bool:
     """Sealed bidding: the request's own flag, or a best-and-final round (always sealed)."""
     return request.sealed or request.in_final_round
+
+
+def question_asked_notify(*, question: Question) -> list[Notice]:
+    """The buyer's members hear who asked (they answer it); nobody else hears of it."""
+    request = question.request
+    return notify_members(
+        event=Event.QUESTION_ASKED,
+        organization=request.buyer,
+        subject=f"{question.provider.name} asked question {question.number} on “{request.title}”",
+        body=(
+            f"{question.provider.name} asked on “{request.title}”:\n\n{question.text}\n\n"
+            "Answer it privately, or publish it to every invitee without the asker's name."
+        ),
+        path=_path(request) + "#questions",
+        key=f"question:{question.pk}",
+    )
+
+
+def question_answered_notify(*, question: Question) -> None:
+    """A private answer goes to the asker's members; a published one to every invitee, the
+    asker included, naming nobody (one notice per provider)."""
+    request = question.request
+    subject = f"Answer to question {question.number} on “{request.title}”"
+    body = f"Question {question.number}: {question.text}\n\nAnswer: {question.answer}"
+    if question.state == "private":
+        notify_members(
+            event=Event.QUESTION_ANSWERED,
+            organization=question.provider,
+            subject=subject,
+            body=f"{request.buyer.name} answered your question privately.\n\n{body}",
+            path=_path(request) + "#questions",
+            key=f"answer:{question.pk}",
+        )
+        return
+    _each_invitee(
+        request,
+        event=Event.QUESTION_ANSWERED,
+        subject=subject,
+        body=f"{request.buyer.name} published an answer to every invited provider.\n\n{body}",
+        key=f"answer:{question.pk}",
+        anchor="#questions",
+    )
 
 
 def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:

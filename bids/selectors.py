@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from bids.choices import BidStatus, RequestStatus
-from bids.models import Addendum, Bid, BidRevision, CapacityRequest, Invitation
+from bids.models import Addendum, Bid, BidAttachment, BidRevision, CapacityRequest, Invitation
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
 from orgs.choices import OrgKind
 from orgs.models import Organization
@@ -199,3 +199,72 @@ def shortlisted_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
     return (
         request.bids.filter(shortlisted=True).select_related("provider").order_by("provider__name")
     )
+
+
+# Attachments -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttachmentRow:
+    """One file as a page lists it: from the draft (the owner) or a revision's frozen record."""
+
+    id: int
+    name: str
+    size: int
+    sha256: str
+    content_type: str
+    description: str
+    first_revision: int | None = None  # None: not submitted yet (draft rows only)
+
+
+def attachment_rows_of_revision(*, revision: BidRevision) -> list[AttachmentRow]:
+    return [
+        AttachmentRow(
+            id=row["id"],
+            name=row["name"],
+            size=row["size"],
+            sha256=row["sha256"],
+            content_type=row.get("content_type", ""),
+            description=row.get("description", ""),
+        )
+        for row in revision.attachments or []
+    ]
+
+
+def attachment_rows_of_draft(*, bid: Bid) -> list[AttachmentRow]:
+    """The files the next revision will carry (the provider's own view)."""
+    return [
+        AttachmentRow(
+            id=a.pk,
+            name=a.original_name,
+            size=a.size,
+            sha256=a.sha256,
+            content_type=a.content_type,
+            description=a.description,
+            first_revision=a.first_revision,
+        )
+        for a in BidAttachment.objects.filter(bid=bid).for_next_revision()
+    ]
+
+
+def attachment_list_for_org(*, bid: Bid, org: Organization) -> QuerySet[BidAttachment]:
+    """The owner: the files the next revision carries; the buyer: those of the latest submitted
+    revision. Pass a bid from `bid_get_for_org`, which already refuses everyone else."""
+    if bid.provider_id == org.pk:
+        return BidAttachment.objects.filter(bid=bid).for_next_revision()
+    latest = bid.revisions.filter(number=bid.latest_revision_number).first()
+    ids = [row["id"] for row in (latest.attachments if latest else [])]
+    return bid.attachments.filter(pk__in=ids).order_by("uploaded_at", "pk")
+
+
+def attachment_get_for_org(*, org: Organization | None, bid_pk: int, pk: int) -> BidAttachment:
+    """A file of a bid the org may read: the owner any of its files, the buyer (once the seal
+    lifts, see `bid_get_for_org`) only a file some submitted revision carried; else 404."""
+    bid = bid_get_for_org(org=org, pk=bid_pk)
+    try:
+        attachment = bid.attachments.select_related("bid").get(pk=pk)
+    except BidAttachment.DoesNotExist:
+        raise Http404 from None
+    if org is not None and bid.provider_id != org.pk and not attachment.frozen:
+        raise Http404
+    return attachment

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from bids.views import bids, final_round, requests
+from bids.views import attachments, bids, clarifications, final_round, requests
 
 app_name = "bids"
 
@@ -19,6 +19,17 @@ urlpatterns = [
         name="request-final-round",
     ),
     path("requests/<int:pk>/addenda/", requests.request_addendum, name="request-addendum"),
+    path("requests/<int:pk>/questions/", clarifications.question_ask, name="question-ask"),
+    path(
+        "requests/<int:pk>/questions/<int:number>/answer/",
+        clarifications.question_answer,
+        name="question-answer",
+    ),
+    path(
+        "requests/<int:pk>/addenda/<int:number>/acknowledge/",
+        clarifications.addendum_acknowledge,
+        name="addendum-acknowledge",
+    ),
     path("requests/<int:pk>/invite/", requests.request_invite, name="request-invite"),
     path("requests/<int:pk>/bid/", bids.bid_start, name="bid-start"),
     path("inbox/", requests.inbox, name="inbox"),
@@ -27,4 +38,15 @@ urlpatterns = [
     path("bids/<int:pk>/submit/", bids.bid_submit, name="bid-submit"),
     path("bids/<int:pk>/withdraw/", bids.bid_withdraw, name="bid-withdraw"),
     path("bids/<int:pk>/revisions/<int:number>/", bids.revision_detail, name="revision-detail"),
+    path("bids/<int:pk>/attachments/", attachments.attachment_upload, name="bid-attachments"),
+    path(
+        "bids/<int:pk>/attachments/<int:attachment>/",
+        attachments.attachment_download,
+        name="bid-attachment-download",
+    ),
+    path(
+        "bids/<int:pk>/attachments/<int:attachment>/remove/",
+        attachments.attachment_remove,
+        name="bid-attachment-remove",
+    ),
 ]

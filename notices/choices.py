@@ -8,6 +8,8 @@ class Event(models.TextChoices):
     DEADLINE_CHANGED = "deadline_changed", "Bid deadline changed"
     # Sent by bids' addendum_publish; issue 20's clarification answers can send with it too.
     ADDENDUM = "addendum", "Addendum to a request"
+    QUESTION_ASKED = "question_asked", "Question from an invited provider"
+    QUESTION_ANSWERED = "question_answered", "Answer to a question"
     BID_SUBMITTED = "bid_submitted", "Bid revision submitted (open requests)"
     BIDS_OPENED = "bids_opened", "Sealed bids opened"
     # Wired where early close and reopen live (bids' request services), not by this app.
@@ -35,6 +37,8 @@ AUDIENCE = {
     Event.INVITATION: "providers",
     Event.DEADLINE_CHANGED: "providers",
     Event.ADDENDUM: "providers",
+    Event.QUESTION_ASKED: "buyers",
+    Event.QUESTION_ANSWERED: "providers",
     Event.BID_SUBMITTED: "buyers",
     Event.BIDS_OPENED: "buyers",
     Event.REQUEST_CLOSED: "providers",

@@ -45,6 +45,7 @@ _ROW_START_RE = re.compile(r"^\s*\d+(?:\s+\d+(?:\s|$)|\s*$)")
 _GLUED_RE = re.compile(r"^(?:-?\d+\.\d\d){2,}$")
 _TWO_DEC_RE = re.compile(r"-?\d+\.\d\d")
 _DATE_RE = re.compile(r"^\d{4}-\d\d-\d\d$")
+_LABEL_START = " [0123456789"  # what split_prefix's labels can start with ('' is in it too)
 
 
 def detect(text: str) -> float:
@@ -187,7 +188,52 @@ def _unglue(tokens: list[str]) -> list[str]:
     return out
 
 
-def _parse_row(m: re.Match[str], lineno: int, run: _Run) -> NcclRow:
+def _parse_row(line: str, tokens: list[str], lineno: int, run: _Run) -> NcclRow:
+    if len(tokens) == 13 and run.columns_per_side == 4 and run.error_column == "wrong":
+        row = _plain_row(tokens, lineno)
+        if row is not None:
+            return row
+    m = _ROW_RE.match(line)
+    if m is None:
+        raise NcclTestsError(
+            f"expected 13 columns in a nccl-tests data row, found {len(tokens)}",
+            line=lineno,
+            kind=KIND,
+        )
+    return _checked_row(m, lineno, run)
+
+
+def _plain_row(t: list[str], lineno: int) -> NcclRow | None:
+    """The common row (13 plain columns, whole #wrong counts) without per-token checks; None
+    sends anything unusual (N/A, glued or non-finite numbers) to _checked_row, which reads it
+    token by token and names the problem."""
+    # The checked path reads the root with -?\d+; int() would also take '+5' or '1_0'.
+    if not t[4].lstrip("-").isdecimal() or not (t[2] + t[3]).isidentifier():
+        return None
+    try:
+        root, o_wrong, i_wrong = int(t[4]), int(t[8]), int(t[12])
+        o_time, o_alg, o_bus = float(t[5]), float(t[6]), float(t[7])
+        i_time, i_alg, i_bus = float(t[9]), float(t[10]), float(t[11])
+    except ValueError:
+        return None
+    if o_wrong < 0 or i_wrong < 0:
+        return None
+    # One sum is finite only when every term is (an overflow merely takes the careful path).
+    if not math.isfinite(o_time + o_alg + o_bus + i_time + i_alg + i_bus):
+        return None
+    return NcclRow(
+        size=int(t[0]),
+        count=int(t[1]),
+        type=t[2],
+        redop=t[3],
+        root=root,
+        out_of_place=NcclBandwidth(o_time, o_alg, o_bus, o_wrong),
+        in_place=NcclBandwidth(i_time, i_alg, i_bus, i_wrong),
+        line=lineno,
+    )
+
+
+def _checked_row(m: re.Match[str], lineno: int, run: _Run) -> NcclRow:
     per_side = run.columns_per_side
     tokens = (m.group(6) or "").split()
     # -T appends a "YYYY-mm-dd HH:MM:SS" timestamp (two tokens) after the in-place columns.
@@ -236,14 +282,25 @@ def parse(text: str | bytes) -> NcclTestsResult:
     lineno = 0
     try:
         for lineno, raw in enumerate(text.split("\n"), start=1):
-            label, line = split_prefix(raw)
+            # Only a line starting with a space, '[' or a digit, and holding a ':', can carry a
+            # launcher label (data rows start with spaces but have no colon unless -T was used).
+            if raw[:1] in _LABEL_START and ":" in raw:
+                label, line = split_prefix(raw)
+            else:
+                label, line = None, raw
             s = line.strip()
             if not s:
                 continue
             if s[0] == "#":
-                m_start = _STARTING_RE.match(s)
-                m_nthread = _NTHREAD_RE.match(s) if m_start is None else None
-                m_tv = _TESTS_VERSION_RE.match(s) if m_start is None and m_nthread is None else None
+                # Each regex runs only on a line holding its literal word (most '#' lines are
+                # the device list).
+                m_start = _STARTING_RE.match(s) if "Collective test" in s else None
+                m_nthread = _NTHREAD_RE.match(s) if m_start is None and "nThread" in s else None
+                m_tv = (
+                    _TESTS_VERSION_RE.match(s)
+                    if m_start is None and m_nthread is None and "nccl-tests version" in s
+                    else None
+                )
                 if m_start or m_nthread or m_tv:
                     saw_anything = True
                     # A new header after data means a second test run in the same file.
@@ -273,7 +330,7 @@ def parse(text: str | bytes) -> NcclTestsResult:
                         if m_nthread.group(7) is not None:
                             run.validation = int(m_nthread.group(7))
                     continue
-                m_dev = _DEVICE_RE.match(s)
+                m_dev = _DEVICE_RE.match(s) if "Rank" in s else None
                 if m_dev:
                     saw_anything = True
                     rank = int(m_dev.group(1))
@@ -298,6 +355,38 @@ def parse(text: str | bytes) -> NcclTestsResult:
                         run = _Run(start_line=lineno)
                     _column_header(m_col.group(1), run)
                     continue
+            if s[0].isdigit():
+                tokens = s.split()
+                # 13 columns led by two whole numbers is a row (what _ROW_START_RE also says).
+                if (
+                    len(tokens) == 13 and tokens[0].isdecimal() and tokens[1].isdecimal()
+                ) or _ROW_START_RE.match(s):
+                    if run.pending is not None:
+                        raise run.pending  # a malformed row followed by more table
+                    if run.row_label is not None and label != run.row_label:
+                        continue  # another rank echoing the table: keep rank 0's copy only
+                    try:
+                        row = _parse_row(line, tokens, lineno, run)
+                    except NcclTestsError as exc:
+                        run.pending = exc
+                        continue
+                    if run.row_label is None:
+                        run.row_label = label
+                    run.rows.append(row)
+                    saw_anything = True
+                    continue
+            # Most lines are NCCL INFO chatter carrying none of the markers below: skip them early.
+            if "NCCL INFO" in s and "NCCL version" not in s:
+                continue
+            if not (
+                "Out of" in s
+                or "Avg bus" in s
+                or "NCCL version" in s
+                or "failure" in s
+                or "error:" in s
+                or "_perf" in s
+            ):
+                continue
             m_oob = _OOB_RE.match(s) if "Out of" in s else None
             if m_oob:
                 run.out_of_bounds = int(m_oob.group(1))
@@ -327,27 +416,6 @@ def parse(text: str | bytes) -> NcclTestsResult:
                 continue
             if run.command_program is None and "_perf" in s and collective_from_program(s):
                 run.command_program = s
-            if s[0].isdigit() and _ROW_START_RE.match(line):
-                _raise_pending(run)
-                m_row = _ROW_RE.match(line)
-                if run.row_label is not None and label != run.row_label:
-                    continue  # another rank echoing the table: keep rank 0's copy only
-                try:
-                    if m_row is None:
-                        raise NcclTestsError(
-                            "expected 13 columns in a nccl-tests data row, "
-                            f"found {len(line.split())}",
-                            line=lineno,
-                            kind=KIND,
-                        )
-                    row = _parse_row(m_row, lineno, run)
-                except NcclTestsError as exc:
-                    run.pending = exc
-                    continue
-                if run.row_label is None:
-                    run.row_label = label
-                run.rows.append(row)
-                saw_anything = True
     except NcclTestsError:
         raise
     except (ValueError, OverflowError) as exc:  # int() refuses a \d+ token of 4,300+ digits

@@ -89,6 +89,17 @@ def column_widths(head: Sequence[Any], rows: Sequence[Sequence[Any]]) -> list[fl
         spare = room - sum(widths)
         if spare > 0:  # everything fits on one line: share out what is left evenly
             widths = [w + spare / count for w in widths]
-    shares = [round(100 * (w + PADDING_PT) / LINE_PT, 1) for w in widths]
-    shares[-1] = round(100 - sum(shares[:-1]), 1)  # rounding never leaves a gap or overflows
-    return shares
+    return _tenths_summing_to_100([100 * (w + PADDING_PT) / LINE_PT for w in widths])
+
+
+def _tenths_summing_to_100(raw: Sequence[float]) -> list[float]:
+    """Round to tenths of a percent by largest remainder: the shares sum to exactly 100 and
+    none goes negative (putting the rounding error on the last column once printed
+    `width: -0.1%`, which WeasyPrint warns about)."""
+    scale = 1000 / sum(raw) if sum(raw) > 0 else 0.0
+    exact = [max(0.0, r * scale) for r in raw]
+    tenths = [int(e) for e in exact]
+    by_remainder = sorted(range(len(raw)), key=lambda i: exact[i] - tenths[i], reverse=True)
+    for i in by_remainder[: 1000 - sum(tenths)]:
+        tenths[i] += 1
+    return [t / 10 for t in tenths]

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from annexes.document.attachments import attachment_blocks
 from annexes.document.baseline import baseline_section
 from annexes.document.columns import column_widths
 from annexes.document.comparison_charts import comparison_charts
@@ -76,7 +77,8 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     value = value_rows(snap)
     if value is not None:
         blocks.append(_kv(value, heading="Total contract value"))
-    return {"id": "offer", "title": "The awarded offer", "blocks": [*blocks, _kv(rows)]}
+    files = attachment_blocks(snap)
+    return {"id": "offer", "title": "The awarded offer", "blocks": [*blocks, _kv(rows), *files]}
 
 
 def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:

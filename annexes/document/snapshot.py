@@ -57,6 +57,8 @@ def revision_part(revision: BidRevision) -> dict[str, Any]:
         "submitted_at": plain(revision.submitted_at),
         "submitted_by": revision.submitted_by.get_username() if revision.submitted_by else None,
         "terms": {name: plain(getattr(revision, name)) for name in BidTerms.term_field_names()},
+        # Only when it carried files: annexes of revisions without any keep their checksum.
+        **({"attachments": plain(revision.attachments)} if revision.attachments else {}),
     }
 
 

@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers.attachments import RevisionAttachmentSerializer
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision
 from evaluation.models import BidScore
@@ -133,9 +134,18 @@ class BuyerBidSerializer(BidSerializer):
 class BidRevisionSerializer(serializers.ModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
     questionnaire = serializers.JSONField(read_only=True)
+    attachments = RevisionAttachmentSerializer(many=True, read_only=True)
 
     class Meta:
         model = BidRevision
-        fields = ["bid", "number", "round", "submitted_at", *BID_TERM_FIELDS, "questionnaire"]
+        fields = [
+            "bid",
+            "number",
+            "round",
+            "submitted_at",
+            *BID_TERM_FIELDS,
+            "questionnaire",
+            "attachments",
+        ]
         read_only_fields = fields
         extra_kwargs = {"round": {"help_text": "1, or 2 when submitted in the final round."}}

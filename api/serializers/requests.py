@@ -95,7 +95,16 @@ class FinalRoundSerializer(ConfirmSerializer):
 class AddendumSerializer(serializers.ModelSerializer[Addendum]):
     class Meta:
         model = Addendum
-        fields = ["number", "title", "text", "published_at"]
+        fields = [
+            "number",
+            "version",
+            "title",
+            "text",
+            "summary",
+            "deadline_before",
+            "deadline_after",
+            "published_at",
+        ]
         read_only_fields = fields
 
 
@@ -110,6 +119,15 @@ class AddendumWriteSerializer(ConfirmSerializer):
         default="",
         trim_whitespace=True,
         help_text="Required, at most 20,000 characters.",
+    )
+    bid_deadline = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Optional: extend the bid deadline (later than the current one).",
+    )
+    summary = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Optional: what changed."
     )
 
 

@@ -218,5 +218,7 @@ class AddendumListView(generics.ListAPIView[Addendum]):
             title=body.validated_data["title"],
             text=body.validated_data["text"],
             confirmed=body.validated_data["confirm"],
+            bid_deadline=body.validated_data["bid_deadline"],
+            summary=body.validated_data["summary"],
         )
         return Response(AddendumSerializer(addendum).data, status=status.HTTP_201_CREATED)

@@ -1,14 +1,20 @@
-from bids.models.addenda import Addendum
+from bids.models.addenda import Addendum, AddendumAcknowledgement
+from bids.models.attachments import BidAttachment
 from bids.models.bids import Bid, BidRevision, BidTerms
+from bids.models.clarifications import Question, QuestionState
 from bids.models.notifications import SentNotification
 from bids.models.requests import CapacityRequest, Invitation
 
 __all__ = [
     "Addendum",
+    "AddendumAcknowledgement",
     "Bid",
+    "BidAttachment",
     "BidRevision",
     "BidTerms",
     "CapacityRequest",
     "Invitation",
+    "Question",
+    "QuestionState",
     "SentNotification",
 ]

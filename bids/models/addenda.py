@@ -13,10 +13,13 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from bids.models.clarifications import Question
 from bids.models.requests import CapacityRequest
+from orgs.models import Organization
 
 TITLE_MAX = 120
 TEXT_MAX = 20_000
+SUMMARY_MAX = 2_000
 
 
 class FrozenAddendumError(Exception):
@@ -44,6 +47,16 @@ class Addendum(models.Model):
         related_name="+",
     )
     published_at = models.DateTimeField()
+    # The request version this addendum makes: the request as first published is version 1.
+    version = models.PositiveIntegerField(default=1)
+    summary = models.TextField(max_length=SUMMARY_MAX, blank=True)
+    # Set only when the addendum moved the bid deadline (an extension: after > before).
+    deadline_before = models.DateTimeField(null=True, blank=True)
+    deadline_after = models.DateTimeField(null=True, blank=True)
+    # The question it answers, published without the asker's name.
+    question = models.OneToOneField(
+        Question, on_delete=models.PROTECT, null=True, blank=True, related_name="addendum"
+    )
 
     objects = AddendumQuerySet.as_manager()
 
@@ -64,3 +77,26 @@ class Addendum(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise FrozenAddendumError(f"Addendum {self.number} is published and cannot be deleted.")
+
+
+class AddendumAcknowledgement(models.Model):
+    """A provider read addendum N: its next submit waits for this row (one per provider)."""
+
+    addendum = models.ForeignKey(
+        Addendum, on_delete=models.PROTECT, related_name="acknowledgements"
+    )
+    provider = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="+")
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    acknowledged_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["addendum", "provider"], name="unique_addendum_acknowledgement"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Addendum {self.addendum_id} acknowledged by {self.provider_id}"

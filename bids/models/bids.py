@@ -241,6 +241,8 @@ class BidRevision(BidTerms):
     questionnaire = models.JSONField(default=dict, blank=True)
     # The bidding round it was submitted in (2: the best-and-final round).
     round = models.PositiveSmallIntegerField(default=FIRST_ROUND)
+    # The files it carried (`BidAttachment.frozen_row`), in upload order.
+    attachments = models.JSONField(default=list, blank=True)
 
     objects = BidRevisionQuerySet.as_manager()
 

@@ -1,6 +1,7 @@
 """Writes. Each function is keyword-only, typed, and holds the rule it enforces."""
 
-from bids.services.addenda import addendum_publish
+from bids.services.addenda import addendum_acknowledge, addendum_publish
+from bids.services.attachments import bid_attachment_add, bid_attachment_remove
 from bids.services.bids import (
     bid_save_draft,
     bid_start,
@@ -8,6 +9,7 @@ from bids.services.bids import (
     bid_withdraw,
     require_draft_editable,
 )
+from bids.services.clarifications import question_answer, question_ask
 from bids.services.final_round import final_round_open
 from bids.services.requests import (
     request_cancel,
@@ -23,12 +25,17 @@ from core.errors import ServiceError
 
 __all__ = [
     "ServiceError",
+    "addendum_acknowledge",
     "addendum_publish",
+    "bid_attachment_add",
+    "bid_attachment_remove",
     "bid_save_draft",
     "bid_start",
     "bid_submit",
     "bid_withdraw",
     "final_round_open",
+    "question_answer",
+    "question_ask",
     "request_cancel",
     "request_close",
     "request_create",

@@ -10,11 +10,13 @@ from django.utils import timezone
 from audit.services import Audience
 from bids.audit import record_bid
 from bids.choices import BidStatus
+from bids.clarification_selectors import addenda_unacknowledged
 from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
 from bids.models.requests import FIRST_ROUND
 from bids.notices import bid_revision_notify
+from bids.services.attachments import attachments_freeze
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
 from core.errors import ServiceError
 from orgs.choices import OrgKind
@@ -95,12 +97,29 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
     return bid
 
 
+def _require_addenda_acknowledged(bid: Bid) -> None:
+    """Every addendum changes what is bid on: the provider acknowledges each before it submits."""
+    pending = addenda_unacknowledged(request=bid.request, provider_id=bid.provider_id)
+    if pending:
+        numbers = " and ".join(
+            [", ".join(str(n) for n in pending[:-1]), str(pending[-1])]
+            if len(pending) > 1
+            else [str(pending[0])]
+        )
+        raise ServiceError(
+            f"Acknowledge addend{'a' if len(pending) > 1 else 'um'} {numbers} on the "
+            "request's page before submitting: the request changed since your organisation "
+            "last read it."
+        )
+
+
 @transaction.atomic
 def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     """Freeze the draft into the next immutable revision and tell the buyer."""
     bid = Bid.objects.select_for_update().select_related("request").get(pk=bid.pk)
     bid_move(bid, "submit", user=user)
     _require_invited(bid.request, bid.provider)
+    _require_addenda_acknowledged(bid)
     errors = validate_bid_terms(bid, for_submit=True)
     if errors:
         raise ValidationError(errors)
@@ -115,6 +134,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         submitted_at=timezone.now(),
         questionnaire=frozen.get("questionnaire", {}),
         round=bid.request.round,
+        attachments=attachments_freeze(bid=bid, number=number),
         **bid.terms_dict(),
     )
     bid.latest_revision_number = number

@@ -71,9 +71,9 @@ def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as exc:
             errors_into_form(form, exc)
             if submitting:
-                form.add_error(
-                    None, "Not submitted: fix the fields marked below. Your draft is kept."
-                )
+                # A refusal naming no field (acknowledge an addendum first) says so itself.
+                fix = "fix the fields marked below" if hasattr(exc, "error_dict") else "see above"
+                form.add_error(None, f"Not submitted: {fix}. Your draft is kept.")
         else:
             if submitting:
                 messages.success(request, f"Revision {revision.number} submitted and frozen.")

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -12,6 +14,7 @@ from bids import selectors, services
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
+from bids.views.clarifications import clarification_context
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -71,11 +74,17 @@ def request_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _detail_page(
-    request: HttpRequest, req: CapacityRequest, *, addendum_form: AddendumForm | None = None
+    request: HttpRequest,
+    req: CapacityRequest,
+    *,
+    addendum_form: AddendumForm | None = None,
+    clarifications: dict[str, Any] | None = None,
 ) -> HttpResponse:
     org = active_org(request)
     assert org is not None
     context: dict[str, object] = {"req": req, "addenda": selectors.addendum_list(request=req)}
+    # Questions and addenda (bids/_clarifications.html), with a failed form's typed text.
+    context.update(clarification_context(request, req, org, **(clarifications or {})))
     if org.is_buyer:
         context.update(
             bid_rows=selectors.bid_rows_for_buyer(request=req),
@@ -190,6 +199,8 @@ def request_addendum(request: HttpRequest, pk: int) -> HttpResponse:
                 title=form.cleaned_data["title"],
                 text=form.cleaned_data["text"],
                 confirmed=form.cleaned_data["confirm"],
+                bid_deadline=form.cleaned_data["bid_deadline"],
+                summary=form.cleaned_data["summary"],
             )
         except ValidationError as exc:
             if flashed_or_onto_form(request, form, exc):

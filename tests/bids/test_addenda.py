@@ -57,7 +57,7 @@ def test_addenda_are_numbered_per_request(world, buyer):
         .order_by("seq")
         .last()
     )
-    assert entry.after == {"number": 2, "title": "Correction to addendum 1"}
+    assert entry.after == {"number": 2, "version": 3, "title": "Correction to addendum 1"}
 
 
 def test_a_published_addendum_never_changes(world, buyer):

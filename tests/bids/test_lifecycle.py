@@ -25,11 +25,22 @@ pytestmark = pytest.mark.django_db
 # What a buyer may do with a request, by its state (deadline in the future, not sealed).
 REQUEST_MOVES = {
     RequestStatus.DRAFT: {"edit", "prepare", "publish", "invite", "uninvite", "cancel"},
-    RequestStatus.OPEN: {"edit", "prepare", "invite", "uninvite", "close", "addendum", "cancel"},
-    RequestStatus.CLOSED: {"reopen", "final_round", "cancel", "award"},
+    RequestStatus.OPEN: {
+        "edit",
+        "prepare",
+        "invite",
+        "uninvite",
+        "close",
+        "addendum",
+        "answer",
+        "cancel",
+    },
+    RequestStatus.CLOSED: {"reopen", "final_round", "cancel", "award", "answer"},
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
 }
+# What an invited provider may do on the request itself (questions, acknowledgements).
+INVITEE_MOVES = {"ask", "acknowledge"}
 # What a provider may do with its bid on an open request, by the bid's state.
 BID_MOVES = {
     BidStatus.DRAFT: {"edit", "submit"},
@@ -51,10 +62,15 @@ def test_every_request_move_from_every_state(status: str, role: str) -> None:
     InvitationFactory(request=req)
     actor = Actor(user_id=1, roles={"buyer": role})
     allowed = {name for name, d in REQUEST.decisions(req, actor=actor).items() if d.allowed}
-    assert allowed == REQUEST_MOVES[status]
+    # An approver is the second signature: it does not answer invitees' questions.
+    by_role = {"answer"} if role == MemberRole.APPROVER else set()
+    assert allowed == REQUEST_MOVES[status] - by_role
     for name, decision in REQUEST.decisions(req, actor=actor).items():
         if not decision.allowed:
-            assert decision.status_code == 409 and decision.reason, name
+            # The invitee's moves, and a role's refusal, are 403; a state's 409.
+            refused_by_role = name in INVITEE_MOVES or (name in by_role and decision.why == "role")
+            expected = 403 if refused_by_role else 409
+            assert decision.status_code == expected and decision.reason, name
 
 
 def test_a_request_nobody_is_invited_to_cannot_be_published() -> None:
@@ -81,6 +97,9 @@ def test_every_bid_move_from_every_state(status: str) -> None:
 def test_the_other_party_and_outsiders_make_no_request_move(roles: dict[str, str]) -> None:
     req = CapacityRequestFactory.build(status=RequestStatus.OPEN)
     for name, decision in REQUEST.decisions(req, actor=Actor(user_id=1, roles=roles)).items():
+        if name in INVITEE_MOVES and "provider" in roles:
+            assert decision.allowed, name  # an invitee asks and acknowledges, nothing else
+            continue
         assert not decision.allowed and decision.status_code == 403, name
 
 

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from tests.bids.attachment_helpers import frozen_attachment
 from tests.tenancy import named_routes
 
 ROLES = ["buyer", "buyer_colleague", "provider", "rival_provider", "outsider", "anonymous"]
@@ -32,6 +33,28 @@ ANY_BUYER = _only({"buyer": OK, "buyer_colleague": OK, "outsider": OK})
 OWNER_AND_BUYER = _only({"buyer": OK, "buyer_colleague": OK, "provider": OK})
 PROVIDERS = _only({"provider": OK, "rival_provider": OK})
 
+
+def _member(org: Any) -> Any:
+    return org.memberships.order_by("pk").first().user
+
+
+def _question(w: Any) -> int:
+    """Question 1 on the open request, asked by Northwind (the `provider` role)."""
+    from bids.services import question_ask
+
+    provider = w.bid.provider
+    q = question_ask(request=w.request, provider=provider, user=_member(provider), text="Rails?")
+    return q.number
+
+
+def _addendum(w: Any) -> int:
+    from bids.services import addendum_publish
+
+    buyer = _member(w.request.buyer)
+    a = addendum_publish(request=w.request, user=buyer, title="T", text="X", confirmed=True)
+    return a.number
+
+
 # name -> (method, args from the world, expected per role)
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "orgs:switch-org": ("post", lambda w: [], {**_all(REDIRECT), "anonymous": LOGIN}),
@@ -50,6 +73,14 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "bids:request-reopen": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     # The final round's confirmation step (POSTs: tests/bids/test_final_round.py).
     "bids:request-final-round": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    # Empty posts: the page again naming the missing text (tests/bids/test_clarifications.py).
+    "bids:question-ask": ("post", lambda w: [w.request.pk], PROVIDERS),
+    "bids:question-answer": ("post", lambda w: [w.request.pk, _question(w)], BUYERS_ONLY),
+    "bids:addendum-acknowledge": (
+        "post",
+        lambda w: [w.request.pk, _addendum(w)],
+        _only({"provider": REDIRECT, "rival_provider": REDIRECT}),
+    ),
     "bids:request-invite": ("post", lambda w: [w.request.pk], BUYERS_POST),
     # An empty post: the buyer's page again, naming the missing fields (tests/bids/test_addenda.py).
     "bids:request-addendum": ("post", lambda w: [w.request.pk], BUYERS_ONLY),
@@ -64,7 +95,24 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "bids:bid-submit": ("post", lambda w: [w.bid.pk], _only({"provider": REDIRECT})),
     "bids:bid-withdraw": ("post", lambda w: [w.bid.pk], _only({"provider": REDIRECT})),
     "bids:revision-detail": ("get", lambda w: [w.bid.pk, 1], OWNER_AND_BUYER),
+    # The attach form; a frozen file's download; leaving it out of the next revision.
+    "bids:bid-attachments": ("get", lambda w: [w.bid.pk], _only({"provider": OK})),
+    "bids:bid-attachment-download": (
+        "get",
+        lambda w: [w.bid.pk, frozen_attachment(w).pk],
+        OWNER_AND_BUYER,
+    ),
+    "bids:bid-attachment-remove": (
+        "post",
+        lambda w: [w.bid.pk, frozen_attachment(w).pk],
+        _only({"provider": REDIRECT}),
+    ),
 }
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 def _section(html: str, marker: str) -> str:

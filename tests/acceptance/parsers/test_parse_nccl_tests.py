@@ -209,3 +209,41 @@ def test_a_size_past_any_float_on_every_row_is_read_or_refused_never_a_crash():
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nccl-tests", nccl_tests.parse, NcclTestsError)
+
+
+def test_the_quick_row_path_reads_every_sample_as_the_checked_path_does(monkeypatch):
+    """Rows are read by a quick path and, when anything is unusual, token by token; on every
+    sample both must give the same result (the quick path is only a shortcut)."""
+    from tests.acceptance.parsers.parser_fuzzing import samples
+
+    def outcome(data: bytes) -> object:
+        try:
+            return nccl_tests.parse(data)
+        except NcclTestsError as exc:
+            return ("refused", exc.line, str(exc))
+
+    texts = list(samples("nccl-tests"))
+    quick = [outcome(t) for t in texts]
+    assert any(not isinstance(o, tuple) and o.rows for o in quick)
+    monkeypatch.setattr(nccl_tests, "_plain_row", lambda tokens, lineno: None)
+    assert [outcome(t) for t in texts] == quick
+
+
+@pytest.mark.parametrize(
+    ("root", "readable"), [("-1", True), ("0", True), ("+5", False), ("1_0", False)]
+)
+def test_a_root_is_an_optional_minus_and_digits(evidence, root, readable):
+    text, first = _with_large_rows(evidence(D + "all_reduce_2node_v2.17_full.txt"), 4, root)
+    if readable:
+        rows = nccl_tests.parse(text).rows
+        assert {r.root for r in rows if r.size >= 1 << 30} == {int(root)}
+    else:
+        with pytest.raises(NcclTestsError) as exc:
+            nccl_tests.parse(text)
+        assert exc.value.line == first and "columns" in str(exc.value)
+
+
+def test_an_fp8_type_with_an_underscore_reads(evidence):
+    text, _ = _with_large_rows(evidence(D + "all_reduce_2node_v2.17_full.txt"), 2, "fp8_e4m3")
+    rows = nccl_tests.parse(text).rows
+    assert {r.type for r in rows if r.size >= 1 << 30} == {"fp8_e4m3"}

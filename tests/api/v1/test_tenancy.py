@@ -56,6 +56,13 @@ def reference_file(w: ApiWorld) -> dict[str, Any]:
     return {"id": ref.pk}
 
 
+def bid_attachment(w: ApiWorld) -> dict[str, Any]:
+    """A file on the open request's bid that its revision 1 carried."""
+    from tests.bids.attachment_helpers import frozen_attachment
+
+    return {"id": w.bid.pk, "attachment": frozen_attachment(w).pk}
+
+
 def req(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.request.pk}
 
@@ -87,6 +94,28 @@ def providers_notice(w: ApiWorld) -> dict[str, Any]:
         key="api-tenancy",
     )
     return {"id": Notice.objects.get(key="api-tenancy", recipient__username="nora").pk}
+
+
+def _member(org: Any) -> Any:
+    return org.memberships.order_by("pk").first().user
+
+
+def question(w: ApiWorld) -> dict[str, Any]:
+    """Question 1 on the open request, asked by the provider role's organisation."""
+    from bids.services import question_ask
+
+    org = w.bid.provider
+    q = question_ask(request=w.request, provider=org, user=_member(org), text="Rail-optimised?")
+    return {"id": w.request.pk, "number": q.number}
+
+
+def addendum(w: ApiWorld) -> dict[str, Any]:
+    from bids.services import addendum_publish
+
+    a = addendum_publish(
+        request=w.request, user=_member(w.request.buyer), title="T", text="X", confirmed=True
+    )
+    return {"id": w.request.pk, "number": a.number}
 
 
 def signable(w: ApiWorld) -> dict[str, Any]:
@@ -212,6 +241,20 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"title": "Site visit", "text": "Site visits are on 3 March.", "confirm": True},
         only(buyer=CREATED),
     ),
+    # Clarifications (tests/api/v1/test_api_clarifications.py): invitees ask and acknowledge,
+    # the buyer answers; a rival reads a published question without its asker.
+    "requests_questions_list": (req, None, INVITED),
+    "requests_questions_create": (
+        req,
+        lambda w: {"text": "Is the fabric rail-optimised?"},
+        only(provider=CREATED, rival_provider=CREATED),
+    ),
+    "requests_questions_answer_create": (
+        question,
+        lambda w: {"answer": "Yes.", "publish": False},
+        BUYER,
+    ),
+    "requests_addenda_acknowledge_create": (addendum, None, BIDDERS),
     "requests_invitations_list": (req, None, BUYER),
     "requests_invitations_create": (
         req,
@@ -279,6 +322,10 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "bids_submit_create": (bid, None, only(provider=CONFLICT)),  # nothing new to submit
     "bids_withdraw_create": (bid, None, only(provider=OK)),
     "bids_revisions_list": (bid, None, OWNER_AND_BUYER),
+    # A bid's files: the buyer reads the submitted ones (tests/api/v1/test_api_attachments.py).
+    "bids_attachments_list": (bid, None, OWNER_AND_BUYER),
+    "bids_attachments_create": (bid, lambda w: Multipart(), only(provider=CREATED)),
+    "bids_attachments_file_retrieve": (bid_attachment, None, OWNER_AND_BUYER),
     "bids_revisions_retrieve": (lambda w: {"id": w.bid.pk, "number": 1}, None, OWNER_AND_BUYER),
     "reservations_list": (none, None, ALL_ORGS),
     "reservations_retrieve": (reservation, None, OWNER_AND_BUYER),

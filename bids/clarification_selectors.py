@@ -1,0 +1,134 @@
+"""Reads for the clarification channel: questions, answers and addendum acknowledgements.
+
+A rival invitee reads a published question without its asker: the rows below carry the
+asking organisation and person only for the buyer and for the asker itself, so no page or
+serializer can print what it was never given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Q
+from django.http import Http404
+
+from bids.models import Addendum, AddendumAcknowledgement, CapacityRequest, Question
+from orgs.models import Organization
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    id: int
+    number: int
+    text: str
+    state: str
+    state_label: str
+    asked_at: datetime
+    answer: str
+    answered_at: datetime | None
+    own: bool  # asked by the reader's organisation
+    addendum_number: int | None
+    # The buyer's and the asker's only; None for every other reader.
+    asker_org: str | None = None
+    asker_name: str | None = None
+
+
+def _user_name(user: object) -> str:
+    if user is None:
+        return ""
+    full = user.get_full_name()  # type: ignore[attr-defined]
+    return str(full or user.get_username())  # type: ignore[attr-defined]
+
+
+def question_rows(*, request: CapacityRequest, org: Organization) -> list[QuestionRow]:
+    """What `org` may read of the request's questions, first first: the buyer all of them
+    with the asker; a provider its own (with their state) and the published ones, anonymous
+    unless its own. Pass a request `org` may see (`request_get_for_org`)."""
+    is_buyer = request.buyer_id == org.pk
+    qs = Question.objects.filter(request=request).select_related("provider", "asked_by", "addendum")
+    if not is_buyer:
+        qs = qs.filter(Q(provider=org) | Q(state="published"))
+    rows = []
+    for q in qs.order_by("number"):
+        own = q.provider_id == org.pk
+        named = is_buyer or own
+        addendum = getattr(q, "addendum", None)
+        rows.append(
+            QuestionRow(
+                id=q.pk,
+                number=q.number,
+                text=q.text,
+                state=q.state,
+                state_label=q.get_state_display(),
+                asked_at=q.asked_at,
+                # A private answer is for the asker (and the buyer) only: the filter above.
+                answer=q.answer,
+                answered_at=q.answered_at,
+                own=own,
+                addendum_number=addendum.number if addendum is not None else None,
+                asker_org=q.provider.name if named else None,
+                asker_name=_user_name(q.asked_by) if named else None,
+            )
+        )
+    return rows
+
+
+def question_get_for_buyer(*, request: CapacityRequest, number: int) -> Question:
+    try:
+        return Question.objects.select_related("request", "provider").get(
+            request=request, number=number
+        )
+    except Question.DoesNotExist:
+        raise Http404 from None
+
+
+def addendum_get(*, request: CapacityRequest, number: int) -> Addendum:
+    try:
+        return Addendum.objects.select_related("request").get(request=request, number=number)
+    except Addendum.DoesNotExist:
+        raise Http404 from None
+
+
+def addenda_unacknowledged(*, request: CapacityRequest, provider_id: int) -> list[int]:
+    """The numbers of the request's addenda the provider has not acknowledged, in order."""
+    return list(
+        Addendum.objects.filter(request=request)
+        .exclude(acknowledgements__provider_id=provider_id)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+
+
+@dataclass
+class AddendumAcks:
+    """One addendum as the reader sees its acknowledgements: the buyer each invitee's, a
+    provider only its own."""
+
+    addendum: Addendum
+    mine: AddendumAcknowledgement | None = None
+    by_provider: list[tuple[str, AddendumAcknowledgement | None]] = field(default_factory=list)
+
+
+def addendum_acks(*, request: CapacityRequest, org: Organization) -> list[AddendumAcks]:
+    """Every addendum with who acknowledged it (two queries, whatever the count)."""
+    is_buyer = request.buyer_id == org.pk
+    addenda = list(request.addenda.select_related("question", "published_by").order_by("number"))
+    acks = AddendumAcknowledgement.objects.filter(addendum__request=request).select_related(
+        "provider", "acknowledged_by"
+    )
+    if not is_buyer:
+        acks = acks.filter(provider=org)
+    by_key = {(a.addendum_id, a.provider_id): a for a in acks}
+    invitees: list[Organization] = []
+    if is_buyer:
+        invitees = [
+            i.provider
+            for i in request.invitations.select_related("provider").order_by("provider__name")
+        ]
+    rows = []
+    for addendum in addenda:
+        row = AddendumAcks(addendum=addendum, mine=by_key.get((addendum.pk, org.pk)))
+        row.by_provider = [(p.name, by_key.get((addendum.pk, p.pk))) for p in invitees]
+        rows.append(row)
+    return rows
