@@ -26,6 +26,7 @@ from api.views import (
     requests,
     reservations,
     scorecards,
+    team,
     tokens,
     usage,
 )
@@ -151,6 +152,8 @@ v1 = [
         name="request-comparison",
     ),
     path("requests/<int:pk>/award/", buyer.AwardView.as_view(), name="request-award"),
+    path("requests/<int:pk>/team/", team.TeamEvaluationView.as_view(), name="request-team"),
+    path("requests/<int:pk>/team/mine/", team.MyEvaluatorView.as_view(), name="request-team-mine"),
     path("requests/<int:pk>/annexes/", annexes.AnnexListView.as_view(), name="request-annexes"),
     path("annexes/<int:pk>/pdf/", annexes.AnnexPdfView.as_view(), name="annex-pdf"),
     path("annex-jobs/<int:pk>/", annexes.AnnexJobView.as_view(), name="annex-job"),

@@ -69,6 +69,12 @@ def _final_round_possible(req: CapacityRequest) -> str | None:
     return None
 
 
+def _bids_visible(req: CapacityRequest) -> str | None:
+    if req.bids_hidden_from_buyer:
+        return "The request is sealed until its deadline: there are no bids to evaluate yet."
+    return None
+
+
 def _bidding_open(req: CapacityRequest) -> str | None:
     if req.deadline_passed:
         return (
@@ -204,6 +210,15 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             target=RequestStatus.CANCELLED,
             needs=frozenset({Need.CONFIRM}),
             verb="cancelled",
+        ),
+        Move(
+            "evaluate",
+            "Set your own weights and judge the bids",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            guard=_bids_visible,
+            verb="evaluated",
         ),
         Move(
             "award",

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
-from evaluation.models import BidScore, ScoringRun
+from evaluation.models import AwardBasis, BidScore, ScoringRun
 
 
 @admin.register(ScoringRun)
@@ -26,6 +26,18 @@ class BidScoreAdmin(admin.ModelAdmin):
     list_filter = ["qualified"]
     list_select_related = ["run__request", "revision__bid__provider"]
     readonly_fields = [f.name for f in BidScore._meta.get_fields() if f.concrete]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(AwardBasis)
+class AwardBasisAdmin(admin.ModelAdmin):
+    """Read-only: which ranking each award followed (written by the award itself)."""
+
+    list_display = ["request", "view", "label", "first_in_view", "followed", "recorded_at"]
+    list_select_related = ["request"]
+    readonly_fields = [f.name for f in AwardBasis._meta.get_fields() if f.concrete]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
 
@@ -19,8 +20,15 @@ from acceptance.models import Reservation
 from acceptance.services.award import request_award
 from bids.models import Bid, CapacityRequest
 from evaluation.comparison import CRITERION_LABELS
-from evaluation.models import BidScore
+from evaluation.models import AwardView, BidScore
 from evaluation.selectors import AwardRow, award_needs_justification, award_rows
+from evaluation.team.selectors import (
+    REQUEST_CHOICE,
+    ViewRanking,
+    scored_from_award_rows,
+    team_evaluation,
+)
+from evaluation.team.services import award_basis_record
 from notices.choices import Event
 from notices.models import Notice
 from notices.services import notify_members
@@ -118,21 +126,50 @@ def award_notify(*, reservation: Reservation, rows: list[AwardRow]) -> list[Noti
     return sent
 
 
+def award_view_chosen(
+    *, request: CapacityRequest, rows: list[AwardRow], choice: str
+) -> ViewRanking:
+    """The ranking the buyer says the award follows: the request's weights, the team's
+    consensus or one evaluator's view (`evaluation.team`)."""
+    team = team_evaluation(request=request, bids=scored_from_award_rows(rows))
+    chosen = team.view(choice or REQUEST_CHOICE)
+    if chosen is None:
+        offered = ", ".join(f"{v.choice} ({v.label})" for v in team.views)
+        raise ValidationError({"view": [f"No view {choice!r} on this request: choose {offered}."]})
+    if chosen.kind != AwardView.REQUEST and not chosen.placed:
+        raise ValidationError(
+            {"view": [f"{chosen.label} ranks no bid: the bids have no current scores yet."]}
+        )
+    return chosen
+
+
 @transaction.atomic
 def award_with_debrief(
-    *, request: CapacityRequest, bid: Bid, user: User, justification: str = ""
+    *,
+    request: CapacityRequest,
+    bid: Bid,
+    user: User,
+    justification: str = "",
+    view: str = REQUEST_CHOICE,
 ) -> Reservation:
-    """Award (a justification is required against the current scores) and notify every bidder.
+    """Award (a justification is required against the ranking followed) and notify every bidder.
 
     The rows are read before the award: they are the submitted bids it decides between, scored
-    as the buyer saw them when awarding."""
+    as the buyer saw them when awarding. `view` names the ranking the award follows: the
+    request's weights (the current scores), the consensus, or `evaluator:<user id>`."""
     rows = award_rows(request=request)
+    chosen = award_view_chosen(request=request, rows=rows, choice=view)
+    if chosen.kind == AwardView.REQUEST:
+        required = award_needs_justification(request=request, bid=bid)
+    else:
+        required = chosen.rank_of(str(bid.pk)) != 1
     reservation = request_award(
         request=request,
         bid=bid,
         user=user,
         justification=justification,
-        justification_required=award_needs_justification(request=request, bid=bid),
+        justification_required=required,
     )
+    award_basis_record(request=request, bid=bid, user=user, ranking=chosen)
     award_notify(reservation=reservation, rows=rows)
     return reservation

@@ -15,6 +15,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from core.spreadsheet import safe_row
 from evaluation.comparison import Comparison
 from evaluation.exports_sheets import fill_cover, fill_explanations
+from evaluation.team.sheet import add_team_sheet
 
 CSV_TYPE = "text/csv; charset=utf-8"
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -81,6 +82,7 @@ def comparison_xlsx(view: Comparison) -> bytes:
             c.alignment = Alignment(wrap_text=True, vertical="top")
     sheet.freeze_panes = "D2"
     fill_explanations(book.create_sheet("Explanations"), view)
+    add_team_sheet(book, view)  # when team members have set views of their own
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()

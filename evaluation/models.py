@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 
-from bids.models.bids import BidRevision
+from bids.models.bids import Bid, BidRevision
 from bids.models.requests import CapacityRequest
 
 
@@ -106,3 +107,82 @@ class BidScore(models.Model):
     @property
     def effective_price(self) -> Any:
         return self.cost.get("effective_price_per_useful_gpu_hour")
+
+
+class EvaluatorView(models.Model):
+    """One buyer member's own weights for a request (team evaluation): the scored criteria and
+    the two judged ones (`evaluation.team.recombine.VIEW_WEIGHTS`)."""
+
+    request = models.ForeignKey(
+        CapacityRequest, on_delete=models.CASCADE, related_name="evaluator_views"
+    )
+    evaluator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    weights = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request", "evaluator"], name="one_evaluator_view_per_member"
+            )
+        ]
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"{self.evaluator} on request {self.request_id}"
+
+
+class JudgedCriterion(models.TextChoices):
+    ACCEPTANCE_TERMS = "judged_acceptance_terms", "Acceptance terms (judged)"
+    DELIVERY_RISK = "judged_delivery_risk", "Delivery risk (judged)"
+
+
+class Judgement(models.Model):
+    """An evaluator's rating (1-5) of one bid on one judged criterion, with a comment."""
+
+    view = models.ForeignKey(EvaluatorView, on_delete=models.CASCADE, related_name="judgements")
+    bid = models.ForeignKey(Bid, on_delete=models.CASCADE, related_name="+")
+    criterion = models.CharField(max_length=32, choices=JudgedCriterion.choices)
+    score = models.PositiveSmallIntegerField()
+    comment = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["view", "bid", "criterion"], name="one_judgement_per_bid_criterion"
+            )
+        ]
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"{self.criterion} {self.score} for bid {self.bid_id}"
+
+
+class AwardView(models.TextChoices):
+    """Which ranking the award followed."""
+
+    REQUEST = "request", "The request's weights"
+    CONSENSUS = "consensus", "The team's consensus"
+    EVALUATOR = "evaluator", "One evaluator's view"
+
+
+class AwardBasis(models.Model):
+    """The ranking an award followed, and whether the awarded bid was first in it (buyer only:
+    it names evaluators)."""
+
+    request = models.OneToOneField(
+        CapacityRequest, on_delete=models.CASCADE, related_name="award_basis"
+    )
+    view = models.CharField(max_length=10, choices=AwardView.choices)
+    evaluator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    label = models.CharField(max_length=200, help_text="The view in words, as recorded.")
+    first_in_view = models.CharField(max_length=200, blank=True)
+    followed = models.BooleanField(help_text="The awarded bid was first in the view.")
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Award of {self.request_id} followed {self.label}"

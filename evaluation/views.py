@@ -12,11 +12,14 @@ from django.views.decorators.http import require_POST
 
 from bids import selectors
 from bids.models import CapacityRequest
-from core.web import errors_into_form, flash_errors
+from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from evaluation import comparison, exports, rounds
 from evaluation.scoring import CRITERIA
 from evaluation.services import request_set_weights, scoring_queue
-from orgs.access import active_org, org_required
+from evaluation.team.recombine import VIEW_WEIGHTS
+from evaluation.team.services import evaluator_view_save
+from evaluation.views_team import team_context
+from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 
 
@@ -45,10 +48,13 @@ def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
     return WeightsForm(data, initial=initial)
 
 
-@org_required(OrgKind.BUYER)
-def compare(request: HttpRequest, pk: int) -> HttpResponse:
-    req = _buyer_request(request, pk)
-    view = comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+def _compare_page(
+    request: HttpRequest,
+    view: comparison.Comparison,
+    team: dict[str, object] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    req = view.request
     return render(
         request,
         "evaluation/compare.html",
@@ -58,8 +64,47 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
             "rounds": rounds.round_comparison(request=req, anonymise=view.anonymised),
+            **(team if team is not None else team_context(request, view)),
         },
+        status=status,
     )
+
+
+@org_required(OrgKind.BUYER)
+def compare(request: HttpRequest, pk: int) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    return _compare_page(
+        request, comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    )
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """The current member's own weights and ratings; a refused form shows what was typed."""
+    req = _buyer_request(request, pk)
+    view = comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    context = team_context(request, view, request.POST)
+    form = context.get("team_form")
+    if form is None:
+        messages.error(request, context.get("team_blocker") or "There are no bids to evaluate.")
+        return redirect("evaluation:request-compare", pk=pk)
+    if form.is_valid():
+        try:
+            evaluator_view_save(
+                request=req,
+                user=user_of(request),
+                weights={n: form.cleaned_data.get(n) for n in VIEW_WEIGHTS},
+                judgements=form.judgements(),
+            )
+        except ValidationError as exc:
+            if flashed_or_onto_form(request, form, exc):
+                return redirect("evaluation:request-compare", pk=pk)
+        else:
+            messages.success(request, "Your weights and ratings are saved.")
+            return redirect(reverse("evaluation:request-compare", args=[pk]) + "#team-evaluation")
+    messages.error(request, "Check your weights and ratings marked below.")
+    return _compare_page(request, view, context, status=400)
 
 
 @org_required(OrgKind.BUYER)

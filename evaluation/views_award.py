@@ -28,6 +28,7 @@ def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
             bid=bid,
             user=user_of(request),
             justification=request.POST.get("justification", ""),
+            view=request.POST.get("view") or "request",
         )
     except ValidationError as exc:
         flash_errors(request, exc)

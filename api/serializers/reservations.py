@@ -17,7 +17,16 @@ class AwardSerializer(serializers.Serializer):
         default="",
         help_text=(
             "Why this bid wins: required (one full sentence at least) when the current scoring "
-            "does not rank it first or disqualifies it."
+            "does not rank it first or disqualifies it (or, with `view`, when that view does "
+            "not rank it first)."
+        ),
+    )
+    view = serializers.CharField(
+        required=False,
+        default="request",
+        help_text=(
+            "The ranking the award follows, recorded with it: request (the request's weights), "
+            "consensus (the team's), or evaluator:<user id> (see GET /requests/{id}/team/)."
         ),
     )
 

@@ -99,5 +99,6 @@ class AwardView(APIView):
             bid=bid,
             user=api_user(request),
             justification=serializer.validated_data["justification"],
+            view=serializer.validated_data["view"],
         )
         return Response(ReservationSerializer(reservation).data, status=status.HTTP_201_CREATED)

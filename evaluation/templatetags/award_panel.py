@@ -11,7 +11,9 @@ from acceptance.services.award import MIN_JUSTIFICATION
 from bids.choices import RequestStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
+from evaluation.models import AwardBasis
 from evaluation.selectors import award_rows
+from evaluation.team.selectors import scored_from_award_rows, team_evaluation
 from orgs.models import Organization
 
 register = template.Library()
@@ -25,6 +27,9 @@ def burnin_request_panel(
     reservation = sel.reservation_for_request(request=req, org=org)
     is_buyer = org is not None and req.buyer_id == org.pk
     panel: dict[str, Any] = {"req": req, "reservation": reservation, "is_buyer": is_buyer}
+    if reservation is not None and is_buyer:
+        # Which ranking the award followed: the buyer's alone (it names evaluators).
+        panel["award_basis"] = AwardBasis.objects.filter(request=req).first()
     if (
         reservation is None
         and is_buyer
@@ -38,5 +43,6 @@ def burnin_request_panel(
             scored=any(row.scored for row in rows),
             blocker=None if award.allowed else award.reason,
             min_justification=MIN_JUSTIFICATION,
+            award_views=team_evaluation(request=req, bids=scored_from_award_rows(rows)).views,
         )
     return panel

@@ -34,8 +34,9 @@ REQUEST_MOVES = {
         "addendum",
         "answer",
         "cancel",
+        "evaluate",
     },
-    RequestStatus.CLOSED: {"reopen", "final_round", "cancel", "award", "answer"},
+    RequestStatus.CLOSED: {"reopen", "final_round", "cancel", "award", "answer", "evaluate"},
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
 }

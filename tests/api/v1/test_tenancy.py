@@ -27,6 +27,7 @@ from notices.services import notify_members
 from tests import tenancy_registry
 from tests.acceptance.burnin.helpers import DATA
 from tests.api.v1.conftest import ROLES, ApiWorld
+from tests.api.v1.test_api_team import COST_ONLY
 
 OK, CREATED, NO_CONTENT, REFUSED, HIDDEN, UNAUTHENTICATED = 200, 201, 204, 400, 404, 401
 Params = Callable[[ApiWorld], dict[str, Any]]
@@ -302,6 +303,10 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     ),
     "requests_bids_list": (req, None, BUYER),
     "requests_comparison_retrieve": (req, None, BUYER),
+    # Team evaluation: the buyer's members only; providers never learn of evaluators.
+    "requests_team_retrieve": (req, None, BUYER),
+    "requests_team_mine_retrieve": (req, None, BUYER),
+    "requests_team_mine_update": (req, lambda w: {"weights": COST_ONLY}, BUYER),
     # Bidding is still open: the buyer reaches the rule, nobody else the request.
     "requests_award_create": (req, lambda w: {"bid": w.bid.pk}, only(buyer=REFUSED)),
     # Annexes concern the buyer and the awarded provider only (contract annex).

@@ -1,0 +1,112 @@
+"""Team evaluation on the comparison page (the form and what the section shows; the view is
+`evaluation.views.team_view_save`): every evaluator's ranking, the consensus, and the
+current member's own weights and ratings (`evaluation.team`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import HttpRequest
+
+from bids.lifecycle import REQUEST, request_actor
+from evaluation.comparison import Comparison
+from evaluation.team.recombine import JUDGED, JUDGEMENT_MAX, JUDGEMENT_MIN, VIEW_WEIGHTS
+from evaluation.team.selectors import (
+    JUDGED_LABELS,
+    WEIGHT_LABELS,
+    TeamEvaluation,
+    scored_from_columns,
+    team_evaluation,
+)
+from evaluation.team.services import JudgementInput, judgement_field
+from orgs.access import user_of
+
+RATINGS = [("", "not rated"), *((str(n), str(n)) for n in range(JUDGEMENT_MIN, JUDGEMENT_MAX + 1))]
+
+
+class TeamViewForm(forms.Form):
+    """Raw text per weight and rating: the service words the errors, as for the request's
+    weights. One rating and one comment per judged criterion and qualified bid."""
+
+    def __init__(self, *args: Any, bids: list[tuple[int, str]], **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "team_%s")  # the page also holds the request's weights form
+        super().__init__(*args, **kwargs)
+        self.bids = bids
+        for name in VIEW_WEIGHTS:
+            self.fields[name] = forms.CharField(
+                label=WEIGHT_LABELS[name],
+                required=name not in JUDGED,
+                widget=forms.NumberInput(attrs={"min": "0", "step": "any"}),
+            )
+        for bid_id, bid_name in bids:
+            for criterion in JUDGED:
+                field = judgement_field(bid_id, criterion)
+                self.fields[field] = forms.CharField(
+                    label=f"{bid_name}: {JUDGED_LABELS[criterion]}",
+                    required=False,
+                    widget=forms.Select(choices=RATINGS),  # the service words a bad rating
+                )
+                self.fields[f"{field}_comment"] = forms.CharField(
+                    label="Comment",
+                    required=False,
+                    widget=forms.Textarea(attrs={"rows": 2}),
+                )
+
+    def weight_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in VIEW_WEIGHTS]
+
+    def rating_rows(self) -> list[dict[str, Any]]:
+        """The rating fields grouped by bid, for the template."""
+        return [
+            {
+                "name": bid_name,
+                "fields": [
+                    (
+                        self[judgement_field(bid_id, c)],
+                        self[f"{judgement_field(bid_id, c)}_comment"],
+                    )
+                    for c in JUDGED
+                ],
+            }
+            for bid_id, bid_name in self.bids
+        ]
+
+    def judgements(self) -> list[JudgementInput]:
+        data = self.cleaned_data
+        return [
+            JudgementInput(
+                bid_id=bid_id,
+                criterion=c,
+                score=data.get(judgement_field(bid_id, c)),
+                comment=data.get(f"{judgement_field(bid_id, c)}_comment", ""),
+            )
+            for bid_id, _ in self.bids
+            for c in JUDGED
+        ]
+
+
+def _form(cmp: Comparison, team: TeamEvaluation, data: Any = None) -> TeamViewForm:
+    bids = [(c.revision.bid_id, c.name) for c in cmp.qualified_columns]
+    mine = team.mine
+    weights = mine.weights if mine else cmp.request.weights
+    initial: dict[str, str] = {n: f"{float(weights.get(n, 0)):g}" for n in VIEW_WEIGHTS}
+    if mine is not None:
+        for j in mine.judgements.all():
+            initial[judgement_field(j.bid_id, j.criterion)] = str(j.score)
+            initial[f"{judgement_field(j.bid_id, j.criterion)}_comment"] = j.comment
+    return TeamViewForm(data, bids=bids, initial=initial)
+
+
+def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dict[str, Any]:
+    """What the comparison page's team section shows; empty while there is nothing scored."""
+    if not cmp.columns:
+        return {}
+    req = cmp.request
+    team = team_evaluation(request=req, bids=scored_from_columns(cmp.columns), viewer=request.user)
+    decision = REQUEST.decide(req, "evaluate", actor=request_actor(req, user_of(request)))
+    return {
+        "team": team,
+        "team_form": _form(cmp, team, data) if decision.allowed else None,
+        "team_blocker": "" if decision.allowed else decision.reason,
+    }

@@ -1,0 +1,87 @@
+"""Issue 20's team evaluation, in a real browser: two buyer members set their own weights and
+ratings, which pick different winners; the comparison page shows both rankings and says they
+disagree; the award follows the consensus and the request page says so."""
+
+from __future__ import annotations
+
+import pytest
+
+from acceptance.fixtures import DEFAULT_TEMPLATE
+from acceptance.services.fixtures import fixture_from_template
+from bids.choices import RequestStatus
+from evaluation.models import AwardBasis
+from evaluation.services import request_score
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def set_view(page, weights: dict[str, str], ratings: dict[str, tuple[str, str]]) -> None:
+    for name, value in weights.items():
+        page.fill(f"#team_{name}", value)
+    for field, (score, comment) in ratings.items():
+        page.select_option(f"#team_{field}", score)
+        page.fill(f"#team_{field}_comment", comment)
+    page.click("#team-form button[type=submit]")
+    page.wait_for_selector("text=Your weights and ratings are saved.")
+
+
+def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_the_consensus(
+    live_server, new_page, login_as, world, buyer, buyer_colleague
+):
+    req = world.request
+    assert request_score(request=req).status == "done"
+    compare = f"{live_server.url}/requests/{req.pk}/compare/"
+    cost_only = {
+        "effective_cost": "100",
+        "fabric_placement": "0",
+        "incident_sla": "0",
+        "acceptance_terms": "0",
+        "delivery_risk": "0",
+    }
+
+    alice = login_as(new_page(), "alice")
+    alice.goto(compare)
+    set_view(alice, cost_only, {})
+
+    bob = login_as(new_page(), "bob")
+    bob.goto(compare)
+    # A negative weight is refused in words, and the page keeps what bob typed.
+    bob.evaluate("document.querySelector('#team_effective_cost').removeAttribute('min')")
+    bob.fill("#team_effective_cost", "-20")
+    bob.fill("#team_judged_delivery_risk", "80")
+    bob.click("#team-form button[type=submit]")
+    bob.wait_for_selector("text=Must not be negative")
+    assert bob.input_value("#team_judged_delivery_risk") == "80"
+    set_view(
+        bob,
+        {**cost_only, "effective_cost": "20", "judged_delivery_risk": "80"},
+        {
+            f"judged_delivery_risk_{world.bid.pk}": ("1", "No spare nodes on site."),
+            f"judged_delivery_risk_{world.rival_bid.pk}": ("5", "Racks already installed."),
+        },
+    )
+
+    alice.goto(compare)
+    team = alice.locator("#team-evaluation")
+    assert "alice ranks Northwind first, bob ranks Rival Cloud first; consensus: Rival Cloud." in (
+        alice.inner_text("#team-disagreement")
+    )
+    alice_first = team.locator(f'[data-view="evaluator:{buyer.user.pk}"] li').first.inner_text()
+    bob_first = team.locator(
+        f'[data-view="evaluator:{buyer_colleague.user.pk}"] li'
+    ).first.inner_text()
+    assert alice_first.startswith("Northwind") and bob_first.startswith("Rival Cloud")
+    assert "Racks already installed." in team.inner_text()
+
+    # Bidding closed: alice awards the rival, following the consensus.
+    fixture_from_template(request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
+    req.status = RequestStatus.CLOSED
+    req.save()
+    alice.goto(f"{live_server.url}/requests/{req.pk}/")
+    alice.select_option(f"#view-{world.rival_bid.pk}", "consensus")
+    alice.on("dialog", lambda dialog: dialog.accept())
+    alice.click(f"#award-panel form[action$='/bids/{world.rival_bid.pk}/award/'] button")
+    alice.wait_for_selector("text=Awarded to Rival Cloud")
+    assert AwardBasis.objects.get(request=req).label == "Consensus of 2 evaluators"
+    alice.goto(f"{live_server.url}/requests/{req.pk}/")
+    assert "The award followed the consensus of 2 evaluators" in alice.inner_text("#award-basis")
