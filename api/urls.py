@@ -91,6 +91,11 @@ v1 = [
     path("requests/<int:pk>/close/", requests.RequestCloseView.as_view(), name="request-close"),
     path("requests/<int:pk>/cancel/", requests.RequestCancelView.as_view(), name="request-cancel"),
     path("requests/<int:pk>/reopen/", requests.RequestReopenView.as_view(), name="request-reopen"),
+    path(
+        "requests/<int:pk>/final-round/",
+        requests.RequestFinalRoundView.as_view(),
+        name="request-final-round",
+    ),
     path("requests/<int:pk>/addenda/", requests.AddendumListView.as_view(), name="request-addenda"),
     path(
         "requests/<int:pk>/addenda/<int:number>/acknowledge/",

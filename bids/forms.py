@@ -185,6 +185,34 @@ class AddendumForm(ConfirmForm):
     )
 
 
+class ShortlistChoice(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return f"{obj.provider.name} — revision {obj.latest_revision_number}"
+
+
+class FinalRoundForm(ConfirmForm):
+    # Not required here: the service words an empty shortlist and a missing or past deadline.
+    shortlist = ShortlistChoice(
+        queryset=Bid.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Shortlisted bids",
+        help_text="Only these providers may revise; the others' bids stay as submitted.",
+    )
+    bid_deadline = forms.DateTimeField(
+        label="Final-round deadline", required=False, widget=DATETIME
+    )
+    confirm = forms.BooleanField(
+        required=False,
+        label="I confirm: the shortlisted providers may revise until the new deadline, sealed "
+        "until then, and every invited provider is told whether it is shortlisted.",
+    )
+
+    def __init__(self, *args: Any, bids: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["shortlist"].queryset = bids  # type: ignore[attr-defined]
+
+
 class AttachmentForm(forms.Form):
     file = forms.FileField(
         label="File",

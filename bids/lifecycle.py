@@ -47,11 +47,25 @@ def _sealed_invitations(req: CapacityRequest) -> str | None:
     return None
 
 
+def _not_final_round(req: CapacityRequest) -> str | None:
+    if req.in_final_round:
+        return "The best-and-final round is for the shortlisted bids: nobody new can join it."
+    return None
+
+
 def _awardable_now(req: CapacityRequest) -> str | None:
     if req.bids_hidden_from_buyer:
         return "The request is sealed until its deadline; bids cannot be awarded before then."
     if req.status == RequestStatus.OPEN and not req.deadline_passed:
         return "Bidding is still open: close it or wait for the deadline before awarding."
+    return None
+
+
+def _final_round_possible(req: CapacityRequest) -> str | None:
+    if req.in_final_round:
+        return "The best-and-final round has already been held; there is no further round."
+    if req.status == RequestStatus.OPEN and not req.deadline_passed:
+        return "Bidding is still open: close it or wait for the deadline before a final round."
     return None
 
 
@@ -101,7 +115,15 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             guard=_publishable,
             verb="published",
         ),
-        Move("invite", "Invite providers", "buyer", BUYER_TEAM, PREPARING, verb="sent invitations"),
+        Move(
+            "invite",
+            "Invite providers",
+            "buyer",
+            BUYER_TEAM,
+            PREPARING,
+            guard=_not_final_round,
+            verb="sent invitations",
+        ),
         Move(
             "uninvite",
             "Withdraw an invitation",
@@ -169,6 +191,17 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             verb="acknowledged on",
         ),
         Move(
+            "final_round",
+            "Open a best-and-final round",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            target=RequestStatus.OPEN,
+            guard=_final_round_possible,
+            needs=frozenset({Need.CONFIRM}),
+            verb="sent to a final round",
+        ),
+        Move(
             "cancel",
             "Cancel the request",
             "buyer",
@@ -202,20 +235,24 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
 
 
 def open_for_bidding(request: CapacityRequest) -> str | None:
-    """Why the request takes no bid now, or None (the rule lives on the model)."""
-    return request.closed_to_bids_reason()
+    """Why the request takes no new bid now, or None (the rule lives on the model)."""
+    return request.closed_to_new_bids_reason()
 
 
 def _open_for_bidding(bid: Bid) -> str | None:
-    return open_for_bidding(bid.request)
+    # The request's rule and, in a best-and-final round, the shortlist (on the model).
+    return bid.closed_to_bids_reason()
 
 
 def _something_to_submit(bid: Bid) -> str | None:
+    # Closed first: 'edit the bid first' would send a provider to an edit it may not make.
+    if (closed := _open_for_bidding(bid)) is not None:
+        return closed
     if bid.status == BidStatus.SUBMITTED and not bid.has_unsubmitted_changes:
         return (
             f"Revision {bid.latest_revision_number} already holds these terms; edit the bid first."
         )
-    return _open_for_bidding(bid)
+    return None
 
 
 REVISABLE = frozenset({BidStatus.DRAFT, BidStatus.SUBMITTED, BidStatus.WITHDRAWN})
@@ -278,7 +315,7 @@ def request_move(
     request: CapacityRequest, name: str, *, user: User, confirmed: bool = False
 ) -> Decision[CapacityRequest]:
     """Raise `MoveRefused` unless `user` may make this move on the request now, confirmed when
-    the table says the move needs a confirmation (close, cancel, reopen, addendum)."""
+    the table says the move needs a confirmation (close, cancel, reopen, final round, addendum)."""
     return REQUEST.require(request, name, actor=request_actor(request, user), confirmed=confirmed)
 
 

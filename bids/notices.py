@@ -5,6 +5,8 @@
 - A later bid deadline goes to every invited provider's members, one notice per provider.
 - An addendum goes to every invited provider's members, one notice per provider, naming no
   other invitee; the buyer's own members need none (they see it on the request's page).
+- A best-and-final round tells each shortlisted provider the new deadline, and each other
+  bidder that its bid was not shortlisted; neither learns who else was (or was not).
 - A submitted revision of an open (unsealed) request goes to the buyer's members, naming the
   bidder. A sealed request sends nothing per bid: the buyer could count and time the bids. Its
   buyer hears once, when the bids open, how many arrived (`bids_opened_notify`).
@@ -14,13 +16,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
 from bids.models import Addendum, BidRevision, CapacityRequest, Invitation, Question
+from bids.models.requests import FIRST_ROUND
 from notices.choices import Event
 from notices.models import Notice
 from notices.services import notify_members
@@ -56,11 +59,23 @@ def invitation_notify(*, request: CapacityRequest, provider: Organization) -> li
 
 
 def _each_invitee(
-    request: CapacityRequest, *, event: Event, subject: str, body: str, key: str, anchor: str = ""
+    request: CapacityRequest,
+    *,
+    event: Event,
+    subject: str,
+    body: str,
+    key: str,
+    anchor: str = "",
+    bidding: bool = False,
 ) -> None:
     """One notice per invited provider, to its members: a rival never learns who else was
-    invited."""
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+    invited. `bidding`: only those who may bid now (in a final round, the shortlisted)."""
+    invitations = Invitation.objects.filter(request=request).select_related("provider")
+    if bidding and request.in_final_round:
+        invitations = invitations.filter(
+            provider__bids__request=request, provider__bids__shortlisted=True
+        )
+    for invitation in invitations:
         notify_members(
             event=event,
             organization=invitation.provider,
@@ -91,6 +106,7 @@ def deadline_change_notify(*, request: CapacityRequest, before: datetime) -> Non
             f"{_when(before)} to {_when(request.bid_deadline)}."
         ),
         key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
+        bidding=True,
     )
 
 
@@ -128,6 +144,11 @@ def addendum_notify(*, addendum: Addendum) -> None:
         key=f"addendum:{addendum.pk}",
         anchor="#addenda",
     )
+
+
+def _sealed(request: CapacityRequest) -> bool:
+    """Sealed bidding: the request's own flag, or a best-and-final round (always sealed)."""
+    return request.sealed or request.in_final_round
 
 
 def question_asked_notify(*, question: Question) -> list[Notice]:
@@ -174,7 +195,7 @@ def question_answered_notify(*, question: Question) -> None:
 
 def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
     request = revision.bid.request
-    if request.sealed:
+    if _sealed(request):
         return []  # sealed: no per-bid notice at all, named or not (see the module's doc)
     provider = revision.bid.provider
     return notify_members(
@@ -191,10 +212,12 @@ def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
 
 
 def bids_opened_notify(*, request: CapacityRequest) -> list[Notice]:
-    """A sealed request's one notice to its buyer: how many bids arrived, once they open."""
-    if not request.sealed or request.bids_hidden_from_buyer:
+    """A sealed request's one notice to its buyer: how many bids arrived, once they open (once
+    more when a final round opens: how many shortlisted bids stand)."""
+    if not _sealed(request) or request.bids_hidden_from_buyer:
         return []
-    count = request.bids.filter(status=BidStatus.SUBMITTED).count()
+    bids = request.bids.filter(status=BidStatus.SUBMITTED)
+    count = (bids.filter(shortlisted=True) if request.in_final_round else bids).count()
     return notify_members(
         event=Event.BIDS_OPENED,
         organization=request.buyer,
@@ -204,7 +227,7 @@ def bids_opened_notify(*, request: CapacityRequest) -> list[Notice]:
             "received. Compare and award them on the request's page."
         ),
         path=_path(request),
-        key=f"bids-opened:{request.pk}",
+        key=f"bids-opened:{request.pk}" + (":final" if request.in_final_round else ""),
     )
 
 
@@ -214,7 +237,7 @@ OPENING_LOOKBACK = timedelta(days=7)
 
 def requests_opened_since(*, now: datetime) -> QuerySet[CapacityRequest]:
     return CapacityRequest.objects.filter(
-        sealed=True,
+        Q(sealed=True) | Q(round__gt=FIRST_ROUND),
         status__in=[RequestStatus.OPEN, RequestStatus.CLOSED],
         bid_deadline__lte=now,
         bid_deadline__gt=now - OPENING_LOOKBACK,
@@ -250,7 +273,8 @@ def closed_early_notify(*, request: CapacityRequest) -> None:
 
 
 def reopened_notify(*, request: CapacityRequest) -> None:
-    """Every invited provider hears the new deadline (a second reopen is a new notice)."""
+    """Every invited provider hears the new deadline (a second reopen is a new notice); in a
+    final round, the shortlisted alone."""
     _each_invitee(
         request,
         event=Event.REQUEST_REOPENED,
@@ -260,4 +284,38 @@ def reopened_notify(*, request: CapacityRequest) -> None:
             f"{_when(request.bid_deadline)}; you can submit or revise yours until then."
         ),
         key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
+        bidding=True,
     )
+
+
+def final_round_notify(*, request: CapacityRequest, shortlisted_bid_ids: list[int]) -> None:
+    """One notice per invited provider: shortlisted, with the new deadline, or not (an
+    invitee that never bid hears that bidding goes on without it)."""
+    deadline = _when(request.bid_deadline)
+    shortlisted = set(
+        request.bids.filter(pk__in=shortlisted_bid_ids).values_list("provider_id", flat=True)
+    )
+    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+        if invitation.provider_id in shortlisted:
+            subject = f"Shortlisted for the best-and-final round on “{request.title}”"
+            body = (
+                f"{request.buyer.name} shortlisted your bid on “{request.title}” for a "
+                f"best-and-final round. You may revise and submit your final offer until "
+                f"{deadline}; the round is sealed until then. If you do not revise, your last "
+                "submitted revision stands as your final offer."
+            )
+        else:
+            subject = f"Not shortlisted for the best-and-final round on “{request.title}”"
+            body = (
+                f"{request.buyer.name} opened a best-and-final round on “{request.title}” "
+                "without your organisation: a bid you submitted stays as it was and can no "
+                "longer be revised, and no new bid is taken."
+            )
+        notify_members(
+            event=Event.FINAL_ROUND,
+            organization=invitation.provider,
+            subject=subject,
+            body=body,
+            path=_path(request),
+            key=f"final-round:{request.pk}:{invitation.provider_id}",
+        )

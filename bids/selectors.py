@@ -189,6 +189,18 @@ def request_locked_fields(*, request: CapacityRequest) -> dict[str, Lock]:
     return {"sealed": SEALED_LOCK} | dict.fromkeys(BID_ON_FIELDS, PUBLISHED_LOCK)
 
 
+def shortlist_choices(*, request: CapacityRequest) -> QuerySet[Bid]:
+    """The bids a best-and-final round may shortlist: submitted ones the buyer may see."""
+    return bid_list_for_buyer(request=request).filter(status=BidStatus.SUBMITTED)
+
+
+def shortlisted_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
+    """The buyer's own shortlist (it chose it: no seal hides it), by provider name."""
+    return (
+        request.bids.filter(shortlisted=True).select_related("provider").order_by("provider__name")
+    )
+
+
 # Attachments -----------------------------------------------------------------------------
 
 

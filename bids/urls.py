@@ -1,6 +1,6 @@
 from django.urls import path
 
-from bids.views import attachments, bids, clarifications, requests
+from bids.views import attachments, bids, clarifications, final_round, requests
 
 app_name = "bids"
 
@@ -13,6 +13,11 @@ urlpatterns = [
     path("requests/<int:pk>/close/", requests.request_close, name="request-close"),
     path("requests/<int:pk>/cancel/", requests.request_cancel, name="request-cancel"),
     path("requests/<int:pk>/reopen/", requests.request_reopen, name="request-reopen"),
+    path(
+        "requests/<int:pk>/final-round/",
+        final_round.request_final_round,
+        name="request-final-round",
+    ),
     path("requests/<int:pk>/addenda/", requests.request_addendum, name="request-addendum"),
     path("requests/<int:pk>/questions/", clarifications.question_ask, name="question-ask"),
     path(

@@ -44,16 +44,18 @@ CURVE_POINTS = 40
 
 
 def scoring_revisions(*, request: CapacityRequest) -> QuerySet[BidRevision]:
-    """The latest revision of every submitted bid, with what the adapters read, in one query."""
-    return (
-        BidRevision.objects.filter(
-            bid__request=request,
-            bid__status__in=SCORED_BID_STATUSES,
-            number=F("bid__latest_revision_number"),
-        )
-        .select_related("bid__request", "bid__provider")
-        .order_by("bid_id")
+    """The latest revision of every submitted bid, with what the adapters read, in one query.
+
+    After a best-and-final round opened, only the shortlisted bids compete: each one's final
+    revision, or its round-1 revision where it did not revise."""
+    revisions = BidRevision.objects.filter(
+        bid__request=request,
+        bid__status__in=SCORED_BID_STATUSES,
+        number=F("bid__latest_revision_number"),
     )
+    if request.in_final_round:
+        revisions = revisions.filter(bid__shortlisted=True)
+    return revisions.select_related("bid__request", "bid__provider").order_by("bid_id")
 
 
 def scoring_fingerprint(*, request: CapacityRequest) -> str:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors
 from bids.models import CapacityRequest
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
-from evaluation import comparison, exports
+from evaluation import comparison, exports, rounds
 from evaluation.scoring import CRITERIA
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
@@ -63,6 +63,7 @@ def _compare_page(
             "cmp": view,
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
+            "rounds": rounds.round_comparison(request=req, anonymise=view.anonymised),
             **(team if team is not None else team_context(request, view)),
         },
         status=status,

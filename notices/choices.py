@@ -15,6 +15,8 @@ class Event(models.TextChoices):
     # Wired where early close and reopen live (bids' request services), not by this app.
     REQUEST_CLOSED = "request_closed", "Bidding closed early"
     REQUEST_REOPENED = "request_reopened", "Bidding reopened"
+    # Wired in bids' final_round_open: shortlisted or not, each provider hears of its own bid.
+    FINAL_ROUND = "final_round", "Best-and-final round: shortlisted or not"
     AWARD = "award", "Your bid won"
     LOSS = "loss", "Your bid lost, with a debrief"
     ACCEPTANCE_REQUESTED = "acceptance_requested", "Burn-in verdict awaits your decision"
@@ -41,6 +43,7 @@ AUDIENCE = {
     Event.BIDS_OPENED: "buyers",
     Event.REQUEST_CLOSED: "providers",
     Event.REQUEST_REOPENED: "providers",
+    Event.FINAL_ROUND: "providers",
     Event.AWARD: "providers",
     Event.LOSS: "providers",
     Event.ACCEPTANCE_REQUESTED: "buyers",

@@ -114,12 +114,10 @@ def reservation_for_request(
 def awardable_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
     if request.bids_hidden_from_buyer:
         return Bid.objects.none()
-    return (
-        request.bids.filter(status=BidStatus.SUBMITTED)
-        .exclude(latest_revision_number=0)
-        .select_related("provider")
-        .order_by("provider__name")
-    )
+    bids = request.bids.filter(status=BidStatus.SUBMITTED).exclude(latest_revision_number=0)
+    if request.in_final_round:
+        bids = bids.filter(shortlisted=True)  # the final round's offers are the ones to award
+    return bids.select_related("provider").order_by("provider__name")
 
 
 def run_list(*, reservation: Reservation) -> QuerySet[BurnInRun]:

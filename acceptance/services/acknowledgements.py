@@ -94,6 +94,8 @@ def acknowledgement_submit(
     req = bid.request
     if req.closed_to_bids_reason() is not None:
         raise ServiceError("This request no longer takes bids, so nothing can be acknowledged.")
+    if bid.out_of_final_round:
+        raise ServiceError("Your bid is not in the final round, so nothing can be acknowledged.")
     if not req.invitations.filter(provider_id=bid.provider_id).exists():
         raise ServiceError("Your organisation is not invited to bid on this request.")
     fixture = Fixture.objects.filter(request=req).first()

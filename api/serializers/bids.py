@@ -83,6 +83,7 @@ class BidSerializer(serializers.ModelSerializer[Bid]):
             "created_at",
             "updated_at",
             "withdrawn_at",
+            "shortlisted",
             "shows_revision",
             *BID_TERM_FIELDS,
             "answers",
@@ -137,5 +138,14 @@ class BidRevisionSerializer(serializers.ModelSerializer[BidRevision]):
 
     class Meta:
         model = BidRevision
-        fields = ["bid", "number", "submitted_at", *BID_TERM_FIELDS, "questionnaire", "attachments"]
+        fields = [
+            "bid",
+            "number",
+            "round",
+            "submitted_at",
+            *BID_TERM_FIELDS,
+            "questionnaire",
+            "attachments",
+        ]
         read_only_fields = fields
+        extra_kwargs = {"round": {"help_text": "1, or 2 when submitted in the final round."}}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from rest_framework import serializers
 
 from evaluation.comparison import Comparison
+from evaluation.rounds import RoundComparison
 
 
 class ExplainSerializer(serializers.Serializer):
@@ -46,6 +48,41 @@ class ColumnSerializer(serializers.Serializer):
     disqualifications = serializers.ListField(child=serializers.CharField())
 
 
+class RoundFiguresSerializer(serializers.Serializer):
+    revision = serializers.IntegerField()
+    price_per_gpu_hour = serializers.DecimalField(max_digits=8, decimal_places=3, allow_null=True)
+    effective_price = serializers.FloatField(allow_null=True, help_text="USD per useful GPU-hour.")
+    total = serializers.FloatField()
+    rank = serializers.IntegerField(allow_null=True, help_text="null: disqualified.")
+
+
+class RoundRowSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    bid = serializers.IntegerField(allow_null=True, help_text="null while anonymised.")
+    shortlisted = serializers.BooleanField()
+    revised = serializers.BooleanField(help_text="Submitted a revision in the final round.")
+    round_1 = RoundFiguresSerializer(allow_null=True)
+    final_round = RoundFiguresSerializer(
+        allow_null=True, help_text="null: not shortlisted for the final round."
+    )
+
+
+def rounds_data(rounds: RoundComparison | None, *, anonymised: bool) -> list[dict[str, Any]] | None:
+    if rounds is None:
+        return None
+    return [
+        {
+            "name": row.name,
+            "bid": None if anonymised else row.bid_id,
+            "shortlisted": row.shortlisted,
+            "revised": row.revised,
+            "round_1": asdict(row.first) if row.first else None,
+            "final_round": asdict(row.final) if row.final else None,
+        }
+        for row in rounds.rows
+    ]
+
+
 class ComparisonSerializer(serializers.Serializer):
     """`state`: sealed, no_bids, current, pending, failed or outdated. Sealed: no columns."""
 
@@ -57,6 +94,13 @@ class ComparisonSerializer(serializers.Serializer):
     columns = ColumnSerializer(many=True)
     groups = GroupSerializer(many=True)
     sensitivity = serializers.JSONField()
+    rounds = RoundRowSerializer(
+        many=True,
+        allow_null=True,
+        required=False,
+        help_text="Round 1 and the best-and-final round side by side, per bid; null without a "
+        "final round or while it is sealed.",
+    )
 
 
 def comparison_data(view: Comparison) -> dict[str, Any]:

@@ -46,6 +46,7 @@ class RequestSerializer(serializers.ModelSerializer[CapacityRequest]):
             "deadline_passed",
             "bids_opened_at",
             "closed_at",
+            "round",
             "created_at",
             "updated_at",
             "published_at",
@@ -57,6 +58,10 @@ class RequestSerializer(serializers.ModelSerializer[CapacityRequest]):
                 "or the close, whichever came first); they stay open after a reopen."
             },
             "closed_at": {"help_text": "When bidding was last closed; null while open."},
+            "round": {
+                "help_text": "The bidding round: 1, or 2 once a best-and-final round opened to "
+                "a shortlist (sealed until its deadline or close)."
+            },
         }
 
 
@@ -67,6 +72,23 @@ class ReopenSerializer(ConfirmSerializer):
         allow_null=True,
         default=None,
         help_text="The new bid deadline (required): in the future, before the reservation starts.",
+    )
+
+
+class FinalRoundSerializer(ConfirmSerializer):
+    # Optional here so that the service words a missing shortlist or deadline on its field.
+    shortlist = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        default=list,
+        help_text="Ids of the submitted bids shortlisted for the final round (at least one).",
+    )
+    bid_deadline = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The final round's deadline (required): in the future, before the "
+        "reservation starts.",
     )
 
 

@@ -18,6 +18,7 @@ from api.serializers.common import ConfirmSerializer
 from api.serializers.requests import (
     AddendumSerializer,
     AddendumWriteSerializer,
+    FinalRoundSerializer,
     ReopenSerializer,
     RequestDetailSerializer,
     RequestSerializer,
@@ -161,6 +162,28 @@ class RequestReopenView(generics.GenericAPIView[CapacityRequest]):
         req = services.request_reopen(
             request=req,
             user=api_user(request),
+            bid_deadline=body.validated_data["bid_deadline"],
+            confirmed=body.validated_data["confirm"],
+        )
+        return Response(RequestSerializer(req).data)
+
+
+class RequestFinalRoundView(generics.GenericAPIView[CapacityRequest]):
+    serializer_class = RequestSerializer
+
+    @extend_schema(
+        request=FinalRoundSerializer,
+        summary="Open the best-and-final round to a shortlist until a new deadline (confirm: "
+        "true); sealed again until then",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        req = request_for_buyer(request, pk)
+        body = FinalRoundSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        req = services.final_round_open(
+            request=req,
+            user=api_user(request),
+            shortlist=body.validated_data["shortlist"],
             bid_deadline=body.validated_data["bid_deadline"],
             confirmed=body.validated_data["confirm"],
         )

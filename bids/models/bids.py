@@ -19,7 +19,7 @@ from bids.choices import (
     SparesLocation,
 )
 from bids.models import bounds
-from bids.models.requests import CapacityRequest
+from bids.models.requests import FIRST_ROUND, CapacityRequest
 from orgs.models import Organization
 
 
@@ -173,6 +173,8 @@ class Bid(BidTerms):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    # Chosen by the buyer for the best-and-final round; only shortlisted bids revise in it.
+    shortlisted = models.BooleanField(default=False)
 
     objects = BidQuerySet.as_manager()
 
@@ -189,7 +191,27 @@ class Bid(BidTerms):
         """Why the draft (terms and answers alike) can no longer change; None while it can."""
         if self.status == BidStatus.AWARDED:
             return "An awarded bid cannot be edited."
-        return self.request.closed_to_bids_reason()
+        return self.closed_to_bids_reason()
+
+    @property
+    def out_of_final_round(self) -> bool:
+        """The request went to a best-and-final round without this bid."""
+        return self.request.in_final_round and not self.shortlisted
+
+    def closed_to_bids_reason(self) -> str | None:
+        """Why this bid cannot be changed, submitted or withdrawn now; None while it can.
+
+        The request's rule (`closed_to_bids_reason`) plus the final round's shortlist."""
+        reason = self.request.closed_to_bids_reason()
+        if reason is None and self.out_of_final_round:
+            return NOT_SHORTLISTED
+        return reason
+
+
+NOT_SHORTLISTED = (
+    "The buyer has opened a best-and-final round to a shortlist that does not include your bid: "
+    "it can no longer be revised, submitted or withdrawn. Your last submitted revision stands."
+)
 
 
 class FrozenRevisionError(Exception):
@@ -217,6 +239,8 @@ class BidRevision(BidTerms):
     submitted_at = models.DateTimeField()
     # Room for the incident questionnaire's answers, frozen with the revision.
     questionnaire = models.JSONField(default=dict, blank=True)
+    # The bidding round it was submitted in (2: the best-and-final round).
+    round = models.PositiveSmallIntegerField(default=FIRST_ROUND)
     # The files it carried (`BidAttachment.frozen_row`), in upload order.
     attachments = models.JSONField(default=list, blank=True)
 

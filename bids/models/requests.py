@@ -50,6 +50,10 @@ WORKLOAD_FIELDS = (
 )
 
 
+# Bidding rounds: every bid before a best-and-final round is round 1; the final round is 2.
+FIRST_ROUND, FINAL_ROUND = 1, 2
+
+
 def day_start_utc(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
@@ -66,7 +70,9 @@ class CapacityRequestQuerySet(models.QuerySet["CapacityRequest"]):
     def bids_hidden_from_buyer(self) -> CapacityRequestQuerySet:
         """`CapacityRequest.bids_hidden_from_buyer`, as a query (keep the two together)."""
         return self.filter(
-            sealed=True, bids_opened_at__isnull=True, bid_deadline__gt=timezone.now()
+            models.Q(sealed=True) | models.Q(round__gt=FIRST_ROUND),
+            bids_opened_at__isnull=True,
+            bid_deadline__gt=timezone.now(),
         )
 
 
@@ -129,6 +135,8 @@ class CapacityRequest(models.Model):
     # close after the deadline records the deadline). A reopen never seals them again.
     bids_opened_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)  # the last close; a reopen clears it
+    # 2 once the buyer opened the best-and-final round to a shortlist (bids/services/final_round).
+    round = models.PositiveSmallIntegerField("Bidding round", default=FIRST_ROUND)
 
     # Workload profile (cost model)
     checkpoint_write_seconds = models.PositiveIntegerField(
@@ -189,6 +197,17 @@ class CapacityRequest(models.Model):
             )
         return None
 
+    def closed_to_new_bids_reason(self) -> str | None:
+        """Why a provider without a bid cannot start one now: a final round is for the
+        shortlisted bids alone."""
+        reason = self.closed_to_bids_reason()
+        if reason is None and self.in_final_round:
+            return (
+                "The buyer has opened a best-and-final round to shortlisted bids only; "
+                "new bids are no longer taken."
+            )
+        return reason
+
     @property
     def status_label(self) -> str:
         """The status as people need it: an open request past its deadline takes no more bids."""
@@ -210,11 +229,16 @@ class CapacityRequest(models.Model):
         return self.status != RequestStatus.DRAFT
 
     @property
+    def in_final_round(self) -> bool:
+        return self.round >= FINAL_ROUND
+
+    @property
     def bids_hidden_from_buyer(self) -> bool:
-        """Sealed requests reveal nothing about bids or bidders until the bids open.
+        """Sealed requests reveal nothing about bids or bidders until the bids open; a final
+        round is sealed whatever the request's flag, until its deadline or its close.
 
         The one home of this rule, with its query form on `CapacityRequestQuerySet`."""
-        return self.sealed and not self.bids_opened
+        return (self.sealed or self.in_final_round) and not self.bids_opened
 
     @property
     def term_hours(self) -> int:

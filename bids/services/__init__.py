@@ -10,6 +10,7 @@ from bids.services.bids import (
     require_draft_editable,
 )
 from bids.services.clarifications import question_answer, question_ask
+from bids.services.final_round import final_round_open
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -32,6 +33,7 @@ __all__ = [
     "bid_start",
     "bid_submit",
     "bid_withdraw",
+    "final_round_open",
     "question_answer",
     "question_ask",
     "request_cancel",

@@ -27,6 +27,8 @@ def award_refusal(*, request: CapacityRequest, bid: Bid, user: User) -> str | No
         return "That bid belongs to another request."
     if bid.status != BidStatus.SUBMITTED or bid.latest_revision_number == 0:
         return f"The bid from {bid.provider.name} is not a submitted bid."
+    if bid.out_of_final_round:
+        return f"The bid from {bid.provider.name} was not shortlisted for the final round."
     return None
 
 

@@ -14,6 +14,7 @@ from bids.clarification_selectors import addenda_unacknowledged
 from bids.lifecycle import bid_move, open_for_bidding
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
+from bids.models.requests import FIRST_ROUND
 from bids.notices import bid_revision_notify
 from bids.services.attachments import attachments_freeze
 from bids.signals import frozen_parts, scoring_inputs_changed_on_commit
@@ -132,6 +133,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         submitted_by=user,
         submitted_at=timezone.now(),
         questionnaire=frozen.get("questionnaire", {}),
+        round=bid.request.round,
         attachments=attachments_freeze(bid=bid, number=number),
         **bid.terms_dict(),
     )
@@ -158,6 +160,8 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
             "status": bid.status,
             "revision": number,
             "price_per_gpu_hour": revision.price_per_gpu_hour,
+            # Named only in a final round: round 1 is every bid's until then.
+            **({"round": revision.round} if revision.round > FIRST_ROUND else {}),
         },
     )
     bid_revision_notify(revision=revision)

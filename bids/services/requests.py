@@ -181,7 +181,7 @@ def request_close(
     return request
 
 
-def _new_deadline_errors(request: CapacityRequest, bid_deadline: datetime | None) -> list[str]:
+def new_deadline_errors(request: CapacityRequest, bid_deadline: datetime | None) -> list[str]:
     if bid_deadline is None:
         return ["Give the new bid deadline: providers bid until then."]
     if bid_deadline <= timezone.now():
@@ -207,7 +207,7 @@ def request_reopen(
     to the buyer. The one place a reopen happens: notices to every invitee hook in here."""
     stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
     decision = REQUEST.allow(stored, "reopen", actor=request_actor(stored, user))
-    errors = _new_deadline_errors(stored, bid_deadline)
+    errors = new_deadline_errors(stored, bid_deadline)
     if errors:
         raise ValidationError({"bid_deadline": errors})
     require_confirmation(decision, confirmed=confirmed)

@@ -92,9 +92,15 @@ def _detail_page(
             invite_form=InviteForm(choices=selectors.provider_choices(request=req)),
             reopen_form=ReopenForm(),
             addendum_form=addendum_form or AddendumForm(),
+            shortlisted=selectors.shortlisted_bids(request=req) if req.in_final_round else [],
         )
     else:
-        context["own_bid"] = selectors.own_bid(request=req, org=org)
+        own_bid = selectors.own_bid(request=req, org=org)
+        context["own_bid"] = own_bid
+        # The bid's own rule when there is one (a final round's shortlist), else the request's.
+        context["bidding_closed"] = (
+            own_bid.closed_to_bids_reason() if own_bid else req.closed_to_new_bids_reason()
+        )
     return render(request, "bids/request_detail.html", context)
 
 

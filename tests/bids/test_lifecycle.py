@@ -36,7 +36,7 @@ REQUEST_MOVES = {
         "cancel",
         "evaluate",
     },
-    RequestStatus.CLOSED: {"reopen", "cancel", "award", "answer", "evaluate"},
+    RequestStatus.CLOSED: {"reopen", "final_round", "cancel", "award", "answer", "evaluate"},
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
 }
@@ -137,7 +137,7 @@ def test_a_sealed_request_is_not_awarded_before_its_deadline() -> None:
 
 
 # The moves a buyer confirms explicitly; without the confirmation they are refused with 400.
-CONFIRMED = {"close", "reopen", "cancel", "addendum"}
+CONFIRMED = {"close", "reopen", "final_round", "cancel", "addendum"}
 
 
 def test_the_table_names_the_moves_that_need_a_confirmation() -> None:
@@ -200,3 +200,20 @@ def test_actors_come_from_memberships(buyer, provider, world) -> None:
     MembershipFactory(user=both, organization=buyer.org, role=MemberRole.REQUESTER)
     MembershipFactory(user=both, organization=provider.org, role=MemberRole.ENGINEER)
     assert bid_actor(world.bid, both).roles == {"provider": "engineer", "buyer": "requester"}
+
+
+def test_a_final_round_is_held_once_and_keeps_out_the_bids_not_shortlisted() -> None:
+    req = CapacityRequestFactory.build(status=RequestStatus.CLOSED, round=2)
+    buyer = Actor(user_id=1, roles={"buyer": MemberRole.REQUESTER})
+    again = REQUEST.decide(req, "final_round", actor=buyer)
+    assert not again.allowed and again.status_code == 409 and "already been held" in again.reason
+    req.status = RequestStatus.OPEN
+    engineer = Actor(user_id=2, roles={"provider": MemberRole.ENGINEER})
+    out = BidFactory.build(status=BidStatus.SUBMITTED, request=req, has_unsubmitted_changes=True)
+    assert not any(d.allowed for d in BID.decisions(out, actor=engineer).values())
+    assert "does not include your bid" in BID.decide(out, "submit", actor=engineer).reason
+    kept = BidFactory.build(
+        status=BidStatus.SUBMITTED, request=req, shortlisted=True, has_unsubmitted_changes=True
+    )
+    allowed = {n for n, d in BID.decisions(kept, actor=engineer).items() if d.allowed}
+    assert allowed == {"edit", "submit", "withdraw"}

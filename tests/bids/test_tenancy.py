@@ -71,6 +71,8 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "bids:request-close": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-cancel": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:request-reopen": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    # The final round's confirmation step (POSTs: tests/bids/test_final_round.py).
+    "bids:request-final-round": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     # Empty posts: the page again naming the missing text (tests/bids/test_clarifications.py).
     "bids:question-ask": ("post", lambda w: [w.request.pk], PROVIDERS),
     "bids:question-answer": ("post", lambda w: [w.request.pk, _question(w)], BUYERS_ONLY),

@@ -88,6 +88,16 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"confirm": True, "bid_deadline": w.request.bid_deadline.isoformat()},
         only(buyer=CONFLICT),
     ),
+    # The request is open: the final round follows a close (409 for its buyer).
+    "requests_final_round_create": (
+        req,
+        lambda w: {
+            "confirm": True,
+            "shortlist": [w.bid.pk],
+            "bid_deadline": w.request.bid_deadline.isoformat(),
+        },
+        only(buyer=CONFLICT),
+    ),
     # The same addenda for the buyer and every invitee; only the buyer publishes one.
     "requests_addenda_list": (req, None, INVITED),
     "requests_addenda_create": (
