@@ -16,7 +16,7 @@ from api.filters import REQUEST_BID_ORDERING, RequestBidFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, buyer_org
 from api.serializers.bids import BuyerBidSerializer
-from api.serializers.comparison import ComparisonSerializer, comparison_data, rounds_data
+from api.serializers.comparison import ComparisonSerializer, comparison_payload
 from api.serializers.reservations import AwardSerializer, ReservationSerializer
 from api.views.requests import request_for_buyer
 from bids import selectors
@@ -72,12 +72,8 @@ class ComparisonView(APIView):
         req = request_for_buyer(request, pk)
         anonymise = request.query_params.get("labels") == "anonymous"
         view = comparison.comparison_for_buyer(request=req, anonymise=anonymise)
-        data = comparison_data(view)
-        data["rounds"] = rounds_data(
-            rounds.round_comparison(request=req, anonymise=view.anonymised),
-            anonymised=view.anonymised,
-        )
-        return Response(ComparisonSerializer(data).data)
+        final = rounds.round_comparison(request=req, anonymise=view.anonymised)
+        return Response(comparison_payload(view, final))
 
 
 class AwardView(APIView):
