@@ -5,11 +5,13 @@ from django.http import HttpRequest
 
 from bids.models import (
     Addendum,
+    AddendumAcknowledgement,
     Bid,
     BidAttachment,
     BidRevision,
     CapacityRequest,
     Invitation,
+    Question,
     SentNotification,
 )
 from core.admin_tools import RecordAdmin
@@ -95,3 +97,22 @@ class BidAttachmentAdmin(RecordAdmin):
     list_display = ["original_name", "bid", "content_type", "size", "first_revision", "uploaded_at"]
     list_select_related = ["bid__provider", "bid__request"]
     search_fields = ["original_name", "sha256"]
+
+
+@admin.register(Question)
+class QuestionAdmin(RecordAdmin):
+    """Read-only: an invitee's question and the buyer's answer are on the record (a published
+    one was told to every invitee, without the asker's name)."""
+
+    list_display = ["request", "number", "provider", "state", "asked_at", "answered_at"]
+    list_filter = ["state"]
+    list_select_related = ["request", "provider"]
+    search_fields = ["text", "answer"]
+
+
+@admin.register(AddendumAcknowledgement)
+class AddendumAcknowledgementAdmin(RecordAdmin):
+    """Read-only: a provider's acknowledgement lets its next submit through."""
+
+    list_display = ["addendum", "provider", "acknowledged_by", "acknowledged_at"]
+    list_select_related = ["addendum__request", "provider", "acknowledged_by"]

@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
-from evaluation.models import AwardBasis, BidScore, ScoringRun
+from core.admin_tools import RecordAdmin
+from evaluation.models import AwardBasis, BidScore, EvaluatorView, Judgement, ScoringRun
 
 
 @admin.register(ScoringRun)
@@ -41,3 +42,20 @@ class AwardBasisAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(EvaluatorView)
+class EvaluatorViewAdmin(RecordAdmin):
+    """Read-only: a buyer member's own weights, changed on the comparison page by that member."""
+
+    list_display = ["request", "evaluator", "updated_at"]
+    list_select_related = ["request", "evaluator"]
+
+
+@admin.register(Judgement)
+class JudgementAdmin(RecordAdmin):
+    """Read-only: an evaluator's 1-5 rating of one bid on one qualitative criterion."""
+
+    list_display = ["view", "bid", "criterion", "score"]
+    list_filter = ["criterion"]
+    list_select_related = ["view__request", "view__evaluator", "bid__provider"]
