@@ -29,3 +29,17 @@ def test_the_demo_has_history_to_show_and_is_seeded_once(django_capture_on_commi
     assert bill.state == UsageState.DONE and bill.lines == 1440
     assert set(bill.by_rule) == {"node-out"}  # the hours a node was out are not allowed
     assert reservation.incidents.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_open_requests_scores_are_current_after_the_whole_demo(media_root):
+    """The delivery demo's incidents change Aurora's track record, which the open request's
+    scoring reads: the command scores it again last, so a first visit sees current scores.
+    Real commits, as in `make run`: each part's on-commit work runs when that part commits."""
+    from bids.models import CapacityRequest
+    from demo.seed import REQUEST_TITLE
+    from evaluation.comparison import comparison_state
+
+    call_command("seed_demo", verbosity=0)
+    state, run = comparison_state(request=CapacityRequest.objects.get(title=REQUEST_TITLE))
+    assert state == "current" and run is not None and run.status == "done"

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from acceptance.demo_burnin import seed_burnin_demo
 from demo.delivery import seed_delivery_demo
-from demo.seed import DEMO_PASSWORD, seed_demo
+from demo.seed import DEMO_PASSWORD, rescore_open_demo, seed_demo
 
 
 class Command(BaseCommand):
@@ -17,6 +17,7 @@ class Command(BaseCommand):
         seed_burnin_demo()
         # A third, in service for 40 days: the delivery, billing and scorecard pages' history.
         seed_delivery_demo()
+        rescore_open_demo()
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in at /accounts/login/ with:"))
         for login in logins:
             self.stdout.write(
