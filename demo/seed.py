@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.utils import timezone
 
@@ -24,6 +25,13 @@ from orgs.models import Membership, Organization
 DEMO_PASSWORD = "clusterbid-demo"
 REQUEST_TITLE = "16 × H200, two 8-GPU servers"
 _DEMO_REQUEST = scoring_demo.demo_request()
+AURORA_FABRIC_PLAN = """Aurora GPU Cloud: fabric plan for 16 x H200 (two HGX servers)
+
+Leaf: one NVIDIA QM9700 NDR switch, both servers on it (rails 0-7 one to one)
+Links: 8 x ConnectX-7 400 Gb/s per server, rail-optimised, no oversubscription
+Spares: one hot spare server cabled to the same leaf, burn-in passed
+Health: DCGM level 2 nightly, auto-drain on XID 79/94/95
+"""
 TERM_DAYS = (_DEMO_REQUEST.reservation_end - _DEMO_REQUEST.reservation_start).days + 1
 
 
@@ -212,8 +220,50 @@ def seed_demo() -> list[DemoLogin]:
 
     seed_questionnaire_demo(req)
     seed_fixture_demo(req)
+    _seed_clarifications(req, alice, providers)
     _score_after_commit(req)
     return logins
+
+
+def _seed_clarifications(
+    req: CapacityRequest, alice: Any, providers: list[tuple[Organization, Any, dict[str, Any]]]
+) -> None:
+    """Questions on the record: Northwind's answered to every invitee without its name (what
+    Aurora and Pacifica see), Pacifica's answered to Pacifica alone; and a file on Aurora's bid
+    (a submitted revision carries it, so the annex would list it with its SHA-256)."""
+    (northwind, nora, _), (aurora, arun, _), (pacifica, pat, _) = providers
+    asked = services.question_ask(
+        request=req,
+        provider=northwind,
+        user=nora,
+        text="May the two servers sit in different racks if they share the leaf switch?",
+    )
+    services.question_answer(
+        question=asked,
+        user=alice,
+        publish=True,
+        answer="Yes: one leaf switch and one fabric domain is the requirement; racks are free.",
+    )
+    private = services.question_ask(
+        request=req,
+        provider=pacifica,
+        user=pat,
+        text="Would you consider our US-West site if the price were lower?",
+    )
+    services.question_answer(
+        question=private,
+        user=alice,
+        publish=False,
+        answer="No: the data must stay in the EU, the Nordics or the UK.",
+    )
+    bid = Bid.objects.get(request=req, provider=aurora)
+    services.bid_attachment_add(
+        bid=bid,
+        user=arun,
+        upload=SimpleUploadedFile("aurora-fabric-plan.txt", AURORA_FABRIC_PLAN.encode()),
+        description="Fabric plan for the two servers (leaf, rails, spares)",
+    )
+    services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
 
 
 def rescore_open_demo() -> None:

@@ -106,7 +106,9 @@ def _sign_in(username: str) -> Client:
 
 
 def _check(response: Any, what: str) -> str:
-    body = response.content.decode(errors="replace")
+    # A file download (a bid's attachment) streams its bytes.
+    raw = b"".join(response.streaming_content) if response.streaming else response.content
+    body = raw.decode(errors="replace")
     shown = [marker for marker in DEBUG_PAGE if marker in body]
     assert not shown, f"{what}: Django's debug page ({shown})"
     return body
