@@ -30,8 +30,13 @@ def api_org(request: Request) -> Organization | None:
     if hasattr(request, _CACHE):
         return getattr(request, _CACHE)
     session_org = getattr(request._request, "org", None)
+    # A session call's memberships were read by the middleware for this same user; a token
+    # call's were not (the middleware saw no user yet).
+    memberships = getattr(request._request, "memberships", None)
+    if not memberships or memberships[0].user_id != request.user.pk:
+        memberships = memberships_of(request.user)
     org = acting_organization(
-        memberships=memberships_of(request.user),
+        memberships=memberships,
         slug=request.headers.get(ORG_HEADER),
         org_id=session_org.pk if session_org is not None else None,
     )
