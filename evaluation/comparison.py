@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
+
 from bids.choices import RequestStatus
 from bids.models import BidRevision, CapacityRequest
 from core.domain import PALETTE
@@ -30,6 +32,10 @@ CRITERION_LABELS = {
     "acceptance_terms": "Acceptance and evidence terms",
     "delivery_risk": "Delivery risk",
 }
+#: Bump when what a comparison holds changes shape: entries built by older code are not read.
+PRESENTATION_VERSION = 1
+#: A finished run's presentation is kept this long after it was last built (it never changes).
+PRESENTATION_SECONDS = 24 * 3600
 #: Goodput curves beyond this many bids make the chart unreadable; the best-ranked are drawn.
 MAX_CURVES = 12
 
@@ -181,9 +187,33 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     out.shown_run = shown
     if shown is None:
         return out
+    key = _presentation_key(request, shown, anonymise)
+    built = cache.get(key)
+    if built is None:
+        _present(out, request, shown, anonymise)
+        built = (out.columns, out.groups, out.sensitivity, out.charts)
+        cache.set(key, built, PRESENTATION_SECONDS)
+    out.columns, out.groups, out.sensitivity, out.charts = built
+    return out
+
+
+def _presentation_key(request: CapacityRequest, run: ScoringRun, anonymise: bool) -> str:
+    """A finished run never changes, so its presentation is built once and kept under a key
+    no other run can have: a new run, the other labelling or a new presentation version is
+    another key (invalidated by construction). The finishing instant keeps a test database
+    that reuses ids from ever meeting another test's entry."""
+    finished = run.finished_at.timestamp() if run.finished_at else 0
+    return (
+        f"comparison:v{PRESENTATION_VERSION}:{request.pk}:{run.pk}:{finished}:"
+        f"{'anonymous' if anonymise else 'named'}"
+    )
+
+
+def _present(out: Comparison, request: CapacityRequest, shown: ScoringRun, anonymise: bool) -> None:
+    """The matrix, charts and sensitivity of a finished run, as the buyer's side sees it."""
     scores = list(shown.scores.select_related("revision__bid__provider").order_by("position"))
     if not scores:
-        return out
+        return
     names = _names(request, scores, anonymise)
     acks = _acknowledgements([s.revision.bid_id for s in scores])
     agreed = agreed_terms(request=request)
@@ -207,7 +237,6 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
         hide_identifying(out)
     out.sensitivity = _sensitivity(shown, out.columns)
     out.charts = _charts(out.columns, shown.weights, out.sensitivity)
-    return out
 
 
 def _acknowledgements(bid_ids: list[int]) -> dict[int, tuple[str, int]]:
