@@ -24,13 +24,15 @@ class PlainReadMixin:
     def to_representation(self, instance: Any) -> dict[str, Any]:
         plan = self._plan
         if plan is None:
-            plan = self._plan = [
-                # A related field reads through DRF (its pk-only shortcut saves a query a row).
-                (field.field_name, None, field)
-                if isinstance(field, serializers.RelatedField | serializers.ManyRelatedField)
-                else (field.field_name, field.source_attrs, field.to_representation)
-                for field in self._readable_fields  # type: ignore[attr-defined]
-            ]
+            plan = []
+            for field in self._readable_fields:  # type: ignore[attr-defined]
+                name: str = field.field_name
+                if isinstance(field, serializers.RelatedField | serializers.ManyRelatedField):
+                    # A related field reads through DRF (its pk-only shortcut saves a query a row).
+                    plan.append((name, None, field))
+                else:
+                    plan.append((name, list(field.source_attrs), field.to_representation))
+            self._plan = plan
         out: dict[str, Any] = {}
         for name, attrs, represent in plan:
             if attrs is None:
