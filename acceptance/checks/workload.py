@@ -201,18 +201,25 @@ def _span_check(
 
 
 def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
-    ranks: list[tuple[EvidenceItem, RankSteps]] = []
-    for item in items:
-        if isinstance(item.parsed, StepTimesResult):
-            ranks.extend((item, r) for r in item.parsed.per_rank)
-    if not ranks:
+    # Every file's ranks together, read in place: five 4,096-rank files would otherwise make
+    # 20,000 (file, rank) pairs on every re-check.
+    files: list[tuple[EvidenceItem, tuple[RankSteps, ...]]] = [
+        (item, item.parsed.per_rank)
+        for item in items
+        if isinstance(item.parsed, StepTimesResult) and item.parsed.per_rank
+    ]
+    if not files:
         return []
-    first_item = ranks[0][0]
+    first_item = files[0][0]
     tol = float(spec.thresholds.get("step_time_tolerance_pct") or 5.0)
     spread_limit = float(spec.thresholds.get("step_time_spread_pct") or 10.0)
-    run_median = median(sorted(r.median for _, r in ranks))
+    medians = sorted(r.median for _, per_rank in files for r in per_rank)
+    run_median = median(medians)
     limit = run_median * (1 + tol / 100.0)
-    slow = sorted(((i, r) for i, r in ranks if r.median > limit), key=lambda x: -x[1].median)
+    slow = sorted(
+        ((i, r) for i, per_rank in files for r in per_rank if r.median > limit),
+        key=lambda x: -x[1].median,
+    )
     out: list[CheckResult] = []
     if slow:
         i, worst = slow[0]
@@ -245,12 +252,16 @@ def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> 
                 message=f"No rank's median step time exceeds the run median by more than {tol:g}%.",
             )
         )
-    lo = min(r.median for _, r in ranks)
-    slowest_item, slowest = max(ranks, key=lambda pair: pair[1].median)
+    lo = medians[0]
+    slowest_item, slowest = files[0][0], max(files[0][1], key=lambda r: r.median)
+    for item, per_rank in files[1:]:
+        top = max(per_rank, key=lambda r: r.median)
+        if top.median > slowest.median:  # the first file's rank wins a tie, as it always did
+            slowest_item, slowest = item, top
     hi = slowest.median
     spread = (hi / lo - 1) * 100.0 if lo > 0 else float("inf")
-    files = list(dict.fromkeys(i.ref for i, _ in ranks))
-    combined = f" (combined over {len(files)} files: {', '.join(files)})" if len(files) > 1 else ""
+    refs = list(dict.fromkeys(i.ref for i, _ in files))
+    combined = f" (combined over {len(refs)} files: {', '.join(refs)})" if len(refs) > 1 else ""
     out.append(
         make(
             # Link the rank that sets the figure, not whichever file came first.
@@ -267,7 +278,7 @@ def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> 
         )
     )
     n = spec.world_size
-    present = {r.rank for _, r in ranks}
+    present = {r.rank for _, per_rank in files for r in per_rank}
     missing = [r for r in range(n) if r not in present]
     out.append(
         make(

@@ -136,6 +136,9 @@ class Evidence(StoredUpload):
     error = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)
     parsed = models.JSONField(null=True, blank=True)
+    # The result shape `parsed` was written in (acceptance.parsers.restore.FORMAT): a re-check
+    # rebuilds the result from `parsed` when it matches and parses the bytes again otherwise.
+    parsed_format = models.CharField(max_length=40, blank=True)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )

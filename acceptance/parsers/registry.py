@@ -20,7 +20,13 @@ from acceptance.parsers import (
     nvidia_smi_topo,
     step_times,
 )
-from acceptance.parsers.base import ParseError, UnrecognisedEvidence, decode_text, to_jsonable
+from acceptance.parsers.base import (
+    ParseError,
+    UnrecognisedEvidence,
+    collector_paused,
+    decode_text,
+    to_jsonable,
+)
 from acceptance.parsers.dcgmi_diag import DcgmiResult
 from acceptance.parsers.fixture_result import FixtureResult
 from acceptance.parsers.header import split_header
@@ -98,7 +104,8 @@ def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence
             f"unknown evidence kind {kind!r}; expected one of {', '.join(KINDS)}"
         )
     try:
-        parsed = parser.parse(decoded)
+        with collector_paused():
+            parsed = parser.parse(decoded)
     except ParseError as exc:
         if exc.kind is None:
             exc.kind = kind
@@ -112,7 +119,8 @@ def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence
 
 def to_json(parsed: ParsedEvidence) -> dict[str, Any]:
     """JSON-safe dict of a parse result, with its `kind` first."""
-    body = to_jsonable(parsed)
+    with collector_paused():
+        body = to_jsonable(parsed)
     assert isinstance(body, dict)
     if parsed.origin is not None:
         body["origin"] = to_jsonable(parsed.origin)

@@ -35,6 +35,7 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
 from acceptance.parsers import KINDS, to_json
+from acceptance.parsers.restore import FORMAT, StoredResultError, from_json
 from core.errors import ServiceError
 from core.uploads import check_upload, sha256_of
 
@@ -149,16 +150,39 @@ def evidence_upload(
     return EvidenceUpload(evidence, duplicate=False)
 
 
-def evidence_item(evidence: Evidence, data: bytes | None = None) -> EvidenceItem:
-    """The checks' view of one file; a parsed file is parsed again from its stored bytes."""
+def evidence_item(evidence: Evidence) -> EvidenceItem:
+    """The checks' view of one file. A parsed file's result is rebuilt from what its parse
+    stored; only a result stored in an older shape is parsed again from the bytes (and the
+    fresh result stored, so that happens once)."""
     node = evidence.node or None
     sha, name = evidence.sha256 or None, evidence.original_name
     if evidence.state == EvidenceState.PARSED:
-        if data is None:
-            data = evidence.read_bytes()
+        if evidence.parsed_format == FORMAT:
+            try:
+                parsed = from_json(evidence.parsed)
+            except StoredResultError:
+                pass
+            else:
+                return EvidenceItem(
+                    ref=evidence.ref,
+                    node=node,
+                    kind=evidence.kind,
+                    parsed=parsed,
+                    sha256=sha,
+                    name=name,
+                )
         item = evidence_item_from_text(
-            ref=evidence.ref, node=node, text=data, kind=evidence.kind or None
+            ref=evidence.ref,
+            node=node,
+            text=evidence.read_bytes(),
+            kind=evidence.kind or None,
         )
+        if item.parsed is not None:
+            Evidence.objects.filter(
+                pk=evidence.pk, sha256=evidence.sha256, state=EvidenceState.PARSED
+            ).exclude(parsed_format=FORMAT).update(
+                parsed=to_json(item.parsed), parsed_format=FORMAT
+            )
         return dataclasses.replace(item, sha256=sha, name=name)
     error = evidence.error or "the file could not be processed"
     return EvidenceItem(
@@ -201,11 +225,12 @@ def evidence_parse(*, evidence_id: int) -> Evidence:
             evidence.state = EvidenceState.PARSED
             evidence.kind = item.kind
             evidence.parsed = to_json(item.parsed)
+            evidence.parsed_format = FORMAT
             evidence.error, evidence.error_line = "", None
         else:
             evidence.state = EvidenceState.UNREADABLE
             evidence.kind = "" if item.kind == "unknown" else item.kind
-            evidence.parsed = None
+            evidence.parsed, evidence.parsed_format = None, ""
             evidence.error = item.error or "unreadable"
             evidence.error_line = item.error_line
         evidence.save()

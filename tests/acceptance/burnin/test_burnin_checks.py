@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acceptance.models import ChecksState, EvidenceState
+from acceptance.parsers.restore import FORMAT
 from acceptance.services import burnin as services
 from acceptance.tasks import parse_evidence, recheck_run
 from tests.acceptance.burnin.helpers import GOOD_SET, award, two_node_spec, upload, upload_all
@@ -205,3 +206,35 @@ def test_bisection_names_the_node_common_to_slow_pairs(
     assert check.status == "fail"
     assert check.measured == "node-c"
     assert "node-c is the node common to all 3 slow subset run(s)" in check.message
+
+
+def test_a_recheck_reads_each_files_stored_result_not_its_bytes_again(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    """Parsing happens once: with an earlier file's bytes gone from storage, a later upload's
+    re-check still judges that file from what its parse stored."""
+    evidence = upload_all(
+        awarded.run, provider.user, GOOD_SET[:-1], django_capture_on_commit_callbacks
+    )
+    nccl = next(e for e in evidence if e.original_name.startswith("all_reduce"))
+    nccl.file.storage.delete(nccl.file.name)
+    upload_all(awarded.run, provider.user, GOOD_SET[-1:], django_capture_on_commit_callbacks)
+    run = awarded.run
+    assert run.checks_current and run.gate_passed, run.gate_summary
+    busbw = run.checks.get(name="nccl-tests all_reduce: large-message busbw")
+    assert busbw.status == "pass" and busbw.evidence == nccl
+
+
+def test_a_result_stored_in_an_older_shape_is_parsed_again_once(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    evidence = upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    older = evidence[0]
+    older.refresh_from_db()
+    type(older).objects.filter(pk=older.pk).update(parsed_format="0:old", parsed={"kind": "x"})
+    with django_capture_on_commit_callbacks(execute=True):
+        services.run_request_recheck(run=awarded.run)
+    awarded.run.refresh_from_db()
+    older.refresh_from_db()
+    assert awarded.run.checks_current and awarded.run.gate_passed, awarded.run.gate_summary
+    assert older.parsed_format == FORMAT and older.parsed["kind"] == older.kind
