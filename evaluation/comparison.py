@@ -38,6 +38,8 @@ PRESENTATION_VERSION = 1
 PRESENTATION_SECONDS = 24 * 3600
 #: Goodput curves beyond this many bids make the chart unreadable; the best-ranked are drawn.
 MAX_CURVES = 12
+# The matrix group of criterion scores, rank and draw share (the summary PDF prints them elsewhere).
+SCORES_GROUP = "Scores"
 
 # What the page says about the scores it shows.
 SEALED, NO_BIDS, CURRENT, PENDING, FAILED, OUTDATED = (
@@ -344,7 +346,7 @@ def _score_group(columns: Sequence[Column], weights: dict[str, float]) -> Group:
         for c in columns
     ]
     return Group(
-        "Scores",
+        SCORES_GROUP,
         [
             *rows,
             total_row,

@@ -12,7 +12,7 @@ from typing import Any
 from annexes.document.attachments import attachment_blocks
 from annexes.document.baseline import baseline_section
 from annexes.document.columns import column_widths
-from annexes.document.comparison_charts import comparison_charts
+from annexes.document.comparison_doc import comparison_document
 from annexes.document.facts import answer_text, snapshot_conflicts
 from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
@@ -28,7 +28,6 @@ Block = dict[str, Any]
 # The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
 SPEC_LISTED = ("allocation", "runtime", "tests", "required_evidence", "failure_record")
 CONFIDENTIAL_BOTH = "Confidential: buyer and provider"
-CONFIDENTIAL_BUYER = "Confidential: buyer only — never shared with providers"
 
 
 def _kv(rows: Iterable[tuple[str, Any]], heading: str = "") -> Block:
@@ -340,120 +339,6 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
         "sections": sections,
         "signatures": [req["buyer"], snap["provider"]],
         "conflicts": snapshot_conflicts(snap),  # flagged in the preview, never printed
-    }
-
-
-def _weights_text(snap: Mapping[str, Any]) -> str:
-    from evaluation.comparison import CRITERION_LABELS
-    from evaluation.scoring import CRITERIA
-
-    weights = snap.get("weights") or {}
-    return "weights " + ", ".join(
-        f"{CRITERION_LABELS.get(n, n)} {float(weights.get(n, 0)):g}" for n in CRITERIA
-    )
-
-
-def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
-    from evaluation.comparison import CRITERION_LABELS
-
-    req = snap["request"]
-    bids = snap["bids"]
-    ranking = {
-        "type": "table",
-        "head": ["Bid", "Revision", "Rank", "Total (0–100)", "Disqualified because"],
-        "rows": [
-            [
-                b["name"],
-                b["revision"],
-                b["rank"] or "—",
-                b["total"],
-                "; ".join(b["disqualifications"]) or "—",
-            ]
-            for b in bids
-        ],
-    }
-    rationale_rows = [
-        [
-            b["name"],
-            CRITERION_LABELS.get(c["name"], humanise(c["name"])),
-            c["score"],
-            c["rationale"],
-        ]
-        for b in bids
-        for c in b["criteria"]
-    ]
-    sensitivity = snap.get("sensitivity") or {}
-    sections = [
-        {
-            "id": "ranking",
-            "title": "Ranking",
-            "blocks": [
-                {
-                    "type": "text",
-                    "text": f"Scored {when(snap.get('scored_at'))}; {_weights_text(snap)}.",
-                },
-                ranking,
-            ],
-        },
-        *(
-            [{"id": "charts", "title": "Charts", "blocks": figures}]
-            if (figures := comparison_charts(snap.get("charts") or {}))
-            else []
-        ),
-        {
-            "id": "rationale",
-            "title": "Why each bid scored as it did",
-            "blocks": [
-                {
-                    "type": "table",
-                    "head": ["Bid", "Criterion", "Score", "Rationale"],
-                    "rows": rationale_rows,
-                }
-            ],
-        },
-        {
-            "id": "matrix",
-            "title": "Side-by-side matrix",
-            "blocks": [
-                {
-                    "type": "table",
-                    "heading": group["title"],
-                    "head": ["", *[b["name"] for b in bids]],
-                    "rows": [[row["label"], *row["cells"]] for row in group["rows"]],
-                }
-                for group in snap.get("matrix", [])
-            ],
-        },
-        {
-            "id": "sensitivity",
-            "title": "Sensitivity",
-            "blocks": [
-                _kv(
-                    [
-                        ("Verdict", sensitivity.get("verdict") or "—"),
-                        ("Winner", sensitivity.get("winner") or "—"),
-                        ("Random weight draws", sensitivity.get("draws_text") or "—"),
-                        (
-                            "Moves that change the winner",
-                            "; ".join(
-                                f"{m['criterion']} {m['change']} → {m['winner']}"
-                                for m in sensitivity.get("changing_moves", [])
-                            )
-                            or "none",
-                        ),
-                    ]
-                )
-            ],
-        },
-    ]
-    return {
-        "title": "Bid comparison summary",
-        "header": f"{req['title']} · comparison · summary v{version}",
-        "confidentiality": CONFIDENTIAL_BUYER,
-        "sha256": sha256,
-        "meta": [("Buyer", req["buyer"]), ("Request", req["title"]), ("Version", version)],
-        "sections": sections,
-        "signatures": [],
     }
 
 
