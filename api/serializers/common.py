@@ -8,31 +8,68 @@ from rest_framework import serializers
 
 from orgs.models import Organization
 
+# Fields whose `to_representation` reads nothing but the value: no request, no parent, no
+# context. A serializer made only of these (and of nested plain-read serializers) can share one
+# read plan between all its instances, so a list call does not build its fields at all.
+_CONTEXT_FREE = (
+    serializers.BooleanField,
+    serializers.CharField,
+    serializers.ChoiceField,
+    serializers.DateField,
+    serializers.DateTimeField,
+    serializers.DecimalField,
+    serializers.DictField,
+    serializers.FloatField,
+    serializers.IntegerField,
+    serializers.JSONField,
+    serializers.ListField,
+    serializers.ManyRelatedField,
+    serializers.PrimaryKeyRelatedField,
+    serializers.ReadOnlyField,
+)
+Plan = list[tuple[str, list[str] | None, Any]]
+_SHARED_PLANS: dict[type, Plan] = {}
+
+
+def _context_free(field: Any) -> bool:
+    if isinstance(field, PlainReadMixin):
+        return True
+    child = getattr(field, "child", None) or getattr(field, "child_relation", None)
+    return isinstance(field, _CONTEXT_FREE) and (child is None or _context_free(child))
+
 
 class PlainReadMixin:
     """A read-only serializer's output without DRF's generic walk over its fields per object.
 
     The plan (each readable field's name, source attributes and own `to_representation`) is
-    worked out once per serializer; a list serializer reuses one child for every row, so a page
-    of 50 requests plans once. The values are the fields' own formatting, so the output is the
-    same (tests/api/v1/test_plain_read.py compares it with DRF's for every row shape).
+    worked out once: per class where every field is context-free (building a ModelSerializer's
+    fields took a third of a 50-row list call), else per serializer, and a list serializer
+    reuses one child for every row. The values are the fields' own formatting, so the output is
+    the same (tests/api/v1/test_plain_read.py compares it with DRF's for every row shape).
     Only for fields that read plain attributes: no `source="*"`, no method fields.
     """
 
-    _plan: list[tuple[str, list[str] | None, Any]] | None = None
+    _plan: Plan | None = None
+
+    def _read_plan(self) -> Plan:
+        plan: Plan = []
+        shareable = True
+        for field in self._readable_fields:  # type: ignore[attr-defined]
+            name: str = field.field_name
+            shareable = shareable and _context_free(field)
+            if isinstance(field, serializers.RelatedField | serializers.ManyRelatedField):
+                # A related field reads through DRF (its pk-only shortcut saves a query a row).
+                plan.append((name, None, field))
+            else:
+                plan.append((name, list(field.source_attrs), field.to_representation))
+        if shareable:
+            _SHARED_PLANS[type(self)] = plan
+        return plan
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
-        plan = self._plan
+        plan = self._plan or _SHARED_PLANS.get(type(self))
         if plan is None:
-            plan = []
-            for field in self._readable_fields:  # type: ignore[attr-defined]
-                name: str = field.field_name
-                if isinstance(field, serializers.RelatedField | serializers.ManyRelatedField):
-                    # A related field reads through DRF (its pk-only shortcut saves a query a row).
-                    plan.append((name, None, field))
-                else:
-                    plan.append((name, list(field.source_attrs), field.to_representation))
-            self._plan = plan
+            plan = self._plan = self._read_plan()
         out: dict[str, Any] = {}
         for name, attrs, represent in plan:
             if attrs is None:

@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
-from api.serializers.common import OrganizationSerializer
+from api.serializers.common import OrganizationSerializer, PlainReadMixin
 from api.serializers.requests import RequestSerializer
 from bids import services
 from bids.models import CapacityRequest
@@ -52,3 +52,25 @@ def test_every_request_shape_prints_as_drf_prints_it(world, buyer):
         _drf(OrganizationSerializer, buyer.org)
     )
     assert {r["round"] for r in fast} == {1, 2}
+
+
+def test_a_plain_serializer_plans_once_per_class_and_a_method_field_keeps_its_own(world, buyer):
+    requests = list(CapacityRequest.objects.filter(buyer=buyer.org).select_related("buyer"))
+    first = RequestSerializer(requests, many=True).data
+    later = RequestSerializer()
+    assert later.to_representation(requests[0]) == first[0]
+    assert "fields" not in later.__dict__  # the shared plan: no ModelSerializer fields built
+
+    class WithMethod(PlainReadMixin, serializers.ModelSerializer[CapacityRequest]):
+        shout = serializers.SerializerMethodField()
+
+        class Meta:
+            model = CapacityRequest
+            fields = ["id", "shout"]
+
+        def get_shout(self, obj: CapacityRequest) -> str:
+            return str(self.context.get("word", "")) + obj.title
+
+    one = WithMethod(context={"word": "A "}).to_representation(requests[0])
+    two = WithMethod(context={"word": "B "}).to_representation(requests[0])
+    assert one["shout"].startswith("A ") and two["shout"].startswith("B ")
