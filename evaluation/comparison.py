@@ -129,6 +129,9 @@ class Comparison:
     groups: list[Group] = field(default_factory=list)
     charts: dict[str, Any] = field(default_factory=dict)
     sensitivity: dict[str, Any] = field(default_factory=dict)
+    # The cache key of the presentation above ("" when it was not cached): what is printed from
+    # it alone (the matrix body) can be kept under the same key.
+    presentation_key: str = ""
 
     @property
     def stale(self) -> bool:
@@ -196,6 +199,7 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
         built = (out.columns, out.groups, out.sensitivity, out.charts)
         cache.set(key, built, PRESENTATION_SECONDS)
     out.columns, out.groups, out.sensitivity, out.charts = built
+    out.presentation_key = key
     return out
 
 
