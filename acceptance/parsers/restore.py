@@ -105,8 +105,8 @@ def _build(tp: Any) -> Convert:
 
 
 def _dataclass_converter(cls: type) -> Convert:
-    """One function per class that calls it positionally with each field converted inline
-    (a step-time file holds thousands of rank rows: a generic loop per field cost 4× more)."""
+    """One function per class that calls it with each field converted inline (a step-time file
+    holds thousands of rank rows: a generic loop over the fields cost 4× more)."""
     hints = typing.get_type_hints(cls)
     env: dict[str, Any] = {"cls": cls, "_float": _to_float}
     args: list[str] = []
@@ -120,11 +120,11 @@ def _dataclass_converter(cls: type) -> Convert:
         conv = f"c_{name}"
         env[conv] = _Deferred(hints[name])
         if hints[name] in _SCALARS:
-            args.append(read)
+            args.append(f"{name}={read}")
         elif hints[name] is float:
-            args.append(f"_float({read})")
+            args.append(f"{name}=_float({read})")
         else:
-            args.append(f"{conv}({read})")
+            args.append(f"{name}={conv}({read})")
     source = f"def convert(v):\n    return cls({', '.join(args)})\n"
     exec(source, env)  # generated from the class's own fields, as dataclasses does
     convert: Convert = env["convert"]
