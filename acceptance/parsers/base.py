@@ -6,11 +6,8 @@ Nothing here imports Django: parsers run in workers, the CLI and tests alike.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import math
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 
@@ -156,24 +153,6 @@ def number_problem(exc: ValueError | OverflowError) -> str:
     if "digits" in text and "limit" in text:
         return "a number has too many digits to be a real value"
     return f"a number cannot be read ({text[:80]})"
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building a result of many small objects.
-
-    A 4,096-rank step-time file allocates hundreds of thousands of lists and rows, none in a
-    reference cycle; each allocation burst made the collector sweep the whole process (Django and
-    every module) and a parse or re-check took up to 40 % longer at random. Reference counting
-    still frees everything; the collector resumes after, unless someone else had paused it.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def to_jsonable(value: Any) -> Any:

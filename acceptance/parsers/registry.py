@@ -23,7 +23,6 @@ from acceptance.parsers import (
 from acceptance.parsers.base import (
     ParseError,
     UnrecognisedEvidence,
-    collector_paused,
     decode_text,
     to_jsonable,
 )
@@ -35,6 +34,7 @@ from acceptance.parsers.nccl_model import NcclTestsResult
 from acceptance.parsers.nvidia_smi_query import GpuQueryResult
 from acceptance.parsers.nvidia_smi_topo import TopoResult
 from acceptance.parsers.step_times import StepTimesResult
+from core.collector import collector_paused
 
 ParsedEvidence = (
     NcclTestsResult

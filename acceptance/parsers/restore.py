@@ -18,7 +18,6 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from acceptance.parsers.base import collector_paused
 from acceptance.parsers.dcgmi_diag import DcgmiResult
 from acceptance.parsers.fixture_result import FixtureResult
 from acceptance.parsers.ibstat import IbstatResult
@@ -26,6 +25,7 @@ from acceptance.parsers.nccl_model import NcclTestsResult
 from acceptance.parsers.nvidia_smi_query import GpuQueryResult
 from acceptance.parsers.nvidia_smi_topo import TopoResult
 from acceptance.parsers.step_times import StepTimesResult
+from core.collector import collector_paused
 
 PARSER_REVISION = 1
 

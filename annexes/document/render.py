@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
+
+from core.collector import collector_paused
 
 
 def canonical_json(snapshot: dict[str, Any]) -> str:
@@ -53,24 +52,9 @@ def render_html(
     return render_to_string("pdf/annex.html", context)
 
 
-@contextmanager
-def _cycle_collector_paused() -> Iterator[None]:
-    """WeasyPrint allocates hundreds of thousands of short-lived objects per annex, and every
-    full collection they trigger also walks the long-lived objects of a warm Django worker:
-    about a fifth of a render. Rendering creates no garbage that must go before it ends, so the
-    cycle collector waits until the PDF is written."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def render_pdf(html: str) -> bytes:
     # Imported here: WeasyPrint loads Pango, which only the render path needs.
     from weasyprint import HTML
 
-    with _cycle_collector_paused():
+    with collector_paused():
         return HTML(string=html, base_url=None).write_pdf()
