@@ -15,14 +15,11 @@ import itertools
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+from sandbox import django_sandbox
 
 COLLECTIVES = [
     "all_reduce",
@@ -38,22 +35,6 @@ COLLECTIVES = [
     "all_reduce_bf16",
     "all_gather_bf16",
 ]
-
-
-def _setup(workdir: Path) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
-    os.environ["MEDIA_ROOT"] = str(workdir / "media")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.pop("CELERY_BROKER_URL", None)
-    # Seeding the demo sends mail and runs tasks in-process; the bench prints only its figures.
-    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
-    os.environ["LOG_LEVEL"] = "WARNING"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def _large_snapshot() -> dict:
@@ -206,7 +187,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        _setup(workdir)
+        django_sandbox(workdir)
         from annexes.document.present import document_for
         from annexes.document.render import render_html, snapshot_sha256
 

@@ -9,27 +9,15 @@ bids once, then renders the page with Django's test client. Target: p50 under 25
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-_TMP = tempfile.mkdtemp(prefix="cb-bench-")
-os.environ["DATABASE_URL"] = f"sqlite:///{_TMP}/bench.sqlite3"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.pop("CELERY_BROKER_URL", None)
+from sandbox import django_sandbox
 
-import django  # noqa: E402
-
-django.setup()
+django_sandbox()
 
 from comparison_data import add_bids, make_request  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
@@ -65,7 +53,6 @@ def main() -> None:
     parser.add_argument("--bids", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
     req, user = make_request()
     client = Client()
     client.force_login(user)
