@@ -5,14 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annexes.document.blocks import Block
+from annexes.document.blocks import kv as _kv
 from annexes.document.charts import busbw_chart_svg, chart_legend
 from annexes.document.labels import flat, humanise, when
-
-Block = dict[str, Any]
-
-
-def _kv(rows: Any, heading: str = "") -> Block:
-    return {"type": "kv", "heading": heading, "rows": list(rows)}
 
 
 def baseline_section(snap: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -9,15 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from annexes.document.blocks import CONFIDENTIAL_BUYER, Block
+from annexes.document.blocks import kv as _kv
 from annexes.document.comparison_charts import comparison_charts
 from annexes.document.labels import humanise, when
-
-Block = dict[str, Any]
-CONFIDENTIAL_BUYER = "Confidential: buyer only — never shared with providers"
-
-
-def _kv(rows: list[tuple[str, Any]], heading: str = "") -> Block:
-    return {"type": "kv", "heading": heading, "rows": rows}
 
 
 def _weights_text(snap: Mapping[str, Any]) -> str:

@@ -6,11 +6,13 @@ The snapshot holds values; this module holds the labels and the order they read 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from annexes.document.attachments import attachment_blocks
 from annexes.document.baseline import baseline_section
+from annexes.document.blocks import CONFIDENTIAL_BOTH, Block
+from annexes.document.blocks import kv as _kv
 from annexes.document.columns import column_widths
 from annexes.document.comparison_doc import comparison_document
 from annexes.document.facts import answer_text, snapshot_conflicts
@@ -24,14 +26,8 @@ from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
 from core.formatting import duration
 
-Block = dict[str, Any]
 # The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
 SPEC_LISTED = ("allocation", "runtime", "tests", "required_evidence", "failure_record")
-CONFIDENTIAL_BOTH = "Confidential: buyer and provider"
-
-
-def _kv(rows: Iterable[tuple[str, Any]], heading: str = "") -> Block:
-    return {"type": "kv", "heading": heading, "rows": [(k, v) for k, v in rows]}
 
 
 def _ordered(values: Mapping[str, Any], model: Any) -> list[tuple[str, Any]]:

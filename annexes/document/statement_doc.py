@@ -5,14 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annexes.document.blocks import CONFIDENTIAL_BOTH as CONFIDENTIAL
+from annexes.document.blocks import kv as _kv
 from annexes.document.labels import when
 from annexes.document.statement import MONTH_FIGURES
-
-CONFIDENTIAL = "Confidential: buyer and provider"
-
-
-def _kv(rows: list[tuple[str, Any]], heading: str = "") -> dict[str, Any]:
-    return {"type": "kv", "heading": heading, "rows": rows}
 
 
 def _table(heading: str, head: list[str], rows: list[list[Any]]) -> dict[str, Any]:
