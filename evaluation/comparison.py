@@ -10,11 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.cache import cache
-
 from bids.choices import RequestStatus
 from bids.models import BidRevision, CapacityRequest
 from core.domain import PALETTE
+from core.kept import kept
 from evaluation.anonymise import anonymous_labels, hide_identifying
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
@@ -193,11 +192,12 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     if shown is None:
         return out
     key = _presentation_key(request, shown, anonymise)
-    built = cache.get(key)
-    if built is None:
+
+    def build() -> tuple[Any, ...]:
         _present(out, request, shown, anonymise)
-        built = (out.columns, out.groups, out.sensitivity, out.charts)
-        cache.set(key, built, PRESENTATION_SECONDS)
+        return (out.columns, out.groups, out.sensitivity, out.charts)
+
+    built = kept(key, build, seconds=PRESENTATION_SECONDS, weight=shown.bid_count)
     out.columns, out.groups, out.sensitivity, out.charts = built
     out.presentation_key = key
     return out

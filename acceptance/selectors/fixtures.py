@@ -222,24 +222,36 @@ class AckState:
         return self.ack.status, len(self.ack.exceptions)
 
 
+def _stale_reasons(
+    *,
+    acked_fixture: int | None,
+    fixture_now: int | None,
+    acked_terms: int | None,
+    terms_now: int | None,
+) -> list[str]:
+    """Why an acknowledgement no longer covers the request (`*_now` is None where the request
+    has no fixture or no terms)."""
+    reasons = []
+    if fixture_now is not None and acked_fixture != fixture_now:
+        was = f"version {acked_fixture}" if acked_fixture else "no fixture"
+        reasons.append(f"the fixture is now version {fixture_now} (you acknowledged {was})")
+    if terms_now is not None and acked_terms != terms_now:
+        was = f"version {acked_terms}" if acked_terms else "no terms"
+        reasons.append(f"the handoff terms are now version {terms_now} (you acknowledged {was})")
+    return reasons
+
+
 def _state(ack: Acknowledgement | None, request: CapacityRequest) -> AckState:
     if ack is None:
         return AckState(ack=None)
-    reasons = []
     fixture: Fixture | None = getattr(request, "fixture", None)
-    acked = ack.fixture_version.number if ack.fixture_version is not None else None
-    if fixture is not None and acked != fixture.current_number:
-        was = f"version {acked}" if acked else "no fixture"
-        reasons.append(
-            f"the fixture is now version {fixture.current_number} (you acknowledged {was})"
-        )
     terms: HandoffTerms | None = getattr(request, "handoff_terms", None)
-    acked_terms = ack.terms_revision.number if ack.terms_revision is not None else None
-    if terms is not None and acked_terms != terms.version:
-        was = f"version {acked_terms}" if acked_terms else "no terms"
-        reasons.append(
-            f"the handoff terms are now version {terms.version} (you acknowledged {was})"
-        )
+    reasons = _stale_reasons(
+        acked_fixture=ack.fixture_version.number if ack.fixture_version is not None else None,
+        fixture_now=fixture.current_number if fixture is not None else None,
+        acked_terms=ack.terms_revision.number if ack.terms_revision is not None else None,
+        terms_now=terms.version if terms is not None else None,
+    )
     return AckState(ack=ack, stale_reasons=reasons)
 
 
@@ -276,13 +288,38 @@ def acknowledgement_for_bid(bid: Bid) -> tuple[str, int]:
 
 
 def acknowledgements_for_bids(bids: Iterable[Bid | int]) -> dict[int, tuple[str, int]]:
-    """`acknowledgement_for_bid` for many bids in one query; every id given gets an entry."""
+    """`acknowledgement_for_bid` for many bids in one query; every id given gets an entry.
+
+    Scoring's fingerprint calls this on every comparison read, so it reads the few columns the
+    verdict needs rather than seven joined models a row (a third of a 20-bid API call)."""
     ids = [b if isinstance(b, int) else b.pk for b in bids]
-    latest = _latest_acks(ids)
-    out = {}
-    for bid_id in ids:
-        ack = latest.get(bid_id)
-        out[bid_id] = _state(ack, ack.bid.request).scoring if ack else (NOT_ACKNOWLEDGED, 0)
+    rows = (
+        Acknowledgement.objects.filter(bid_id__in=ids)
+        .order_by("bid_id", "-at", "-pk")
+        .values_list(
+            "bid_id",
+            "status",
+            "exceptions",
+            "fixture_version__number",
+            "bid__request__fixture__current_number",
+            "terms_revision__number",
+            "bid__request__handoff_terms__version",
+        )
+    )
+    out: dict[int, tuple[str, int]] = dict.fromkeys(ids, (NOT_ACKNOWLEDGED, 0))
+    seen: set[int] = set()
+    for bid_id, status, exceptions, acked_fixture, fixture_now, acked_terms, terms_now in rows:
+        if bid_id in seen:
+            continue  # an older acknowledgement of the same bid
+        seen.add(bid_id)
+        stale = _stale_reasons(
+            acked_fixture=acked_fixture,
+            fixture_now=fixture_now,
+            acked_terms=acked_terms,
+            terms_now=terms_now,
+        )
+        if not stale:
+            out[bid_id] = (status, len(exceptions or []))
     return out
 
 

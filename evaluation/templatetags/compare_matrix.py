@@ -5,10 +5,10 @@ template engine takes several times longer to loop over. The markup is the one t
 from __future__ import annotations
 
 from django import template
-from django.core.cache import cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from core.kept import kept
 from evaluation.comparison import PRESENTATION_SECONDS, Cell, Comparison
 
 register = template.Library()
@@ -39,12 +39,11 @@ def _cell(cell: Cell) -> str:
 def matrix_body(cmp: Comparison) -> SafeString:
     """The body, kept beside the cached presentation it prints (it depends on nothing else):
     at 200 bids building its 50,000 cells was a fifth of the page."""
-    key = f"{cmp.presentation_key}:matrix-body" if cmp.presentation_key else ""
-    body = cache.get(key) if key else None
-    if body is None:
+    if cmp.presentation_key:
+        key = f"{cmp.presentation_key}:matrix-body"
+        body = kept(key, lambda: _body(cmp), seconds=PRESENTATION_SECONDS, weight=len(cmp.columns))
+    else:
         body = _body(cmp)
-        if key:
-            cache.set(key, body, PRESENTATION_SECONDS)
     # Safe: every interpolated value went through escape() in _body.
     return mark_safe(body)
 

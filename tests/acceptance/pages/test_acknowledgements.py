@@ -113,3 +113,31 @@ def test_the_bulk_selector_is_one_query_for_any_number_of_bids(
         fx.rival_bid.pk: ("accepted_with_exceptions", 2),
         999_999: ("not_acknowledged", 0),
     }
+
+
+def test_the_bulk_selector_agrees_with_the_single_one_on_stale_and_repeated_answers(
+    fx, buyer, provider, rival_provider
+):
+    """Scoring reads the bulk verdict: a newer fixture makes the first bid's acknowledgement
+    stale, the rival's newest answer (not its first) counts, terms bumps count too."""
+    acknowledgement_submit(bid=fx.bid, user=provider.user, status="accepted")
+    acknowledgement_submit(bid=fx.rival_bid, user=rival_provider.user, status="accepted")
+    fixture_save(
+        fixture=fx.version.fixture, user=buyer.user, changes={"runtime.cuda_version": "12.6"}
+    )
+    acknowledgement_submit(
+        bid=fx.rival_bid,
+        user=rival_provider.user,
+        status="accepted_with_exceptions",
+        exceptions=[{"text": "CUDA 12.6 from January", "field": ""}],
+    )
+    expected = {
+        fx.bid.pk: ("not_acknowledged", 0),
+        fx.rival_bid.pk: ("accepted_with_exceptions", 1),
+    }
+    assert acknowledgements_for_bids([fx.bid, fx.rival_bid]) == expected
+    assert {b.pk: acknowledgement_for_bid(b) for b in (fx.bid, fx.rival_bid)} == expected
+
+    terms_update(terms=fx.terms, user=buyer.user, data={"maintenance_notice_hours": 96})
+    assert acknowledgements_for_bids([fx.rival_bid])[fx.rival_bid.pk] == ("not_acknowledged", 0)
+    assert acknowledgement_for_bid(fx.rival_bid) == ("not_acknowledged", 0)
