@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.urls import reverse
 from rest_framework import serializers
 
+from api.serializers.common import PlainReadMixin
 from bids.models import BidAttachment
 
 
-class BidAttachmentSerializer(serializers.ModelSerializer[BidAttachment]):
+class BidAttachmentSerializer(PlainReadMixin, serializers.ModelSerializer[BidAttachment]):
     name = serializers.CharField(source="original_name", read_only=True)
     first_revision = serializers.IntegerField(
         read_only=True,
@@ -45,7 +46,7 @@ class BidAttachmentUploadSerializer(serializers.Serializer[None]):
     )
 
 
-class RevisionAttachmentSerializer(serializers.Serializer[dict]):
+class RevisionAttachmentSerializer(PlainReadMixin, serializers.Serializer[dict]):
     """A file as a submitted revision recorded it (frozen with the revision)."""
 
     id = serializers.IntegerField()

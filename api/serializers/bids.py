@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.attachments import RevisionAttachmentSerializer
+from api.serializers.common import PlainReadMixin
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision
 from evaluation.models import BidScore
@@ -38,7 +39,7 @@ class BidCreateSerializer(BidTermsWriteSerializer):
         fields = ["request", *BidTermsWriteSerializer.Meta.fields]
 
 
-class ScoreSerializer(serializers.ModelSerializer[BidScore]):
+class ScoreSerializer(PlainReadMixin, serializers.ModelSerializer[BidScore]):
     effective_price = serializers.FloatField(allow_null=True, read_only=True)
     run = serializers.IntegerField(source="run_id", read_only=True)
 
@@ -57,7 +58,7 @@ class ScoreSerializer(serializers.ModelSerializer[BidScore]):
         read_only_fields = fields
 
 
-class BidSerializer(serializers.ModelSerializer[Bid]):
+class BidSerializer(PlainReadMixin, serializers.ModelSerializer[Bid]):
     """The provider sees its working draft; the buyer sees the latest submitted revision."""
 
     request = serializers.IntegerField(source="request_id", read_only=True)
@@ -131,7 +132,7 @@ class BuyerBidSerializer(BidSerializer):
         return dict(ScoreSerializer(score).data) if score is not None else None
 
 
-class BidRevisionSerializer(serializers.ModelSerializer[BidRevision]):
+class BidRevisionSerializer(PlainReadMixin, serializers.ModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)
