@@ -25,7 +25,7 @@ T = TypeVar("T")
 PROCESS_WEIGHT_LIMIT = 600
 
 
-class _Recent:
+class Recent:
     """A bounded, least-recently-read map; a lock makes it safe for threaded servers."""
 
     def __init__(self, limit: int) -> None:
@@ -62,7 +62,7 @@ class _Recent:
             self._weight = 0
 
 
-recent = _Recent(PROCESS_WEIGHT_LIMIT)
+recent = Recent(PROCESS_WEIGHT_LIMIT)
 
 
 def kept(key: str, build: Callable[[], T], *, seconds: int, weight: int = 1) -> T:

@@ -6,7 +6,7 @@ import uuid
 
 from django.core.cache import cache
 
-from core.kept import _Recent, kept, recent
+from core.kept import Recent, kept, recent
 
 
 def _key() -> str:
@@ -37,7 +37,7 @@ def test_another_process_reads_the_shared_copy_without_building():
 
 
 def test_the_process_keeps_its_most_recently_read_values_within_its_weight():
-    memo = _Recent(limit=300)
+    memo = Recent(limit=300)
     memo.put("run-1", "a", 200)
     memo.put("run-2", "b", 50)
     assert memo.get("run-1") == "a"  # read last, so run-2 is the oldest now

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from acceptance.models import ChecksState, EvidenceState
 from acceptance.parsers.restore import FORMAT
@@ -238,3 +240,24 @@ def test_a_result_stored_in_an_older_shape_is_parsed_again_once(
     older.refresh_from_db()
     assert awarded.run.checks_current and awarded.run.gate_passed, awarded.run.gate_summary
     assert older.parsed_format == FORMAT and older.parsed["kind"] == older.kind
+
+
+def test_a_recheck_after_an_upload_reads_only_the_new_files_stored_result(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    """The files checked before are kept as rebuilt: only the new file's result is loaded."""
+    upload_all(awarded.run, provider.user, GOOD_SET[:-1], django_capture_on_commit_callbacks)
+    with CaptureQueriesContext(connection) as queries:
+        (new,) = upload_all(
+            awarded.run, provider.user, GOOD_SET[-1:], django_capture_on_commit_callbacks
+        )
+    assert awarded.run.checks_current and awarded.run.gate_passed, awarded.run.gate_summary
+    reading = [
+        q["sql"]
+        for q in queries
+        if '"acceptance_evidence"."parsed"' in q["sql"]
+        and '"acceptance_evidence"."sha256" =' not in q["sql"]  # the upload's duplicate lookup
+    ]
+    assert reading, "the new file's result was never read"
+    for sql in reading:
+        assert f'"acceptance_evidence"."id" = {new.pk}' in sql, sql
