@@ -6,7 +6,12 @@ import logging
 
 import pytest
 
-from annexes.document.comparison_doc import DETAIL_BIDS, MATRIX_BIDS_PER_TABLE
+from annexes.document.comparison_doc import (
+    DETAIL_BIDS,
+    MATRIX_BIDS_PER_TABLE,
+    TABLE_BIDS,
+    _side_by_side,
+)
 from annexes.models import AnnexJobStatus, AnnexKind
 from bids.services import bid_submit
 from evaluation.services import request_score
@@ -42,7 +47,7 @@ def test_two_bids_print_what_they_share_once_and_where_they_differ_side_by_side(
 def test_many_bids_are_all_ranked_and_the_leading_ones_detailed_without_css_warnings(
     world, buyer, django_capture_on_commit_callbacks, caplog
 ):
-    count = DETAIL_BIDS + 3
+    count = TABLE_BIDS + 3
     for i in range(count - 2):  # the world holds two bids already
         org = OrganizationFactory(name=f"Bidder {i:02d}", slug=f"bidder-{i}", kind="provider")
         user = UserFactory(username=f"bidder{i}")
@@ -53,10 +58,30 @@ def test_many_bids_are_all_ranked_and_the_leading_ones_detailed_without_css_warn
     with caplog.at_level(logging.WARNING, logger="weasyprint"):
         text = _summary_text(world.request, buyer.user, django_capture_on_commit_callbacks)
     assert not [r for r in caplog.records if r.name.startswith("weasyprint")], caplog.text
-    assert f"The other {count - DETAIL_BIDS} bids" in text
+    assert f"The other {count - TABLE_BIDS} bids" in text
     assert f"detail the {DETAIL_BIDS} highest-ranked" in text
-    # The matrix splits the detailed bids into tables a page wide.
-    assert f"Bids 1–{MATRIX_BIDS_PER_TABLE} of {DETAIL_BIDS}" in text
-    assert f"Bids {MATRIX_BIDS_PER_TABLE + 1}–{DETAIL_BIDS} of {DETAIL_BIDS}" in text
+    # The detailed bids sit side by side in one table a page wide.
+    assert DETAIL_BIDS <= MATRIX_BIDS_PER_TABLE
+    assert "Where the bids differ" in text and "Bids 1–" not in text
     rationale = text.split("Why each bid scored as it did")[-1].split("Side-by-side matrix")[0]
     assert rationale.count(", revision 1: ") == DETAIL_BIDS
+
+
+def test_more_bids_than_a_page_holds_side_by_side_go_in_tables_of_six():
+    names = [f"Bid {c}" for c in "ABCDEFGHI"]
+    groups = [
+        {
+            "title": "Price",
+            "rows": [
+                {"label": "List price", "cells": [{"display": str(i)} for i in range(9)]},
+                {"label": "Fees", "cells": [{"display": "0"}] * 9},
+            ],
+        }
+    ]
+    blocks = _side_by_side(groups, names)
+    assert blocks[0]["heading"] == "The same in every bid"
+    assert [b["heading"] for b in blocks[1:]] == [
+        f"Bids 1–{MATRIX_BIDS_PER_TABLE} of 9",
+        f"Bids {MATRIX_BIDS_PER_TABLE + 1}–9 of 9",
+    ]
+    assert blocks[2]["head"] == ["", *names[MATRIX_BIDS_PER_TABLE:]]
