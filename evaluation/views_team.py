@@ -34,6 +34,8 @@ class TeamViewForm(forms.Form):
         kwargs.setdefault("auto_id", "team_%s")  # the page also holds the request's weights form
         super().__init__(*args, **kwargs)
         self.bids = bids
+        self.leading = FORM_LEADING_BIDS
+        self.unshown = 0  # qualified bids left out of the form (see _form)
         for name in VIEW_WEIGHTS:
             self.fields[name] = forms.CharField(
                 label=WEIGHT_LABELS[name],
@@ -88,16 +90,36 @@ class TeamViewForm(forms.Form):
         ]
 
 
-def _form(cmp: Comparison, team: TeamEvaluation, data: Any = None) -> TeamViewForm:
-    bids = [(c.revision.bid_id, c.name) for c in cmp.qualified_columns]
+#: The form rates the leading qualified bids and every bid the member has rated already; a link
+#: opens it to all of them. At 200 bids the full form had 800 fields, which nobody fills in and
+#: which were half the page's time.
+FORM_LEADING_BIDS = 6
+
+
+def _form(
+    cmp: Comparison, team: TeamEvaluation, data: Any = None, *, every: bool = False
+) -> TeamViewForm:
     mine = team.mine
+    judgements = list(mine.judgements.all()) if mine is not None else []
+    rated = {j.bid_id for j in judgements}
+
+    def shown(position: int, bid_id: int) -> bool:
+        # A posted form keeps the bids it showed (a browser sends every rating select).
+        posted = data is not None and any(judgement_field(bid_id, c) in data for c in JUDGED)
+        return every or position < FORM_LEADING_BIDS or bid_id in rated or posted
+
+    qualified = cmp.qualified_columns
+    bids = [
+        (c.revision.bid_id, c.name) for i, c in enumerate(qualified) if shown(i, c.revision.bid_id)
+    ]
     weights = mine.weights if mine else cmp.request.weights
     initial: dict[str, str] = {n: f"{float(weights.get(n, 0)):g}" for n in VIEW_WEIGHTS}
-    if mine is not None:
-        for j in mine.judgements.all():
-            initial[judgement_field(j.bid_id, j.criterion)] = str(j.score)
-            initial[f"{judgement_field(j.bid_id, j.criterion)}_comment"] = j.comment
-    return TeamViewForm(data, bids=bids, initial=initial)
+    for j in judgements:
+        initial[judgement_field(j.bid_id, j.criterion)] = str(j.score)
+        initial[f"{judgement_field(j.bid_id, j.criterion)}_comment"] = j.comment
+    form = TeamViewForm(data, bids=bids, initial=initial)
+    form.unshown = len(qualified) - len(bids)
+    return form
 
 
 def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dict[str, Any]:
@@ -107,8 +129,10 @@ def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dic
     req = cmp.request
     team = team_evaluation(request=req, bids=scored_from_columns(cmp.columns), viewer=request.user)
     decision = REQUEST.decide(req, "evaluate", actor=request_actor(req, user_of(request)))
+    every = request.GET.get("rate") == "all"
     return {
         "team": team,
-        "team_form": _form(cmp, team, data) if decision.allowed else None,
+        "team_form": _form(cmp, team, data, every=every) if decision.allowed else None,
         "team_blocker": "" if decision.allowed else decision.reason,
+        "rate_all_query": ("?labels=anonymous&" if cmp.anonymised else "?") + "rate=all",
     }

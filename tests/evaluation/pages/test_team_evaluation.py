@@ -4,6 +4,7 @@ rankings they give, the consensus, the disagreement, and the view an award follo
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import pytest
@@ -14,7 +15,9 @@ from openpyxl import load_workbook
 
 from audit.selectors import visible_to
 from bids.choices import RequestStatus
+from evaluation.comparison import comparison_for_buyer
 from evaluation.models import AwardBasis, EvaluatorView
+from evaluation.views_team import FORM_LEADING_BIDS
 from orgs.models import Membership
 from tests.acceptance.burnin.helpers import attach_fixture, two_node_spec
 from tests.evaluation.pages.conftest import add_bids, score
@@ -279,3 +282,35 @@ def test_the_xlsx_gains_a_team_sheet_once_members_set_views(scored, buyer, buyer
         5,
         "Racks already installed.",
     ] in rows
+
+
+def _rating_fields(html: str) -> list[str]:
+    return re.findall(r'name="(judged_delivery_risk_\d+)"', section(html))
+
+
+def test_the_form_lists_the_leading_bids_and_those_rated_and_opens_to_every_bid(scored, buyer):
+    """At many bids the form rates the leading six; a rating given through "rate every bid"
+    keeps its bid listed, and saving the shorter form again keeps that rating."""
+    add_bids(scored.request, 10)
+    score(scored.request)
+    order = [
+        f"judged_delivery_risk_{c.revision.bid_id}"
+        for c in comparison_for_buyer(request=scored.request).qualified_columns
+    ]
+    assert len(order) > FORM_LEADING_BIDS + 2
+    client = buyer.client()
+    html = compare(client, scored)
+    assert _rating_fields(html) == order[:FORM_LEADING_BIDS]
+    assert f"{len(order) - FORM_LEADING_BIDS} other qualified bids are not listed" in html
+    url = reverse("evaluation:request-compare", args=[scored.request.pk])
+    every = client.get(url + "?rate=all").content.decode()
+    assert _rating_fields(every) == order and "team-form-more" not in every
+
+    last = order[-1]
+    assert save(client, scored, {**cost_only(), last: "2"}).status_code == 302
+    assert _rating_fields(compare(client, scored)) == [*order[:FORM_LEADING_BIDS], last]
+    # The shorter form posts what it lists: the leading bids (unrated) and the rated one.
+    posted = {**cost_only(), **dict.fromkeys(order[:FORM_LEADING_BIDS], ""), last: "4"}
+    assert save(client, scored, posted).status_code == 302
+    mine = EvaluatorView.objects.get(evaluator=buyer.user)
+    assert [(j.bid_id, j.score) for j in mine.judgements.all()] == [(int(last.split("_")[-1]), 4)]
