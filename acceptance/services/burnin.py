@@ -167,15 +167,17 @@ def evidence_item(evidence: Evidence) -> EvidenceItem:
     sha, name = evidence.sha256 or None, evidence.original_name
     if evidence.state == EvidenceState.PARSED:
         if evidence.parsed_format == FORMAT:
-            key = f"{sha}:{evidence.kind}:{FORMAT}"
-            parsed = _rebuilt.get(key)
+            # Without a digest (a row stored before digests were kept) nothing names the bytes.
+            key = f"{sha}:{evidence.kind}:{FORMAT}" if sha else ""
+            parsed = _rebuilt.get(key) if key else None
             if parsed is None:
                 try:
                     parsed = from_json(evidence.parsed)
                 except StoredResultError:
                     parsed = None
                 else:
-                    _rebuilt.put(key, parsed, max(1, (evidence.size or 0) // 1024))
+                    if key:
+                        _rebuilt.put(key, parsed, max(1, (evidence.size or 0) // 1024))
             if parsed is not None:
                 return EvidenceItem(
                     ref=evidence.ref,
