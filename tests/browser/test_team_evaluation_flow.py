@@ -85,3 +85,31 @@ def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_th
     assert AwardBasis.objects.get(request=req).label == "Consensus of 2 evaluators"
     alice.goto(f"{live_server.url}/requests/{req.pk}/")
     assert "The award followed the consensus of 2 evaluators" in alice.inner_text("#award-basis")
+
+
+def test_with_many_bids_a_member_opens_the_full_form_rates_a_trailing_bid_and_keeps_it(
+    live_server, new_page, login_as, world, buyer
+):
+    from evaluation.comparison import comparison_for_buyer
+    from evaluation.views_team import FORM_LEADING_BIDS
+    from tests.evaluation.pages.conftest import add_bids
+
+    req = world.request
+    add_bids(req, 10)
+    assert request_score(request=req).status == "done"
+    order = [c.revision.bid_id for c in comparison_for_buyer(request=req).qualified_columns]
+    last = f"judged_delivery_risk_{order[-1]}"
+    page = login_as(new_page(), "alice")
+    page.goto(f"{live_server.url}/requests/{req.pk}/compare/")
+    assert page.locator(f"#team_{last}").count() == 0
+    assert page.locator("#team-form select").count() == 2 * FORM_LEADING_BIDS
+    page.click("#team-form-more a")
+    page.wait_for_selector(f"#team_{last}")
+    set_view(page, {}, {last: ("2", "Late racks.")})
+    # Back on the shorter form, the rated bid is listed with its rating, and saving keeps it.
+    assert page.locator("#team-form-more").count() == 1
+    assert page.input_value(f"#team_{last}") == "2"
+    page.click("#team-form button[type=submit]")
+    page.wait_for_selector("text=Your weights and ratings are saved.")
+    assert page.input_value(f"#team_{last}") == "2"
+    assert page.input_value(f"#team_{last}_comment") == "Late racks."
