@@ -175,6 +175,8 @@ class CapacityRequest(models.Model):
             models.Index(fields=["buyer", "-created_at"], name="request_buyer_newest"),
             models.Index(fields=["buyer", "bid_deadline"], name="request_buyer_deadline"),
             models.Index(fields=["buyer", "status"], name="request_buyer_status"),
+            # The next deadline of any request bounds how long a kept API read stays true.
+            models.Index(fields=["bid_deadline"], name="request_deadline"),
         ]
 
     def __str__(self) -> str:

@@ -1,0 +1,134 @@
+"""Kept reads: an answer's bytes kept in the shared cache under the data generation
+(core/generation.py) and everything else the answer depends on, and served again until one of
+those moves. A repeated read then costs its access checks and two cache reads.
+
+Callers name the key's parts: always the user and the absolute URL (host and query included),
+plus whatever else selects the answer (token, acting organisation, session, media type). A copy
+is only ever served to the caller it was built for, at the same data. What changes with time
+alone is bounded by a horizon the caller gives (`until`: the next instant at which the answer
+changes by itself) and by READ_CACHE_SECONDS.
+
+Only 200 answers are kept; a connection with uncommitted writes reads afresh, and a cache outage
+means answering from the database."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.utils import timezone
+
+from core import generation
+
+View = TypeVar("View", bound=Callable[..., HttpResponse])
+Horizon = Callable[[datetime], datetime | None]
+
+# What is kept: the body, its content type, and the POSIX time past which it may be untrue.
+Kept = tuple[bytes, str, float | None]
+
+
+def usable(request: HttpRequest) -> bool:
+    return (
+        settings.READ_CACHE
+        and request.method == "GET"
+        and not generation.has_pending_writes(connection)
+    )
+
+
+def generation_now() -> int | None:
+    """The data generation, read before the answer is built; None when the cache is down."""
+    try:
+        return generation.current()
+    except Exception:
+        return None
+
+
+def key_for(number: int, parts: tuple[Any, ...]) -> str:
+    return "read:" + hashlib.sha256(repr((number, *parts)).encode()).hexdigest()
+
+
+def lookup(key: str, now: datetime) -> Kept | None:
+    """The copy kept under `key`, if it is still true at `now`."""
+    try:
+        kept = cache.get(key)
+    except Exception:
+        return None
+    if not isinstance(kept, tuple) or len(kept) != 3:
+        return None
+    return kept if kept[2] is None or now.timestamp() < kept[2] else None
+
+
+def keep(key: str, response: HttpResponse, now: datetime, until: datetime | None) -> None:
+    timeout = settings.READ_CACHE_SECONDS
+    if until is not None:
+        timeout = min(timeout, max(1, int((until - now).total_seconds())))
+    kept: Kept = (
+        response.content,
+        response["Content-Type"],
+        until.timestamp() if until is not None else None,
+    )
+    with contextlib.suppress(Exception):  # not kept: the next read builds it again
+        cache.set(key, kept, timeout=timeout)
+
+
+def served(kept: Kept) -> HttpResponse:
+    return HttpResponse(kept[0], content_type=kept[1])
+
+
+def kept_page(horizon: Horizon) -> Callable[[View], View]:
+    """Keep a signed-in page (a function view, below its access decorators).
+
+    A page carries the session's CSRF token in its forms and shows flashed messages once, so
+    it is kept per session and CSRF secret, and read afresh while a message waits. A visit
+    without the CSRF cookie (the first) is neither served a copy nor kept: its forms get a new
+    secret."""
+
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def page(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if (
+                not usable(request)
+                or not request.user.is_authenticated
+                or len(messages.get_messages(request))  # counted, not consumed
+            ):
+                return view(request, *args, **kwargs)
+            number = generation_now()
+            if number is None or not request.META.get("CSRF_COOKIE"):
+                return view(request, *args, **kwargs)
+            now = timezone.now()
+            key = key_for(number, _page_parts(request))
+            kept = lookup(key, now)
+            if kept is not None:
+                get_token(request)  # renews the CSRF cookie, as rendering the forms would
+                return served(kept)
+            response = view(request, *args, **kwargs)
+            # A message the view itself flashed is shown once: that page is not kept.
+            if response.status_code == 200 and not len(messages.get_messages(request)):
+                keep(key, response, now, horizon(now))
+            return response
+
+        return page  # type: ignore[return-value]
+
+    return decorate
+
+
+def _page_parts(request: HttpRequest) -> tuple[Any, ...]:
+    org = getattr(request, "org", None)
+    return (
+        "page",
+        request.user.pk,
+        request.session.session_key,
+        hashlib.sha256(request.META["CSRF_COOKIE"].encode()).hexdigest(),
+        getattr(org, "pk", None),
+        request.build_absolute_uri(),
+    )
