@@ -6,7 +6,7 @@ Callers name the key's parts: always the user and the absolute URL (host and que
 plus whatever else selects the answer (token, acting organisation, session, media type). A copy
 is only ever served to the caller it was built for, at the same data. What changes with time
 alone is bounded by a horizon the caller gives (`until`: the next instant at which the answer
-changes by itself) and by READ_CACHE_SECONDS.
+changes by itself), by midnight UTC (day-based figures turn over) and by READ_CACHE_SECONDS.
 
 Only 200 answers are kept; a connection with uncommitted writes reads afresh, and a cache outage
 means answering from the database."""
@@ -17,7 +17,7 @@ import contextlib
 import functools
 import hashlib
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -69,13 +69,14 @@ def lookup(key: str, now: datetime) -> Kept | None:
 
 
 def keep(key: str, response: HttpResponse, now: datetime, until: datetime | None) -> None:
-    timeout = settings.READ_CACHE_SECONDS
-    if until is not None:
-        timeout = min(timeout, max(1, int((until - now).total_seconds())))
+    # Never past midnight UTC either: figures read "as of today" (track records) turn over then.
+    midnight = datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time.min, UTC)
+    until = midnight if until is None else min(until, midnight)
+    timeout = min(settings.READ_CACHE_SECONDS, max(1, int((until - now).total_seconds())))
     kept: Kept = (
         response.content,
         response["Content-Type"],
-        until.timestamp() if until is not None else None,
+        until.timestamp(),
     )
     with contextlib.suppress(Exception):  # not kept: the next read builds it again
         cache.set(key, kept, timeout=timeout)
