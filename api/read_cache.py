@@ -43,19 +43,18 @@ def kept_read(handler: Handler) -> Handler:
         renderer = getattr(request, "accepted_renderer", None)
         if not read_cache.usable(request) or getattr(renderer, "format", None) != "json":
             return handler(view, request, *args, **kwargs)
-        number = read_cache.generation_now()
+        now = timezone.now()
+        key = read_cache.key_for(_parts(request))
+        number, kept = read_cache.lookup(key, now)
         if number is None:
             return handler(view, request, *args, **kwargs)
-        now = timezone.now()
-        key = read_cache.key_for(number, _parts(request))
-        kept = read_cache.lookup(key, now)
         if kept is not None:
             return read_cache.served(kept)
         response = handler(view, request, *args, **kwargs)
         if isinstance(response, Response) and response.status_code == 200:
             until = next_deadline(after=now)
             response.add_post_render_callback(
-                lambda rendered: read_cache.keep(key, rendered, now, until)
+                lambda rendered: read_cache.keep(key, number, rendered, now, until)
             )
         return response
 

@@ -1,6 +1,6 @@
 """Kept reads: an answer's bytes kept in the shared cache under the data generation
 (core/generation.py) and everything else the answer depends on, and served again until one of
-those moves. A repeated read then costs its access checks and two cache reads.
+those moves. A repeated read then costs its access checks and one cache round trip.
 
 Callers name the key's parts: always the user and the absolute URL (host and query included),
 plus whatever else selects the answer (token, acting organisation, session, media type). A copy
@@ -33,8 +33,9 @@ from core import generation
 View = TypeVar("View", bound=Callable[..., HttpResponse])
 Horizon = Callable[[datetime], datetime | None]
 
-# What is kept: the body, its content type, and the POSIX time past which it may be untrue.
-Kept = tuple[bytes, str, float | None]
+# What is kept: the data generation it was built at, the body, its content type, and the POSIX
+# time past which it may be untrue.
+Kept = tuple[int, bytes, str, float]
 
 
 def usable(request: HttpRequest) -> bool:
@@ -45,45 +46,47 @@ def usable(request: HttpRequest) -> bool:
     )
 
 
-def generation_now() -> int | None:
-    """The data generation, read before the answer is built; None when the cache is down."""
+def key_for(parts: tuple[Any, ...]) -> str:
+    return "read:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def lookup(key: str, now: datetime) -> tuple[int | None, Kept | None]:
+    """The data generation now, and the copy under `key` if it was made at that generation and
+    is still true at `now`: one cache round trip. (None, None) when the cache is down."""
     try:
-        return generation.current()
+        found = cache.get_many([generation.KEY, key])
+        number = found.get(generation.KEY)
+        if number is None:  # first use, eviction or a flush: nothing kept can match
+            return generation.current(), None
     except Exception:
-        return None
+        return None, None
+    kept = found.get(key)
+    if (
+        isinstance(kept, tuple)
+        and len(kept) == 4
+        and kept[0] == int(number)
+        and now.timestamp() < kept[3]
+    ):
+        return int(number), kept
+    return int(number), None
 
 
-def key_for(number: int, parts: tuple[Any, ...]) -> str:
-    return "read:" + hashlib.sha256(repr((number, *parts)).encode()).hexdigest()
-
-
-def lookup(key: str, now: datetime) -> Kept | None:
-    """The copy kept under `key`, if it is still true at `now`."""
-    try:
-        kept = cache.get(key)
-    except Exception:
-        return None
-    if not isinstance(kept, tuple) or len(kept) != 3:
-        return None
-    return kept if kept[2] is None or now.timestamp() < kept[2] else None
-
-
-def keep(key: str, response: HttpResponse, now: datetime, until: datetime | None) -> None:
+def keep(
+    key: str, number: int, response: HttpResponse, now: datetime, until: datetime | None
+) -> None:
+    """Keep `response`, built from the data at generation `number`, until `until` at most.
+    One copy per key: a newer generation's copy replaces the older one."""
     # Never past midnight UTC either: figures read "as of today" (track records) turn over then.
     midnight = datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time.min, UTC)
     until = midnight if until is None else min(until, midnight)
     timeout = min(settings.READ_CACHE_SECONDS, max(1, int((until - now).total_seconds())))
-    kept: Kept = (
-        response.content,
-        response["Content-Type"],
-        until.timestamp(),
-    )
+    kept: Kept = (number, response.content, response["Content-Type"], until.timestamp())
     with contextlib.suppress(Exception):  # not kept: the next read builds it again
         cache.set(key, kept, timeout=timeout)
 
 
 def served(kept: Kept) -> HttpResponse:
-    return HttpResponse(kept[0], content_type=kept[1])
+    return HttpResponse(kept[1], content_type=kept[2])
 
 
 def kept_page(horizon: Horizon) -> Callable[[View], View]:
@@ -103,19 +106,20 @@ def kept_page(horizon: Horizon) -> Callable[[View], View]:
                 or len(messages.get_messages(request))  # counted, not consumed
             ):
                 return view(request, *args, **kwargs)
-            number = generation_now()
-            if number is None or not request.META.get("CSRF_COOKIE"):
+            if not request.META.get("CSRF_COOKIE"):
                 return view(request, *args, **kwargs)
             now = timezone.now()
-            key = key_for(number, _page_parts(request))
-            kept = lookup(key, now)
+            key = key_for(_page_parts(request))
+            number, kept = lookup(key, now)
+            if number is None:
+                return view(request, *args, **kwargs)
             if kept is not None:
                 get_token(request)  # renews the CSRF cookie, as rendering the forms would
                 return served(kept)
             response = view(request, *args, **kwargs)
             # A message the view itself flashed is shown once: that page is not kept.
             if response.status_code == 200 and not len(messages.get_messages(request)):
-                keep(key, response, now, horizon(now))
+                keep(key, number, response, now, horizon(now))
             return response
 
         return page  # type: ignore[return-value]
