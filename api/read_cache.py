@@ -10,7 +10,6 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.utils import timezone
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -43,19 +42,11 @@ def kept_read(handler: Handler) -> Handler:
         renderer = getattr(request, "accepted_renderer", None)
         if not read_cache.usable(request) or getattr(renderer, "format", None) != "json":
             return handler(view, request, *args, **kwargs)
-        now = timezone.now()
-        key = read_cache.key_for(_parts(request))
-        number, kept = read_cache.lookup(key, now)
-        if number is None:
-            return handler(view, request, *args, **kwargs)
-        if kept is not None:
-            return read_cache.served(kept)
-        response = handler(view, request, *args, **kwargs)
-        if isinstance(response, Response) and response.status_code == 200:
-            until = next_deadline(after=now)
-            response.add_post_render_callback(
-                lambda rendered: read_cache.keep(key, number, rendered, now, until)
-            )
-        return response
+        return read_cache.answer(
+            read_cache.key_for(_parts(request)),
+            lambda: handler(view, request, *args, **kwargs),
+            horizon=lambda now: next_deadline(after=now),
+            keepable=lambda response: isinstance(response, Response),
+        )
 
     return get  # type: ignore[return-value]

@@ -167,8 +167,8 @@ def browser_cookies(port: int, path: str, session_cookie: str) -> str:
     conn.request("GET", path, headers={"Cookie": session_cookie})
     response = conn.getresponse()
     response.read()
-    set = [c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or []]
-    csrf = [c for c in set if c.startswith("csrftoken=")]
+    cookies = [c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or []]
+    csrf = [c for c in cookies if c.startswith("csrftoken=")]
     if not csrf:
         sys.exit(f"{path} set no CSRF cookie: the pages would be measured as no browser sees them")
     return "; ".join([session_cookie, *csrf])

@@ -84,7 +84,8 @@ def _watch(
     execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]
 ) -> Any:
     result = execute(sql, params, many, context)
-    if not sql.lstrip()[:10].upper().startswith(_READS):
+    # The head alone: a statement can run to megabytes (long IN lists, bulk inserts).
+    if not sql[:32].lstrip()[:10].upper().startswith(_READS):
         _wrote(context["connection"])
     return result
 

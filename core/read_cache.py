@@ -89,6 +89,38 @@ def served(kept: Kept) -> HttpResponse:
     return HttpResponse(kept[1], content_type=kept[2])
 
 
+def answer(
+    key: str,
+    build: Callable[[], HttpResponse],
+    *,
+    horizon: Horizon,
+    keepable: Callable[[HttpResponse], bool],
+    on_hit: Callable[[], object] | None = None,
+) -> HttpResponse:
+    """The copy under `key` if one is true now; else `build()`, kept once rendered when it is a
+    200 that `keepable` accepts, until `horizon(now)` at most."""
+    now = timezone.now()
+    number, kept = lookup(key, now)
+    if number is None:
+        return build()
+    if kept is not None:
+        if on_hit is not None:
+            on_hit()
+        return served(kept)
+    response = build()
+    if response.status_code != 200 or not keepable(response):
+        return response
+
+    def store(rendered: HttpResponse) -> None:
+        keep(key, number, rendered, now, horizon(now))
+
+    if getattr(response, "is_rendered", True):
+        store(response)
+    else:  # a DRF or template response: its bytes exist once the handler renders it
+        response.add_post_render_callback(store)  # type: ignore[attr-defined]
+    return response
+
+
 def kept_page(horizon: Horizon) -> Callable[[View], View]:
     """Keep a signed-in page (a function view, below its access decorators).
 
@@ -108,19 +140,14 @@ def kept_page(horizon: Horizon) -> Callable[[View], View]:
                 return view(request, *args, **kwargs)
             if not request.META.get("CSRF_COOKIE"):
                 return view(request, *args, **kwargs)
-            now = timezone.now()
-            key = key_for(_page_parts(request))
-            number, kept = lookup(key, now)
-            if number is None:
-                return view(request, *args, **kwargs)
-            if kept is not None:
-                get_token(request)  # renews the CSRF cookie, as rendering the forms would
-                return served(kept)
-            response = view(request, *args, **kwargs)
-            # A message the view itself flashed is shown once: that page is not kept.
-            if response.status_code == 200 and not len(messages.get_messages(request)):
-                keep(key, number, response, now, horizon(now))
-            return response
+            return answer(
+                key_for(_page_parts(request)),
+                lambda: view(request, *args, **kwargs),
+                horizon=horizon,
+                # A message the view itself flashed is shown once: that page is not kept.
+                keepable=lambda _: not len(messages.get_messages(request)),
+                on_hit=lambda: get_token(request),  # renews the CSRF cookie, as forms would
+            )
 
         return page  # type: ignore[return-value]
 
