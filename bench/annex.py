@@ -38,7 +38,6 @@ COLLECTIVES = [
 
 
 def _large_snapshot() -> dict:
-    from acceptance.fixtures import DEFAULT_TEMPLATE
     from acceptance.services.award import request_award
     from acceptance.services.fixtures import fixture_from_template
     from annexes.document.snapshot import contract_snapshot
@@ -47,6 +46,7 @@ def _large_snapshot() -> dict:
     from contracts.defaults import DEFAULT_TERMS_TEMPLATE
     from contracts.services.terms import terms_create
     from demo.seed import seed_demo
+    from engine.evidence.fixtures import DEFAULT_TEMPLATE
 
     seed_demo()
     request = CapacityRequest.objects.get()

@@ -29,8 +29,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from incidents.failures.model import SourceFile
-from incidents.failures.synthetic import Scenario, cascade, iter_flight_recorder
+from engine.failures.model import SourceFile
+from engine.failures.synthetic import Scenario, cascade, iter_flight_recorder
 
 _LINE_BYTES = 112  # one chatter line, measured
 
@@ -47,7 +47,7 @@ def _write(files: Iterable[SourceFile], root: Path) -> int:
 
 def _child(root: str, year: int | None) -> None:
     """Runs in a fresh interpreter so the RSS is the analysis's own."""
-    from incidents.failures import analyse, iter_paths
+    from engine.failures import analyse, iter_paths
 
     start, cpu = time.perf_counter(), time.process_time()
     result = analyse(iter_paths([root]), year=year)  # streamed: one file in memory at a time

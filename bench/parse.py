@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from acceptance.parsers import nccl_tests, step_times
-from acceptance.parsers.nccl_model import NcclBandwidth, NcclRow
+from engine.evidence.parsers import nccl_tests, step_times
+from engine.evidence.parsers.nccl_model import NcclBandwidth, NcclRow
 
 
 def minimal_rows(data: bytes) -> list[NcclRow]:

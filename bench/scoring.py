@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evaluation.scoring import BidOffer, ProviderHistory, TimingRecord, Weights, score_bids
-from evaluation.scoring.demo import demo_bids, demo_request
+from engine.scoring import BidOffer, ProviderHistory, TimingRecord, Weights, score_bids
+from engine.scoring.demo import demo_bids, demo_request
 
 
 def make_bids(count: int, seed: int = 1) -> list[BidOffer]:

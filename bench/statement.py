@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/statement.py [--shape minute|hour|both] [--xlsx-line
 Two shapes, each a year: per-minute lines for 2 nodes of 8 GPUs (GPU-minutes, 1,051,200 lines)
 and per-hour lines for 100 nodes (hours, 876,000 lines). Each file is built in memory as the
 CSV a provider exports, with a few planted errors (usage before the clock, a node billed during
-its outage, a wrong rate), then read and reconciled by `billing.usage` exactly as an upload is.
+its outage, a wrong rate), then read and reconciled by `engine.billing` exactly as an upload is.
 Prints lines, seconds, lines per second, the differences found and the peak memory of the
 process (ru_maxrss, which includes the generated file itself).
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from billing.usage import Contract, Mapping, Outage, open_table, read_lines, reconcile
+from engine.billing import Contract, Mapping, Outage, open_table, read_lines, reconcile
 
 YEAR = datetime(2026, 1, 1, tzinfo=UTC)
 MINUTE_HEADER = "usage_start,usage_end,instance_id,gpu_count,gpu_minutes,unit_price,amount\n"

@@ -10,8 +10,8 @@ from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
-from core.formatting import data_size
 from core.forms import bounds_from_model
+from engine.formatting import data_size
 from orgs.models import Organization
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")

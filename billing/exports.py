@@ -13,8 +13,8 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from billing.models import UsageDifference, UsageUpload
-from billing.usage import RULES
 from core.spreadsheet import safe_row
+from engine.billing import RULES
 
 CSV_TYPE = "text/csv; charset=utf-8"
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

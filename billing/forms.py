@@ -8,8 +8,8 @@ from typing import Any
 from django import forms
 
 from billing.models import UsageUnit
-from billing.usage import FIELDS
-from billing.usage.mapping import REQUIRED
+from engine.billing import FIELDS
+from engine.billing.mapping import REQUIRED
 
 
 class UsageUploadForm(forms.Form):

@@ -7,8 +7,8 @@ from django.conf import settings
 from django.db import models
 
 from acceptance.models import Reservation
-from billing.usage import GPU_MINUTES, HOURS, RULES, UNITS
 from core.uploads import StoredUpload
+from engine.billing import GPU_MINUTES, HOURS, RULES, UNITS
 from orgs.models import Organization
 
 

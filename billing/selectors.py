@@ -14,9 +14,9 @@ from django.http import Http404
 from acceptance.models import Reservation
 from bids.models.requests import term_end_utc
 from billing.models import UsageDifference, UsageMapping, UsageUpload
-from billing.usage import Contract, Outage, to_micro
-from billing.usage.reader import is_xlsx
 from contracts.defaults import STANDARD
+from engine.billing import Contract, Outage, to_micro
+from engine.billing.reader import is_xlsx
 from incidents.models import Incident
 from incidents.selectors import terms_for
 

@@ -21,7 +21,9 @@ from acceptance.models import Reservation
 from billing import selectors
 from billing.lifecycle import usage_move
 from billing.models import UsageDifference, UsageMapping, UsageState, UsageUpload
-from billing.usage import (
+from core.uploads import check_upload
+from delivery.selectors import delivery_for
+from engine.billing import (
     FIELDS,
     UNITS,
     Mapping,
@@ -31,10 +33,8 @@ from billing.usage import (
     read_lines,
     reconcile,
 )
-from billing.usage.lines import to_micro
-from billing.usage.mapping import REQUIRED
-from core.uploads import check_upload
-from delivery.selectors import delivery_for
+from engine.billing.lines import to_micro
+from engine.billing.mapping import REQUIRED
 
 # Differences kept per upload for the pages and exports; every one is still counted per rule.
 MAX_LISTED = 50_000

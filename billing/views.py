@@ -18,8 +18,8 @@ from billing.exports import differences_response
 from billing.forms import UsageMappingForm, UsageUploadForm
 from billing.lifecycle import usage_decision
 from billing.models import UsageState, UsageUpload
-from billing.usage import FIELDS, RULES, Mapping, preview
 from core.web import errors_into_form
+from engine.billing import FIELDS, RULES, Mapping, preview
 from orgs.access import active_org, org_required, user_of
 
 DIFFERENCES_PAGE = 50

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from bids.models import CapacityRequest
 from contracts.defaults import SEVERITIES
 from contracts.models import HandoffTerms, HandoffTermsRevision
-from core.formatting import duration
+from engine.formatting import duration
 
 
 def terms_for_request(*, request: CapacityRequest) -> HandoffTerms | None:

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from contracts.defaults import SEVERITIES
-from core.formatting import duration
+from engine.formatting import duration
 
 PERCENT_FIELDS = (
     "degraded_step_time_pct",

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from core.formatting import duration
+from engine.formatting import duration
 
 #: A reaper fails its app's stuck jobs and returns how many it failed.
 Reaper = Callable[[datetime], int]

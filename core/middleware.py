@@ -15,7 +15,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from core.formatting import data_size
+from engine.formatting import data_size
 
 #: Routes that take a whole failed run (views named by "<namespace>:<url name>").
 LARGE_UPLOAD_ROUTES = frozenset({"incidents:failed-run-upload", "api:reservation-failed-runs"})

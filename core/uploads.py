@@ -22,7 +22,7 @@ from django.db import models, transaction
 from django.utils.text import get_valid_filename
 
 from core.errors import ServiceError
-from core.formatting import data_size
+from engine.formatting import data_size
 
 
 def sha256_of(upload: Any) -> str:

@@ -15,7 +15,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from acceptance.models import Evidence, Reservation
-from delivery.availability import (
+from delivery.models import MaintenanceWindow
+from delivery.terms import contracted_bounds, credit_terms, term_bounds
+from engine.delivery.availability import (
     UNAGREED_MAINTENANCE,
     Inputs,
     Outage,
@@ -23,8 +25,6 @@ from delivery.availability import (
     Window,
     compute,
 )
-from delivery.models import MaintenanceWindow
-from delivery.terms import contracted_bounds, credit_terms, term_bounds
 from incidents.models import Incident
 from incidents.selectors import (
     clock_breaches,

@@ -8,7 +8,7 @@ from typing import Any
 
 from acceptance.models import Reservation
 from bids.models.requests import day_start_utc, term_end_utc
-from delivery.availability import CreditTerms, Tier
+from engine.delivery.availability import CreditTerms, Tier
 
 
 def contracted_bounds(reservation: Reservation) -> tuple[datetime, datetime]:

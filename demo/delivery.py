@@ -16,7 +16,6 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.models import (
     Acceptance,
     BurnInRun,
@@ -30,10 +29,11 @@ from acceptance.services.fixtures import fixture_from_template
 from bids import services
 from bids.models import Bid, CapacityRequest
 from billing.services import usage_map, usage_upload
-from billing.usage import guess_mapping
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
 from delivery.services import maintenance_agree, maintenance_announce
+from engine.billing import guess_mapping
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from incidents import services as incidents
 from incidents.services.opening import incident_open_signal
 from orgs.models import Organization

@@ -16,8 +16,8 @@ from acceptance.demo import seed_fixture_demo
 from bids import services
 from bids.choices import RequestStatus
 from bids.models import Bid, CapacityRequest
-from evaluation.scoring import BidOffer
-from evaluation.scoring import demo as scoring_demo
+from engine.scoring import BidOffer
+from engine.scoring import demo as scoring_demo
 from evaluation.services import scoring_queue
 from orgs.choices import MemberRole, OrgKind
 from orgs.models import Membership, Organization

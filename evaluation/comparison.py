@@ -12,13 +12,13 @@ from typing import Any
 
 from bids.choices import RequestStatus
 from bids.models import BidRevision, CapacityRequest
-from core.domain import PALETTE
 from core.kept import kept
+from engine.domain import PALETTE
+from engine.scoring import CRITERIA
+from engine.scoring.reliability import MTBF_DEFAULT, MTBF_REALISED
 from evaluation.anonymise import anonymous_labels, hide_identifying
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
-from evaluation.scoring import CRITERIA
-from evaluation.scoring.reliability import MTBF_DEFAULT, MTBF_REALISED
 from evaluation.services import scoring_fingerprint
 from questionnaire.conflicts import Conflict
 from questionnaire.selectors import agreed_terms, revision_conflicts

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bids.models import BidRevision
-from core.formatting import LINK_RATE_UNIT, duration
+from engine.formatting import LINK_RATE_UNIT, duration
 from questionnaire.snapshot import ScoringAnswers
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from acceptance.models import Reservation, ReservationStatus
 from bids.models import CapacityRequest
 from bids.models.requests import term_end_utc
 from contracts.defaults import STANDARD
-from evaluation.scoring import ProviderHistory, TimingRecord
-from evaluation.scoring.serialize import to_jsonable
+from engine.scoring import ProviderHistory, TimingRecord
+from engine.scoring.serialize import to_jsonable
 from incidents.models import Incident
 
 HOUR = 3600.0

@@ -60,7 +60,7 @@ class ScoringRun(models.Model):
     @property
     def weights_in_order(self) -> list[float]:
         """The weights in criterion order (a JSON column need not keep key order: jsonb sorts)."""
-        from evaluation.scoring import CRITERIA
+        from engine.scoring import CRITERIA
 
         return [float(self.weights.get(name, 0)) for name in CRITERIA]
 

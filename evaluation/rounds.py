@@ -14,8 +14,8 @@ from decimal import Decimal
 
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.requests import FIRST_ROUND
+from engine.scoring import score_bids
 from evaluation.anonymise import anonymous_labels
-from evaluation.scoring import score_bids
 from evaluation.scoring_io import bid_label, scoring_inputs, weights_of
 from evaluation.services import SCORED_BID_STATUSES
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from engine.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
 from evaluation.history import history_as_of, history_fingerprint, provider_histories
-from evaluation.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
 Ack = tuple[str, int]

@@ -18,8 +18,7 @@ from django.utils import timezone
 from bids.choices import BidStatus, RequestStatus
 from bids.models import BidRevision, CapacityRequest
 from core.errors import ServiceError
-from evaluation.models import BidScore, ScoringRun, ScoringStatus
-from evaluation.scoring import (
+from engine.scoring import (
     CRITERIA,
     BidOffer,
     RequestProfile,
@@ -29,6 +28,7 @@ from evaluation.scoring import (
     result_to_dict,
     score_bids,
 )
+from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.scoring_io import (
     inputs_fingerprint,
     scoring_context,

@@ -14,8 +14,8 @@ from bids import selectors
 from bids.models import CapacityRequest
 from core.read_cache import kept_page
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
+from engine.scoring import CRITERIA
 from evaluation import comparison, exports, rounds
-from evaluation.scoring import CRITERIA
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
 from evaluation.team.services import evaluator_view_save

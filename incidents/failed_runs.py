@@ -1,6 +1,6 @@
 """Failed-run uploads and their analysis: store every file first, analyse it in a child with a
 memory cap, keep the result within its size. Keyword-only writes; the analysis itself is
-`incidents.failures`."""
+`engine.failures`."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from acceptance.checks import load_spec
 from acceptance.models import Reservation, ReservationStatus
 from core.errors import ServiceError
-from core.formatting import data_size
-from incidents import failures
-from incidents.failures.fit import fit_analysis
-from incidents.failures.isolated import AnalysisAborted, Job, analyse_isolated
+from engine import failures
+from engine.evidence.checks import load_spec
+from engine.failures.fit import fit_analysis
+from engine.failures.isolated import AnalysisAborted, Job, analyse_isolated
+from engine.formatting import data_size
 from incidents.jobs import require_share_of_workers
 from incidents.models import FailedRun, FailedRunFile, FailedRunState
 

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from core.uploads import MultipleFileField
-from incidents import failures
+from engine import failures
 from incidents.models import IncidentEvidenceKind, Severity, Signal
 
 

@@ -17,9 +17,9 @@ from django.utils import timezone
 from acceptance.models import Acknowledgement, Evidence, EvidenceState, Reservation
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
-from core.formatting import countdown
-from incidents import failures
-from incidents.failures import incident as failures_incident
+from engine import failures
+from engine.failures import incident as failures_incident
+from engine.formatting import countdown
 from incidents.models import (
     FailedRun,
     FailedRunFile,

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from audit.models import AuditEntry
-from incidents import failures
+from engine import failures
 from incidents.models import (
     ChangeLogEntry,
     Incident,

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.formatting import duration
+from engine.formatting import duration
 
 DURATION, ENUM, MULTI, YESNO, TEXT, INTEGER = (
     "duration",

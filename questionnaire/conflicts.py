@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.formatting import duration
+from engine.formatting import duration
 from questionnaire.answer_types import DURATION, TEXT, YESNO, QuestionSpec, format_answer
 from questionnaire.facts import BINDINGS, binding_of, bound_answers
 

@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
-from core.formatting import duration
+from engine.formatting import duration
 from questionnaire.answer_types import (
     ANSWER_TYPES,
     DURATION,

@@ -19,8 +19,8 @@ from django.http import Http404
 from acceptance.models import BurnInRun, Check, DecisionKind, Reservation, ReservationStatus
 from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
+from engine.scoring.history import ProviderHistory
 from evaluation.history import provider_histories
-from evaluation.scoring.history import ProviderHistory
 from incidents.models import Incident
 from incidents.selectors import clock_breaches
 from orgs.choices import OrgKind

@@ -17,8 +17,8 @@ import tarfile
 from importlib import resources
 from typing import Any
 
-from acceptance.fixtures.spec import InvalidSpecError, spec_sha256
-from acceptance.fixtures.validation import validate_spec
+from engine.evidence.fixtures.spec import InvalidSpecError, spec_sha256
+from engine.evidence.fixtures.validation import validate_spec
 
 MANIFEST_SCHEMA = "clusterbid.bundle/1"
 # The evidence upload API is built elsewhere; this is the agreed URL shape.

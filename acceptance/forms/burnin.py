@@ -6,8 +6,8 @@ from typing import Any
 
 from django import forms
 
-from acceptance.parsers import KINDS
 from core.uploads import MultipleFileField
+from engine.evidence.parsers import KINDS
 
 
 class EvidenceUploadForm(forms.Form):

@@ -7,20 +7,20 @@ from typing import Any
 
 from django import forms
 
-from acceptance.fixtures import Threshold, templates
-from acceptance.fixtures.schema import (
+from acceptance.models import AckStatus
+from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS, show_value
+from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NAME_MISSING
+from engine.domain import COLLECTIVES, EVIDENCE_KINDS
+from engine.evidence.fixtures import Threshold, templates
+from engine.evidence.fixtures.schema import (
     DCGM_WARN_POLICIES,
     FAILURE_RECORD_KEYS,
     FIELD_LABELS,
     FIXTURE_DTYPES,
     NCCL_DATATYPES,
 )
-from acceptance.fixtures.thresholds import threshold_unit
-from acceptance.models import AckStatus
-from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS, show_value
-from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NAME_MISSING
-from core.domain import COLLECTIVES, EVIDENCE_KINDS
-from core.formatting import data_size
+from engine.evidence.fixtures.thresholds import threshold_unit
+from engine.formatting import data_size
 
 _SIZE = re.compile(r"^\s*(\d[\d,]*)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

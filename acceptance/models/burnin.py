@@ -136,7 +136,7 @@ class Evidence(StoredUpload):
     error = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)
     parsed = models.JSONField(null=True, blank=True)
-    # The result shape `parsed` was written in (acceptance.parsers.restore.FORMAT): a re-check
+    # The result shape `parsed` was written in (engine.evidence.parsers.restore.FORMAT): a re-check
     # rebuilds the result from `parsed` when it matches and parses the bytes again otherwise.
     parsed_format = models.CharField(max_length=40, blank=True)
     uploaded_by = models.ForeignKey(
@@ -199,7 +199,7 @@ class Check(models.Model):
     mandatory = models.BooleanField(default=True)
     message = models.TextField(blank=True)
     node = models.CharField(max_length=200, blank=True)
-    # A row reporting a finding on the evidence (acceptance/checks/findings.py): its key, the
+    # A row reporting a finding on the evidence (engine/evidence/checks/findings.py): its key, the
     # files it rests on (evidence ids) and their fingerprint; empty on an ordinary check.
     finding_key = models.CharField(max_length=300, blank=True)
     finding_fingerprint = models.TextField(blank=True)

@@ -13,7 +13,7 @@ from acceptance.models.burnin import BurnInRun
 
 class FindingExplanation(models.Model):
     run = models.ForeignKey(BurnInRun, on_delete=models.CASCADE, related_name="explanations")
-    # Finding.key (acceptance/checks/findings.py), e.g. "same-file:<sha256>".
+    # Finding.key (engine/evidence/checks/findings.py), e.g. "same-file:<sha256>".
     key = models.CharField(max_length=300)
     # The files' node labels and SHA-256s when it was given.
     fingerprint = models.TextField()

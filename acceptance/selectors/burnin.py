@@ -10,8 +10,6 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
-from acceptance import burnin_report
-from acceptance.checks.model import GROUP_BY_KIND
 from acceptance.models import (
     BurnInRun,
     Check,
@@ -22,7 +20,9 @@ from acceptance.models import (
 )
 from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
-from core.domain import EVIDENCE_KIND_LABELS
+from engine.domain import EVIDENCE_KIND_LABELS
+from engine.evidence import burnin_report
+from engine.evidence.checks.model import GROUP_BY_KIND
 from orgs.models import Organization
 
 # Check groups in page order: each evidence kind under its shared label, the bisection after

@@ -9,8 +9,12 @@ from typing import Any
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
-from acceptance.fixtures import Threshold
-from acceptance.fixtures.thresholds import (
+from acceptance.models import Acknowledgement, Fixture, FixtureReference, FixtureVersion
+from bids import selectors as bid_selectors
+from bids.models import Bid, CapacityRequest
+from contracts.models import HandoffTerms, TermsFields
+from engine.evidence.fixtures import Threshold
+from engine.evidence.fixtures.thresholds import (
     FABRICS,
     inter_node_busbw,
     per_gpu_network_gbps,
@@ -19,11 +23,7 @@ from acceptance.fixtures.thresholds import (
     sku_thresholds,
     threshold_unit,
 )
-from acceptance.models import Acknowledgement, Fixture, FixtureReference, FixtureVersion
-from bids import selectors as bid_selectors
-from bids.models import Bid, CapacityRequest
-from contracts.models import HandoffTerms, TermsFields
-from core.formatting import data_size
+from engine.formatting import data_size
 from orgs.models import Organization
 
 NOT_ACKNOWLEDGED = "not_acknowledged"

@@ -9,8 +9,8 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.text import slugify
 
-from acceptance.checks.model import BLOCKING
 from acceptance.models import BurnInRun, Check, OverrideRequest, Reservation
+from engine.evidence.checks.model import BLOCKING
 
 
 def check_codes(checks: Iterable[Check]) -> list[str]:

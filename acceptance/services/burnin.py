@@ -20,8 +20,6 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from acceptance.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
-from acceptance.checks.findings import Explanation
 from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import (
     BurnInRun,
@@ -34,11 +32,13 @@ from acceptance.models import (
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
-from acceptance.parsers import KINDS, to_json
-from acceptance.parsers.restore import FORMAT, StoredResultError, from_json
 from core.errors import ServiceError
 from core.kept import Recent
 from core.uploads import check_upload, sha256_of
+from engine.evidence.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
+from engine.evidence.checks.findings import Explanation
+from engine.evidence.parsers import KINDS, to_json
+from engine.evidence.parsers.restore import FORMAT, StoredResultError, from_json
 
 NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
 WHOLE_ALLOCATION_WORDS = {"", "all", "whole", WHOLE_ALLOCATION, "whole-allocation", "allocation"}

@@ -16,7 +16,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from acceptance import burnin_report
 from acceptance.audit import record_on_reservation
 from acceptance.lifecycle import Case, case_for, reservation_move
 from acceptance.models import (
@@ -32,6 +31,7 @@ from acceptance.models import (
     ReservationStatus,
 )
 from acceptance.notices import acceptance_decided_notify
+from engine.evidence import burnin_report
 
 
 def clock_start_for(reservation: Reservation, at: datetime) -> datetime:

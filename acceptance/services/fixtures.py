@@ -11,7 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance.bundle import build_bundle
-from acceptance.fixtures import (
+from acceptance.models import Fixture, FixtureVersion
+from bids.lifecycle import require_preparing
+from bids.models import CapacityRequest
+from core.errors import ServiceError
+from engine.evidence.fixtures import (
     InvalidSpecError,
     SpecError,
     apply_override,
@@ -20,12 +24,8 @@ from acceptance.fixtures import (
     spec_sha256,
     validate_spec,
 )
-from acceptance.fixtures.thresholds import sku_profile
-from acceptance.fixtures.validation import container_image_problem
-from acceptance.models import Fixture, FixtureVersion
-from bids.lifecycle import require_preparing
-from bids.models import CapacityRequest
-from core.errors import ServiceError
+from engine.evidence.fixtures.thresholds import sku_profile
+from engine.evidence.fixtures.validation import container_image_problem
 
 REASON_REQUIRED = "Give a reason for changing this threshold; it is recorded with the override."
 

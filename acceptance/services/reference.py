@@ -11,16 +11,16 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 
-from acceptance.checks.model import BLOCKING, evidence_item_from_text
-from acceptance.checks.reference import check_reference, reference_summary
-from acceptance.checks.spec import load_spec
 from acceptance.models import FixtureReference, FixtureVersion, ReferenceSource
-from acceptance.parsers.fixture_result import KIND as FIXTURE_RESULT
-from acceptance.parsers.fixture_result import FixtureResult
-from acceptance.parsers.registry import to_json
 from bids.audit import record_request
 from bids.lifecycle import require_preparing
 from core.uploads import atomic_keeping_no_orphans, check_upload
+from engine.evidence.checks.model import BLOCKING, evidence_item_from_text
+from engine.evidence.checks.reference import check_reference, reference_summary
+from engine.evidence.checks.spec import load_spec
+from engine.evidence.parsers.fixture_result import KIND as FIXTURE_RESULT
+from engine.evidence.parsers.fixture_result import FixtureResult
+from engine.evidence.parsers.registry import to_json
 
 
 def fixture_reference_upload(

@@ -9,15 +9,15 @@ from django.shortcuts import redirect, render
 
 from acceptance import services
 from acceptance.bundle import build_bundle
-from acceptance.fixtures import templates
 from acceptance.forms.fixtures import FixtureForm, FixtureTemplateForm
 from acceptance.models import Fixture, FixtureVersion
 from acceptance.selectors import fixtures as selectors
 from acceptance.views.reference import ReferenceForm
 from bids import selectors as bid_selectors
 from bids.models import CapacityRequest
-from core.formatting import data_size
 from core.web import errors_into_form
+from engine.evidence.fixtures import templates
+from engine.formatting import data_size
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 

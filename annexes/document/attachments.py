@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.filetypes import KIND_NAMES
-from core.formatting import data_size_exact
+from engine.formatting import data_size_exact
 
 Block = dict[str, Any]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from core.domain import series_colours
-from core.formatting import data_size
+from engine.domain import series_colours
+from engine.formatting import data_size
 
 
 def chart_legend(series: Mapping[str, Sequence[tuple[float, float]]]) -> list[tuple[str, str]]:

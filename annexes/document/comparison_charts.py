@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from core.domain import PALETTE
+from engine.domain import PALETTE
 
 W, H = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 150, 16, 12, 34

@@ -16,8 +16,8 @@ from annexes.document.labels import humanise, when
 
 
 def _weights_text(snap: Mapping[str, Any]) -> str:
+    from engine.scoring import CRITERIA
     from evaluation.comparison import CRITERION_LABELS
-    from evaluation.scoring import CRITERIA
 
     weights = snap.get("weights") or {}
     return "weights " + ", ".join(

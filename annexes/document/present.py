@@ -24,7 +24,7 @@ from annexes.document.statement import KIND_STATEMENT
 from annexes.document.statement_doc import statement_document
 from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
-from core.formatting import duration
+from engine.formatting import duration
 
 # The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
 SPEC_LISTED = ("allocation", "runtime", "tests", "required_evidence", "failure_record")

@@ -9,7 +9,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from core.collector import collector_paused
+from engine.collector import collector_paused
 
 
 def canonical_json(snapshot: dict[str, Any]) -> str:

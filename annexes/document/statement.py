@@ -16,9 +16,9 @@ from django.utils import timezone
 from acceptance.models import Reservation, ReservationStatus
 from bids.models import CapacityRequest
 from billing.models import UsageState, UsageUpload
-from delivery.availability import Figure, Month, month_bounds
 from delivery.selectors import delivery_for
 from delivery.terms import term_bounds
+from engine.delivery.availability import Figure, Month, month_bounds
 from scorecards.realised import predictions, realised_for
 
 SCHEMA = "clusterbid.statement/1"

@@ -1,6 +1,6 @@
 """The contract's total value, from the annex snapshot: the allocation's GPU-hours at the bid's
 rate, plus its fees and egress. The same sum as the comparison's "Total cost of the term"
-(`evaluation.scoring.cost_model`), worked out in decimals so the cents are exact."""
+(`engine.scoring.cost_model`), worked out in decimals so the cents are exact."""
 
 from __future__ import annotations
 

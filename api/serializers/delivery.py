@@ -7,8 +7,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from delivery.availability import Figure, Month, NodeRow, Report
 from delivery.models import MaintenanceWindow
+from engine.delivery.availability import Figure, Month, NodeRow, Report
 
 
 class FigureSerializer(serializers.Serializer[Figure]):

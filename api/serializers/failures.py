@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import FileListField
-from incidents import failures
+from engine import failures
 from incidents.models import FailedRun, FailedRunFile
 
 

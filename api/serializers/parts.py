@@ -7,9 +7,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from acceptance.fixtures import templates as fixture_templates
 from contracts.defaults import terms_templates
 from contracts.models import HandoffTerms, TermsFields
+from engine.evidence.fixtures import templates as fixture_templates
 from questionnaire.models import Question, QuestionSet
 
 

@@ -16,7 +16,7 @@ from api.serializers.parts import (
 from bids.choices import Region
 from bids.forms import REQUEST_FIELDSETS
 from bids.models import Addendum, CapacityRequest, Invitation
-from evaluation.scoring import CRITERIA, MAX_WEIGHT
+from engine.scoring import CRITERIA, MAX_WEIGHT
 
 REQUEST_FIELDS = [name for _, names in REQUEST_FIELDSETS for name in names]
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from engine.scoring import MAX_WEIGHT
 from evaluation.models import JudgedCriterion
-from evaluation.scoring import MAX_WEIGHT
 from evaluation.team.recombine import JUDGED, JUDGEMENT_MAX, JUDGEMENT_MIN, VIEW_WEIGHTS
 from evaluation.team.services import MAX_COMMENT
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from billing.models import UsageDifference, UsageUnit, UsageUpload
-from billing.usage import FIELDS
+from engine.billing import FIELDS
 
 
 class UsageUploadSummarySerializer(serializers.ModelSerializer[UsageUpload]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
-from acceptance.fixtures import FIXTURE_SCHEMA
+from engine.evidence.fixtures import FIXTURE_SCHEMA
 
 
 @require_GET

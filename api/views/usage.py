@@ -31,7 +31,7 @@ from api.serializers.usage import (
 from billing import selectors as sel
 from billing import services
 from billing.models import UsageUpload
-from billing.usage import FIELDS, RULES, Mapping, preview
+from engine.billing import FIELDS, RULES, Mapping, preview
 
 PAGE = 100
 

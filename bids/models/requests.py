@@ -15,7 +15,7 @@ from orgs.models import Organization
 
 
 def default_weights() -> dict[str, int]:
-    # Mirrors evaluation.scoring.Weights defaults; kept literal so migrations stay stable.
+    # Mirrors engine.scoring.Weights defaults; kept literal so migrations stay stable.
     return {
         "effective_cost": 40,
         "fabric_placement": 20,

@@ -15,8 +15,8 @@ from bids.lifecycle import bid_move
 from bids.models import Bid, BidAttachment
 from core.errors import ServiceError
 from core.filetypes import UnsupportedFile, check_file
-from core.formatting import data_size
 from core.uploads import atomic_keeping_no_orphans
+from engine.formatting import data_size
 
 DESCRIPTION_MAX = BidAttachment._meta.get_field("description").max_length or 200
 

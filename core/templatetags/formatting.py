@@ -1,10 +1,10 @@
-"""Template filters over `core.formatting`: `{% load formatting %}` then `{{ n|data_size }}`."""
+"""Template filters over `engine.formatting`: `{% load formatting %}` then `{{ n|data_size }}`."""
 
 from __future__ import annotations
 
 from django import template
 
-from core import formatting
+from engine import formatting
 
 register = template.Library()
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from delivery.availability import Figure
+from engine.delivery.availability import Figure
 
 register = template.Library()
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from evaluation.scoring import CRITERIA
+from engine.scoring import CRITERIA
 
 #: The criteria an evaluator judges, on a 1-5 scale, with a comment each.
 JUDGED = ("judged_acceptance_terms", "judged_delivery_risk")

@@ -16,8 +16,8 @@ from bids.choices import BidStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, CapacityRequest
 from core.errors import ServiceError
+from engine.scoring import CRITERIA, WeightError, Weights
 from evaluation.models import AwardBasis, EvaluatorView, Judgement
-from evaluation.scoring import CRITERIA, WeightError, Weights
 from evaluation.team.recombine import JUDGED, JUDGEMENT_MAX, JUDGEMENT_MIN, VIEW_WEIGHTS
 from evaluation.team.selectors import ViewRanking
 

@@ -14,11 +14,14 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from acceptance.parsers import ParseError, parse_evidence, to_json
 from core.errors import ServiceError
 from core.lifecycle import MoveRefused, require_confirmation
 from core.uploads import check_upload
-from incidents import failures
+from engine import failures
+from engine.evidence.parsers import ParseError, parse_evidence, to_json
+from engine.failures import checkpoints as ckpt
+from engine.failures import degraded
+from engine.failures import window as win
 from incidents.failed_runs import (
     default_world_size as default_world_size,
 )
@@ -37,9 +40,6 @@ from incidents.failed_runs import (
 from incidents.failed_runs import (
     require_accepted,
 )
-from incidents.failures import checkpoints as ckpt
-from incidents.failures import degraded
-from incidents.failures import window as win
 from incidents.lifecycle import (
     close_decision,
     incident_actor,

@@ -20,9 +20,9 @@ from django.utils import timezone
 from acceptance.models import Reservation
 from core.errors import ServiceError
 from core.uploads import check_upload
-from incidents import failures
+from engine import failures
+from engine.failures import degraded as deg
 from incidents.failed_runs import require_accepted
-from incidents.failures import degraded as deg
 from incidents.lifecycle import incident_move, require_open_move
 from incidents.models import (
     FailedRun,

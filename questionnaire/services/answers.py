@@ -13,7 +13,7 @@ from django.db import transaction
 from bids.models import Bid
 from bids.services import require_draft_editable
 from core.errors import ServiceError
-from core.formatting import data_size
+from engine.formatting import data_size
 from questionnaire.facts import bound_answers, bound_labels
 from questionnaire.models import BidQuestionnaire, QuestionSet
 from questionnaire.selectors import (

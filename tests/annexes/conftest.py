@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.services.acknowledgements import acknowledgement_submit
 from acceptance.services.award import request_award
 from acceptance.services.fixtures import fixture_from_template
 from bids.services import request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 
 
 @pytest.fixture

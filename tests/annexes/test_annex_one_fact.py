@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.services.acknowledgements import acknowledgement_submit
 from acceptance.services.award import request_award
 from acceptance.services.fixtures import fixture_from_template
@@ -19,6 +18,7 @@ from annexes.document.snapshot import contract_snapshot
 from bids.services import bid_save_draft, bid_submit, request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from questionnaire import selectors, services
 from tests.questionnaire.conftest import full_answers
 

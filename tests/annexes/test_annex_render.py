@@ -12,7 +12,7 @@ from annexes import services as service
 from annexes.document.render import snapshot_sha256
 from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind, FrozenAnnexError
 from annexes.services import annex_render_job, annex_request
-from evaluation.scoring import CRITERIA
+from engine.scoring import CRITERIA
 
 
 def _text(annex: Annex) -> str:

@@ -8,7 +8,6 @@ from typing import Any
 from django.urls import reverse
 from pypdf import PdfReader
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.services.acknowledgements import acknowledgement_submit
 from acceptance.services.award import request_award
 from acceptance.services.fixtures import fixture_from_template
@@ -17,7 +16,8 @@ from annexes.services import annex_request
 from bids.services import request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create, terms_update
-from core.formatting import data_size, duration
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
+from engine.formatting import data_size, duration
 
 
 def test_a_two_day_clock_and_a_gibibyte_read_the_same_on_the_page_and_in_the_pdf(

@@ -12,10 +12,10 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from acceptance.bundle.build import build_bundle
-from acceptance.fixtures import default_spec
 from annexes.document.labels import spec_listing
 from annexes.document.present import document_for
 from annexes.document.render import css_string, render_html, render_pdf
+from engine.evidence.fixtures import default_spec
 from tests.conftest import require_service
 
 

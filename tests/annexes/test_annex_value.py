@@ -9,7 +9,7 @@ from decimal import Decimal
 from acceptance.models import Reservation
 from annexes.document.snapshot import contract_snapshot
 from annexes.document.value import value_rows
-from evaluation.scoring.cost_model import compute_cost
+from engine.scoring.cost_model import compute_cost
 from evaluation.scoring_io import bid_offer, request_profile
 from tests.annexes.test_annex_award import _contract_text
 

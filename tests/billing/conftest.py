@@ -49,7 +49,7 @@ def upload_and_map(reservation: Any, user: Any, upload: SimpleUploadedFile, capt
     """Upload as the user, confirm the guessed mapping, run the reconciliation."""
     from billing import services
     from billing.models import UsageUpload
-    from billing.usage import Mapping
+    from engine.billing import Mapping
 
     with capture(execute=True):
         row = services.usage_upload(reservation=reservation, user=user, upload=upload)

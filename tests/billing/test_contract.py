@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from billing.selectors import contract_for
-from billing.usage import Outage
+from engine.billing import Outage
 from incidents.models import Incident
 from tests.billing.conftest import CLOCK
 

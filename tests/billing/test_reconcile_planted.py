@@ -13,7 +13,7 @@ import pytest
 
 from billing.models import UsageState
 from contracts.defaults import STANDARD
-from incidents.failures import terms_clocks
+from engine.failures import terms_clocks
 from incidents.models import Incident
 from tests.billing.conftest import upload_and_map, usage_file
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from openpyxl import Workbook
 
-from billing.usage import (
+from engine.billing import (
     GPU_MINUTES,
     Mapping,
     UsageError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from billing.usage import Contract, Outage, UsageLine, money, reconcile
+from engine.billing import Contract, Outage, UsageLine, money, reconcile
 
 H = 3600
 T0 = int(datetime(2026, 3, 1, tzinfo=UTC).timestamp())

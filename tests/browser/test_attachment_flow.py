@@ -10,7 +10,6 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.services.acknowledgements import acknowledgement_submit
 from acceptance.services.award import request_award
 from acceptance.services.fixtures import fixture_from_template
@@ -18,6 +17,7 @@ from bids.models import BidRevision
 from bids.services import request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from tests.bids.attachment_helpers import PDF_BYTES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

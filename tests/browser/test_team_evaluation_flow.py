@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.services.fixtures import fixture_from_template
 from bids.choices import RequestStatus
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from evaluation.models import AwardBasis
 from evaluation.services import request_score
 

@@ -10,10 +10,10 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.models import Reservation
 from acceptance.services.fixtures import fixture_from_template
 from audit.models import AuditEntry
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from evaluation.selectors import award_rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -12,7 +12,7 @@ from contracts.selectors import severity_rows
 from contracts.services import terms_create, terms_update
 from contracts.validation import validate_terms
 from core.errors import ServiceError
-from core.formatting import duration
+from engine.formatting import duration
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from django.utils import timezone
 
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.models import (
     Acceptance,
     BurnInRun,
@@ -27,6 +26,7 @@ from bids.services import bid_submit, request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.models import HandoffTerms
 from contracts.services.terms import terms_create, terms_update
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 NODES = ("gpu-01", "gpu-02", "gpu-03", "gpu-04")

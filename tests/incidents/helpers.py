@@ -14,8 +14,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from acceptance import burnin_report
-from acceptance.fixtures import DEFAULT_TEMPLATE
 from acceptance.models import (
     Acceptance,
     Baseline,
@@ -24,14 +22,16 @@ from acceptance.models import (
     Reservation,
     ReservationStatus,
 )
-from acceptance.parsers import parse_evidence, to_json
 from acceptance.services.acknowledgements import acknowledgement_submit
 from acceptance.services.award import request_award
 from acceptance.services.fixtures import fixture_from_template
 from bids.services import request_close
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
-from incidents.failures.synthetic import Scenario, cascade
+from engine.evidence import burnin_report
+from engine.evidence.fixtures import DEFAULT_TEMPLATE
+from engine.evidence.parsers import parse_evidence, to_json
+from engine.failures.synthetic import Scenario, cascade
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "failures"
 RECOVERY = DATA / "recovery"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from incidents.failures.synthetic import Scenario, cascade
+from engine.failures.synthetic import Scenario, cascade
 from tests.incidents.helpers import tar_bytes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from incidents.failures import (
+from engine.failures import (
     FailureInputError,
     assess_checkpoints,
     incident_window,

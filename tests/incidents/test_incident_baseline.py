@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from acceptance import burnin_report
 from acceptance.models import Baseline, BaselineSource
-from acceptance.parsers import parse_evidence, to_json
+from engine.evidence import burnin_report
+from engine.evidence.parsers import parse_evidence, to_json
+from engine.failures.recovery import check_nccl
 from incidents import services
-from incidents.failures.recovery import check_nccl
 from incidents.selectors import checklist_states
 from tests.incidents.helpers import RECOVERY, recovery_file
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from incidents.failures.synthetic import Scenario, cascade
+from engine.failures.synthetic import Scenario, cascade
 from incidents.models import Incident
 from tests.incidents.helpers import RECOVERY, accept, tar_bytes
 

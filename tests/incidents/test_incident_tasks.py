@@ -12,7 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from incidents import failures, services
+from engine import failures
+from incidents import services
 from incidents.models import FailedRun, FailedRunState
 from incidents.tasks import analyse_failed_run
 from tests.incidents.helpers import scenario_upload

@@ -82,7 +82,7 @@ def test_multi_choices_are_deduplicated_and_sorted():
 
 
 def test_durations_print_back_in_a_unit_people_read():
-    # The shared rule (core.formatting.duration): one number, one unit, read back unchanged.
+    # The shared rule (engine.formatting.duration): one number, one unit, read back unchanged.
     assert [format_answer(spec(DURATION), m) for m in (30, 90, 150, 240, 2880)] == [
         "30 min",
         "90 min",

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from acceptance.checks import gate, run_checks
-from acceptance.checks.cli import (
+from engine.evidence.checks import gate, run_checks
+from engine.evidence.checks.cli import (
     UnusableInput,
     format_table,
     items_from_args,

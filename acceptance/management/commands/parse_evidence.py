@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from acceptance.parsers import KINDS, ParseError, parse_file
+from engine.evidence.parsers import KINDS, ParseError, parse_file
 
 
 class Command(BaseCommand):

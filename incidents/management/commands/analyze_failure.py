@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from incidents.failures import cli
+from engine.failures import cli
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from acceptance.bundle import build_bundle
-from acceptance.fixtures import default_spec
+from engine.evidence.fixtures import default_spec
 
 
 def missing_prerequisite(reason: str) -> None:

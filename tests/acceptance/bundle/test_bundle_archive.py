@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from acceptance.bundle import BUNDLE_FILES, MANIFEST_SCHEMA, build_bundle, bundle_root
-from acceptance.fixtures import InvalidSpecError, apply_override, default_spec, spec_sha256
+from engine.evidence.fixtures import InvalidSpecError, apply_override, default_spec, spec_sha256
 
 
 def members(data: bytes) -> dict[str, bytes]:

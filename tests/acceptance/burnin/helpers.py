@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from acceptance.fixtures import spec_sha256
 from acceptance.models import BurnInRun, Evidence, Fixture, FixtureVersion, Reservation
 from acceptance.services import burnin as services
 from acceptance.services.award import request_award
 from bids.models import Bid, CapacityRequest
 from bids.services import request_close
+from engine.evidence.fixtures import spec_sha256
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "evidence"
 # Evidence files live under DATA / "burnin" / <kind>; the fixture spec beside the data.

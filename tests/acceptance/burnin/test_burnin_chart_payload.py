@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acceptance import burnin_report
-from acceptance.fixtures.spec import default_spec
-from acceptance.parsers import parse_evidence, to_json
-from core.domain import COLLECTIVE_COLOURS, PALETTE
-from core.formatting import bandwidth, data_size
+from engine.domain import COLLECTIVE_COLOURS, PALETTE
+from engine.evidence import burnin_report
+from engine.evidence.fixtures.spec import default_spec
+from engine.evidence.parsers import parse_evidence, to_json
+from engine.formatting import bandwidth, data_size
 
 RECOVERY = Path(__file__).resolve().parents[2] / "data" / "failures" / "recovery"
 

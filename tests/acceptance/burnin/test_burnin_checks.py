@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from acceptance.models import ChecksState, EvidenceState
-from acceptance.parsers.restore import FORMAT
 from acceptance.services import burnin as services
 from acceptance.tasks import parse_evidence, recheck_run
+from engine.evidence.parsers.restore import FORMAT
 from tests.acceptance.burnin.helpers import GOOD_SET, award, two_node_spec, upload, upload_all
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ import tarfile
 import pytest
 from django.urls import reverse
 
-from acceptance.fixtures import SCHEMA_ID
 from acceptance.models import Fixture
 from acceptance.services import acknowledgement_submit
+from engine.evidence.fixtures import SCHEMA_ID
 from tests.acceptance.pages.builders import fixture_post_data
 
 pytestmark = pytest.mark.django_db

@@ -18,10 +18,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from acceptance.bundle import build_bundle
-from acceptance.checks.model import evidence_item_from_text
-from acceptance.checks.spec import load_spec
-from acceptance.checks.workload import check_fixture
 from acceptance.models import FixtureReference
+from engine.evidence.checks.model import evidence_item_from_text
+from engine.evidence.checks.spec import load_spec
+from engine.evidence.checks.workload import check_fixture
 from tests.acceptance.bundle.test_bundle_fixture_run import TORCH_MISSING
 from tests.conftest import require_service
 

@@ -7,12 +7,12 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from acceptance.bundle import build_bundle
-from acceptance.fixtures import spec_sha256
 from acceptance.models import FixtureVersion, FrozenFixtureVersionError
 from acceptance.selectors import fixtures as selectors
 from acceptance.services import acknowledgement_submit, fixture_from_template, fixture_save
 from bids.choices import RequestStatus
 from core.errors import ServiceError
+from engine.evidence.fixtures import spec_sha256
 from tests.factories import CapacityRequestFactory
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 from jsonschema import Draft202012Validator
 
-from acceptance.fixtures import default_spec
 from acceptance.models import DecisionKind, EvidenceState
+from engine.evidence.fixtures import default_spec
 from questionnaire.models import QuestionSet
 from tests.acceptance.burnin.helpers import GOOD_SET, awarded, file_upload, upload, upload_all
 from tests.api.v1.conftest import token_client

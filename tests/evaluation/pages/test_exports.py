@@ -87,7 +87,7 @@ def test_anonymised_export_names_no_provider(scored, buyer):
 
 
 def test_csv_and_page_name_a_link_rate_in_the_one_unit(scored, buyer):
-    from core.formatting import LINK_RATE_UNIT
+    from engine.formatting import LINK_RATE_UNIT
 
     client = buyer.client()
     req = scored.request

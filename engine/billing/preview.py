@@ -1,0 +1,64 @@
+"""The first rows of a file as a mapping reads them: what the user checks before confirming."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from engine.billing.errors import UsageError
+from engine.billing.lines import HOUR_MICRO, LineReader
+from engine.billing.mapping import FIELDS, Mapping
+from engine.billing.reader import open_table
+
+
+@dataclass
+class PreviewRow:
+    line: int
+    cells: dict[str, str]  # our field -> the file's text in the mapped column
+    gpu_hours: str = ""
+    amount: str = ""
+    error: str = ""
+
+
+@dataclass
+class Preview:
+    headers: list[str] = field(default_factory=list)
+    rows: list[PreviewRow] = field(default_factory=list)
+    error: str = ""  # the file or the mapping as a whole
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def preview(data: bytes, mapping: Mapping, *, name: str = "", limit: int = 10) -> Preview:
+    try:
+        table = open_table(data, name=name)
+    except UsageError as exc:
+        return Preview(error=str(exc))
+    out = Preview(headers=table.headers)
+    index = {f: table.headers.index(h) for f, h in mapping.columns.items() if h in table.headers}
+    try:
+        reader = LineReader(table.headers, mapping)
+    except UsageError as exc:
+        out.error = str(exc)
+        reader = None
+    for line, cells in islice(table.rows, limit):
+        row = PreviewRow(
+            line=line,
+            cells={f: _text(cells[i]) if i < len(cells) else "" for f, i in index.items()},
+        )
+        if reader is not None:
+            try:
+                parsed = reader.read(line, list(cells))
+            except UsageError as exc:
+                row.error = str(exc)
+            else:
+                row.gpu_hours = f"{parsed.quantity / HOUR_MICRO:,.4f}" if parsed.quantity else ""
+                row.amount = f"{(parsed.amount or 0) / 1_000_000:,.2f}"
+        out.rows.append(row)
+    return out
+
+
+__all__ = ["FIELDS", "Preview", "PreviewRow", "preview"]

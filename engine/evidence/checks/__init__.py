@@ -1,0 +1,27 @@
+"""Acceptance checks: fixture spec + parsed evidence -> check results -> gate verdict.
+
+Pure Python (no Django). Entry points: `run_checks`, `gate`, `evidence_item_from_text`.
+"""
+
+from engine.evidence.checks.model import (
+    CheckResult,
+    EvidenceItem,
+    GateVerdict,
+    Status,
+    evidence_item_from_text,
+    gate,
+)
+from engine.evidence.checks.runner import run_checks
+from engine.evidence.checks.spec import Spec, load_spec
+
+__all__ = [
+    "CheckResult",
+    "EvidenceItem",
+    "GateVerdict",
+    "Spec",
+    "Status",
+    "evidence_item_from_text",
+    "gate",
+    "load_spec",
+    "run_checks",
+]

@@ -1,0 +1,230 @@
+"""Run every check a fixture spec calls for over a set of evidence items."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engine.evidence.checks.findings import Explanation, evidence_findings, finding_results
+from engine.evidence.checks.hardware import (
+    check_dcgmi,
+    check_gpu_query,
+    check_ibstat,
+    check_topology,
+)
+from engine.evidence.checks.model import GROUP_BY_KIND, CheckResult, EvidenceItem
+from engine.evidence.checks.nccl import check_run, check_subsets, runs_of
+from engine.evidence.checks.spec import Spec, load_spec
+from engine.evidence.checks.workload import check_fixture, check_step_times
+from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
+
+PerItemCheck = Callable[[Spec, EvidenceItem, bool], list[CheckResult]]
+PER_NODE: dict[str, PerItemCheck] = {
+    "nvidia-smi-topo": check_topology,
+    "nvidia-smi-query": check_gpu_query,
+    "dcgmi-diag": check_dcgmi,
+    "ibstat": check_ibstat,
+}
+
+
+def _result(
+    *,
+    name: str,
+    group: str,
+    status: str,
+    measured: str,
+    expected: str,
+    message: str,
+    mandatory: bool,
+    ref: str | None = None,
+    line: int | None = None,
+    node: str | None = None,
+) -> CheckResult:
+    return CheckResult(
+        name=name,
+        group=group,
+        status=status,  # type: ignore[arg-type]
+        measured=measured,
+        expected=expected,
+        evidence_ref=ref,
+        line=line,
+        mandatory=mandatory,
+        message=message,
+        node=node,
+    )
+
+
+def is_whole_allocation(item: EvidenceItem, spec: Spec) -> bool:
+    """A run over the whole allocation (not a node subset): unlabelled, or all ranks present."""
+    if item.node is None:
+        return True
+    parsed_runs = runs_of(item)
+    return bool(parsed_runs) and parsed_runs[0].ranks == spec.world_size
+
+
+def run_checks(
+    raw_spec: Mapping[str, Any] | Spec,
+    items: Sequence[EvidenceItem],
+    explanations: Mapping[str, Explanation] | None = None,
+) -> list[CheckResult]:
+    """Every check the spec calls for, then the findings on the evidence as a whole (each a
+    blocking row in its evidence's group unless explained for the same files)."""
+    spec = raw_spec if isinstance(raw_spec, Spec) else load_spec(raw_spec)
+    required = set(spec.required_evidence)
+
+    def mandatory(kind: str) -> bool:
+        return kind in required
+
+    results: list[CheckResult] = []
+    by_kind: dict[str, list[EvidenceItem]] = {}
+    for item in items:
+        if item.parsed is None:
+            group = GROUP_BY_KIND.get(item.kind, "evidence")
+            # A file whose kind could not be recognised is named by its file, not as "unknown".
+            what = item.kind if item.kind in GROUP_BY_KIND else item.ref
+            results.append(
+                _result(
+                    name=f"{what}: readable",
+                    group=group,
+                    status="inconclusive",
+                    measured="parse error",
+                    expected=f"a readable {item.kind} file"
+                    if item.kind in GROUP_BY_KIND
+                    else "a file of a kind the checks read",
+                    message=f"{item.ref} could not be read: {item.error or 'unknown error'}",
+                    mandatory=mandatory(item.kind) or item.kind not in GROUP_BY_KIND,
+                    ref=item.ref,
+                    line=item.error_line,
+                    node=item.node,
+                )
+            )
+            by_kind.setdefault(item.kind, [])
+            continue
+        by_kind.setdefault(item.kind, []).append(item)
+    for kind in spec.required_evidence:
+        if kind not in by_kind:
+            results.append(
+                _result(
+                    name=f"{kind}: present",
+                    group=GROUP_BY_KIND.get(kind, "evidence"),
+                    status="missing",
+                    measured="no file",
+                    expected=f"{kind} evidence",
+                    message=f"No {kind} evidence was uploaded.",
+                    mandatory=True,
+                )
+            )
+    results.extend(
+        check_fixture(spec, by_kind.get("fixture-result", []), mandatory("fixture-result"))
+    )
+    results.extend(_nccl_checks(spec, by_kind.get("nccl-tests", []), mandatory("nccl-tests")))
+    for kind, check in PER_NODE.items():
+        kind_items = by_kind.get(kind, [])
+        for item in kind_items:
+            results.extend(check(spec, item, mandatory(kind)))
+        results.extend(_coverage(spec, kind, kind_items, mandatory(kind)))
+    results.extend(check_step_times(spec, by_kind.get("step-times", []), mandatory("step-times")))
+    results.extend(finding_results(evidence_findings(spec, items), explanations or {}))
+    return results
+
+
+def _covers_allocation(spec: Spec, kind: str, item: EvidenceItem) -> bool:
+    """An unlabelled file that shows the whole allocation: a GPU query listing every GPU
+    (e.g. run under srun). Other per-node outputs carry no host name to tell nodes apart."""
+    parsed = item.parsed
+    return (
+        kind == "nvidia-smi-query"
+        and isinstance(parsed, GpuQueryResult)
+        and len(parsed.gpus) == spec.gpus_per_node * spec.nodes
+    )
+
+
+def _coverage(
+    spec: Spec, kind: str, items: list[EvidenceItem], mandatory: bool
+) -> list[CheckResult]:
+    """Per-node evidence must come from every node of the allocation, each file labelled."""
+    if not items or spec.nodes <= 1:
+        return []
+    if any(i.node is None and _covers_allocation(spec, kind, i) for i in items):
+        return []
+    nodes = sorted({n for i in items if i.node is not None for n in i.nodes})
+    unlabelled = [i for i in items if i.node is None]
+    seen = f" ({', '.join(nodes)})" if nodes else ""
+    if len(nodes) >= spec.nodes:
+        return [
+            _result(
+                name=f"{kind}: every node",
+                group=GROUP_BY_KIND[kind],
+                status="pass",
+                measured=f"{len(nodes)} of {spec.nodes} nodes{seen}",
+                expected=f"one file per node ({spec.nodes} nodes)",
+                message=f"{kind} evidence covers all {spec.nodes} nodes{seen}.",
+                mandatory=mandatory,
+            )
+        ]
+    missing = spec.nodes - len(nodes)
+    message = (
+        f"{kind} evidence covers {len(nodes)} of the {spec.nodes} nodes"
+        + (f" (seen: {', '.join(nodes)})" if nodes else "")
+        + f"; {missing} node(s) have none."
+    )
+    if unlabelled:
+        message += (
+            f" {len(unlabelled)} file(s) carry no node label ({unlabelled[0].ref}"
+            + (", ..." if len(unlabelled) > 1 else "")
+            + "), so they cannot count for a node: upload each with the node it came from."
+        )
+    return [
+        _result(
+            name=f"{kind}: every node",
+            group=GROUP_BY_KIND[kind],
+            status="missing",
+            measured=f"{len(nodes)} of {spec.nodes} nodes{seen}"
+            + (f", {len(unlabelled)} unlabelled file(s)" if unlabelled else ""),
+            expected=f"one file per node ({spec.nodes} nodes)",
+            message=message,
+            mandatory=mandatory,
+            ref=unlabelled[0].ref if unlabelled else None,
+        )
+    ]
+
+
+def _nccl_checks(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
+    results: list[CheckResult] = []
+    whole = [i for i in items if is_whole_allocation(i, spec)]
+    subsets = [i for i in items if i not in whole]
+    seen: set[str] = set()
+    for item in whole:
+        for run in runs_of(item):
+            results.extend(check_run(spec, item, run, mandatory))
+            if run.collective:
+                seen.add(run.collective)
+    if items or mandatory:
+        for coll in spec.collectives:
+            if coll not in seen:
+                results.append(
+                    _result(
+                        name=f"nccl-tests {coll}: present",
+                        group="nccl-tests",
+                        status="missing",
+                        measured="no whole-allocation run",
+                        expected=f"a run of {coll} on all ranks",
+                        message=f"No whole-allocation nccl-tests run of {coll} was uploaded.",
+                        mandatory=mandatory,
+                    )
+                )
+    if subsets:
+        results.extend(check_subsets(spec, subsets, mandatory=spec.bisection))
+    elif spec.bisection and items:
+        results.append(
+            _result(
+                name="node subsets: slow node",
+                group="node-subsets",
+                status="missing",
+                measured="no node-subset runs",
+                expected="nccl-tests runs on node pairs/groups",
+                message="Bisection was agreed but no node-subset nccl-tests runs were uploaded.",
+                mandatory=False,
+            )
+        )
+    return results

@@ -1,0 +1,119 @@
+"""Read the fixture spec (`clusterbid.fixture/1`, docs/fixture-schema.md) with safe defaults."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.domain import EVIDENCE_KINDS
+
+DEFAULT_THRESHOLDS: dict[str, Any] = {
+    "large_message_bytes": 1 << 30,
+    "busbw_gbps": {},
+    "nvlink_class": None,
+    "rail_optimised": False,
+    "dcgm_level": 3,
+    "dcgm_warn_policy": "fail",
+    "ib_rate_gbps": None,
+    "ib_ports_per_node": None,
+    "ecc_uncorrected_max": 0,
+    "step_time_tolerance_pct": 5.0,
+    "step_time_spread_pct": 10.0,
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """The parts of a fixture spec the checks read, overrides applied."""
+
+    gpu_model: str | None
+    nodes: int
+    gpus_per_node: int
+    workers_per_gpu: int
+    driver_version: str | None
+    nccl_version: str | None
+    transport: str | None
+    fixture_count: int | None
+    fixture_dtype: str | None
+    collectives: tuple[str, ...]
+    min_bytes: int | None
+    max_bytes: int | None
+    nccl_check: bool
+    bisection: bool
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    required_evidence: tuple[str, ...] = EVIDENCE_KINDS
+    cuda_version: str | None = None
+    container_image: str | None = None
+
+    @property
+    def world_size(self) -> int:
+        return self.nodes * self.gpus_per_node * self.workers_per_gpu
+
+    def busbw_threshold(self, collective: str | None) -> float | None:
+        table = self.thresholds.get("busbw_gbps") or {}
+        value = table.get(collective) if collective else None
+        return float(value) if isinstance(value, int | float) else None
+
+
+def _set_dotted(doc: dict[str, Any], dotted: str, value: Any) -> None:
+    keys = dotted.split(".")
+    node = doc
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            node[key] = child
+        node = child
+    node[keys[-1]] = value
+
+
+def _get(doc: Mapping[str, Any], *keys: str) -> Any:
+    node: Any = doc
+    for key in keys:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(key)
+    return node
+
+
+def _int(value: Any, default: int) -> int:
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+    )
+
+
+def load_spec(raw: Mapping[str, Any]) -> Spec:
+    """Build a Spec. Overrides are applied on top: their `value` is the agreed number."""
+    doc = copy.deepcopy(dict(raw))
+    for override in doc.get("overrides") or []:
+        if isinstance(override, Mapping) and isinstance(override.get("field"), str):
+            _set_dotted(doc, override["field"], override.get("value"))
+    thresholds = dict(DEFAULT_THRESHOLDS)
+    for key, value in (doc.get("thresholds") or {}).items():
+        if value is not None:
+            thresholds[key] = value
+    nccl = _get(doc, "tests", "nccl_tests") or {}
+    fixture = _get(doc, "tests", "allreduce_fixture") or {}
+    required = doc.get("required_evidence")
+    return Spec(
+        gpu_model=doc.get("gpu_model"),
+        nodes=_int(_get(doc, "allocation", "nodes"), 1),
+        gpus_per_node=_int(_get(doc, "allocation", "gpus_per_node"), 8),
+        workers_per_gpu=_int(_get(doc, "allocation", "workers_per_gpu"), 1),
+        driver_version=_get(doc, "runtime", "driver_version"),
+        nccl_version=_get(doc, "runtime", "nccl_version"),
+        transport=_get(doc, "runtime", "transport"),
+        fixture_count=fixture.get("count"),
+        fixture_dtype=fixture.get("dtype"),
+        collectives=tuple(nccl.get("collectives") or ()),
+        min_bytes=nccl.get("min_bytes"),
+        max_bytes=nccl.get("max_bytes"),
+        nccl_check=bool(nccl.get("check", 1)),
+        bisection=bool(_get(doc, "tests", "bisection")),
+        thresholds=thresholds,
+        required_evidence=tuple(required) if isinstance(required, list) else EVIDENCE_KINDS,
+        cuda_version=_get(doc, "runtime", "cuda_version"),
+        container_image=_get(doc, "runtime", "container_image"),
+    )

@@ -1,0 +1,259 @@
+"""nvidia-smi GPU inventory: `--query-gpu --format=csv[,noheader][,nounits]`, the plain table
+(pre-530 narrow, 530+ wide, 590 separators) and `nvidia-smi -q` (see nvidia_smi_q).
+
+Every variant yields `gpus`: dicts keyed by nvidia-smi's canonical query field names
+(`name`, `pci.bus_id`, `memory.total`, `ecc.errors.uncorrected.volatile.total`, ...).
+Numbers lose their units (MiB, W, %, C); N/A-style values become None.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from engine.evidence.parsers.base import GpuQueryError, decode_text
+from engine.evidence.parsers.header import EvidenceOrigin
+
+KIND = "nvidia-smi-query"
+
+Value = str | int | float | None
+
+# --format=csv,noheader drops the header: assume the field list our bundle asks for.
+DEFAULT_FIELDS = (
+    "index",
+    "name",
+    "pci.bus_id",
+    "driver_version",
+    "memory.total",
+    "ecc.errors.uncorrected.volatile.total",
+)
+_NUMERIC_PREFIXES = (
+    "index",
+    "count",
+    "memory.",
+    "temperature.",
+    "power.",
+    "utilization.",
+    "clocks.",
+    "clocks_event_reasons_counters.",
+    "ecc.errors.",
+    "retired_pages.",
+    "remapped_rows.correctable",
+    "remapped_rows.uncorrectable",
+    "fan.speed",
+    "pcie.link.gen.",
+    "pcie.link.width.",
+    "enforced.power",
+    "encoder.stats.",
+)
+_MISSING = {"", "n/a", "[n/a]", "[not supported]", "not supported", "err!", "[unknown error]"}
+# Aliases accepted in a hand-written header; nvidia-smi itself echoes canonical names.
+_ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id", "gpu_uuid": "uuid"}
+# Some field names carry capitals (vgpu_device_capability.fractional_multiVgpu), none a space.
+_HEADER_CELL_RE = re.compile(r"^[a-z][A-Za-z0-9_.]*(?: \[[^\]]*\])?$")
+_UNIT_RE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:MiB|GiB|KiB|W|%|C|MHz|us|B)?$")
+_NON_FINITE_RE = re.compile(r"^[+-]?(?:nan|inf|infinity)\b", re.I)
+# No counter, clock or size nvidia-smi prints comes near this many digits.
+_MAX_DIGITS = 30
+
+
+@dataclass(frozen=True)
+class GpuQueryResult:
+    KIND: ClassVar[str] = KIND
+    gpus: tuple[dict[str, Value], ...]
+    source_format: str  # "csv" | "table" | "query"
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    fields: tuple[str, ...] = ()
+    gpu_lines: tuple[int, ...] = ()
+    # The collector's header, when the file has one (engine/evidence/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
+
+
+def detect(text: str) -> float:
+    head = text[:20_000]
+    first = head.lstrip().split("\n", 1)[0]
+    if "NVIDIA-SMI" in head and "Driver Version" in head and "|" in head:
+        return 0.95
+    if "==============NVSMI LOG==============" in head or (
+        "Attached GPUs" in head and "Product Name" in head
+    ):
+        return 0.95
+    fields = [f.strip().split(" [")[0] for f in first.split(",")]
+    canonical = {"name", "pci.bus_id", "driver_version", "index", "uuid", "memory.total"}
+    if len(fields) > 1 and (set(fields) & canonical or any(f.startswith("ecc.") for f in fields)):
+        return 0.9
+    if re.match(r"^\d+, NVIDIA ", first) or re.match(r"^NVIDIA [^,]+, [0-9A-F]{8}:", first):
+        return 0.6
+    return 0.0
+
+
+def convert(field_name: str, raw: str, *, line: int | None = None) -> Value:
+    """Canonical field value: numbers without units for numeric fields, else the string."""
+    value = raw.strip()
+    if value.lower() in _MISSING or value.startswith("[Requested functionality"):
+        return None
+    if field_name.startswith(_NUMERIC_PREFIXES):
+        m = _UNIT_RE.match(value)
+        if m:
+            number = m.group(1)
+            if len(number) > _MAX_DIGITS:
+                raise GpuQueryError(
+                    f"{field_name} is {number[:20]}..., too many digits for a real value",
+                    line=line,
+                    kind=KIND,
+                )
+            return float(number) if "." in number else int(number)
+        # NaN or infinity in a counter is corrupt output, not "not shown".
+        if _NON_FINITE_RE.match(value):
+            raise GpuQueryError(
+                f"expected a number for {field_name}, found {value[:30]!r}", line=line, kind=KIND
+            )
+    return value
+
+
+def _canonical(header: str) -> str:
+    name = header.strip().split(" [", 1)[0].strip()
+    return _ALIASES.get(name, name)
+
+
+def _parse_csv(text: str) -> GpuQueryResult:
+    lines = [(i, ln) for i, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
+    first_cells = [c.strip() for c in lines[0][1].split(",")]
+    # Header cells are lower-case field names, optionally with a unit: "memory.used [MiB]".
+    has_header = all(_HEADER_CELL_RE.match(c) for c in first_cells)
+    if has_header:
+        fields = tuple(_canonical(c) for c in first_cells)
+        body = lines[1:]
+    else:
+        fields = DEFAULT_FIELDS[: len(first_cells)]
+        if len(first_cells) > len(DEFAULT_FIELDS):
+            raise GpuQueryError(
+                f"CSV without a header has {len(first_cells)} fields; add the header "
+                "(drop noheader) so the columns can be named",
+                line=lines[0][0],
+                kind=KIND,
+            )
+        body = lines
+    if "pid" in fields and "used_gpu_memory" in fields:
+        raise GpuQueryError(
+            "this is --query-compute-apps output (processes), not --query-gpu", kind=KIND
+        )
+    gpus: list[dict[str, Value]] = []
+    gpu_lines: list[int] = []
+    for lineno, line in body:
+        if line.strip() in ("[...]", "...", "…"):
+            continue  # an author's elision in a pasted sample
+        cells = next(csv.reader([line], skipinitialspace=True))
+        if len(cells) != len(fields):
+            raise GpuQueryError(
+                f"expected {len(fields)} comma-separated fields, found {len(cells)}",
+                line=lineno,
+                kind=KIND,
+            )
+        gpus.append({f: convert(f, c, line=lineno) for f, c in zip(fields, cells, strict=True)})
+        gpu_lines.append(lineno)
+    if not gpus:
+        raise GpuQueryError("CSV header without any GPU rows", kind=KIND)
+    for position, gpu in enumerate(gpus):
+        gpu.setdefault("index", position)
+    drivers = {g.get("driver_version") for g in gpus} - {None}
+    return GpuQueryResult(
+        gpus=tuple(gpus),
+        source_format="csv",
+        driver_version=str(next(iter(drivers))) if len(drivers) == 1 else None,
+        fields=fields,
+        gpu_lines=tuple(gpu_lines),
+    )
+
+
+_HEADER_RE = re.compile(
+    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?"
+)
+_ROW1_RE = re.compile(
+    r"^\|\s*(\d+)\s+(.+?)\s+(On|Off|N/A|ERR!)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
+    r"[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s+(\S+)\s*\|\s*(\S+)\s*\|"
+)
+_ROW2_RE = re.compile(
+    r"^\|\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*/\s*(\S+)\s*\|\s*(\S+)\s*/\s*(\S+)\s*\|"
+    r"\s*(\S+)\s+(.+?)\s*\|"
+)
+
+
+def _parse_table(text: str) -> GpuQueryResult:
+    driver = cuda = None
+    gpus: list[dict[str, Value]] = []
+    gpu_lines: list[int] = []
+    pending: dict[str, Value] | None = None
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        s = line.strip()
+        if "Processes:" in s:
+            break
+        m_head = _HEADER_RE.search(s)
+        if m_head:
+            driver, cuda = m_head.group(2), m_head.group(3)
+            continue
+        m1 = _ROW1_RE.match(s)
+        if m1:
+            pending = {
+                "index": convert("index", m1.group(1), line=lineno),
+                "name": m1.group(2).strip(),
+                "persistence_mode": convert("persistence_mode", m1.group(3), line=lineno),
+                "pci.bus_id": m1.group(4),
+                "display_active": convert("display_active", m1.group(5), line=lineno),
+                "ecc.errors.uncorrected.volatile.total": convert(
+                    "ecc.errors.uncorrected.volatile.total", m1.group(6), line=lineno
+                ),
+            }
+            gpus.append(pending)
+            gpu_lines.append(lineno)
+            continue
+        m2 = _ROW2_RE.match(s)
+        if m2 and pending is not None and "fan.speed" not in pending:
+            pending.update(
+                {
+                    "fan.speed": convert("fan.speed", m2.group(1), line=lineno),
+                    "temperature.gpu": convert("temperature.gpu", m2.group(2), line=lineno),
+                    "pstate": convert("pstate", m2.group(3), line=lineno),
+                    "power.draw": convert("power.draw", m2.group(4), line=lineno),
+                    "power.limit": convert("power.limit", m2.group(5), line=lineno),
+                    "memory.used": convert("memory.used", m2.group(6), line=lineno),
+                    "memory.total": convert("memory.total", m2.group(7), line=lineno),
+                    "utilization.gpu": convert("utilization.gpu", m2.group(8), line=lineno),
+                    "compute_mode": convert("compute_mode", m2.group(9), line=lineno),
+                }
+            )
+            continue
+    if driver is None and not gpus:
+        raise GpuQueryError("no NVIDIA-SMI header or GPU rows in the table", kind=KIND)
+    for gpu in gpus:
+        gpu["driver_version"] = driver
+    return GpuQueryResult(
+        gpus=tuple(gpus),
+        source_format="table",
+        driver_version=driver,
+        cuda_version=cuda,
+        gpu_lines=tuple(gpu_lines),
+    )
+
+
+def parse(text: str | bytes) -> GpuQueryResult:
+    text = decode_text(text, kind=KIND, error=GpuQueryError)
+    if not text.strip():
+        raise GpuQueryError("empty file", kind=KIND)
+    head = text[:20_000]
+    if "NVSMI LOG" in head or ("Attached GPUs" in head and "Product Name" in head):
+        from engine.evidence.parsers.nvidia_smi_q import parse_q
+
+        return parse_q(text)
+    if "NVIDIA-SMI" in head and "|" in head:
+        return _parse_table(text)
+    if "," not in text.lstrip().split("\n", 1)[0]:
+        raise GpuQueryError(
+            "not nvidia-smi output: expected a --query-gpu CSV, the nvidia-smi table or -q",
+            line=1,
+            kind=KIND,
+        )
+    return _parse_csv(text)

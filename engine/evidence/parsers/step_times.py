@@ -1,0 +1,145 @@
+"""Per-rank step times: CSV with a `rank,node,step,seconds[,timestamp]` header, any column order.
+
+Built for 4,096+ ranks: a plain split per line (no csv module dialect sniffing), one list of
+seconds per rank, statistics computed once per rank at the end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from engine.evidence.parsers.base import StepTimesError, decode_text, median, percentile
+from engine.evidence.parsers.header import EvidenceOrigin
+
+KIND = "step-times"
+REQUIRED = ("rank", "node", "step", "seconds")
+
+
+@dataclass(frozen=True)
+class RankSteps:
+    rank: int
+    node: str
+    steps: int
+    median: float
+    mean: float
+    p95: float
+    min: float
+    max: float
+    line: int  # first line of this rank
+
+
+@dataclass(frozen=True)
+class StepTimesResult:
+    KIND: ClassVar[str] = KIND
+    samples: int
+    ranks: int
+    per_rank: tuple[RankSteps, ...]
+    run_median: float | None  # median of the per-rank medians
+    nodes: tuple[str, ...] = ()
+    has_timestamp: bool = False
+    # The collector's header, when the file has one (engine/evidence/parsers/header.py).
+    origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
+
+
+def detect(text: str) -> float:
+    first = text.lstrip("\ufeff \n").split("\n", 1)[0].lower()
+    names = {c.strip().strip('"') for c in first.split(",")}
+    if set(REQUIRED) <= names:
+        return 0.95
+    if {"rank", "step"} <= names and ("seconds" in names or "node" in names):
+        return 0.6
+    return 0.0
+
+
+def parse(text: str | bytes) -> StepTimesResult:
+    text = decode_text(text, kind=KIND, error=StepTimesError)
+    lines = text.split("\n")
+    header_at = next((i for i, ln in enumerate(lines) if ln.strip() and ln[0] != "#"), None)
+    if header_at is None:
+        raise StepTimesError("empty step-time file", kind=KIND)
+    header = [c.strip().strip('"').lower() for c in lines[header_at].split(",")]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise StepTimesError(
+            f"header lacks column(s) {', '.join(missing)}; expected rank,node,step,seconds",
+            line=header_at + 1,
+            kind=KIND,
+        )
+    if len(set(header)) != len(header):
+        raise StepTimesError("duplicate column names in header", line=header_at + 1, kind=KIND)
+    i_rank, i_node = header.index("rank"), header.index("node")
+    i_step, i_sec = header.index("step"), header.index("seconds")
+    ncols = len(header)
+    seconds: dict[int, list[float]] = {}
+    nodes: dict[int, str] = {}
+    first_line: dict[int, int] = {}
+    samples = 0
+    for idx in range(header_at + 1, len(lines)):
+        line = lines[idx]
+        if not line or line.isspace() or line[0] == "#":
+            continue
+        cells = line.split(",")
+        if len(cells) != ncols:
+            raise StepTimesError(
+                f"expected {ncols} comma-separated values, found {len(cells)}",
+                line=idx + 1,
+                kind=KIND,
+            )
+        try:
+            rank = int(cells[i_rank])
+            int(cells[i_step])
+            value = float(cells[i_sec])
+        except ValueError:
+            raise StepTimesError(
+                "rank and step must be integers and seconds a number; found "
+                f"rank={cells[i_rank].strip()!r} step={cells[i_step].strip()!r} "
+                f"seconds={cells[i_sec].strip()!r}",
+                line=idx + 1,
+                kind=KIND,
+            ) from None
+        if rank < 0 or not (value >= 0.0) or math.isinf(value):
+            raise StepTimesError(
+                f"rank must be >= 0 and seconds a finite non-negative number (rank={rank}, "
+                f"seconds={value})",
+                line=idx + 1,
+                kind=KIND,
+            )
+        bucket = seconds.get(rank)
+        if bucket is None:
+            bucket = seconds[rank] = []
+            node = cells[i_node].strip().strip('"')
+            if not node:
+                raise StepTimesError(f"empty node for rank {rank}", line=idx + 1, kind=KIND)
+            nodes[rank] = node
+            first_line[rank] = idx + 1
+        bucket.append(value)
+        samples += 1
+    if not samples:
+        raise StepTimesError("header without any step-time rows", line=header_at + 1, kind=KIND)
+    per_rank: list[RankSteps] = []
+    for rank in sorted(seconds):
+        values = sorted(seconds[rank])
+        per_rank.append(
+            RankSteps(
+                rank=rank,
+                node=nodes[rank],
+                steps=len(values),
+                median=median(values),
+                mean=math.fsum(values) / len(values),
+                p95=percentile(values, 95.0),
+                min=values[0],
+                max=values[-1],
+                line=first_line[rank],
+            )
+        )
+    medians = sorted(r.median for r in per_rank)
+    return StepTimesResult(
+        samples=samples,
+        ranks=len(per_rank),
+        per_rank=tuple(per_rank),
+        run_median=median(medians),
+        nodes=tuple(dict.fromkeys(nodes[r] for r in sorted(nodes))),
+        has_timestamp="timestamp" in header,
+    )

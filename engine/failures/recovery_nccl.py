@@ -1,0 +1,233 @@
+"""Recovery criterion 2, NCCL on the full node set: the recovery nccl-tests run against the
+reservation's shape and the hand-over baseline's run.
+
+Compared, each refusal naming the difference: the rank count (the reservation's nodes × GPUs per
+node), the node set (the hosts of the burn-in's run), the collective, the command shape (the
+arguments nccl-tests echoes in its header), the NCCL version, and the large-message bus bandwidth
+within the agreed margin. A piece the baseline does not hold (baselines frozen before it was
+kept) is said to be not comparable, never passed in silence. A file byte-identical to burn-in
+evidence is refused outright: a recovery run must be new.
+
+Plain data in and out: parsed runs are `engine.evidence.parsers.to_json` documents, the baseline is
+`Baseline.snapshot`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+PASS, FAIL, WAITING = "pass", "fail", "waiting"
+# Refused on a reuse or mismatch finding (a file given twice, another host, the burn-in's own
+# bytes) rather than on a measurement: it blocks like a failure, and the item's owner may
+# explain it away with a signed reason, which the audit trail keeps.
+FINDING = "finding"
+
+# nccl-tests' header values and the flags that set them (`all_reduce_perf -b 8 -e 8G -f 2 ...`).
+# Mirrors the baseline's `command` (engine.evidence.burnin_report), so the two compare as text.
+_FLAGS = (
+    ("-b", "min_bytes"),
+    ("-e", "max_bytes"),
+    ("-f", "step_factor"),
+    ("-n", "iters"),
+    ("-w", "warmup_iters"),
+    ("-c", "validation"),
+    ("-d", "datatype"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NcclShape:
+    """What the recovery run must match beyond bandwidth. None: not known, said so."""
+
+    ranks: int | None = None  # nodes × GPUs per node of the reservation
+    nodes: int | None = None
+    gpus_per_node: int | None = None
+    hosts: tuple[str, ...] | None = None  # the burn-in run's node set
+    reused: str | None = None  # "this is the burn-in's …" when the bytes are burn-in evidence
+
+
+def command_shape(run: Mapping[str, Any]) -> str:
+    parts = [f"{run.get('collective') or 'unknown'}_perf"]
+    parts += [f"{flag} {run[key]}" for flag, key in _FLAGS if run.get(key) is not None]
+    return " ".join(parts)
+
+
+def _flags(command: str) -> dict[str, str]:
+    tokens = command.split()
+    return {tokens[i]: tokens[i + 1] for i in range(1, len(tokens) - 1, 2)}
+
+
+def _command_difference(ref: str, got: str) -> str | None:
+    if ref == got:
+        return None
+    a, b = _flags(ref), _flags(got)
+    diffs = [
+        f"{flag} {b.get(flag, 'absent')} (baseline {a.get(flag, 'absent')})"
+        for flag, _ in _FLAGS
+        if a.get(flag) != b.get(flag)
+    ]
+    return "command differs: " + ", ".join(diffs or [f"{got} (baseline {ref})"])
+
+
+def _runs(parsed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [run for doc in parsed for run in [doc, *(doc.get("runs") or [])]]
+
+
+def _busbw(row: Mapping[str, Any]) -> float | None:
+    for side in ("out_of_place", "in_place"):
+        value = (row.get(side) or {}).get("busbw")
+        if isinstance(value, int | float):
+            return float(value)
+    return None
+
+
+def _large_min(run: Mapping[str, Any], large: int) -> float | None:
+    values = [
+        v for row in run.get("rows") or [] if row.get("size", 0) >= large and (v := _busbw(row))
+        is not None
+    ]  # fmt: skip
+    return min(values) if values else None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _shape_problems(run: Mapping[str, Any], shape: NcclShape) -> tuple[list[str], list[str]]:
+    """(problems, not comparable) for the run's ranks and hosts."""
+    problems: list[str] = []
+    unknown: list[str] = []
+    ranks = run.get("ranks")
+    hosts = [str(h) for h in run.get("nodes") or []]
+    if shape.ranks:
+        if not isinstance(ranks, int):
+            problems.append(
+                "the run does not list its ranks (no '# Rank … on <host>' lines); "
+                f"the reservation has {shape.ranks} ranks"
+            )
+        elif ranks != shape.ranks:
+            where = f" on {_plural(len(hosts), 'node')}" if hosts else ""
+            layout = (
+                f" ({shape.nodes} nodes × {shape.gpus_per_node} GPUs)"
+                if shape.nodes and shape.gpus_per_node
+                else ""
+            )
+            problems.append(
+                f"{_plural(ranks, 'rank')}{where} ran; the reservation has "
+                f"{shape.ranks} ranks{layout}"
+            )
+    else:
+        unknown.append("rank count (the reservation's node shape is not known)")
+    if shape.hosts:
+        missing = [h for h in shape.hosts if h not in hosts]
+        extra = [h for h in hosts if h not in shape.hosts]
+        if missing or extra:
+            parts = [f"missing {', '.join(missing)}"] if missing else []
+            parts += [f"not in the burn-in: {', '.join(extra)}"] if extra else []
+            problems.append(f"node set differs from the burn-in's ({'; '.join(parts)})")
+    else:
+        unknown.append("node set (the baseline does not name the burn-in's hosts)")
+    return problems, unknown
+
+
+def _baseline_version(
+    row: Mapping[str, Any], baseline: Mapping[str, Any]
+) -> tuple[str | None, str]:
+    if row.get("nccl_version"):
+        return str(row["nccl_version"]), "the baseline run used"
+    versions = (baseline.get("versions") or {}).get("nccl") or []
+    if len(versions) == 1:
+        contracted = baseline.get("source") == "contracted"
+        return str(versions[0]), "the contract names" if contracted else "the baseline run used"
+    return None, ""
+
+
+def check_nccl(
+    parsed: Sequence[Mapping[str, Any]],
+    baseline: Mapping[str, Any] | None,
+    margin_pct: float,
+    shape: NcclShape | None = None,
+) -> tuple[str, str, str]:
+    """(status, measured, expected) for "nccl-tests within X % of the hand-over baseline".
+
+    When the baseline is the contracted thresholds, recovery must reach the contracted floor
+    itself: a margin below a contract's minimum would accept less than was agreed."""
+    shape = shape or NcclShape()
+    baseline = baseline or {}
+    rows = [r for r in baseline.get("nccl") or [] if r.get("large_message_busbw_min_gbps")]
+    if not rows:
+        return WAITING, "", "the hand-over baseline has no nccl-tests result: sign off instead"
+    contracted = baseline.get("source") == "contracted"
+    margin_pct = 0.0 if contracted else margin_pct
+    expected = _expected(rows, margin_pct, contracted=contracted, shape=shape)
+    if not parsed:
+        return WAITING, "no recovery nccl-tests run uploaded", expected
+    if shape.reused:
+        return FINDING, shape.reused, expected
+    large = int(baseline.get("large_message_bytes") or 1 << 30)
+    runs = [r for r in _runs(parsed) if r.get("rows")]
+    problems: list[str] = []
+    unknown: list[str] = []
+    parts: list[str] = []
+    shaped = False
+    for row in rows:
+        coll = str(row.get("collective") or "unknown")
+        run = next((r for r in runs if str(r.get("collective") or "unknown") == coll), None)
+        if run is None:
+            seen = sorted({str(r.get("collective") or "unknown") for r in runs})
+            problems.append(f"{coll}: no run (uploaded: {', '.join(seen) or 'no data rows'})")
+            continue
+        if not shaped:  # the node shape is the run's, whichever collective shows it
+            shape_problems, shape_unknown = _shape_problems(run, shape)
+            problems += shape_problems
+            unknown += shape_unknown
+            shaped = True
+        if row.get("command"):
+            if diff := _command_difference(str(row["command"]), command_shape(run)):
+                problems.append(f"{coll}: {diff}")
+        elif not contracted:
+            unknown.append(f"{coll} command (the baseline does not keep it)")
+        ref_version, whose = _baseline_version(row, baseline)
+        got_version = run.get("nccl_version")
+        if ref_version is None:
+            unknown.append(f"{coll} NCCL version (the baseline does not keep it)")
+        elif not got_version:
+            problems.append(
+                f"{coll}: the run does not print its NCCL version ({whose} {ref_version})"
+            )
+        elif str(got_version) != ref_version:
+            problems.append(f"{coll}: NCCL {got_version}; {whose} {ref_version}")
+        ref = float(row["large_message_busbw_min_gbps"])
+        got = _large_min(run, large)
+        if got is None:
+            problems.append(f"{coll}: no message of {large:,} bytes or more")
+            continue
+        delta = (got - ref) / ref * 100
+        parts.append(f"{coll}: {got:.1f} GB/s ({delta:+.1f}% vs {ref:.1f})")
+        if got < ref * (1 - margin_pct / 100):
+            problems.append(f"{coll}: bus bandwidth {got:.1f} GB/s is below the floor")
+    measured = "; ".join(parts + problems)
+    if unknown:
+        measured += "; cannot be compared: " + ", ".join(unknown)
+    return (FAIL if problems else PASS), measured, expected
+
+
+def _expected(
+    rows: Sequence[Mapping[str, Any]], margin: float, *, contracted: bool, shape: NcclShape
+) -> str:
+    parts = []
+    for r in rows:
+        ref = float(r["large_message_busbw_min_gbps"])
+        coll = r.get("collective")
+        if contracted:
+            parts.append(f"{coll}: ≥ {ref:.1f} GB/s (contracted floor)")
+            continue
+        floor = ref * (1 - margin / 100)
+        parts.append(f"{coll}: ≥ {floor:.1f} GB/s (baseline {ref:.1f} − {margin:g}%)")
+    if shape.ranks or shape.hosts:
+        where = f" on {', '.join(shape.hosts)}" if shape.hosts else ""
+        ranks = f"{shape.ranks} ranks" if shape.ranks else "every rank"
+        parts.append(f"{ranks}{where}, a new run with the baseline's command and NCCL version")
+    return "; ".join(parts)

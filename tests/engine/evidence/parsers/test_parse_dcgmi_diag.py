@@ -1,0 +1,85 @@
+"""dcgmi diag: DCGM 3 and 4 tables, wrapped messages, JSON."""
+
+import pytest
+from parser_fuzzing import fuzz_tests
+
+from engine.evidence.parsers import dcgmi_diag, detect_kind
+from engine.evidence.parsers.base import DcgmiError
+
+D = "dcgmi-diag/"
+
+
+def test_all_pass_level_3(evidence):
+    r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm3_all_pass.txt"))
+    assert r.level == 3 and r.level_source == "inferred" and r.dcgm_version == "3.3.9"
+    assert {t.result for t in r.tests} == {"Pass"} and r.complete
+    assert r.gpu_device_ids == ("2335", "2335")
+
+
+def test_mixed_per_gpu_result_and_wrapped_warning(evidence):
+    r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm3_gpu1_memory_fail_wrapped_warning.txt"))
+    mem = next(t for t in r.tests if t.name == "GPU Memory")
+    assert mem.result == "Fail" and mem.gpus == {"0": "Pass", "1": "Fail"}
+    assert "Thermal violations totaling 21.7 seconds started at 3.2 seconds" in mem.details
+    assert "for GPU 1 Verify that the cooling" in mem.details
+
+
+def test_warn_result(evidence):
+    r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm3_targeted_power_warn.txt"))
+    assert [t.name for t in r.tests if t.result == "Warn"] == ["Targeted Power"]
+
+
+def test_dcgm4_per_gpu_rows_overall_fail_without_closing_border(evidence):
+    r = dcgmi_diag.parse(evidence(D + "diag_r2_dcgm4_per_gpu_rows_pcie_fail_no_closing_border.txt"))
+    pcie = next(t for t in r.tests if t.name == "pcie")
+    assert pcie.result == "Fail" and set(pcie.gpus.values()) == {"Pass"}
+    assert "exited with non-zero status 1" in pcie.details
+    assert r.level == 2 and r.dcgm_version == "4.2.3" and not r.complete
+
+
+@pytest.mark.parametrize(
+    ("name", "level", "failing", "version"),
+    [
+        ("diag_r3_dcgm3_json.json", 3, ["GPU Memory"], "3.3.9"),
+        ("diag_r2_dcgm4_json_pass.json", 2, [], "4.4.2"),
+    ],
+)
+def test_json(evidence, name, level, failing, version):
+    r = dcgmi_diag.parse(evidence(D + name))
+    assert r.level == level and r.dcgm_version == version and r.source_format == "json"
+    assert [t.name for t in r.tests if t.result == "Fail"] == failing
+
+
+def test_fragment_with_only_an_error_row(evidence):
+    data = evidence(D + "diag_fragment_error_row_only.txt")
+    assert detect_kind(data) == "dcgmi-diag"
+    r = dcgmi_diag.parse(data)
+    assert r.tests[0].result == "Fail" and "row remappings are pending" in r.tests[0].details
+
+
+def test_level_hint_wins(evidence):
+    text = "dcgmi diag -r 4\n" + evidence(D + "diag_r3_dcgm3_all_pass.txt").decode()
+    r = dcgmi_diag.parse(text)
+    assert (r.level, r.level_source) == (4, "hint")
+
+
+def test_unknown_result_names_the_line(evidence):
+    with pytest.raises(DcgmiError) as exc:
+        dcgmi_diag.parse(evidence(D + "broken_unknown_result.txt"))
+    assert exc.value.line == 10
+
+
+def test_json_with_an_integer_too_long_to_read_is_a_dcgmi_error(evidence):
+    text = evidence(D + "diag_r3_dcgm3_json.json").decode()
+    bad = text.replace('"status": "Pass"', '"status": "Pass", "gpu_id": ' + "9" * 5000, 1)
+    with pytest.raises(DcgmiError, match="too many digits"):
+        dcgmi_diag.parse(bad)
+
+
+(
+    test_fuzz_arbitrary_text,
+    test_fuzz_truncated_valid_file,
+    test_fuzz_random_bytes,
+    test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
+) = fuzz_tests("dcgmi-diag", dcgmi_diag.parse, DcgmiError)

@@ -1,0 +1,92 @@
+"""nvidia-smi inventory: --query-gpu CSV, the table (narrow, wide, 590) and -q."""
+
+import pytest
+from parser_fuzzing import fuzz_tests
+
+from engine.evidence.parsers import detect_kind, nvidia_smi_query
+from engine.evidence.parsers.base import GpuQueryError, UnrecognisedEvidence
+
+D = "nvidia-smi-query/"
+ECC = "ecc.errors.uncorrected.volatile.total"
+
+
+def test_csv_with_units_maps_onto_canonical_keys(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "query_gpu_csv_units_8xh200_one_ecc.txt"))
+    g = r.gpus[5]
+    assert (g["name"], g["pci.bus_id"], g["memory.total"], g[ECC]) == (
+        "NVIDIA H200",
+        "00000000:6B:00.0",
+        143771,
+        2,
+    )
+    assert g["power.draw"] == pytest.approx(93.5) and r.driver_version == "560.35.03"
+
+
+def test_csv_without_header_or_units_uses_the_bundle_field_list(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "query_gpu_csv_noheader_nounits.txt"))
+    assert len(r.gpus) == 8 and r.gpus[0]["memory.total"] == 143771 and r.gpus[0][ECC] is None
+
+
+def test_a_csv_header_with_mixed_case_field_names_is_a_header():
+    """GIVEN --query-gpu with every field, some named in camelCase (nvidia-smi 590)
+    THEN the first line is read as the header, not refused as a header-less CSV."""
+    fields = "timestamp, driver_version, vgpu_device_capability.fractional_multiVgpu, name, index"
+    row = "2026/07/14 08:12:38.696, 590.48.01, [N/A], NVIDIA H100 80GB HBM3, 0"
+    r = nvidia_smi_query.parse(f"{fields}\n{row}\n")
+    assert r.gpus[0]["name"] == "NVIDIA H100 80GB HBM3" and r.driver_version == "590.48.01"
+    assert r.gpus[0]["vgpu_device_capability.fractional_multiVgpu"] is None
+
+
+@pytest.mark.parametrize(
+    ("name", "count", "driver", "ecc"),
+    [
+        ("table_wide_8xh200_drv560.txt", 8, "560.35.03", 0),
+        ("table_590_separator_2gpu.txt", 2, "560.35.03", 0),
+        ("table_narrow_pre530_2xa100_ecc_na.txt", 2, "515.65.01", None),
+    ],
+)
+def test_tables(evidence, name, count, driver, ecc):
+    r = nvidia_smi_query.parse(evidence(D + name))
+    assert r.source_format == "table" and len(r.gpus) == count and r.driver_version == driver
+    assert r.gpus[1][ECC] == ecc and isinstance(r.gpus[1]["memory.total"], int)
+    assert r.gpus[1]["temperature.gpu"] > 0 and r.gpus[1]["pci.bus_id"].startswith("00000000:")
+
+
+def test_full_q_report_sums_ecc_counters(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "nvidia_smi_q_2xh200_sram_secded.txt"))
+    assert r.source_format == "query" and r.driver_version == "560.35.03"
+    assert [g[ECC] for g in r.gpus] == [0, 1]
+    assert r.gpus[0]["ecc.errors.uncorrected.aggregate.total"] == 2
+    assert r.gpus[0]["memory.total"] == 143771 and r.gpus[0]["remapped_rows.pending"] == "No"
+
+
+def test_compute_apps_output_is_refused(evidence):
+    with pytest.raises(GpuQueryError, match="query-compute-apps"):
+        nvidia_smi_query.parse(evidence(D + "query_compute_apps_not_gpus.txt"))
+    with pytest.raises(UnrecognisedEvidence):
+        detect_kind(evidence(D + "query_compute_apps_not_gpus.txt"))
+
+
+def test_a_short_csv_row_names_its_line(evidence):
+    with pytest.raises(GpuQueryError) as exc:
+        nvidia_smi_query.parse(evidence(D + "broken_csv_wrong_field_count.txt"))
+    assert exc.value.line == 3
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "9" * 5000])
+def test_a_counter_that_is_no_number_names_its_line(evidence, value):
+    text = evidence(D + "query_gpu_csv_units_8xh200_one_ecc.txt").decode()
+    lines = text.split("\n")
+    lines[2] = lines[2].replace("143771 MiB, 0,", f"143771 MiB, {value},")
+    with pytest.raises(GpuQueryError) as exc:
+        nvidia_smi_query.parse("\n".join(lines))
+    assert exc.value.line == 3 and ECC in str(exc.value)
+
+
+(
+    test_fuzz_arbitrary_text,
+    test_fuzz_truncated_valid_file,
+    test_fuzz_random_bytes,
+    test_fuzz_spliced_bytes,
+    test_fuzz_bad_number_in_a_valid_file,
+) = fuzz_tests("nvidia-smi-query", nvidia_smi_query.parse, GpuQueryError)

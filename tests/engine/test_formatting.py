@@ -1,0 +1,116 @@
+"""One rule per unit: durations, sizes, bandwidths and link rates read the same everywhere."""
+
+from __future__ import annotations
+
+import pytest
+from django.template import Context, Template
+
+from engine import formatting
+from questionnaire.answer_types import parse_duration
+
+
+@pytest.mark.parametrize(
+    ("minutes", "text"),
+    [
+        (0, "0 min"),
+        (1, "1 min"),
+        (59, "59 min"),
+        (60, "1 h"),
+        (90, "90 min"),
+        (150, "150 min"),
+        (240, "4 h"),
+        (1440, "24 h"),  # a day is still said in hours
+        (2870, "2870 min"),
+        (2880, "2 d"),  # whole days from 48 h on
+        (4320, "3 d"),
+        (4380, "73 h"),
+        (7.5, "7.5 min"),
+        (-30, "-30 min"),
+        (-2880, "-2 d"),
+        (None, "—"),
+        (True, "—"),
+        ("15", "—"),
+    ],
+)
+def test_it_prints_a_duration_one_way(minutes: object, text: str) -> None:
+    assert formatting.duration(minutes) == text
+
+
+@pytest.mark.parametrize("minutes", [0, 5, 60, 90, 1440, 2870, 2880, 4380, 10_080])
+def test_a_printed_duration_reads_back_as_the_same_minutes(minutes: int) -> None:
+    # Forms show the text as an input's value: it must parse back unchanged.
+    assert parse_duration(formatting.duration(minutes)) == minutes
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [
+        (0, "0 B"),
+        (1, "1 B"),
+        (1000, "1,000 B"),
+        (1023, "1,023 B"),
+        (1024, "1 KiB"),
+        (1536, "1.5 KiB"),
+        (1 << 20, "1 MiB"),
+        ((1 << 20) - 1, "1,024 KiB"),
+        (10 * (1 << 20), "10 MiB"),
+        (1 << 30, "1 GiB"),
+        (8 << 30, "8 GiB"),
+        ((1 << 30) + 1, "1 GiB"),
+        (1 << 40, "1 TiB"),
+        (2048 << 40, "2,048 TiB"),
+        (-2048, "-2 KiB"),
+        (None, "—"),
+    ],
+)
+def test_it_prints_a_size_in_iec_units(size: object, text: str) -> None:
+    assert formatting.data_size(size) == text
+
+
+def test_the_exact_size_adds_the_byte_count_only_where_a_unit_hides_it() -> None:
+    assert formatting.data_size_exact(1 << 30) == "1 GiB (1,073,741,824 bytes)"
+    assert formatting.data_size_exact(1023) == "1,023 B"
+    assert formatting.data_size_exact(None) == "—"
+
+
+@pytest.mark.parametrize(
+    ("value", "bandwidth", "rate"),
+    [
+        (0, "0 GB/s", "0 Gb/s"),
+        (400, "400 GB/s", "400 Gb/s"),
+        (400.0, "400 GB/s", "400 Gb/s"),
+        (46.5, "46.5 GB/s", "46.5 Gb/s"),
+        (385.127, "385.13 GB/s", "385.13 Gb/s"),
+        (1500, "1,500 GB/s", "1,500 Gb/s"),
+        (None, "—", "—"),
+    ],
+)
+def test_bandwidth_is_bytes_and_a_link_rate_is_bits(
+    value: object, bandwidth: str, rate: str
+) -> None:
+    assert formatting.bandwidth(value) == bandwidth
+    assert formatting.link_rate(value) == rate
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0, "0 min 00 s"),
+        (59, "0 min 59 s"),
+        (3599, "59 min 59 s"),
+        (3600, "1 h 00 min"),
+        (7500, "2 h 05 min"),
+        (-249, "4 min 09 s overdue"),
+    ],
+)
+def test_a_running_clock_counts_in_hours_and_minutes_then_seconds(seconds: int, text: str) -> None:
+    # static/js/incidents.js mirrors this rule for the live tick.
+    assert formatting.countdown(seconds) == text
+
+
+def test_the_template_filters_are_the_same_functions() -> None:
+    html = Template(
+        "{% load formatting %}"
+        "{{ m|duration }}|{{ b|data_size }}|{{ g|bandwidth }}|{{ r|link_rate }}"
+    ).render(Context({"m": 2880, "b": 10 << 20, "g": 46.5, "r": 400}))
+    assert html == "2 d|10 MiB|46.5 GB/s|400 Gb/s"
