@@ -13,7 +13,7 @@ from typing import Any
 from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
-from .intake import take
+from .intake import Intake, take
 from .model import Event, SourceFile
 from .normalise import normalise_text, short_node
 from .rankmap import RankMap, derive_rank_map, parse_gpu_list
@@ -21,7 +21,7 @@ from .report import SecondaryGroup, chain, group, timeline
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
-from .verdict import choose
+from .verdict import Verdict, choose
 
 _SEEN_RANK = re.compile(r"^(?:\s*(\d{1,6}): |(?:\[[a-z_]+\d+\]:)?\[rank(\d+)\]:)", re.MULTILINE)
 _KERNEL_NAME = re.compile(r"dmesg|kern|syslog|journal|messages", re.I)
@@ -108,24 +108,58 @@ def analyse(
     `sources` is read once, in order, and may be a generator (`iter_bundle`, `iter_paths`)."""
     if world_size is not None and (problem := world_size_problem(world_size)):
         raise FailureInputError(problem)
+    bundle = _read(sources, rank_map=rank_map, year=year)
+    logs = _log_events(bundle, tz=tz)
+    dumps = _flight_recorder(bundle, logs, world_size=_world_from_logs(logs, world_size))
+    unrecorded = _unrecorded(bundle, logs, dumps)
+    events = [*logs.events, *dumps.events, *unrecorded.events]
+    clock = _one_clock(events)
+    first = _first_failure(events, clock, logs=logs, dumps=dumps)
+    return _result(bundle, events, clock, first, dumps=dumps, unrecorded=unrecorded)
+
+
+@dataclass(frozen=True, slots=True)
+class _Bundle:
+    """Every file routed, the caller's rank map merged with the uploaded one, the year for
+    timestamps that carry none."""
+
+    got: Intake
+    rank_map: RankMap
+    year: int
+
+
+def _read(sources: Iterable[SourceFile], *, rank_map: RankMap | None, year: int | None) -> _Bundle:
     got = take(sources)
-    missing, refused, explicit, texts = got.missing, got.refused, got.explicit, got.texts
+    explicit = got.explicit
     if rank_map is not None:
         rank_map.update(explicit)
         explicit = rank_map
     if year is None:
-        year = next((y for _, t in texts if (y := guess_year(t[:1_000_000]))), None)
+        year = next((y for _, t in got.texts if (y := guess_year(t[:1_000_000]))), None)
         year = year or datetime.now(UTC).year
+    return _Bundle(got, explicit, year)
 
-    known = explicit.nodes()
+
+@dataclass(frozen=True, slots=True)
+class _LogEvents:
+    """The logs' events, each placed on a rank and a node where the evidence allows."""
+
+    events: list[Event]
+    rank_map: RankMap  # the bundle's, completed from what the logs say
+    kernel_nodes: frozenset[str]  # nodes whose kernel log (Xid/ECC) was uploaded
+
+
+def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
+    rmap = bundle.rank_map
+    known = rmap.nodes()
     events: list[Event] = []
     kernel_nodes: set[str] = set()
-    for name, text in texts:
+    for name, text in bundle.got.texts:
         node = _node_from_path(name, known)
         evs = normalise_text(
             text,
             source=name,
-            year=year,
+            year=bundle.year,
             tz=tz,
             rank=rank_from_name(name, require_rank_word=True),
             node=node,
@@ -133,30 +167,49 @@ def analyse(
         if node and (_KERNEL_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
             kernel_nodes.add(node)
         events.extend(evs)
-
-    rmap = explicit
-    authoritative = {r: i.node for r, i in explicit.ranks.items() if i.node}
+    authoritative = {r: i.node for r, i in rmap.ranks.items() if i.node}
     rmap.update(derive_rank_map(events))
-    for f in got.gpu_lists:
+    for f in bundle.got.gpu_lists:
         node = _node_from_path(f.name, rmap.nodes())
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
     _resolve(events, rmap, authoritative)
     mark_deaths(events)
     events.extend(watchdog_disagreement(events))
+    return _LogEvents(events, rmap, frozenset(kernel_nodes))
 
-    if world_size is None:
-        inits = [e.detail.get("nranks", 0) for e in events if e.kind == "nccl_init"]
-        world_size = rmap.world_size() or (max(inits) if inits and max(inits) else None)
-        if world_size is not None and world_size > MAX_WORLD_SIZE:
-            raise FailureInputError(
-                f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "
-                f"lines); at most {MAX_WORLD_SIZE:,} are analysed."
-            )
-    dumps = got.collectives.dumps
+
+def _world_from_logs(logs: _LogEvents, world_size: int | None) -> int | None:
+    """The caller's world size, else the rank map's, else the largest NCCL init's."""
+    if world_size is not None:
+        return world_size
+    inits = [e.detail.get("nranks", 0) for e in logs.events if e.kind == "nccl_init"]
+    world_size = logs.rank_map.world_size() or (max(inits) if inits and max(inits) else None)
+    if world_size is not None and world_size > MAX_WORLD_SIZE:
+        raise FailureInputError(
+            f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "
+            f"lines); at most {MAX_WORLD_SIZE:,} are analysed."
+        )
+    return world_size
+
+
+@dataclass(frozen=True, slots=True)
+class _Dumps:
+    """What the Flight Recorder dumps add: their findings, the world size they imply, and the
+    ranks that left no dump at all (an incomplete dump is still a dump)."""
+
+    result: FlightRecorderResult
+    world_size: int | None
+    absent: list[int]
+    events: list[Event]
+    missing: list[str]
+
+
+def _flight_recorder(bundle: _Bundle, logs: _LogEvents, *, world_size: int | None) -> _Dumps:
+    got, rmap = bundle.got, logs.rank_map
     fr = analyse_dumps(got.collectives, got.dump_sources, world_size=world_size)
-    if world_size is None and (dumps or got.incomplete_dumps):
-        world_size = max([*dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
+    if world_size is None and (got.collectives.dumps or got.incomplete_dumps):
+        world_size = max([*got.collectives.dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
     if world_size is not None and world_size > MAX_WORLD_SIZE:
         raise FailureInputError(
             f"The evidence implies {world_size:,} ranks (from the rank map, the NCCL init lines "
@@ -165,40 +218,81 @@ def analyse(
     for e in fr.events:
         e.node = e.node or rmap.node_of(e.rank) if e.rank is not None else e.node
     absent = [r for r in fr.missing_dumps if r not in got.incomplete_dumps]
-    events.extend(e for e in fr.events if e.kind != "missing_record" or e.rank in absent)
+    events = [e for e in fr.events if e.kind != "missing_record" or e.rank in absent]
     for rank, why in sorted(got.incomplete_dumps.items()):
         events.append(
             Event(None, rank, rmap.node_of(rank), got.dump_sources[rank], 0, "incomplete_dump",
                   f"Flight Recorder dump of rank {rank} is incomplete ({why})",
                   {"what": "flight recorder dump", "tier": 3, "secondary": True, "cause": why})
         )  # fmt: skip
-    missing += [f"no Flight Recorder dump for rank {r}" for r in absent[:64]]
+    missing = [f"no Flight Recorder dump for rank {r}" for r in absent[:64]]
     if len(absent) > 64:
         missing.append(f"... and {len(absent) - 64} more ranks without a dump")
+    return _Dumps(fr, world_size, absent, events, missing)
 
-    recorded = set(dumps) | set(got.incomplete_dumps)
-    missing_ranks = _missing_ranks(world_size, events, texts, got.names, recorded)
-    for rank in missing_ranks:
-        events.append(
-            Event(None, rank, rmap.node_of(rank), "(bundle)", 0, "missing_record",
-                  f"no log or dump for rank {rank}", {"what": "log", "tier": 2})
-        )  # fmt: skip
-    missing += [f"no log or dump for rank {r}" for r in missing_ranks[:64]]
 
-    skew = estimate_skew(events)
-    offsets = {s.node: timedelta(seconds=s.offset_s) for s in skew if s.applied}
+@dataclass(frozen=True, slots=True)
+class _Unrecorded:
+    """Ranks of the world that no log line, file name or dump mentions."""
 
-    def when(e: Event) -> datetime | None:
+    ranks: list[int]
+    events: list[Event]
+    missing: list[str]
+
+
+def _unrecorded(bundle: _Bundle, logs: _LogEvents, dumps: _Dumps) -> _Unrecorded:
+    got = bundle.got
+    recorded = set(got.collectives.dumps) | set(got.incomplete_dumps)
+    ranks = _missing_ranks(
+        dumps.world_size, [*logs.events, *dumps.events], got.texts, got.names, recorded
+    )
+    events = [
+        Event(None, rank, logs.rank_map.node_of(rank), "(bundle)", 0, "missing_record",
+              f"no log or dump for rank {rank}", {"what": "log", "tier": 2})
+        for rank in ranks
+    ]  # fmt: skip
+    return _Unrecorded(ranks, events, [f"no log or dump for rank {r}" for r in ranks[:64]])
+
+
+@dataclass(frozen=True, slots=True)
+class _Clock:
+    """One clock for every node: each event's time less its node's estimated skew, where the
+    anchors agree on one."""
+
+    skew: list[ClockSkew]
+    offsets: dict[str, timedelta]
+
+    def when(self, e: Event) -> datetime | None:
         if e.time_utc is None:
             return None
-        return e.time_utc - offsets[e.node] if e.node in offsets else e.time_utc
+        return e.time_utc - self.offsets[e.node] if e.node in self.offsets else e.time_utc
 
-    silent = _silent_ranks(events, world_size)
-    verdict = choose(events, when=when, world_size=world_size, ip_nodes=rmap.ips,
-                     silent_ranks=silent, node_of=rmap.node_of,
-                     waiting=fr.waiting)  # fmt: skip
+
+def _one_clock(events: list[Event]) -> _Clock:
+    skew = estimate_skew(events)
+    return _Clock(skew, {s.node: timedelta(seconds=s.offset_s) for s in skew if s.applied})
+
+
+@dataclass(frozen=True, slots=True)
+class _FirstFailure:
+    """The initiating event with its rank, node, owner and confidence (`verdict`), the
+    launcher's own root cause, and why, including what evidence would have helped."""
+
+    verdict: Verdict
+    launcher_root: Event | None
+    reasons: list[str]
+    missing: list[str]
+
+
+def _first_failure(
+    events: list[Event], clock: _Clock, *, logs: _LogEvents, dumps: _Dumps
+) -> _FirstFailure:
+    when, rmap = clock.when, logs.rank_map
+    verdict = choose(events, when=when, world_size=dumps.world_size, ip_nodes=rmap.ips,
+                     silent_ranks=_silent_ranks(events, dumps.world_size), node_of=rmap.node_of,
+                     waiting=dumps.result.waiting)  # fmt: skip
     reasons = list(verdict.reasons)
-    for s in skew:
+    for s in clock.skew:
         verb = "corrected" if s.applied else "not corrected (anchors disagree)"
         reasons.append(f"clock skew: {s.node} is {s.offset_s:+.1f} s off; {verb}")
     roots = [e for e in events if e.kind == "launcher_summary" and e.detail.get("root_cause")]
@@ -213,39 +307,52 @@ def analyse(
             "log that does not say which node wrote them: their rank is unknown; upload one log "
             "per node or a rank map"
         )
+    missing: list[str] = []
     kind = verdict.event.kind if verdict.event else None
-    if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in kernel_nodes:
+    if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in logs.kernel_nodes:
         missing.append(f"no kernel log (Xid/ECC) for {verdict.node}")
+    return _FirstFailure(verdict, root, reasons, missing)
 
-    groups, secondary_ranks = group(events, verdict.rank, when)
+
+def _result(
+    bundle: _Bundle,
+    events: list[Event],
+    clock: _Clock,
+    first: _FirstFailure,
+    *,
+    dumps: _Dumps,
+    unrecorded: _Unrecorded,
+) -> Analysis:
+    got, verdict, fr = bundle.got, first.verdict, dumps.result
+    groups, secondary_ranks = group(events, verdict.rank, clock.when)
     return Analysis(
         first_failure=verdict.event,
         initiating_rank=verdict.rank,
         initiating_node=verdict.node,
         confidence=verdict.confidence,
-        reasons=reasons,
-        chain=chain(events, verdict.event, root, groups, when),
+        reasons=first.reasons,
+        chain=chain(events, verdict.event, first.launcher_root, groups, clock.when),
         secondaries=groups,
         secondary_ranks=secondary_ranks,
-        missing=missing,
-        missing_ranks=missing_ranks,
-        missing_dumps=absent,
+        missing=[*got.missing, *dumps.missing, *unrecorded.missing, *first.missing],
+        missing_ranks=unrecorded.ranks,
+        missing_dumps=dumps.absent,
         incomplete_dumps=sorted(got.incomplete_dumps),
-        flight_recorder=_fr_status(len(dumps), got.incomplete_dumps, fr),
+        flight_recorder=_fr_status(len(got.collectives.dumps), got.incomplete_dumps, fr),
         mismatches=fr.mismatches,
         suggested_owner=verdict.owner,
         owner_reasons=verdict.owner_reasons + list(fr.notes),
-        skew=skew,
-        launcher_root_cause=root,
-        timeline=timeline(events, when),
-        world_size=world_size,
-        refused=refused,
+        skew=clock.skew,
+        launcher_root_cause=first.launcher_root,
+        timeline=timeline(events, clock.when),
+        world_size=dumps.world_size,
+        refused=got.refused,
         stats={
             "files": got.files,
             "used": got.used,
             "bytes": got.bytes,
             "events": len(events),
-            "dumps": len(dumps),
+            "dumps": len(got.collectives.dumps),
         },
     )
 
