@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from engine.formatting import countdown
+
 from .incident import ChecklistItem
 from .recovery_loss import DEFAULT_LOSS_TOLERANCE_PCT, check_loss
 from .recovery_nccl import FINDING, NcclShape, check_nccl
@@ -209,9 +211,7 @@ class Recurrence:
 
 
 def _left(delta: timedelta) -> str:
-    minutes = max(0, int(delta.total_seconds() // 60))
-    hours, rest = divmod(minutes, 60)
-    return f"{hours} h {rest:02d} min left" if hours else f"{rest} min left"
+    return f"{countdown(max(0.0, delta.total_seconds()))} left"
 
 
 def check_recurrence(

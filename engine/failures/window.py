@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine.formatting import duration
+
 from .errors import FailureInputError
 from .timestamps import parse_iso
 
@@ -272,7 +274,7 @@ def _sustained_rise(
     rise = first_rise(records, limit=limit, minutes=minutes)
     if rise is not None:
         return StepRecord(rise.first_step, rise.first_at, rise.first_seconds), [
-            f"the median step time over the {minutes:g} min to step {rise.end_step} was "
+            f"the median step time over the {duration(minutes)} to step {rise.end_step} was "
             f"{rise.median:.3f} s, at least +{pct:g}% of the {ref:.3f} s baseline "
             f"({limit:.3f} s): sustained degradation from step {rise.first_step}"
         ]
@@ -281,7 +283,7 @@ def _sustained_rise(
     if span < window:
         return None, [
             f"the step log covers {span.total_seconds() / 60:.1f} min, less than the "
-            f"{minutes:g} min window of the agreed definition: no sustained rise can be judged"
+            f"{duration(minutes)} window of the agreed definition: no sustained rise can be judged"
             + (f" ({len(slow)} step(s) over {limit:.3f} s)" if slow else "")
         ]
     if not slow:
@@ -290,6 +292,6 @@ def _sustained_rise(
     blips = f"{len(slow)} slow steps" if len(slow) > 1 else "one slow step"
     return None, [
         f"{blips} over {limit:.3f} s (first: step {first.step}, {first.seconds:.3f} s), but "
-        f"the median over no {minutes:g} min window stayed +{pct:g}% above the baseline: a "
+        f"the median over no {duration(minutes)} window stayed +{pct:g}% above the baseline: a "
         "blip, not degraded throughput"
     ]
