@@ -3,8 +3,6 @@ ranks that merely waited. Pure Python; the Django side stores the result of `to_
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -15,16 +13,20 @@ from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
 from .intake import Intake, take
 from .model import Event, SourceFile
-from .normalise import normalise_text, short_node
+from .normalise import normalise_text
+from .placement import (
+    KERNEL_LOG_NAME,
+    node_from_path,
+    place_events,
+    uncomplaining_ranks,
+    unrecorded_ranks,
+)
 from .rankmap import RankMap, derive_rank_map, parse_gpu_list
 from .report import SecondaryGroup, chain, group, timeline
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
 from .verdict import Verdict, choose
-
-_SEEN_RANK = re.compile(r"^(?:\s*(\d{1,6}): |(?:\[[a-z_]+\d+\]:)?\[rank(\d+)\]:)", re.MULTILINE)
-_KERNEL_NAME = re.compile(r"dmesg|kern|syslog|journal|messages", re.I)
 
 
 @dataclass(slots=True)
@@ -155,7 +157,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     events: list[Event] = []
     kernel_nodes: set[str] = set()
     for name, text in bundle.got.texts:
-        node = _node_from_path(name, known)
+        node = node_from_path(name, known)
         evs = normalise_text(
             text,
             source=name,
@@ -164,16 +166,16 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
             rank=rank_from_name(name, require_rank_word=True),
             node=node,
         )
-        if node and (_KERNEL_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
+        if node and (KERNEL_LOG_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
             kernel_nodes.add(node)
         events.extend(evs)
     authoritative = {r: i.node for r, i in rmap.ranks.items() if i.node}
     rmap.update(derive_rank_map(events))
     for f in bundle.got.gpu_lists:
-        node = _node_from_path(f.name, rmap.nodes())
+        node = node_from_path(f.name, rmap.nodes())
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
-    _resolve(events, rmap, authoritative)
+    place_events(events, rmap, authoritative)
     mark_deaths(events)
     events.extend(watchdog_disagreement(events))
     return _LogEvents(events, rmap, frozenset(kernel_nodes))
@@ -243,7 +245,7 @@ class _Unrecorded:
 def _unrecorded(bundle: _Bundle, logs: _LogEvents, dumps: _Dumps) -> _Unrecorded:
     got = bundle.got
     recorded = set(got.collectives.dumps) | set(got.incomplete_dumps)
-    ranks = _missing_ranks(
+    ranks = unrecorded_ranks(
         dumps.world_size, [*logs.events, *dumps.events], got.texts, got.names, recorded
     )
     events = [
@@ -288,8 +290,9 @@ def _first_failure(
     events: list[Event], clock: _Clock, *, logs: _LogEvents, dumps: _Dumps
 ) -> _FirstFailure:
     when, rmap = clock.when, logs.rank_map
+    silent = uncomplaining_ranks(events, dumps.world_size)
     verdict = choose(events, when=when, world_size=dumps.world_size, ip_nodes=rmap.ips,
-                     silent_ranks=_silent_ranks(events, dumps.world_size), node_of=rmap.node_of,
+                     silent_ranks=silent, node_of=rmap.node_of,
                      waiting=dumps.result.waiting)  # fmt: skip
     reasons = list(verdict.reasons)
     for s in clock.skew:
@@ -372,96 +375,3 @@ def _fr_status(loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult
     if fr.stuck:
         return "hang"
     return "incomplete" if incomplete else "consistent"
-
-
-def _node_from_path(name: str, known: set[str]) -> str | None:
-    parts = name.replace("\\", "/").split("/")
-    stem = parts[-1].split(".", 1)[0]
-    candidates = [*parts[:-1], stem, *re.split(r"[_]", stem)]
-    candidates += [re.sub(r"^(?:dmesg|kern|kernel|syslog|journal|nvidia-smi|gpus)[-_]", "", c)
-                   for c in candidates]  # fmt: skip
-    for c in candidates:
-        if short_node(c) in known:
-            return short_node(c)
-    if len(parts) > 1 and _KERNEL_NAME.search(parts[-1]) and re.search(r"\d", parts[-2]):
-        return short_node(parts[-2])
-    return None
-
-
-def _resolve(events: list[Event], rmap: RankMap, authoritative: dict[int, str]) -> None:
-    """Fill rank from (node, pid) / (node, local GPU) / (node, PCI), and node from rank.
-
-    `authoritative`: an uploaded rank map's rank → node. It wins over a launcher's `host`, which
-    may be an FQDN, an alias, or (emulated nodes) the same machine twice."""
-    by_local: dict[tuple[str, int], int] = {}
-    by_pci: dict[tuple[str, str], int] = {}
-    counts: dict[str, list[int]] = defaultdict(list)
-    for r, info in sorted(rmap.ranks.items()):
-        if info.node is None:
-            continue
-        counts[info.node].append(r)
-        if info.local_rank is not None:
-            by_local[(info.node, info.local_rank)] = r
-        if info.pci:
-            by_pci[(info.node, info.pci)] = r
-    for node, ranks in counts.items():  # no local ranks: consecutive numbering per node
-        for i, r in enumerate(ranks):
-            by_local.setdefault((node, i), r)
-    for (node, pci), local in rmap.gpus.items():
-        if (node, local) in by_local:
-            by_pci.setdefault((node, pci), by_local[(node, local)])
-    for e in events:
-        d = e.detail
-        if e.rank is None and e.node:
-            if d.get("pid") is not None and (e.node, d["pid"]) in rmap.pids:
-                e.rank = rmap.pids[(e.node, d["pid"])]
-            elif d.get("pci") and e.kind in ("xid", "ecc"):
-                e.rank = by_pci.get((e.node, d["pci"]))
-            else:
-                local_gpu: int | None = d.get("local_rank", d.get("local_dev"))
-                if local_gpu is not None:
-                    e.rank = by_local.get((e.node, local_gpu))
-        if e.rank is not None and e.kind != "missing_record":
-            if e.rank in authoritative and e.kind in ("launcher_summary", "scheduler"):
-                e.node = authoritative[e.rank]
-            elif e.node is None:
-                e.node = rmap.node_of(e.rank)
-        if d.get("peer_ip") in rmap.ips:
-            d["peer_node"] = rmap.ips[d["peer_ip"]]
-
-
-def _missing_ranks(
-    world: int | None,
-    events: list[Event],
-    texts: list[tuple[str, str]],
-    names: list[str],
-    dumped: set[int],
-) -> list[int]:
-    if not world or world > 1_000_000:
-        return []
-    # A "missing record" event (a rank absent from the dumps) is no record of the rank.
-    seen = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"} | dumped
-    seen |= {r for n in names if (r := rank_from_name(n, require_rank_word=True)) is not None}
-    if len(seen) >= world:
-        return []
-    # Ranks that logged only chatter still have a record: look for their prefixes.
-    for _, text in texts:
-        for m in _SEEN_RANK.finditer(text):
-            seen.add(int(m.group(1) or m.group(2)))
-            if len(seen) >= world:
-                return []
-    return sorted(set(range(world)) - seen)
-
-
-def _silent_ranks(events: list[Event], world: int | None) -> list[int]:
-    """Ranks with a record but no complaint (timeout, lost peer), when most of the world
-    complained: the rank that stopped participating is the one that did not wait."""
-    complained = {
-        e.rank for e in events
-        if e.rank is not None and e.kind in ("nccl_timeout", "gloo", "python_exception")
-        and e.secondary
-    }  # fmt: skip
-    if not world or len(complained) < world / 2:
-        return []
-    present = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"}
-    return sorted(present - complained)[:16]

@@ -339,7 +339,8 @@ def assess_checkpoints(
     if newest_complete is not None:
         reasons.insert(0, f"{newest_complete.name} (step {newest_complete.step}) looks complete: "
                        + "; ".join(newest_complete.reasons))  # fmt: skip
-    rewind = _rewind(newest_complete, failing_step, reasons)
+    rewind, said = _rewind(newest_complete, failing_step)
+    reasons += said
     return CheckpointVerdict(status, newest_complete, rewind, failing_step, reasons, ordered)
 
 
@@ -356,14 +357,13 @@ def _pointed(targets: list[str], checkpoints: dict[str, Checkpoint]) -> tuple[se
     return pointed, reasons
 
 
-def _rewind(newest: Checkpoint | None, failing_step: int | None, reasons: list[str]) -> int | None:
+def _rewind(newest: Checkpoint | None, failing_step: int | None) -> tuple[int | None, list[str]]:
     """Steps lost by resuming from `newest`; a failing step before it is a reason, not a rewind."""
     if newest is None or failing_step is None:
-        return None
+        return None, []
     if failing_step < newest.step:
-        reasons.append(
+        return None, [
             f"the failing step {failing_step} is before the checkpoint's step "
             f"{newest.step}; check the step numbers"
-        )
-        return None
-    return failing_step - newest.step
+        ]
+    return failing_step - newest.step, []
