@@ -178,8 +178,8 @@ def classify(body: str) -> tuple[str, dict[str, Any]] | None:
     """Kind and detail of one line's message, or None when the line is not evidence.
 
     The first rule in `_RULES` that recognises the line decides: their order is the precedence
-    (a watchdog line that quotes a CUDA error is a timeout's cause, an OOM inside an NCCL
-    warning is NCCL's)."""
+    (an Xid line is read as an Xid even where it names ECC; an out-of-memory inside an NCCL
+    warning is read as NCCL's warning)."""
     for rule in _RULES:
         found = rule(body)
         if found is not _NEXT:
