@@ -3,8 +3,6 @@ ranks that merely waited. Pure Python; the Django side stores the result of `to_
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -13,18 +11,22 @@ from typing import Any
 from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
-from .intake import take
+from .intake import Intake, take
 from .model import Event, SourceFile
-from .normalise import normalise_text, short_node
+from .normalise import normalise_text
+from .placement import (
+    KERNEL_LOG_NAME,
+    node_from_path,
+    place_events,
+    uncomplaining_ranks,
+    unrecorded_ranks,
+)
 from .rankmap import RankMap, derive_rank_map, parse_gpu_list
 from .report import SecondaryGroup, chain, group, timeline
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
-from .verdict import choose
-
-_SEEN_RANK = re.compile(r"^(?:\s*(\d{1,6}): |(?:\[[a-z_]+\d+\]:)?\[rank(\d+)\]:)", re.MULTILINE)
-_KERNEL_NAME = re.compile(r"dmesg|kern|syslog|journal|messages", re.I)
+from .verdict import Verdict, choose
 
 
 @dataclass(slots=True)
@@ -108,55 +110,108 @@ def analyse(
     `sources` is read once, in order, and may be a generator (`iter_bundle`, `iter_paths`)."""
     if world_size is not None and (problem := world_size_problem(world_size)):
         raise FailureInputError(problem)
+    bundle = _read(sources, rank_map=rank_map, year=year)
+    logs = _log_events(bundle, tz=tz)
+    dumps = _flight_recorder(bundle, logs, world_size=_world_from_logs(logs, world_size))
+    unrecorded = _unrecorded(bundle, logs, dumps)
+    events = [*logs.events, *dumps.events, *unrecorded.events]
+    clock = _one_clock(events)
+    first = _first_failure(events, clock, logs=logs, dumps=dumps)
+    return _result(bundle, events, clock, first, dumps=dumps, unrecorded=unrecorded)
+
+
+@dataclass(frozen=True, slots=True)
+class _Bundle:
+    """Every file routed, the caller's rank map merged with the uploaded one, the year for
+    timestamps that carry none."""
+
+    got: Intake
+    rank_map: RankMap
+    year: int
+
+
+def _read(sources: Iterable[SourceFile], *, rank_map: RankMap | None, year: int | None) -> _Bundle:
     got = take(sources)
-    missing, refused, explicit, texts = got.missing, got.refused, got.explicit, got.texts
+    explicit = got.explicit
     if rank_map is not None:
         rank_map.update(explicit)
         explicit = rank_map
     if year is None:
-        year = next((y for _, t in texts if (y := guess_year(t[:1_000_000]))), None)
+        year = next((y for _, t in got.texts if (y := guess_year(t[:1_000_000]))), None)
         year = year or datetime.now(UTC).year
+    return _Bundle(got, explicit, year)
 
-    known = explicit.nodes()
+
+@dataclass(frozen=True, slots=True)
+class _LogEvents:
+    """The logs' events, each placed on a rank and a node where the evidence allows."""
+
+    events: list[Event]
+    rank_map: RankMap  # the bundle's, completed from what the logs say
+    kernel_nodes: frozenset[str]  # nodes whose kernel log (Xid/ECC) was uploaded
+
+
+def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
+    rmap = bundle.rank_map
+    known = rmap.nodes()
     events: list[Event] = []
     kernel_nodes: set[str] = set()
-    for name, text in texts:
-        node = _node_from_path(name, known)
+    for name, text in bundle.got.texts:
+        node = node_from_path(name, known)
         evs = normalise_text(
             text,
             source=name,
-            year=year,
+            year=bundle.year,
             tz=tz,
             rank=rank_from_name(name, require_rank_word=True),
             node=node,
         )
-        if node and (_KERNEL_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
+        if node and (KERNEL_LOG_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
             kernel_nodes.add(node)
         events.extend(evs)
-
-    rmap = explicit
-    authoritative = {r: i.node for r, i in explicit.ranks.items() if i.node}
+    authoritative = {r: i.node for r, i in rmap.ranks.items() if i.node}
     rmap.update(derive_rank_map(events))
-    for f in got.gpu_lists:
-        node = _node_from_path(f.name, rmap.nodes())
+    for f in bundle.got.gpu_lists:
+        node = node_from_path(f.name, rmap.nodes())
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
-    _resolve(events, rmap, authoritative)
+    place_events(events, rmap, authoritative)
     mark_deaths(events)
     events.extend(watchdog_disagreement(events))
+    return _LogEvents(events, rmap, frozenset(kernel_nodes))
 
-    if world_size is None:
-        inits = [e.detail.get("nranks", 0) for e in events if e.kind == "nccl_init"]
-        world_size = rmap.world_size() or (max(inits) if inits and max(inits) else None)
-        if world_size is not None and world_size > MAX_WORLD_SIZE:
-            raise FailureInputError(
-                f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "
-                f"lines); at most {MAX_WORLD_SIZE:,} are analysed."
-            )
-    dumps = got.collectives.dumps
+
+def _world_from_logs(logs: _LogEvents, world_size: int | None) -> int | None:
+    """The caller's world size, else the rank map's, else the largest NCCL init's."""
+    if world_size is not None:
+        return world_size
+    inits = [e.detail.get("nranks", 0) for e in logs.events if e.kind == "nccl_init"]
+    world_size = logs.rank_map.world_size() or (max(inits) if inits and max(inits) else None)
+    if world_size is not None and world_size > MAX_WORLD_SIZE:
+        raise FailureInputError(
+            f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "
+            f"lines); at most {MAX_WORLD_SIZE:,} are analysed."
+        )
+    return world_size
+
+
+@dataclass(frozen=True, slots=True)
+class _Dumps:
+    """What the Flight Recorder dumps add: their findings, the world size they imply, and the
+    ranks that left no dump at all (an incomplete dump is still a dump)."""
+
+    result: FlightRecorderResult
+    world_size: int | None
+    absent: list[int]
+    events: list[Event]
+    missing: list[str]
+
+
+def _flight_recorder(bundle: _Bundle, logs: _LogEvents, *, world_size: int | None) -> _Dumps:
+    got, rmap = bundle.got, logs.rank_map
     fr = analyse_dumps(got.collectives, got.dump_sources, world_size=world_size)
-    if world_size is None and (dumps or got.incomplete_dumps):
-        world_size = max([*dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
+    if world_size is None and (got.collectives.dumps or got.incomplete_dumps):
+        world_size = max([*got.collectives.dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
     if world_size is not None and world_size > MAX_WORLD_SIZE:
         raise FailureInputError(
             f"The evidence implies {world_size:,} ranks (from the rank map, the NCCL init lines "
@@ -165,40 +220,82 @@ def analyse(
     for e in fr.events:
         e.node = e.node or rmap.node_of(e.rank) if e.rank is not None else e.node
     absent = [r for r in fr.missing_dumps if r not in got.incomplete_dumps]
-    events.extend(e for e in fr.events if e.kind != "missing_record" or e.rank in absent)
+    events = [e for e in fr.events if e.kind != "missing_record" or e.rank in absent]
     for rank, why in sorted(got.incomplete_dumps.items()):
         events.append(
             Event(None, rank, rmap.node_of(rank), got.dump_sources[rank], 0, "incomplete_dump",
                   f"Flight Recorder dump of rank {rank} is incomplete ({why})",
                   {"what": "flight recorder dump", "tier": 3, "secondary": True, "cause": why})
         )  # fmt: skip
-    missing += [f"no Flight Recorder dump for rank {r}" for r in absent[:64]]
+    missing = [f"no Flight Recorder dump for rank {r}" for r in absent[:64]]
     if len(absent) > 64:
         missing.append(f"... and {len(absent) - 64} more ranks without a dump")
+    return _Dumps(fr, world_size, absent, events, missing)
 
-    recorded = set(dumps) | set(got.incomplete_dumps)
-    missing_ranks = _missing_ranks(world_size, events, texts, got.names, recorded)
-    for rank in missing_ranks:
-        events.append(
-            Event(None, rank, rmap.node_of(rank), "(bundle)", 0, "missing_record",
-                  f"no log or dump for rank {rank}", {"what": "log", "tier": 2})
-        )  # fmt: skip
-    missing += [f"no log or dump for rank {r}" for r in missing_ranks[:64]]
 
-    skew = estimate_skew(events)
-    offsets = {s.node: timedelta(seconds=s.offset_s) for s in skew if s.applied}
+@dataclass(frozen=True, slots=True)
+class _Unrecorded:
+    """Ranks of the world that no log line, file name or dump mentions."""
 
-    def when(e: Event) -> datetime | None:
+    ranks: list[int]
+    events: list[Event]
+    missing: list[str]
+
+
+def _unrecorded(bundle: _Bundle, logs: _LogEvents, dumps: _Dumps) -> _Unrecorded:
+    got = bundle.got
+    recorded = set(got.collectives.dumps) | set(got.incomplete_dumps)
+    ranks = unrecorded_ranks(
+        dumps.world_size, [*logs.events, *dumps.events], got.texts, got.names, recorded
+    )
+    events = [
+        Event(None, rank, logs.rank_map.node_of(rank), "(bundle)", 0, "missing_record",
+              f"no log or dump for rank {rank}", {"what": "log", "tier": 2})
+        for rank in ranks
+    ]  # fmt: skip
+    return _Unrecorded(ranks, events, [f"no log or dump for rank {r}" for r in ranks[:64]])
+
+
+@dataclass(frozen=True, slots=True)
+class _Clock:
+    """One clock for every node: each event's time less its node's estimated skew, where the
+    anchors agree on one."""
+
+    skew: list[ClockSkew]
+    offsets: dict[str, timedelta]
+
+    def when(self, e: Event) -> datetime | None:
         if e.time_utc is None:
             return None
-        return e.time_utc - offsets[e.node] if e.node in offsets else e.time_utc
+        return e.time_utc - self.offsets[e.node] if e.node in self.offsets else e.time_utc
 
-    silent = _silent_ranks(events, world_size)
-    verdict = choose(events, when=when, world_size=world_size, ip_nodes=rmap.ips,
+
+def _one_clock(events: list[Event]) -> _Clock:
+    skew = estimate_skew(events)
+    return _Clock(skew, {s.node: timedelta(seconds=s.offset_s) for s in skew if s.applied})
+
+
+@dataclass(frozen=True, slots=True)
+class _FirstFailure:
+    """The initiating event with its rank, node, owner and confidence (`verdict`), the
+    launcher's own root cause, and why, including what evidence would have helped."""
+
+    verdict: Verdict
+    launcher_root: Event | None
+    reasons: list[str]
+    missing: list[str]
+
+
+def _first_failure(
+    events: list[Event], clock: _Clock, *, logs: _LogEvents, dumps: _Dumps
+) -> _FirstFailure:
+    when, rmap = clock.when, logs.rank_map
+    silent = uncomplaining_ranks(events, dumps.world_size)
+    verdict = choose(events, when=when, world_size=dumps.world_size, ip_nodes=rmap.ips,
                      silent_ranks=silent, node_of=rmap.node_of,
-                     waiting=fr.waiting)  # fmt: skip
+                     waiting=dumps.result.waiting)  # fmt: skip
     reasons = list(verdict.reasons)
-    for s in skew:
+    for s in clock.skew:
         verb = "corrected" if s.applied else "not corrected (anchors disagree)"
         reasons.append(f"clock skew: {s.node} is {s.offset_s:+.1f} s off; {verb}")
     roots = [e for e in events if e.kind == "launcher_summary" and e.detail.get("root_cause")]
@@ -213,39 +310,52 @@ def analyse(
             "log that does not say which node wrote them: their rank is unknown; upload one log "
             "per node or a rank map"
         )
+    missing: list[str] = []
     kind = verdict.event.kind if verdict.event else None
-    if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in kernel_nodes:
+    if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in logs.kernel_nodes:
         missing.append(f"no kernel log (Xid/ECC) for {verdict.node}")
+    return _FirstFailure(verdict, root, reasons, missing)
 
-    groups, secondary_ranks = group(events, verdict.rank, when)
+
+def _result(
+    bundle: _Bundle,
+    events: list[Event],
+    clock: _Clock,
+    first: _FirstFailure,
+    *,
+    dumps: _Dumps,
+    unrecorded: _Unrecorded,
+) -> Analysis:
+    got, verdict, fr = bundle.got, first.verdict, dumps.result
+    groups, secondary_ranks = group(events, verdict.rank, clock.when)
     return Analysis(
         first_failure=verdict.event,
         initiating_rank=verdict.rank,
         initiating_node=verdict.node,
         confidence=verdict.confidence,
-        reasons=reasons,
-        chain=chain(events, verdict.event, root, groups, when),
+        reasons=first.reasons,
+        chain=chain(events, verdict.event, first.launcher_root, groups, clock.when),
         secondaries=groups,
         secondary_ranks=secondary_ranks,
-        missing=missing,
-        missing_ranks=missing_ranks,
-        missing_dumps=absent,
+        missing=[*got.missing, *dumps.missing, *unrecorded.missing, *first.missing],
+        missing_ranks=unrecorded.ranks,
+        missing_dumps=dumps.absent,
         incomplete_dumps=sorted(got.incomplete_dumps),
-        flight_recorder=_fr_status(len(dumps), got.incomplete_dumps, fr),
+        flight_recorder=_fr_status(len(got.collectives.dumps), got.incomplete_dumps, fr),
         mismatches=fr.mismatches,
         suggested_owner=verdict.owner,
         owner_reasons=verdict.owner_reasons + list(fr.notes),
-        skew=skew,
-        launcher_root_cause=root,
-        timeline=timeline(events, when),
-        world_size=world_size,
-        refused=refused,
+        skew=clock.skew,
+        launcher_root_cause=first.launcher_root,
+        timeline=timeline(events, clock.when),
+        world_size=dumps.world_size,
+        refused=got.refused,
         stats={
             "files": got.files,
             "used": got.used,
             "bytes": got.bytes,
             "events": len(events),
-            "dumps": len(dumps),
+            "dumps": len(got.collectives.dumps),
         },
     )
 
@@ -265,96 +375,3 @@ def _fr_status(loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult
     if fr.stuck:
         return "hang"
     return "incomplete" if incomplete else "consistent"
-
-
-def _node_from_path(name: str, known: set[str]) -> str | None:
-    parts = name.replace("\\", "/").split("/")
-    stem = parts[-1].split(".", 1)[0]
-    candidates = [*parts[:-1], stem, *re.split(r"[_]", stem)]
-    candidates += [re.sub(r"^(?:dmesg|kern|kernel|syslog|journal|nvidia-smi|gpus)[-_]", "", c)
-                   for c in candidates]  # fmt: skip
-    for c in candidates:
-        if short_node(c) in known:
-            return short_node(c)
-    if len(parts) > 1 and _KERNEL_NAME.search(parts[-1]) and re.search(r"\d", parts[-2]):
-        return short_node(parts[-2])
-    return None
-
-
-def _resolve(events: list[Event], rmap: RankMap, authoritative: dict[int, str]) -> None:
-    """Fill rank from (node, pid) / (node, local GPU) / (node, PCI), and node from rank.
-
-    `authoritative`: an uploaded rank map's rank → node. It wins over a launcher's `host`, which
-    may be an FQDN, an alias, or (emulated nodes) the same machine twice."""
-    by_local: dict[tuple[str, int], int] = {}
-    by_pci: dict[tuple[str, str], int] = {}
-    counts: dict[str, list[int]] = defaultdict(list)
-    for r, info in sorted(rmap.ranks.items()):
-        if info.node is None:
-            continue
-        counts[info.node].append(r)
-        if info.local_rank is not None:
-            by_local[(info.node, info.local_rank)] = r
-        if info.pci:
-            by_pci[(info.node, info.pci)] = r
-    for node, ranks in counts.items():  # no local ranks: consecutive numbering per node
-        for i, r in enumerate(ranks):
-            by_local.setdefault((node, i), r)
-    for (node, pci), local in rmap.gpus.items():
-        if (node, local) in by_local:
-            by_pci.setdefault((node, pci), by_local[(node, local)])
-    for e in events:
-        d = e.detail
-        if e.rank is None and e.node:
-            if d.get("pid") is not None and (e.node, d["pid"]) in rmap.pids:
-                e.rank = rmap.pids[(e.node, d["pid"])]
-            elif d.get("pci") and e.kind in ("xid", "ecc"):
-                e.rank = by_pci.get((e.node, d["pci"]))
-            else:
-                local_gpu: int | None = d.get("local_rank", d.get("local_dev"))
-                if local_gpu is not None:
-                    e.rank = by_local.get((e.node, local_gpu))
-        if e.rank is not None and e.kind != "missing_record":
-            if e.rank in authoritative and e.kind in ("launcher_summary", "scheduler"):
-                e.node = authoritative[e.rank]
-            elif e.node is None:
-                e.node = rmap.node_of(e.rank)
-        if d.get("peer_ip") in rmap.ips:
-            d["peer_node"] = rmap.ips[d["peer_ip"]]
-
-
-def _missing_ranks(
-    world: int | None,
-    events: list[Event],
-    texts: list[tuple[str, str]],
-    names: list[str],
-    dumped: set[int],
-) -> list[int]:
-    if not world or world > 1_000_000:
-        return []
-    # A "missing record" event (a rank absent from the dumps) is no record of the rank.
-    seen = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"} | dumped
-    seen |= {r for n in names if (r := rank_from_name(n, require_rank_word=True)) is not None}
-    if len(seen) >= world:
-        return []
-    # Ranks that logged only chatter still have a record: look for their prefixes.
-    for _, text in texts:
-        for m in _SEEN_RANK.finditer(text):
-            seen.add(int(m.group(1) or m.group(2)))
-            if len(seen) >= world:
-                return []
-    return sorted(set(range(world)) - seen)
-
-
-def _silent_ranks(events: list[Event], world: int | None) -> list[int]:
-    """Ranks with a record but no complaint (timeout, lost peer), when most of the world
-    complained: the rank that stopped participating is the one that did not wait."""
-    complained = {
-        e.rank for e in events
-        if e.rank is not None and e.kind in ("nccl_timeout", "gloo", "python_exception")
-        and e.secondary
-    }  # fmt: skip
-    if not world or len(complained) < world / 2:
-        return []
-    present = {e.rank for e in events if e.rank is not None and e.kind != "missing_record"}
-    return sorted(present - complained)[:16]

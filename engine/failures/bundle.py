@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Literal
 
+from engine.formatting import data_size
+
 from .errors import BundleError, BundleTooLarge
 from .model import SourceFile
 
@@ -45,10 +47,6 @@ DEFAULT_LIMITS = BundleLimits()
 _CHUNK = 1024 * 1024
 _TarMode = Literal["r|", "r|gz", "r|bz2", "r|xz"]
 _TAR_MODES: dict[bytes, _TarMode] = {b"\x1f\x8b": "r|gz", b"BZ": "r|bz2", b"\xfd7": "r|xz"}
-
-
-def _mib(n: int) -> str:
-    return f"{n / 1024**2:.0f} MiB" if n >= 1024**2 else f"{n / 1024:.0f} KiB"
 
 
 def _one_line(text: str) -> str:
@@ -94,7 +92,8 @@ def iter_bundle(
         yield SourceFile(inner, _gunzip(source, name=name, limits=limits, packed=packed))
     elif packed > limits.max_file_bytes:
         raise BundleTooLarge(
-            f"{name}: {_mib(packed)} is over the {_mib(limits.max_file_bytes)} per-file limit"
+            f"{name}: {data_size(packed)} is over the {data_size(limits.max_file_bytes)} "
+            "per-file limit"
         )
     else:
         yield SourceFile(name, source.read())
@@ -145,7 +144,8 @@ def _check_sizes(size: int, count: int, total: int, name: str, limits: BundleLim
         raise BundleTooLarge(f"more than {limits.max_files} files")
     if total + size > limits.max_total_bytes:
         raise BundleTooLarge(
-            f"{name}: the files reach more than {_mib(limits.max_total_bytes)} in all (the limit)"
+            f"{name}: the files reach more than {data_size(limits.max_total_bytes)} in all "
+            "(the limit)"
         )
     return size
 
@@ -206,7 +206,7 @@ class _Budget:
             if self.bytes + size > lim.max_total_bytes:
                 raise BundleTooLarge(
                     f"{self.name}: unpacking {member} takes the bundle over the "
-                    f"{_mib(lim.max_total_bytes)} limit for all files together"
+                    f"{data_size(lim.max_total_bytes)} limit for all files together"
                 )
             if packed is not None:
                 _check_ratio(size, packed, member, self.name, lim)
@@ -300,14 +300,14 @@ def _read_zip(
 def _check_ratio(unpacked: int, packed: int, member: str, name: str, limits: BundleLimits) -> None:
     if unpacked > limits.ratio_from_bytes and unpacked > limits.max_ratio * max(packed, 1):
         raise BundleTooLarge(
-            f"{name}: {member} expands more than {limits.max_ratio}x ({_mib(packed)} packed, "
-            f"{_mib(unpacked)} unpacked): refused as a decompression bomb"
+            f"{name}: {member} expands more than {limits.max_ratio}x ({data_size(packed)} packed, "
+            f"{data_size(unpacked)} unpacked): refused as a decompression bomb"
         )
 
 
 def _over_file_limit(size: int | None, limits: BundleLimits) -> str:
-    got = f"{_mib(size)}, " if size is not None else ""
-    return f"{got}over the {_mib(limits.max_file_bytes)} per-file limit"
+    got = f"{data_size(size)}, " if size is not None else ""
+    return f"{got}over the {data_size(limits.max_file_bytes)} per-file limit"
 
 
 def _gunzip(stream: IO[bytes], *, name: str, limits: BundleLimits, packed: int) -> bytes:
@@ -360,12 +360,12 @@ def iter_uploads(
                 raise BundleTooLarge(f"the upload holds more than {limits.max_files} files in all")
             if total > limits.max_total_bytes:
                 raise BundleTooLarge(
-                    f"the upload unpacks to more than {_mib(limits.max_total_bytes)} in all "
+                    f"the upload unpacks to more than {data_size(limits.max_total_bytes)} in all "
                     f"(reached in {name}, its file {count}); the limit is per upload"
                 )
             if total > limits.ratio_from_bytes and total > limits.max_ratio * max(packed, 1):
                 raise BundleTooLarge(
-                    f"the upload expands more than {limits.max_ratio}x ({_mib(packed)} sent, "
-                    f"{_mib(total)} unpacked by {name}): refused as a decompression bomb"
+                    f"the upload expands more than {limits.max_ratio}x ({data_size(packed)} sent, "
+                    f"{data_size(total)} unpacked by {name}): refused as a decompression bomb"
                 )
             yield f

@@ -300,7 +300,6 @@ def assess_checkpoints(
     """The newest checkpoint that looks complete and resumable, and what rewinding to it costs."""
     checkpoints, others = _group(files)
     ordered = sorted(checkpoints.values(), key=lambda c: (c.step, c.path), reverse=True)
-    reasons: list[str] = []
     if not ordered:
         return CheckpointVerdict(
             "none", None, None, failing_step,
@@ -308,13 +307,7 @@ def assess_checkpoints(
              "checkpoint-1200, iter_0001200 or step_1200)"], [],
         )  # fmt: skip
     targets, unread = _pointers(others)
-    pointed: set[str] = set()
-    for t in targets:
-        hit = _step_of_target(t, checkpoints)
-        if hit is None:
-            reasons.append(f"the latest pointer names {t}, which is not in the listing")
-        else:
-            pointed.add(hit.path)
+    pointed, reasons = _pointed(targets, checkpoints)
     pointer_step = max((checkpoints[p].step for p in pointed), default=None)
     for c in ordered:
         _judge(c, c.path in pointed)
@@ -346,13 +339,31 @@ def assess_checkpoints(
     if newest_complete is not None:
         reasons.insert(0, f"{newest_complete.name} (step {newest_complete.step}) looks complete: "
                        + "; ".join(newest_complete.reasons))  # fmt: skip
-    rewind = None
-    if newest_complete is not None and failing_step is not None:
-        if failing_step < newest_complete.step:
-            reasons.append(
-                f"the failing step {failing_step} is before the checkpoint's step "
-                f"{newest_complete.step}; check the step numbers"
-            )
-        else:
-            rewind = failing_step - newest_complete.step
+    rewind, said = _rewind(newest_complete, failing_step)
+    reasons += said
     return CheckpointVerdict(status, newest_complete, rewind, failing_step, reasons, ordered)
+
+
+def _pointed(targets: list[str], checkpoints: dict[str, Checkpoint]) -> tuple[set[str], list[str]]:
+    """The paths of the checkpoints the latest pointers name, and the pointers that name none."""
+    pointed: set[str] = set()
+    reasons: list[str] = []
+    for t in targets:
+        hit = _step_of_target(t, checkpoints)
+        if hit is None:
+            reasons.append(f"the latest pointer names {t}, which is not in the listing")
+        else:
+            pointed.add(hit.path)
+    return pointed, reasons
+
+
+def _rewind(newest: Checkpoint | None, failing_step: int | None) -> tuple[int | None, list[str]]:
+    """Steps lost by resuming from `newest`; a failing step before it is a reason, not a rewind."""
+    if newest is None or failing_step is None:
+        return None, []
+    if failing_step < newest.step:
+        return None, [
+            f"the failing step {failing_step} is before the checkpoint's step "
+            f"{newest.step}; check the step numbers"
+        ]
+    return failing_step - newest.step, []

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from engine.formatting import duration
+
 from .errors import FailureInputError
 from .rankmap import RankMap
 from .window import StepRecord, _when, first_rise
@@ -198,7 +200,7 @@ def detect_degraded(
     return Degraded(
         qualifies=True,
         message=(
-            f"Sustained rise: the median step time over the {window_minutes:g} min from "
+            f"Sustained rise: the median step time over the {duration(window_minutes)} from "
             f"{rise.start:%Y-%m-%d %H:%M:%S} to {rise.end:%H:%M:%S} UTC was {rise.median:.3f} s, "
             f"+{rise_pct:.1f}% over the {baseline:.3f} s baseline (at least +{threshold_pct:g}% "
             f"needed); the first slow step is {rise.first_step}."
@@ -228,7 +230,7 @@ def _no_rise(points: list[tuple[datetime, int, float]], *, span: float, **base: 
             message=(
                 f"A blip, not degraded throughput: step {step} took {seconds:.3f} s, "
                 f"+{rise_pct:.1f}% over the {base['baseline_s']:.3f} s baseline{many}, but the "
-                f"median over no {minutes:g} min window stayed +{pct:g}% above it. No S2 is "
+                f"median over no {duration(minutes)} window stayed +{pct:g}% above it. No S2 is "
                 "opened."
             ),
             **base,
@@ -237,7 +239,7 @@ def _no_rise(points: list[tuple[datetime, int, float]], *, span: float, **base: 
         return Degraded(
             qualifies=False,
             message=(
-                f"The log covers {span:.1f} min, less than the {minutes:g} min window of the "
+                f"The log covers {span:.1f} min, less than the {duration(minutes)} window of the "
                 "agreed definition: no sustained rise can be judged. No S2 is opened."
             ),
             **base,

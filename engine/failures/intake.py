@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .collectives import Collectives
 from .errors import DumpError, UnsafePickle
-from .flightrec import Collectives
 from .model import SourceFile
 from .rankmap import RankMap, looks_like_gpu_list, looks_like_rank_map, parse_rank_map
 from .unpickle import load_dump, looks_like_dump, rank_from_name

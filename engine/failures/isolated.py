@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from engine.formatting import data_size
+
 from .analysis import analyse
 from .bundle import iter_uploads, unreadable_reason
 from .errors import FailureInputError
@@ -67,7 +69,7 @@ def analyse_isolated(job: Job, *, seconds: int) -> dict[str, Any]:
         if done.returncode < 0:
             raise AnalysisAborted(
                 f"the analysis was killed by signal {-done.returncode}, most likely for using "
-                f"more than its {job.memory_bytes / 1024**3:.1f} GiB memory limit"
+                f"more than its {data_size(job.memory_bytes)} memory limit"
             )
         tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise AnalysisAborted(f"the analysis stopped ({tail[0][:300]})")
@@ -101,9 +103,7 @@ def _child(spec: dict[str, Any]) -> dict[str, Any]:
     except FailureInputError as exc:
         return {"unreadable": str(exc)}
     except MemoryError:
-        return {
-            "crashed": f"the analysis needed more than its {limit / 1024**3:.1f} GiB memory limit"
-        }
+        return {"crashed": f"the analysis needed more than its {data_size(limit)} memory limit"}
     except RecursionError:
         return {"crashed": "the evidence is nested too deeply to analyse"}
 

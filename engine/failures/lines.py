@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from enum import Enum, auto
 from typing import Any
 
 # Candidate lines are found with `str.find` on these literals (C speed, one pass each) instead of
@@ -160,69 +162,137 @@ def _first(m: re.Match[str]) -> str:
     return next((g for g in m.groups() if g), "").strip()
 
 
+class _Next(Enum):
+    """A rule's answer when the line is not of its kind: the next rule reads it."""
+
+    RULE = auto()
+
+
+_NEXT = _Next.RULE
+# A rule's answer: the kind and detail, None when the line is not evidence at all (no later
+# rule reads it), or _NEXT.
+_Found = tuple[str, dict[str, Any]] | None | _Next
+
+
 def classify(body: str) -> tuple[str, dict[str, Any]] | None:
-    """Kind and detail of one line's message, or None when the line is not evidence."""
-    if "Xid (" in body:
-        return _xid(body)
+    """Kind and detail of one line's message, or None when the line is not evidence.
+
+    The first rule in `_RULES` that recognises the line decides: their order is the precedence
+    (an Xid line is read as an Xid even where it names ECC; an out-of-memory inside an NCCL
+    warning is read as NCCL's warning)."""
+    for rule in _RULES:
+        found = rule(body)
+        if found is not _NEXT:
+            return found
+    return None
+
+
+def _xid_line(body: str) -> _Found:
+    return _xid(body) if "Xid (" in body else _NEXT
+
+
+def _ecc(body: str) -> _Found:
     m = _ECC.search(body)
-    if m is not None:
-        return "ecc", {"tier": 0, "cause": m.group(0).strip()}
+    return _NEXT if m is None else ("ecc", {"tier": 0, "cause": m.group(0).strip()})
+
+
+def _watchdog_line(body: str) -> _Found:
     if "Watchdog caught" in body or "detected by watchdog" in body:
         return _watchdog(body)
+    return _NEXT
+
+
+def _desync(body: str) -> _Found:
     m = _DESYNC.search(body)
-    if m is not None:
-        culprit = int(m.group(1))
-        return "collective_desync", {
-            "culprit": culprit,
-            "seq": int(m.group(3)),
-            "tier": 1,
-            "from": "desync report",
-        }
+    if m is None:
+        return _NEXT
+    culprit = int(m.group(1))
+    return "collective_desync", {
+        "culprit": culprit, "seq": int(m.group(3)), "tier": 1, "from": "desync report",
+    }  # fmt: skip
+
+
+def _collective_error(body: str) -> _Found:
     m = _COLLECTIVE_ERROR.search(body)
-    if m is not None:
-        return "collective_error", {"tier": 1, "cause": m.group(0)}
+    return _NEXT if m is None else ("collective_error", {"tier": 1, "cause": m.group(0)})
+
+
+def _terminate(body: str) -> _Found:
+    """C++ std::terminate: SIGABRT follows; a watchdog's throw is a consequence."""
     m = _TERMINATE.search(body)
-    if m is not None:  # C++ std::terminate: SIGABRT follows; a watchdog's throw is a consequence
-        cascade = m.group(1) in _CASCADE_TYPES
-        return "cpp_terminate", {
-            "exc_type": m.group(1), "signal": 6, "secondary": cascade, "tier": 3 if cascade else 2,
-        }  # fmt: skip
-    if "NCCL WARN" not in body and "out of memory" not in body.lower():
-        m = _CUDA.search(body)
-        if m is not None:  # also "watchdog thread terminated with exception: CUDA error: ..."
-            return "cuda_error", {"tier": 1, "error": _first(m)[:200]}
-    if _TIMED_OUT.search(body):
-        return "nccl_timeout", _pg(body, {})
+    if m is None:
+        return _NEXT
+    cascade = m.group(1) in _CASCADE_TYPES
+    return "cpp_terminate", {
+        "exc_type": m.group(1), "signal": 6, "secondary": cascade, "tier": 3 if cascade else 2,
+    }  # fmt: skip
+
+
+def _cuda_first(body: str) -> _Found:
+    """Also "watchdog thread terminated with exception: CUDA error: ..."; NCCL's warnings and
+    out-of-memory lines that mention CUDA are read by their own rules first."""
+    if "NCCL WARN" in body or "out of memory" in body.lower():
+        return _NEXT
+    return _cuda(body)
+
+
+def _timed_out(body: str) -> _Found:
+    return ("nccl_timeout", _pg(body, {})) if _TIMED_OUT.search(body) else _NEXT
+
+
+def _oom(body: str) -> _Found:
     m = _OOM.search(body)
-    if m is not None and "NCCL WARN" not in body and "invoked oom-killer" not in body:
-        detail: dict[str, Any] = {"tier": 1}
-        if m.group(1) or m.group(4):  # the kernel's OOM killer names the victim's pid
-            pid, process = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-            detail.update(host_oom=True, pid=int(pid), process=process)
-        elif "oom_kill event" in body or "OOMKill" in body:
-            detail["host_oom"] = True
-        if "Memory cgroup" in body or "OOMKilled" in body or "oom_memcg" in body:
-            detail["limit"] = True  # the job's own memory limit (cgroup, container), not the host
-        return "oom", detail
-    if "NCCL WARN" in body:
-        return _nccl_warn(body)
+    if m is None or "NCCL WARN" in body or "invoked oom-killer" in body:
+        return _NEXT
+    detail: dict[str, Any] = {"tier": 1}
+    if m.group(1) or m.group(4):  # the kernel's OOM killer names the victim's pid
+        pid, process = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        detail.update(host_oom=True, pid=int(pid), process=process)
+    elif "oom_kill event" in body or "OOMKill" in body:
+        detail["host_oom"] = True
+    if "Memory cgroup" in body or "OOMKilled" in body or "oom_memcg" in body:
+        detail["limit"] = True  # the job's own memory limit (cgroup, container), not the host
+    return "oom", detail
+
+
+def _nccl_warn_line(body: str) -> _Found:
+    return _nccl_warn(body) if "NCCL WARN" in body else _NEXT
+
+
+def _cuda(body: str) -> _Found:
     m = _CUDA.search(body)
-    if m is not None:
-        return "cuda_error", {"tier": 1, "error": _first(m)[:200]}
+    return _NEXT if m is None else ("cuda_error", {"tier": 1, "error": _first(m)[:200]})
+
+
+def _gloo_line(body: str) -> _Found:
     if "gloo" in body.lower() or "by peer" in body or "pair closure" in body:
         return _gloo(body)
-    scheduler = _scheduler(body)
-    if scheduler is not None:
-        return scheduler
+    return _NEXT
+
+
+def _scheduler_line(body: str) -> _Found:
+    found = _scheduler(body)
+    return _NEXT if found is None else found
+
+
+def _signal_line(body: str) -> _Found:
     m = _SIGNAL.search(body)
-    if m is not None:
-        return _signal(m)
+    return _NEXT if m is None else _signal(m)
+
+
+def _fatal(body: str) -> _Found:
     m = _FATAL.search(body)
-    if m is not None:
-        return _death(_SIG_WORDS[m.group(1)])
+    return _NEXT if m is None else _death(_SIG_WORDS[m.group(1)])
+
+
+def _k8s_exit(body: str) -> _Found:
     m = _K8S_EXIT.search(body)
     if m is not None and int(m.group(1)) > 128:  # a container's status: 128 + signal
         return _death(int(m.group(1)) - 128)
+    return _NEXT
+
+
+def _nccl_init(body: str) -> _Found:
     m = _NCCL_INIT.search(body)
     if m is not None:
         return "nccl_init", {
@@ -239,7 +309,14 @@ def classify(body: str) -> tuple[str, dict[str, Any]] | None:
     m = _LOCAL_RANKS.search(body)
     if m is not None:
         return "nccl_init", {"local_ranks": [int(x) for x in re.findall(r"\d+", m.group(1))]}
-    return None
+    return _NEXT
+
+
+_RULES: tuple[Callable[[str], _Found], ...] = (
+    _xid_line, _ecc, _watchdog_line, _desync, _collective_error, _terminate, _cuda_first,
+    _timed_out, _oom, _nccl_warn_line, _cuda, _gloo_line, _scheduler_line, _signal_line, _fatal,
+    _k8s_exit, _nccl_init,
+)  # fmt: skip
 
 
 def _xid(body: str) -> tuple[str, dict[str, Any]] | None:

@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from engine.formatting import countdown
+
 from .incident import ChecklistItem
 from .recovery_loss import DEFAULT_LOSS_TOLERANCE_PCT, check_loss
 from .recovery_nccl import FINDING, NcclShape, check_nccl
@@ -209,9 +211,7 @@ class Recurrence:
 
 
 def _left(delta: timedelta) -> str:
-    minutes = max(0, int(delta.total_seconds() // 60))
-    hours, rest = divmod(minutes, 60)
-    return f"{hours} h {rest:02d} min left" if hours else f"{rest} min left"
+    return f"{countdown(max(0.0, delta.total_seconds()))} left"
 
 
 def check_recurrence(
@@ -280,48 +280,70 @@ def evaluate(
 
     Loss continuity and no recurrence are recognised by their keys, so incidents opened before
     they were checked (their frozen checklist says "sign-off") are checked too."""
-    ctx = context or Context()
+    given = _Given(
+        evidence, baseline, reference_median, smoke_median, repaired_nodes, context or Context()
+    )
     out: list[ItemState] = []
     for item in items:
-        status, measured, expected = WAITING, "", ""
-        evidence_kind = item.evidence
-        if item.evidence == "nccl-tests":
-            status, measured, expected = check_nccl(
-                evidence.get("nccl-tests", []), baseline, item.threshold or 0.0, ctx.nccl
-            )
-        elif item.evidence == "step-times":
-            status, measured, expected = check_smoke(
-                smoke_median, reference_median, item.threshold or 0.0
-            )
-        elif item.evidence == "dcgmi-diag":
-            status, measured, expected = check_diagnostics(
-                evidence.get("dcgmi-diag", []), repaired_nodes, ctx.node
-            )
-        elif item.key == "loss_continuity":
-            evidence_kind = "training-log"
-            logs = evidence.get("training-log", [])
-            status, measured, expected = check_loss(
-                logs[-1] if logs else None,
-                checkpoint_step=ctx.checkpoint_step,
-                tolerance_pct=ctx.loss_tolerance_pct,
-            )
-        elif item.key == "no_recurrence_hours" and ctx.now is not None:
-            status, measured, expected = check_recurrence(
-                hours=item.threshold or 24.0,
-                restored_at=ctx.restored_at,
-                now=ctx.now,
-                recurrences=ctx.recurrences,
-                nodes=repaired_nodes,
-                disputed=ctx.disputed.get(item.key),
-            )
-        # Sign-off closes items nothing uploaded can check, and checks with no reference. No
-        # recurrence may also be signed (once its hours have run), never over a recurrence.
-        signable = evidence_kind is None and status != FAIL
-        signable = signable or (status == WAITING and "sign off" in expected)
-        signable = signable or (item.evidence == "dcgmi-diag" and status == WAITING)
-        signable = signable or status == FINDING
+        evidence_kind, (status, measured, expected) = _check(item, given)
+        signable = _signable(item, evidence_kind, status, expected)
         if signable and item.key in signed and status != PASS:
             status, measured = SIGNED, signed[item.key]
         out.append(ItemState(item.key, item.text, evidence_kind, status, measured, expected,
                              signable))  # fmt: skip
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Given:
+    """What every item is checked against."""
+
+    evidence: Mapping[str, Sequence[Mapping[str, Any]]]
+    baseline: Mapping[str, Any] | None
+    reference_median: float | None
+    smoke_median: float | None
+    repaired_nodes: Sequence[str]
+    context: Context
+
+
+def _check(item: ChecklistItem, given: _Given) -> tuple[str | None, tuple[str, str, str]]:
+    """The evidence kind the item is checked on, and its (status, measured, expected)."""
+    ctx, evidence = given.context, given.evidence
+    if item.evidence == "nccl-tests":
+        threshold = item.threshold or 0.0
+        found = check_nccl(evidence.get("nccl-tests", []), given.baseline, threshold, ctx.nccl)
+        return item.evidence, found
+    if item.evidence == "step-times":
+        threshold = item.threshold or 0.0
+        return item.evidence, check_smoke(given.smoke_median, given.reference_median, threshold)
+    if item.evidence == "dcgmi-diag":
+        diag = evidence.get("dcgmi-diag", [])
+        return item.evidence, check_diagnostics(diag, given.repaired_nodes, ctx.node)
+    if item.key == "loss_continuity":
+        logs = evidence.get("training-log", [])
+        return "training-log", check_loss(
+            logs[-1] if logs else None,
+            checkpoint_step=ctx.checkpoint_step,
+            tolerance_pct=ctx.loss_tolerance_pct,
+        )
+    if item.key == "no_recurrence_hours" and ctx.now is not None:
+        return item.evidence, check_recurrence(
+            hours=item.threshold or 24.0,
+            restored_at=ctx.restored_at,
+            now=ctx.now,
+            recurrences=ctx.recurrences,
+            nodes=given.repaired_nodes,
+            disputed=ctx.disputed.get(item.key),
+        )
+    return item.evidence, (WAITING, "", "")
+
+
+def _signable(item: ChecklistItem, evidence_kind: str | None, status: str, expected: str) -> bool:
+    """Sign-off closes items nothing uploaded can check, and checks with no reference. No
+    recurrence may also be signed (once its hours have run), never over a recurrence."""
+    return (
+        (evidence_kind is None and status != FAIL)
+        or (status == WAITING and "sign off" in expected)
+        or (item.evidence == "dcgmi-diag" and status == WAITING)
+        or status == FINDING
+    )

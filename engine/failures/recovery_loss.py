@@ -160,6 +160,10 @@ def _num(value: Any) -> float:
     return float(value) if not isinstance(value, str) else float(value.lower())
 
 
+# (status, measured): a criterion's answer before the expectation is added to it.
+_Verdict = tuple[str, str]
+
+
 def check_loss(
     log: Mapping[str, Any] | None, *, checkpoint_step: int | None, tolerance_pct: float
 ) -> tuple[str, str, str]:
@@ -174,86 +178,121 @@ def check_loss(
     ) + f"; loss at resume within {tolerance_pct:g}% of the loss at that step"
     if not log:
         return WAITING, "no training log uploaded", expected
+    resume = _around_resume(log)
+    if not resume.after:
+        return WAITING, "the log shows no step after the resume", expected
+    found = _checkpoint(resume, checkpoint_step)
+    if not isinstance(found, _Checkpoint):
+        return (*found, expected)
+    status, measured = _steps_continue(resume, found) or _loss_continues(
+        resume, found, tolerance_pct
+    )
+    return status, measured, expected
+
+
+@dataclass(frozen=True, slots=True)
+class _Resume:
+    """The logged points (step, loss, line) either side of the last resume, and the step the
+    resume marker names (None without a marker, or where the step counter went back)."""
+
+    before: list[list[Any]]
+    after: list[list[Any]]
+    marked: int | None
+    has_resume: bool
+    stride: int  # the log's usual step gap
+
+
+def _around_resume(log: Mapping[str, Any]) -> _Resume:
     points = list(log.get("points") or [])
     resumes = [tuple(r) for r in log.get("resumes") or []]
-    stride = _stride(points)
-    if resumes:
-        line, marked = resumes[-1]
-        # A marker line is its own; a counter going back is marked on the first resumed point.
-        before = [p for p in points if p[2] < line]
-        after = [p for p in points if p[2] > line or (marked is None and p[2] == line)]
-    else:
-        marked, before, after = None, [], points
-    source = "the checkpoint listing"
-    step = checkpoint_step
-    if step is None and marked is not None:
-        step, source = int(marked), "the log's resume marker"
-    if not after:
-        return WAITING, "the log shows no step after the resume", expected
-    first = after[0]
-    if step is None:
-        if not before:
-            return (
-                WAITING,
-                "the checkpoint step is not known: upload the checkpoint listing, or a log "
-                "that shows the resume",
-                expected,
-            )
-        step, source = first[0] - 1, "the step counter's restart"
-        if before[-1][0] > stride and first[0] <= stride:
-            return (
-                FAIL,
-                f"the step counter restarted from {first[0]} (line {first[2]}) after step "
-                f"{before[-1][0]}: the run started over instead of resuming",
-                expected,
-            )
-    if not resumes and first[0] <= step:
+    if not resumes:
+        return _Resume([], points, None, False, _stride(points))
+    line, marked = resumes[-1]
+    # A marker line is its own; a counter going back is marked on the first resumed point.
+    before = [p for p in points if p[2] < line]
+    after = [p for p in points if p[2] > line or (marked is None and p[2] == line)]
+    return _Resume(before, after, marked, True, _stride(points))
+
+
+@dataclass(frozen=True, slots=True)
+class _Checkpoint:
+    step: int
+    source: str  # which evidence named the step
+
+
+def _checkpoint(resume: _Resume, checkpoint_step: int | None) -> _Checkpoint | _Verdict:
+    """The checkpoint step the resumed run must continue from: the incident's evidence, the
+    log's resume marker, else the step before the counter restarted."""
+    if checkpoint_step is not None:
+        return _Checkpoint(checkpoint_step, "the checkpoint listing")
+    if resume.marked is not None:
+        return _Checkpoint(int(resume.marked), "the log's resume marker")
+    first, before = resume.after[0], resume.before
+    if not before:
+        return (
+            WAITING,
+            "the checkpoint step is not known: upload the checkpoint listing, or a log "
+            "that shows the resume",
+        )
+    if before[-1][0] > resume.stride and first[0] <= resume.stride:
+        return (
+            FAIL,
+            f"the step counter restarted from {first[0]} (line {first[2]}) after step "
+            f"{before[-1][0]}: the run started over instead of resuming",
+        )
+    return _Checkpoint(first[0] - 1, "the step counter's restart")
+
+
+def _steps_continue(resume: _Resume, ckpt: _Checkpoint) -> _Verdict | None:
+    """None when the resumed run's first step follows the checkpoint step within one stride."""
+    first, step, source, stride = resume.after[0], ckpt.step, ckpt.source, resume.stride
+    if not resume.has_resume and first[0] <= step:
         if first[0] <= stride < step:
             return (
                 FAIL,
                 f"the log starts over at step {first[0]} (line {first[2]}) although checkpoint "
                 f"step {step} ({source}) exists: the run started again instead of resuming",
-                expected,
             )
         return (
             WAITING,
-            f"the log shows no resume: steps {first[0]} to {after[-1][0]} with no resume marker "
-            f"and no step counter going back; upload the resumed run's log",
-            expected,
+            f"the log shows no resume: steps {first[0]} to {resume.after[-1][0]} with no resume "
+            f"marker and no step counter going back; upload the resumed run's log",
         )
     if first[0] <= step:
         return (
             FAIL,
             f"the resumed run starts at step {first[0]} (line {first[2]}), not after checkpoint "
             f"step {step} ({source}): the step counter restarted",
-            expected,
         )
     if first[0] > step + stride:
         return (
             FAIL,
             f"the resumed run starts at step {first[0]} (line {first[2]}); checkpoint step "
             f"{step} ({source}) is followed by a gap of {first[0] - step - 1} steps",
-            expected,
         )
-    at_ckpt = [p for p in before if step - stride < p[0] <= step]
+    return None
+
+
+def _loss_continues(resume: _Resume, ckpt: _Checkpoint, tolerance_pct: float) -> _Verdict:
+    step, stride = ckpt.step, resume.stride
+    at_ckpt = [p for p in resume.before if step - stride < p[0] <= step]
     if not at_ckpt:
         return (
             WAITING,
             f"the log has no loss at checkpoint step {step}: upload a log that also covers "
             "the run before the failure",
-            expected,
         )
-    ref, got = at_ckpt[-1], first
+    ref, got = at_ckpt[-1], resume.after[0]
     ref_loss, got_loss = _num(ref[1]), _num(got[1])
     if not math.isfinite(ref_loss):
-        return FAIL, f"loss at checkpoint step {ref[0]} is {ref_loss} (line {ref[2]})", expected
+        return FAIL, f"loss at checkpoint step {ref[0]} is {ref_loss} (line {ref[2]})"
     if not math.isfinite(got_loss):
-        return FAIL, f"loss at resume is {got_loss} (step {got[0]}, line {got[2]})", expected
+        return FAIL, f"loss at resume is {got_loss} (step {got[0]}, line {got[2]})"
     delta = (got_loss - ref_loss) / abs(ref_loss) * 100 if ref_loss else math.inf
     text = (
-        f"loss {ref_loss:.4g} at step {ref[0]} (checkpoint, {source}) → {got_loss:.4g} at "
+        f"loss {ref_loss:.4g} at step {ref[0]} (checkpoint, {ckpt.source}) → {got_loss:.4g} at "
         f"step {got[0]} (resume): {delta:+.1f}%"
     )
     if abs(delta) > tolerance_pct:
-        return FAIL, f"{text}, over the {tolerance_pct:g}% agreed", expected
-    return PASS, text, expected
+        return FAIL, f"{text}, over the {tolerance_pct:g}% agreed"
+    return PASS, text

@@ -71,18 +71,45 @@ def cascade(s: Scenario) -> list[SourceFile]:
 
 
 def _node_log(s: Scenario, n: int, shift: timedelta) -> str:
-    node = f"node-{n}"
-    lines: list[str] = []
     first, last = n * s.gpus_per_node, min((n + 1) * s.gpus_per_node, s.ranks)
+    lines = _init_lines(s, n, first, last) + _chatter(s, first, last, shift)
+    fail = T0 + shift
     for r in range(first, last):
-        local = r - first
-        pid = 40000 + r
-        lines.append(f"{node}:{pid}:{pid} [{local}] NCCL INFO Bootstrap : Using ib0:{s.ip(r)}<0>")
+        if r == s.culprit:
+            lines += _culprit_lines(s, r, fail)
+        elif r == s.rival:
+            when = fail + timedelta(seconds=s.rival_after_s)
+            lines.append(
+                f"[{when:%Y-%m-%d %H:%M:%S}] node-{n}:{40000 + r}:{41000 + r} [{r - first}] "
+                "transport/net_ib.cc:2453 NCCL WARN NET/IB: Got completion from peer "
+                "10.9.9.9<51161> with status=12 opcode=0 len=0 vendor err 129 (Recv)"
+            )
+        elif s.failure == "gloo" or s.failure == "silent":
+            lines += _lost_peer_lines(s, r, fail)
+        else:
+            lines += _timeout_lines(s, r, fail)
+    if n == s.launcher_root_rank // s.gpus_per_node:
+        lines += _child_failed(s, first, last, fail + timedelta(seconds=s.timeout_ms / 1000 + 5))
+    return "\n".join(lines) + "\n"
+
+
+def _init_lines(s: Scenario, n: int, first: int, last: int) -> list[str]:
+    """NCCL's bootstrap and init lines: each rank's IP, device and bus id."""
+    lines: list[str] = []
+    for r in range(first, last):
+        local, pid = r - first, 40000 + r
+        lines.append(f"node-{n}:{pid}:{pid} [{local}] NCCL INFO Bootstrap : Using ib0:{s.ip(r)}<0>")
         lines.append(
-            f"{node}:{pid}:{pid} [{local}] NCCL INFO ncclCommInitRank comm 0x55{r:08x} rank {r} "
+            f"node-{n}:{pid}:{pid} [{local}] NCCL INFO ncclCommInitRank comm 0x55{r:08x} rank {r} "
             f"nranks {s.ranks} cudaDev {local} nvmlDev {local} busId {_BUS[local % 8]}000 "
             f"commId 0x1234abcd - Init COMPLETE"
         )
+    return lines
+
+
+def _chatter(s: Scenario, first: int, last: int, shift: timedelta) -> list[str]:
+    """Training-loop lines before the failure, `noise_lines_per_rank` per rank."""
+    lines: list[str] = []
     start = T0 - timedelta(minutes=30)
     for i in range(s.noise_lines_per_rank):
         when = start + timedelta(seconds=i * 0.9) + shift
@@ -91,53 +118,45 @@ def _node_log(s: Scenario, n: int, shift: timedelta) -> str:
                 f"[rank{r}]:[{_glog('I', when)} train.py:212] step {i} | loss "
                 f"{2.5 - i * 1e-4:.4f} | lr 3.0e-04 | tokens/s {123456 + r} | grad_norm 0.81"
             )
-    fail = T0 + shift
-    for r in range(first, last):
-        if r == s.culprit:
-            lines += _culprit_lines(s, r, fail)
-        elif r == s.rival:
-            when = fail + timedelta(seconds=s.rival_after_s)
-            lines.append(
-                f"[{when:%Y-%m-%d %H:%M:%S}] {node}:{40000 + r}:{41000 + r} [{r - first}] "
-                "transport/net_ib.cc:2453 NCCL WARN NET/IB: Got completion from peer "
-                "10.9.9.9<51161> with status=12 opcode=0 len=0 vendor err 129 (Recv)"
-            )
-        elif s.failure == "gloo" or s.failure == "silent":
-            when = fail + timedelta(seconds=2, milliseconds=r % 500)
-            lines += [
-                f"[rank{r}]:[{_glog('E', when)} train.py:88] collective failed",
-                f"[rank{r}]: Traceback (most recent call last):",
-                f'[rank{r}]:   File "train.py", line 88, in <module>',
-                f"[rank{r}]:     dist.all_reduce(t)",
-                f"[rank{r}]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] "
-                f"Connection closed by peer [{s.ip(s.culprit)}]:40123",
-            ]
-        else:
-            when = fail + timedelta(milliseconds=s.timeout_ms + 40 + (r * 7) % 900)
-            ran = s.timeout_ms + 40 + (r * 7) % 900
-            work = (
-                f"WorkNCCL(SeqNum=4242, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, "
-                f"Timeout(ms)={s.timeout_ms}) ran for {ran} milliseconds before timing out."
-            )
-            ts = _glog("E", when)
-            lines += [
-                f"[rank{r}]:[{ts} ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
-                f"collective operation timeout: {work}",
-                f"[rank{r}]:[{ts} ProcessGroupNCCL.cpp:2271] [PG ID 0 PG GUID 0(default_pg) "
-                f"Rank {r}]  failure detected by watchdog at work sequence id: 4242 PG status: "
-                f"last enqueued work: 4242, last completed work: 4241",
-                f"[rank{r}]:[{ts} ProcessGroupNCCL.cpp:1664] [Rank {r}] Some NCCL operations "
-                "have failed or timed out. Due to the asynchronous nature of CUDA kernels, "
-                "subsequent GPU operations might run on corrupted/incomplete data.",
-                "terminate called after throwing an instance of 'c10::DistBackendError'",
-                f"  what():  [PG ID 0 PG GUID 0(default_pg) Rank {r}] Process group watchdog "
-                f"thread terminated with exception: [Rank {r}] Watchdog caught collective "
-                f"operation timeout: {work}",
-                "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d",
-            ]
-    if n == s.launcher_root_rank // s.gpus_per_node:
-        lines += _child_failed(s, first, last, fail + timedelta(seconds=s.timeout_ms / 1000 + 5))
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _lost_peer_lines(s: Scenario, r: int, fail: datetime) -> list[str]:
+    """A healthy rank under gloo: its collective fails when the culprit's connection closes."""
+    when = fail + timedelta(seconds=2, milliseconds=r % 500)
+    return [
+        f"[rank{r}]:[{_glog('E', when)} train.py:88] collective failed",
+        f"[rank{r}]: Traceback (most recent call last):",
+        f'[rank{r}]:   File "train.py", line 88, in <module>',
+        f"[rank{r}]:     dist.all_reduce(t)",
+        f"[rank{r}]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] "
+        f"Connection closed by peer [{s.ip(s.culprit)}]:40123",
+    ]
+
+
+def _timeout_lines(s: Scenario, r: int, fail: datetime) -> list[str]:
+    """A healthy rank under NCCL: the watchdog times out waiting for the culprit."""
+    ran = s.timeout_ms + 40 + (r * 7) % 900
+    work = (
+        f"WorkNCCL(SeqNum=4242, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, "
+        f"Timeout(ms)={s.timeout_ms}) ran for {ran} milliseconds before timing out."
+    )
+    ts = _glog("E", fail + timedelta(milliseconds=ran))
+    return [
+        f"[rank{r}]:[{ts} ProcessGroupNCCL.cpp:632] [Rank {r}] Watchdog caught "
+        f"collective operation timeout: {work}",
+        f"[rank{r}]:[{ts} ProcessGroupNCCL.cpp:2271] [PG ID 0 PG GUID 0(default_pg) "
+        f"Rank {r}]  failure detected by watchdog at work sequence id: 4242 PG status: "
+        f"last enqueued work: 4242, last completed work: 4241",
+        f"[rank{r}]:[{ts} ProcessGroupNCCL.cpp:1664] [Rank {r}] Some NCCL operations "
+        "have failed or timed out. Due to the asynchronous nature of CUDA kernels, "
+        "subsequent GPU operations might run on corrupted/incomplete data.",
+        "terminate called after throwing an instance of 'c10::DistBackendError'",
+        f"  what():  [PG ID 0 PG GUID 0(default_pg) Rank {r}] Process group watchdog "
+        f"thread terminated with exception: [Rank {r}] Watchdog caught collective "
+        f"operation timeout: {work}",
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9d",
+    ]
 
 
 def _culprit_lines(s: Scenario, r: int, fail: datetime) -> list[str]:

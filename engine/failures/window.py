@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine.formatting import duration
+
 from .errors import FailureInputError
 from .timestamps import parse_iso
 
@@ -143,44 +145,29 @@ def incident_window(
     `degraded_pct`) when it starts a sustained rise: the median step time over the agreed
     window (`window_minutes`, of the log's own timestamps) stays at least `degraded_pct` above
     the baseline. A lone slow step is a blip, named as such, never the start of an incident."""
-    reasons: list[str] = []
     if not records:
-        if failure_time is None:
-            return IncidentWindow(
-                None, None, None, None, "none", ["no step log and no failure time"]
-            )
-        return IncidentWindow(
-            None, None, None, failure_time, "failure-time-only",
-            ["no step log: the window opens at the first failure the analysis found"],
-        )  # fmt: skip
+        return _without_steps(failure_time)
     timed = [r for r in records if r.time_utc is not None]
     before = [r for r in timed if failure_time is None or r.time_utc <= failure_time]  # type: ignore[operator]
-    candidates = before if failure_time is not None else records
-    basis = "step-log"
     first_bad: StepRecord | None = None
+    reasons: list[str] = []
     if degraded_pct is not None:
-        secs = [r.seconds for r in candidates if r.seconds is not None]
-        ref = baseline_seconds or (
-            statistics.median(secs[: max(5, len(secs) // 4)]) if secs else None
+        first_bad, reasons = _degraded_start(
+            before if failure_time is not None else records,
+            pct=degraded_pct,
+            baseline_seconds=baseline_seconds,
+            minutes=window_minutes,
         )
-        if ref:
-            limit = ref * (1 + degraded_pct / 100)
-            first_bad, said = _sustained_rise(
-                candidates, limit=limit, minutes=window_minutes, pct=degraded_pct, ref=ref
-            )
-            reasons.extend(said)
-            if first_bad is not None:
-                basis = "degraded-step-time"
+    basis = "step-log" if first_bad is None else "degraded-step-time"
     if first_bad is None and failure_time is not None:
         after = [r for r in timed if r.time_utc > failure_time]  # type: ignore[operator]
         first_bad = after[0] if after else None
         if first_bad is None:
-            nxt = (before[-1].step + 1) if before else None
             healthy = before[-1] if before else None
             reasons.append("no step completed after the failure; the next step never finished")
             return IncidentWindow(
                 healthy.step if healthy else None, healthy.time_utc if healthy else None,
-                nxt, failure_time, basis, reasons,
+                healthy.step + 1 if healthy else None, failure_time, basis, reasons,
             )  # fmt: skip
     if first_bad is None:
         last = records[-1]
@@ -195,6 +182,29 @@ def incident_window(
         first_bad.time_utc,
         basis,
         reasons,
+    )
+
+
+def _without_steps(failure_time: datetime | None) -> IncidentWindow:
+    if failure_time is None:
+        return IncidentWindow(None, None, None, None, "none", ["no step log and no failure time"])
+    return IncidentWindow(
+        None, None, None, failure_time, "failure-time-only",
+        ["no step log: the window opens at the first failure the analysis found"],
+    )  # fmt: skip
+
+
+def _degraded_start(
+    candidates: list[StepRecord], *, pct: float, baseline_seconds: float | None, minutes: float
+) -> tuple[StepRecord | None, list[str]]:
+    """The step that starts a sustained rise over the baseline (the one agreed, else the median
+    of the log's first quarter, at least its first five steps), and the reasons."""
+    secs = [r.seconds for r in candidates if r.seconds is not None]
+    ref = baseline_seconds or (statistics.median(secs[: max(5, len(secs) // 4)]) if secs else None)
+    if not ref:
+        return None, []
+    return _sustained_rise(
+        candidates, limit=ref * (1 + pct / 100), minutes=minutes, pct=pct, ref=ref
     )
 
 
@@ -264,7 +274,7 @@ def _sustained_rise(
     rise = first_rise(records, limit=limit, minutes=minutes)
     if rise is not None:
         return StepRecord(rise.first_step, rise.first_at, rise.first_seconds), [
-            f"the median step time over the {minutes:g} min to step {rise.end_step} was "
+            f"the median step time over the {duration(minutes)} to step {rise.end_step} was "
             f"{rise.median:.3f} s, at least +{pct:g}% of the {ref:.3f} s baseline "
             f"({limit:.3f} s): sustained degradation from step {rise.first_step}"
         ]
@@ -273,7 +283,7 @@ def _sustained_rise(
     if span < window:
         return None, [
             f"the step log covers {span.total_seconds() / 60:.1f} min, less than the "
-            f"{minutes:g} min window of the agreed definition: no sustained rise can be judged"
+            f"{duration(minutes)} window of the agreed definition: no sustained rise can be judged"
             + (f" ({len(slow)} step(s) over {limit:.3f} s)" if slow else "")
         ]
     if not slow:
@@ -282,6 +292,6 @@ def _sustained_rise(
     blips = f"{len(slow)} slow steps" if len(slow) > 1 else "one slow step"
     return None, [
         f"{blips} over {limit:.3f} s (first: step {first.step}, {first.seconds:.3f} s), but "
-        f"the median over no {minutes:g} min window stayed +{pct:g}% above the baseline: a "
+        f"the median over no {duration(minutes)} window stayed +{pct:g}% above the baseline: a "
         "blip, not degraded throughput"
     ]
