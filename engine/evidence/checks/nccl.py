@@ -5,10 +5,10 @@ from __future__ import annotations
 from engine.evidence.checks.hardware import make
 from engine.evidence.checks.model import CheckResult, EvidenceItem, Status
 from engine.evidence.checks.spec import Spec
+from engine.evidence.large_message import lowest_large_busbw, row_busbw
 from engine.evidence.parsers.nccl_model import NcclRow, NcclTestsResult
 from engine.formatting import bandwidth, data_size
 
-GIB = 1 << 30
 # Pre-2.13 nccl-tests printed maxDelta instead of a count of wrong elements.
 MAX_DELTA_TOLERANCE = 1e-3
 
@@ -20,21 +20,19 @@ def runs_of(item: EvidenceItem) -> list[NcclTestsResult]:
     return [parsed, *parsed.runs]
 
 
-def large_rows(run: NcclTestsResult, spec: Spec) -> list[NcclRow]:
-    limit = int(spec.thresholds.get("large_message_bytes") or GIB)
-    return [r for r in run.rows if r.size >= limit]
+def _busbw(row: NcclRow) -> float | None:
+    return row_busbw(
+        row.out_of_place.busbw if row.out_of_place else None,
+        row.in_place.busbw if row.in_place else None,
+    )
 
 
 def slowest_large_busbw(run: NcclTestsResult, spec: Spec) -> tuple[float | None, NcclRow | None]:
-    """Lowest out-of-place busbw among large-message rows (the gate; never Avg bus bandwidth)."""
-    best: tuple[float | None, NcclRow | None] = (None, None)
-    for row in large_rows(run, spec):
-        side = row.out_of_place or row.in_place
-        if side is None or side.busbw is None:
-            continue
-        if best[0] is None or side.busbw < best[0]:
-            best = (side.busbw, row)
-    return best
+    """The gate's figure (never Avg bus bandwidth) and the row it came from."""
+    found = lowest_large_busbw(
+        ((row.size, _busbw(row)) for row in run.rows), large_bytes=spec.large_message_bytes
+    )
+    return (None, None) if found is None else (found.busbw, run.rows[found.index])
 
 
 def check_run(
@@ -151,7 +149,7 @@ def check_run(
     threshold = spec.busbw_threshold(run.collective)
     if threshold is not None:
         busbw, slow_row = slowest_large_busbw(run, spec)
-        limit = data_size(int(spec.thresholds.get("large_message_bytes") or GIB))
+        limit = data_size(spec.large_message_bytes)
         if busbw is None or slow_row is None:
             add(
                 "large-message busbw",
@@ -165,7 +163,7 @@ def check_run(
                 "large-message busbw",
                 "pass" if busbw >= threshold else "fail",
                 f"{bandwidth(busbw)} at {data_size(slow_row.size)} (lowest of "
-                f"{len(large_rows(run, spec))} sizes >= {limit})",
+                f"{sum(r.size >= spec.large_message_bytes for r in run.rows)} sizes >= {limit})",
                 f">= {bandwidth(threshold)}",
                 (
                     f"The {coll} bus bandwidth drops to {bandwidth(busbw)} at "
