@@ -47,6 +47,7 @@ def _large_snapshot() -> dict:
     from contracts.services.terms import terms_create
     from demo.seed import seed_demo
     from engine.evidence.fixtures import DEFAULT_TEMPLATE
+    from engine.evidence.large_message import LARGE_MESSAGE_BYTES
 
     seed_demo()
     request = CapacityRequest.objects.get()
@@ -67,7 +68,7 @@ def _large_snapshot() -> dict:
     sizes = [8 << i for i in range(31)]
     nodes = [f"gpu-node-{n:03d}" for n in range(64)]
     snap["baseline"] = {
-        "large_message_bytes": 1 << 30,
+        "large_message_bytes": LARGE_MESSAGE_BYTES,
         "nccl": [
             {
                 "collective": c,

@@ -86,6 +86,16 @@ def data_size(size: Any) -> str:
     return f"{int(size):,} B"
 
 
+def data_size_whole(size: int) -> str:
+    """'8 GiB' or '1,536 KiB' when the size is a whole number of an IEC unit, else the byte count
+    ('1,000 B'): text that reads back to the same number, for forms and validation messages,
+    where `data_size`'s rounded '1.5 MiB' would change the value."""
+    for unit, factor in BYTE_UNITS:
+        if size >= factor and size % factor == 0:
+            return f"{size // factor:,} {unit}"
+    return f"{size:,} B"
+
+
 def data_size_exact(size: Any) -> str:
     """'1 GiB (1,073,741,824 bytes)': the size as people read it, the exact count a contract
     agrees on beside it (annexes)."""

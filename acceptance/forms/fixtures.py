@@ -20,7 +20,7 @@ from engine.evidence.fixtures.schema import (
     NCCL_DATATYPES,
 )
 from engine.evidence.fixtures.thresholds import threshold_unit
-from engine.formatting import data_size
+from engine.formatting import data_size_whole
 
 _SIZE = re.compile(r"^\s*(\d[\d,]*)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -42,9 +42,7 @@ class ByteSizeField(forms.CharField):
     def prepare_value(self, value: Any) -> Any:
         if not isinstance(value, int):
             return value
-        # The shared text when it is exact ('8 GiB'); a rounded '1.5 MiB' would change the value.
-        text = data_size(value)
-        return text if "." not in text else f"{value:,} B"
+        return data_size_whole(value)
 
 
 class EnvField(forms.CharField):

@@ -13,6 +13,11 @@ from typing import Any
 
 from engine.domain import PALETTE, series_colours
 from engine.evidence.checks import load_spec
+from engine.evidence.large_message import (
+    large_message_bytes,
+    stored_lowest_large_busbw,
+    stored_row_busbw,
+)
 from engine.formatting import bandwidth, data_size
 
 WHOLE = "whole allocation"
@@ -23,19 +28,9 @@ def _runs(parsed: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [parsed, *(parsed.get("runs") or [])]
 
 
-def _busbw(row: Mapping[str, Any]) -> float | None:
-    for side in ("out_of_place", "in_place"):
-        value = (row.get(side) or {}).get("busbw")
-        if isinstance(value, int | float):
-            return float(value)
-    return None
-
-
-def _large_min(run: Mapping[str, Any], large: int) -> float | None:
-    values = [
-        v for row in run.get("rows") or [] if row.get("size", 0) >= large and (v := _busbw(row))
-    ]
-    return min(values) if values else None
+def _points(run: Mapping[str, Any]) -> list[tuple[int, float]]:
+    """(size, busbw) of every row with a figure, for charts and the baseline's curve."""
+    return [(row["size"], v) for row in run["rows"] if (v := stored_row_busbw(row)) is not None]
 
 
 def _nccl_runs(files: Iterable[File]) -> list[tuple[File, Mapping[str, Any]]]:
@@ -67,7 +62,7 @@ def _command(run: Mapping[str, Any]) -> str:
 def busbw_charts(files: Sequence[File], spec: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One chart per collective: busbw against message size per run, with the agreed floor."""
     loaded = load_spec(spec)
-    large = int(loaded.thresholds.get("large_message_bytes") or 1 << 30)
+    large = large_message_bytes(loaded.thresholds)
     charts: dict[str, dict[str, Any]] = {}
     for f, run in _nccl_runs(files):
         coll = run.get("collective") or "unknown"
@@ -83,7 +78,7 @@ def busbw_charts(files: Sequence[File], spec: Mapping[str, Any]) -> list[dict[st
                 "series": [],
             },
         )
-        points = [(row["size"], _busbw(row)) for row in run["rows"] if _busbw(row) is not None]
+        points = _points(run)
         chart["series"].append(
             {
                 "name": f"{f.get('node') or WHOLE} · {f.get('name')}",
@@ -101,11 +96,11 @@ def _step_results(files: Iterable[File]) -> list[Mapping[str, Any]]:
 
 def node_comparison(files: Sequence[File], spec: Mapping[str, Any]) -> dict[str, Any]:
     """Per node: large-message busbw of its single-node runs, and its median step time."""
-    large = int(load_spec(spec).thresholds.get("large_message_bytes") or 1 << 30)
+    large = large_message_bytes(load_spec(spec).thresholds)
     busbw: dict[str, dict[str, float]] = {}
     for f, run in _nccl_runs(files):
         node = f.get("node") or ""
-        value = _large_min(run, large)
+        value = stored_lowest_large_busbw(run, large_bytes=large)
         if node and "+" not in node and value is not None:
             busbw.setdefault(run.get("collective") or "unknown", {})[node] = value
     steps: dict[str, list[float]] = {}
@@ -148,11 +143,11 @@ def step_distribution(files: Sequence[File], spec: Mapping[str, Any]) -> dict[st
 def subset_matrices(files: Sequence[File], spec: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Node x node: the lowest large-message busbw of the subset runs holding both nodes."""
     loaded = load_spec(spec)
-    large = int(loaded.thresholds.get("large_message_bytes") or 1 << 30)
+    large = large_message_bytes(loaded.thresholds)
     cells: dict[str, dict[tuple[str, str], float]] = {}
     for f, run in _nccl_runs(files):
         nodes = sorted(n for n in (f.get("node") or "").split("+") if n)
-        value = _large_min(run, large)
+        value = stored_lowest_large_busbw(run, large_bytes=large)
         if len(nodes) < 2 or value is None:
             continue
         per = cells.setdefault(run.get("collective") or "unknown", {})
@@ -223,7 +218,7 @@ def baseline_snapshot(
     files: Sequence[File], spec: Mapping[str, Any], *, header: Mapping[str, Any]
 ) -> dict[str, Any]:
     """What the accepted run measured, kept as the reference for later incidents."""
-    large = int(load_spec(spec).thresholds.get("large_message_bytes") or 1 << 30)
+    large = large_message_bytes(load_spec(spec).thresholds)
     nccl = []
     for f, run in _nccl_runs(files):
         nccl.append(
@@ -238,11 +233,9 @@ def baseline_snapshot(
                 "hosts": list(run.get("nodes") or []),  # the node set recovery runs must match
                 "nccl_version": run.get("nccl_version"),
                 "nccl_tests_version": run.get("nccl_tests_version"),
-                "large_message_busbw_min_gbps": _large_min(run, large),
+                "large_message_busbw_min_gbps": stored_lowest_large_busbw(run, large_bytes=large),
                 "avg_busbw_gbps": run.get("avg_busbw"),
-                "busbw_by_size": [
-                    [row["size"], _busbw(row)] for row in run["rows"] if _busbw(row) is not None
-                ],
+                "busbw_by_size": [list(p) for p in _points(run)],
             }
         )
     steps = _step_results(files)
@@ -281,7 +274,7 @@ def contracted_baseline_snapshot(
     against unless the buyer chose that run. Same shape as `baseline_snapshot`, nothing measured:
     each collective's agreed busbw floor stands where a run's lowest large-message figure would."""
     loaded = load_spec(spec)
-    large = int(loaded.thresholds.get("large_message_bytes") or 1 << 30)
+    large = large_message_bytes(loaded.thresholds)
     floors = loaded.thresholds.get("busbw_gbps") or {}
     return {
         **header,

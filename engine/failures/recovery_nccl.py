@@ -15,8 +15,11 @@ Plain data in and out: parsed runs are `engine.evidence.parsers.to_json` documen
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from engine.evidence.large_message import large_message_bytes, stored_lowest_large_busbw
+from engine.formatting import data_size_exact
 
 PASS, FAIL, WAITING = "pass", "fail", "waiting"
 # Refused on a reuse or mismatch finding (a file given twice, another host, the burn-in's own
@@ -75,22 +78,6 @@ def _runs(parsed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [run for doc in parsed for run in [doc, *(doc.get("runs") or [])]]
 
 
-def _busbw(row: Mapping[str, Any]) -> float | None:
-    for side in ("out_of_place", "in_place"):
-        value = (row.get(side) or {}).get("busbw")
-        if isinstance(value, int | float):
-            return float(value)
-    return None
-
-
-def _large_min(run: Mapping[str, Any], large: int) -> float | None:
-    values = [
-        v for row in run.get("rows") or [] if row.get("size", 0) >= large and (v := _busbw(row))
-        is not None
-    ]  # fmt: skip
-    return min(values) if values else None
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -144,6 +131,20 @@ def _baseline_version(
     return None, ""
 
 
+@dataclass(slots=True)
+class _Comparison:
+    """What comparing the recovery runs with the baseline found, in the order it is shown."""
+
+    parts: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def _has_figure(row: Mapping[str, Any]) -> bool:
+    # A measured 0 GB/s (a dead link at hand-over) is still the baseline's figure.
+    return isinstance(row.get("large_message_busbw_min_gbps"), int | float)
+
+
 def check_nccl(
     parsed: Sequence[Mapping[str, Any]],
     baseline: Mapping[str, Any] | None,
@@ -156,7 +157,7 @@ def check_nccl(
     itself: a margin below a contract's minimum would accept less than was agreed."""
     shape = shape or NcclShape()
     baseline = baseline or {}
-    rows = [r for r in baseline.get("nccl") or [] if r.get("large_message_busbw_min_gbps")]
+    rows = [r for r in baseline.get("nccl") or [] if _has_figure(r)]
     if not rows:
         return WAITING, "", "the hand-over baseline has no nccl-tests result: sign off instead"
     contracted = baseline.get("source") == "contracted"
@@ -166,52 +167,98 @@ def check_nccl(
         return WAITING, "no recovery nccl-tests run uploaded", expected
     if shape.reused:
         return FINDING, shape.reused, expected
-    large = int(baseline.get("large_message_bytes") or 1 << 30)
+    found = _compare(rows, parsed, baseline, margin_pct=margin_pct, shape=shape)
+    measured = "; ".join(found.parts + found.problems)
+    if found.unknown:
+        measured += "; cannot be compared: " + ", ".join(found.unknown)
+    return (FAIL if found.problems else PASS), measured, expected
+
+
+def _compare(
+    rows: Sequence[Mapping[str, Any]],
+    parsed: Sequence[Mapping[str, Any]],
+    baseline: Mapping[str, Any],
+    *,
+    margin_pct: float,
+    shape: NcclShape,
+) -> _Comparison:
+    """Each baseline collective against the recovery run of the same collective."""
+    found = _Comparison()
     runs = [r for r in _runs(parsed) if r.get("rows")]
-    problems: list[str] = []
-    unknown: list[str] = []
-    parts: list[str] = []
     shaped = False
     for row in rows:
         coll = str(row.get("collective") or "unknown")
         run = next((r for r in runs if str(r.get("collective") or "unknown") == coll), None)
         if run is None:
             seen = sorted({str(r.get("collective") or "unknown") for r in runs})
-            problems.append(f"{coll}: no run (uploaded: {', '.join(seen) or 'no data rows'})")
+            found.problems.append(f"{coll}: no run (uploaded: {', '.join(seen) or 'no data rows'})")
             continue
         if not shaped:  # the node shape is the run's, whichever collective shows it
             shape_problems, shape_unknown = _shape_problems(run, shape)
-            problems += shape_problems
-            unknown += shape_unknown
+            found.problems.extend(shape_problems)
+            found.unknown.extend(shape_unknown)
             shaped = True
-        if row.get("command"):
-            if diff := _command_difference(str(row["command"]), command_shape(run)):
-                problems.append(f"{coll}: {diff}")
-        elif not contracted:
-            unknown.append(f"{coll} command (the baseline does not keep it)")
-        ref_version, whose = _baseline_version(row, baseline)
-        got_version = run.get("nccl_version")
-        if ref_version is None:
-            unknown.append(f"{coll} NCCL version (the baseline does not keep it)")
-        elif not got_version:
-            problems.append(
-                f"{coll}: the run does not print its NCCL version ({whose} {ref_version})"
-            )
-        elif str(got_version) != ref_version:
-            problems.append(f"{coll}: NCCL {got_version}; {whose} {ref_version}")
-        ref = float(row["large_message_busbw_min_gbps"])
-        got = _large_min(run, large)
-        if got is None:
-            problems.append(f"{coll}: no message of {large:,} bytes or more")
-            continue
-        delta = (got - ref) / ref * 100
-        parts.append(f"{coll}: {got:.1f} GB/s ({delta:+.1f}% vs {ref:.1f})")
-        if got < ref * (1 - margin_pct / 100):
-            problems.append(f"{coll}: bus bandwidth {got:.1f} GB/s is below the floor")
-    measured = "; ".join(parts + problems)
-    if unknown:
-        measured += "; cannot be compared: " + ", ".join(unknown)
-    return (FAIL if problems else PASS), measured, expected
+        _compare_command(found, coll, row, run, contracted=baseline.get("source") == "contracted")
+        _compare_version(found, coll, row, run, baseline)
+        _compare_busbw(
+            found, coll, row, run, large=large_message_bytes(baseline), margin_pct=margin_pct
+        )
+    return found
+
+
+def _compare_command(
+    found: _Comparison,
+    coll: str,
+    row: Mapping[str, Any],
+    run: Mapping[str, Any],
+    *,
+    contracted: bool,
+) -> None:
+    if row.get("command"):
+        if diff := _command_difference(str(row["command"]), command_shape(run)):
+            found.problems.append(f"{coll}: {diff}")
+    elif not contracted:
+        found.unknown.append(f"{coll} command (the baseline does not keep it)")
+
+
+def _compare_version(
+    found: _Comparison,
+    coll: str,
+    row: Mapping[str, Any],
+    run: Mapping[str, Any],
+    baseline: Mapping[str, Any],
+) -> None:
+    ref_version, whose = _baseline_version(row, baseline)
+    got_version = run.get("nccl_version")
+    if ref_version is None:
+        found.unknown.append(f"{coll} NCCL version (the baseline does not keep it)")
+    elif not got_version:
+        found.problems.append(
+            f"{coll}: the run does not print its NCCL version ({whose} {ref_version})"
+        )
+    elif str(got_version) != ref_version:
+        found.problems.append(f"{coll}: NCCL {got_version}; {whose} {ref_version}")
+
+
+def _compare_busbw(
+    found: _Comparison,
+    coll: str,
+    row: Mapping[str, Any],
+    run: Mapping[str, Any],
+    *,
+    large: int,
+    margin_pct: float,
+) -> None:
+    ref = float(row["large_message_busbw_min_gbps"])
+    got = stored_lowest_large_busbw(run, large_bytes=large)
+    if got is None:
+        found.problems.append(f"{coll}: no message of {data_size_exact(large)} or more")
+        return
+    # A 0 GB/s baseline has no percentage to move by; the figures alone say it.
+    delta = f"{(got - ref) / ref * 100:+.1f}% vs {ref:.1f}" if ref else f"baseline {ref:.1f}"
+    found.parts.append(f"{coll}: {got:.1f} GB/s ({delta})")
+    if got < ref * (1 - margin_pct / 100):
+        found.problems.append(f"{coll}: bus bandwidth {got:.1f} GB/s is below the floor")
 
 
 def _expected(

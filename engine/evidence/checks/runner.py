@@ -62,6 +62,56 @@ def is_whole_allocation(item: EvidenceItem, spec: Spec) -> bool:
     return bool(parsed_runs) and parsed_runs[0].ranks == spec.world_size
 
 
+def _unreadable(item: EvidenceItem, *, mandatory: bool) -> CheckResult:
+    group = GROUP_BY_KIND.get(item.kind, "evidence")
+    # A file whose kind could not be recognised is named by its file, not as "unknown".
+    what = item.kind if item.kind in GROUP_BY_KIND else item.ref
+    return _result(
+        name=f"{what}: readable",
+        group=group,
+        status="inconclusive",
+        measured="parse error",
+        expected=f"a readable {item.kind} file"
+        if item.kind in GROUP_BY_KIND
+        else "a file of a kind the checks read",
+        message=f"{item.ref} could not be read: {item.error or 'unknown error'}",
+        mandatory=mandatory or item.kind not in GROUP_BY_KIND,
+        ref=item.ref,
+        line=item.error_line,
+        node=item.node,
+    )
+
+
+def _missing(kind: str) -> CheckResult:
+    return _result(
+        name=f"{kind}: present",
+        group=GROUP_BY_KIND.get(kind, "evidence"),
+        status="missing",
+        measured="no file",
+        expected=f"{kind} evidence",
+        message=f"No {kind} evidence was uploaded.",
+        mandatory=True,
+    )
+
+
+def _by_kind(
+    spec: Spec, items: Sequence[EvidenceItem]
+) -> tuple[dict[str, list[EvidenceItem]], list[CheckResult]]:
+    """The readable items by kind, and a result for each unreadable item and each missing kind.
+    An unreadable file still counts as present: it is inconclusive, not missing."""
+    required = set(spec.required_evidence)
+    results: list[CheckResult] = []
+    by_kind: dict[str, list[EvidenceItem]] = {}
+    for item in items:
+        if item.parsed is None:
+            results.append(_unreadable(item, mandatory=item.kind in required))
+            by_kind.setdefault(item.kind, [])
+            continue
+        by_kind.setdefault(item.kind, []).append(item)
+    results.extend(_missing(kind) for kind in spec.required_evidence if kind not in by_kind)
+    return by_kind, results
+
+
 def run_checks(
     raw_spec: Mapping[str, Any] | Spec,
     items: Sequence[EvidenceItem],
@@ -75,45 +125,7 @@ def run_checks(
     def mandatory(kind: str) -> bool:
         return kind in required
 
-    results: list[CheckResult] = []
-    by_kind: dict[str, list[EvidenceItem]] = {}
-    for item in items:
-        if item.parsed is None:
-            group = GROUP_BY_KIND.get(item.kind, "evidence")
-            # A file whose kind could not be recognised is named by its file, not as "unknown".
-            what = item.kind if item.kind in GROUP_BY_KIND else item.ref
-            results.append(
-                _result(
-                    name=f"{what}: readable",
-                    group=group,
-                    status="inconclusive",
-                    measured="parse error",
-                    expected=f"a readable {item.kind} file"
-                    if item.kind in GROUP_BY_KIND
-                    else "a file of a kind the checks read",
-                    message=f"{item.ref} could not be read: {item.error or 'unknown error'}",
-                    mandatory=mandatory(item.kind) or item.kind not in GROUP_BY_KIND,
-                    ref=item.ref,
-                    line=item.error_line,
-                    node=item.node,
-                )
-            )
-            by_kind.setdefault(item.kind, [])
-            continue
-        by_kind.setdefault(item.kind, []).append(item)
-    for kind in spec.required_evidence:
-        if kind not in by_kind:
-            results.append(
-                _result(
-                    name=f"{kind}: present",
-                    group=GROUP_BY_KIND.get(kind, "evidence"),
-                    status="missing",
-                    measured="no file",
-                    expected=f"{kind} evidence",
-                    message=f"No {kind} evidence was uploaded.",
-                    mandatory=True,
-                )
-            )
+    by_kind, results = _by_kind(spec, items)
     results.extend(
         check_fixture(spec, by_kind.get("fixture-result", []), mandatory("fixture-result"))
     )

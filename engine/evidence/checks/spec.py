@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.domain import EVIDENCE_KINDS
+from engine.evidence.large_message import LARGE_MESSAGE_BYTES, large_message_bytes
 
 DEFAULT_THRESHOLDS: dict[str, Any] = {
-    "large_message_bytes": 1 << 30,
+    "large_message_bytes": LARGE_MESSAGE_BYTES,
     "busbw_gbps": {},
     "nvlink_class": None,
     "rail_optimised": False,
@@ -50,6 +51,10 @@ class Spec:
     @property
     def world_size(self) -> int:
         return self.nodes * self.gpus_per_node * self.workers_per_gpu
+
+    @property
+    def large_message_bytes(self) -> int:
+        return large_message_bytes(self.thresholds)
 
     def busbw_threshold(self, collective: str | None) -> float | None:
         table = self.thresholds.get("busbw_gbps") or {}

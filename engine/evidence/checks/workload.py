@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from dataclasses import dataclass, field
 
 from engine.evidence.checks.hardware import make
 from engine.evidence.checks.model import CheckResult, EvidenceItem, Status
@@ -21,19 +21,15 @@ def _short(values: list[int], limit: int = 8) -> str:
     return shown + (f" (+{len(values) - limit} more)" if len(values) > limit else "")
 
 
-def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
-    """All fixture-result items together: per-node files each hold a slice of the ranks."""
-    records: list[tuple[EvidenceItem, FixtureRecord]] = []
-    for item in items:
-        if isinstance(item.parsed, FixtureResult):
-            records.extend((item, r) for r in item.parsed.records)
-    if not records:
-        return []
-    first_item = records[0][0]
-    n = spec.world_size
-    out: list[CheckResult] = []
+@dataclass(frozen=True)
+class _Results:
+    """Collects fixture-result checks; each named step (and `fixture_runtime_checks`) calls it."""
 
-    def add(
+    mandatory: bool
+    out: list[CheckResult] = field(default_factory=list)
+
+    def __call__(
+        self,
         name: str,
         status: Status,
         measured: str,
@@ -42,7 +38,7 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
         item: EvidenceItem,
         line: int | None = None,
     ) -> None:
-        out.append(
+        self.out.append(
             make(
                 item,
                 name=f"fixture-result: {name}",
@@ -51,11 +47,38 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
                 measured=measured,
                 expected=expected,
                 message=message,
-                mandatory=mandatory,
+                mandatory=self.mandatory,
                 line=line,
             )
         )
 
+
+Records = list[tuple[EvidenceItem, FixtureRecord]]
+
+
+def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
+    """All fixture-result items together: per-node files each hold a slice of the ranks."""
+    records: Records = []
+    for item in items:
+        if isinstance(item.parsed, FixtureResult):
+            records.extend((item, r) for r in item.parsed.records)
+    if not records:
+        return []
+    first_item = records[0][0]
+    add = _Results(mandatory=mandatory)
+    _ranks_check(spec, records, add, first_item)
+    _span_check(spec, records, add, first_item)
+    _sum_check(spec, records, add, first_item)
+    _shape_check(spec, records, add, first_item)
+    _device_check(records, add)
+    fixture_runtime_checks(spec, records, add, first_item)
+    _nccl_version_check(spec, records, add, first_item)
+    return add.out
+
+
+def _ranks_check(spec: Spec, records: Records, add: _Results, first_item: EvidenceItem) -> None:
+    """Every rank of the world size exactly once, each reporting that world size."""
+    n = spec.world_size
     seen: dict[int, int] = {}
     for _, r in records:
         seen[r.rank] = seen.get(r.rank, 0) + 1
@@ -85,25 +108,16 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
         bad_world[0][0] if bad_world else first_item,
         bad_world[0][1].line if bad_world else None,
     )
-    _span_check(spec, records, add, first_item)
+
+
+def _sum_check(spec: Spec, records: Records, add: _Results, first_item: EvidenceItem) -> None:
+    """The all-reduce of rank-filled tensors equals n(n-1)/2 in every element on every rank."""
+    n = spec.world_size
     target = n * (n - 1) / 2
     wrong = [
         (i, r) for i, r in records if not r.passed or not (r.min == r.max == r.expected == target)
     ]
-    if wrong:
-        i, r = wrong[0]
-        add(
-            "sum values",
-            "fail",
-            f"rank {r.rank}: pass={str(r.passed).lower()} min={r.min:g} max={r.max:g} "
-            f"expected={r.expected:g}",
-            f"every element == {target:g}",
-            f"{len(wrong)} rank(s) did not get {target:g} in every element, starting with rank "
-            f"{r.rank} on {r.host}.",
-            i,
-            r.line,
-        )
-    else:
+    if not wrong:
         add(
             "sum values",
             "pass",
@@ -112,6 +126,22 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
             f"Every rank's all-reduce result equals n(n-1)/2 = {target:g}.",
             first_item,
         )
+        return
+    i, r = wrong[0]
+    add(
+        "sum values",
+        "fail",
+        f"rank {r.rank}: pass={str(r.passed).lower()} min={r.min:g} max={r.max:g} "
+        f"expected={r.expected:g}",
+        f"every element == {target:g}",
+        f"{len(wrong)} rank(s) did not get {target:g} in every element, starting with rank "
+        f"{r.rank} on {r.host}.",
+        i,
+        r.line,
+    )
+
+
+def _shape_check(spec: Spec, records: Records, add: _Results, first_item: EvidenceItem) -> None:
     counts = sorted({r.count for _, r in records})
     dtypes = sorted({r.dtype for _, r in records})
     uniform = len(counts) == 1 and len(dtypes) == 1
@@ -131,8 +161,11 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
         else "Ranks disagree on the tensor count/dtype, or it is not the agreed one.",
         first_item,
     )
-    _device_check(records, add)
-    fixture_runtime_checks(spec, records, add, first_item)
+
+
+def _nccl_version_check(
+    spec: Spec, records: Records, add: _Results, first_item: EvidenceItem
+) -> None:
     if spec.nccl_version:
         versions = sorted({r.nccl_version or NO_NCCL for _, r in records})
         add(
@@ -143,21 +176,20 @@ def check_fixture(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> lis
             f"The fixture ran with NCCL {', '.join(versions)}; {spec.nccl_version} agreed.",
             first_item,
         )
-    else:
-        used = ", ".join(sorted({r.nccl_version or NO_NCCL for _, r in records}))
-        add(
-            "NCCL version",
-            "warn",
-            used,
-            "not agreed",
-            f"The fixture agrees no NCCL version; it ran with NCCL {used}. Agree one in the "
-            "fixture's runtime to check it.",
-            first_item,
-        )
-    return out
+        return
+    used = ", ".join(sorted({r.nccl_version or NO_NCCL for _, r in records}))
+    add(
+        "NCCL version",
+        "warn",
+        used,
+        "not agreed",
+        f"The fixture agrees no NCCL version; it ran with NCCL {used}. Agree one in the "
+        "fixture's runtime to check it.",
+        first_item,
+    )
 
 
-def _device_check(records: list[tuple[EvidenceItem, FixtureRecord]], add: Any) -> None:
+def _device_check(records: Records, add: _Results) -> None:
     """A CPU dry run (gloo) proves the fixture script, never the GPUs: at burn-in it fails."""
     cpu = [(i, r) for i, r in records if r.on_cpu]
     if not cpu:
@@ -176,9 +208,7 @@ def _device_check(records: list[tuple[EvidenceItem, FixtureRecord]], add: Any) -
     )
 
 
-def _span_check(
-    spec: Spec, records: list[tuple[EvidenceItem, FixtureRecord]], add: Any, item: EvidenceItem
-) -> None:
+def _span_check(spec: Spec, records: Records, add: _Results, item: EvidenceItem) -> None:
     """The ranks must run on every node of the allocation, the agreed number on each: sixteen
     ranks on one host prove that host's NVLink, not the fabric between nodes."""
     per_host = Counter(r.host for _, r in records)
@@ -200,98 +230,101 @@ def _span_check(
     )
 
 
+StepFiles = list[tuple[EvidenceItem, tuple[RankSteps, ...]]]
+
+
 def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> list[CheckResult]:
     # Every file's ranks together, read in place: five 4,096-rank files would otherwise make
     # 20,000 (file, rank) pairs on every re-check.
-    files: list[tuple[EvidenceItem, tuple[RankSteps, ...]]] = [
+    files: StepFiles = [
         (item, item.parsed.per_rank)
         for item in items
         if isinstance(item.parsed, StepTimesResult) and item.parsed.per_rank
     ]
     if not files:
         return []
-    first_item = files[0][0]
-    tol = float(spec.thresholds.get("step_time_tolerance_pct") or 5.0)
-    spread_limit = float(spec.thresholds.get("step_time_spread_pct") or 10.0)
     medians = sorted(r.median for _, per_rank in files for r in per_rank)
-    run_median = median(medians)
+    return [
+        _stragglers(spec, files, median(medians), mandatory),
+        _spread(spec, files, medians[0], mandatory),
+        _rank_coverage(spec, files, mandatory),
+    ]
+
+
+def _stragglers(spec: Spec, files: StepFiles, run_median: float, mandatory: bool) -> CheckResult:
+    tol = float(spec.thresholds.get("step_time_tolerance_pct") or 5.0)
     limit = run_median * (1 + tol / 100.0)
     slow = sorted(
         ((i, r) for i, per_rank in files for r in per_rank if r.median > limit),
         key=lambda x: -x[1].median,
     )
-    out: list[CheckResult] = []
-    if slow:
-        i, worst = slow[0]
-        names = ", ".join(f"rank {r.rank} ({r.node})" for _, r in slow[:5])
-        out.append(
-            make(
-                i,
-                name="step-times: stragglers",
-                group="step-times",
-                status="fail",
-                measured=f"{len(slow)} rank(s) above {limit:.4g} s, worst rank {worst.rank} on "
-                f"{worst.node} at {worst.median:.4g} s",
-                expected=f"every rank median <= run median {run_median:.4g} s + {tol:g}%",
-                mandatory=mandatory,
-                line=worst.line,
-                message=f"{len(slow)} straggler rank(s): {names}"
-                + (" and more." if len(slow) > 5 else "."),
-            )
+    if not slow:
+        return make(
+            files[0][0],
+            name="step-times: stragglers",
+            group="step-times",
+            status="pass",
+            measured=f"slowest rank median within {tol:g}% of {run_median:.4g} s",
+            expected=f"every rank median <= run median + {tol:g}%",
+            mandatory=mandatory,
+            message=f"No rank's median step time exceeds the run median by more than {tol:g}%.",
         )
-    else:
-        out.append(
-            make(
-                first_item,
-                name="step-times: stragglers",
-                group="step-times",
-                status="pass",
-                measured=f"slowest rank median within {tol:g}% of {run_median:.4g} s",
-                expected=f"every rank median <= run median + {tol:g}%",
-                mandatory=mandatory,
-                message=f"No rank's median step time exceeds the run median by more than {tol:g}%.",
-            )
-        )
-    lo = medians[0]
+    i, worst = slow[0]
+    names = ", ".join(f"rank {r.rank} ({r.node})" for _, r in slow[:5])
+    return make(
+        i,
+        name="step-times: stragglers",
+        group="step-times",
+        status="fail",
+        measured=f"{len(slow)} rank(s) above {limit:.4g} s, worst rank {worst.rank} on "
+        f"{worst.node} at {worst.median:.4g} s",
+        expected=f"every rank median <= run median {run_median:.4g} s + {tol:g}%",
+        mandatory=mandatory,
+        line=worst.line,
+        message=f"{len(slow)} straggler rank(s): {names}"
+        + (" and more." if len(slow) > 5 else "."),
+    )
+
+
+def _spread(spec: Spec, files: StepFiles, lo: float, mandatory: bool) -> CheckResult:
+    """Slowest rank median over the fastest one, linked to the rank that sets the figure."""
+    spread_limit = float(spec.thresholds.get("step_time_spread_pct") or 10.0)
     slowest_item, slowest = files[0][0], max(files[0][1], key=lambda r: r.median)
     for item, per_rank in files[1:]:
         top = max(per_rank, key=lambda r: r.median)
-        if top.median > slowest.median:  # the first file's rank wins a tie, as it always did
+        if top.median > slowest.median:  # the first file's rank wins a tie
             slowest_item, slowest = item, top
     hi = slowest.median
     spread = (hi / lo - 1) * 100.0 if lo > 0 else float("inf")
     refs = list(dict.fromkeys(i.ref for i, _ in files))
     combined = f" (combined over {len(refs)} files: {', '.join(refs)})" if len(refs) > 1 else ""
-    out.append(
-        make(
-            # Link the rank that sets the figure, not whichever file came first.
-            slowest_item,
-            name="step-times: spread",
-            group="step-times",
-            status="pass" if spread <= spread_limit else "fail",
-            measured=f"{spread:.2f}% (rank medians {lo:.4g} s to {hi:.4g} s)",
-            expected=f"<= {spread_limit:g}%",
-            mandatory=mandatory,
-            line=slowest.line,
-            message=f"Rank medians spread by {spread:.2f}%{combined}; slowest rank "
-            f"{slowest.rank} ({slowest.node}); {spread_limit:g}% allowed.",
-        )
+    return make(
+        slowest_item,
+        name="step-times: spread",
+        group="step-times",
+        status="pass" if spread <= spread_limit else "fail",
+        measured=f"{spread:.2f}% (rank medians {lo:.4g} s to {hi:.4g} s)",
+        expected=f"<= {spread_limit:g}%",
+        mandatory=mandatory,
+        line=slowest.line,
+        message=f"Rank medians spread by {spread:.2f}%{combined}; slowest rank "
+        f"{slowest.rank} ({slowest.node}); {spread_limit:g}% allowed.",
     )
+
+
+def _rank_coverage(spec: Spec, files: StepFiles, mandatory: bool) -> CheckResult:
     n = spec.world_size
     present = {r.rank for _, per_rank in files for r in per_rank}
     missing = [r for r in range(n) if r not in present]
-    out.append(
-        make(
-            first_item,
-            name="step-times: ranks",
-            group="step-times",
-            status="fail" if missing else "pass",
-            measured=f"{len(present)} ranks" + (f"; missing {_short(missing)}" if missing else ""),
-            expected=f"ranks 0..{n - 1}",
-            mandatory=mandatory,
-            message=f"Step times are missing for {len(missing)} rank(s)."
-            if missing
-            else f"Step times cover all {n} ranks.",
-        )
+    return make(
+        files[0][0],
+        name="step-times: ranks",
+        group="step-times",
+        status="fail" if missing else "pass",
+        measured=f"{len(present)} ranks" + (f"; missing {_short(missing)}" if missing else ""),
+        expected=f"ranks 0..{n - 1}",
+        mandatory=mandatory,
+        message=f"Step times are missing for {len(missing)} rank(s)."
+        if missing
+        else f"Step times cover all {n} ranks.",
     )
-    return out

@@ -173,91 +173,117 @@ def _apply_result(test: _Test, cell: str) -> bool:
     return True
 
 
-def parse(text: str | bytes) -> DcgmiResult:
-    text = decode_text(text, kind=KIND, error=DcgmiError)
-    if text.lstrip().startswith("{"):
-        return _parse_json(text)
-    tests: list[_Test] = []
-    metadata: dict[str, str] = {}
+def _cells(s: str) -> tuple[str, str, str] | None:
+    """(left cell, right cell as printed, right cell stripped) of a `| … | … |` row."""
+    parts = s.split("|")
+    if len(parts) < 3:
+        return None
+    left = parts[1].strip()
+    # Keep the raw chunk (minus the border padding): a wrap can fall on a space.
+    right_raw = "|".join(parts[2:-1]) if s.endswith("|") and len(parts) > 3 else parts[2]
+    right_raw = right_raw.removeprefix(" ")
+    if s.endswith("|"):
+        right_raw = right_raw.removesuffix(" ")
+        # DCGM wraps at 45 characters inside a 46-wide cell: drop the pad, keep content.
+        if len(right_raw) > _WRAP and not right_raw[_WRAP:].strip():
+            right_raw = right_raw[:_WRAP]
+    return left, right_raw, right_raw.strip()
+
+
+@dataclass
+class _Table:
+    """The dcgmi diag table as it is read: tests so far, the category and test being read, and
+    the message a wrapped line continues."""
+
+    tests: list[_Test] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
     category: str | None = None
     current: _Test | None = None
     message: list[str] | None = None  # chunks of the message being continued
-    complete = False
-    saw_table = False
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        s = line.rstrip()
-        if not s.startswith(("|", "+")):
-            continue
-        saw_table = True
+    complete: bool = False
+    saw_table: bool = False
+
+    def read(self, s: str, lineno: int) -> None:
+        """One line of the table (starting with '|' or '+')."""
+        self.saw_table = True
         m_cat = _CATEGORY_RE.match(s)
         if m_cat:
-            category, message = m_cat.group(1).strip(), None
-            continue
+            self.category, self.message = m_cat.group(1).strip(), None
+            return
         if s.startswith("+") or set(s) <= set("|+-= "):
-            complete = complete or (s.startswith("+") and current is not None)
-            message = None
-            continue
-        parts = s.split("|")
-        if len(parts) < 3:
-            continue
-        left = parts[1].strip()
-        # Keep the raw chunk (minus the border padding): a wrap can fall on a space.
-        right_raw = "|".join(parts[2:-1]) if s.endswith("|") and len(parts) > 3 else parts[2]
-        right_raw = right_raw.removeprefix(" ")
-        if s.endswith("|"):
-            right_raw = right_raw.removesuffix(" ")
-            # DCGM wraps at 45 characters inside a 46-wide cell: drop the pad, keep content.
-            if len(right_raw) > _WRAP and not right_raw[_WRAP:].strip():
-                right_raw = right_raw[:_WRAP]
-        right = right_raw.strip()
+            self.complete = self.complete or (s.startswith("+") and self.current is not None)
+            self.message = None
+            return
+        cells = _cells(s)
+        if cells is None:
+            return
+        left, right_raw, right = cells
         if left in ("Diagnostic",) and right.startswith("Result"):
-            continue
+            return
         if left in _METADATA_KEYS:
-            metadata[_METADATA_KEYS[left]] = right
-            message = None
-            continue
-        if left in _MESSAGE_ROWS:
-            if current is None:
-                # A message with its test row cut off (pasted fragments): keep it as a test.
-                current = _Test(
-                    name=f"{category or 'General'} {left}", category=category, line=lineno
-                )
-                current.results.append(_ORPHAN_RESULT[left])
-                tests.append(current)
-            message = [right_raw]
-            current.messages.append((_MESSAGE_ROWS[left], message, lineno))
-            continue
-        if not left:
-            if current is None:
-                continue
-            m_gpu = _GPU_RESULT_RE.match(right)
-            if m_gpu:
-                current.gpus[m_gpu.group(1)] = _normalise_result(m_gpu.group(2))
-                message = None
-            elif message is None and _apply_result(current, right):
-                pass
-            elif message is not None:
-                message.append(right_raw)
-            continue
-        current = _Test(name=left, category=category, line=lineno)
-        message = None
-        if not _apply_result(current, right):
-            if category and category.lower() == "metadata":
-                metadata[left] = right
-                current = None
-                continue
+            self.metadata[_METADATA_KEYS[left]] = right
+            self.message = None
+        elif left in _MESSAGE_ROWS:
+            self.read_message(left, right_raw, lineno)
+        elif not left:
+            self.read_continuation(right, right_raw)
+        else:
+            self.read_test(left, right, lineno)
+
+    def read_message(self, left: str, right_raw: str, lineno: int) -> None:
+        if self.current is None:
+            # A message with its test row cut off (pasted fragments): keep it as a test.
+            name = f"{self.category or 'General'} {left}"
+            self.current = _Test(name=name, category=self.category, line=lineno)
+            self.current.results.append(_ORPHAN_RESULT[left])
+            self.tests.append(self.current)
+        self.message = [right_raw]
+        self.current.messages.append((_MESSAGE_ROWS[left], self.message, lineno))
+
+    def read_continuation(self, right: str, right_raw: str) -> None:
+        """A row with an empty left cell: a per-GPU result, a further result or wrapped text."""
+        if self.current is None:
+            return
+        m_gpu = _GPU_RESULT_RE.match(right)
+        if m_gpu:
+            self.current.gpus[m_gpu.group(1)] = _normalise_result(m_gpu.group(2))
+            self.message = None
+        elif self.message is None and _apply_result(self.current, right):
+            pass
+        elif self.message is not None:
+            self.message.append(right_raw)
+
+    def read_test(self, left: str, right: str, lineno: int) -> None:
+        self.current = _Test(name=left, category=self.category, line=lineno)
+        self.message = None
+        if _apply_result(self.current, right):
+            self.tests.append(self.current)
+        elif self.category and self.category.lower() == "metadata":
+            self.metadata[left] = right
+            self.current = None
+        else:
             raise DcgmiError(
                 f"expected Pass/Fail/Warn/Skip for test {left!r}, found {right[:30]!r}",
                 line=lineno,
                 kind=KIND,
             )
-        tests.append(current)
-    if not saw_table:
+
+
+def parse(text: str | bytes) -> DcgmiResult:
+    text = decode_text(text, kind=KIND, error=DcgmiError)
+    if text.lstrip().startswith("{"):
+        return _parse_json(text)
+    table = _Table()
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        s = line.rstrip()
+        if s.startswith(("|", "+")):
+            table.read(s, lineno)
+    if not table.saw_table:
         raise DcgmiError("no dcgmi diag result table found", kind=KIND)
-    frozen = tuple(t.freeze() for t in tests)
+    frozen = tuple(t.freeze() for t in table.tests)
     if not frozen:
         raise DcgmiError("dcgmi diag table without any test rows", kind=KIND)
-    return _result(frozen, metadata, text, complete, "table")
+    return _result(frozen, table.metadata, text, table.complete, "table")
 
 
 def _result(

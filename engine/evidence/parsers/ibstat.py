@@ -98,77 +98,91 @@ def _state(raw: str) -> str:
     return _STATE_NAMES.get(word.lower(), word)
 
 
-def parse(text: str | bytes) -> IbstatResult:
-    text = decode_text(text, kind=KIND, error=IbstatError)
-    if re.search(r"^Infiniband device '", text, re.M):
-        return _parse_ibstatus(text)
-    cas: list[IbCa] = []
-    ports: list[IbPort] = []
-    errors: list[str] = []
+@dataclass
+class _Blocks:
+    """`ibstat` output as it is read: finished CA and port blocks, and the ones still open."""
+
+    cas: list[IbCa] = field(default_factory=list)
+    ports: list[IbPort] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
     ca: dict[str, str] | None = None
-    ca_line = 0
+    ca_line: int = 0
     port: dict[str, str] | None = None
-    port_line = 0
-    port_key_lines: dict[str, int] = {}
-    port_no = 0
+    port_line: int = 0
+    port_key_lines: dict[str, int] = field(default_factory=dict)
+    port_no: int = 0
 
-    def flush_port() -> None:
-        nonlocal port
-        if port is not None and ca is not None:
-            ports.append(_make_port(ca["name"], port_no, port, port_line, port_key_lines))
-        port = None
-
-    def flush_ca() -> None:
-        nonlocal ca
-        flush_port()
-        if ca is not None:
-            cas.append(
-                IbCa(
-                    name=ca["name"],
-                    type=ca.get("CA type"),
-                    firmware=ca.get("Firmware version"),
-                    ports=int(ca["Number of ports"])
-                    if re.fullmatch(r"[0-9]{1,6}", ca.get("Number of ports", ""))
-                    else None,
-                    line=ca_line,
-                )
+    def flush_port(self) -> None:
+        if self.port is not None and self.ca is not None:
+            port = _make_port(
+                self.ca["name"], self.port_no, self.port, self.port_line, self.port_key_lines
             )
-        ca = None
+            self.ports.append(port)
+        self.port = None
 
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        s = raw.strip()
-        if not s:
-            continue
+    def flush_ca(self) -> None:
+        self.flush_port()
+        if self.ca is not None:
+            self.cas.append(_make_ca(self.ca, self.ca_line))
+        self.ca = None
+
+    def read(self, s: str, lineno: int) -> None:
+        """One stripped, non-empty line."""
         if s.startswith("ibpanic:") or s.startswith("ibwarn:"):
-            errors.append(s)
-            continue
+            self.errors.append(s)
+            return
         m_ca = _CA_RE.match(s)
         if m_ca:
-            flush_ca()
-            ca, ca_line = {"name": m_ca.group(1)}, lineno
-            continue
-        if ca is None:
+            self.flush_ca()
+            self.ca, self.ca_line = {"name": m_ca.group(1)}, lineno
+            return
+        if self.ca is None:
             raise IbstatError(
                 f"expected a CA 'name' line, found {s[:40]!r}", line=lineno, kind=KIND
             )
         m_port = _PORT_RE.match(s)
         if m_port:
-            flush_port()
-            port, port_line, port_no = {}, lineno, _port_number(m_port.group(1), lineno)
-            port_key_lines = {}
-            continue
+            self.flush_port()
+            self.port, self.port_line = {}, lineno
+            self.port_no = _port_number(m_port.group(1), lineno)
+            self.port_key_lines = {}
+            return
         m_kv = _KV_RE.match(s)
         if m_kv is None:
             raise IbstatError(f"expected 'Key: value', found {s[:40]!r}", line=lineno, kind=KIND)
-        if port is not None:
-            port[m_kv.group(1)] = m_kv.group(2)
-            port_key_lines[m_kv.group(1)] = lineno
+        if self.port is not None:
+            self.port[m_kv.group(1)] = m_kv.group(2)
+            self.port_key_lines[m_kv.group(1)] = lineno
         else:
-            ca[m_kv.group(1)] = m_kv.group(2)
-    flush_ca()
-    if not cas:
+            self.ca[m_kv.group(1)] = m_kv.group(2)
+
+
+def parse(text: str | bytes) -> IbstatResult:
+    text = decode_text(text, kind=KIND, error=IbstatError)
+    if re.search(r"^Infiniband device '", text, re.M):
+        return _parse_ibstatus(text)
+    blocks = _Blocks()
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        s = raw.strip()
+        if s:
+            blocks.read(s, lineno)
+    blocks.flush_ca()
+    if not blocks.cas:
         raise IbstatError("no CA blocks found", kind=KIND)
-    return IbstatResult(ports=tuple(ports), cas=tuple(cas), errors=tuple(errors))
+    return IbstatResult(
+        ports=tuple(blocks.ports), cas=tuple(blocks.cas), errors=tuple(blocks.errors)
+    )
+
+
+def _make_ca(fields: dict[str, str], line: int) -> IbCa:
+    ports = fields.get("Number of ports", "")
+    return IbCa(
+        name=fields["name"],
+        type=fields.get("CA type"),
+        firmware=fields.get("Firmware version"),
+        ports=int(ports) if re.fullmatch(r"[0-9]{1,6}", ports) else None,
+        line=line,
+    )
 
 
 def _make_port(

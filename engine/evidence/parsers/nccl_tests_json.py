@@ -113,7 +113,8 @@ def _device(obj: Any) -> NcclDevice | None:
     )
 
 
-def parse_json(text: str) -> NcclTestsResult:
+def _load(text: str) -> dict[str, Any]:
+    """The document as an object with a "results" list (a bare list is that list)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -128,13 +129,17 @@ def parse_json(text: str) -> NcclTestsResult:
         doc = {"results": doc}
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise _err('nccl-tests JSON must be an object with a "results" list')
-    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
-    assert isinstance(config, dict)
-    rows = tuple(_row(obj, i) for i, obj in enumerate(doc["results"]))
+    return doc
+
+
+def _devices(doc: Mapping[str, Any], config: Mapping[str, Any]) -> tuple[NcclDevice, ...]:
     raw_devices = config.get("devices", doc.get("devices", []))
     devices_list = list(map(_device, raw_devices if isinstance(raw_devices, list) else []))
-    devices = tuple(sorted((d for d in devices_list if d), key=lambda d: d.rank))
-    ranks = len(devices) if devices else None
+    return tuple(sorted((d for d in devices_list if d), key=lambda d: d.rank))
+
+
+def _collective(doc: Mapping[str, Any], rows: tuple[NcclRow, ...], ranks: int | None) -> str | None:
+    """From the program in `args`, else a result's experiment name, else the data columns."""
     args = doc.get("args")
     program = str(args[0]) if isinstance(args, list) and args else ""
     collective = collective_from_program(program)
@@ -143,28 +148,34 @@ def parse_json(text: str) -> NcclTestsResult:
             if isinstance(obj, Mapping) and obj.get("experiment_name"):
                 collective = collective_from_program(str(obj["experiment_name"]))
                 break
-    collective = collective or infer_collective(rows, ranks)
+    return collective or infer_collective(rows, ranks)
+
+
+def _nccl_version(doc: Mapping[str, Any]) -> str | None:
     version = doc.get("nccl_version")
-    nccl_version: str | None
     if isinstance(version, int) and not isinstance(version, bool):
-        nccl_version = version_from_code(version)
-    else:
-        nccl_version = str(version) if isinstance(version, str) and version else None
+        return version_from_code(version)
+    return str(version) if isinstance(version, str) and version else None
+
+
+def parse_json(text: str) -> NcclTestsResult:
+    doc = _load(text)
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    assert isinstance(config, dict)
+    rows = tuple(_row(obj, i) for i, obj in enumerate(doc["results"]))
+    devices = _devices(doc, config)
+    ranks = len(devices) if devices else None
     oob = doc.get("out_of_bounds")
     avg = doc.get("average_bus_bandwidth")
     errors_raw = doc.get("errors")
     errors = tuple(str(e) for e in errors_raw) if isinstance(errors_raw, list) else ()
-    hosts: list[str] = []
-    for d in devices:
-        if d.host not in hosts:
-            hosts.append(d.host)
     return NcclTestsResult(
-        collective=collective,
+        collective=_collective(doc, rows, ranks),
         ranks=ranks,
         rows=rows,
         out_of_bounds=_opt_int(oob.get("count")) if isinstance(oob, Mapping) else _opt_int(oob),
         avg_busbw=_num(avg.get("bandwidth")) if isinstance(avg, Mapping) else _num(avg),
-        nccl_version=nccl_version,
+        nccl_version=_nccl_version(doc),
         devices=devices,
         errors=errors,
         min_bytes=_opt_int(config.get("minimum_bytes")),
@@ -174,7 +185,7 @@ def parse_json(text: str) -> NcclTestsResult:
         warmup_iters=_opt_int(config.get("warmup_iters")),
         validation=_opt_int(config.get("validation")),
         datatype=rows[0].type if rows else None,
-        nodes=tuple(hosts),
+        nodes=tuple(dict.fromkeys(d.host for d in devices)),
         error_column="wrong",
         complete=isinstance(avg, Mapping | int | float),
         source_format="json",

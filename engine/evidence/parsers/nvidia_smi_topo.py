@@ -62,44 +62,51 @@ def _is_header(tokens: list[str]) -> bool:
     return bool(tokens) and _DEVICE_COL_RE.match(tokens[0]) is not None and tokens[0] != "X"
 
 
-def parse(text: str | bytes) -> TopoResult:
-    text = decode_text(text, kind=KIND, error=TopoError)
+@dataclass
+class _Matrix:
+    """`nvidia-smi topo -m` as it is read: the header's devices, then one row per device."""
+
     columns: list[str] | None = None
-    extras: list[str] = []
-    matrix: dict[str, dict[str, str]] = {}
-    affinity: dict[str, GpuAffinity] = {}
-    row_lines: dict[str, int] = {}
-    nic_names: dict[str, str] = {}
-    in_legend = False
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        line = strip_ansi(raw).rstrip("\n")
-        s = line.strip()
-        if not s:
-            continue
+    extras: list[str] = field(default_factory=list)
+    matrix: dict[str, dict[str, str]] = field(default_factory=dict)
+    affinity: dict[str, GpuAffinity] = field(default_factory=dict)
+    row_lines: dict[str, int] = field(default_factory=dict)
+    nic_names: dict[str, str] = field(default_factory=dict)
+    in_legend: bool = False
+
+    def read(self, line: str, s: str, lineno: int) -> None:
+        """One non-empty line (`s` stripped)."""
         if s.startswith("Legend:") or s.startswith("NIC Legend:"):
-            in_legend = True
-            continue
-        if in_legend:
+            self.in_legend = True
+            return
+        if self.in_legend:
             m_nic = _NIC_LEGEND_RE.match(s)
             if m_nic:
-                nic_names[m_nic.group(1)] = m_nic.group(2)
-            continue
+                self.nic_names[m_nic.group(1)] = m_nic.group(2)
+            return
         tokens = s.split()
-        if columns is None:
+        if self.columns is None:
+            # Text before the header (a banner such as "NVIDIA Topology:") is skipped.
             if _is_header(tokens) and len(tokens) > 1 and tokens[1] not in ("X",):
-                cols: list[str] = []
-                for tok in tokens:
-                    if _DEVICE_COL_RE.match(tok) is None:
-                        break
-                    cols.append(tok)
-                columns = cols
-                tail = s[s.find(cols[-1]) + len(cols[-1]) :]
-                extras = [m.group(0) for m in _EXTRA_RE.finditer(tail)]
-            continue  # text before the header (a banner such as "NVIDIA Topology:")
+                self.read_header(tokens, s)
+            return
+        if tokens[0] not in self.columns and self.matrix:
+            self.in_legend = True  # the matrix ended; what follows is not ours
+            return
+        self.read_row(self.columns, tokens, line, lineno)
+
+    def read_header(self, tokens: list[str], s: str) -> None:
+        cols: list[str] = []
+        for tok in tokens:
+            if _DEVICE_COL_RE.match(tok) is None:
+                break
+            cols.append(tok)
+        self.columns = cols
+        tail = s[s.find(cols[-1]) + len(cols[-1]) :]
+        self.extras = [m.group(0) for m in _EXTRA_RE.finditer(tail)]
+
+    def read_row(self, columns: list[str], tokens: list[str], line: str, lineno: int) -> None:
         name = tokens[0]
-        if name not in columns and matrix:
-            in_legend = True  # the matrix ended; what follows is not ours
-            continue
         if name not in columns:
             raise TopoError(
                 f"row {name!r} is not one of the header's devices ({', '.join(columns)})",
@@ -118,33 +125,48 @@ def parse(text: str | bytes) -> TopoResult:
                 raise TopoError(
                     f"unknown link type {cell!r} between {name} and {col}", line=lineno, kind=KIND
                 )
-        matrix[name] = dict(zip(columns, cells, strict=True))
-        row_lines[name] = lineno
-        if name.startswith("GPU") and extras:
-            affinity[name] = _affinity(line, len(columns), extras)
-    if columns is None:
+        self.matrix[name] = dict(zip(columns, cells, strict=True))
+        self.row_lines[name] = lineno
+        if name.startswith("GPU") and self.extras:
+            self.affinity[name] = _affinity(line, len(columns), self.extras)
+
+
+def _result(read: _Matrix) -> TopoResult:
+    """The matrix as read, refused where it has no header, no rows or a GPU without a row."""
+    if read.columns is None:
         raise TopoError("no topology matrix found (missing the GPU0 GPU1 ... header)", kind=KIND)
-    if not matrix:
+    if not read.matrix:
         raise TopoError("topology header without any GPU rows", kind=KIND)
-    gpus = tuple(c for c in columns if c.startswith("GPU"))
-    nics = tuple(c for c in columns if not c.startswith("GPU"))
-    missing = [g for g in gpus if g not in matrix]
+    gpus = tuple(c for c in read.columns if c.startswith("GPU"))
+    nics = tuple(c for c in read.columns if not c.startswith("GPU"))
+    missing = [g for g in gpus if g not in read.matrix]
     if missing:
         # A cut-off paste would otherwise check only the pairs it happens to contain.
         raise TopoError(
             f"the header lists {len(gpus)} GPUs but there is no row for {', '.join(missing)}: "
             "the output looks truncated",
-            line=max(row_lines.values()) + 1,
+            line=max(read.row_lines.values()) + 1,
             kind=KIND,
         )
     return TopoResult(
         gpus=gpus,
         nics=nics,
-        matrix=matrix,
-        affinity=affinity,
-        nic_names=nic_names,
-        row_lines=row_lines,
+        matrix=read.matrix,
+        affinity=read.affinity,
+        nic_names=read.nic_names,
+        row_lines=read.row_lines,
     )
+
+
+def parse(text: str | bytes) -> TopoResult:
+    text = decode_text(text, kind=KIND, error=TopoError)
+    read = _Matrix()
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = strip_ansi(raw).rstrip("\n")
+        s = line.strip()
+        if s:
+            read.read(line, s, lineno)
+    return _result(read)
 
 
 def _affinity(line: str, ncells: int, extras: list[str]) -> GpuAffinity:

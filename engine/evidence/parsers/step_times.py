@@ -53,9 +53,8 @@ def detect(text: str) -> float:
     return 0.0
 
 
-def parse(text: str | bytes) -> StepTimesResult:
-    text = decode_text(text, kind=KIND, error=StepTimesError)
-    lines = text.split("\n")
+def _header(lines: list[str]) -> tuple[int, list[str]]:
+    """(index, lower-cased column names) of the first line that is not a comment."""
     header_at = next((i for i, ln in enumerate(lines) if ln.strip() and ln[0] != "#"), None)
     if header_at is None:
         raise StepTimesError("empty step-time file", kind=KIND)
@@ -69,13 +68,49 @@ def parse(text: str | bytes) -> StepTimesResult:
         )
     if len(set(header)) != len(header):
         raise StepTimesError("duplicate column names in header", line=header_at + 1, kind=KIND)
-    i_rank, i_node = header.index("rank"), header.index("node")
-    i_step, i_sec = header.index("step"), header.index("seconds")
-    ncols = len(header)
-    seconds: dict[int, list[float]] = {}
-    nodes: dict[int, str] = {}
-    first_line: dict[int, int] = {}
-    samples = 0
+    return header_at, header
+
+
+@dataclass
+class _Samples:
+    """Step times per rank as the rows are read, with each rank's node and first line."""
+
+    seconds: dict[int, list[float]] = field(default_factory=dict)
+    nodes: dict[int, str] = field(default_factory=dict)
+    first_line: dict[int, int] = field(default_factory=dict)
+    count: int = 0
+
+
+def _rank_and_seconds(
+    cells: list[str], lineno: int, columns: tuple[int, int, int]
+) -> tuple[int, float]:
+    i_rank, i_step, i_sec = columns
+    try:
+        rank = int(cells[i_rank])
+        int(cells[i_step])
+        value = float(cells[i_sec])
+    except ValueError:
+        raise StepTimesError(
+            "rank and step must be integers and seconds a number; found "
+            f"rank={cells[i_rank].strip()!r} step={cells[i_step].strip()!r} "
+            f"seconds={cells[i_sec].strip()!r}",
+            line=lineno,
+            kind=KIND,
+        ) from None
+    if rank < 0 or not (value >= 0.0) or math.isinf(value):
+        raise StepTimesError(
+            f"rank must be >= 0 and seconds a finite non-negative number (rank={rank}, "
+            f"seconds={value})",
+            line=lineno,
+            kind=KIND,
+        )
+    return rank, value
+
+
+def _read_rows(lines: list[str], header_at: int, header: list[str]) -> _Samples:
+    found = _Samples()
+    ncols, i_node = len(header), header.index("node")
+    columns = (header.index("rank"), header.index("step"), header.index("seconds"))
     for idx in range(header_at + 1, len(lines)):
         line = lines[idx]
         if not line or line.isspace() or line[0] == "#":
@@ -87,59 +122,54 @@ def parse(text: str | bytes) -> StepTimesResult:
                 line=idx + 1,
                 kind=KIND,
             )
-        try:
-            rank = int(cells[i_rank])
-            int(cells[i_step])
-            value = float(cells[i_sec])
-        except ValueError:
-            raise StepTimesError(
-                "rank and step must be integers and seconds a number; found "
-                f"rank={cells[i_rank].strip()!r} step={cells[i_step].strip()!r} "
-                f"seconds={cells[i_sec].strip()!r}",
-                line=idx + 1,
-                kind=KIND,
-            ) from None
-        if rank < 0 or not (value >= 0.0) or math.isinf(value):
-            raise StepTimesError(
-                f"rank must be >= 0 and seconds a finite non-negative number (rank={rank}, "
-                f"seconds={value})",
-                line=idx + 1,
-                kind=KIND,
-            )
-        bucket = seconds.get(rank)
+        rank, value = _rank_and_seconds(cells, idx + 1, columns)
+        bucket = found.seconds.get(rank)
         if bucket is None:
-            bucket = seconds[rank] = []
+            bucket = found.seconds[rank] = []
             node = cells[i_node].strip().strip('"')
             if not node:
                 raise StepTimesError(f"empty node for rank {rank}", line=idx + 1, kind=KIND)
-            nodes[rank] = node
-            first_line[rank] = idx + 1
+            found.nodes[rank] = node
+            found.first_line[rank] = idx + 1
         bucket.append(value)
-        samples += 1
-    if not samples:
-        raise StepTimesError("header without any step-time rows", line=header_at + 1, kind=KIND)
+        found.count += 1
+    return found
+
+
+def _per_rank(found: _Samples) -> tuple[RankSteps, ...]:
     per_rank: list[RankSteps] = []
-    for rank in sorted(seconds):
-        values = sorted(seconds[rank])
+    for rank in sorted(found.seconds):
+        values = sorted(found.seconds[rank])
         per_rank.append(
             RankSteps(
                 rank=rank,
-                node=nodes[rank],
+                node=found.nodes[rank],
                 steps=len(values),
                 median=median(values),
                 mean=math.fsum(values) / len(values),
                 p95=percentile(values, 95.0),
                 min=values[0],
                 max=values[-1],
-                line=first_line[rank],
+                line=found.first_line[rank],
             )
         )
+    return tuple(per_rank)
+
+
+def parse(text: str | bytes) -> StepTimesResult:
+    text = decode_text(text, kind=KIND, error=StepTimesError)
+    lines = text.split("\n")
+    header_at, header = _header(lines)
+    found = _read_rows(lines, header_at, header)
+    if not found.count:
+        raise StepTimesError("header without any step-time rows", line=header_at + 1, kind=KIND)
+    per_rank = _per_rank(found)
     medians = sorted(r.median for r in per_rank)
     return StepTimesResult(
-        samples=samples,
+        samples=found.count,
         ranks=len(per_rank),
-        per_rank=tuple(per_rank),
+        per_rank=per_rank,
         run_median=median(medians),
-        nodes=tuple(dict.fromkeys(nodes[r] for r in sorted(nodes))),
+        nodes=tuple(dict.fromkeys(found.nodes[r] for r in sorted(found.nodes))),
         has_timestamp="timestamp" in header,
     )

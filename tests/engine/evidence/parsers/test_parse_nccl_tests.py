@@ -5,7 +5,7 @@ import re
 import pytest
 from parser_fuzzing import fuzz_tests
 
-from engine.evidence.parsers import nccl_tests, parse_evidence, to_json
+from engine.evidence.parsers import nccl_rows, nccl_tests, parse_evidence, to_json
 from engine.evidence.parsers.base import NcclTestsError
 
 D = "nccl-tests/"
@@ -225,7 +225,7 @@ def test_the_quick_row_path_reads_every_sample_as_the_checked_path_does(monkeypa
     texts = list(samples("nccl-tests"))
     quick = [outcome(t) for t in texts]
     assert any(not isinstance(o, tuple) and o.rows for o in quick)
-    monkeypatch.setattr(nccl_tests, "_plain_row", lambda tokens, lineno: None)
+    monkeypatch.setattr(nccl_rows, "_plain_row", lambda tokens, lineno: None)
     assert [outcome(t) for t in texts] == quick
 
 
