@@ -318,6 +318,69 @@ def _availability(scheduled: Decimal, maint: Decimal, down: Decimal, *, unit: st
     )
 
 
+@dataclass(frozen=True)
+class _Credit:
+    """A month's SLA credit: the tier reached, the clock breaches, the cap, the dollars."""
+
+    tier: Tier | None
+    tier_pct: Figure
+    breaches: int
+    breach_pct: Figure
+    pct: Figure
+    credit: Figure
+
+
+def _opened_in(inputs: Inputs, a: datetime, b: datetime) -> list[Outage]:
+    """Incidents opened in [a, b): their breaches and lost GPU-hours count in that month."""
+    return [
+        o
+        for o in inputs.outages
+        if a <= _utc(o.opened_at) < b and o.severity != UNAGREED_MAINTENANCE
+    ]
+
+
+def _tier_figure(avail: Figure, tiers: Iterable[Tier]) -> tuple[Tier | None, Figure]:
+    tier = tier_for(avail.value, tiers) if avail.value is not None else None
+    if tier is None or avail.value is None:
+        return tier, Figure(Decimal(0), "no tier reached: 0 %")
+    return tier, Figure(
+        tier.credit_pct,
+        f"{_n(avail.value, '0.001')} % is below {tier.below_pct} %: {tier.credit_pct} %",
+    )
+
+
+def _credit(*, avail: Figure, fees: Decimal, opened: list[Outage], terms: CreditTerms) -> _Credit:
+    tier, tier_fig = _tier_figure(avail, terms.tiers)
+    tier_pct = tier.credit_pct if tier else Decimal(0)
+    breaches = sum(o.breaches for o in opened)
+    breach_pct = terms.breach_credit_pct * breaches
+    cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
+    raw = tier_pct + breach_pct
+    pct = min(raw, cap)
+    credit = _money(fees * pct / HUNDRED)
+    return _Credit(
+        tier=tier,
+        tier_pct=tier_fig,
+        breaches=breaches,
+        breach_pct=Figure(
+            breach_pct, f"{breaches} clock breaches × {terms.breach_credit_pct} % = {breach_pct} %"
+        ),
+        pct=Figure(
+            pct,
+            f"min({tier_pct} % + {breach_pct} %, cap {cap} %) = {pct} %"
+            if raw > cap
+            else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
+        ),
+        credit=Figure(credit, f"${_n(fees)} × {pct} % = ${_n(credit)}"),
+    )
+
+
+def _lost(opened: list[Outage]) -> Figure:
+    lost = sum((o.lost_gpu_hours for o in opened), Decimal(0))
+    parts = " + ".join(f"{_n(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
+    return Figure(lost, f"{parts} = {_n(lost)} GPU-h")
+
+
 def _month(
     a: datetime,
     b: datetime,
@@ -336,27 +399,9 @@ def _month(
     avail = _availability(scheduled, tally.maintenance, tally.down, unit="node-h")
     gpu_hours = hours * gpus
     fees = _money(gpu_hours * inputs.rate)
-    terms = inputs.terms
-    tier = tier_for(avail.value, terms.tiers) if avail.value is not None else None
-    tier_pct = tier.credit_pct if tier else Decimal(0)
-    tier_text = (
-        f"{_n(avail.value, '0.001')} % is below {tier.below_pct} %: {tier.credit_pct} %"
-        if tier and avail.value is not None
-        else "no tier reached: 0 %"
-    )
-    opened = [
-        o
-        for o in inputs.outages
-        if a <= _utc(o.opened_at) < b and o.severity != UNAGREED_MAINTENANCE
-    ]
-    breaches = sum(o.breaches for o in opened)
-    breach_pct = terms.breach_credit_pct * breaches
-    cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
-    raw = tier_pct + breach_pct
-    pct = min(raw, cap)
-    credit = _money(fees * pct / HUNDRED)
-    lost = sum((o.lost_gpu_hours for o in opened), Decimal(0))
-    lost_parts = " + ".join(f"{_n(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
+    opened = _opened_in(inputs, a, b)
+    credit = _credit(avail=avail, fees=fees, opened=opened, terms=inputs.terms)
+    severities = ", ".join(sorted(inputs.terms.downtime_severities)) or "none"
     return Month(
         label=f"{a:%Y-%m}",
         start=a,
@@ -370,28 +415,20 @@ def _month(
         ),
         down_node_hours=Figure(
             tally.down,
-            f"incidents of severity {', '.join(sorted(terms.downtime_severities)) or 'none'} "
-            f"outside maintenance = {_n(tally.down)} node-h",
+            f"incidents of severity {severities} outside maintenance = {_n(tally.down)} node-h",
         ),
         availability_pct=avail,
         accepted_gpu_hours=Figure(
             gpu_hours, f"{_n(hours)} h × {gpus} GPUs = {_n(gpu_hours)} GPU-h"
         ),
         fees=Figure(fees, f"{_n(gpu_hours)} GPU-h × ${inputs.rate} = ${_n(fees)}"),
-        tier=tier,
-        tier_credit_pct=Figure(tier_pct, tier_text),
-        breaches=breaches,
-        breach_credit_pct=Figure(
-            breach_pct, f"{breaches} clock breaches × {terms.breach_credit_pct} % = {breach_pct} %"
-        ),
-        credit_pct=Figure(
-            pct,
-            f"min({tier_pct} % + {breach_pct} %, cap {cap} %) = {pct} %"
-            if raw > cap
-            else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
-        ),
-        credit=Figure(credit, f"${_n(fees)} × {pct} % = ${_n(credit)}"),
-        lost_gpu_hours=Figure(lost, f"{lost_parts} = {_n(lost)} GPU-h"),
+        tier=credit.tier,
+        tier_credit_pct=credit.tier_pct,
+        breaches=credit.breaches,
+        breach_credit_pct=credit.breach_pct,
+        credit_pct=credit.pct,
+        credit=credit.credit,
+        lost_gpu_hours=_lost(opened),
     )
 
 
