@@ -77,10 +77,6 @@ def predictions(reservations: Iterable[Reservation]) -> dict[int, Predicted]:
     return out
 
 
-def _sum(values: Iterable[Decimal | None]) -> Decimal:
-    return sum((v for v in values if v is not None), Decimal(0))
-
-
 def realised_for(
     reservation: Reservation, *, now: datetime, predicted: Predicted | None
 ) -> Realised | None:
@@ -93,13 +89,8 @@ def realised_for(
     if billed is not None:
         report = delivery_for(reservation=reservation, now=now, billed_usd=billed).report
         assert report is not None
-    scheduled = _sum(m.scheduled_node_hours.value for m in report.months)
-    maintenance = _sum(m.maintenance_node_hours.value for m in report.months)
-    down = _sum(m.down_node_hours.value for m in report.months)
-    basis = scheduled - maintenance
-    availability = (1 - down / basis) * 100 if basis > 0 else None
     realised = Realised(
-        availability_pct=availability,
+        availability_pct=report.availability_pct.value,
         credits=report.credits.value or Decimal(0),
         lost_gpu_hours=report.lost_gpu_hours.value or Decimal(0),
         useful_gpu_hours=report.useful_gpu_hours.value,

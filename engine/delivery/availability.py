@@ -22,126 +22,22 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from itertools import pairwise
 
-HOUR = Decimal(3600)
-CENT = Decimal("0.01")
-# The severity of a short-notice maintenance window the buyer has not agreed to: downtime
-# whatever severities the terms name.
-UNAGREED_MAINTENANCE = "maintenance"
-HUNDRED = Decimal(100)
-
-
-class AvailabilityInputError(ValueError):
-    """The inputs cannot describe a term (an end before its start, a negative rate)."""
-
-
-@dataclass(frozen=True)
-class Tier:
-    below_pct: Decimal
-    credit_pct: Decimal
-
-
-@dataclass(frozen=True)
-class CreditTerms:
-    tiers: tuple[Tier, ...]
-    cap_pct: Decimal | None = None
-    downtime_severities: frozenset[str] = frozenset({"S1", "S3"})
-    breach_credit_pct: Decimal = Decimal(0)
-
-
-@dataclass(frozen=True)
-class Outage:
-    """An incident as the calculator sees it. `nodes` empty: the whole allocation."""
-
-    key: str
-    severity: str
-    opened_at: datetime
-    restored_at: datetime | None
-    nodes: tuple[str, ...] = ()
-    breaches: int = 0
-    lost_gpu_hours: Decimal = Decimal(0)
-
-
-@dataclass(frozen=True)
-class Window:
-    """Agreed maintenance. `nodes` empty: the whole allocation."""
-
-    key: str
-    starts_at: datetime
-    ends_at: datetime
-    nodes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Inputs:
-    term_start: datetime  # the clock start: the later of acceptance and the first day
-    term_end: datetime  # 00:00 UTC the day after the last day
-    contracted_start: datetime  # the first day 00:00 UTC, for prorating fees and egress
-    nodes: tuple[str, ...]  # the lanes; at least the contracted count
-    contracted_nodes: int
-    gpus_per_node: int
-    rate: Decimal  # agreed price per GPU-hour
-    fees_usd: Decimal
-    egress_usd: Decimal
-    terms: CreditTerms
-    now: datetime
-    outages: tuple[Outage, ...] = ()
-    # Maintenance agreed (with notice, or short notice the buyer agreed to).
-    maintenance: tuple[Window, ...] = ()
-
-
-@dataclass(frozen=True)
-class Figure:
-    value: Decimal | None
-    formula: str
-
-
-@dataclass
-class Month:
-    label: str  # "2026-01"
-    start: datetime
-    end: datetime
-    accepted_hours: Figure
-    scheduled_node_hours: Figure
-    maintenance_node_hours: Figure
-    down_node_hours: Figure
-    availability_pct: Figure
-    accepted_gpu_hours: Figure
-    fees: Figure
-    tier: Tier | None
-    tier_credit_pct: Figure
-    breaches: int
-    breach_credit_pct: Figure
-    credit_pct: Figure
-    credit: Figure
-    lost_gpu_hours: Figure
-
-
-@dataclass
-class NodeRow:
-    node: str
-    contracted: bool  # False: named by an incident or window but not one of the lanes given
-    scheduled_hours: Decimal
-    maintenance_hours: Decimal
-    down_hours: Decimal
-    availability_pct: Figure
-
-
-@dataclass
-class Report:
-    term_start: datetime
-    term_end: datetime
-    as_of: datetime  # the figures run to here: the term end, or now while the term runs
-    months: list[Month]
-    nodes: list[NodeRow]
-    accepted_gpu_hours: Figure
-    lost_gpu_hours: Figure
-    useful_gpu_hours: Figure
-    fees: Figure
-    prorated_extras: Figure
-    credits: Figure
-    paid: Figure
-    cost_per_useful_gpu_hour: Figure
-    notes: list[str] = field(default_factory=list)
+from engine.delivery.model import (
+    CENT,
+    HOUR,
+    HUNDRED,
+    UNAGREED_MAINTENANCE,
+    AvailabilityInputError,
+    CreditTerms,
+    Figure,
+    Inputs,
+    Month,
+    NodeRow,
+    Outage,
+    Report,
+    Tier,
+    Window,
+)
 
 
 def _utc(value: datetime) -> datetime:
@@ -432,6 +328,58 @@ def _month(
     )
 
 
+def _extras(inputs: Inputs, *, start: datetime, end: datetime, as_of: datetime) -> Figure:
+    """The term's fees and egress, prorated to the accepted hours so far."""
+    contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
+    accepted_h = _hours((as_of - start).total_seconds())
+    share = accepted_h / contracted if contracted > 0 else Decimal(0)
+    extras = _money((inputs.fees_usd + inputs.egress_usd) * share)
+    return Figure(
+        extras,
+        f"(${_n(inputs.fees_usd)} fees + ${_n(inputs.egress_usd)} egress) × {_n(accepted_h)} h "
+        f"accepted ÷ {_n(contracted)} h contracted = ${_n(extras)}",
+    )
+
+
+def _paid(*, fees: Decimal, extras: Decimal, credits: Decimal, billed: Decimal | None) -> Figure:
+    """What the buyer pays: the reconciled bill when there is one, else the contract's figures,
+    less the credits."""
+    if billed is None:
+        paid = fees + extras - credits
+        text = f"${_n(fees)} fees + ${_n(extras)} fees and egress − ${_n(credits)} credits"
+    else:
+        paid = billed - credits
+        text = f"${_n(billed)} billed − ${_n(credits)} credits"
+    return Figure(paid, f"{text} = ${_n(paid)}")
+
+
+def cost_per_useful_gpu_hour(*, paid: Decimal, useful_gpu_hours: Decimal) -> Figure:
+    """The realised cost: what was paid over the GPU-hours that did useful work."""
+    if useful_gpu_hours <= 0:
+        return Figure(None, "no useful GPU-hours yet")
+    cost = paid / useful_gpu_hours
+    return Figure(
+        cost.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
+        f"${_n(paid)} ÷ {_n(useful_gpu_hours)} useful GPU-h = ${_n(cost, '0.0001')} / GPU-h",
+    )
+
+
+def _value(figure: Figure) -> Decimal:
+    return figure.value if figure.value is not None else Decimal(0)
+
+
+def _term_availability(months: list[Month]) -> Figure:
+    def total(attr: str) -> Decimal:
+        return sum((getattr(m, attr).value or Decimal(0) for m in months), Decimal(0))
+
+    return _availability(
+        total("scheduled_node_hours"),
+        total("maintenance_node_hours"),
+        total("down_node_hours"),
+        unit="node-h",
+    )
+
+
 def _totals(
     inputs: Inputs,
     months: list[Month],
@@ -447,31 +395,9 @@ def _totals(
     accepted, lost, fees, credits = (
         total(k) for k in ("accepted_gpu_hours", "lost_gpu_hours", "fees", "credit")
     )
-    contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
-    accepted_h = _hours((as_of - start).total_seconds())
-    share = accepted_h / contracted if contracted > 0 else Decimal(0)
-    extras_total = inputs.fees_usd + inputs.egress_usd
-    extras = _money(extras_total * share)
-    extras_fig = Figure(
-        extras,
-        f"(${_n(inputs.fees_usd)} fees + ${_n(inputs.egress_usd)} egress) × {_n(accepted_h)} h "
-        f"accepted ÷ {_n(contracted)} h contracted = ${_n(extras)}",
-    )
-    if billed_usd is None:
-        paid = fees + extras - credits
-        paid_text = f"${_n(fees)} fees + ${_n(extras)} fees and egress − ${_n(credits)} credits"
-    else:
-        paid = billed_usd - credits
-        paid_text = f"${_n(billed_usd)} billed − ${_n(credits)} credits"
+    extras = _extras(inputs, start=start, end=end, as_of=as_of)
+    paid = _paid(fees=fees, extras=_value(extras), credits=credits, billed=billed_usd)
     useful = accepted - lost
-    cost = (
-        Figure(
-            (paid / useful).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
-            f"${_n(paid)} ÷ {_n(useful)} useful GPU-h = ${_n(paid / useful, '0.0001')} / GPU-h",
-        )
-        if useful > 0
-        else Figure(None, "no useful GPU-hours yet")
-    )
     return Report(
         term_start=start,
         term_end=end,
@@ -486,8 +412,33 @@ def _totals(
             useful, f"{_n(accepted)} accepted − {_n(lost)} lost = {_n(useful)} GPU-h"
         ),
         fees=Figure(fees, " + ".join(f"${_n(m.fees.value or 0)}" for m in months) or "$0"),
-        prorated_extras=extras_fig,
+        prorated_extras=extras,
         credits=Figure(credits, " + ".join(f"${_n(m.credit.value or 0)}" for m in months)),
-        paid=Figure(paid, f"{paid_text} = ${_n(paid)}"),
-        cost_per_useful_gpu_hour=cost,
+        paid=paid,
+        cost_per_useful_gpu_hour=cost_per_useful_gpu_hour(
+            paid=_value(paid), useful_gpu_hours=useful
+        ),
+        availability_pct=_term_availability(months),
     )
+
+
+__all__ = [
+    "CENT",
+    "HOUR",
+    "HUNDRED",
+    "UNAGREED_MAINTENANCE",
+    "AvailabilityInputError",
+    "CreditTerms",
+    "Figure",
+    "Inputs",
+    "Month",
+    "NodeRow",
+    "Outage",
+    "Report",
+    "Tier",
+    "Window",
+    "compute",
+    "cost_per_useful_gpu_hour",
+    "month_bounds",
+    "tier_for",
+]
