@@ -26,7 +26,6 @@ BYTE_UNITS: tuple[tuple[str, int], ...] = (
 # ibstat prints them (docs/fixture-schema.md, "Units").
 BANDWIDTH_UNIT = "GB/s"
 LINK_RATE_UNIT = "Gb/s"
-CENT = Decimal("0.01")
 
 
 def _is_number(value: Any) -> bool:
@@ -116,9 +115,14 @@ def _decimal(value: Any) -> Decimal | None:
     return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
 
 
+def rounded(value: Decimal, *, places: int = 2) -> Decimal:
+    """`places` decimals, half up: how every figure rounds, on a page, in a formula or an export."""
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
 def cents(amount: Decimal) -> Decimal:
     """Money to the cent, half up: the one rounding every bill, fee, credit and total takes."""
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+    return rounded(amount, places=2)
 
 
 def fixed(value: Any, *, places: int = 2) -> str:
@@ -127,8 +131,8 @@ def fixed(value: Any, *, places: int = 2) -> str:
     exact = _decimal(value)
     if exact is None:
         return DASH
-    rounded = exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return f"{rounded.copy_abs() if rounded.is_zero() else rounded:,.{places}f}"
+    value = rounded(exact, places=places)
+    return f"{value.copy_abs() if value.is_zero() else value:,.{places}f}"
 
 
 def usd(value: Any, *, places: int = 2) -> str:

@@ -23,7 +23,6 @@ from decimal import ROUND_HALF_UP, Decimal
 from itertools import pairwise
 
 from engine.delivery.model import (
-    CENT,
     HOUR,
     HUNDRED,
     UNAGREED_MAINTENANCE,
@@ -38,6 +37,7 @@ from engine.delivery.model import (
     Tier,
     Window,
 )
+from engine.formatting import cents, fixed, usd
 
 
 def _utc(value: datetime) -> datetime:
@@ -48,14 +48,6 @@ def _utc(value: datetime) -> datetime:
 
 def _hours(seconds: float) -> Decimal:
     return Decimal(str(round(seconds, 3))) / HOUR
-
-
-def _n(value: Decimal | int, places: str = "0.01") -> str:
-    return f"{Decimal(value).quantize(Decimal(places), rounding=ROUND_HALF_UP):,}"
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def month_bounds(start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
@@ -205,12 +197,12 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
 def _availability(scheduled: Decimal, maint: Decimal, down: Decimal, *, unit: str) -> Figure:
     base = scheduled - maint
     if base <= 0:
-        return Figure(None, f"no scheduled time outside maintenance ({_n(scheduled)} {unit})")
+        return Figure(None, f"no scheduled time outside maintenance ({fixed(scheduled)} {unit})")
     pct = (Decimal(1) - down / base) * HUNDRED
     return Figure(
         pct,
-        f"1 − {_n(down)} down {unit} ÷ ({_n(scheduled)} scheduled {unit} − {_n(maint)} "
-        f"maintenance {unit}) = {_n(pct, '0.001')} %",
+        f"1 − {fixed(down)} down {unit} ÷ ({fixed(scheduled)} scheduled {unit} − {fixed(maint)} "
+        f"maintenance {unit}) = {fixed(pct, places=3)} %",
     )
 
 
@@ -241,7 +233,7 @@ def _tier_figure(avail: Figure, tiers: Iterable[Tier]) -> tuple[Tier | None, Fig
         return tier, Figure(Decimal(0), "no tier reached: 0 %")
     return tier, Figure(
         tier.credit_pct,
-        f"{_n(avail.value, '0.001')} % is below {tier.below_pct} %: {tier.credit_pct} %",
+        f"{fixed(avail.value, places=3)} % is below {tier.below_pct} %: {tier.credit_pct} %",
     )
 
 
@@ -253,7 +245,7 @@ def _credit(*, avail: Figure, fees: Decimal, opened: list[Outage], terms: Credit
     cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
     raw = tier_pct + breach_pct
     pct = min(raw, cap)
-    credit = _money(fees * pct / HUNDRED)
+    credit = cents(fees * pct / HUNDRED)
     return _Credit(
         tier=tier,
         tier_pct=tier_fig,
@@ -267,14 +259,14 @@ def _credit(*, avail: Figure, fees: Decimal, opened: list[Outage], terms: Credit
             if raw > cap
             else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
         ),
-        credit=Figure(credit, f"${_n(fees)} × {pct} % = ${_n(credit)}"),
+        credit=Figure(credit, f"{usd(fees)} × {pct} % = {usd(credit)}"),
     )
 
 
 def _lost(opened: list[Outage]) -> Figure:
     lost = sum((o.lost_gpu_hours for o in opened), Decimal(0))
-    parts = " + ".join(f"{_n(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
-    return Figure(lost, f"{parts} = {_n(lost)} GPU-h")
+    parts = " + ".join(f"{fixed(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
+    return Figure(lost, f"{parts} = {fixed(lost)} GPU-h")
 
 
 def _month(
@@ -294,7 +286,7 @@ def _month(
     scheduled = hours * capacity
     avail = _availability(scheduled, tally.maintenance, tally.down, unit="node-h")
     gpu_hours = hours * gpus
-    fees = _money(gpu_hours * inputs.rate)
+    fees = cents(gpu_hours * inputs.rate)
     opened = _opened_in(inputs, a, b)
     credit = _credit(avail=avail, fees=fees, opened=opened, terms=inputs.terms)
     severities = ", ".join(sorted(inputs.terms.downtime_severities)) or "none"
@@ -302,22 +294,23 @@ def _month(
         label=f"{a:%Y-%m}",
         start=a,
         end=b,
-        accepted_hours=Figure(hours, f"{span} = {_n(hours)} h"),
+        accepted_hours=Figure(hours, f"{span} = {fixed(hours)} h"),
         scheduled_node_hours=Figure(
-            scheduled, f"{_n(hours)} h × {capacity} nodes = {_n(scheduled)} node-h"
+            scheduled, f"{fixed(hours)} h × {capacity} nodes = {fixed(scheduled)} node-h"
         ),
         maintenance_node_hours=Figure(
-            tally.maintenance, f"agreed maintenance inside {span} = {_n(tally.maintenance)} node-h"
+            tally.maintenance,
+            f"agreed maintenance inside {span} = {fixed(tally.maintenance)} node-h",
         ),
         down_node_hours=Figure(
             tally.down,
-            f"incidents of severity {severities} outside maintenance = {_n(tally.down)} node-h",
+            f"incidents of severity {severities} outside maintenance = {fixed(tally.down)} node-h",
         ),
         availability_pct=avail,
         accepted_gpu_hours=Figure(
-            gpu_hours, f"{_n(hours)} h × {gpus} GPUs = {_n(gpu_hours)} GPU-h"
+            gpu_hours, f"{fixed(hours)} h × {gpus} GPUs = {fixed(gpu_hours)} GPU-h"
         ),
-        fees=Figure(fees, f"{_n(gpu_hours)} GPU-h × ${inputs.rate} = ${_n(fees)}"),
+        fees=Figure(fees, f"{fixed(gpu_hours)} GPU-h × ${inputs.rate} = {usd(fees)}"),
         tier=credit.tier,
         tier_credit_pct=credit.tier_pct,
         breaches=credit.breaches,
@@ -333,11 +326,11 @@ def _extras(inputs: Inputs, *, start: datetime, end: datetime, as_of: datetime) 
     contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
     accepted_h = _hours((as_of - start).total_seconds())
     share = accepted_h / contracted if contracted > 0 else Decimal(0)
-    extras = _money((inputs.fees_usd + inputs.egress_usd) * share)
+    extras = cents((inputs.fees_usd + inputs.egress_usd) * share)
     return Figure(
         extras,
-        f"(${_n(inputs.fees_usd)} fees + ${_n(inputs.egress_usd)} egress) × {_n(accepted_h)} h "
-        f"accepted ÷ {_n(contracted)} h contracted = ${_n(extras)}",
+        f"({usd(inputs.fees_usd)} fees + {usd(inputs.egress_usd)} egress) × {fixed(accepted_h)} h "
+        f"accepted ÷ {fixed(contracted)} h contracted = {usd(extras)}",
     )
 
 
@@ -346,11 +339,11 @@ def _paid(*, fees: Decimal, extras: Decimal, credits: Decimal, billed: Decimal |
     less the credits."""
     if billed is None:
         paid = fees + extras - credits
-        text = f"${_n(fees)} fees + ${_n(extras)} fees and egress − ${_n(credits)} credits"
+        text = f"{usd(fees)} fees + {usd(extras)} fees and egress − {usd(credits)} credits"
     else:
         paid = billed - credits
-        text = f"${_n(billed)} billed − ${_n(credits)} credits"
-    return Figure(paid, f"{text} = ${_n(paid)}")
+        text = f"{usd(billed)} billed − {usd(credits)} credits"
+    return Figure(paid, f"{text} = {usd(paid)}")
 
 
 def cost_per_useful_gpu_hour(*, paid: Decimal, useful_gpu_hours: Decimal) -> Figure:
@@ -360,7 +353,7 @@ def cost_per_useful_gpu_hour(*, paid: Decimal, useful_gpu_hours: Decimal) -> Fig
     cost = paid / useful_gpu_hours
     return Figure(
         cost.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
-        f"${_n(paid)} ÷ {_n(useful_gpu_hours)} useful GPU-h = ${_n(cost, '0.0001')} / GPU-h",
+        f"{usd(paid)} ÷ {fixed(useful_gpu_hours)} useful GPU-h = {usd(cost, places=4)} / GPU-h",
     )
 
 
@@ -405,15 +398,15 @@ def _totals(
         months=months,
         nodes=[],
         accepted_gpu_hours=Figure(
-            accepted, " + ".join(_n(m.accepted_gpu_hours.value or 0) for m in months) or "0"
+            accepted, " + ".join(fixed(m.accepted_gpu_hours.value or 0) for m in months) or "0"
         ),
-        lost_gpu_hours=Figure(lost, " + ".join(_n(m.lost_gpu_hours.value or 0) for m in months)),
+        lost_gpu_hours=Figure(lost, " + ".join(fixed(m.lost_gpu_hours.value or 0) for m in months)),
         useful_gpu_hours=Figure(
-            useful, f"{_n(accepted)} accepted − {_n(lost)} lost = {_n(useful)} GPU-h"
+            useful, f"{fixed(accepted)} accepted − {fixed(lost)} lost = {fixed(useful)} GPU-h"
         ),
-        fees=Figure(fees, " + ".join(f"${_n(m.fees.value or 0)}" for m in months) or "$0"),
+        fees=Figure(fees, " + ".join(usd(m.fees.value or 0) for m in months) or "$0"),
         prorated_extras=extras,
-        credits=Figure(credits, " + ".join(f"${_n(m.credit.value or 0)}" for m in months)),
+        credits=Figure(credits, " + ".join(usd(m.credit.value or 0) for m in months)),
         paid=paid,
         cost_per_useful_gpu_hour=cost_per_useful_gpu_hour(
             paid=_value(paid), useful_gpu_hours=useful
@@ -423,7 +416,6 @@ def _totals(
 
 
 __all__ = [
-    "CENT",
     "HOUR",
     "HUNDRED",
     "UNAGREED_MAINTENANCE",

@@ -8,7 +8,6 @@ from datetime import datetime
 from decimal import Decimal
 
 HOUR = Decimal(3600)
-CENT = Decimal("0.01")
 # The severity of a short-notice maintenance window the buyer has not agreed to: downtime
 # whatever severities the terms name.
 UNAGREED_MAINTENANCE = "maintenance"
