@@ -17,6 +17,7 @@ from typing import Any
 from engine.billing.errors import UsageError
 from engine.billing.mapping import FIELDS, GPU_MINUTES, Mapping
 from engine.billing.reader import Table
+from engine.formatting import cents
 
 MICRO = 1_000_000
 HOUR_MICRO = 60 * MICRO  # micro-GPU-minutes in a GPU-hour
@@ -79,6 +80,16 @@ def to_micro(value: Any) -> int:
         except InvalidOperation:
             raise ValueError(text) from None
     return -micros if negative else micros
+
+
+def dollars(micros: int) -> Decimal:
+    """Micro-dollars as dollars to the cent, half up: what a total or a difference stores."""
+    return cents(Decimal(micros).scaleb(-6))
+
+
+def gpu_hours(micro_gpu_minutes: int) -> Decimal:
+    """Micro-GPU-minutes as GPU-hours, exactly."""
+    return Decimal(micro_gpu_minutes) / HOUR_MICRO
 
 
 _EPOCH_DAY = date(1970, 1, 1).toordinal()

@@ -12,11 +12,13 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import NamedTuple
 
-from engine.billing.lines import EGRESS, FEE, GPU, MICRO, UsageLine
+from engine.billing.lines import EGRESS, FEE, GPU, HOUR_MICRO, UsageLine
+from engine.formatting import fixed
 
-HOUR_UNITS = 60 * MICRO  # micro-GPU-minutes in a GPU-hour
+HOUR_UNITS = HOUR_MICRO  # micro-GPU-minutes in a GPU-hour
 HALF_HOUR = HOUR_UNITS // 2
 HALF_CENT = 5_000  # micro-dollars: an amount within half a cent of quantity × rate is right
 
@@ -101,9 +103,7 @@ class Result:
 
 def money(micros: int) -> str:
     """Micro-dollars as dollars to the cent (half up), with thousands separators."""
-    cents = (abs(micros) + 5_000) // 10_000
-    sign = "-" if micros < 0 and cents else ""
-    return f"{sign}{cents // 100:,}.{cents % 100:02d}"
+    return fixed(Decimal(micros).scaleb(-6))
 
 
 def rate_text(micros: int) -> str:
