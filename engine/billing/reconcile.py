@@ -208,6 +208,7 @@ def _price(u: UsageLine, terms: _Terms) -> tuple[int, int, _Priced | None]:
     lo = start if start > clock else clock
     hi = end if end < term_end else term_end
     first, last = terms.outages.span.get(u.node, terms.outages.whole_span)
+    labels: Sequence[str]
     if hi > lo and lo < last and hi > first:  # most lines miss every outage
         out, labels = terms.outages.overlap(u.node, lo, hi)
     else:
