@@ -17,6 +17,7 @@ from typing import Any
 from acceptance.models import Reservation, ReservationStatus
 from billing.models import UsageState, UsageUpload
 from delivery.selectors import delivery_for
+from engine.formatting import percent, usd
 from evaluation.models import BidScore, ScoringStatus
 
 
@@ -134,15 +135,15 @@ def _reasons(realised: Realised, reservation: Reservation, report: Any) -> list[
         lost_share = float(lost / accepted) * 100
         predicted_lost = (1 - p.goodput) * 100
         reasons.append(
-            f"Lost time: {lost_share:.2f} % of the accepted GPU-hours were lost to incidents, "
-            f"against {predicted_lost:.2f} % the model expected (node MTBF "
+            f"Lost time: {percent(lost_share, places=2)} of the accepted GPU-hours were lost to "
+            f"incidents, against {percent(predicted_lost, places=2)} the model expected (node MTBF "
             f"{p.node_mtbf_hours:,.0f} h, {p.mtbf_from or 'as scored'}; a restart costing "
             f"{p.restart_cost_seconds / 3600:.2f} h)."
         )
     if realised.paid is not None and accepted > 0:
         paid_rate = float(realised.paid / accepted)
         reasons.append(
-            f"Price: ${paid_rate:,.4f} paid per accepted GPU-hour after credits, against an "
-            f"all-in ${p.price:,.4f} predicted."
+            f"Price: {usd(paid_rate, places=4)} paid per accepted GPU-hour after credits, against "
+            f"an all-in {usd(p.price, places=4)} predicted."
         )
     return reasons
