@@ -28,6 +28,8 @@ from engine.billing import (
     UNITS,
     Mapping,
     UsageError,
+    dollars,
+    gpu_hours,
     guess_mapping,
     open_table,
     read_lines,
@@ -35,14 +37,10 @@ from engine.billing import (
 )
 from engine.billing.lines import to_micro
 from engine.billing.mapping import REQUIRED
+from engine.formatting import rounded
 
 # Differences kept per upload for the pages and exports; every one is still counted per rule.
 MAX_LISTED = 50_000
-CENT = Decimal("0.01")
-
-
-def _usd(micros: int) -> Decimal:
-    return (Decimal(micros) / 1_000_000).quantize(CENT)
 
 
 def _queue(upload: UsageUpload) -> None:
@@ -209,25 +207,25 @@ def usage_reconcile(*, upload_id: int) -> UsageUpload:
                     line=d.line,
                     rule=d.rule,
                     message=d.message,
-                    billed_usd=_usd(d.billed),
-                    allowed_usd=_usd(d.allowed),
+                    billed_usd=dollars(d.billed),
+                    allowed_usd=dollars(d.allowed),
                 )
                 for d in result.differences
             ),
             batch_size=2000,
         )
         row.lines, row.by_rule, row.listed_all = result.lines, result.by_rule, result.listed_all
-        row.credits_usd = _usd(result.credits)
+        row.credits_usd = dollars(result.credits)
         row.totals = {
-            "billed": str(_usd(result.billed_total)),
-            "allowed": str(_usd(result.allowed_total)),
-            "credits": str(_usd(result.credits)),
+            "billed": str(dollars(result.billed_total)),
+            "allowed": str(dollars(result.allowed_total)),
+            "credits": str(dollars(result.credits)),
             "credit_months": months,
-            "net": str(_usd(result.net)),
-            "over": str(_usd(result.billed_total - result.allowed_total)),
-            "gpu_hours": f"{result.gpu_hours / 60_000_000:.2f}",
-            "billed_by_type": {k: str(_usd(v)) for k, v in result.billed.items()},
-            "allowed_by_type": {k: str(_usd(v)) for k, v in result.allowed.items()},
+            "net": str(dollars(result.net)),
+            "over": str(dollars(result.billed_total - result.allowed_total)),
+            "gpu_hours": f"{rounded(gpu_hours(result.gpu_hours)):f}",
+            "billed_by_type": {k: str(dollars(v)) for k, v in result.billed.items()},
+            "allowed_by_type": {k: str(dollars(v)) for k, v in result.allowed.items()},
         }
         row.state, row.error, row.error_line, row.error_column = UsageState.DONE, "", None, ""
         row.reconciled_at = timezone.now()

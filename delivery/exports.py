@@ -14,11 +14,12 @@ from openpyxl.styles import Font
 
 from core.spreadsheet import safe_row
 from engine.delivery.availability import Figure, Report
+from engine.formatting import rounded
 
 CSV_TYPE = "text/csv; charset=utf-8"
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-PCT = Decimal("0.001")
+PCT_PLACES = 3
 COLUMNS: list[tuple[str, str]] = [
     ("Availability (%)", "availability_pct"),
     ("Scheduled (node-h)", "scheduled_node_hours"),
@@ -34,8 +35,9 @@ COLUMNS: list[tuple[str, str]] = [
 ]
 
 
-def _value(figure: Figure, places: Decimal = Decimal("0.01")) -> object:
-    return "" if figure.value is None else figure.value.quantize(places)
+def _value(figure: Figure, places: int = 2) -> object:
+    """The figure as its formula rounds it, so a cell and the formula beside it agree."""
+    return "" if figure.value is None else rounded(figure.value, places=places)
 
 
 def month_rows(report: Report) -> Iterator[list[object]]:
@@ -44,7 +46,7 @@ def month_rows(report: Report) -> Iterator[list[object]]:
     for month in report.months:
         figures = [getattr(month, attr) for _, attr in COLUMNS]
         values = [
-            (_value(f, PCT if attr.endswith("_pct") else Decimal("0.01")), f.formula)
+            (_value(f, PCT_PLACES if attr.endswith("_pct") else 2), f.formula)
             for f, (_, attr) in zip(figures, COLUMNS, strict=True)
         ]
         yield [month.label, month.breaches, *[x for pair in values for x in pair]]
@@ -57,7 +59,7 @@ def month_rows(report: Report) -> Iterator[list[object]]:
     yield ["Credits (term, USD)", "", _value(report.credits), report.credits.formula]
     yield ["Paid after credits (USD)", "", _value(report.paid), report.paid.formula]
     cost = report.cost_per_useful_gpu_hour
-    yield ["Realised cost per useful GPU-hour (USD)", "", _value(cost, Decimal("0.0001")),
+    yield ["Realised cost per useful GPU-hour (USD)", "", _value(cost, 4),
            cost.formula]  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""How Clusterbid prints a duration, a size, a bandwidth or a link rate: one rule each.
+"""How Clusterbid prints a duration, a size, a bandwidth, a link rate, money or a percentage: one
+rule each.
 
 Pages (through `core/templatetags/formatting.py`), PDF annexes, CSV/XLSX exports, check messages
 and the JSON the charts read all call these, so one value reads the same everywhere. Plain
@@ -8,6 +9,7 @@ Python: the Django-free parsers and checks use it too.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 DASH = "—"
@@ -112,3 +114,50 @@ def bandwidth(gbytes_per_s: Any) -> str:
 def link_rate(gbits_per_s: Any) -> str:
     """A link or NIC rate in Gb/s: '400 Gb/s'."""
     return f"{number(gbits_per_s)} {LINK_RATE_UNIT}" if _is_number(gbits_per_s) else DASH
+
+
+def _decimal(value: Any) -> Decimal | None:
+    """A finite number as a Decimal; a float through its shortest text, so 2.675 stays 2.675."""
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else None
+    if not _is_number(value):
+        return None
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+
+
+def rounded(value: Decimal, *, places: int = 2) -> Decimal:
+    """`places` decimals, half up: how every figure rounds, on a page, in a formula or an export."""
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def cents(amount: Decimal) -> Decimal:
+    """Money to the cent, half up: the one rounding every bill, fee, credit and total takes."""
+    return rounded(amount, places=2)
+
+
+def fixed(value: Any, *, places: int = 2) -> str:
+    """'2,976.00': exactly `places` decimals, rounded half up, with thousands separators; a value
+    that rounds to zero prints without a sign."""
+    exact = _decimal(value)
+    if exact is None:
+        return DASH
+    value = rounded(exact, places=places)
+    return f"{value.copy_abs() if value.is_zero() else value:,.{places}f}"
+
+
+def usd(value: Any, *, places: int = 2) -> str:
+    """Dollars: '$86,554.40', '-$12.50', and '$2.0018' for a price per GPU-hour (places=4)."""
+    text = fixed(value, places=places)
+    if text == DASH:
+        return DASH
+    return f"-${text[1:]}" if text.startswith("-") else f"${text}"
+
+
+def percent(value: Any, *, places: int | None = None) -> str:
+    """A percentage already times 100: '99.500 %' with `places` decimals (half up); without
+    places, the digits the value has: '25 %', '2.5 %' (credit tiers as the terms state them)."""
+    if places is not None:
+        text = fixed(value, places=places)
+        return text if text == DASH else f"{text} %"
+    exact = _decimal(value)
+    return DASH if exact is None else f"{exact.normalize():f} %"

@@ -10,6 +10,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.worksheet import Worksheet
 
 from core.spreadsheet import safe_row
+from engine.formatting import percent
 from evaluation.comparison import CRITERION_LABELS, Comparison
 
 _BOLD = Font(bold=True)
@@ -50,7 +51,7 @@ def fill_cover(sheet: Worksheet, view: Comparison) -> None:
         total = sum(weights.values()) or 1.0
         _heading(sheet, "Weights")
         for key, weight in weights.items():
-            sheet.append([CRITERION_LABELS.get(key, key), f"{weight / total * 100:.0f} %"])
+            sheet.append([CRITERION_LABELS.get(key, key), percent(weight / total * 100, places=0)])
     _heading(sheet, "Ranking")
     sheet.append(["Rank", "Bid", "Weighted total", "Hard requirements"])
     for cell in sheet[sheet.max_row]:
@@ -64,8 +65,8 @@ def fill_cover(sheet: Worksheet, view: Comparison) -> None:
         _heading(sheet, "The winner's verdict")
         share = float(sens.get("winner_share") or 0.0) * 100
         text = (
-            f"{sens.get('winner', 'nobody')}: {sens['verdict']} — wins {share:.0f} % of "
-            f"{sens.get('draws_text', '0')} random weight draws"
+            f"{sens.get('winner', 'nobody')}: {sens['verdict']} — wins "
+            f"{percent(share, places=0)} of {sens.get('draws_text', '0')} random weight draws"
         )
         sheet.append(safe_row([text]))
         sheet.cell(row=sheet.max_row, column=1).alignment = Alignment(wrap_text=True)

@@ -17,6 +17,7 @@ from typing import Any
 from acceptance.models import Reservation, ReservationStatus
 from billing.models import UsageState, UsageUpload
 from delivery.selectors import delivery_for
+from engine.formatting import percent, usd
 from evaluation.models import BidScore, ScoringStatus
 
 
@@ -77,10 +78,6 @@ def predictions(reservations: Iterable[Reservation]) -> dict[int, Predicted]:
     return out
 
 
-def _sum(values: Iterable[Decimal | None]) -> Decimal:
-    return sum((v for v in values if v is not None), Decimal(0))
-
-
 def realised_for(
     reservation: Reservation, *, now: datetime, predicted: Predicted | None
 ) -> Realised | None:
@@ -93,13 +90,8 @@ def realised_for(
     if billed is not None:
         report = delivery_for(reservation=reservation, now=now, billed_usd=billed).report
         assert report is not None
-    scheduled = _sum(m.scheduled_node_hours.value for m in report.months)
-    maintenance = _sum(m.maintenance_node_hours.value for m in report.months)
-    down = _sum(m.down_node_hours.value for m in report.months)
-    basis = scheduled - maintenance
-    availability = (1 - down / basis) * 100 if basis > 0 else None
     realised = Realised(
-        availability_pct=availability,
+        availability_pct=report.availability_pct.value,
         credits=report.credits.value or Decimal(0),
         lost_gpu_hours=report.lost_gpu_hours.value or Decimal(0),
         useful_gpu_hours=report.useful_gpu_hours.value,
@@ -143,15 +135,15 @@ def _reasons(realised: Realised, reservation: Reservation, report: Any) -> list[
         lost_share = float(lost / accepted) * 100
         predicted_lost = (1 - p.goodput) * 100
         reasons.append(
-            f"Lost time: {lost_share:.2f} % of the accepted GPU-hours were lost to incidents, "
-            f"against {predicted_lost:.2f} % the model expected (node MTBF "
+            f"Lost time: {percent(lost_share, places=2)} of the accepted GPU-hours were lost to "
+            f"incidents, against {percent(predicted_lost, places=2)} the model expected (node MTBF "
             f"{p.node_mtbf_hours:,.0f} h, {p.mtbf_from or 'as scored'}; a restart costing "
             f"{p.restart_cost_seconds / 3600:.2f} h)."
         )
     if realised.paid is not None and accepted > 0:
         paid_rate = float(realised.paid / accepted)
         reasons.append(
-            f"Price: ${paid_rate:,.4f} paid per accepted GPU-hour after credits, against an "
-            f"all-in ${p.price:,.4f} predicted."
+            f"Price: {usd(paid_rate, places=4)} paid per accepted GPU-hour after credits, against "
+            f"an all-in {usd(p.price, places=4)} predicted."
         )
     return reasons

@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from engine.domain import PALETTE
+from engine.formatting import percent
 
 W, H = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 150, 16, 12, 34
@@ -97,7 +98,7 @@ def _lines(curves: Sequence[Mapping[str, Any]]) -> str:
     for i in range(6):
         value = y_min + (y_max - y_min) * i / 5
         out.append(f'<text x="{LEFT - 6}" y="{py(value) + 3:.1f}" text-anchor="end">'
-                   f"{value:.2f} %</text>")  # fmt: skip
+                   f"{percent(value, places=2)}</text>")  # fmt: skip
     for colour, curve in zip(PALETTE, curves, strict=False):
         coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(curve["x"], curve["y"],
                                                                      strict=False))  # fmt: skip

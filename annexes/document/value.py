@@ -9,12 +9,8 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-CENT = Decimal("0.01")
-
-
-def usd(value: Decimal) -> str:
-    """'$86,554.40': dollars with cents, as an invoice prints them."""
-    return f"${value.quantize(CENT):,}"
+from engine.formatting import usd
+from engine.scoring.inputs import reserved_hours
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -25,13 +21,13 @@ def _decimal(value: Any) -> Decimal | None:
 
 
 def term_hours(request: Mapping[str, Any]) -> int | None:
-    """Days from the first to the last day, both included, × 24 (as scoring counts them)."""
+    """The request's reserved hours, as scoring counts them; None when a date is missing."""
     try:
         start = date.fromisoformat(str(request["reservation_start"]))
         end = date.fromisoformat(str(request["reservation_end"]))
     except (KeyError, ValueError):
         return None
-    return max((end - start).days + 1, 0) * 24
+    return reserved_hours(start=start, end=end)
 
 
 def value_rows(snap: Mapping[str, Any]) -> list[tuple[str, str]] | None:

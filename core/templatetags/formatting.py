@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
 
 from engine import formatting
@@ -14,3 +16,15 @@ register.filter("data_size", formatting.data_size)
 register.filter("data_size_exact", formatting.data_size_exact)
 register.filter("bandwidth", formatting.bandwidth)
 register.filter("link_rate", formatting.link_rate)
+
+
+@register.filter
+def usd(value: Any, places: int = 2) -> str:
+    """`{{ amount|usd }}` -> '$1,234.50'; `{{ price|usd:4 }}` -> '$2.0018'."""
+    return formatting.usd(value, places=int(places))
+
+
+@register.filter
+def percent(value: Any, places: int | None = None) -> str:
+    """`{{ pct|percent:3 }}` -> '99.500 %' (a value already times 100)."""
+    return formatting.percent(value, places=None if places is None else int(places))

@@ -8,15 +8,17 @@ from typing import Any
 from django import template
 
 from engine.delivery.availability import Figure
+from engine.formatting import fixed, percent, usd
 
 register = template.Library()
 
+# The same rounding as the formula beside each value (engine.formatting: half up).
 FORMATS = {
-    "num": lambda v: f"{v:,.2f}",
-    "pct": lambda v: f"{v:.3f} %",
-    "pct1": lambda v: f"{v.normalize():f} %",
-    "usd": lambda v: f"${v:,.2f}",
-    "usd4": lambda v: f"${v:,.4f}",
+    "num": fixed,
+    "pct": lambda v: percent(v, places=3),
+    "pct1": percent,
+    "usd": usd,
+    "usd4": lambda v: usd(v, places=4),
 }
 
 

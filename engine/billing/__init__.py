@@ -3,7 +3,7 @@ against the contract. Plain Python (no Django): the upload service, the API and 
 """
 
 from engine.billing.errors import UsageError
-from engine.billing.lines import LineReader, UsageLine, read_lines, to_micro
+from engine.billing.lines import LineReader, UsageLine, dollars, gpu_hours, read_lines, to_micro
 from engine.billing.mapping import FIELDS, GPU_MINUTES, HOURS, UNITS, Mapping, guess_mapping
 from engine.billing.preview import Preview, PreviewRow, preview
 from engine.billing.reader import Table, open_table
@@ -26,6 +26,8 @@ __all__ = [
     "Table",
     "UsageError",
     "UsageLine",
+    "dollars",
+    "gpu_hours",
     "guess_mapping",
     "money",
     "open_table",

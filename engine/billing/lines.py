@@ -17,6 +17,7 @@ from typing import Any
 from engine.billing.errors import UsageError
 from engine.billing.mapping import FIELDS, GPU_MINUTES, Mapping
 from engine.billing.reader import Table
+from engine.formatting import cents
 
 MICRO = 1_000_000
 HOUR_MICRO = 60 * MICRO  # micro-GPU-minutes in a GPU-hour
@@ -81,6 +82,16 @@ def to_micro(value: Any) -> int:
     return -micros if negative else micros
 
 
+def dollars(micros: int) -> Decimal:
+    """Micro-dollars as dollars to the cent, half up: what a total or a difference stores."""
+    return cents(Decimal(micros).scaleb(-6))
+
+
+def gpu_hours(micro_gpu_minutes: int) -> Decimal:
+    """Micro-GPU-minutes as GPU-hours, exactly."""
+    return Decimal(micro_gpu_minutes) / HOUR_MICRO
+
+
 _EPOCH_DAY = date(1970, 1, 1).toordinal()
 _UTC_SUFFIXES = ("", "Z", "+00:00")
 
@@ -110,6 +121,25 @@ _ABSENT = object()
 _CACHE_LIMIT = 8192  # distinct cell texts remembered per column: rates, counts and times repeat
 _NUMBERS = ("gpus", "quantity", "rate", "amount")
 _TIMES = ("period_start", "period_end")
+# The order in which the row loop binds each field's column and cache to locals.
+_ROW_FIELDS = (
+    "line_type",
+    "period_start",
+    "period_end",
+    "node",
+    "gpus",
+    "quantity",
+    "rate",
+    "amount",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """Per field of `_ROW_FIELDS`, where a row holds it (-1: unmapped) and the texts parsed."""
+
+    index: tuple[int, ...]
+    cache: tuple[dict[Any, Any], ...]
 
 
 class LineReader:
@@ -188,31 +218,28 @@ class LineReader:
     def _empty(self, line: int, name: str, what: str) -> UsageError:
         return UsageError(f"{what} is empty.", line=line, column=self.names[name])
 
+    def _invalid(self, line: int, name: str, message: str) -> UsageError:
+        return UsageError(message, line=line, column=self.names[name])
+
+    def _columns(self) -> _Columns:
+        return _Columns(
+            index=tuple(self.index[f] for f in _ROW_FIELDS),
+            cache=tuple(self.cache[f] for f in _ROW_FIELDS),
+        )
+
     def read(self, line: int, cells: list[Any]) -> UsageLine:
         """One row as a `UsageLine` (see `reader()` for the fast loop)."""
         return self.reader()(line, cells)
 
     def reader(self) -> Callable[[int, list[Any]], UsageLine]:
         """The row reader with every lookup bound to a local: this runs once per line, so the
-        cache hits are inlined rather than called."""
-        width, per_hours, miss = self.width, self.per_gpu_hours, self._miss
-        c = self.cache
-        c_type, c_start, c_end, c_node = (
-            c["line_type"],
-            c["period_start"],
-            c["period_end"],
-            c["node"],
-        )
-        c_gpus, c_qty, c_rate, c_amount = c["gpus"], c["quantity"], c["rate"], c["amount"]
-        x = self.index
-        i_type, i_start, i_end, i_node = (
-            x["line_type"],
-            x["period_start"],
-            x["period_end"],
-            x["node"],
-        )
-        i_gpus, i_qty, i_rate, i_amount = x["gpus"], x["quantity"], x["rate"], x["amount"]
-        types, absent = LINE_TYPES, _ABSENT
+        cache hits are inlined rather than called. Every row reads its type, start, node, rate
+        and amount here; a GPU line's count, quantity and end are read by `_gpu_reader()`."""
+        width, miss, types, absent = self.width, self._miss, LINE_TYPES, _ABSENT
+        columns = self._columns()
+        i_type, i_start, _, i_node, _, _, i_rate, i_amount = columns.index
+        c_type, c_start, _, c_node, _, _, c_rate, c_amount = columns.cache
+        gpu_line = self._gpu_reader()
 
         def read(line: int, cells: list[Any]) -> UsageLine:
             if len(cells) < width:
@@ -224,10 +251,8 @@ class LineReader:
                 kind = miss("line_type", raw, line)
             kind = types.get(kind.lower() if kind else "")
             if kind is None:
-                raise UsageError(
-                    f"'{raw}' is not a line type (gpu, egress or fee).",
-                    line=line,
-                    column=self.names["line_type"],
+                raise self._invalid(
+                    line, "line_type", f"'{raw}' is not a line type (gpu, egress or fee)."
                 )
             raw = cells[i_start]
             start = c_start.get(raw, absent)
@@ -247,10 +272,27 @@ class LineReader:
             rate = c_rate.get(raw, absent)
             if rate is absent:
                 rate = miss("rate", raw, line)
-            if kind != GPU:
-                if amount is None:
-                    raise self._empty(line, "amount", "the amount of a non-GPU line")
-                return UsageLine(line, start, start, node or "", 0, 0, rate, amount, kind)
+            if kind == GPU:
+                return gpu_line(line, cells, start, node or "", rate, amount)
+            if amount is None:
+                raise self._empty(line, "amount", "the amount of a non-GPU line")
+            return UsageLine(line, start, start, node or "", 0, 0, rate, amount, kind)
+
+        return read
+
+    def _gpu_reader(
+        self,
+    ) -> Callable[[int, list[Any], int, str, int | None, int | None], UsageLine]:
+        """The rest of a GPU line: whole GPUs, a quantity in micro-GPU-minutes, a rate, and an
+        end (the start plus the quantity's wall-clock time when the file gives none)."""
+        per_hours, miss, absent = self.per_gpu_hours, self._miss, _ABSENT
+        columns = self._columns()
+        _, _, i_end, _, i_gpus, i_qty, _, _ = columns.index
+        _, _, c_end, _, c_gpus, c_qty, _, _ = columns.cache
+
+        def gpu_line(
+            line: int, cells: list[Any], start: int, node: str, rate: int | None, amount: int | None
+        ) -> UsageLine:
             raw = cells[i_gpus]
             gpus = c_gpus.get(raw, absent)
             if gpus is absent:
@@ -258,9 +300,7 @@ class LineReader:
             if gpus is None:
                 raise self._empty(line, "gpus", "the GPU count")
             if gpus % MICRO or gpus <= 0:
-                raise UsageError(
-                    f"'{raw}' is not a whole number of GPUs.", line=line, column=self.names["gpus"]
-                )
+                raise self._invalid(line, "gpus", f"'{raw}' is not a whole number of GPUs.")
             gpus //= MICRO
             raw = cells[i_qty]
             qty = c_qty.get(raw, absent)
@@ -269,9 +309,7 @@ class LineReader:
             if qty is None:
                 raise self._empty(line, "quantity", "the quantity")
             if qty < 0:
-                raise UsageError(
-                    "a usage quantity cannot be negative.", line=line, column=self.names["quantity"]
-                )
+                raise self._invalid(line, "quantity", "a usage quantity cannot be negative.")
             if rate is None:
                 raise self._empty(line, "rate", "the rate")
             quantity = qty * gpus * 60 if per_hours else qty
@@ -282,12 +320,10 @@ class LineReader:
             if end is None:
                 end = start + quantity * 60 // (gpus * MICRO)  # wall-clock seconds of the line
             elif end < start:
-                raise UsageError(
-                    "the period ends before it starts.", line=line, column=self.names["period_end"]
-                )
-            return UsageLine(line, start, end, node or "", gpus, quantity, rate, amount, kind)
+                raise self._invalid(line, "period_end", "the period ends before it starts.")
+            return UsageLine(line, start, end, node, gpus, quantity, rate, amount, GPU)
 
-        return read
+        return gpu_line
 
 
 def read_lines(table: Table, mapping: Mapping) -> Iterator[UsageLine]:

@@ -7,9 +7,11 @@ from itertools import islice
 from typing import Any
 
 from engine.billing.errors import UsageError
-from engine.billing.lines import HOUR_MICRO, LineReader
+from engine.billing.lines import LineReader, gpu_hours
 from engine.billing.mapping import FIELDS, Mapping
 from engine.billing.reader import open_table
+from engine.billing.reconcile import money
+from engine.formatting import fixed
 
 
 @dataclass
@@ -55,8 +57,9 @@ def preview(data: bytes, mapping: Mapping, *, name: str = "", limit: int = 10) -
             except UsageError as exc:
                 row.error = str(exc)
             else:
-                row.gpu_hours = f"{parsed.quantity / HOUR_MICRO:,.4f}" if parsed.quantity else ""
-                row.amount = f"{(parsed.amount or 0) / 1_000_000:,.2f}"
+                quantity = parsed.quantity
+                row.gpu_hours = fixed(gpu_hours(quantity), places=4) if quantity else ""
+                row.amount = money(parsed.amount or 0)
         out.rows.append(row)
     return out
 

@@ -9,13 +9,16 @@ rounded to the cent only when shown.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
+from typing import NamedTuple
 
-from engine.billing.lines import EGRESS, FEE, GPU, MICRO, UsageLine
+from engine.billing.lines import EGRESS, FEE, GPU, HOUR_MICRO, UsageLine
+from engine.formatting import fixed
 
-HOUR_UNITS = 60 * MICRO  # micro-GPU-minutes in a GPU-hour
+HOUR_UNITS = HOUR_MICRO  # micro-GPU-minutes in a GPU-hour
 HALF_HOUR = HOUR_UNITS // 2
 HALF_CENT = 5_000  # micro-dollars: an amount within half a cent of quantity × rate is right
 
@@ -100,9 +103,7 @@ class Result:
 
 def money(micros: int) -> str:
     """Micro-dollars as dollars to the cent (half up), with thousands separators."""
-    cents = (abs(micros) + 5_000) // 10_000
-    sign = "-" if micros < 0 and cents else ""
-    return f"{sign}{cents // 100:,}.{cents % 100:02d}"
+    return fixed(Decimal(micros).scaleb(-6))
 
 
 def rate_text(micros: int) -> str:
@@ -160,133 +161,188 @@ class _Outages:
         return total, hit
 
 
+@dataclass(frozen=True, slots=True)
+class _Terms:
+    """The contract as every line's rules read it: the clock, the term, the rate, the caps."""
+
+    clock: int
+    term_end: int
+    agreed: int  # micro-dollars per GPU-hour
+    caps: dict[str, int | None]  # EGRESS and FEE over the term; None: none was bid
+    outages: _Outages
+
+    @classmethod
+    def of(cls, contract: Contract) -> _Terms:
+        return cls(
+            clock=contract.clock_start,
+            term_end=contract.term_end,
+            agreed=contract.rate,
+            caps={EGRESS: contract.egress, FEE: contract.fees},
+            outages=_Outages(contract.outages),
+        )
+
+
+class _Priced(NamedTuple):
+    """A GPU line against the terms, as every rule reads it (a tuple: cheap to build)."""
+
+    usage: UsageLine
+    rate: int  # billed, or the agreed rate when the line names none
+    own: int  # quantity × billed rate
+    amount: int  # billed, or `own` when the line names none
+    allowed: int  # quantity × agreed rate × the share inside the term and outside outages
+    out: int  # seconds of the line during which its node was out
+    outages: Sequence[str]
+
+
+_NONE: tuple[str, ...] = ()
+
+
+def _price(u: UsageLine, terms: _Terms) -> tuple[int, int, _Priced | None]:
+    """The line's billed and allowed amounts, and the line as the rules read it; None for the
+    usual line, wholly inside the term and outside every outage, at the agreed rate and billed
+    at quantity × rate, in which no rule can find a difference (most lines)."""
+    agreed, clock, term_end = terms.agreed, terms.clock, terms.term_end
+    rate = u.rate if u.rate is not None else agreed
+    quantity, start, end = u.quantity, u.start, u.end
+    own = (quantity * rate + HALF_HOUR) // HOUR_UNITS
+    lo = start if start > clock else clock
+    hi = end if end < term_end else term_end
+    first, last = terms.outages.span.get(u.node, terms.outages.whole_span)
+    labels: Sequence[str]
+    if hi > lo and lo < last and hi > first:  # most lines miss every outage
+        out, labels = terms.outages.overlap(u.node, lo, hi)
+    else:
+        out, labels = 0, _NONE
+    span = end - start
+    amount = u.amount if u.amount is not None else own
+    if span > 0 and hi - lo == span and not out:  # wholly allowed
+        ok = (quantity * agreed + HALF_HOUR) // HOUR_UNITS
+        if rate == agreed and -HALF_CENT <= amount - own <= HALF_CENT:
+            return amount, ok, None
+        return amount, ok, _Priced(u, rate, own, amount, ok, out, labels)
+    if span > 0:
+        inside = hi - lo if hi > lo else 0
+        ok = (quantity * agreed * (inside - out) + HOUR_UNITS * span // 2) // (HOUR_UNITS * span)
+    else:
+        ok = 0 if (start < clock or start >= term_end or out) else quantity * agreed // HOUR_UNITS
+    return amount, ok, _Priced(u, rate, own, amount, ok, out, labels)
+
+
+def _before_clock(terms: _Terms, p: _Priced) -> str | None:
+    u = p.usage
+    if u.start >= terms.clock:
+        return None
+    return (
+        f"{u.node or 'usage'} from {_when(u.start)} is before the clock started at "
+        f"{_when(terms.clock)}."
+    )
+
+
+def _after_term(terms: _Terms, p: _Priced) -> str | None:
+    u = p.usage
+    if u.end <= terms.term_end:
+        return None
+    return (
+        f"{u.node or 'usage'} until {_when(u.end)} is after the term ended at "
+        f"{_when(terms.term_end)}."
+    )
+
+
+def _node_out(terms: _Terms, p: _Priced) -> str | None:
+    if not p.out:
+        return None
+    return (
+        f"{p.usage.node} was out for {p.out / 3600:.2f} h of this line "
+        f"({'; '.join(p.outages)}); the terms say nodes out of service are not billed."
+    )
+
+
+def _rate(terms: _Terms, p: _Priced) -> str | None:
+    if p.rate == terms.agreed:
+        return None
+    return f"rate {rate_text(p.rate)} is not the agreed {rate_text(terms.agreed)} per GPU-hour."
+
+
+def _amount(terms: _Terms, p: _Priced) -> str | None:
+    if abs(p.amount - p.own) <= HALF_CENT:
+        return None
+    return (
+        f"amount {money(p.amount)} is not {p.usage.quantity / HOUR_UNITS:,.4g} GPU-hours × "
+        f"{rate_text(p.rate)} = {money(p.own)}."
+    )
+
+
+# What each GPU line is checked for, in the order its differences are listed.
+LINE_RULES: tuple[tuple[str, Callable[[_Terms, _Priced], str | None]], ...] = (
+    (BEFORE_CLOCK, _before_clock),
+    (AFTER_TERM, _after_term),
+    (NODE_OUT, _node_out),
+    (RATE, _rate),
+    (AMOUNT, _amount),
+)
+OVER_BID = {EGRESS: EGRESS_OVER, FEE: FEES_OVER}
+
+
+class _Notes:
+    """Counts every difference by rule and keeps the first `max_listed` of them."""
+
+    def __init__(self, result: Result, max_listed: int | None) -> None:
+        self.result, self.max_listed = result, max_listed
+
+    def __call__(self, line: int, rule: str, message: str, billed: int, allowed: int) -> None:
+        result = self.result
+        result.by_rule[rule] = result.by_rule.get(rule, 0) + 1
+        if self.max_listed is None or len(result.differences) < self.max_listed:
+            result.differences.append(Difference(line, rule, message, billed, allowed))
+        else:
+            result.listed_all = False
+
+
+def _bill_extra(u: UsageLine, terms: _Terms, result: Result, note: _Notes) -> None:
+    """An egress or fee line: allowed up to what the bid said for the whole term."""
+    amount, cap = u.amount or 0, terms.caps[u.kind]
+    before = result.billed[u.kind]
+    after = result.billed[u.kind] = before + amount
+    limit = cap or 0
+    allowed = max(min(after, limit) - min(before, limit), 0)
+    result.allowed[u.kind] += allowed
+    if after > limit >= before:  # said once, on the line that crosses the cap
+        bid = "none was bid" if cap is None else f"the bid is {money(cap)} for the term"
+        message = f"{u.kind} billed so far is {money(after)}; {bid}."
+        note(u.line, OVER_BID[u.kind], message, amount, allowed)
+
+
 def reconcile(
     lines: Iterable[UsageLine], contract: Contract, *, max_listed: int | None = None
 ) -> Result:
     """Check every line; `max_listed` caps the differences kept (all are still counted)."""
     result = Result(credits=contract.credits)
-    outages = _Outages(contract.outages)
-    caps = {EGRESS: contract.egress, FEE: contract.fees}
-    over_rule = {EGRESS: EGRESS_OVER, FEE: FEES_OVER}
-    agreed, clock, term_end = contract.rate, contract.clock_start, contract.term_end
-    span_of, whole_span = outages.span.get, outages.whole_span
-    billed, allowed, by_rule, listed = (
-        result.billed,
-        result.allowed,
-        result.by_rule,
-        result.differences,
-    )
-
-    def note(line: int, rule: str, message: str, billed_: int, allowed_: int) -> None:
-        by_rule[rule] = by_rule.get(rule, 0) + 1
-        if max_listed is None or len(listed) < max_listed:
-            listed.append(Difference(line, rule, message, billed_, allowed_))
-        else:
-            result.listed_all = False
-
+    terms, note = _Terms.of(contract), _Notes(result, max_listed)
     count = gpu_quantity = gpu_billed = gpu_allowed = 0  # locals: the loop runs once per line
     period_lo, period_hi = NO_START, NO_END
     for u in lines:
         count += 1
         if u.kind != GPU:
-            amount = u.amount or 0
-            cap = caps[u.kind]
-            before = billed[u.kind]
-            billed[u.kind] = before + amount
-            limit = cap or 0
-            allowed_now = max(min(billed[u.kind], limit) - min(before, limit), 0)
-            allowed[u.kind] += allowed_now
-            if billed[u.kind] > limit >= before:
-                bid = "none was bid" if cap is None else f"the bid is {money(cap)} for the term"
-                note(
-                    u.line,
-                    over_rule[u.kind],
-                    f"{u.kind} billed so far is {money(billed[u.kind])}; {bid}.",
-                    amount,
-                    allowed_now,
-                )
+            _bill_extra(u, terms, result, note)
             continue
-        rate = u.rate if u.rate is not None else agreed
-        quantity = u.quantity
-        own = (quantity * rate + HALF_HOUR) // HOUR_UNITS
-        amount = u.amount if u.amount is not None else own
-        gpu_quantity += quantity
+        amount, allowed, priced = _price(u, terms)
+        gpu_quantity += u.quantity
         gpu_billed += amount
-        start, end = u.start, u.end
-        if start < period_lo:
-            period_lo = start
-        if end > period_hi:
-            period_hi = end
-        lo = start if start > clock else clock
-        hi = end if end < term_end else term_end
-        inside = hi - lo if hi > lo else 0
-        first, last = span_of(u.node, whole_span)
-        if inside and lo < last and hi > first:
-            out, labels = outages.overlap(u.node, lo, hi)
-        else:
-            out, labels = 0, []
-        span = end - start
-        if span > 0 and inside == span and not out:  # the usual line: wholly allowed
-            ok = (quantity * agreed + HALF_HOUR) // HOUR_UNITS
-        elif span > 0:
-            ok = (quantity * agreed * (inside - out) + HOUR_UNITS * span // 2) // (
-                HOUR_UNITS * span
-            )
-        else:
-            ok = (
-                0
-                if (start < clock or start >= term_end or out)
-                else quantity * agreed // HOUR_UNITS
-            )
-        gpu_allowed += ok
-        if start < clock:
-            note(
-                u.line,
-                BEFORE_CLOCK,
-                f"{u.node or 'usage'} from {_when(start)} is before the clock started at "
-                f"{_when(clock)}.",
-                amount,
-                ok,
-            )
-        if end > term_end:
-            note(
-                u.line,
-                AFTER_TERM,
-                f"{u.node or 'usage'} until {_when(end)} is after the term ended at "
-                f"{_when(term_end)}.",
-                amount,
-                ok,
-            )
-        if out:
-            note(
-                u.line,
-                NODE_OUT,
-                f"{u.node} was out for {out / 3600:.2f} h of this line ({'; '.join(labels)}); "
-                "the terms say nodes out of service are not billed.",
-                amount,
-                ok,
-            )
-        if rate != agreed:
-            note(
-                u.line,
-                RATE,
-                f"rate {rate_text(rate)} is not the agreed {rate_text(agreed)} per GPU-hour.",
-                amount,
-                ok,
-            )
-        if abs(amount - own) > HALF_CENT:
-            note(
-                u.line,
-                AMOUNT,
-                f"amount {money(amount)} is not {u.quantity / HOUR_UNITS:,.4g} GPU-hours × "
-                f"{rate_text(rate)} = {money(own)}.",
-                amount,
-                ok,
-            )
+        gpu_allowed += allowed
+        if u.start < period_lo:
+            period_lo = u.start
+        if u.end > period_hi:
+            period_hi = u.end
+        if priced is None:
+            continue
+        for rule, check in LINE_RULES:
+            message = check(terms, priced)
+            if message is not None:
+                note(u.line, rule, message, amount, allowed)
     result.lines = count
     result.gpu_hours = gpu_quantity
     if period_hi != NO_END:
         result.first_start, result.last_end = period_lo, period_hi
-    billed[GPU] += gpu_billed
-    allowed[GPU] += gpu_allowed
+    result.billed[GPU] += gpu_billed
+    result.allowed[GPU] += gpu_allowed
     return result

@@ -22,126 +22,22 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from itertools import pairwise
 
-HOUR = Decimal(3600)
-CENT = Decimal("0.01")
-# The severity of a short-notice maintenance window the buyer has not agreed to: downtime
-# whatever severities the terms name.
-UNAGREED_MAINTENANCE = "maintenance"
-HUNDRED = Decimal(100)
-
-
-class AvailabilityInputError(ValueError):
-    """The inputs cannot describe a term (an end before its start, a negative rate)."""
-
-
-@dataclass(frozen=True)
-class Tier:
-    below_pct: Decimal
-    credit_pct: Decimal
-
-
-@dataclass(frozen=True)
-class CreditTerms:
-    tiers: tuple[Tier, ...]
-    cap_pct: Decimal | None = None
-    downtime_severities: frozenset[str] = frozenset({"S1", "S3"})
-    breach_credit_pct: Decimal = Decimal(0)
-
-
-@dataclass(frozen=True)
-class Outage:
-    """An incident as the calculator sees it. `nodes` empty: the whole allocation."""
-
-    key: str
-    severity: str
-    opened_at: datetime
-    restored_at: datetime | None
-    nodes: tuple[str, ...] = ()
-    breaches: int = 0
-    lost_gpu_hours: Decimal = Decimal(0)
-
-
-@dataclass(frozen=True)
-class Window:
-    """Agreed maintenance. `nodes` empty: the whole allocation."""
-
-    key: str
-    starts_at: datetime
-    ends_at: datetime
-    nodes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Inputs:
-    term_start: datetime  # the clock start: the later of acceptance and the first day
-    term_end: datetime  # 00:00 UTC the day after the last day
-    contracted_start: datetime  # the first day 00:00 UTC, for prorating fees and egress
-    nodes: tuple[str, ...]  # the lanes; at least the contracted count
-    contracted_nodes: int
-    gpus_per_node: int
-    rate: Decimal  # agreed price per GPU-hour
-    fees_usd: Decimal
-    egress_usd: Decimal
-    terms: CreditTerms
-    now: datetime
-    outages: tuple[Outage, ...] = ()
-    # Maintenance agreed (with notice, or short notice the buyer agreed to).
-    maintenance: tuple[Window, ...] = ()
-
-
-@dataclass(frozen=True)
-class Figure:
-    value: Decimal | None
-    formula: str
-
-
-@dataclass
-class Month:
-    label: str  # "2026-01"
-    start: datetime
-    end: datetime
-    accepted_hours: Figure
-    scheduled_node_hours: Figure
-    maintenance_node_hours: Figure
-    down_node_hours: Figure
-    availability_pct: Figure
-    accepted_gpu_hours: Figure
-    fees: Figure
-    tier: Tier | None
-    tier_credit_pct: Figure
-    breaches: int
-    breach_credit_pct: Figure
-    credit_pct: Figure
-    credit: Figure
-    lost_gpu_hours: Figure
-
-
-@dataclass
-class NodeRow:
-    node: str
-    contracted: bool  # False: named by an incident or window but not one of the lanes given
-    scheduled_hours: Decimal
-    maintenance_hours: Decimal
-    down_hours: Decimal
-    availability_pct: Figure
-
-
-@dataclass
-class Report:
-    term_start: datetime
-    term_end: datetime
-    as_of: datetime  # the figures run to here: the term end, or now while the term runs
-    months: list[Month]
-    nodes: list[NodeRow]
-    accepted_gpu_hours: Figure
-    lost_gpu_hours: Figure
-    useful_gpu_hours: Figure
-    fees: Figure
-    prorated_extras: Figure
-    credits: Figure
-    paid: Figure
-    cost_per_useful_gpu_hour: Figure
-    notes: list[str] = field(default_factory=list)
+from engine.delivery.model import (
+    HOUR,
+    HUNDRED,
+    UNAGREED_MAINTENANCE,
+    AvailabilityInputError,
+    CreditTerms,
+    Figure,
+    Inputs,
+    Month,
+    NodeRow,
+    Outage,
+    Report,
+    Tier,
+    Window,
+)
+from engine.formatting import cents, fixed, usd
 
 
 def _utc(value: datetime) -> datetime:
@@ -152,14 +48,6 @@ def _utc(value: datetime) -> datetime:
 
 def _hours(seconds: float) -> Decimal:
     return Decimal(str(round(seconds, 3))) / HOUR
-
-
-def _n(value: Decimal | int, places: str = "0.01") -> str:
-    return f"{Decimal(value).quantize(Decimal(places), rounding=ROUND_HALF_UP):,}"
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def month_bounds(start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
@@ -309,13 +197,76 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
 def _availability(scheduled: Decimal, maint: Decimal, down: Decimal, *, unit: str) -> Figure:
     base = scheduled - maint
     if base <= 0:
-        return Figure(None, f"no scheduled time outside maintenance ({_n(scheduled)} {unit})")
+        return Figure(None, f"no scheduled time outside maintenance ({fixed(scheduled)} {unit})")
     pct = (Decimal(1) - down / base) * HUNDRED
     return Figure(
         pct,
-        f"1 − {_n(down)} down {unit} ÷ ({_n(scheduled)} scheduled {unit} − {_n(maint)} "
-        f"maintenance {unit}) = {_n(pct, '0.001')} %",
+        f"1 − {fixed(down)} down {unit} ÷ ({fixed(scheduled)} scheduled {unit} − {fixed(maint)} "
+        f"maintenance {unit}) = {fixed(pct, places=3)} %",
     )
+
+
+@dataclass(frozen=True)
+class _Credit:
+    """A month's SLA credit: the tier reached, the clock breaches, the cap, the dollars."""
+
+    tier: Tier | None
+    tier_pct: Figure
+    breaches: int
+    breach_pct: Figure
+    pct: Figure
+    credit: Figure
+
+
+def _opened_in(inputs: Inputs, a: datetime, b: datetime) -> list[Outage]:
+    """Incidents opened in [a, b): their breaches and lost GPU-hours count in that month."""
+    return [
+        o
+        for o in inputs.outages
+        if a <= _utc(o.opened_at) < b and o.severity != UNAGREED_MAINTENANCE
+    ]
+
+
+def _tier_figure(avail: Figure, tiers: Iterable[Tier]) -> tuple[Tier | None, Figure]:
+    tier = tier_for(avail.value, tiers) if avail.value is not None else None
+    if tier is None or avail.value is None:
+        return tier, Figure(Decimal(0), "no tier reached: 0 %")
+    return tier, Figure(
+        tier.credit_pct,
+        f"{fixed(avail.value, places=3)} % is below {tier.below_pct} %: {tier.credit_pct} %",
+    )
+
+
+def _credit(*, avail: Figure, fees: Decimal, opened: list[Outage], terms: CreditTerms) -> _Credit:
+    tier, tier_fig = _tier_figure(avail, terms.tiers)
+    tier_pct = tier.credit_pct if tier else Decimal(0)
+    breaches = sum(o.breaches for o in opened)
+    breach_pct = terms.breach_credit_pct * breaches
+    cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
+    raw = tier_pct + breach_pct
+    pct = min(raw, cap)
+    credit = cents(fees * pct / HUNDRED)
+    return _Credit(
+        tier=tier,
+        tier_pct=tier_fig,
+        breaches=breaches,
+        breach_pct=Figure(
+            breach_pct, f"{breaches} clock breaches × {terms.breach_credit_pct} % = {breach_pct} %"
+        ),
+        pct=Figure(
+            pct,
+            f"min({tier_pct} % + {breach_pct} %, cap {cap} %) = {pct} %"
+            if raw > cap
+            else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
+        ),
+        credit=Figure(credit, f"{usd(fees)} × {pct} % = {usd(credit)}"),
+    )
+
+
+def _lost(opened: list[Outage]) -> Figure:
+    lost = sum((o.lost_gpu_hours for o in opened), Decimal(0))
+    parts = " + ".join(f"{fixed(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
+    return Figure(lost, f"{parts} = {fixed(lost)} GPU-h")
 
 
 def _month(
@@ -335,63 +286,90 @@ def _month(
     scheduled = hours * capacity
     avail = _availability(scheduled, tally.maintenance, tally.down, unit="node-h")
     gpu_hours = hours * gpus
-    fees = _money(gpu_hours * inputs.rate)
-    terms = inputs.terms
-    tier = tier_for(avail.value, terms.tiers) if avail.value is not None else None
-    tier_pct = tier.credit_pct if tier else Decimal(0)
-    tier_text = (
-        f"{_n(avail.value, '0.001')} % is below {tier.below_pct} %: {tier.credit_pct} %"
-        if tier and avail.value is not None
-        else "no tier reached: 0 %"
-    )
-    opened = [
-        o
-        for o in inputs.outages
-        if a <= _utc(o.opened_at) < b and o.severity != UNAGREED_MAINTENANCE
-    ]
-    breaches = sum(o.breaches for o in opened)
-    breach_pct = terms.breach_credit_pct * breaches
-    cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
-    raw = tier_pct + breach_pct
-    pct = min(raw, cap)
-    credit = _money(fees * pct / HUNDRED)
-    lost = sum((o.lost_gpu_hours for o in opened), Decimal(0))
-    lost_parts = " + ".join(f"{_n(o.lost_gpu_hours)} ({o.key})" for o in opened) or "none"
+    fees = cents(gpu_hours * inputs.rate)
+    opened = _opened_in(inputs, a, b)
+    credit = _credit(avail=avail, fees=fees, opened=opened, terms=inputs.terms)
+    severities = ", ".join(sorted(inputs.terms.downtime_severities)) or "none"
     return Month(
         label=f"{a:%Y-%m}",
         start=a,
         end=b,
-        accepted_hours=Figure(hours, f"{span} = {_n(hours)} h"),
+        accepted_hours=Figure(hours, f"{span} = {fixed(hours)} h"),
         scheduled_node_hours=Figure(
-            scheduled, f"{_n(hours)} h × {capacity} nodes = {_n(scheduled)} node-h"
+            scheduled, f"{fixed(hours)} h × {capacity} nodes = {fixed(scheduled)} node-h"
         ),
         maintenance_node_hours=Figure(
-            tally.maintenance, f"agreed maintenance inside {span} = {_n(tally.maintenance)} node-h"
+            tally.maintenance,
+            f"agreed maintenance inside {span} = {fixed(tally.maintenance)} node-h",
         ),
         down_node_hours=Figure(
             tally.down,
-            f"incidents of severity {', '.join(sorted(terms.downtime_severities)) or 'none'} "
-            f"outside maintenance = {_n(tally.down)} node-h",
+            f"incidents of severity {severities} outside maintenance = {fixed(tally.down)} node-h",
         ),
         availability_pct=avail,
         accepted_gpu_hours=Figure(
-            gpu_hours, f"{_n(hours)} h × {gpus} GPUs = {_n(gpu_hours)} GPU-h"
+            gpu_hours, f"{fixed(hours)} h × {gpus} GPUs = {fixed(gpu_hours)} GPU-h"
         ),
-        fees=Figure(fees, f"{_n(gpu_hours)} GPU-h × ${inputs.rate} = ${_n(fees)}"),
-        tier=tier,
-        tier_credit_pct=Figure(tier_pct, tier_text),
-        breaches=breaches,
-        breach_credit_pct=Figure(
-            breach_pct, f"{breaches} clock breaches × {terms.breach_credit_pct} % = {breach_pct} %"
-        ),
-        credit_pct=Figure(
-            pct,
-            f"min({tier_pct} % + {breach_pct} %, cap {cap} %) = {pct} %"
-            if raw > cap
-            else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
-        ),
-        credit=Figure(credit, f"${_n(fees)} × {pct} % = ${_n(credit)}"),
-        lost_gpu_hours=Figure(lost, f"{lost_parts} = {_n(lost)} GPU-h"),
+        fees=Figure(fees, f"{fixed(gpu_hours)} GPU-h × ${inputs.rate} = {usd(fees)}"),
+        tier=credit.tier,
+        tier_credit_pct=credit.tier_pct,
+        breaches=credit.breaches,
+        breach_credit_pct=credit.breach_pct,
+        credit_pct=credit.pct,
+        credit=credit.credit,
+        lost_gpu_hours=_lost(opened),
+    )
+
+
+def _extras(inputs: Inputs, *, start: datetime, end: datetime, as_of: datetime) -> Figure:
+    """The term's fees and egress, prorated to the accepted hours so far."""
+    contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
+    accepted_h = _hours((as_of - start).total_seconds())
+    share = accepted_h / contracted if contracted > 0 else Decimal(0)
+    extras = cents((inputs.fees_usd + inputs.egress_usd) * share)
+    return Figure(
+        extras,
+        f"({usd(inputs.fees_usd)} fees + {usd(inputs.egress_usd)} egress) × {fixed(accepted_h)} h "
+        f"accepted ÷ {fixed(contracted)} h contracted = {usd(extras)}",
+    )
+
+
+def _paid(*, fees: Decimal, extras: Decimal, credits: Decimal, billed: Decimal | None) -> Figure:
+    """What the buyer pays: the reconciled bill when there is one, else the contract's figures,
+    less the credits."""
+    if billed is None:
+        paid = fees + extras - credits
+        text = f"{usd(fees)} fees + {usd(extras)} fees and egress − {usd(credits)} credits"
+    else:
+        paid = billed - credits
+        text = f"{usd(billed)} billed − {usd(credits)} credits"
+    return Figure(paid, f"{text} = {usd(paid)}")
+
+
+def cost_per_useful_gpu_hour(*, paid: Decimal, useful_gpu_hours: Decimal) -> Figure:
+    """The realised cost: what was paid over the GPU-hours that did useful work."""
+    if useful_gpu_hours <= 0:
+        return Figure(None, "no useful GPU-hours yet")
+    cost = paid / useful_gpu_hours
+    return Figure(
+        cost.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
+        f"{usd(paid)} ÷ {fixed(useful_gpu_hours)} useful GPU-h = {usd(cost, places=4)} / GPU-h",
+    )
+
+
+def _value(figure: Figure) -> Decimal:
+    return figure.value if figure.value is not None else Decimal(0)
+
+
+def _term_availability(months: list[Month]) -> Figure:
+    def total(attr: str) -> Decimal:
+        return sum((getattr(m, attr).value or Decimal(0) for m in months), Decimal(0))
+
+    return _availability(
+        total("scheduled_node_hours"),
+        total("maintenance_node_hours"),
+        total("down_node_hours"),
+        unit="node-h",
     )
 
 
@@ -410,31 +388,9 @@ def _totals(
     accepted, lost, fees, credits = (
         total(k) for k in ("accepted_gpu_hours", "lost_gpu_hours", "fees", "credit")
     )
-    contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
-    accepted_h = _hours((as_of - start).total_seconds())
-    share = accepted_h / contracted if contracted > 0 else Decimal(0)
-    extras_total = inputs.fees_usd + inputs.egress_usd
-    extras = _money(extras_total * share)
-    extras_fig = Figure(
-        extras,
-        f"(${_n(inputs.fees_usd)} fees + ${_n(inputs.egress_usd)} egress) × {_n(accepted_h)} h "
-        f"accepted ÷ {_n(contracted)} h contracted = ${_n(extras)}",
-    )
-    if billed_usd is None:
-        paid = fees + extras - credits
-        paid_text = f"${_n(fees)} fees + ${_n(extras)} fees and egress − ${_n(credits)} credits"
-    else:
-        paid = billed_usd - credits
-        paid_text = f"${_n(billed_usd)} billed − ${_n(credits)} credits"
+    extras = _extras(inputs, start=start, end=end, as_of=as_of)
+    paid = _paid(fees=fees, extras=_value(extras), credits=credits, billed=billed_usd)
     useful = accepted - lost
-    cost = (
-        Figure(
-            (paid / useful).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
-            f"${_n(paid)} ÷ {_n(useful)} useful GPU-h = ${_n(paid / useful, '0.0001')} / GPU-h",
-        )
-        if useful > 0
-        else Figure(None, "no useful GPU-hours yet")
-    )
     return Report(
         term_start=start,
         term_end=end,
@@ -442,15 +398,39 @@ def _totals(
         months=months,
         nodes=[],
         accepted_gpu_hours=Figure(
-            accepted, " + ".join(_n(m.accepted_gpu_hours.value or 0) for m in months) or "0"
+            accepted, " + ".join(fixed(m.accepted_gpu_hours.value or 0) for m in months) or "0"
         ),
-        lost_gpu_hours=Figure(lost, " + ".join(_n(m.lost_gpu_hours.value or 0) for m in months)),
+        lost_gpu_hours=Figure(lost, " + ".join(fixed(m.lost_gpu_hours.value or 0) for m in months)),
         useful_gpu_hours=Figure(
-            useful, f"{_n(accepted)} accepted − {_n(lost)} lost = {_n(useful)} GPU-h"
+            useful, f"{fixed(accepted)} accepted − {fixed(lost)} lost = {fixed(useful)} GPU-h"
         ),
-        fees=Figure(fees, " + ".join(f"${_n(m.fees.value or 0)}" for m in months) or "$0"),
-        prorated_extras=extras_fig,
-        credits=Figure(credits, " + ".join(f"${_n(m.credit.value or 0)}" for m in months)),
-        paid=Figure(paid, f"{paid_text} = ${_n(paid)}"),
-        cost_per_useful_gpu_hour=cost,
+        fees=Figure(fees, " + ".join(usd(m.fees.value or 0) for m in months) or "$0"),
+        prorated_extras=extras,
+        credits=Figure(credits, " + ".join(usd(m.credit.value or 0) for m in months)),
+        paid=paid,
+        cost_per_useful_gpu_hour=cost_per_useful_gpu_hour(
+            paid=_value(paid), useful_gpu_hours=useful
+        ),
+        availability_pct=_term_availability(months),
     )
+
+
+__all__ = [
+    "HOUR",
+    "HUNDRED",
+    "UNAGREED_MAINTENANCE",
+    "AvailabilityInputError",
+    "CreditTerms",
+    "Figure",
+    "Inputs",
+    "Month",
+    "NodeRow",
+    "Outage",
+    "Report",
+    "Tier",
+    "Window",
+    "compute",
+    "cost_per_useful_gpu_hour",
+    "month_bounds",
+    "tier_for",
+]

@@ -21,9 +21,13 @@ from .reliability import (
     HOURS_PER_MONTH,
     INTERVAL_BUYER,
     INTERVAL_OPTIMUM,
+    MtbfChoice,
+    RestartParts,
     mtbf_choice,
     restart_parts,
 )
+
+SECONDS_PER_HOUR = 3600.0
 
 
 def young_interval(checkpoint_seconds: float, mtbf_seconds: float) -> float:
@@ -103,12 +107,19 @@ class CostBreakdown:
 
     @property
     def cluster_mtbf_seconds(self) -> float:
-        return self.cluster_mtbf_hours * 3600.0
+        return self.cluster_mtbf_hours * SECONDS_PER_HOUR
 
     def explain(self) -> list[tuple[str, str, float | str | None]]:
         """(label, formula with its inputs, value) rows for the "how was this computed" view."""
-        h = 3600.0
-        eff = self.effective_price_per_useful_gpu_hour
+        return [
+            *self._failure_rows(),
+            *self._interval_rows(),
+            *self._price_rows(),
+            *self._loss_rows(),
+        ]
+
+    def _failure_rows(self) -> list[tuple[str, str, float | str | None]]:
+        """How often the cluster fails and what each failure costs before work resumes."""
         return [
             ("Node MTBF (h)", self.node_mtbf_formula, self.node_mtbf_hours),
             (
@@ -134,6 +145,11 @@ class CostBreakdown:
                 f"{self.restart_seconds:,.0f}",
                 self.restart_cost_seconds,
             ),
+        ]
+
+    def _interval_rows(self) -> list[tuple[str, str, float | str | None]]:
+        """The checkpoint interval and the goodput it gives."""
+        return [
             (
                 "Young interval (s)",
                 f"sqrt(2 C M) = sqrt(2 x {self.checkpoint_write_seconds:,.0f} x "
@@ -155,6 +171,12 @@ class CostBreakdown:
                 "within [0, 1]",
                 self.goodput,
             ),
+        ]
+
+    def _price_rows(self) -> list[tuple[str, str, float | str | None]]:
+        """What a useful GPU-hour and the whole term cost."""
+        eff = self.effective_price_per_useful_gpu_hour
+        return [
             (
                 "Fees and egress per GPU-hour ($)",
                 f"({self.fees_usd:,.2f} + {self.egress_usd:,.2f}) / "
@@ -172,10 +194,15 @@ class CostBreakdown:
                 f"price x {self.gpu_count} GPUs x {self.term_hours:,.0f} h + fees + egress",
                 self.total_cost_usd,
             ),
+        ]
+
+    def _loss_rows(self) -> list[tuple[str, str, float | str | None]]:
+        """GPU-hours lost to failures, and how long the buyer's run takes on this bid."""
+        return [
             (
                 "Lost GPU-hours per incident",
                 f"(t/2 + R) x GPUs = ({self.interval_seconds / 2:,.0f} + "
-                f"{self.restart_cost_seconds:,.0f}) s / {h:,.0f} x {self.gpu_count}",
+                f"{self.restart_cost_seconds:,.0f}) s / {SECONDS_PER_HOUR:,.0f} x {self.gpu_count}",
                 self.lost_gpu_hours_per_incident,
             ),
             (
@@ -205,77 +232,164 @@ class CostBreakdown:
         return "no interval on the request: the optimum above"
 
 
-def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
-    """Run the cost model for one bid against the buyer's workload."""
+@dataclass(frozen=True)
+class _Failures:
+    """How often the cluster fails (M) and what a failure costs before work resumes (R)."""
+
+    mtbf: MtbfChoice
+    parts: RestartParts
+    cluster_mtbf_hours: float
+    mtbf_seconds: float
+    checkpoint_seconds: float
+    restart_seconds: float
+    restart_cost_seconds: float
+
+
+@dataclass(frozen=True)
+class _Interval:
+    """The checkpoint interval the job uses and the goodput there and at the optimum."""
+
+    young: float
+    daly: float
+    seconds: float
+    source: str
+    goodput: float
+    optimum_goodput: float
+
+
+@dataclass(frozen=True)
+class _Prices:
+    """What the bid charges, per GPU-hour and for the term, and per useful GPU-hour."""
+
+    price: float
+    fees: float
+    egress: float
+    overhead: float
+    all_in: float
+    effective: float | None
+    total: float
+
+
+@dataclass(frozen=True)
+class _Losses:
+    """GPU-hours lost to failures, and the buyer's run measured against them."""
+
+    per_incident: float
+    incidents_per_month: float
+    run_hours: float
+    run_wall_hours: float | None
+
+
+def _failures(*, request: RequestProfile, bid: BidOffer) -> _Failures:
     mtbf = mtbf_choice(bid)
     cluster_mtbf_h = mtbf.hours / bid.nodes
-    m = cluster_mtbf_h * 3600.0
-    c = float(request.checkpoint_write_seconds)
-
     parts = restart_parts(bid)
     restart = float(request.restart_seconds)
-    r = parts.detection + parts.support_wait + parts.repair + parts.revalidation + restart
+    return _Failures(
+        mtbf=mtbf,
+        parts=parts,
+        cluster_mtbf_hours=cluster_mtbf_h,
+        mtbf_seconds=cluster_mtbf_h * SECONDS_PER_HOUR,
+        checkpoint_seconds=float(request.checkpoint_write_seconds),
+        restart_seconds=restart,
+        restart_cost_seconds=(
+            parts.detection + parts.support_wait + parts.repair + parts.revalidation + restart
+        ),
+    )
 
-    young = young_interval(c, m)
+
+def _interval(*, request: RequestProfile, failures: _Failures) -> _Interval:
+    c, m, r = failures.checkpoint_seconds, failures.mtbf_seconds, failures.restart_cost_seconds
     daly = daly_interval(c, m)
     buyer_t = request.checkpoint_interval_seconds
     t = float(buyer_t) if buyer_t is not None else daly
-    goodput = first_order_goodput(
-        interval_seconds=t, checkpoint_seconds=c, mtbf_seconds=m, restart_seconds=r
-    )
-    optimum_goodput = first_order_goodput(
-        interval_seconds=daly, checkpoint_seconds=c, mtbf_seconds=m, restart_seconds=r
+    return _Interval(
+        young=young_interval(c, m),
+        daly=daly,
+        seconds=t,
+        source=INTERVAL_BUYER if buyer_t is not None else INTERVAL_OPTIMUM,
+        goodput=first_order_goodput(
+            interval_seconds=t, checkpoint_seconds=c, mtbf_seconds=m, restart_seconds=r
+        ),
+        optimum_goodput=first_order_goodput(
+            interval_seconds=daly, checkpoint_seconds=c, mtbf_seconds=m, restart_seconds=r
+        ),
     )
 
-    gpus = request.gpu_count
-    term_h = request.term_hours
+
+def _prices(*, request: RequestProfile, bid: BidOffer, goodput: float) -> _Prices:
+    gpus, term_h = request.gpu_count, request.term_hours
     price = float(bid.price_per_gpu_hour)
     fees, egress = float(bid.fees_usd), float(bid.egress_usd)
     overhead = (fees + egress) / (gpus * term_h)
     all_in = price + overhead
-    effective = all_in / goodput if goodput > 0 else None
+    return _Prices(
+        price=price,
+        fees=fees,
+        egress=egress,
+        overhead=overhead,
+        all_in=all_in,
+        effective=all_in / goodput if goodput > 0 else None,
+        total=price * gpus * term_h + fees + egress,
+    )
 
-    lost_per_incident = (t / 2.0 + r) / 3600.0 * gpus
-    per_month = HOURS_PER_MONTH / cluster_mtbf_h
+
+def _losses(*, request: RequestProfile, failures: _Failures, interval: _Interval) -> _Losses:
     run_h = float(request.run_length_hours)
-    run_wall = run_h / goodput if goodput > 0 else None
+    return _Losses(
+        per_incident=(interval.seconds / 2.0 + failures.restart_cost_seconds)
+        / SECONDS_PER_HOUR
+        * request.gpu_count,
+        incidents_per_month=HOURS_PER_MONTH / failures.cluster_mtbf_hours,
+        run_hours=run_h,
+        run_wall_hours=run_h / interval.goodput if interval.goodput > 0 else None,
+    )
+
+
+def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
+    """Run the cost model for one bid against the buyer's workload."""
+    failures = _failures(request=request, bid=bid)
+    interval = _interval(request=request, failures=failures)
+    prices = _prices(request=request, bid=bid, goodput=interval.goodput)
+    losses = _losses(request=request, failures=failures, interval=interval)
+    mtbf, parts, term_h = failures.mtbf, failures.parts, request.term_hours
     return CostBreakdown(
         label=bid.label,
-        gpu_count=gpus,
+        gpu_count=request.gpu_count,
         nodes=bid.nodes,
         term_hours=term_h,
-        price_per_gpu_hour=price,
-        fees_usd=fees,
-        egress_usd=egress,
+        price_per_gpu_hour=prices.price,
+        fees_usd=prices.fees,
+        egress_usd=prices.egress,
         node_mtbf_hours=mtbf.hours,
         node_mtbf_source=mtbf.source,
-        cluster_mtbf_hours=cluster_mtbf_h,
-        checkpoint_write_seconds=c,
+        cluster_mtbf_hours=failures.cluster_mtbf_hours,
+        checkpoint_write_seconds=failures.checkpoint_seconds,
         detection_seconds=parts.detection,
         support_wait_seconds=parts.support_wait,
         repair_path=parts.repair_path,
         repair_seconds=parts.repair,
         revalidation_seconds=parts.revalidation,
-        restart_seconds=restart,
-        restart_cost_seconds=r,
-        young_interval_seconds=young,
-        daly_interval_seconds=daly,
-        interval_seconds=t,
-        interval_source=INTERVAL_BUYER if buyer_t is not None else INTERVAL_OPTIMUM,
-        goodput=goodput,
-        optimum_goodput=optimum_goodput,
-        overhead_per_gpu_hour=overhead,
-        all_in_price_per_gpu_hour=all_in,
-        effective_price_per_useful_gpu_hour=effective,
-        total_cost_usd=price * gpus * term_h + fees + egress,
-        useful_gpu_hours=gpus * term_h * goodput,
-        lost_gpu_hours_per_incident=lost_per_incident,
-        incidents_per_month=per_month,
-        lost_gpu_hours_per_month=lost_per_incident * per_month,
-        run_length_hours=run_h,
-        expected_incidents_in_run=run_h / cluster_mtbf_h,
-        run_wall_hours=run_wall,
-        run_fits_term=run_wall is not None and run_wall <= term_h,
+        restart_seconds=failures.restart_seconds,
+        restart_cost_seconds=failures.restart_cost_seconds,
+        young_interval_seconds=interval.young,
+        daly_interval_seconds=interval.daly,
+        interval_seconds=interval.seconds,
+        interval_source=interval.source,
+        goodput=interval.goodput,
+        optimum_goodput=interval.optimum_goodput,
+        overhead_per_gpu_hour=prices.overhead,
+        all_in_price_per_gpu_hour=prices.all_in,
+        effective_price_per_useful_gpu_hour=prices.effective,
+        total_cost_usd=prices.total,
+        useful_gpu_hours=request.gpu_count * term_h * interval.goodput,
+        lost_gpu_hours_per_incident=losses.per_incident,
+        incidents_per_month=losses.incidents_per_month,
+        lost_gpu_hours_per_month=losses.per_incident * losses.incidents_per_month,
+        run_length_hours=losses.run_hours,
+        expected_incidents_in_run=losses.run_hours / failures.cluster_mtbf_hours,
+        run_wall_hours=losses.run_wall_hours,
+        run_fits_term=losses.run_wall_hours is not None and losses.run_wall_hours <= term_h,
         node_mtbf_provenance=mtbf.provenance,
         node_mtbf_formula=mtbf.formula,
         detection_from=parts.detection_from,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.formatting import duration, link_rate, number
 
@@ -42,64 +43,86 @@ def _fmt(value: float) -> str:
     return f"{value:,.1f}".rstrip("0").rstrip(".")
 
 
+class _Requirement(Protocol):
+    def __call__(self, *, request: RequestProfile, bid: BidOffer) -> str | None: ...
+
+
+def _gpu_model(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    if _norm(bid.gpu_model) == _norm(request.gpu_model):
+        return None
+    return f"offers {bid.gpu_model}, the request needs {request.gpu_model}"
+
+
+def _gpu_count(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    if bid.gpu_total >= request.gpu_count:
+        return None
+    return (
+        f"offers {bid.nodes} x {bid.gpus_per_node} = {bid.gpu_total} GPUs, "
+        f"the request needs {request.gpu_count}"
+    )
+
+
+def _region(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    regions = {_norm(r) for r in request.acceptable_regions}
+    if not regions or _norm(bid.region) in regions:
+        return None
+    return (
+        f"region {bid.region} is not among the acceptable regions "
+        f"({', '.join(request.acceptable_regions)})"
+    )
+
+
+def _available_start(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    if bid.available_start <= request.reservation_start:
+        return None
+    return (
+        f"available from {bid.available_start.isoformat()}, after the reservation "
+        f"start {request.reservation_start.isoformat()}"
+    )
+
+
+def _term_covered(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    if bid.available_end is None or bid.available_end >= request.reservation_end:
+        return None
+    return (
+        f"available until {bid.available_end.isoformat()}, before the reservation "
+        f"end {request.reservation_end.isoformat()}"
+    )
+
+
+def _isolation(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    if _ISOLATION_STRENGTH[bid.isolation_class] >= _ISOLATION_STRENGTH[request.isolation_class]:
+        return None
+    return f"isolation {bid.isolation_class} is weaker than the required {request.isolation_class}"
+
+
+def _scheduler(*, request: RequestProfile, bid: BidOffer) -> str | None:
+    if bid.scheduler == request.scheduler:
+        return None
+    return f"scheduler {bid.scheduler}, the request needs {request.scheduler}"
+
+
+# (code, check): a check returns why the bid misses the requirement, or None when it meets it.
+REQUIREMENTS: tuple[tuple[str, _Requirement], ...] = (
+    ("gpu_model", _gpu_model),
+    ("gpu_count", _gpu_count),
+    ("region", _region),
+    ("available_start", _available_start),
+    ("term_not_covered", _term_covered),
+    ("isolation_class", _isolation),
+    ("scheduler", _scheduler),
+)
+
+
 def hard_requirement_failures(
     *, request: RequestProfile, bid: BidOffer
 ) -> tuple[Disqualification, ...]:
     """Every hard requirement the bid misses; empty when it qualifies."""
-    out: list[Disqualification] = []
-    if _norm(bid.gpu_model) != _norm(request.gpu_model):
-        out.append(
-            Disqualification(
-                "gpu_model", f"offers {bid.gpu_model}, the request needs {request.gpu_model}"
-            )
-        )
-    if bid.gpu_total < request.gpu_count:
-        out.append(
-            Disqualification(
-                "gpu_count",
-                f"offers {bid.nodes} x {bid.gpus_per_node} = {bid.gpu_total} GPUs, "
-                f"the request needs {request.gpu_count}",
-            )
-        )
-    regions = {_norm(r) for r in request.acceptable_regions}
-    if regions and _norm(bid.region) not in regions:
-        out.append(
-            Disqualification(
-                "region",
-                f"region {bid.region} is not among the acceptable regions "
-                f"({', '.join(request.acceptable_regions)})",
-            )
-        )
-    if bid.available_start > request.reservation_start:
-        out.append(
-            Disqualification(
-                "available_start",
-                f"available from {bid.available_start.isoformat()}, after the reservation "
-                f"start {request.reservation_start.isoformat()}",
-            )
-        )
-    if bid.available_end is not None and bid.available_end < request.reservation_end:
-        out.append(
-            Disqualification(
-                "term_not_covered",
-                f"available until {bid.available_end.isoformat()}, before the reservation "
-                f"end {request.reservation_end.isoformat()}",
-            )
-        )
-    if _ISOLATION_STRENGTH[bid.isolation_class] < _ISOLATION_STRENGTH[request.isolation_class]:
-        out.append(
-            Disqualification(
-                "isolation_class",
-                f"isolation {bid.isolation_class} is weaker than the required "
-                f"{request.isolation_class}",
-            )
-        )
-    if bid.scheduler != request.scheduler:
-        out.append(
-            Disqualification(
-                "scheduler", f"scheduler {bid.scheduler}, the request needs {request.scheduler}"
-            )
-        )
+    out = [
+        Disqualification(code, message)
+        for code, check in REQUIREMENTS
+        if (message := check(request=request, bid=bid)) is not None
+    ]
     out.extend(Disqualification("deal_breaker", reason) for reason in bid.deal_breaker_failures)
     out.extend(
         Disqualification("missing_answer", f"required answer missing: {question}")

@@ -64,6 +64,11 @@ def _clocks(field: str, value: Mapping[str, float] | None) -> None:
         _positive(f"{field}[{severity}]", minutes)
 
 
+def reserved_hours(*, start: date, end: date) -> int:
+    """Hours from the first day to the last, both included; none when the end comes first."""
+    return max((end - start).days + 1, 0) * 24
+
+
 @dataclass(frozen=True)
 class RequestProfile:
     """What the buyer asked for, plus the workload profile the cost model needs."""
@@ -110,7 +115,7 @@ class RequestProfile:
     @property
     def term_hours(self) -> float:
         """Reserved hours; the end date is inclusive (1 Feb - 30 Apr 2027 is 89 days)."""
-        return ((self.reservation_end - self.reservation_start).days + 1) * 24.0
+        return float(reserved_hours(start=self.reservation_start, end=self.reservation_end))
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,59 @@ def weighted_total(scores: Sequence[float], weights: Weights) -> float:
     return sum(s * x for s, x in zip(scores, w, strict=True)) / sum(w)
 
 
+def _require_unique_labels(bids: Sequence[BidOffer]) -> None:
+    seen: set[str] = set()
+    for bid in bids:
+        if bid.label in seen:
+            raise ValueError(
+                f"duplicate bid label {bid.label!r}: labels identify bids in the result"
+            )
+        seen.add(bid.label)
+
+
+@dataclass(frozen=True)
+class _Assessment:
+    """Each bid's cost, hard-requirement failures and criterion scores, in the order given."""
+
+    costs: tuple[CostBreakdown, ...]
+    failures: tuple[tuple[Disqualification, ...], ...]
+    criteria: tuple[tuple[CriterionScore, ...], ...]
+    totals: tuple[float, ...]
+
+    def effective(self, i: int) -> float | None:
+        return self.costs[i].effective_price_per_useful_gpu_hour
+
+    def best_effective(self, indices: Sequence[int]) -> float | None:
+        finite = [p for p in (self.effective(i) for i in indices) if p is not None]
+        return min(finite) if finite else None
+
+
+def _assess(*, request: RequestProfile, bids: Sequence[BidOffer], weights: Weights) -> _Assessment:
+    costs = tuple(compute_cost(request=request, bid=b) for b in bids)
+    failures = tuple(hard_requirement_failures(request=request, bid=b) for b in bids)
+    unscored = _Assessment(costs=costs, failures=failures, criteria=(), totals=())
+    qualified = [i for i, f in enumerate(failures) if not f]
+    # Scores are relative to the best qualified bid; with none qualified, to the best bid.
+    best = unscored.best_effective(qualified or range(len(bids)))
+    criteria = tuple(
+        score_criteria(request=request, bid=b, cost=c, best_effective=best)
+        for b, c in zip(bids, costs, strict=True)
+    )
+    totals = tuple(round(weighted_total([c.score for c in cs], weights), 2) for cs in criteria)
+    return _Assessment(costs=costs, failures=failures, criteria=criteria, totals=totals)
+
+
+def _ranked(*, bids: Sequence[BidOffer], assessment: _Assessment) -> list[int]:
+    """Qualified bids' indices, best first: total, then effective price, then label."""
+
+    def rank_key(i: int) -> tuple[float, float, str, int]:
+        eff = assessment.effective(i)
+        return (-assessment.totals[i], eff if eff is not None else math.inf, bids[i].label, i)
+
+    qualified = [i for i, f in enumerate(assessment.failures) if not f]
+    return sorted(qualified, key=rank_key)
+
+
 def score_bids(
     request: RequestProfile,
     bids: Sequence[BidOffer],
@@ -74,55 +127,27 @@ def score_bids(
 ) -> ScoringResult:
     """Run the cost model, hard requirements, criteria, ranking and sensitivity."""
     weights = weights or Weights()
-    seen: set[str] = set()
-    for bid in bids:
-        if bid.label in seen:
-            raise ValueError(
-                f"duplicate bid label {bid.label!r}: labels identify bids in the result"
-            )
-        seen.add(bid.label)
-
-    costs = [compute_cost(request=request, bid=b) for b in bids]
-    failures = [hard_requirement_failures(request=request, bid=b) for b in bids]
-
-    def best_of(indices: Sequence[int]) -> float | None:
-        prices = [costs[i].effective_price_per_useful_gpu_hour for i in indices]
-        finite = [p for p in prices if p is not None]
-        return min(finite) if finite else None
-
-    qualified_idx = [i for i, f in enumerate(failures) if not f]
-    # Scores are relative to the best qualified bid; with none qualified, to the best bid.
-    best = best_of(qualified_idx) if qualified_idx else best_of(range(len(bids)))
-
-    criteria = [
-        score_criteria(request=request, bid=b, cost=c, best_effective=best)
-        for b, c in zip(bids, costs, strict=True)
-    ]
-    totals = [round(weighted_total([c.score for c in cs], weights), 2) for cs in criteria]
-
-    def rank_key(i: int) -> tuple[float, float, str, int]:
-        eff = costs[i].effective_price_per_useful_gpu_hour
-        return (-totals[i], eff if eff is not None else math.inf, bids[i].label, i)
-
-    ranked = sorted(qualified_idx, key=rank_key)
+    _require_unique_labels(bids)
+    a = _assess(request=request, bids=bids, weights=weights)
+    ranked = _ranked(bids=bids, assessment=a)
     ranks = {i: r for r, i in enumerate(ranked, start=1)}
-    order = ranked + [i for i in range(len(bids)) if failures[i]]
+    order = ranked + [i for i in range(len(bids)) if a.failures[i]]
     results = tuple(
         BidScore(
             label=bids[i].label,
-            qualified=not failures[i],
+            qualified=not a.failures[i],
             rank=ranks.get(i),
-            total=totals[i],
-            criteria=criteria[i],
-            disqualifications=failures[i],
-            cost=costs[i],
+            total=a.totals[i],
+            criteria=a.criteria[i],
+            disqualifications=a.failures[i],
+            cost=a.costs[i],
             offer=bids[i],
         )
         for i in order
     )
     sensitivity = analyse(
         labels=[bids[i].label for i in ranked],
-        rows=[[c.score for c in criteria[i]] for i in ranked],
+        rows=[[c.score for c in a.criteria[i]] for i in ranked],
         weights=weights.as_tuple(),
         seed=seed,
         draws=draws,

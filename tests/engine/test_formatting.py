@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from engine import formatting
@@ -98,3 +100,41 @@ def test_bandwidth_is_bytes_and_a_link_rate_is_bits(
 def test_a_running_clock_counts_in_hours_and_minutes_then_seconds(seconds: int, text: str) -> None:
     # static/js/incidents.js mirrors this rule for the live tick.
     assert formatting.countdown(seconds) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "text"),
+    [
+        (Decimal("86554.4"), 2, "$86,554.40"),
+        (Decimal("0.005"), 2, "$0.01"),  # half a cent rounds up, as every bill does
+        (2.675, 2, "$2.68"),  # a float rounds as it reads, not as it is stored
+        (Decimal("-12.5"), 2, "-$12.50"),  # credits above the bill: the sign before the dollar
+        (Decimal("-0.001"), 2, "$0.00"),
+        (Decimal("2.00175"), 4, "$2.0018"),  # a price per useful GPU-hour
+        (None, 2, "—"),
+    ],
+)
+def test_money_prints_to_the_cent_rounded_half_up(value: object, places: int, text: str) -> None:
+    assert formatting.usd(value, places=places) == text
+
+
+def test_money_rounds_to_the_cent_the_same_way_it_prints() -> None:
+    amount = Decimal("1234.565")
+    assert formatting.cents(amount) == Decimal("1234.57")
+    assert formatting.usd(formatting.cents(amount)) == formatting.usd(amount)
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "text"),
+    [
+        (Decimal("99.5"), 3, "99.500 %"),
+        (Decimal("99.9995"), 3, "100.000 %"),
+        (Decimal("2.50"), None, "2.5 %"),  # a credit tier as the terms state it
+        (Decimal("25"), None, "25 %"),
+        (None, 3, "—"),
+    ],
+)
+def test_a_percentage_prints_with_a_space_before_the_sign(
+    value: object, places: int | None, text: str
+) -> None:
+    assert formatting.percent(value, places=places) == text
