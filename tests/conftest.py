@@ -44,10 +44,11 @@ def require_service(available: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _no_stray_database_sessions(django_db_setup: Any, django_db_blocker: Any) -> Any:
-    """Threads (live server, worker, concurrency tests) can leave a PostgreSQL session open;
-    end them before pytest-django drops the test database, which it refuses to do otherwise."""
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Any:
+    """pytest-django's set-up, plus: threads (live server, worker, concurrency tests) can leave a
+    PostgreSQL session open; end them before pytest-django drops the test database, which it
+    refuses to do otherwise. Only a run with a database test creates the database at all."""
     yield
     from tests.worker_fixtures import end_other_database_sessions
 
