@@ -13,7 +13,7 @@ from django.db import models
 
 from acceptance.models.fixtures import FixtureVersion
 from bids.models import Bid, BidRevision, CapacityRequest
-from core.uploads import StoredUpload, stored_upload_path
+from core.uploads import StoredUpload
 
 WHOLE_ALLOCATION = "whole allocation"
 
@@ -118,10 +118,6 @@ class EvidenceState(models.TextChoices):
     PARSED = "parsed", "Parsed"
     UNREADABLE = "unreadable", "Unreadable"
     ERROR = "error", "Processing failed"
-
-
-# Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
-evidence_path = stored_upload_path
 
 
 class Evidence(StoredUpload):

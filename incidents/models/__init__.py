@@ -5,7 +5,6 @@ the page always shows what became of the upload. Clocks, terms and checklist ite
 the incident when it opens, so later edits to the terms never move a running clock.
 """
 
-from core.uploads import stored_upload_path
 from incidents.models.failed_runs import FailedRun, FailedRunFile, FailedRunState
 from incidents.models.incident import (
     ChecklistDispute,
@@ -25,10 +24,6 @@ from incidents.models.record import (
     RepairEstimate,
 )
 from incidents.models.signals import StepTimesUpload
-
-# Named by historical migrations; the path rule itself is `core.uploads.stored_upload_path`.
-failed_run_path = stored_upload_path
-incident_evidence_path = stored_upload_path
 
 __all__ = [
     "CauseClass",

@@ -9,15 +9,9 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from acceptance.models import Evidence
-from acceptance.models.burnin import evidence_path
 from core.errors import ServiceError
 from core.uploads import atomic_keeping_no_orphans, check_upload, sha256_of, stored_upload_path
-from incidents.models import (
-    FailedRunFile,
-    IncidentEvidence,
-    failed_run_path,
-    incident_evidence_path,
-)
+from incidents.models import FailedRunFile, IncidentEvidence
 from tests.acceptance.burnin.helpers import awarded
 
 
@@ -30,10 +24,6 @@ def test_each_upload_lands_under_its_owner_and_its_hash() -> None:
     assert stored_upload_path(IncidentEvidence(incident_id=5, sha256="ef"), "d.txt") == (
         "incidents/5/ef/d.txt"
     )
-
-
-def test_the_paths_historical_migrations_name_are_the_one_rule() -> None:
-    assert evidence_path is failed_run_path is incident_evidence_path is stored_upload_path
 
 
 def test_the_hash_is_of_the_bytes_and_the_file_is_rewound() -> None:

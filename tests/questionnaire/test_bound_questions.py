@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
-from django.apps import apps as django_apps
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
@@ -14,7 +11,7 @@ from bids.services import bid_save_draft, bid_submit
 from questionnaire import selectors, services
 from questionnaire.defaults import default_questions
 from questionnaire.facts import BINDINGS, DEFAULT_BOUND, bound_answers
-from questionnaire.models import BidQuestionnaire, Question
+from questionnaire.models import BidQuestionnaire
 from tests.questionnaire.conftest import full_answers
 from tests.questionnaire.test_pages import _post_data
 
@@ -126,20 +123,6 @@ def test_a_deal_breaker_on_a_bound_question_reads_the_bid_field(draft, buyer, pr
         bid=draft, user=provider.user, data={"spares_count": 2, "spares_location": "same_site"}
     )
     assert selectors.draft_state(bid=draft).failures == []
-
-
-def test_the_migration_binds_the_questions_of_sets_that_already_exist(draft):
-    migration = importlib.import_module(
-        "questionnaire.migrations.0002_bind_questions_to_bid_fields"
-    )
-    Question.objects.update(bound_to="")
-    migration.bind_existing(django_apps, None)
-    bound = dict(
-        Question.objects.filter(question_set__request=draft.request)
-        .exclude(bound_to="")
-        .values_list("key", "bound_to")
-    )
-    assert bound == DEFAULT_BOUND
 
 
 def test_the_bid_page_flags_a_conflict_before_submit(draft, provider):

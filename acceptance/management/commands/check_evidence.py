@@ -29,6 +29,10 @@ class Command(BaseCommand):
         "Exit 0 when the gate passes, 1 when it fails, 2 on unusable input."
     )
 
+    # Offline: reads files, never the database or the URLs, so the system checks (which
+    # import every view) would only double its start-up time.
+    requires_system_checks: list[str] = []
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--fixture", required=True, help="fixture spec JSON file")
         parser.add_argument("files", nargs="+", help="evidence files, optionally NODE:path")

@@ -18,6 +18,10 @@ class Command(BaseCommand):
         "unrecognised, malformed or unreadable."
     )
 
+    # Offline: reads files, never the database or the URLs, so the system checks (which
+    # import every view) would only double its start-up time.
+    requires_system_checks: list[str] = []
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="path to the evidence file")
         parser.add_argument("--kind", choices=KINDS, help="skip detection and parse as KIND")

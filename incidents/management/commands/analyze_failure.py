@@ -21,6 +21,10 @@ class Command(BaseCommand):
         "missing. Exit 0 with the verdict, 2 with a one-line reason when the input is unusable."
     )
 
+    # Offline: reads files, never the database or the URLs, so the system checks (which
+    # import every view) would only double its start-up time.
+    requires_system_checks: list[str] = []
+
     def add_arguments(self, parser: CommandParser) -> None:
         cli.add_arguments(parser)
 
