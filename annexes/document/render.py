@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from engine.collector import collector_paused
+
+if TYPE_CHECKING:
+    from weasyprint.text.fonts import FontConfiguration
+
+# Per thread: Pango's font maps may not be shared between threads (the ticket PDF renders in a
+# web thread, annexes in Celery workers).
+_fonts = threading.local()
 
 
 def canonical_json(snapshot: dict[str, Any]) -> str:
@@ -52,9 +60,25 @@ def render_html(
     return render_to_string("pdf/annex.html", context)
 
 
+def _font_config() -> FontConfiguration:
+    """The thread's WeasyPrint font configuration, made on its first render.
+
+    Left to itself WeasyPrint makes one per document: it reloads Fontconfig, opens every font
+    again through a new Pango font map and forgets the line struts it measured. Our templates
+    declare no `@font-face`, so what it holds depends only on the fonts installed, which a
+    worker picks up again when it restarts.
+    """
+    from weasyprint.text.fonts import FontConfiguration
+
+    config = getattr(_fonts, "config", None)
+    if config is None:
+        config = _fonts.config = FontConfiguration()
+    return config
+
+
 def render_pdf(html: str) -> bytes:
     # Imported here: WeasyPrint loads Pango, which only the render path needs.
     from weasyprint import HTML
 
     with collector_paused():
-        return HTML(string=html, base_url=None).write_pdf()
+        return HTML(string=html, base_url=None).write_pdf(font_config=_font_config())

@@ -7,6 +7,7 @@ import io
 import shutil
 import subprocess
 import tarfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pypdf import PdfReader
@@ -104,3 +105,53 @@ def _minimal_snapshot(spec: dict, manifest: dict) -> dict:
             "manifest": manifest,
         },
     }
+
+
+def _one_section_document(title: str, listing: str) -> dict:
+    return {
+        "title": "Contract annex",
+        "header": f"{title} · bid revision 1 · annex v1",
+        "confidentiality": "Confidential: buyer and provider",
+        "sha256": "0" * 64,
+        "meta": [],
+        "sections": [
+            {
+                "id": "s1",
+                "number": "1",
+                "title": "Part 1",
+                "blocks": [{"type": "code", "text": listing}],
+            }
+        ],
+        "signatures": [],
+    }
+
+
+def _text_and_fonts(pdf: bytes) -> tuple[str, set[str]]:
+    reader = PdfReader(io.BytesIO(pdf))
+    fonts = set()
+    for page in reader.pages:
+        for font in page["/Resources"]["/Font"].values():
+            fonts.add(str(font.get_object()["/BaseFont"]).split("+", 1)[1])
+    return "\n".join(page.extract_text() for page in reader.pages), fonts
+
+
+def test_pdfs_rendered_one_after_another_and_in_another_thread_print_their_own_text():
+    """A worker keeps its fonts between renders: each PDF still embeds the fonts it prints in
+    and none of the previous document's text, and a second thread renders on its own."""
+    first, second = "Cluster Ember", "Cluster Birch"
+    pdfs = [
+        render_pdf(render_html(_one_section_document(first, "nodes = 2"))),
+        render_pdf(render_html(_one_section_document(second, "nodes = 64"))),
+    ]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pdfs.append(
+            pool.submit(
+                lambda: render_pdf(render_html(_one_section_document(second, "nodes = 64")))
+            ).result()
+        )
+    (text_1, fonts_1), (text_2, fonts_2), (text_3, fonts_3) = map(_text_and_fonts, pdfs)
+    assert first in text_1 and "nodes = 2" in text_1 and second not in text_1
+    assert second in text_2 and "nodes = 64" in text_2 and first not in text_2
+    assert text_3 == text_2
+    assert fonts_1 == fonts_2 == fonts_3
+    assert {"DejaVu-Sans", "DejaVu-Sans-Mono"} <= {name.split("-Book")[0] for name in fonts_1}
