@@ -9,7 +9,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.attachments import RevisionAttachmentSerializer
-from api.serializers.common import PlainReadMixin
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision
 from evaluation.models import BidScore
@@ -39,7 +38,7 @@ class BidCreateSerializer(BidTermsWriteSerializer):
         fields = ["request", *BidTermsWriteSerializer.Meta.fields]
 
 
-class ScoreSerializer(PlainReadMixin, serializers.ModelSerializer[BidScore]):
+class ScoreSerializer(serializers.ModelSerializer[BidScore]):
     effective_price = serializers.FloatField(allow_null=True, read_only=True)
     run = serializers.IntegerField(source="run_id", read_only=True)
 
@@ -58,7 +57,7 @@ class ScoreSerializer(PlainReadMixin, serializers.ModelSerializer[BidScore]):
         read_only_fields = fields
 
 
-class BidSerializer(PlainReadMixin, serializers.ModelSerializer[Bid]):
+class BidSerializer(serializers.ModelSerializer[Bid]):
     """The provider sees its working draft; the buyer sees the latest submitted revision."""
 
     request = serializers.IntegerField(source="request_id", read_only=True)
@@ -132,7 +131,7 @@ class BuyerBidSerializer(BidSerializer):
         return dict(ScoreSerializer(score).data) if score is not None else None
 
 
-class BidRevisionSerializer(PlainReadMixin, serializers.ModelSerializer[BidRevision]):
+class BidRevisionSerializer(serializers.ModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)

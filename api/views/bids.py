@@ -13,7 +13,6 @@ from rest_framework.response import Response
 from api.filters import BID_ORDERING, REVISION_ORDERING, BidFilter, RevisionFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, provider_org
-from api.read_cache import kept_read
 from api.serializers.bids import (
     BidCreateSerializer,
     BidRevisionSerializer,
@@ -85,7 +84,6 @@ class BidDetailView(generics.GenericAPIView[Bid]):
     serializer_class = BidSerializer
 
     @extend_schema(summary="A bid: the owner sees its draft, the buyer the latest revision")
-    @kept_read
     def get(self, request: Request, pk: int) -> Response:
         return bid_response(request, selectors.bid_get_for_org(org=api_org(request), pk=pk))
 

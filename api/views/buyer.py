@@ -15,7 +15,6 @@ from rest_framework.views import APIView
 from api.filters import REQUEST_BID_ORDERING, RequestBidFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, buyer_org
-from api.read_cache import kept_read
 from api.serializers.bids import BuyerBidSerializer
 from api.serializers.comparison import ComparisonSerializer, comparison_payload
 from api.serializers.reservations import AwardSerializer, ReservationSerializer
@@ -69,7 +68,6 @@ class ComparisonView(APIView):
         responses=ComparisonSerializer,
         summary="The comparison matrix as JSON (buyers); sealed requests show nothing",
     )
-    @kept_read
     def get(self, request: Request, pk: int) -> Response:
         req = request_for_buyer(request, pk)
         anonymise = request.query_params.get("labels") == "anonymous"

@@ -14,7 +14,6 @@ from acceptance.selectors import fixtures as fixture_selectors
 from api.filters import REQUEST_ORDERING, RequestFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, buyer_org, org_of_kind
-from api.read_cache import kept_read
 from api.serializers.common import ConfirmSerializer
 from api.serializers.requests import (
     AddendumSerializer,
@@ -67,10 +66,6 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
         if org.kind == OrgKind.BUYER:
             return selectors.request_list_for_buyer(org=org, counts=False).select_related("buyer")
         return selectors.request_inbox_for_provider(org=org)
-
-    @kept_read
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
 
     @extend_schema(
         request=RequestWriteSerializer,
