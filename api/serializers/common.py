@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import UTC
+from typing import Any, TypeVar
 
+from django.db import models
 from rest_framework import serializers
 
 from orgs.models import Organization
+
+M = TypeVar("M", bound=models.Model)
+
+
+class UtcDateTimeField(serializers.DateTimeField):
+    """A time as ISO 8601 in UTC (`...Z`). DRF's default looks the active time zone up for
+    every value, a context-local read that cost more than the formatting itself."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("default_timezone", UTC)
+        super().__init__(**kwargs)
+
+
+class ReadModelSerializer(serializers.ModelSerializer[M]):
+    """A model serializer whose stored times print in UTC (the times the database holds)."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DateTimeField: UtcDateTimeField,
+    }
 
 
 class FileListField(serializers.ListField):
@@ -34,7 +56,7 @@ class ConfirmSerializer(serializers.Serializer):
     )
 
 
-class OrganizationSerializer(serializers.ModelSerializer[Organization]):
+class OrganizationSerializer(ReadModelSerializer[Organization]):
     class Meta:
         model = Organization
         fields = ["name", "slug", "kind"]

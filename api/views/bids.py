@@ -10,6 +10,7 @@ from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api import conditional
 from api.filters import BID_ORDERING, REVISION_ORDERING, BidFilter, RevisionFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, provider_org
@@ -39,6 +40,21 @@ def bid_response(request: Request, bid: Bid, code: int = status.HTTP_200_OK) -> 
         latest = selectors.revision_list(bid=bid).first()
         context["revisions"] = {bid.pk: latest} if latest is not None else {}
     return Response(BidSerializer(bid, context=context).data, status=code)
+
+
+def bid_etag(request: Request, bid: Bid) -> str | None:
+    """What one bid's answer is built from: the bid's row and provider's name, and the owner's
+    draft answers. The buyer's view adds the latest revision, frozen and named by the row."""
+    org = api_org(request)
+    assert org is not None  # bid_get_for_org refused a caller with no organisation
+    owner = bid.provider_id == org.pk
+    answers = None
+    if owner:
+        row = getattr(bid, "questionnaire_answers", None)
+        answers = None if row is None else (row.question_set_id, row.answers)
+    return conditional.etag(
+        request, org, owner, conditional.row_values(bid), bid.provider.name, answers
+    )
 
 
 class BidListView(generics.ListAPIView[Bid]):
@@ -84,8 +100,12 @@ class BidDetailView(generics.GenericAPIView[Bid]):
     serializer_class = BidSerializer
 
     @extend_schema(summary="A bid: the owner sees its draft, the buyer the latest revision")
-    def get(self, request: Request, pk: int) -> Response:
-        return bid_response(request, selectors.bid_get_for_org(org=api_org(request), pk=pk))
+    def get(self, request: Request, pk: int) -> Any:
+        bid = selectors.bid_get_for_org(org=api_org(request), pk=pk)  # 404 for all others
+        tag = bid_etag(request, bid)
+        if (unchanged := conditional.not_modified(request, tag)) is not None:
+            return unchanged
+        return conditional.tagged(bid_response(request, bid), tag)
 
     @extend_schema(
         request=BidTermsWriteSerializer,

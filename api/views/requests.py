@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from acceptance.selectors import fixtures as fixture_selectors
+from api import conditional
 from api.filters import REQUEST_ORDERING, RequestFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, buyer_org, org_of_kind
@@ -66,6 +68,16 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
         if org.kind == OrgKind.BUYER:
             return selectors.request_list_for_buyer(org=org, counts=False).select_related("buyer")
         return selectors.request_inbox_for_provider(org=org)
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        rows = self.filter_queryset(self.get_queryset())  # 404 for a caller with no organisation
+        org = org_of_kind(request)
+        tag = conditional.etag(
+            request, org, org.name, conditional.rows_summary(rows, now=timezone.now())
+        )
+        if (unchanged := conditional.not_modified(request, tag)) is not None:
+            return unchanged
+        return conditional.tagged(super().get(request, *args, **kwargs), tag)
 
     @extend_schema(
         request=RequestWriteSerializer,
