@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Count, Max, Model, Q, QuerySet
 from django.http import HttpResponse
@@ -61,7 +61,14 @@ def row_values(instance: Model) -> tuple[Any, ...]:
     return tuple(getattr(instance, f.attname) for f in instance._meta.concrete_fields)
 
 
-def rows_summary(rows: QuerySet[Any], *, now: datetime) -> tuple[Any, ...]:
+class RowsSummary(NamedTuple):
+    count: int
+    changed: datetime | None
+    top: int | None
+    passed: int
+
+
+def rows_summary(rows: QuerySet[Any], *, now: datetime) -> RowsSummary:
     """One aggregate over the rows a list shows (requests): how many, the latest change, and
     how many bid deadlines have passed (a request's `deadline_passed` turns with no write)."""
     summary = (
@@ -74,4 +81,4 @@ def rows_summary(rows: QuerySet[Any], *, now: datetime) -> tuple[Any, ...]:
             passed=Count("pk", filter=Q(bid_deadline__lte=now)),
         )
     )
-    return (summary["n"], summary["changed"], summary["top"], summary["passed"])
+    return RowsSummary(summary["n"], summary["changed"], summary["top"], summary["passed"])

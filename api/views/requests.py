@@ -72,11 +72,11 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
         rows = self.filter_queryset(self.get_queryset())  # 404 for a caller with no organisation
         org = org_of_kind(request)
-        tag = conditional.etag(
-            request, org, org.name, conditional.rows_summary(rows, now=timezone.now())
-        )
+        summary = conditional.rows_summary(rows, now=timezone.now())
+        tag = conditional.etag(request, org, org.name, summary)
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged
+        self.counted_rows = summary.count  # the paginator's, already read
         return conditional.tagged(super().get(request, *args, **kwargs), tag)
 
     @extend_schema(
