@@ -9,6 +9,7 @@ the object; anyone else still gets the 404. Every tag names the acting organisat
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -55,10 +56,14 @@ def _mark(response: HttpResponse, tag: str) -> None:
     patch_cache_control(response, private=True, no_cache=True)
 
 
-def row_values(instance: Model) -> tuple[Any, ...]:
-    """Every stored column of a row already loaded: whatever path wrote the row, a changed
-    value changes the tag."""
-    return tuple(getattr(instance, f.attname) for f in instance._meta.concrete_fields)
+def row_values(instance: Model, *, leave_out: Collection[str] = ()) -> tuple[Any, ...]:
+    """The stored columns of a row already loaded: whatever path wrote the row, a changed value
+    changes the tag. `leave_out` names columns the caller is never shown."""
+    return tuple(
+        getattr(instance, f.attname)
+        for f in instance._meta.concrete_fields
+        if f.name not in leave_out
+    )
 
 
 class RowsSummary(NamedTuple):

@@ -15,6 +15,7 @@ from api.filters import BID_ORDERING, REVISION_ORDERING, BidFilter, RevisionFilt
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, provider_org
 from api.serializers.bids import (
+    BID_TERM_FIELDS,
     BidCreateSerializer,
     BidRevisionSerializer,
     BidSerializer,
@@ -42,19 +43,23 @@ def bid_response(request: Request, bid: Bid, code: int = status.HTTP_200_OK) -> 
     return Response(BidSerializer(bid, context=context).data, status=code)
 
 
+# What the buyer's answer never shows of the bid's row: the draft (it shows the latest revision,
+# frozen and named by `latest_revision_number`), nor whether the provider is editing it.
+DRAFT_ONLY = {*BID_TERM_FIELDS, "has_unsubmitted_changes"}
+
+
 def bid_etag(request: Request, bid: Bid) -> str | None:
-    """What one bid's answer is built from: the bid's row and provider's name, and the owner's
-    draft answers. The buyer's view adds the latest revision, frozen and named by the row."""
+    """What one bid's answer is built from: the bid's row and provider's name, and for the owner
+    the draft answers. The buyer's tag moves with nothing the buyer's answer does not show."""
     org = api_org(request)
     assert org is not None  # bid_get_for_org refused a caller with no organisation
-    owner = bid.provider_id == org.pk
-    answers = None
-    if owner:
-        row = getattr(bid, "questionnaire_answers", None)
-        answers = None if row is None else (row.question_set_id, row.answers)
-    return conditional.etag(
-        request, org, owner, conditional.row_values(bid), bid.provider.name, answers
-    )
+    if bid.provider_id != org.pk:
+        shown = conditional.row_values(bid, leave_out=DRAFT_ONLY)
+        return conditional.etag(request, org, "buyer", shown, bid.provider.name)
+    row = getattr(bid, "questionnaire_answers", None)
+    answers = None if row is None else (row.question_set_id, row.answers)
+    shown = conditional.row_values(bid)
+    return conditional.etag(request, org, "owner", shown, bid.provider.name, answers)
 
 
 class BidListView(generics.ListAPIView[Bid]):

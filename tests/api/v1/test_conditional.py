@@ -64,6 +64,10 @@ def test_one_bid_answers_304_to_its_readers_and_404_to_everyone_else(
         for tag in (own_tag, read_tag):
             assert token_client(other.user).get(url, HTTP_IF_NONE_MATCH=tag).status_code == 404
     assert APIClient().get(url, HTTP_IF_NONE_MATCH=read_tag).status_code == 401
+    # The buyer's tag follows what the buyer is shown: not the provider's draft.
+    Bid.objects.filter(pk=world.bid.pk).update(spares_count=9, has_unsubmitted_changes=True)
+    assert _unchanged(reader, url, read_tag) and not _unchanged(owner, url, own_tag)
+    own_tag = _tagged(owner, url)
 
     bid_save_draft(
         bid=world.bid, user=provider.user, data={"spares_count": 5, "spares_location": "same_site"}
