@@ -77,7 +77,10 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged
         self.counted_rows = summary.count  # the paginator's, already read
-        return conditional.tagged(super().get(request, *args, **kwargs), tag)
+        page = self.paginate_queryset(rows)  # the rows filtered above: filters built once
+        return conditional.tagged(
+            self.get_paginated_response(self.get_serializer(page, many=True).data), tag
+        )
 
     @extend_schema(
         request=RequestWriteSerializer,
