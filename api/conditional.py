@@ -67,7 +67,7 @@ def row_values(instance: Model, *, leave_out: Collection[str] = ()) -> tuple[Any
 
 
 class RowsSummary(NamedTuple):
-    count: int
+    rows: int
     changed: datetime | None
     top: int | None
     passed: int

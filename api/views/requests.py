@@ -76,7 +76,7 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
         tag = conditional.etag(request, org, org.name, summary)
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged
-        self.counted_rows = summary.count  # the paginator's, already read
+        self.counted_rows = summary.rows  # the paginator's, already read
         page = self.paginate_queryset(rows)  # the rows filtered above: filters built once
         return conditional.tagged(
             self.get_paginated_response(self.get_serializer(page, many=True).data), tag
