@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from rest_framework import exceptions
 from rest_framework.filters import OrderingFilter
@@ -42,6 +43,16 @@ class Pagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        # A view that already counted the rows it lists (for its ETag) says so: not counted twice.
+        self.counted_rows: int | None = getattr(view, "counted_rows", None)
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_page_number(self, request: Request, paginator: Paginator) -> Any:
+        if self.counted_rows is not None:
+            paginator.__dict__["count"] = self.counted_rows  # Paginator.count: a cached_property
+        return super().get_page_number(request, paginator)
 
 
 class StrictOrderingFilter(OrderingFilter):

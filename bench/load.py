@@ -3,15 +3,17 @@
 Run: DATABASE_URL=postgres://clusterbid:clusterbid@127.0.0.1:5432/clusterbid \\
      .venv/bin/python bench/load.py [--seconds 8] [--concurrency 8] [--workers 3]
 
-Needs PostgreSQL (from DATABASE_URL) and Redis (LOAD_CACHE_URL, default redis://127.0.0.1:6379/2,
-the shared cache as docker-compose has it); it creates and drops its own database next to the one
-named (`<name>_load`), never touching the named one. It migrates it, builds 50 requests × 20
-bids and one 200-bid request through the project's factories, scores them, starts gunicorn with
-DEBUG off on a free loopback port, and measures each endpoint for --seconds at --concurrency:
-/healthz, the request list (API), one bid (API), the comparison API and the comparison page
-(20 bids). It prints req/s and p50/p95/p99 per endpoint, the errors, the gunicorn workers'
-resident memory after the run, and one last line of ratios to /healthz in the same run, which
-is what docs/benchmarks.md records: a shared machine's absolute figures drift, ratios less so.
+Needs PostgreSQL (from DATABASE_URL); it creates and drops its own database next to the one
+named (`<name>_load`), never touching the named one. The gunicorn workers share the cache that
+CACHE_URL names (Redis, as docker-compose has it), else each keeps its own in memory. It migrates
+the load database, builds 50 requests × 20 bids and one 200-bid request through the project's
+factories, scores them, starts gunicorn with DEBUG off on a free loopback port, and measures each
+endpoint for --seconds at --concurrency: /healthz, the request list (API), one bid (API), the
+comparison API and the comparison page (20 bids), every answer built afresh: no request carries
+a validator (If-None-Match), so none is a 304. It prints req/s and p50/p95/p99 per endpoint, the
+errors, the gunicorn workers' resident memory after the run, and one last line of ratios to
+/healthz in the same run, which is what docs/benchmarks.md records: a shared machine's absolute
+figures drift, ratios less so.
 """
 
 from __future__ import annotations
@@ -262,9 +264,7 @@ def main() -> None:
         "SESSION_COOKIE_SECURE": "false",
         "CSRF_COOKIE_SECURE": "false",
         "LOG_LEVEL": "WARNING",
-        # As docker-compose runs it: one Redis cache shared by the workers (rate limits, kept
-        # API reads). Its own database number, so the run never meets another's keys.
-        "CACHE_URL": os.environ.get("LOAD_CACHE_URL", "redis://127.0.0.1:6379/2"),
+        "CACHE_URL": os.environ.get("CACHE_URL", ""),
         # WhiteNoise wants the folder to exist; the pages' static files are not measured.
         "STATIC_ROOT": tempfile.mkdtemp(prefix="cb-load-static-"),
     }
@@ -317,13 +317,6 @@ def main() -> None:
             ("compare_api", f"/api/v1/requests/{data.request_20}/comparison/", api),
             ("compare_page", f"/requests/{data.request_20}/compare/", page),
             ("compare_page_200", f"/requests/{data.request_200}/compare/", page),
-            # The session cookie alone: every load is a first visit, built in full, never a
-            # kept copy (core/read_cache.py), as after any write.
-            (
-                "compare_page_200_built",
-                f"/requests/{data.request_200}/compare/",
-                {"Cookie": data.session_cookie},
-            ),
         ]
         rates: dict[str, float] = {}
         print(
@@ -332,7 +325,7 @@ def main() -> None:
         )
         for name, path, headers in endpoints:
             hammer(port, path, headers, 1.0, 2)  # warm each worker's caches and templates
-            concurrency = 1 if name.startswith("compare_page_200") else args.concurrency
+            concurrency = 1 if name == "compare_page_200" else args.concurrency
             r = hammer(port, path, headers, args.seconds, concurrency)
             rates[name] = len(r.latencies) / r.elapsed
             ms = [x * 1000 for x in r.latencies]
@@ -342,10 +335,7 @@ def main() -> None:
             )
         rss = worker_rss_mb(server.pid)
         print("gunicorn worker RSS after the run: " + ", ".join(f"{m:.0f} MB" for m in rss))
-        print(
-            "(the compare_page_200 lines run at concurrency 1: their p50 is the 200-bid page's "
-            "latency, reloaded (a kept copy) and built afresh)"
-        )
+        print("(compare_page_200 runs at concurrency 1: its p50 is the 200-bid page's latency)")
         base = rates["healthz"] or 1.0
         print(
             "ratios: "

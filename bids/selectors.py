@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, F, IntegerField, Min, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -55,15 +54,6 @@ def request_inbox_for_provider(*, org: Organization) -> QuerySet[CapacityRequest
         )
         .order_by("bid_deadline")
     )
-
-
-def next_deadline(*, after: datetime) -> datetime | None:
-    """The first bid deadline after `after`, of any request: the next instant at which a
-    request's state (deadline passed, sealed bids opened) changes with no write."""
-    found: datetime | None = CapacityRequest.objects.filter(bid_deadline__gt=after).aggregate(
-        first=Min("bid_deadline")
-    )["first"]
-    return found
 
 
 def request_get_for_org(*, org: Organization | None, pk: int) -> CapacityRequest:

@@ -221,12 +221,6 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 
-# Kept API reads (api/read_cache.py): repeated GETs are answered from the cache until a write
-# or a bid deadline changes them. Sound only with a cache every writing process shares, so on
-# by default only with CACHE_URL; READ_CACHE_SECONDS bounds each copy's life.
-READ_CACHE = env_bool("READ_CACHE", bool(_cache_url))
-READ_CACHE_SECONDS = env_int("READ_CACHE_SECONDS", 60, minimum=1)
-
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [

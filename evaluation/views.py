@@ -12,7 +12,6 @@ from django.views.decorators.http import require_POST
 
 from bids import selectors
 from bids.models import CapacityRequest
-from core.read_cache import kept_page
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from engine.scoring import CRITERIA
 from evaluation import comparison, exports, rounds
@@ -72,7 +71,6 @@ def _compare_page(
 
 
 @org_required(OrgKind.BUYER)
-@kept_page(horizon=lambda now: selectors.next_deadline(after=now))
 def compare(request: HttpRequest, pk: int) -> HttpResponse:
     req = _buyer_request(request, pk)
     return _compare_page(

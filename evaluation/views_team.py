@@ -10,7 +10,6 @@ from django import forms
 from django.http import HttpRequest
 
 from bids.lifecycle import REQUEST, request_actor
-from core.widgets import PlainSelect, PlainTextarea
 from evaluation.comparison import Comparison
 from evaluation.team.recombine import JUDGED, JUDGEMENT_MAX, JUDGEMENT_MIN, VIEW_WEIGHTS
 from evaluation.team.selectors import (
@@ -48,13 +47,12 @@ class TeamViewForm(forms.Form):
                 self.fields[field] = forms.CharField(
                     label=f"{bid_name}: {JUDGED_LABELS[criterion]}",
                     required=False,
-                    # Rendered in Python: twenty bids make eighty of these fields.
-                    widget=PlainSelect(choices=RATINGS),  # the service words a bad rating
+                    widget=forms.Select(choices=RATINGS),  # the service words a bad rating
                 )
                 self.fields[f"{field}_comment"] = forms.CharField(
                     label="Comment",
                     required=False,
-                    widget=PlainTextarea(attrs={"rows": 2}),
+                    widget=forms.Textarea(attrs={"rows": 2}),
                 )
 
     def weight_fields(self) -> list[forms.BoundField]:

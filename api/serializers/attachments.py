@@ -5,11 +5,10 @@ from __future__ import annotations
 from django.urls import reverse
 from rest_framework import serializers
 
-from api.serializers.common import PlainReadMixin
 from bids.models import BidAttachment
 
 
-class BidAttachmentSerializer(PlainReadMixin, serializers.ModelSerializer[BidAttachment]):
+class BidAttachmentSerializer(serializers.ModelSerializer[BidAttachment]):
     name = serializers.CharField(source="original_name", read_only=True)
     first_revision = serializers.IntegerField(
         read_only=True,
@@ -46,7 +45,7 @@ class BidAttachmentUploadSerializer(serializers.Serializer[None]):
     )
 
 
-class RevisionAttachmentSerializer(PlainReadMixin, serializers.Serializer[dict]):
+class RevisionAttachmentSerializer(serializers.Serializer[dict]):
     """A file as a submitted revision recorded it (frozen with the revision)."""
 
     id = serializers.IntegerField()

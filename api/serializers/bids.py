@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.attachments import RevisionAttachmentSerializer
-from api.serializers.common import PlainReadMixin
+from api.serializers.common import ReadModelSerializer
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision
 from evaluation.models import BidScore
@@ -39,7 +39,7 @@ class BidCreateSerializer(BidTermsWriteSerializer):
         fields = ["request", *BidTermsWriteSerializer.Meta.fields]
 
 
-class ScoreSerializer(PlainReadMixin, serializers.ModelSerializer[BidScore]):
+class ScoreSerializer(ReadModelSerializer[BidScore]):
     effective_price = serializers.FloatField(allow_null=True, read_only=True)
     run = serializers.IntegerField(source="run_id", read_only=True)
 
@@ -58,7 +58,7 @@ class ScoreSerializer(PlainReadMixin, serializers.ModelSerializer[BidScore]):
         read_only_fields = fields
 
 
-class BidSerializer(PlainReadMixin, serializers.ModelSerializer[Bid]):
+class BidSerializer(ReadModelSerializer[Bid]):
     """The provider sees its working draft; the buyer sees the latest submitted revision."""
 
     request = serializers.IntegerField(source="request_id", read_only=True)
@@ -98,8 +98,12 @@ class BidSerializer(PlainReadMixin, serializers.ModelSerializer[Bid]):
         data = super().to_representation(instance)
         revision = self._revision(instance)
         if revision is not None:
-            frozen = BidRevisionSerializer(revision).data
-            data.update({name: frozen[name] for name in BID_TERM_FIELDS})
+            # A revision stores the same terms (BidTerms) as the bid: this serializer's own
+            # term fields print them, with no second serializer built per bid.
+            for name in BID_TERM_FIELDS:
+                field = self.fields[name]
+                value = field.get_attribute(revision)
+                data[name] = None if value is None else field.to_representation(value)
         return data
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -132,7 +136,7 @@ class BuyerBidSerializer(BidSerializer):
         return dict(ScoreSerializer(score).data) if score is not None else None
 
 
-class BidRevisionSerializer(PlainReadMixin, serializers.ModelSerializer[BidRevision]):
+class BidRevisionSerializer(ReadModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)

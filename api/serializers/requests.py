@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import ConfirmSerializer, OrganizationSerializer, PlainReadMixin
+from api.serializers.common import ConfirmSerializer, OrganizationSerializer, ReadModelSerializer
 from api.serializers.parts import (
     FixtureVersionSerializer,
     QuestionSetSerializer,
@@ -31,7 +31,7 @@ class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
         fields = REQUEST_FIELDS
 
 
-class RequestSerializer(PlainReadMixin, serializers.ModelSerializer[CapacityRequest]):
+class RequestSerializer(ReadModelSerializer[CapacityRequest]):
     buyer = OrganizationSerializer(read_only=True)
     acceptable_regions = serializers.ListField(child=serializers.CharField(), read_only=True)
     deadline_passed = serializers.BooleanField(read_only=True)

@@ -10,11 +10,12 @@ from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api import conditional
 from api.filters import BID_ORDERING, REVISION_ORDERING, BidFilter, RevisionFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, provider_org
-from api.read_cache import kept_read
 from api.serializers.bids import (
+    BID_TERM_FIELDS,
     BidCreateSerializer,
     BidRevisionSerializer,
     BidSerializer,
@@ -40,6 +41,25 @@ def bid_response(request: Request, bid: Bid, code: int = status.HTTP_200_OK) -> 
         latest = selectors.revision_list(bid=bid).first()
         context["revisions"] = {bid.pk: latest} if latest is not None else {}
     return Response(BidSerializer(bid, context=context).data, status=code)
+
+
+# What the buyer's answer never shows of the bid's row: the draft (it shows the latest revision,
+# frozen and named by `latest_revision_number`), nor whether the provider is editing it.
+DRAFT_ONLY = {*BID_TERM_FIELDS, "has_unsubmitted_changes"}
+
+
+def bid_etag(request: Request, bid: Bid) -> str | None:
+    """What one bid's answer is built from: the bid's row and provider's name, and for the owner
+    the draft answers. The buyer's tag moves with nothing the buyer's answer does not show."""
+    org = api_org(request)
+    assert org is not None  # bid_get_for_org refused a caller with no organisation
+    if bid.provider_id != org.pk:
+        shown = conditional.row_values(bid, leave_out=DRAFT_ONLY)
+        return conditional.etag(request, org, "buyer", shown, bid.provider.name)
+    row = getattr(bid, "questionnaire_answers", None)
+    answers = None if row is None else (row.question_set_id, row.answers)
+    shown = conditional.row_values(bid)
+    return conditional.etag(request, org, "owner", shown, bid.provider.name, answers)
 
 
 class BidListView(generics.ListAPIView[Bid]):
@@ -85,9 +105,12 @@ class BidDetailView(generics.GenericAPIView[Bid]):
     serializer_class = BidSerializer
 
     @extend_schema(summary="A bid: the owner sees its draft, the buyer the latest revision")
-    @kept_read
-    def get(self, request: Request, pk: int) -> Response:
-        return bid_response(request, selectors.bid_get_for_org(org=api_org(request), pk=pk))
+    def get(self, request: Request, pk: int) -> Any:
+        bid = selectors.bid_get_for_org(org=api_org(request), pk=pk)  # 404 for all others
+        tag = bid_etag(request, bid)
+        if (unchanged := conditional.not_modified(request, tag)) is not None:
+            return unchanged
+        return conditional.tagged(bid_response(request, bid), tag)
 
     @extend_schema(
         request=BidTermsWriteSerializer,

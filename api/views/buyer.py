@@ -12,18 +12,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api import conditional
 from api.filters import REQUEST_BID_ORDERING, RequestBidFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, buyer_org
-from api.read_cache import kept_read
 from api.serializers.bids import BuyerBidSerializer
-from api.serializers.comparison import ComparisonSerializer, comparison_payload
+from api.serializers.comparison import ComparisonSerializer, comparison_payload, rounds_data
 from api.serializers.reservations import AwardSerializer, ReservationSerializer
 from api.views.requests import request_for_buyer
 from bids import selectors
 from bids.models import Bid, BidRevision
 from evaluation import comparison, rounds
 from evaluation.debrief import award_with_debrief
+from evaluation.models import ScoringRun
+from evaluation.rounds import RoundComparison
 
 
 class RequestBidListView(generics.ListAPIView[Bid]):
@@ -69,13 +71,33 @@ class ComparisonView(APIView):
         responses=ComparisonSerializer,
         summary="The comparison matrix as JSON (buyers); sealed requests show nothing",
     )
-    @kept_read
-    def get(self, request: Request, pk: int) -> Response:
-        req = request_for_buyer(request, pk)
+    def get(self, request: Request, pk: int) -> Any:
+        req = request_for_buyer(request, pk)  # 404 for all but the buyer
         anonymise = request.query_params.get("labels") == "anonymous"
         view = comparison.comparison_for_buyer(request=req, anonymise=anonymise)
         final = rounds.round_comparison(request=req, anonymise=view.anonymised)
-        return Response(comparison_payload(view, final))
+        tag = conditional.etag(request, buyer_org(request), *comparison_inputs(view, final))
+        if (unchanged := conditional.not_modified(request, tag)) is not None:
+            return unchanged
+        return conditional.tagged(Response(comparison_payload(view, final)), tag)
+
+
+def comparison_inputs(view: comparison.Comparison, final: RoundComparison | None) -> tuple:
+    """What the payload is printed from, short of printing it: the request's row, where scoring
+    stands, which finished run is shown (its presentation is fixed by the run), and the rounds."""
+
+    def run(r: ScoringRun | None) -> tuple | None:
+        return None if r is None else (r.pk, r.status, r.stale, r.finished_at)
+
+    return (
+        conditional.row_values(view.request),
+        view.state,
+        view.anonymised,
+        run(view.current_run),
+        run(view.shown_run),
+        view.presentation_key,
+        rounds_data(final, anonymised=view.anonymised),
+    )
 
 
 class AwardView(APIView):

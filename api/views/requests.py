@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from acceptance.selectors import fixtures as fixture_selectors
+from api import conditional
 from api.filters import REQUEST_ORDERING, RequestFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_org, api_user, buyer_org, org_of_kind
-from api.read_cache import kept_read
 from api.serializers.common import ConfirmSerializer
 from api.serializers.requests import (
     AddendumSerializer,
@@ -68,9 +69,18 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
             return selectors.request_list_for_buyer(org=org, counts=False).select_related("buyer")
         return selectors.request_inbox_for_provider(org=org)
 
-    @kept_read
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        rows = self.filter_queryset(self.get_queryset())  # 404 for a caller with no organisation
+        org = org_of_kind(request)
+        summary = conditional.rows_summary(rows, now=timezone.now())
+        tag = conditional.etag(request, org, org.name, summary)
+        if (unchanged := conditional.not_modified(request, tag)) is not None:
+            return unchanged
+        self.counted_rows = summary.rows  # the paginator's, already read
+        page = self.paginate_queryset(rows)  # the rows filtered above: filters built once
+        return conditional.tagged(
+            self.get_paginated_response(self.get_serializer(page, many=True).data), tag
+        )
 
     @extend_schema(
         request=RequestWriteSerializer,

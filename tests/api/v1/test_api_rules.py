@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 from datetime import timezone as timezone_offset_type
+from decimal import Decimal
 
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -175,6 +176,31 @@ def test_the_buyer_sees_the_frozen_revision_not_the_draft(api_world, buyer, prov
     assert shown["has_unsubmitted_changes"] is None
     own = token_client(provider.user).get(f"/api/v1/bids/{api_world.bid.pk}/").json()
     assert own["has_unsubmitted_changes"] is True
+
+
+def test_per_caller_fields_in_nested_rows_stay_with_their_caller(
+    api_world, buyer, provider, rival_provider
+):
+    """Each bid row's per-caller fields are read from that call's own request: alternating
+    callers in one process never see each other's values."""
+    own_client, buyer_client = token_client(provider.user), token_client(buyer.user)
+    rival_client = token_client(rival_provider.user)
+    own_client.patch(
+        f"/api/v1/bids/{api_world.bid.pk}/", {"price_per_gpu_hour": "9.99"}, format="json"
+    )
+    for _ in range(2):
+        rows = buyer_client.get(f"/api/v1/requests/{api_world.request.pk}/bids/").json()
+        seen = {row["id"]: row for row in rows["results"]}
+        mine = f"/api/v1/bids/?request={api_world.request.pk}"
+        own = own_client.get(mine).json()["results"]
+        rival = rival_client.get(mine).json()["results"]
+        assert {row["has_unsubmitted_changes"] for row in seen.values()} == {None}
+        assert Decimal(seen[api_world.bid.pk]["price_per_gpu_hour"]) != Decimal("9.99")
+        assert [(r["id"], r["has_unsubmitted_changes"]) for r in own] == [(api_world.bid.pk, True)]
+        assert Decimal(own[0]["price_per_gpu_hour"]) == Decimal("9.99")
+        assert [(r["id"], r["has_unsubmitted_changes"]) for r in rival] == [
+            (api_world.rival_bid.pk, False)
+        ]
 
 
 def test_a_rival_never_sees_the_other_bid(api_world, rival_provider):

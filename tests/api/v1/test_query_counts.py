@@ -1,0 +1,41 @@
+"""The polled reads cost the same number of queries for a few rows as for many."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from evaluation.services import request_score
+from tests.api.v1.conftest import token_client
+from tests.evaluation.pages.conftest import add_bids
+from tests.factories import CapacityRequestFactory
+
+
+def _queries(client, url: str) -> int:
+    client.get(url)  # the token's first use is recorded once, not on every call
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_the_request_list_and_a_requests_bids_do_not_grow_with_their_rows(world, buyer):
+    client = token_client(buyer.user)
+    bids_url = f"/api/v1/requests/{world.request.pk}/bids/"
+    few = _queries(client, "/api/v1/requests/"), _queries(client, bids_url)
+    for _ in range(12):
+        CapacityRequestFactory(buyer=buyer.org)
+    add_bids(world.request, 12)
+    many = _queries(client, "/api/v1/requests/"), _queries(client, bids_url)
+    assert many == few
+    assert client.get(bids_url).json()["count"] == 14
+
+
+def test_the_comparison_does_not_grow_with_its_bids(world, buyer):
+    client = token_client(buyer.user)
+    url = f"/api/v1/requests/{world.request.pk}/comparison/"
+    request_score(request=world.request)
+    few = _queries(client, url)
+    add_bids(world.request, 12)
+    request_score(request=world.request)
+    assert len(client.get(url).json()["columns"]) == 14
+    assert _queries(client, url) == few
