@@ -12,6 +12,7 @@ from django.http import Http404
 from acceptance.models import Acknowledgement, Fixture, FixtureReference, FixtureVersion
 from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest
+from bids.request_facts import FixtureTransport
 from contracts.models import HandoffTerms, TermsFields
 from engine.evidence.fixtures import Threshold
 from engine.evidence.fixtures.thresholds import (
@@ -351,3 +352,15 @@ def provider_owners(*, request: CapacityRequest, org: Organization | None) -> li
         for bid, state in rows
         if state.ack is not None and state.ack.provider_owner_name
     ]
+
+
+def fixture_transport_of(capacity_request: CapacityRequest) -> FixtureTransport | None:
+    """The transport the newest fixture version names, for the questionnaire's path check."""
+    version = (
+        FixtureVersion.objects.filter(fixture__request=capacity_request).order_by("-number").first()
+    )
+    runtime = version.spec.get("runtime") if version and isinstance(version.spec, dict) else None
+    transport = runtime.get("transport") if isinstance(runtime, dict) else None
+    if version is None or not transport:
+        return None
+    return FixtureTransport(transport=str(transport), version=version.number)
