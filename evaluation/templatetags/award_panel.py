@@ -19,7 +19,7 @@ from orgs.models import Organization
 register = template.Library()
 
 
-@register.inclusion_tag("acceptance/burnin/_request_panel_body.html", takes_context=True)
+@register.inclusion_tag("evaluation/_award_panel_body.html", takes_context=True)
 def burnin_request_panel(
     context: dict[str, Any], req: CapacityRequest, org: Organization | None
 ) -> dict[str, Any]:

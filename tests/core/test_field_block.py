@@ -1,4 +1,4 @@
-"""`field_block` prints what the `bids/_field.html` include prints, for every kind of field."""
+"""`field_block` prints what the `core/_field.html` include prints, for every kind of field."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_every_field_prints_as_the_include_prints_it(data):
     form = Sample(data=data, auto_id="team_%s")
     form.is_valid()
     for bound in form:
-        assert field_block(bound) == render_to_string("bids/_field.html", {"field": bound}), (
+        assert field_block(bound) == render_to_string("core/_field.html", {"field": bound}), (
             bound.name
         )
     assert data is None or data.get("name") != "far too long" or form["name"].errors
