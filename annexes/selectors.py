@@ -5,14 +5,17 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import Http404
 
+from acceptance.models import Reservation, ReservationStatus
+from annexes.document.snapshot import scores_not_current
+from annexes.document.statement import statement_months
 from annexes.models import Annex, AnnexJob, AnnexKind
 from bids.models import CapacityRequest
+from evaluation.comparison import comparison_state
 from orgs.models import Organization
+from questionnaire.selectors import agreed_terms, revision_conflicts
 
 
 def _awarded_provider_id(request: CapacityRequest) -> int | None:
-    from acceptance.models import Reservation
-
     return (
         Reservation.objects.filter(request=request)
         .values_list("bid__provider_id", flat=True)
@@ -50,9 +53,6 @@ def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
     if kind == AnnexKind.STATEMENT and not statement_periods(request=request):
         return "Statements cover accepted time: they start with the term, once the buyer accepts."
     if kind == AnnexKind.COMPARISON:
-        from annexes.document.snapshot import scores_not_current
-        from evaluation.comparison import comparison_state
-
         return scores_not_current(comparison_state(request=request)[0])
     return None
 
@@ -62,9 +62,6 @@ def annex_conflicts(*, request: CapacityRequest, kind: str) -> list[str]:
     two values (the annex prints each once, from its home; the parties should settle it)."""
     if kind != AnnexKind.CONTRACT:
         return []
-    from acceptance.models import Reservation
-    from questionnaire.selectors import agreed_terms, revision_conflicts
-
     reservation = Reservation.objects.select_related("bid_revision").filter(request=request).first()
     if reservation is None:
         return []
@@ -74,9 +71,6 @@ def annex_conflicts(*, request: CapacityRequest, kind: str) -> list[str]:
 
 def statement_periods(*, request: CapacityRequest) -> list[str]:
     """The months a statement can be generated for, newest first."""
-    from acceptance.models import Reservation, ReservationStatus
-    from annexes.document.statement import statement_months
-
     reservation = Reservation.objects.filter(
         request=request, status=ReservationStatus.ACCEPTED
     ).first()

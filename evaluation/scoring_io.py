@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from acceptance.selectors.fixtures import acknowledgements_for_bids
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 from engine.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
 from evaluation.history import history_as_of, history_fingerprint, provider_histories
+from questionnaire.selectors import target_clock_minutes
+from questionnaire.snapshot import scoring_answers
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
 Ack = tuple[str, int]
@@ -67,8 +70,6 @@ def bid_offer(
     ack: Ack = (NOT_ACKNOWLEDGED, 0),
     history: ProviderHistory | None = None,
 ) -> BidOffer:
-    from questionnaire.snapshot import scoring_answers
-
     answers = scoring_answers(revision.questionnaire)
     mtbf = revision.declared_node_mtbf_hours
     return BidOffer(
@@ -136,9 +137,6 @@ class ScoringContext:
 
 def scoring_context(*, request: CapacityRequest, bids: Sequence[tuple[int, int]]) -> ScoringContext:
     """`bids`: (bid id, provider id) pairs. A constant number of queries for any bid count."""
-    from acceptance.selectors.fixtures import acknowledgements_for_bids
-    from questionnaire.selectors import target_clock_minutes
-
     return ScoringContext(
         target_clock_minutes(request=request),
         acknowledgements_for_bids([bid_id for bid_id, _ in bids]),

@@ -10,9 +10,12 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from acceptance.models import Acknowledgement, Reservation
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from contracts.models import HandoffTermsRevision
+from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
 
 SCHEMA = "clusterbid.annex/1"
 KIND_CONTRACT = "contract"
@@ -106,9 +109,6 @@ def acceptance_part(reservation: Any, decision: Any) -> dict[str, Any]:
 
 def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     """Everything the contract annex states, for an awarded request (both parties see it)."""
-    from acceptance.models import Acknowledgement, Reservation
-    from contracts.models import HandoffTermsRevision
-
     reservation = (
         Reservation.objects.select_related(
             "bid__provider",
@@ -187,8 +187,6 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
 def scores_not_current(state: str) -> str | None:
     """Why a comparison in `state` cannot go into a summary. A summary is issued once and never
     changes, so it must not freeze scores that are not the current bids' and weights'."""
-    from evaluation.comparison import FAILED, OUTDATED, PENDING
-
     why = {
         PENDING: "Scoring of the latest bids and weights is still running",
         FAILED: "The last scoring failed; retry it on the comparison page",
@@ -199,8 +197,6 @@ def scores_not_current(state: str) -> str | None:
 
 def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     """The buyer's bid comparison: scores, rationales and sensitivity (never for a provider)."""
-    from evaluation.comparison import comparison_for_buyer
-
     view = comparison_for_buyer(request=request, anonymise=False)
     if (why := scores_not_current(view.state)) is not None:
         raise ValueError(why)
