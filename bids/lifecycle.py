@@ -163,7 +163,7 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             needs=frozenset({Need.CONFIRM}),
             verb="amended",
         ),
-        # Clarifications (issue 20): an invitee asks, the buyer answers, each invitee
+        # Clarifications: an invitee asks, the buyer answers, each invitee
         # acknowledges every addendum before its next submit.
         Move(
             "ask",

@@ -8,7 +8,6 @@ from django.db import transaction
 
 from acceptance.audit import record_on_reservation
 from acceptance.models import Acknowledgement, Fixture, FixtureVersion, Reservation
-from acceptance.services.decision import reservation_accept, reservation_reject
 from bids.models import Bid, CapacityRequest
 from bids.services.award import award_refusal, bid_award
 from core.errors import ServiceError
@@ -92,14 +91,3 @@ def request_award(
         reason=justification,
     )
     return reservation
-
-
-# The buyer's decision moved to acceptance.services.decision; older imports still work.
-__all__ = [
-    "MIN_JUSTIFICATION",
-    "awarded_fixture_version",
-    "justification_problem",
-    "request_award",
-    "reservation_accept",
-    "reservation_reject",
-]

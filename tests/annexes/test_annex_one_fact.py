@@ -1,4 +1,4 @@
-"""The annex never prints two values for one fact (issue 20): spares, replacement, notice."""
+"""The annex never prints two values for one fact: spares, replacement, notice."""
 
 from __future__ import annotations
 

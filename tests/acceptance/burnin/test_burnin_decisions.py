@@ -11,11 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from acceptance.models import Acknowledgement, DecisionKind, Reservation, ReservationStatus
-from acceptance.services.award import (
-    request_award,
-    reservation_accept,
-    reservation_reject,
-)
+from acceptance.services.award import request_award
+from acceptance.services.decision import reservation_accept, reservation_reject
 from bids.choices import BidStatus, RequestStatus
 from bids.models import CapacityRequest
 from core.lifecycle import MoveRefused
