@@ -37,6 +37,8 @@ MOVED = {
     ("contracts", "Annex"): "annexes",
     ("contracts", "AnnexJob"): "annexes",
 }
+# Dead models a later migration drops (bids 0013): their rows go with their table.
+DELETED = {("bids", "SentNotification")}
 
 
 def _value(field: models.Field, made: dict[str, Any]) -> Any:
@@ -117,6 +119,8 @@ def test_the_split_into_apps_keeps_every_row() -> None:
     for label, obj in made.items():
         app = label.split(".")[0]
         model_name = obj.__class__.__name__
+        if (app, model_name) in DELETED:
+            continue
         app = MOVED.get((app, model_name), app)
         current = new.get_model(app, model_name)
         assert current.objects.filter(pk=obj.pk).exists(), f"{label} lost its row"
