@@ -31,7 +31,7 @@ def frozen_parts(*, bid: Bid) -> dict[str, Any]:
     return parts
 
 
-def scoring_inputs_changed_on_commit(*, request: CapacityRequest) -> None:
+def scoring_inputs_changed_on_commit(*, capacity_request: CapacityRequest) -> None:
     transaction.on_commit(
-        lambda: scoring_inputs_changed.send(sender=CapacityRequest, request=request)
+        lambda: scoring_inputs_changed.send(sender=CapacityRequest, request=capacity_request)
     )

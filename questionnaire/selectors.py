@@ -63,10 +63,12 @@ def targets_for(*, request: CapacityRequest, question_set: QuestionSet | None) -
     return {**clocks, "source": f"handoff terms v{terms.version}"}
 
 
-def target_clock_minutes(*, request: CapacityRequest) -> dict[str, dict[str, float]] | None:
+def target_clock_minutes(
+    *, capacity_request: CapacityRequest
+) -> dict[str, dict[str, float]] | None:
     """For scoring's target_response_minutes and target_restore_minutes, by clock."""
-    qs = current_question_set(request=request)
-    targets = targets_for(request=request, question_set=qs)
+    qs = current_question_set(request=capacity_request)
+    targets = targets_for(request=capacity_request, question_set=qs)
     out = {
         clock: {sev: float(v) for sev, v in (targets.get(clock) or {}).items() if v}
         for clock in ("response", "restore")
@@ -191,11 +193,11 @@ class AnswersMatrix:
     asked: bool = True  # False: the request has no questionnaire, so bids answered nothing
 
 
-def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
+def answers_matrix(*, capacity_request: CapacityRequest) -> AnswersMatrix:
     """Every visible bid's latest frozen answers side by side (sealing and drafts respected)."""
-    qs = current_question_set(request=request)
-    targets = targets_for(request=request, question_set=qs)
-    bids = list(bid_selectors.bid_list_for_buyer(request=request))
+    qs = current_question_set(request=capacity_request)
+    targets = targets_for(request=capacity_request, question_set=qs)
+    bids = list(bid_selectors.bid_list_for_buyer(request=capacity_request))
     revisions = bid_selectors.latest_revisions(bids)
     columns = [(b, revisions[b.pk]) for b in bids if b.pk in revisions]
     snapshots = [rev.questionnaire or {} for _, rev in columns]

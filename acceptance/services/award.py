@@ -45,7 +45,7 @@ def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
 @transaction.atomic
 def request_award(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     bid: Bid,
     user: User,
     justification: str = "",
@@ -55,9 +55,9 @@ def request_award(
 
     The caller says whether the award goes against the scores (`justification_required`): the
     scores live in a layer above this one. A justification given is kept either way."""
-    request = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    capacity_request = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
-    refusal = award_refusal(request=request, bid=bid, user=user)
+    refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
     if refusal:
         raise ServiceError(refusal)
     justification = justification.strip()
@@ -69,9 +69,9 @@ def request_award(
             "Attach an acceptance fixture before awarding: the burn-in gate checks the "
             "evidence against it."
         )
-    revision = bid_award(request=request, bid=bid, user=user)
+    revision = bid_award(capacity_request=capacity_request, bid=bid, user=user)
     reservation = Reservation.objects.create(
-        request=request,
+        request=capacity_request,
         bid=bid,
         bid_revision=revision,
         fixture_version=version,

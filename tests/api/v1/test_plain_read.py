@@ -100,7 +100,7 @@ def test_bids_revisions_scores_and_files_print_as_drf_prints_them(
     )
     revision = bid_submit(bid=world.bid, user=provider.user)
     bid_save_draft(bid=world.bid, user=provider.user, data={"spares_count": 9})
-    run = request_score(request=world.request)
+    run = request_score(capacity_request=world.request)
     bid = Bid.objects.select_related("provider", "questionnaire_answers").get(pk=world.bid.pk)
     assert revision.attachments and run.scores.exists()
 
