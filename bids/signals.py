@@ -18,8 +18,9 @@ from bids.models import Bid, CapacityRequest
 # (today only {"questionnaire": snapshot}).
 bid_submitting = Signal()
 
-# Sent once a change to what the request's bids are scored on has committed, with `request`:
-# a revision submitted or withdrawn, handoff terms revised, a fixture acknowledged.
+# Sent once a change to what the request's bids are scored on has committed, with
+# `capacity_request`: a revision submitted or withdrawn, handoff terms revised, a fixture
+# acknowledged.
 scoring_inputs_changed = Signal()
 
 
@@ -33,5 +34,7 @@ def frozen_parts(*, bid: Bid) -> dict[str, Any]:
 
 def scoring_inputs_changed_on_commit(*, capacity_request: CapacityRequest) -> None:
     transaction.on_commit(
-        lambda: scoring_inputs_changed.send(sender=CapacityRequest, request=capacity_request)
+        lambda: scoring_inputs_changed.send(
+            sender=CapacityRequest, capacity_request=capacity_request
+        )
     )
