@@ -49,21 +49,23 @@ def _ack(bid: Bid, status: str, exceptions: list[dict[str, str]]) -> None:
 
 
 @transaction.atomic
-def seed_fixture_demo(request: CapacityRequest) -> FixtureVersion:
+def seed_fixture_demo(capacity_request: CapacityRequest) -> FixtureVersion:
     """Default fixture and terms; Aurora accepts, Northwind accepts with 2 exceptions.
 
     Seeds the terms too (contracts.demo.seed_terms_demo) so acknowledgements cover both.
     Running it again changes nothing.
     """
-    seed_terms_demo(request)
-    fixture = Fixture.objects.filter(request=request).first()
+    seed_terms_demo(capacity_request)
+    fixture = Fixture.objects.filter(request=capacity_request).first()
     if fixture is None:
-        user = request.created_by
+        user = capacity_request.created_by
         assert user is not None, "the demo request has an author"
-        version = fixture_from_template(request=request, user=user, template="rank-sum-allreduce")
+        version = fixture_from_template(
+            request=capacity_request, user=user, template="rank-sum-allreduce"
+        )
     else:
         version = fixture.versions.get(number=fixture.current_number)
-    bids = {b.provider.name: b for b in request.bids.select_related("provider", "request")}
+    bids = {b.provider.name: b for b in capacity_request.bids.select_related("provider", "request")}
     if PREMIUM_PROVIDER in bids:
         _ack(bids[PREMIUM_PROVIDER], AckStatus.ACCEPTED, [])
     if CHEAP_PROVIDER in bids:

@@ -91,7 +91,7 @@ def seed_burnin_demo() -> BurnInRun | None:
         provider_owner_contact="noc@aurora-gpu-cloud.example · +358 9 555 0100",
     )
     services.request_close(request=req, user=alice, confirmed=True)
-    reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
+    reservation = request_award(capacity_request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
     run = run_create(reservation=reservation, user=arun, label="Burn-in 1")
     _upload_demo_evidence(run, arun)
     return run

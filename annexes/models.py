@@ -52,7 +52,7 @@ class Annex(models.Model):
     objects = AnnexQuerySet.as_manager()
 
     class Meta:
-        db_table = "contracts_annex"  # moved from contracts/: the table keeps its name
+        db_table = "contracts_annex"  # the table and its rows stay put (core/model_moves.py)
         constraints = [
             models.UniqueConstraint(
                 fields=["request", "kind", "period", "version"], name="one_annex_per_version"
@@ -115,7 +115,7 @@ class AnnexJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        db_table = "contracts_annexjob"  # moved from contracts/: the table keeps its name
+        db_table = "contracts_annexjob"  # the table and its rows stay put (core/model_moves.py)
         ordering = ["-requested_at", "-pk"]
 
     def __str__(self) -> str:

@@ -5,25 +5,28 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import Http404
 
+from acceptance.models import Reservation, ReservationStatus
+from annexes.document.snapshot import scores_not_current
+from annexes.document.statement import statement_months
 from annexes.models import Annex, AnnexJob, AnnexKind
 from bids.models import CapacityRequest
+from evaluation.comparison import comparison_state
 from orgs.models import Organization
+from questionnaire.selectors import agreed_terms, revision_conflicts
 
 
-def _awarded_provider_id(request: CapacityRequest) -> int | None:
-    from acceptance.models import Reservation
-
+def _awarded_provider_id(capacity_request: CapacityRequest) -> int | None:
     return (
-        Reservation.objects.filter(request=request)
+        Reservation.objects.filter(request=capacity_request)
         .values_list("bid__provider_id", flat=True)
         .first()
     )
 
 
-def annex_kinds_for(*, org: Organization, request: CapacityRequest) -> list[str]:
-    if org.pk == request.buyer_id:
+def annex_kinds_for(*, org: Organization, capacity_request: CapacityRequest) -> list[str]:
+    if org.pk == capacity_request.buyer_id:
         return [AnnexKind.CONTRACT, AnnexKind.COMPARISON, AnnexKind.STATEMENT]
-    if org.pk == _awarded_provider_id(request):
+    if org.pk == _awarded_provider_id(capacity_request):
         return [AnnexKind.CONTRACT, AnnexKind.STATEMENT]
     return []
 
@@ -37,60 +40,53 @@ def annex_request_for_org(
     request = CapacityRequest.objects.select_related("buyer").filter(pk=pk).first()
     if request is None:
         raise Http404
-    kinds = annex_kinds_for(org=org, request=request)
+    kinds = annex_kinds_for(org=org, capacity_request=request)
     if not kinds:
         raise Http404
     return request, kinds
 
 
-def annex_blocker(*, request: CapacityRequest, kind: str) -> str | None:
+def annex_blocker(*, capacity_request: CapacityRequest, kind: str) -> str | None:
     """Why an annex of `kind` cannot be generated yet (None when it can)."""
-    if kind == AnnexKind.CONTRACT and _awarded_provider_id(request) is None:
+    if kind == AnnexKind.CONTRACT and _awarded_provider_id(capacity_request) is None:
         return "Award a bid first: the contract annex states the awarded bid's terms."
-    if kind == AnnexKind.STATEMENT and not statement_periods(request=request):
+    if kind == AnnexKind.STATEMENT and not statement_periods(capacity_request=capacity_request):
         return "Statements cover accepted time: they start with the term, once the buyer accepts."
     if kind == AnnexKind.COMPARISON:
-        from annexes.document.snapshot import scores_not_current
-        from evaluation.comparison import comparison_state
-
-        return scores_not_current(comparison_state(request=request)[0])
+        return scores_not_current(comparison_state(request=capacity_request)[0])
     return None
 
 
-def annex_conflicts(*, request: CapacityRequest, kind: str) -> list[str]:
+def annex_conflicts(*, capacity_request: CapacityRequest, kind: str) -> list[str]:
     """Before a contract annex is generated: the facts the awarded revision states twice with
     two values (the annex prints each once, from its home; the parties should settle it)."""
     if kind != AnnexKind.CONTRACT:
         return []
-    from acceptance.models import Reservation
-    from questionnaire.selectors import agreed_terms, revision_conflicts
-
-    reservation = Reservation.objects.select_related("bid_revision").filter(request=request).first()
+    reservation = (
+        Reservation.objects.select_related("bid_revision").filter(request=capacity_request).first()
+    )
     if reservation is None:
         return []
-    agreed = agreed_terms(request=request)
+    agreed = agreed_terms(request=capacity_request)
     return [c.message for c in revision_conflicts(revision=reservation.bid_revision, agreed=agreed)]
 
 
-def statement_periods(*, request: CapacityRequest) -> list[str]:
+def statement_periods(*, capacity_request: CapacityRequest) -> list[str]:
     """The months a statement can be generated for, newest first."""
-    from acceptance.models import Reservation, ReservationStatus
-    from annexes.document.statement import statement_months
-
     reservation = Reservation.objects.filter(
-        request=request, status=ReservationStatus.ACCEPTED
+        request=capacity_request, status=ReservationStatus.ACCEPTED
     ).first()
     return list(reversed(statement_months(reservation))) if reservation is not None else []
 
 
-def annex_sources_changed(*, request: CapacityRequest, kind: str, latest: Annex) -> bool:
+def annex_sources_changed(*, capacity_request: CapacityRequest, kind: str, latest: Annex) -> bool:
     """Whether generating now would issue a new version: today's sources differ from `latest`'s
     snapshot (after acceptance, for one, the contract annex gains the hand-over baseline)."""
     from annexes.document.render import snapshot_sha256
     from annexes.document.snapshot import snapshot_for
 
     try:
-        snapshot = snapshot_for(request=request, kind=kind, period=latest.period)
+        snapshot = snapshot_for(capacity_request=capacity_request, kind=kind, period=latest.period)
     except ValueError:
         return False
     return snapshot_sha256(snapshot) != latest.snapshot_sha256
@@ -105,21 +101,27 @@ def annex_list(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]
     )
 
 
-def annex_jobs(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[AnnexJob]:
-    return AnnexJob.objects.filter(request=request, kind__in=kinds).select_related("annex")[:10]
+def annex_jobs(*, capacity_request: CapacityRequest, kinds: list[str]) -> QuerySet[AnnexJob]:
+    return AnnexJob.objects.filter(request=capacity_request, kind__in=kinds).select_related(
+        "annex"
+    )[:10]
 
 
 def annex_get_for_org(*, org: Organization | None, pk: int) -> Annex:
     annex = Annex.objects.select_related("request__buyer").filter(pk=pk).first()
     if annex is None or org is None:
         raise Http404
-    if annex.kind not in annex_kinds_for(org=org, request=annex.request):
+    if annex.kind not in annex_kinds_for(org=org, capacity_request=annex.request):
         raise Http404
     return annex
 
 
 def annex_job_for_org(*, org: Organization | None, pk: int) -> AnnexJob:
     job = AnnexJob.objects.select_related("request").filter(pk=pk).first()
-    if job is None or org is None or job.kind not in annex_kinds_for(org=org, request=job.request):
+    if (
+        job is None
+        or org is None
+        or job.kind not in annex_kinds_for(org=org, capacity_request=job.request)
+    ):
         raise Http404
     return job

@@ -23,9 +23,9 @@ from bids.models import CapacityRequest
 from core.jobs import STUCK_REASON, limit_words, queued_cutoff, running_cutoff
 
 
-def annex_snapshot(*, request: CapacityRequest, kind: str, period: str = "") -> dict:
+def annex_snapshot(*, capacity_request: CapacityRequest, kind: str, period: str = "") -> dict:
     try:
-        return snapshot_for(request=request, kind=kind, period=period)
+        return snapshot_for(capacity_request=capacity_request, kind=kind, period=period)
     except ValueError as exc:
         raise ValidationError(str(exc)) from exc
 
@@ -39,7 +39,9 @@ def annex_request(
         raise ValidationError(f"Unknown annex kind {kind!r}.")
     if (kind == AnnexKind.STATEMENT) != bool(period):
         raise ValidationError({"period": ["A monthly statement, and only it, names its month."]})
-    annex_snapshot(request=request, kind=kind, period=period)  # fail now, not in the worker
+    annex_snapshot(
+        capacity_request=request, kind=kind, period=period
+    )  # fail now, not in the worker
     annex_jobs_reap(timezone.now())  # a stuck render is failed, so this request starts afresh
     running = AnnexJob.objects.filter(
         request=request,
@@ -86,7 +88,7 @@ def annex_render_job(*, job_id: int) -> AnnexJob:
         status=AnnexJobStatus.RENDERING, started_at=timezone.now(), attempts=job.attempts + 1
     )
     try:
-        snapshot = annex_snapshot(request=job.request, kind=job.kind, period=job.period)
+        snapshot = annex_snapshot(capacity_request=job.request, kind=job.kind, period=job.period)
         digest = snapshot_sha256(snapshot)
         for _ in range(3):  # another job may take the version number while this one renders
             latest = _issued(job).first()

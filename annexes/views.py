@@ -21,7 +21,7 @@ from orgs.access import active_org, org_required, user_of
 def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
     req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
     annexes = list(selectors.annex_list(request=req, kinds=kinds))
-    jobs = list(selectors.annex_jobs(request=req, kinds=kinds))
+    jobs = list(selectors.annex_jobs(capacity_request=req, kinds=kinds))
     sections = []
     for kind in kinds:
         issued = [a for a in annexes if a.kind == kind]
@@ -31,13 +31,15 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
                 "label": AnnexKind(kind).label,
                 "annexes": issued,
                 "job": next((j for j in jobs if j.kind == kind), None),
-                "blocker": selectors.annex_blocker(request=req, kind=kind),
-                "conflicts": selectors.annex_conflicts(request=req, kind=kind),
-                "periods": selectors.statement_periods(request=req)
+                "blocker": selectors.annex_blocker(capacity_request=req, kind=kind),
+                "conflicts": selectors.annex_conflicts(capacity_request=req, kind=kind),
+                "periods": selectors.statement_periods(capacity_request=req)
                 if kind == AnnexKind.STATEMENT
                 else [],
                 "stale": bool(issued)
-                and selectors.annex_sources_changed(request=req, kind=kind, latest=issued[0]),
+                and selectors.annex_sources_changed(
+                    capacity_request=req, kind=kind, latest=issued[0]
+                ),
             }
         )
     return render(
@@ -50,7 +52,7 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 def annex_status(request: HttpRequest, pk: int) -> JsonResponse:
     req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
-    jobs = selectors.annex_jobs(request=req, kinds=kinds)
+    jobs = selectors.annex_jobs(capacity_request=req, kinds=kinds)
     return JsonResponse(
         {
             "jobs": [

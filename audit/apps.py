@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from core import panels
+
 
 class AuditConfig(AppConfig):
     name = "audit"
@@ -12,3 +14,5 @@ class AuditConfig(AppConfig):
         membership_changed.connect(
             record_membership_change, dispatch_uid="audit.record_membership_change"
         )
+
+        panels.register("orgs.members", "audit/_org_history.html")

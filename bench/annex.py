@@ -57,8 +57,8 @@ def _large_snapshot() -> dict:
     terms_create(request=request, user=buyer, template=DEFAULT_TERMS_TEMPLATE)
     request_close(request=request, user=buyer, confirmed=True)
     winner = Bid.objects.get(request=request, provider__name="Aurora GPU Cloud")
-    request_award(request=request, bid=winner, user=buyer)
-    snap = contract_snapshot(request=request)
+    request_award(capacity_request=request, bid=winner, user=buyer)
+    snap = contract_snapshot(capacity_request=request)
 
     # Scale the agreed allocation up to 64 nodes and 12 collectives.
     spec = snap["fixture"]["spec"]
@@ -116,9 +116,9 @@ def _summary_snapshot(bids: int) -> dict:
 
     request, _ = make_request(f"summary-{bids}")
     add_bids(request, 0, bids)
-    run = request_score(request=request)
+    run = request_score(capacity_request=request)
     assert run.status == "done", run.error
-    return comparison_snapshot(request=request)
+    return comparison_snapshot(capacity_request=request)
 
 
 def _compare(name: str, html: str, args: argparse.Namespace, workdir: Path) -> None:

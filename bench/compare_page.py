@@ -59,12 +59,12 @@ def main() -> None:
     url = reverse("evaluation:request-compare", args=[req.pk])
 
     add_bids(req, 0, 2)
-    request_score(request=req)
+    request_score(capacity_request=req)
     small = measure(client, url, args.repeat)
 
     add_bids(req, 2, args.bids - 2)
     t0 = time.perf_counter()
-    run = request_score(request=req)
+    run = request_score(capacity_request=req)
     scored_s = time.perf_counter() - t0
     assert run.status == "done", run.error
     large = measure(client, url, args.repeat)

@@ -121,7 +121,7 @@ def build_data(requests: int, bids_each: int, big: int) -> Fixture:
             BidRevision.objects.create(
                 bid=bid, number=1, submitted_at=timezone.now(), **bid.terms_dict()
             )
-        request_score(request=req)
+        request_score(capacity_request=req)
         return req.pk
 
     ids = [request_with(bids_each) for _ in range(requests)]

@@ -12,7 +12,6 @@ from bids.models import (
     CapacityRequest,
     Invitation,
     Question,
-    SentNotification,
 )
 from core.admin_tools import RecordAdmin
 
@@ -74,12 +73,6 @@ class BidRevisionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
-
-
-@admin.register(SentNotification)
-class SentNotificationAdmin(admin.ModelAdmin):
-    list_display = ["key", "sent_at"]
-    readonly_fields = ["key", "recipients", "sent_at"]
 
 
 @admin.register(Addendum)

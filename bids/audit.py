@@ -42,7 +42,7 @@ def _sealed_for_buyer(org_id: int) -> QuerySet[Any]:
 
 def record_request(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     action: str,
     user: Any,
     before: dict[str, Any] | None = None,
@@ -52,15 +52,15 @@ def record_request(
 ) -> None:
     """A buyer's move on the request; shared unless the request is still a draft."""
     if audience is None:
-        published = request.status != RequestStatus.DRAFT or action == "request.publish"
+        published = capacity_request.status != RequestStatus.DRAFT or action == "request.publish"
         make = shared if published else buyer_only
-        audience = make(buyer_org_id=request.buyer_id)
+        audience = make(buyer_org_id=capacity_request.buyer_id)
     audit_record(
         action=action,
-        obj_key=f"request:{request.pk}",
-        request_id=request.pk,
+        obj_key=f"request:{capacity_request.pk}",
+        request_id=capacity_request.pk,
         user=user,
-        org_id=request.buyer_id,
+        org_id=capacity_request.buyer_id,
         party=Party.BUYER,
         audience=audience,
         before=before,
@@ -95,7 +95,7 @@ def record_bid(
 
 def record_invitee(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     provider_id: int,
     action: str,
     user: Any,
@@ -105,11 +105,11 @@ def record_invitee(
     the buyer's to read, never a rival's (a rival must not learn who asked or acknowledged)."""
     audit_record(
         action=action,
-        obj_key=f"request:{request.pk}",
-        request_id=request.pk,
+        obj_key=f"request:{capacity_request.pk}",
+        request_id=capacity_request.pk,
         user=user,
         org_id=provider_id,
         party=Party.PROVIDER,
-        audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider_id),
+        audience=parties(buyer_org_id=capacity_request.buyer_id, provider_org_id=provider_id),
         after=after,
     )

@@ -90,10 +90,10 @@ def addendum_get(*, request: CapacityRequest, number: int) -> Addendum:
         raise Http404 from None
 
 
-def addenda_unacknowledged(*, request: CapacityRequest, provider_id: int) -> list[int]:
+def addenda_unacknowledged(*, capacity_request: CapacityRequest, provider_id: int) -> list[int]:
     """The numbers of the request's addenda the provider has not acknowledged, in order."""
     return list(
-        Addendum.objects.filter(request=request)
+        Addendum.objects.filter(request=capacity_request)
         .exclude(acknowledgements__provider_id=provider_id)
         .order_by("number")
         .values_list("number", flat=True)
@@ -110,13 +110,15 @@ class AddendumAcks:
     by_provider: list[tuple[str, AddendumAcknowledgement | None]] = field(default_factory=list)
 
 
-def addendum_acks(*, request: CapacityRequest, org: Organization) -> list[AddendumAcks]:
+def addendum_acks(*, capacity_request: CapacityRequest, org: Organization) -> list[AddendumAcks]:
     """Every addendum with who acknowledged it (two queries, whatever the count)."""
-    is_buyer = request.buyer_id == org.pk
-    addenda = list(request.addenda.select_related("question", "published_by").order_by("number"))
-    acks = AddendumAcknowledgement.objects.filter(addendum__request=request).select_related(
-        "provider", "acknowledged_by"
+    is_buyer = capacity_request.buyer_id == org.pk
+    addenda = list(
+        capacity_request.addenda.select_related("question", "published_by").order_by("number")
     )
+    acks = AddendumAcknowledgement.objects.filter(
+        addendum__request=capacity_request
+    ).select_related("provider", "acknowledged_by")
     if not is_buyer:
         acks = acks.filter(provider=org)
     by_key = {(a.addendum_id, a.provider_id): a for a in acks}
@@ -124,7 +126,9 @@ def addendum_acks(*, request: CapacityRequest, org: Organization) -> list[Addend
     if is_buyer:
         invitees = [
             i.provider
-            for i in request.invitations.select_related("provider").order_by("provider__name")
+            for i in capacity_request.invitations.select_related("provider").order_by(
+                "provider__name"
+            )
         ]
     rows = []
     for addendum in addenda:

@@ -165,7 +165,7 @@ class AddendumForm(ConfirmForm):
     # Not required or bounded here: the service words each field's error (see addendum_publish).
     title = forms.CharField(label="Title", required=False)
     text = forms.CharField(label="Text", required=False, widget=forms.Textarea(attrs={"rows": 6}))
-    # A change to the request (issue 20): optional, checked by the service.
+    # A change to the request: optional, checked by the service.
     bid_deadline = forms.DateTimeField(
         label="Extend the bid deadline to",
         required=False,

@@ -163,7 +163,7 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             needs=frozenset({Need.CONFIRM}),
             verb="amended",
         ),
-        # Clarifications (issue 20): an invitee asks, the buyer answers, each invitee
+        # Clarifications: an invitee asks, the buyer answers, each invitee
         # acknowledges every addendum before its next submit.
         Move(
             "ask",
@@ -234,9 +234,9 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
 )
 
 
-def open_for_bidding(request: CapacityRequest) -> str | None:
+def open_for_bidding(capacity_request: CapacityRequest) -> str | None:
     """Why the request takes no new bid now, or None (the rule lives on the model)."""
-    return request.closed_to_new_bids_reason()
+    return capacity_request.closed_to_new_bids_reason()
 
 
 def _open_for_bidding(bid: Bid) -> str | None:
@@ -296,13 +296,17 @@ BID: Lifecycle[Bid] = Lifecycle(
 )
 
 
-def request_actor(request: CapacityRequest, user: User) -> Actor:
-    return actor_for(user=user, parties={"buyer": request.buyer_id})
+def request_actor(capacity_request: CapacityRequest, user: User) -> Actor:
+    return actor_for(user=user, parties={"buyer": capacity_request.buyer_id})
 
 
-def invitee_actor(request: CapacityRequest, user: User, *, provider_id: int | None) -> Actor:
+def invitee_actor(
+    capacity_request: CapacityRequest, user: User, *, provider_id: int | None
+) -> Actor:
     """The user as a member of an invited provider (the acting organisation), or the buyer."""
-    return actor_for(user=user, parties={"buyer": request.buyer_id, "provider": provider_id})
+    return actor_for(
+        user=user, parties={"buyer": capacity_request.buyer_id, "provider": provider_id}
+    )
 
 
 def bid_actor(bid: Bid, user: User) -> Actor:
@@ -312,11 +316,13 @@ def bid_actor(bid: Bid, user: User) -> Actor:
 
 
 def request_move(
-    request: CapacityRequest, name: str, *, user: User, confirmed: bool = False
+    capacity_request: CapacityRequest, name: str, *, user: User, confirmed: bool = False
 ) -> Decision[CapacityRequest]:
     """Raise `MoveRefused` unless `user` may make this move on the request now, confirmed when
     the table says the move needs a confirmation (close, cancel, reopen, final round, addendum)."""
-    return REQUEST.require(request, name, actor=request_actor(request, user), confirmed=confirmed)
+    return REQUEST.require(
+        capacity_request, name, actor=request_actor(capacity_request, user), confirmed=confirmed
+    )
 
 
 def bid_move(bid: Bid, name: str, *, user: User) -> Decision[Bid]:
@@ -325,17 +331,19 @@ def bid_move(bid: Bid, name: str, *, user: User) -> Decision[Bid]:
 
 
 def require_preparing(
-    request: CapacityRequest, *, user: User, what: str, too_late: str | None = None
+    capacity_request: CapacityRequest, *, user: User, what: str, too_late: str | None = None
 ) -> None:
     """The 'prepare' move for a part of the request (its fixture, terms or questionnaire).
 
     `too_late` words the refusal by state for that part; `user` is None only for the product's
     own seeding, which is held to the state rule alone."""
-    decision = REQUEST.decide(request, "prepare", actor=request_actor(request, user))
+    decision = REQUEST.decide(
+        capacity_request, "prepare", actor=request_actor(capacity_request, user)
+    )
     if decision.why == "state":
         raise ServiceError(
             too_late
-            or f"The request is {request.get_status_display().lower()}; its {what} can no "
+            or f"The request is {capacity_request.get_status_display().lower()}; its {what} can no "
             "longer change."
         )
     if user is not None and not decision.allowed:

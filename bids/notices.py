@@ -34,32 +34,38 @@ def _when(value: datetime) -> str:
     return f"{timezone.localtime(value):%d %b %Y at %H:%M %Z}"
 
 
-def _path(request: CapacityRequest) -> str:
-    return reverse("bids:request-detail", args=[request.pk])
+def _path(capacity_request: CapacityRequest) -> str:
+    return reverse("bids:request-detail", args=[capacity_request.pk])
 
 
-def invitation_notify(*, request: CapacityRequest, provider: Organization) -> list[Notice]:
-    if request.status != RequestStatus.OPEN:
+def invitation_notify(*, capacity_request: CapacityRequest, provider: Organization) -> list[Notice]:
+    if capacity_request.status != RequestStatus.OPEN:
         return []  # a draft is invisible to providers: its publish sends the invitations
-    sealed = " Bids are sealed: the buyer sees none before the deadline." if request.sealed else ""
+    sealed = (
+        " Bids are sealed: the buyer sees none before the deadline."
+        if capacity_request.sealed
+        else ""
+    )
     return notify_members(
         event=Event.INVITATION,
         organization=provider,
-        subject=f"{request.buyer.name} invites you to bid on “{request.title}”",
+        subject=f"{capacity_request.buyer.name} invites you to bid on “{capacity_request.title}”",
         body=(
-            f"{request.buyer.name} invites you to bid on “{request.title}”: "
-            f"{request.gpu_count} × {request.gpu_model} ({request.nodes} nodes × "
-            f"{request.gpus_per_node} GPUs), {request.reservation_start:%d %b %Y} to "
-            f"{request.reservation_end:%d %b %Y}. Bids are due by {_when(request.bid_deadline)}."
+            f"{capacity_request.buyer.name} invites you to bid on “{capacity_request.title}”: "
+            f"{capacity_request.gpu_count} × {capacity_request.gpu_model} "
+            f"({capacity_request.nodes} nodes × {capacity_request.gpus_per_node} GPUs), "
+            f"{capacity_request.reservation_start:%d %b %Y} to "
+            f"{capacity_request.reservation_end:%d %b %Y}. "
+            f"Bids are due by {_when(capacity_request.bid_deadline)}."
             f"{sealed}"
         ),
-        path=_path(request),
-        key=f"invitation:{request.pk}:{provider.pk}",
+        path=_path(capacity_request),
+        key=f"invitation:{capacity_request.pk}:{provider.pk}",
     )
 
 
 def _each_invitee(
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     *,
     event: Event,
     subject: str,
@@ -70,10 +76,10 @@ def _each_invitee(
 ) -> None:
     """One notice per invited provider, to its members: a rival never learns who else was
     invited. `bidding`: only those who may bid now (in a final round, the shortlisted)."""
-    invitations = Invitation.objects.filter(request=request).select_related("provider")
-    if bidding and request.in_final_round:
+    invitations = Invitation.objects.filter(request=capacity_request).select_related("provider")
+    if bidding and capacity_request.in_final_round:
         invitations = invitations.filter(
-            provider__bids__request=request, provider__bids__shortlisted=True
+            provider__bids__request=capacity_request, provider__bids__shortlisted=True
         )
     for invitation in invitations:
         notify_members(
@@ -81,31 +87,37 @@ def _each_invitee(
             organization=invitation.provider,
             subject=subject,
             body=body,
-            path=_path(request) + anchor,
+            path=_path(capacity_request) + anchor,
             key=key,
         )
 
 
-def invitations_on_publish(*, request: CapacityRequest) -> None:
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
-        invitation_notify(request=request, provider=invitation.provider)
-
-
-def deadline_change_notify(*, request: CapacityRequest, before: datetime) -> None:
-    # The browser's field drops seconds: re-saving the form is no change to announce.
-    if request.status != RequestStatus.OPEN or abs(request.bid_deadline - before) < timedelta(
-        minutes=1
+def invitations_on_publish(*, capacity_request: CapacityRequest) -> None:
+    for invitation in Invitation.objects.filter(request=capacity_request).select_related(
+        "provider"
     ):
+        invitation_notify(capacity_request=capacity_request, provider=invitation.provider)
+
+
+def deadline_change_notify(*, capacity_request: CapacityRequest, before: datetime) -> None:
+    # The browser's field drops seconds: re-saving the form is no change to announce.
+    if capacity_request.status != RequestStatus.OPEN or abs(
+        capacity_request.bid_deadline - before
+    ) < timedelta(minutes=1):
         return
     _each_invitee(
-        request,
+        capacity_request,
         event=Event.DEADLINE_CHANGED,
-        subject=f"New bid deadline for “{request.title}”: {_when(request.bid_deadline)}",
-        body=(
-            f"{request.buyer.name} moved the bid deadline of “{request.title}” from "
-            f"{_when(before)} to {_when(request.bid_deadline)}."
+        subject=(
+            f"New bid deadline for “{capacity_request.title}”: "
+            f"{_when(capacity_request.bid_deadline)}"
         ),
-        key=f"deadline:{request.pk}:{request.bid_deadline.isoformat()}",
+        body=(
+            f"{capacity_request.buyer.name} moved the bid deadline of "
+            f"“{capacity_request.title}” from "
+            f"{_when(before)} to {_when(capacity_request.bid_deadline)}."
+        ),
+        key=f"deadline:{capacity_request.pk}:{capacity_request.bid_deadline.isoformat()}",
         bidding=True,
     )
 
@@ -146,9 +158,9 @@ def addendum_notify(*, addendum: Addendum) -> None:
     )
 
 
-def _sealed(request: CapacityRequest) -> bool:
+def _sealed(capacity_request: CapacityRequest) -> bool:
     """Sealed bidding: the request's own flag, or a best-and-final round (always sealed)."""
-    return request.sealed or request.in_final_round
+    return capacity_request.sealed or capacity_request.in_final_round
 
 
 def question_asked_notify(*, question: Question) -> list[Notice]:
@@ -211,23 +223,27 @@ def bid_revision_notify(*, revision: BidRevision) -> list[Notice]:
     )
 
 
-def bids_opened_notify(*, request: CapacityRequest) -> list[Notice]:
+def bids_opened_notify(*, capacity_request: CapacityRequest) -> list[Notice]:
     """A sealed request's one notice to its buyer: how many bids arrived, once they open (once
     more when a final round opens: how many shortlisted bids stand)."""
-    if not _sealed(request) or request.bids_hidden_from_buyer:
+    if not _sealed(capacity_request) or capacity_request.bids_hidden_from_buyer:
         return []
-    bids = request.bids.filter(status=BidStatus.SUBMITTED)
-    count = (bids.filter(shortlisted=True) if request.in_final_round else bids).count()
+    bids = capacity_request.bids.filter(status=BidStatus.SUBMITTED)
+    count = (bids.filter(shortlisted=True) if capacity_request.in_final_round else bids).count()
     return notify_members(
         event=Event.BIDS_OPENED,
-        organization=request.buyer,
-        subject=f"Bids opened on “{request.title}”: {count} bid{pluralize(count)} received",
+        organization=capacity_request.buyer,
+        subject=(
+            f"Bids opened on “{capacity_request.title}”: {count} bid{pluralize(count)} received"
+        ),
         body=(
-            f"The sealed bids on “{request.title}” are open: {count} bid{pluralize(count)} "
+            f"The sealed bids on “{capacity_request.title}” are open: "
+            f"{count} bid{pluralize(count)} "
             "received. Compare and award them on the request's page."
         ),
-        path=_path(request),
-        key=f"bids-opened:{request.pk}" + (":final" if request.in_final_round else ""),
+        path=_path(capacity_request),
+        key=f"bids-opened:{capacity_request.pk}"
+        + (":final" if capacity_request.in_final_round else ""),
     )
 
 
@@ -249,65 +265,78 @@ def bids_opened_sweep(*, now: datetime | None = None) -> int:
     notices were written (0 on a second run)."""
     sent = 0
     for request in requests_opened_since(now=now or timezone.now()):
-        sent += len(bids_opened_notify(request=request))
+        sent += len(bids_opened_notify(capacity_request=request))
     return sent
 
 
-def closed_early_notify(*, request: CapacityRequest) -> None:
+def closed_early_notify(*, capacity_request: CapacityRequest) -> None:
     """Every invited provider hears that bidding stopped; a sealed request's buyer hears at once
     how many bids arrived (the bids opened with the close)."""
-    closed = request.closed_at or timezone.now()
-    early = closed < request.bid_deadline
+    closed = capacity_request.closed_at or timezone.now()
+    early = closed < capacity_request.bid_deadline
     _each_invitee(
-        request,
+        capacity_request,
         event=Event.REQUEST_CLOSED,
-        subject=f"Bidding on “{request.title}” closed{' early' if early else ''}",
+        subject=f"Bidding on “{capacity_request.title}” closed{' early' if early else ''}",
         body=(
-            f"{request.buyer.name} closed bidding on “{request.title}” on {_when(closed)}"
-            + (f", before the deadline of {_when(request.bid_deadline)}" if early else "")
+            f"{capacity_request.buyer.name} closed bidding on “{capacity_request.title}” "
+            f"on {_when(closed)}"
+            + (f", before the deadline of {_when(capacity_request.bid_deadline)}" if early else "")
             + ". Bids can no longer be submitted or changed; a draft stays as it was."
         ),
-        key=f"closed:{request.pk}:{closed.isoformat()}",
+        key=f"closed:{capacity_request.pk}:{closed.isoformat()}",
     )
-    bids_opened_notify(request=request)
+    bids_opened_notify(capacity_request=capacity_request)
 
 
-def reopened_notify(*, request: CapacityRequest) -> None:
+def reopened_notify(*, capacity_request: CapacityRequest) -> None:
     """Every invited provider hears the new deadline (a second reopen is a new notice); in a
     final round, the shortlisted alone."""
     _each_invitee(
-        request,
+        capacity_request,
         event=Event.REQUEST_REOPENED,
-        subject=f"Bidding on “{request.title}” reopened until {_when(request.bid_deadline)}",
-        body=(
-            f"{request.buyer.name} reopened bidding on “{request.title}”. Bids are due by "
-            f"{_when(request.bid_deadline)}; you can submit or revise yours until then."
+        subject=(
+            f"Bidding on “{capacity_request.title}” reopened until "
+            f"{_when(capacity_request.bid_deadline)}"
         ),
-        key=f"reopened:{request.pk}:{request.bid_deadline.isoformat()}",
+        body=(
+            f"{capacity_request.buyer.name} reopened bidding on “{capacity_request.title}”. "
+            "Bids are due by "
+            f"{_when(capacity_request.bid_deadline)}; you can submit or revise yours until then."
+        ),
+        key=f"reopened:{capacity_request.pk}:{capacity_request.bid_deadline.isoformat()}",
         bidding=True,
     )
 
 
-def final_round_notify(*, request: CapacityRequest, shortlisted_bid_ids: list[int]) -> None:
+def final_round_notify(
+    *, capacity_request: CapacityRequest, shortlisted_bid_ids: list[int]
+) -> None:
     """One notice per invited provider: shortlisted, with the new deadline, or not (an
     invitee that never bid hears that bidding goes on without it)."""
-    deadline = _when(request.bid_deadline)
+    deadline = _when(capacity_request.bid_deadline)
     shortlisted = set(
-        request.bids.filter(pk__in=shortlisted_bid_ids).values_list("provider_id", flat=True)
+        capacity_request.bids.filter(pk__in=shortlisted_bid_ids).values_list(
+            "provider_id", flat=True
+        )
     )
-    for invitation in Invitation.objects.filter(request=request).select_related("provider"):
+    for invitation in Invitation.objects.filter(request=capacity_request).select_related(
+        "provider"
+    ):
         if invitation.provider_id in shortlisted:
-            subject = f"Shortlisted for the best-and-final round on “{request.title}”"
+            subject = f"Shortlisted for the best-and-final round on “{capacity_request.title}”"
             body = (
-                f"{request.buyer.name} shortlisted your bid on “{request.title}” for a "
+                f"{capacity_request.buyer.name} shortlisted your bid on "
+                f"“{capacity_request.title}” for a "
                 f"best-and-final round. You may revise and submit your final offer until "
                 f"{deadline}; the round is sealed until then. If you do not revise, your last "
                 "submitted revision stands as your final offer."
             )
         else:
-            subject = f"Not shortlisted for the best-and-final round on “{request.title}”"
+            subject = f"Not shortlisted for the best-and-final round on “{capacity_request.title}”"
             body = (
-                f"{request.buyer.name} opened a best-and-final round on “{request.title}” "
+                f"{capacity_request.buyer.name} opened a best-and-final round on "
+                f"“{capacity_request.title}” "
                 "without your organisation: a bid you submitted stays as it was and can no "
                 "longer be revised, and no new bid is taken."
             )
@@ -316,6 +345,6 @@ def final_round_notify(*, request: CapacityRequest, shortlisted_bid_ids: list[in
             organization=invitation.provider,
             subject=subject,
             body=body,
-            path=_path(request),
-            key=f"final-round:{request.pk}:{invitation.provider_id}",
+            path=_path(capacity_request),
+            key=f"final-round:{capacity_request.pk}:{invitation.provider_id}",
         )

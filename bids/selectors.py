@@ -85,8 +85,10 @@ def addendum_list(*, request: CapacityRequest) -> QuerySet[Addendum]:
     return request.addenda.select_related("published_by").order_by("number")
 
 
-def provider_choices(*, request: CapacityRequest) -> QuerySet[Organization]:
-    return Organization.objects.filter(kind=OrgKind.PROVIDER).exclude(invitations__request=request)
+def provider_choices(*, capacity_request: CapacityRequest) -> QuerySet[Organization]:
+    return Organization.objects.filter(kind=OrgKind.PROVIDER).exclude(
+        invitations__request=capacity_request
+    )
 
 
 def bid_list_for_buyer(*, request: CapacityRequest) -> QuerySet[Bid]:
@@ -112,9 +114,9 @@ def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
     }
 
 
-def bid_rows_for_buyer(*, request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
+def bid_rows_for_buyer(*, capacity_request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
     """Each visible bid with its latest submitted revision."""
-    bids = list(bid_list_for_buyer(request=request))
+    bids = list(bid_list_for_buyer(request=capacity_request))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 
@@ -182,22 +184,24 @@ PUBLISHED_LOCK = Lock(
 )
 
 
-def request_locked_fields(*, request: CapacityRequest) -> dict[str, Lock]:
+def request_locked_fields(*, capacity_request: CapacityRequest) -> dict[str, Lock]:
     """Fields that can no longer change, and why: the one rule the form and the service read."""
-    if request.status != RequestStatus.OPEN:
+    if capacity_request.status != RequestStatus.OPEN:
         return {}
     return {"sealed": SEALED_LOCK} | dict.fromkeys(BID_ON_FIELDS, PUBLISHED_LOCK)
 
 
-def shortlist_choices(*, request: CapacityRequest) -> QuerySet[Bid]:
+def shortlist_choices(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
     """The bids a best-and-final round may shortlist: submitted ones the buyer may see."""
-    return bid_list_for_buyer(request=request).filter(status=BidStatus.SUBMITTED)
+    return bid_list_for_buyer(request=capacity_request).filter(status=BidStatus.SUBMITTED)
 
 
-def shortlisted_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
+def shortlisted_bids(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
     """The buyer's own shortlist (it chose it: no seal hides it), by provider name."""
     return (
-        request.bids.filter(shortlisted=True).select_related("provider").order_by("provider__name")
+        capacity_request.bids.filter(shortlisted=True)
+        .select_related("provider")
+        .order_by("provider__name")
     )
 
 

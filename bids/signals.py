@@ -18,8 +18,9 @@ from bids.models import Bid, CapacityRequest
 # (today only {"questionnaire": snapshot}).
 bid_submitting = Signal()
 
-# Sent once a change to what the request's bids are scored on has committed, with `request`:
-# a revision submitted or withdrawn, handoff terms revised, a fixture acknowledged.
+# Sent once a change to what the request's bids are scored on has committed, with
+# `capacity_request`: a revision submitted or withdrawn, handoff terms revised, a fixture
+# acknowledged.
 scoring_inputs_changed = Signal()
 
 
@@ -31,7 +32,9 @@ def frozen_parts(*, bid: Bid) -> dict[str, Any]:
     return parts
 
 
-def scoring_inputs_changed_on_commit(*, request: CapacityRequest) -> None:
+def scoring_inputs_changed_on_commit(*, capacity_request: CapacityRequest) -> None:
     transaction.on_commit(
-        lambda: scoring_inputs_changed.send(sender=CapacityRequest, request=request)
+        lambda: scoring_inputs_changed.send(
+            sender=CapacityRequest, capacity_request=capacity_request
+        )
     )

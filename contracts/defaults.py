@@ -71,7 +71,7 @@ STANDARD: dict[str, Any] = {
         "fixture before it is handed back."
     ),
     "own_hardware": "Hardware the buyer brings (its own storage or network gear) is excluded.",
-    # Availability and credits (issue 18). Tiers in the style of public cloud compute SLAs
+    # Availability and credits. Tiers in the style of public cloud compute SLAs
     # (monthly uptime below 99.9 / 99 / 95 % earns 10 / 25 / 100 % of the month's fees); the
     # reasoning and sources are in docs/availability.md.
     "sla_credit_tiers": [

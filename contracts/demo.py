@@ -10,14 +10,14 @@ from contracts.services import terms_create, terms_update
 
 
 @transaction.atomic
-def seed_terms_demo(request: CapacityRequest) -> HandoffTerms:
+def seed_terms_demo(capacity_request: CapacityRequest) -> HandoffTerms:
     """Default 24 × 7 terms with the buyer's owner named; running it again changes nothing."""
-    existing = HandoffTerms.objects.filter(request=request).first()
+    existing = HandoffTerms.objects.filter(request=capacity_request).first()
     if existing is not None:
         return existing
-    user = request.created_by
+    user = capacity_request.created_by
     assert user is not None, "the demo request has an author"
-    terms = terms_create(request=request, user=user, template="training-24x7")
+    terms = terms_create(request=capacity_request, user=user, template="training-24x7")
     return terms_update(
         terms=terms,
         user=user,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from bids.models import CapacityRequest
+from bids.request_facts import AgreedTerms
 from contracts.defaults import SEVERITIES
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from engine.formatting import duration
@@ -12,6 +13,12 @@ from engine.formatting import duration
 
 def terms_for_request(*, request: CapacityRequest) -> HandoffTerms | None:
     return HandoffTerms.objects.filter(request=request).select_related("updated_by").first()
+
+
+def agreed_terms_of(capacity_request: CapacityRequest) -> AgreedTerms | None:
+    """The terms as values for readers beside this app (the questionnaire's targets)."""
+    terms = HandoffTerms.objects.filter(request=capacity_request).first()
+    return AgreedTerms(values=terms.snapshot(), version=terms.version) if terms else None
 
 
 def terms_revision_list(*, terms: HandoffTerms) -> QuerySet[HandoffTermsRevision]:

@@ -40,7 +40,3 @@ WINDOW: Lifecycle[MaintenanceWindow] = Lifecycle(
 
 def announce_decision(reservation: Reservation, *, user: Any) -> Decision[Reservation]:
     return ANNOUNCING.decide(reservation, "announce", actor=reservation_actor(reservation, user))
-
-
-def agree_decision(window: MaintenanceWindow, *, user: Any) -> Decision[MaintenanceWindow]:
-    return WINDOW.decide(window, "agree", actor=reservation_actor(window.reservation, user))

@@ -10,7 +10,6 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -35,8 +34,6 @@ from incidents.selectors import (
     terms_for,
 )
 
-WINDOW_PAGE = 20
-
 
 @dataclass
 class Delivery:
@@ -55,10 +52,6 @@ def maintenance_list(*, reservation: Reservation) -> QuerySet[MaintenanceWindow]
     return MaintenanceWindow.objects.filter(reservation=reservation).select_related(
         "announced_by", "agreed_by", "reservation__request__buyer", "reservation__bid__provider"
     )
-
-
-def maintenance_page(*, reservation: Reservation, page: Any = None) -> Page[MaintenanceWindow]:
-    return Paginator(maintenance_list(reservation=reservation), WINDOW_PAGE).get_page(page)
 
 
 def maintenance_get(*, reservation: Reservation, pk: int) -> MaintenanceWindow:

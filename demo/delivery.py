@@ -93,7 +93,7 @@ def seed_delivery_demo() -> Reservation | None:
                            provider_owner_name="Aurora NOC duty manager",
                            provider_owner_contact="noc@aurora-gpu-cloud.example")  # fmt: skip
     services.request_close(request=req, user=alice, confirmed=True)
-    reservation = request_award(request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
+    reservation = request_award(capacity_request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
     _accepted_in_the_past(reservation, alice, first_day, last_day)
     _history(reservation, alice, arun, first_day)
     return reservation

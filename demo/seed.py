@@ -21,6 +21,7 @@ from engine.scoring import demo as scoring_demo
 from evaluation.services import scoring_queue
 from orgs.choices import MemberRole, OrgKind
 from orgs.models import Membership, Organization
+from questionnaire.demo import seed_questionnaire_demo
 
 DEMO_PASSWORD = "clusterbid-demo"
 REQUEST_TITLE = "16 × H200, two 8-GPU servers"
@@ -216,8 +217,6 @@ def seed_demo() -> list[DemoLogin]:
     assert req.status == RequestStatus.OPEN
     # The other apps' demo data: questionnaire answers (new revisions), then the fixture and
     # handoff terms with the providers' acknowledgements.
-    from questionnaire.demo import seed_questionnaire_demo
-
     seed_questionnaire_demo(req)
     seed_fixture_demo(req)
     _seed_clarifications(req, alice, providers)

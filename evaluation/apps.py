@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from core import panels
+
 
 class EvaluationConfig(AppConfig):
     name = "evaluation"
@@ -14,3 +16,6 @@ class EvaluationConfig(AppConfig):
         from evaluation.jobs import scoring_runs_reap
 
         register_reaper("scoring runs", scoring_runs_reap)
+
+        panels.register("bids.request_detail", "evaluation/_award_panel.html", order=10)
+        panels.register("bids.request_bid_actions", "evaluation/_request_bid_actions.html")

@@ -127,11 +127,11 @@ def award_notify(*, reservation: Reservation, rows: list[AwardRow]) -> list[Noti
 
 
 def award_view_chosen(
-    *, request: CapacityRequest, rows: list[AwardRow], choice: str
+    *, capacity_request: CapacityRequest, rows: list[AwardRow], choice: str
 ) -> ViewRanking:
     """The ranking the buyer says the award follows: the request's weights, the team's
     consensus or one evaluator's view (`evaluation.team`)."""
-    team = team_evaluation(request=request, bids=scored_from_award_rows(rows))
+    team = team_evaluation(request=capacity_request, bids=scored_from_award_rows(rows))
     chosen = team.view(choice or REQUEST_CHOICE)
     if chosen is None:
         offered = ", ".join(f"{v.choice} ({v.label})" for v in team.views)
@@ -157,19 +157,19 @@ def award_with_debrief(
     The rows are read before the award: they are the submitted bids it decides between, scored
     as the buyer saw them when awarding. `view` names the ranking the award follows: the
     request's weights (the current scores), the consensus, or `evaluator:<user id>`."""
-    rows = award_rows(request=request)
-    chosen = award_view_chosen(request=request, rows=rows, choice=view)
+    rows = award_rows(capacity_request=request)
+    chosen = award_view_chosen(capacity_request=request, rows=rows, choice=view)
     if chosen.kind == AwardView.REQUEST:
-        required = award_needs_justification(request=request, bid=bid)
+        required = award_needs_justification(capacity_request=request, bid=bid)
     else:
         required = chosen.rank_of(str(bid.pk)) != 1
     reservation = request_award(
-        request=request,
+        capacity_request=request,
         bid=bid,
         user=user,
         justification=justification,
         justification_required=required,
     )
-    award_basis_record(request=request, bid=bid, user=user, ranking=chosen)
+    award_basis_record(capacity_request=request, bid=bid, user=user, ranking=chosen)
     award_notify(reservation=reservation, rows=rows)
     return reservation

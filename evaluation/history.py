@@ -25,11 +25,11 @@ from incidents.models import Incident
 HOUR = 3600.0
 
 
-def history_as_of(request: CapacityRequest) -> datetime:
+def history_as_of(capacity_request: CapacityRequest) -> datetime:
     """The moment the record is read at: the close of bidding once closed, so the scores a
     buyer awards on stay put; else the start of today (UTC), so they move at most daily."""
-    if request.closed_at is not None:
-        return request.closed_at
+    if capacity_request.closed_at is not None:
+        return capacity_request.closed_at
     return datetime.combine(timezone.now().astimezone(UTC).date(), time.min, tzinfo=UTC)
 
 

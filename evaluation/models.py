@@ -13,6 +13,7 @@ from django.db import models
 
 from bids.models.bids import Bid, BidRevision
 from bids.models.requests import CapacityRequest
+from engine.scoring import CRITERIA
 
 
 class ScoringStatus(models.TextChoices):
@@ -46,7 +47,7 @@ class ScoringRun(models.Model):
     result = models.JSONField(null=True, blank=True)
 
     class Meta:
-        db_table = "bids_scoringrun"  # moved from bids/: the table keeps its name
+        db_table = "bids_scoringrun"  # the table and its rows stay put (core/model_moves.py)
         constraints = [
             models.UniqueConstraint(
                 fields=["request", "fingerprint"], name="one_scoring_run_per_input"
@@ -60,8 +61,6 @@ class ScoringRun(models.Model):
     @property
     def weights_in_order(self) -> list[float]:
         """The weights in criterion order (a JSON column need not keep key order: jsonb sorts)."""
-        from engine.scoring import CRITERIA
-
         return [float(self.weights.get(name, 0)) for name in CRITERIA]
 
     @property
@@ -95,7 +94,7 @@ class BidScore(models.Model):
     win_share = models.FloatField(null=True, blank=True)
 
     class Meta:
-        db_table = "bids_bidscore"  # moved from bids/: the table keeps its name
+        db_table = "bids_bidscore"  # the table and its rows stay put (core/model_moves.py)
         constraints = [
             models.UniqueConstraint(fields=["run", "revision"], name="one_score_per_run_revision")
         ]

@@ -8,5 +8,7 @@ from bids.models import CapacityRequest
 from evaluation.services import scoring_queue
 
 
-def rescore(sender: type[CapacityRequest], *, request: CapacityRequest, **kwargs: Any) -> None:
-    scoring_queue(request=request)
+def rescore(
+    sender: type[CapacityRequest], *, capacity_request: CapacityRequest, **kwargs: Any
+) -> None:
+    scoring_queue(request=capacity_request)

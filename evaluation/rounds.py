@@ -57,12 +57,14 @@ class RoundComparison:
     rows: list[RoundRow]
 
 
-def _figures(request: CapacityRequest, revisions: Sequence[BidRevision]) -> dict[int, RoundFigures]:
+def _figures(
+    capacity_request: CapacityRequest, revisions: Sequence[BidRevision]
+) -> dict[int, RoundFigures]:
     """Score one round's revisions together, keyed by bid id."""
     if not revisions:
         return {}
-    profile, offers, _ = scoring_inputs(request=request, revisions=revisions)
-    result = score_bids(profile, offers, weights_of(request), draws=0)
+    profile, offers, _ = scoring_inputs(capacity_request=capacity_request, revisions=revisions)
+    result = score_bids(profile, offers, weights_of(capacity_request), draws=0)
     by_label = {bid_label(r): r for r in revisions}
     out = {}
     for scored in result.bids:

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from acceptance.selectors.fixtures import acknowledgements_for_bids
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 from engine.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
 from evaluation.history import history_as_of, history_fingerprint, provider_histories
+from questionnaire.selectors import target_clock_minutes
+from questionnaire.snapshot import scoring_answers
 
 NOT_ACKNOWLEDGED = "not_acknowledged"
 Ack = tuple[str, int]
@@ -29,33 +32,33 @@ def bid_label(revision: BidRevision) -> str:
 
 
 def request_profile(
-    request: CapacityRequest, *, targets: Mapping[str, Mapping[str, float]] | None = None
+    capacity_request: CapacityRequest, *, targets: Mapping[str, Mapping[str, float]] | None = None
 ) -> RequestProfile:
     """`targets`: the buyer's clocks in minutes, {"response": {"S1": 30, ...}, "restore": {...}}."""
     targets = targets or {}
     return RequestProfile(
-        gpu_model=request.gpu_model,
-        gpu_count=request.gpu_count,
-        nodes=request.nodes,
-        gpus_per_node=request.gpus_per_node,
-        nvlink_domain_size=request.nvlink_domain_size,
-        fabric=request.fabric,
-        per_gpu_bandwidth_gbps=request.per_gpu_bandwidth_gbps,
-        max_leaf_switches=request.max_leaf_switches,
-        single_fabric_domain=request.single_fabric_domain,
-        isolation_class=request.isolation_class,
-        scheduler=request.scheduler,
-        acceptable_regions=tuple(request.acceptable_regions),
-        reservation_start=request.reservation_start,
-        reservation_end=request.reservation_end,
-        checkpoint_write_seconds=float(request.checkpoint_write_seconds),
-        restart_seconds=float(request.restart_seconds),
-        run_length_hours=float(request.run_length_hours),
+        gpu_model=capacity_request.gpu_model,
+        gpu_count=capacity_request.gpu_count,
+        nodes=capacity_request.nodes,
+        gpus_per_node=capacity_request.gpus_per_node,
+        nvlink_domain_size=capacity_request.nvlink_domain_size,
+        fabric=capacity_request.fabric,
+        per_gpu_bandwidth_gbps=capacity_request.per_gpu_bandwidth_gbps,
+        max_leaf_switches=capacity_request.max_leaf_switches,
+        single_fabric_domain=capacity_request.single_fabric_domain,
+        isolation_class=capacity_request.isolation_class,
+        scheduler=capacity_request.scheduler,
+        acceptable_regions=tuple(capacity_request.acceptable_regions),
+        reservation_start=capacity_request.reservation_start,
+        reservation_end=capacity_request.reservation_end,
+        checkpoint_write_seconds=float(capacity_request.checkpoint_write_seconds),
+        restart_seconds=float(capacity_request.restart_seconds),
+        run_length_hours=float(capacity_request.run_length_hours),
         target_response_minutes=dict(targets.get("response") or {}) or None,
         target_restore_minutes=dict(targets.get("restore") or {}) or None,
         checkpoint_interval_seconds=(
-            request.checkpoint_interval_minutes * 60.0
-            if request.checkpoint_interval_minutes is not None
+            capacity_request.checkpoint_interval_minutes * 60.0
+            if capacity_request.checkpoint_interval_minutes is not None
             else None
         ),
     )
@@ -67,8 +70,6 @@ def bid_offer(
     ack: Ack = (NOT_ACKNOWLEDGED, 0),
     history: ProviderHistory | None = None,
 ) -> BidOffer:
-    from questionnaire.snapshot import scoring_answers
-
     answers = scoring_answers(revision.questionnaire)
     mtbf = revision.declared_node_mtbf_hours
     return BidOffer(
@@ -134,26 +135,25 @@ class ScoringContext:
         }
 
 
-def scoring_context(*, request: CapacityRequest, bids: Sequence[tuple[int, int]]) -> ScoringContext:
+def scoring_context(
+    *, capacity_request: CapacityRequest, bids: Sequence[tuple[int, int]]
+) -> ScoringContext:
     """`bids`: (bid id, provider id) pairs. A constant number of queries for any bid count."""
-    from acceptance.selectors.fixtures import acknowledgements_for_bids
-    from questionnaire.selectors import target_clock_minutes
-
     return ScoringContext(
-        target_clock_minutes(request=request),
+        target_clock_minutes(capacity_request=capacity_request),
         acknowledgements_for_bids([bid_id for bid_id, _ in bids]),
         provider_histories(
-            provider_ids=[provider for _, provider in bids], as_of=history_as_of(request)
+            provider_ids=[provider for _, provider in bids], as_of=history_as_of(capacity_request)
         ),
     )
 
 
 def scoring_inputs(
-    *, request: CapacityRequest, revisions: Sequence[BidRevision]
+    *, capacity_request: CapacityRequest, revisions: Sequence[BidRevision]
 ) -> tuple[RequestProfile, list[BidOffer], dict[str, Any]]:
     """The profile, the offers and what else the fingerprint must cover."""
     context = scoring_context(
-        request=request, bids=[(r.bid_id, r.bid.provider_id) for r in revisions]
+        capacity_request=capacity_request, bids=[(r.bid_id, r.bid.provider_id) for r in revisions]
     )
     offers = [
         bid_offer(
@@ -163,11 +163,11 @@ def scoring_inputs(
         )
         for r in revisions
     ]
-    return request_profile(request, targets=context.targets), offers, context.fingerprint()
+    return request_profile(capacity_request, targets=context.targets), offers, context.fingerprint()
 
 
-def weights_of(request: CapacityRequest) -> Weights:
-    return Weights.from_dict(request.weights or {})
+def weights_of(capacity_request: CapacityRequest) -> Weights:
+    return Weights.from_dict(capacity_request.weights or {})
 
 
 def weights_hash(weights: Weights) -> str:
@@ -179,7 +179,7 @@ _PROFILE_FIELDS = (*ALLOCATION_FIELDS, *TERM_FIELDS, *WORKLOAD_FIELDS)
 
 def inputs_fingerprint(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     revision_ids: Iterable[int],
     weights: Mapping[str, Any],
     extra: Mapping[str, Any] | None = None,
@@ -188,7 +188,7 @@ def inputs_fingerprint(
     return _sha256(
         {
             "model": MODEL_VERSION,
-            "request": {name: getattr(request, name) for name in _PROFILE_FIELDS},
+            "request": {name: getattr(capacity_request, name) for name in _PROFILE_FIELDS},
             "revisions": sorted(revision_ids),
             "weights": dict(weights),
             "extra": dict(extra or {}),

@@ -41,21 +41,21 @@ class AwardRow:
         return self.score is not None and (not self.score.qualified or self.score.rank != 1)
 
 
-def current_scores(*, request: CapacityRequest) -> dict[int, BidScore]:
+def current_scores(*, capacity_request: CapacityRequest) -> dict[int, BidScore]:
     """The current run's scores by revision id; empty when the run is missing, pending, failed
     or for other inputs (a constant number of queries)."""
-    state, run = comparison_state(request=request)
+    state, run = comparison_state(request=capacity_request)
     if state != CURRENT or run is None:
         return {}
     return {s.revision_id: s for s in BidScore.objects.filter(run=run).defer("cost", "curve")}
 
 
-def award_rows(*, request: CapacityRequest) -> list[AwardRow]:
+def award_rows(*, capacity_request: CapacityRequest) -> list[AwardRow]:
     """What the buyer awards between: each bid's submitted revision (never the working copy,
     which may hold unsubmitted edits) with its current score, best ranked first."""
-    bids = list(burnin.awardable_bids(request=request))
+    bids = list(burnin.awardable_bids(capacity_request=capacity_request))
     revisions = bid_selectors.latest_revisions(bids)
-    scores = current_scores(request=request)
+    scores = current_scores(capacity_request=capacity_request)
     rows = [
         AwardRow(bid, revisions[bid.pk], scores.get(revisions[bid.pk].pk))
         for bid in bids
@@ -65,9 +65,9 @@ def award_rows(*, request: CapacityRequest) -> list[AwardRow]:
     return sorted(rows, key=lambda r: (r.score is None, r.score.position if r.score else 0))
 
 
-def award_needs_justification(*, request: CapacityRequest, bid: Bid) -> bool:
+def award_needs_justification(*, capacity_request: CapacityRequest, bid: Bid) -> bool:
     revision = bid_selectors.latest_revisions([bid]).get(bid.pk)
     if revision is None:
         return False  # not a submitted bid: the award service refuses it with its own reason
-    score = current_scores(request=request).get(revision.pk)
+    score = current_scores(capacity_request=capacity_request).get(revision.pk)
     return AwardRow(bid, revision, score).needs_justification

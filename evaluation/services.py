@@ -43,26 +43,30 @@ SCORED_BID_STATUSES = (BidStatus.SUBMITTED, BidStatus.AWARDED, BidStatus.LOST)
 CURVE_POINTS = 40
 
 
-def scoring_revisions(*, request: CapacityRequest) -> QuerySet[BidRevision]:
+def scoring_revisions(*, capacity_request: CapacityRequest) -> QuerySet[BidRevision]:
     """The latest revision of every submitted bid, with what the adapters read, in one query.
 
     After a best-and-final round opened, only the shortlisted bids compete: each one's final
     revision, or its round-1 revision where it did not revise."""
     revisions = BidRevision.objects.filter(
-        bid__request=request,
+        bid__request=capacity_request,
         bid__status__in=SCORED_BID_STATUSES,
         number=F("bid__latest_revision_number"),
     )
-    if request.in_final_round:
+    if capacity_request.in_final_round:
         revisions = revisions.filter(bid__shortlisted=True)
     return revisions.select_related("bid__request", "bid__provider").order_by("bid_id")
 
 
 def scoring_fingerprint(*, request: CapacityRequest) -> str:
-    rows = list(scoring_revisions(request=request).values_list("pk", "bid_id", "bid__provider_id"))
-    context = scoring_context(request=request, bids=[(bid, provider) for _, bid, provider in rows])
+    rows = list(
+        scoring_revisions(capacity_request=request).values_list("pk", "bid_id", "bid__provider_id")
+    )
+    context = scoring_context(
+        capacity_request=request, bids=[(bid, provider) for _, bid, provider in rows]
+    )
     return inputs_fingerprint(
-        request=request,
+        capacity_request=request,
         revision_ids=[pk for pk, _, _ in rows],
         weights=weights_of(request).to_dict(),
         extra=context.fingerprint(),
@@ -95,22 +99,24 @@ def scoring_queue(*, request: CapacityRequest) -> ScoringRun:
     return run
 
 
-def request_score(*, request: CapacityRequest) -> ScoringRun:
+def request_score(*, capacity_request: CapacityRequest) -> ScoringRun:
     """Score the latest revision of every submitted bid under the request's weights."""
-    revisions = list(scoring_revisions(request=request))
-    weights = weights_of(request)
+    revisions = list(scoring_revisions(capacity_request=capacity_request))
+    weights = weights_of(capacity_request)
     try:
-        profile, offers, extra = scoring_inputs(request=request, revisions=revisions)
+        profile, offers, extra = scoring_inputs(
+            capacity_request=capacity_request, revisions=revisions
+        )
     except Exception as exc:  # a revision the cost model cannot read: say so, never hang
-        return _fail_queued_run(request=request, exc=exc)
+        return _fail_queued_run(capacity_request=capacity_request, exc=exc)
     fingerprint = inputs_fingerprint(
-        request=request,
+        capacity_request=capacity_request,
         revision_ids=[r.pk for r in revisions],
         weights=weights.to_dict(),
         extra=extra,
     )
     with transaction.atomic():
-        run = _run_for(request, fingerprint, weights)
+        run = _run_for(capacity_request, fingerprint, weights)
         if run.status == ScoringStatus.DONE:
             _make_current(run)
             return run
@@ -133,25 +139,29 @@ def request_score(*, request: CapacityRequest) -> ScoringRun:
             )
             _make_current(run)
     except Exception as exc:  # any failure, storing included, must reach the page with its reason
-        logger.exception("Scoring request %s failed", request.pk)
+        logger.exception("Scoring request %s failed", capacity_request.pk)
         _mark_failed(run, exc)
     return run
 
 
-def _fail_queued_run(*, request: CapacityRequest, exc: Exception) -> ScoringRun:
+def _fail_queued_run(*, capacity_request: CapacityRequest, exc: Exception) -> ScoringRun:
     """Mark the run the page is waiting on as failed, with the reason (retrying re-queues it)."""
-    logger.exception("Scoring inputs of request %s are unreadable", request.pk)
+    logger.exception("Scoring inputs of request %s are unreadable", capacity_request.pk)
     with transaction.atomic():
-        run = _run_for(request, scoring_fingerprint(request=request), weights_of(request))
+        run = _run_for(
+            capacity_request,
+            scoring_fingerprint(request=capacity_request),
+            weights_of(capacity_request),
+        )
         _mark_failed(run, exc)
         _make_current(run)
     return run
 
 
-def _run_for(request: CapacityRequest, fingerprint: str, weights: Weights) -> ScoringRun:
+def _run_for(capacity_request: CapacityRequest, fingerprint: str, weights: Weights) -> ScoringRun:
     """The one run for these inputs, locked (callers hold a transaction)."""
     run, _ = ScoringRun.objects.select_for_update().get_or_create(
-        request=request,
+        request=capacity_request,
         fingerprint=fingerprint,
         defaults={"weights": weights.to_dict(), "weights_hash": weights_hash(weights)},
     )

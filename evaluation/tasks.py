@@ -15,5 +15,5 @@ from evaluation.services import request_score
 )
 def score_request(request_id: int) -> str:
     request = CapacityRequest.objects.get(pk=request_id)
-    run = request_score(request=request)
+    run = request_score(capacity_request=request)
     return f"run {run.pk}: {run.status}"

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from core import panels
+
 
 class IncidentsConfig(AppConfig):
     name = "incidents"
@@ -10,3 +12,7 @@ class IncidentsConfig(AppConfig):
         from incidents.jobs import failed_runs_reap
 
         register_reaper("failed-run analyses", failed_runs_reap)
+
+        panels.register(
+            "acceptance.reservation_detail", "incidents/_reservation_panel.html", order=10
+        )

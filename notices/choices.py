@@ -6,7 +6,7 @@ from django.db import models
 class Event(models.TextChoices):
     INVITATION = "invitation", "Invitation to bid"
     DEADLINE_CHANGED = "deadline_changed", "Bid deadline changed"
-    # Sent by bids' addendum_publish; issue 20's clarification answers can send with it too.
+    # Sent by bids' addendum_publish, also when the addendum answers a clarification question.
     ADDENDUM = "addendum", "Addendum to a request"
     QUESTION_ASKED = "question_asked", "Question from an invited provider"
     QUESTION_ANSWERED = "question_answered", "Answer to a question"

@@ -12,7 +12,7 @@ class Organization(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "bids_organization"  # moved from bids/: the table keeps its name
+        db_table = "bids_organization"  # the table and its rows stay put (core/model_moves.py)
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -38,7 +38,7 @@ class Membership(models.Model):
     created_at = models.DateTimeField("member since", default=timezone.now)
 
     class Meta:
-        db_table = "bids_membership"  # moved from bids/: the table keeps its name
+        db_table = "bids_membership"  # the table and its rows stay put (core/model_moves.py)
         constraints = [
             models.UniqueConstraint(fields=["user", "organization"], name="one_membership_per_org")
         ]

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from core import panels
+
 
 class QuestionnaireConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
@@ -11,3 +13,6 @@ class QuestionnaireConfig(AppConfig):
         from questionnaire.receivers import freeze_answers
 
         bid_submitting.connect(freeze_answers, dispatch_uid="questionnaire.freeze_answers")
+
+        panels.register("bids.request_detail", "questionnaire/_request_panel.html", order=30)
+        panels.register("bids.bid_detail", "questionnaire/_bid_panel.html", order=20)

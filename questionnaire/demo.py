@@ -133,14 +133,16 @@ def demo_answers(profile: dict[str, Any], bid: Bid) -> dict[str, Any]:
 
 
 @transaction.atomic
-def seed_questionnaire_demo(request: CapacityRequest) -> None:
+def seed_questionnaire_demo(capacity_request: CapacityRequest) -> None:
     """Attach the default set and answer it for the demo providers. Running it again is a no-op."""
-    buyer_user = request.created_by
-    qs = question_set_attach_default(request=request, user=buyer_user)
+    buyer_user = capacity_request.created_by
+    qs = question_set_attach_default(request=capacity_request, user=buyer_user)
     if not qs.required_transport:
         qs.required_transport = "IB"
         qs.save(update_fields=["required_transport"])
-    bids = Bid.objects.filter(request=request).select_related("provider", "created_by", "request")
+    bids = Bid.objects.filter(request=capacity_request).select_related(
+        "provider", "created_by", "request"
+    )
     for bid in bids:
         profile_name = PROFILE_BY_ORG.get(bid.provider.name)
         if profile_name is None or BidQuestionnaire.objects.filter(bid=bid).exists():

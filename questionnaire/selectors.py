@@ -7,10 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.apps import apps
-from django.core.exceptions import FieldError
 from django.db.models import QuerySet
 
+from bids import request_facts
 from bids import selectors as bid_selectors
 from bids.models import Bid, BidRevision, CapacityRequest
 from questionnaire.answer_types import QuestionSpec, format_answer
@@ -50,28 +49,26 @@ def targets_of(question_set: QuestionSet | None) -> dict[str, dict[str, Any]]:
 
 def targets_for(*, request: CapacityRequest, question_set: QuestionSet | None) -> dict[str, Any]:
     """Target clocks: the request's handoff terms when they exist, else the buyer's entries."""
-    try:
-        model = apps.get_model("contracts", "HandoffTerms")
-    except LookupError:
-        model = None
-    terms = model.objects.filter(request=request).first() if model is not None else None
+    terms = request_facts.agreed_terms(request)
     if terms is None:
         return {**targets_of(question_set), "source": "questionnaire targets"}
     clocks = {
         clock: {
-            sev: getattr(terms, f"{sev.lower()}_{clock}_minutes", None)
+            sev: terms.values.get(f"{sev.lower()}_{clock}_minutes")
             for sev in ("S1", "S2", "S3")
-            if getattr(terms, f"{sev.lower()}_{clock}_minutes", None)
+            if terms.values.get(f"{sev.lower()}_{clock}_minutes")
         }
         for clock in ("response", "restore")
     }
-    return {**clocks, "source": f"handoff terms v{getattr(terms, 'version', '?')}"}
+    return {**clocks, "source": f"handoff terms v{terms.version}"}
 
 
-def target_clock_minutes(*, request: CapacityRequest) -> dict[str, dict[str, float]] | None:
+def target_clock_minutes(
+    *, capacity_request: CapacityRequest
+) -> dict[str, dict[str, float]] | None:
     """For scoring's target_response_minutes and target_restore_minutes, by clock."""
-    qs = current_question_set(request=request)
-    targets = targets_for(request=request, question_set=qs)
+    qs = current_question_set(request=capacity_request)
+    targets = targets_for(request=capacity_request, question_set=qs)
     out = {
         clock: {sev: float(v) for sev, v in (targets.get(clock) or {}).items() if v}
         for clock in ("response", "restore")
@@ -79,31 +76,13 @@ def target_clock_minutes(*, request: CapacityRequest) -> dict[str, dict[str, flo
     return {clock: sevs for clock, sevs in out.items() if sevs} or None
 
 
-def _fixture_transport(request: CapacityRequest) -> tuple[str, str] | None:
-    """The transport named by the request's newest acceptance fixture version, if any."""
-    try:
-        model = apps.get_model("acceptance", "FixtureVersion")
-    except LookupError:
-        return None
-    try:
-        version = model.objects.filter(fixture__request=request).order_by("-number").first()
-    except FieldError:
-        return None
-    spec = getattr(version, "spec", None)
-    runtime = spec.get("runtime") if isinstance(spec, dict) else None
-    transport = runtime.get("transport") if isinstance(runtime, dict) else None
-    if not transport:
-        return None
-    return str(transport), f"acceptance fixture v{getattr(version, 'number', '?')}"
-
-
 def required_transport(
     *, request: CapacityRequest, question_set: QuestionSet | None
 ) -> tuple[str, str]:
     """(transport, where it comes from): the fixture wins over the buyer's entry."""
-    from_fixture = _fixture_transport(request)
-    if from_fixture:
-        return from_fixture
+    fixture = request_facts.fixture_transport(request)
+    if fixture is not None:
+        return fixture.transport, f"acceptance fixture v{fixture.version}"
     if question_set is not None and question_set.required_transport:
         return question_set.required_transport, "buyer's questionnaire"
     return "", ""
@@ -164,15 +143,9 @@ def draft_state(*, bid: Bid) -> DraftState:
 
 
 def agreed_terms(*, request: CapacityRequest) -> dict[str, Any] | None:
-    """The request's handoff terms as values (the maintenance notice they agree), if any.
-
-    Read by name, as targets_for does: contracts sits beside this app, not below it."""
-    try:
-        model = apps.get_model("contracts", "HandoffTerms")
-    except LookupError:
-        return None
-    terms = model.objects.filter(request=request).first()
-    return terms.snapshot() if terms is not None else None
+    """The request's handoff terms as values (the maintenance notice they agree), if any."""
+    terms = request_facts.agreed_terms(request)
+    return terms.values if terms is not None else None
 
 
 def revision_conflicts(*, revision: BidRevision, agreed: dict[str, Any] | None) -> list[Conflict]:
@@ -220,11 +193,11 @@ class AnswersMatrix:
     asked: bool = True  # False: the request has no questionnaire, so bids answered nothing
 
 
-def answers_matrix(*, request: CapacityRequest) -> AnswersMatrix:
+def answers_matrix(*, capacity_request: CapacityRequest) -> AnswersMatrix:
     """Every visible bid's latest frozen answers side by side (sealing and drafts respected)."""
-    qs = current_question_set(request=request)
-    targets = targets_for(request=request, question_set=qs)
-    bids = list(bid_selectors.bid_list_for_buyer(request=request))
+    qs = current_question_set(request=capacity_request)
+    targets = targets_for(request=capacity_request, question_set=qs)
+    bids = list(bid_selectors.bid_list_for_buyer(request=capacity_request))
     revisions = bid_selectors.latest_revisions(bids)
     columns = [(b, revisions[b.pk]) for b in bids if b.pk in revisions]
     snapshots = [rev.questionnaire or {} for _, rev in columns]

@@ -189,7 +189,7 @@ def answers_matrix(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "questionnaire/matrix.html",
-        {"req": req, "matrix": selectors.answers_matrix(request=req)},
+        {"req": req, "matrix": selectors.answers_matrix(capacity_request=req)},
     )
 
 
@@ -286,9 +286,11 @@ def _apply_set_edit(request: HttpRequest, req: Any, add_form: AddQuestionForm) -
     if action == "add":
         if not add_form.is_valid():
             return None
-        return services.question_add(request=req, user=user, data=add_form.cleaned_data)
+        return services.question_add(capacity_request=req, user=user, data=add_form.cleaned_data)
     if action == "remove":
-        return services.question_remove(request=req, user=user, key=request.POST.get("key", ""))
+        return services.question_remove(
+            capacity_request=req, user=user, key=request.POST.get("key", "")
+        )
     keys = request.POST.getlist("keys")
     flags = {
         k: {
@@ -299,7 +301,7 @@ def _apply_set_edit(request: HttpRequest, req: Any, add_form: AddQuestionForm) -
         for k in keys
     }
     return services.question_set_update(
-        request=req,
+        capacity_request=req,
         user=user,
         flags=flags,
         target_response={s: request.POST.get(f"target_response_{s}") for s in SEVERITIES},

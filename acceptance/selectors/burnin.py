@@ -99,23 +99,25 @@ def is_buyer_of(reservation: Reservation, org: Organization | None) -> bool:
 
 
 def reservation_for_request(
-    *, request: CapacityRequest, org: Organization | None
+    *, capacity_request: CapacityRequest, org: Organization | None
 ) -> Reservation | None:
     if org is None:
         return None
     return (
-        Reservation.objects.filter(request=request)
+        Reservation.objects.filter(request=capacity_request)
         .filter(_party("", [org.pk]))
         .select_related("bid__provider", "decision")
         .first()
     )
 
 
-def awardable_bids(*, request: CapacityRequest) -> QuerySet[Bid]:
-    if request.bids_hidden_from_buyer:
+def awardable_bids(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
+    if capacity_request.bids_hidden_from_buyer:
         return Bid.objects.none()
-    bids = request.bids.filter(status=BidStatus.SUBMITTED).exclude(latest_revision_number=0)
-    if request.in_final_round:
+    bids = capacity_request.bids.filter(status=BidStatus.SUBMITTED).exclude(
+        latest_revision_number=0
+    )
+    if capacity_request.in_final_round:
         bids = bids.filter(shortlisted=True)  # the final round's offers are the ones to award
     return bids.select_related("provider").order_by("provider__name")
 

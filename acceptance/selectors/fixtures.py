@@ -12,6 +12,7 @@ from django.http import Http404
 from acceptance.models import Acknowledgement, Fixture, FixtureReference, FixtureVersion
 from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest
+from bids.request_facts import FixtureTransport
 from contracts.models import HandoffTerms, TermsFields
 from engine.evidence.fixtures import Threshold
 from engine.evidence.fixtures.thresholds import (
@@ -241,11 +242,11 @@ def _stale_reasons(
     return reasons
 
 
-def _state(ack: Acknowledgement | None, request: CapacityRequest) -> AckState:
+def _state(ack: Acknowledgement | None, capacity_request: CapacityRequest) -> AckState:
     if ack is None:
         return AckState(ack=None)
-    fixture: Fixture | None = getattr(request, "fixture", None)
-    terms: HandoffTerms | None = getattr(request, "handoff_terms", None)
+    fixture: Fixture | None = getattr(capacity_request, "fixture", None)
+    terms: HandoffTerms | None = getattr(capacity_request, "handoff_terms", None)
     reasons = _stale_reasons(
         acked_fixture=ack.fixture_version.number if ack.fixture_version is not None else None,
         fixture_now=fixture.current_number if fixture is not None else None,
@@ -323,31 +324,50 @@ def acknowledgements_for_bids(bids: Iterable[Bid | int]) -> dict[int, tuple[str,
     return out
 
 
-def acknowledgement_rows_for_buyer(*, request: CapacityRequest) -> list[tuple[Bid, AckState]]:
+def acknowledgement_rows_for_buyer(
+    *, capacity_request: CapacityRequest
+) -> list[tuple[Bid, AckState]]:
     """Each visible bid with its acknowledgement; empty while the request is sealed."""
-    bids = list(bid_selectors.bid_list_for_buyer(request=request))
+    bids = list(bid_selectors.bid_list_for_buyer(request=capacity_request))
     latest = _latest_acks(b.pk for b in bids)
     return [
         (
             bid,
-            _state(latest.get(bid.pk), latest[bid.pk].bid.request if bid.pk in latest else request),
+            _state(
+                latest.get(bid.pk),
+                latest[bid.pk].bid.request if bid.pk in latest else capacity_request,
+            ),
         )
         for bid in bids
     ]
 
 
-def provider_owners(*, request: CapacityRequest, org: Organization | None) -> list[tuple[str, Any]]:
+def provider_owners(
+    *, capacity_request: CapacityRequest, org: Organization | None
+) -> list[tuple[str, Any]]:
     """(provider, acknowledgement) naming an incident owner: every visible bid for the buyer,
     else the provider's own (providers name their owner when they acknowledge)."""
     if org is None:
         return []
     if org.is_buyer:
-        rows = acknowledgement_rows_for_buyer(request=request)
+        rows = acknowledgement_rows_for_buyer(capacity_request=capacity_request)
     else:
-        bid = bid_selectors.own_bid(request=request, org=org)
+        bid = bid_selectors.own_bid(request=capacity_request, org=org)
         rows = [(bid, acknowledgement_state(bid=bid))] if bid else []
     return [
         (bid.provider.name, state.ack)
         for bid, state in rows
         if state.ack is not None and state.ack.provider_owner_name
     ]
+
+
+def fixture_transport_of(capacity_request: CapacityRequest) -> FixtureTransport | None:
+    """The transport the newest fixture version names, for the questionnaire's path check."""
+    version = (
+        FixtureVersion.objects.filter(fixture__request=capacity_request).order_by("-number").first()
+    )
+    runtime = version.spec.get("runtime") if version and isinstance(version.spec, dict) else None
+    transport = runtime.get("transport") if isinstance(runtime, dict) else None
+    if version is None or not transport:
+        return None
+    return FixtureTransport(transport=str(transport), version=version.number)

@@ -143,5 +143,5 @@ def acknowledgement_submit(
         by=user,
     )
     # The acceptance-terms criterion reads the acknowledgement: re-score once it is committed.
-    scoring_inputs_changed_on_commit(request=req)
+    scoring_inputs_changed_on_commit(capacity_request=req)
     return ack

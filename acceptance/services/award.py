@@ -8,7 +8,6 @@ from django.db import transaction
 
 from acceptance.audit import record_on_reservation
 from acceptance.models import Acknowledgement, Fixture, FixtureVersion, Reservation
-from acceptance.services.decision import reservation_accept, reservation_reject
 from bids.models import Bid, CapacityRequest
 from bids.services.award import award_refusal, bid_award
 from core.errors import ServiceError
@@ -46,7 +45,7 @@ def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
 @transaction.atomic
 def request_award(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     bid: Bid,
     user: User,
     justification: str = "",
@@ -56,9 +55,9 @@ def request_award(
 
     The caller says whether the award goes against the scores (`justification_required`): the
     scores live in a layer above this one. A justification given is kept either way."""
-    request = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    capacity_request = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
-    refusal = award_refusal(request=request, bid=bid, user=user)
+    refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
     if refusal:
         raise ServiceError(refusal)
     justification = justification.strip()
@@ -70,9 +69,9 @@ def request_award(
             "Attach an acceptance fixture before awarding: the burn-in gate checks the "
             "evidence against it."
         )
-    revision = bid_award(request=request, bid=bid, user=user)
+    revision = bid_award(capacity_request=capacity_request, bid=bid, user=user)
     reservation = Reservation.objects.create(
-        request=request,
+        request=capacity_request,
         bid=bid,
         bid_revision=revision,
         fixture_version=version,
@@ -92,14 +91,3 @@ def request_award(
         reason=justification,
     )
     return reservation
-
-
-# The buyer's decision moved to acceptance.services.decision; older imports still work.
-__all__ = [
-    "MIN_JUSTIFICATION",
-    "awarded_fixture_version",
-    "justification_problem",
-    "request_award",
-    "reservation_accept",
-    "reservation_reject",
-]

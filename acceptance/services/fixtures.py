@@ -30,22 +30,22 @@ from engine.evidence.fixtures.validation import container_image_problem
 REASON_REQUIRED = "Give a reason for changing this threshold; it is recorded with the override."
 
 
-def _request_fabric(request: CapacityRequest) -> str | None:
-    if request.fabric == "infiniband":
-        return "hdr200-ib" if request.per_gpu_bandwidth_gbps <= 200 else "ndr400-ib"
-    if request.fabric == "roce":
+def _request_fabric(capacity_request: CapacityRequest) -> str | None:
+    if capacity_request.fabric == "infiniband":
+        return "hdr200-ib" if capacity_request.per_gpu_bandwidth_gbps <= 200 else "ndr400-ib"
+    if capacity_request.fabric == "roce":
         return "roce400"
     return None  # the SKU's usual fabric
 
 
-def request_shape(request: CapacityRequest) -> dict[str, Any]:
+def request_shape(capacity_request: CapacityRequest) -> dict[str, Any]:
     """The arguments `default_spec` gets for this request."""
     return {
-        "gpu_model": request.gpu_model,
-        "nodes": request.nodes,
-        "gpus_per_node": request.gpus_per_node,
-        "fabric": _request_fabric(request),
-        "max_leaf_switches": request.max_leaf_switches,
+        "gpu_model": capacity_request.gpu_model,
+        "nodes": capacity_request.nodes,
+        "gpus_per_node": capacity_request.gpus_per_node,
+        "fabric": _request_fabric(capacity_request),
+        "max_leaf_switches": capacity_request.max_leaf_switches,
     }
 
 
@@ -56,7 +56,7 @@ def spec_errors_to_dict(errors: list[SpecError]) -> dict[str, list[str]]:
     return out
 
 
-def authoring_errors(*, spec: dict[str, Any], request: CapacityRequest) -> list[SpecError]:
+def authoring_errors(*, spec: dict[str, Any], capacity_request: CapacityRequest) -> list[SpecError]:
     """Rules for what a buyer saves now, beyond the schema: versions stored before them stay
     readable (and their bundles downloadable), but an edit must meet them."""
     errors: list[SpecError] = []
@@ -69,11 +69,11 @@ def authoring_errors(*, spec: dict[str, Any], request: CapacityRequest) -> list[
     # Fewer nodes is a subset test (the "two-node" template on a larger request); more nodes
     # or GPUs than requested is a cluster the provider was never asked for.
     for key, asked, what in (
-        ("nodes", request.nodes, "node" if request.nodes == 1 else "nodes"),
+        ("nodes", capacity_request.nodes, "node" if capacity_request.nodes == 1 else "nodes"),
         (
             "gpus_per_node",
-            request.gpus_per_node,
-            "GPU per node" if request.gpus_per_node == 1 else "GPUs per node",
+            capacity_request.gpus_per_node,
+            "GPU per node" if capacity_request.gpus_per_node == 1 else "GPUs per node",
         ),
     ):
         value = alloc.get(key)
@@ -98,7 +98,7 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
     current = FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
     if not errors and current is not None and current.spec_sha256 == spec_sha256(spec):
         return current  # nothing changed: no new version, nobody asked to acknowledge again
-    errors += authoring_errors(spec=spec, request=fixture.request)
+    errors += authoring_errors(spec=spec, capacity_request=fixture.request)
     if errors:
         raise ValidationError(spec_errors_to_dict(errors))
     sha = spec_sha256(spec)

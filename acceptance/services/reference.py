@@ -50,7 +50,7 @@ def fixture_reference_upload(
         ref.save()
         _check(ref, ref.read_bytes())
         record_request(
-            request=request,
+            capacity_request=request,
             action="fixture.reference",
             user=user,
             after={

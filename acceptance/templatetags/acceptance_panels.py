@@ -35,7 +35,7 @@ def request_fixture_panel(
         "severities": terms_selectors.severity_rows(terms=terms) if terms else [],
     }
     if org is not None and org.is_buyer:
-        panel["ack_rows"] = selectors.acknowledgement_rows_for_buyer(request=req)
+        panel["ack_rows"] = selectors.acknowledgement_rows_for_buyer(capacity_request=req)
     elif org is not None:
         bid = bid_selectors.own_bid(request=req, org=org)
         panel["own_bid"] = bid
@@ -56,4 +56,4 @@ def bid_ack_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
 
 @register.inclusion_tag("acceptance/_provider_owners.html")
 def provider_owners(req: CapacityRequest, terms: Any, org: Organization | None) -> dict[str, Any]:
-    return {"terms": terms, "owners": selectors.provider_owners(request=req, org=org)}
+    return {"terms": terms, "owners": selectors.provider_owners(capacity_request=req, org=org)}

@@ -13,27 +13,25 @@ from annexes.document.blocks import CONFIDENTIAL_BUYER, Block
 from annexes.document.blocks import kv as _kv
 from annexes.document.comparison_charts import comparison_charts
 from annexes.document.labels import humanise, when
+from engine.scoring import CRITERIA
+from evaluation.comparison import CRITERION_LABELS, SCORES_GROUP
 
 
 def _weights_text(snap: Mapping[str, Any]) -> str:
-    from engine.scoring import CRITERIA
-    from evaluation.comparison import CRITERION_LABELS
-
     weights = snap.get("weights") or {}
     return "weights " + ", ".join(
         f"{CRITERION_LABELS.get(n, n)} {float(weights.get(n, 0)):g}" for n in CRITERIA
     )
 
 
-# A summary ranks every bid and details the leading ones: at 200 bids a full rationale and
-# matrix ran to 150 pages that no signatory reads, and took WeasyPrint 9 s against Chromium's
-# 2.5 s. The ranking table shows TABLE_BIDS; the charts, rationale and matrix DETAIL_BIDS, which
-# fit one side-by-side table (with ten, bids 7-10 sat in a second table, out of sight of the
-# leaders they were to be compared with, and that table was a third of the render).
+# A summary ranks every bid and details the leading ones: a full rationale and matrix for every
+# bid runs to pages no signatory reads. The ranking table shows TABLE_BIDS; the charts, rationale
+# and matrix DETAIL_BIDS, which fit one side-by-side table, so every detailed bid sits beside the
+# leaders it is compared with.
 TABLE_BIDS = 10
 DETAIL_BIDS = 6
-# Bids side by side in one printed table: beyond this their columns are too narrow to read (at
-# 200 bids each column was negative after the labels, and every figure broke mid-number).
+# Bids side by side in one printed table: beyond this their columns are too narrow to read and
+# figures break mid-number.
 MATRIX_BIDS_PER_TABLE = 6
 
 
@@ -54,8 +52,6 @@ def _leading(charts: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _side_by_side(groups: Sequence[Mapping[str, Any]], names: list[str]) -> list[Block]:
-    from evaluation.comparison import SCORES_GROUP
-
     """The matrix for print, over the first len(names) bids: rows where every bid says the same
     are listed once, and the rest goes in tables of at most `MATRIX_BIDS_PER_TABLE` bids, each
     with every row's label."""
@@ -132,12 +128,10 @@ def _ranking_blocks(bids: Sequence[Mapping[str, Any]]) -> list[Block]:
 
 
 def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
-    from evaluation.comparison import CRITERION_LABELS
-
     req = snap["request"]
     bids = snap["bids"]
     ranking = _ranking_blocks(bids)
-    # Grouped under each bid's name: a name cell on every criterion's row was a fifth of the cells.
+    # Grouped under each bid's name: one name cell per bid, not one per criterion's row.
     rationale_groups = [
         (
             f"{b['name']}, revision {b['revision']}: "

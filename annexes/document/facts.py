@@ -14,6 +14,7 @@ from typing import Any
 
 from annexes.document.labels import display, label
 from bids.models import BidTerms
+from contracts.models import TermsFields
 from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.conflicts import NOTICE_KEY, find_conflicts
 from questionnaire.facts import binding_of
@@ -35,8 +36,6 @@ def answer_text(
 ) -> str:
     """The questionnaire row's answer: a fact held elsewhere reads exactly as that section
     prints it, with the section and the label to find it by."""
-    from contracts.models import TermsFields
-
     binding = binding_of(spec, legacy=True)
     terms = _bid_terms(snap)
     if binding is not None and terms.get(binding.field) is not None and "offer" in refs:

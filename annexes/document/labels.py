@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from bids.choices import Region
 from engine.formatting import data_size_exact
 
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$")
@@ -79,8 +80,6 @@ def display(model: Any, name: str, value: Any) -> str:
     except Exception:
         choices = {}
     if name == "acceptable_regions":
-        from bids.choices import Region
-
         choices = dict(Region.choices)
     return str(choices.get(value, value))
 

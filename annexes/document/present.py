@@ -24,7 +24,9 @@ from annexes.document.statement import KIND_STATEMENT
 from annexes.document.statement_doc import statement_document
 from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
+from contracts.models import TermsFields
 from engine.formatting import duration
+from questionnaire.answer_types import QuestionSpec, format_answer
 
 # The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
 SPEC_LISTED = ("allocation", "runtime", "tests", "required_evidence", "failure_record")
@@ -150,7 +152,6 @@ def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
             "title": "Incident handoff terms",
             "blocks": [{"type": "text", "note": True, "text": "No handoff terms were agreed."}],
         }
-    from contracts.models import TermsFields
 
     values = dict(terms["values"])
     ack = snap.get("acknowledgement") or {}
@@ -208,7 +209,6 @@ def _questionnaire_section(snap: Mapping[str, Any], refs: Mapping[str, str]) -> 
                 {"type": "text", "note": True, "text": "The bid answered no questionnaire."}
             ],
         }
-    from questionnaire.answer_types import QuestionSpec, format_answer
 
     answers = data.get("answers", {})
     specs = [

@@ -10,9 +10,12 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from acceptance.models import Acknowledgement, Reservation
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from contracts.models import HandoffTermsRevision
+from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
 
 SCHEMA = "clusterbid.annex/1"
 KIND_CONTRACT = "contract"
@@ -41,11 +44,11 @@ def plain(value: Any) -> Any:
 _OMIT_WHEN_EMPTY = {"checkpoint_interval_minutes"}
 
 
-def request_part(request: CapacityRequest) -> dict[str, Any]:
-    values = {name: plain(getattr(request, name)) for name in REQUEST_FIELDS}
+def request_part(capacity_request: CapacityRequest) -> dict[str, Any]:
+    values = {name: plain(getattr(capacity_request, name)) for name in REQUEST_FIELDS}
     return {
-        "id": request.pk,
-        "buyer": request.buyer.name,
+        "id": capacity_request.pk,
+        "buyer": capacity_request.buyer.name,
         **{k: v for k, v in values.items() if not (k in _OMIT_WHEN_EMPTY and v is None)},
     }
 
@@ -62,7 +65,7 @@ def revision_part(revision: BidRevision) -> dict[str, Any]:
     }
 
 
-def addenda_part(request: CapacityRequest) -> list[dict[str, Any]]:
+def addenda_part(capacity_request: CapacityRequest) -> list[dict[str, Any]]:
     return [
         {
             "number": a.number,
@@ -70,7 +73,7 @@ def addenda_part(request: CapacityRequest) -> list[dict[str, Any]]:
             "published_at": plain(a.published_at),
             "text": a.text,
         }
-        for a in request.addenda.order_by("number")
+        for a in capacity_request.addenda.order_by("number")
     ]
 
 
@@ -104,11 +107,8 @@ def acceptance_part(reservation: Any, decision: Any) -> dict[str, Any]:
     return part
 
 
-def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
+def contract_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
     """Everything the contract annex states, for an awarded request (both parties see it)."""
-    from acceptance.models import Acknowledgement, Reservation
-    from contracts.models import HandoffTermsRevision
-
     reservation = (
         Reservation.objects.select_related(
             "bid__provider",
@@ -117,7 +117,7 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
             "decision__by",
             "decision__override__requested_by",
         )
-        .filter(request=request)
+        .filter(request=capacity_request)
         .first()
     )
     if reservation is None:
@@ -131,16 +131,16 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     terms_revision = (
         ack.terms_revision
         if ack and ack.terms_revision
-        else HandoffTermsRevision.objects.filter(terms__request=request).first()
+        else HandoffTermsRevision.objects.filter(terms__request=capacity_request).first()
     )
     fixture = reservation.fixture_version
     decision = getattr(reservation, "decision", None)
     baseline = getattr(reservation, "baseline", None)
-    addenda = addenda_part(request)
+    addenda = addenda_part(capacity_request)
     return {
         "schema": SCHEMA,
         "kind": KIND_CONTRACT,
-        "request": request_part(request),
+        "request": request_part(capacity_request),
         "provider": reservation.bid.provider.name,
         "bid_revision": revision_part(revision),
         "fixture": None
@@ -187,8 +187,6 @@ def contract_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
 def scores_not_current(state: str) -> str | None:
     """Why a comparison in `state` cannot go into a summary. A summary is issued once and never
     changes, so it must not freeze scores that are not the current bids' and weights'."""
-    from evaluation.comparison import FAILED, OUTDATED, PENDING
-
     why = {
         PENDING: "Scoring of the latest bids and weights is still running",
         FAILED: "The last scoring failed; retry it on the comparison page",
@@ -197,11 +195,9 @@ def scores_not_current(state: str) -> str | None:
     return f"{why}, then generate the summary." if why else None
 
 
-def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
+def comparison_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
     """The buyer's bid comparison: scores, rationales and sensitivity (never for a provider)."""
-    from evaluation.comparison import comparison_for_buyer
-
-    view = comparison_for_buyer(request=request, anonymise=False)
+    view = comparison_for_buyer(request=capacity_request, anonymise=False)
     if (why := scores_not_current(view.state)) is not None:
         raise ValueError(why)
     if not view.columns or view.shown_run is None:
@@ -209,7 +205,7 @@ def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "kind": KIND_COMPARISON,
-        "request": request_part(request),
+        "request": request_part(capacity_request),
         "scoring_run": view.shown_run.pk,
         "scored_at": plain(view.shown_run.finished_at),
         "stale": view.stale,
@@ -242,10 +238,12 @@ def comparison_snapshot(*, request: CapacityRequest) -> dict[str, Any]:
     }
 
 
-def snapshot_for(*, request: CapacityRequest, kind: str, period: str = "") -> dict[str, Any]:
+def snapshot_for(
+    *, capacity_request: CapacityRequest, kind: str, period: str = ""
+) -> dict[str, Any]:
     """The snapshot of an annex of `kind`; ValueError says why there is none yet."""
     if kind == KIND_STATEMENT:
-        return statement_snapshot(request=request, period=period)
+        return statement_snapshot(capacity_request=capacity_request, period=period)
     if kind == KIND_CONTRACT:
-        return contract_snapshot(request=request)
-    return comparison_snapshot(request=request)
+        return contract_snapshot(capacity_request=capacity_request)
+    return comparison_snapshot(capacity_request=capacity_request)

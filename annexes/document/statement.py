@@ -69,10 +69,10 @@ def statement_months(reservation: Reservation) -> list[str]:
     return list(_months(reservation, timezone.now()))
 
 
-def statement_snapshot(*, request: CapacityRequest, period: str) -> dict[str, Any]:
+def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dict[str, Any]:
     reservation = (
         Reservation.objects.select_related("request__buyer", "bid__provider", "bid_revision")
-        .filter(request=request)
+        .filter(request=capacity_request)
         .first()
     )
     if reservation is None or reservation.status != ReservationStatus.ACCEPTED:
@@ -92,7 +92,11 @@ def statement_snapshot(*, request: CapacityRequest, period: str) -> dict[str, An
         "schema": SCHEMA,
         "kind": KIND_STATEMENT,
         "period": period,
-        "request": {"id": request.pk, "title": request.title, "buyer": request.buyer.name},
+        "request": {
+            "id": capacity_request.pk,
+            "title": capacity_request.title,
+            "buyer": capacity_request.buyer.name,
+        },
         "provider": reservation.bid.provider.name,
         "reservation": reservation.pk,
         "term": {"start": _iso(report.term_start), "end": _iso(report.term_end)},

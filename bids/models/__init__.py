@@ -2,7 +2,6 @@ from bids.models.addenda import Addendum, AddendumAcknowledgement
 from bids.models.attachments import BidAttachment
 from bids.models.bids import Bid, BidRevision, BidTerms
 from bids.models.clarifications import Question, QuestionState
-from bids.models.notifications import SentNotification
 from bids.models.requests import CapacityRequest, Invitation
 
 __all__ = [
@@ -16,5 +15,4 @@ __all__ = [
     "Invitation",
     "Question",
     "QuestionState",
-    "SentNotification",
 ]

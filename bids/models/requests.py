@@ -170,7 +170,7 @@ class CapacityRequest(models.Model):
     class Meta:
         ordering = ["-created_at"]
         # A buyer's list, newest first or by deadline (what the page and the API order by),
-        # reads one index range instead of sorting all the buyer's requests (issue 22).
+        # reads one index range instead of sorting all the buyer's requests.
         indexes = [
             models.Index(fields=["buyer", "-created_at"], name="request_buyer_newest"),
             models.Index(fields=["buyer", "bid_deadline"], name="request_buyer_deadline"),

@@ -53,19 +53,21 @@ def _when(value: datetime) -> str:
     return f"{timezone.localtime(value):%d %b %Y %H:%M %Z}"
 
 
-def deadline_extension_errors(request: CapacityRequest, bid_deadline: datetime | None) -> list[str]:
+def deadline_extension_errors(
+    capacity_request: CapacityRequest, bid_deadline: datetime | None
+) -> list[str]:
     """An addendum only extends the deadline, and never past the reservation's start."""
     if bid_deadline is None:
         return []
-    if bid_deadline <= request.bid_deadline:
+    if bid_deadline <= capacity_request.bid_deadline:
         return [
             "An addendum can only extend the bid deadline: give a time after the current "
-            f"deadline ({_when(request.bid_deadline)})."
+            f"deadline ({_when(capacity_request.bid_deadline)})."
         ]
-    if timezone.localtime(bid_deadline).date() >= request.reservation_start:
+    if timezone.localtime(bid_deadline).date() >= capacity_request.reservation_start:
         return [
             "The new bid deadline must fall before the reservation starts "
-            f"({request.reservation_start:%d %b %Y})."
+            f"({capacity_request.reservation_start:%d %b %Y})."
         ]
     return []
 
@@ -125,7 +127,7 @@ def addendum_publish(
         after["question"] = question.number  # the number only: never who asked
     # Shared: every invitee reads the addendum itself, so its record is theirs too.
     record_request(
-        request=stored,
+        capacity_request=stored,
         action="request.addendum",
         user=user,
         before={"bid_deadline": before} if bid_deadline is not None else None,
@@ -160,7 +162,7 @@ def addendum_acknowledge(
     except IntegrityError:  # a colleague acknowledged at the same moment
         return AddendumAcknowledgement.objects.get(addendum=addendum, provider=provider)
     record_invitee(
-        request=request,
+        capacity_request=request,
         provider_id=provider.pk,
         action="addendum.acknowledge",
         user=user,

@@ -18,12 +18,14 @@ from bids.models import Bid, BidRevision, CapacityRequest
 from core.errors import ServiceError
 
 
-def award_refusal(*, request: CapacityRequest, bid: Bid, user: User) -> str | None:
+def award_refusal(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> str | None:
     """Why `user` cannot award this bid now (None when they can)."""
-    decision = REQUEST.decide(request, "award", actor=request_actor(request, user))
+    decision = REQUEST.decide(
+        capacity_request, "award", actor=request_actor(capacity_request, user)
+    )
     if not decision.allowed:
         return decision.reason
-    if bid.request_id != request.pk:
+    if bid.request_id != capacity_request.pk:
         return "That bid belongs to another request."
     if bid.status != BidStatus.SUBMITTED or bid.latest_revision_number == 0:
         return f"The bid from {bid.provider.name} is not a submitted bid."
@@ -33,26 +35,26 @@ def award_refusal(*, request: CapacityRequest, bid: Bid, user: User) -> str | No
 
 
 @transaction.atomic
-def bid_award(*, request: CapacityRequest, bid: Bid, user: User) -> BidRevision:
+def bid_award(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> BidRevision:
     """The bid wins and every other submitted bid loses; returns the winning revision.
 
     The caller holds both rows locked (`select_for_update`)."""
-    refusal = award_refusal(request=request, bid=bid, user=user)
+    refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
     if refusal:
         raise ServiceError(refusal)
     revision = bid.revisions.get(number=bid.latest_revision_number)
-    before = {"status": request.status}
-    request.status = RequestStatus.AWARDED
-    request.save(update_fields=["status", "updated_at"])
+    before = {"status": capacity_request.status}
+    capacity_request.status = RequestStatus.AWARDED
+    capacity_request.save(update_fields=["status", "updated_at"])
     bid.status = BidStatus.AWARDED
     bid.save(update_fields=["status", "updated_at"])
-    losing = request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED)
+    losing = capacity_request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED)
     lost = list(losing.select_related("request"))
     losing.update(status=BidStatus.LOST, updated_at=timezone.now())
     # Shared with every invited provider: that it was awarded, never to whom or at what price.
     record_request(
-        request=request, action="request.award", user=user, before=before,
-        after={"status": request.status},
+        capacity_request=capacity_request, action="request.award", user=user, before=before,
+        after={"status": capacity_request.status},
     )  # fmt: skip
     record_bid(
         bid=bid,

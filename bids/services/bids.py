@@ -34,8 +34,8 @@ def require_draft_editable(*, bid: Bid, user: User | None) -> None:
         raise ServiceError(reason)
 
 
-def _require_invited(request: CapacityRequest, provider: Organization) -> None:
-    if not request.invitations.filter(provider=provider).exists():
+def _require_invited(capacity_request: CapacityRequest, provider: Organization) -> None:
+    if not capacity_request.invitations.filter(provider=provider).exists():
         raise ServiceError("Your organisation is not invited to bid on this request.")
 
 
@@ -99,7 +99,7 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
 
 def _require_addenda_acknowledged(bid: Bid) -> None:
     """Every addendum changes what is bid on: the provider acknowledges each before it submits."""
-    pending = addenda_unacknowledged(request=bid.request, provider_id=bid.provider_id)
+    pending = addenda_unacknowledged(capacity_request=bid.request, provider_id=bid.provider_id)
     if pending:
         numbers = " and ".join(
             [", ".join(str(n) for n in pending[:-1]), str(pending[-1])]
@@ -165,7 +165,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         },
     )
     bid_revision_notify(revision=revision)
-    scoring_inputs_changed_on_commit(request=bid.request)
+    scoring_inputs_changed_on_commit(capacity_request=bid.request)
     return revision
 
 
@@ -183,5 +183,5 @@ def bid_withdraw(*, bid: Bid, user: User) -> Bid:
         before=before,
         after={"status": bid.status, "revision": bid.latest_revision_number},
     )
-    scoring_inputs_changed_on_commit(request=bid.request)
+    scoring_inputs_changed_on_commit(capacity_request=bid.request)
     return bid

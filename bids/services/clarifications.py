@@ -54,7 +54,7 @@ def question_ask(
         text=text,
     )
     record_invitee(
-        request=stored,
+        capacity_request=stored,
         provider_id=provider.pk,
         action="question.ask",
         user=user,
@@ -132,7 +132,7 @@ def question_answer(
     )
     # Published: shared with every invitee, naming the question by its number only.
     record_request(
-        request=request,
+        capacity_request=request,
         action="question.publish" if publish else "question.answer_private",
         user=user,
         after={"number": question.number, "state": question.state},

@@ -26,11 +26,11 @@ from bids.signals import scoring_inputs_changed_on_commit
 from core.lifecycle import require_confirmation
 
 
-def _shortlist_errors(request: CapacityRequest, ids: Sequence[int]) -> list[str]:
+def _shortlist_errors(capacity_request: CapacityRequest, ids: Sequence[int]) -> list[str]:
     if not ids:
         return ["Shortlist at least one submitted bid: only shortlisted providers revise."]
     submitted = set(
-        Bid.objects.filter(request=request, pk__in=ids, status=BidStatus.SUBMITTED)
+        Bid.objects.filter(request=capacity_request, pk__in=ids, status=BidStatus.SUBMITTED)
         .exclude(latest_revision_number=0)
         .values_list("pk", flat=True)
     )
@@ -77,7 +77,7 @@ def final_round_open(
     request.save(update_fields=fields)
     # Shared with every invitee: a final round, its deadline and how many were shortlisted.
     record_request(
-        request=request,
+        capacity_request=request,
         action="request.final_round",
         user=user,
         before=before,
@@ -91,12 +91,12 @@ def final_round_open(
     for bid in Bid.objects.filter(request=request).select_related("provider").order_by("pk"):
         # Whether a bid made the shortlist is the buyer's and that provider's alone.
         record_request(
-            request=request,
+            capacity_request=request,
             action="request.shortlist" if bid.pk in chosen else "request.not_shortlisted",
             user=user,
             after={"provider": bid.provider.name, "bid": bid.pk},
             audience=parties(buyer_org_id=request.buyer_id, provider_org_id=bid.provider_id),
         )
-    final_round_notify(request=request, shortlisted_bid_ids=chosen)
-    scoring_inputs_changed_on_commit(request=request)
+    final_round_notify(capacity_request=request, shortlisted_bid_ids=chosen)
+    scoring_inputs_changed_on_commit(capacity_request=request)
     return request

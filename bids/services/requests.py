@@ -34,7 +34,9 @@ def request_create(*, buyer: Organization, user: User, data: dict[str, Any]) -> 
     req = CapacityRequest(buyer=buyer, created_by=user, **data)
     req.full_clean()
     req.save()
-    record_request(request=req, action="request.create", user=user, after={"title": req.title})
+    record_request(
+        capacity_request=req, action="request.create", user=user, after={"title": req.title}
+    )
     return req
 
 
@@ -69,8 +71,10 @@ def request_update(
     request.save()
     before, after = _changes(stored, request)
     if after:
-        record_request(request=stored, action="request.edit", user=user, before=before, after=after)
-    deadline_change_notify(request=request, before=stored.bid_deadline)
+        record_request(
+            capacity_request=stored, action="request.edit", user=user, before=before, after=after
+        )
+    deadline_change_notify(capacity_request=request, before=stored.bid_deadline)
     return request
 
 
@@ -80,7 +84,7 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
         return
     errors = {
         field: lock.refusal
-        for field, lock in request_locked_fields(request=stored).items()
+        for field, lock in request_locked_fields(capacity_request=stored).items()
         if getattr(changed, field) != getattr(stored, field)
     }
     # The browser's date-time field has minutes, no seconds: re-saving the form is no move.
@@ -102,13 +106,13 @@ def request_publish(*, request: CapacityRequest, user: User) -> CapacityRequest:
     request.published_at = timezone.now()
     request.save(update_fields=["status", "published_at", "updated_at"])
     record_request(
-        request=request,
+        capacity_request=request,
         action="request.publish",
         user=user,
         before={"status": RequestStatus.DRAFT},
         after={"status": request.status, "bid_deadline": request.bid_deadline},
     )
-    invitations_on_publish(request=request)
+    invitations_on_publish(capacity_request=request)
     return request
 
 
@@ -128,13 +132,13 @@ def request_invite(
             created.append(invitation)
             # The buyer's and this provider's: a rival never learns who else was invited.
             record_request(
-                request=request,
+                capacity_request=request,
                 action="request.invite",
                 user=user,
                 after={"provider": provider.name},
                 audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider.pk),
             )
-            invitation_notify(request=request, provider=provider)
+            invitation_notify(capacity_request=request, provider=provider)
     return created
 
 
@@ -146,7 +150,7 @@ def request_uninvite(*, request: CapacityRequest, user: User, provider: Organiza
     deleted, _ = Invitation.objects.filter(request=request, provider=provider).delete()
     if deleted:
         record_request(
-            request=request,
+            capacity_request=request,
             action="request.uninvite",
             user=user,
             before={"provider": provider.name},
@@ -171,26 +175,28 @@ def request_close(
         request.bids_opened_at = min(now, request.bid_deadline)
     request.save(update_fields=["status", "closed_at", "bids_opened_at", "updated_at"])
     record_request(
-        request=request,
+        capacity_request=request,
         action="request.close",
         user=user,
         before=before,
         after={"status": request.status, "bids_opened_at": request.bids_opened_at},
     )
-    closed_early_notify(request=request)
+    closed_early_notify(capacity_request=request)
     return request
 
 
-def new_deadline_errors(request: CapacityRequest, bid_deadline: datetime | None) -> list[str]:
+def new_deadline_errors(
+    capacity_request: CapacityRequest, bid_deadline: datetime | None
+) -> list[str]:
     if bid_deadline is None:
         return ["Give the new bid deadline: providers bid until then."]
     if bid_deadline <= timezone.now():
         return ["The new bid deadline must be in the future."]
     deadline_date = timezone.localtime(bid_deadline).date()
-    if deadline_date >= request.reservation_start:
+    if deadline_date >= capacity_request.reservation_start:
         return [
             "The new bid deadline must fall before the reservation starts "
-            f"({request.reservation_start:%d %b %Y})."
+            f"({capacity_request.reservation_start:%d %b %Y})."
         ]
     return []
 
@@ -219,13 +225,13 @@ def request_reopen(
     request.bids_opened_at = stored.bids_opened_at
     request.save(update_fields=["status", "bid_deadline", "closed_at", "updated_at"])
     record_request(
-        request=request,
+        capacity_request=request,
         action="request.reopen",
         user=user,
         before=before,
         after={"status": request.status, "bid_deadline": request.bid_deadline},
     )
-    reopened_notify(request=request)
+    reopened_notify(capacity_request=request)
     return request
 
 
@@ -238,7 +244,7 @@ def request_cancel(
     request.status = RequestStatus.CANCELLED
     request.save(update_fields=["status", "updated_at"])
     record_request(
-        request=request,
+        capacity_request=request,
         action="request.cancel",
         user=user,
         before=before,

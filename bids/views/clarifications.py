@@ -42,7 +42,7 @@ def clarification_context(
         questions.append((row, form))
     context: dict[str, Any] = {
         "questions": questions,
-        "addendum_acks": cs.addendum_acks(request=req, org=org),
+        "addendum_acks": cs.addendum_acks(capacity_request=req, org=org),
         "answer": answer,
     }
     if not org.is_buyer:
@@ -51,7 +51,7 @@ def clarification_context(
             ask=REQUEST.decide(req, "ask", actor=actor),
             acknowledge=REQUEST.decide(req, "acknowledge", actor=actor),
             question_form=question_form or QuestionForm(),
-            pending_addenda=cs.addenda_unacknowledged(request=req, provider_id=org.pk),
+            pending_addenda=cs.addenda_unacknowledged(capacity_request=req, provider_id=org.pk),
         )
     return context
 

@@ -18,7 +18,7 @@ from orgs.choices import OrgKind
 @org_required(OrgKind.BUYER)
 def request_final_round(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    bids = selectors.shortlist_choices(request=req)
+    bids = selectors.shortlist_choices(capacity_request=req)
     form = FinalRoundForm(request.POST if request.method == "POST" else None, bids=bids)
     if form.is_bound and form.is_valid():
         try:

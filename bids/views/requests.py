@@ -52,7 +52,7 @@ def request_create(request: HttpRequest) -> HttpResponse:
 def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
     form = CapacityRequestForm(request.POST or None, instance=req)
-    for name, lock in selectors.request_locked_fields(request=req).items():
+    for name, lock in selectors.request_locked_fields(capacity_request=req).items():
         # Shown but not editable; a disabled field keeps its stored value whatever is posted.
         form.fields[name].disabled = True
         form.fields[name].help_text = lock.note
@@ -87,12 +87,14 @@ def _detail_page(
     context.update(clarification_context(request, req, org, **(clarifications or {})))
     if org.is_buyer:
         context.update(
-            bid_rows=selectors.bid_rows_for_buyer(request=req),
+            bid_rows=selectors.bid_rows_for_buyer(capacity_request=req),
             invitations=selectors.invitation_list(request=req),
-            invite_form=InviteForm(choices=selectors.provider_choices(request=req)),
+            invite_form=InviteForm(choices=selectors.provider_choices(capacity_request=req)),
             reopen_form=ReopenForm(),
             addendum_form=addendum_form or AddendumForm(),
-            shortlisted=selectors.shortlisted_bids(request=req) if req.in_final_round else [],
+            shortlisted=selectors.shortlisted_bids(capacity_request=req)
+            if req.in_final_round
+            else [],
         )
     else:
         own_bid = selectors.own_bid(request=req, org=org)
@@ -218,7 +220,7 @@ def request_addendum(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def request_invite(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    form = InviteForm(request.POST, choices=selectors.provider_choices(request=req))
+    form = InviteForm(request.POST, choices=selectors.provider_choices(capacity_request=req))
     if not form.is_valid():
         for error in form.errors.get("providers", []):
             messages.error(request, str(error))

@@ -48,7 +48,7 @@ def _freeze(terms: HandoffTerms, user: User) -> HandoffTermsRevision:
         created_by=user,
     )
     # The target clocks come from the terms: bids are compared against them when re-scored.
-    scoring_inputs_changed_on_commit(request=terms.request)
+    scoring_inputs_changed_on_commit(capacity_request=terms.request)
     return revision
 
 

@@ -124,12 +124,13 @@ def evaluator_name(user: Any) -> str:
     return user.get_full_name() or user.get_username()
 
 
-def evaluator_views(*, request: CapacityRequest) -> list[EvaluatorView]:
+def evaluator_views(*, capacity_request: CapacityRequest) -> list[EvaluatorView]:
     """The views of current members of the buyer organisation (a member who left no longer
     counts), with their evaluators and judgements (2 queries)."""
     return list(
         EvaluatorView.objects.filter(
-            request=request, evaluator__memberships__organization_id=request.buyer_id
+            request=capacity_request,
+            evaluator__memberships__organization_id=capacity_request.buyer_id,
         )
         .select_related("evaluator")
         .prefetch_related(
@@ -152,7 +153,7 @@ def team_evaluation(
     """Each evaluator's ranking, the consensus (mean weights, mean ratings), the request's own
     ranking, and the sentence saying where the evaluators disagree on the winner."""
     names = {b.key: b.name for b in bids}
-    views = evaluator_views(request=request)
+    views = evaluator_views(capacity_request=request)
     rankings = []
     for view in views:
         judged = _judged(view)

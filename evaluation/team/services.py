@@ -135,7 +135,7 @@ def evaluator_view_save(
     )
     # The buyer's own trail: it names the evaluator, which providers never see.
     record_request(
-        request=request,
+        capacity_request=request,
         action="request.evaluator_view",
         user=user,
         after={"weights": clean, "judgements": len(rows), "new": created},
@@ -145,12 +145,12 @@ def evaluator_view_save(
 
 
 def award_basis_record(
-    *, request: CapacityRequest, bid: Bid, user: User, ranking: ViewRanking
+    *, capacity_request: CapacityRequest, bid: Bid, user: User, ranking: ViewRanking
 ) -> AwardBasis:
     """Record which ranking the award followed, for the buyer's page, trail and API."""
     first = ranking.placed[0] if ranking.placed else None
     basis = AwardBasis.objects.create(
-        request=request,
+        request=capacity_request,
         view=ranking.kind,
         evaluator_id=ranking.evaluator_id,
         label=ranking.label,
@@ -158,7 +158,7 @@ def award_basis_record(
         followed=first is not None and first.key == str(bid.pk),
     )
     record_request(
-        request=request,
+        capacity_request=capacity_request,
         action="request.award_view",
         user=user,
         after={
@@ -167,6 +167,6 @@ def award_basis_record(
             "first_in_view": basis.first_in_view,
             "followed": basis.followed,
         },
-        audience=buyer_only(buyer_org_id=request.buyer_id),
+        audience=buyer_only(buyer_org_id=capacity_request.buyer_id),
     )
     return basis

@@ -19,12 +19,12 @@ from orgs.models import Organization
 register = template.Library()
 
 
-@register.inclusion_tag("acceptance/burnin/_request_panel_body.html", takes_context=True)
+@register.inclusion_tag("evaluation/_award_panel_body.html", takes_context=True)
 def burnin_request_panel(
     context: dict[str, Any], req: CapacityRequest, org: Organization | None
 ) -> dict[str, Any]:
     user = context["request"].user
-    reservation = sel.reservation_for_request(request=req, org=org)
+    reservation = sel.reservation_for_request(capacity_request=req, org=org)
     is_buyer = org is not None and req.buyer_id == org.pk
     panel: dict[str, Any] = {"req": req, "reservation": reservation, "is_buyer": is_buyer}
     if reservation is not None and is_buyer:
@@ -35,7 +35,7 @@ def burnin_request_panel(
         and is_buyer
         and req.status in (RequestStatus.OPEN, RequestStatus.CLOSED)
     ):
-        rows = award_rows(request=req)
+        rows = award_rows(capacity_request=req)
         award = REQUEST.decide(req, "award", actor=request_actor(req, user))
         panel.update(
             show_award=bool(rows),

@@ -38,7 +38,7 @@ def _cell(cell: Cell) -> str:
 @register.simple_tag
 def matrix_body(cmp: Comparison) -> SafeString:
     """The body, kept beside the cached presentation it prints (it depends on nothing else):
-    at 200 bids building its 50,000 cells was a fifth of the page."""
+    with many bids its cells are a large share of the page's work."""
     if cmp.presentation_key:
         key = f"{cmp.presentation_key}:matrix-body"
         body = kept(key, lambda: _body(cmp), seconds=PRESENTATION_SECONDS, weight=len(cmp.columns))

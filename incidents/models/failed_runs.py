@@ -38,7 +38,7 @@ class FailedRun(models.Model):
     analysis_started_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        db_table = "acceptance_failedrun"  # moved from acceptance/: the table keeps its name
+        db_table = "acceptance_failedrun"  # the table and its rows stay put (core/model_moves.py)
         ordering = ["reservation", "-uploaded_at", "-pk"]
 
     def __str__(self) -> str:
@@ -58,7 +58,9 @@ class FailedRunFile(StoredUpload):
     is_rank_map = models.BooleanField(default=False)
 
     class Meta:
-        db_table = "acceptance_failedrunfile"  # moved from acceptance/: the table keeps its name
+        db_table = (
+            "acceptance_failedrunfile"  # the table and its rows stay put (core/model_moves.py)
+        )
         ordering = ["failed_run", "pk"]
 
     def __str__(self) -> str:

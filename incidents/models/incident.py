@@ -91,7 +91,7 @@ class Incident(models.Model):
     continuing_nodes = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
-        db_table = "acceptance_incident"  # moved from acceptance/: the table keeps its name
+        db_table = "acceptance_incident"  # the table and its rows stay put (core/model_moves.py)
         ordering = ["reservation", "-opened_at", "-pk"]
 
     def __str__(self) -> str:
@@ -136,7 +136,9 @@ class IncidentEvidence(StoredUpload):
     uploaded_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "acceptance_incidentevidence"  # moved from acceptance/: the table keeps its name
+        db_table = (
+            "acceptance_incidentevidence"  # the table and its rows stay put (core/model_moves.py)
+        )
         ordering = ["incident", "uploaded_at", "pk"]
 
     def __str__(self) -> str:
@@ -154,7 +156,9 @@ class ChecklistSignoff(models.Model):
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "acceptance_checklistsignoff"  # moved from acceptance/: the table keeps its name
+        db_table = (
+            "acceptance_checklistsignoff"  # the table and its rows stay put (core/model_moves.py)
+        )
         constraints = [
             models.UniqueConstraint(fields=["incident", "key"], name="signoff_once_per_item")
         ]

@@ -52,10 +52,10 @@ def question_set_default() -> QuestionSet:
 
 
 def _copy(
-    source: QuestionSet, *, request: CapacityRequest, version: int, user: User | None
+    source: QuestionSet, *, capacity_request: CapacityRequest, version: int, user: User | None
 ) -> QuestionSet:
     copy = QuestionSet.objects.create(
-        request=request,
+        request=capacity_request,
         name=source.name,
         version=version,
         based_on=source,
@@ -86,7 +86,7 @@ def question_set_attach_default(*, request: CapacityRequest, user: User | None) 
         what="questionnaire",
         too_late="The questionnaire can only be attached while the request takes bids.",
     )
-    return _copy(question_set_default(), request=request, version=1, user=user)
+    return _copy(question_set_default(), capacity_request=request, version=1, user=user)
 
 
 def question_set_in_use(question_set: QuestionSet) -> bool:
@@ -98,18 +98,20 @@ def question_set_in_use(question_set: QuestionSet) -> bool:
     return request is not None and request.published_to_providers
 
 
-def _writable(request: CapacityRequest, user: User | None) -> QuestionSet:
+def _writable(capacity_request: CapacityRequest, user: User | None) -> QuestionSet:
     require_preparing(
-        request,
+        capacity_request,
         user=user,
         what="questionnaire",
         too_late="This request no longer takes bids; its questionnaire is final.",
     )
-    current = current_question_set(request=request)
+    current = current_question_set(request=capacity_request)
     if current is None:
         raise ServiceError("Attach a questionnaire to this request first.")
     if question_set_in_use(current):
-        return _copy(current, request=request, version=current.version + 1, user=user)
+        return _copy(
+            current, capacity_request=capacity_request, version=current.version + 1, user=user
+        )
     return current
 
 
@@ -131,7 +133,7 @@ def _clock_targets(raw: Mapping[str, Any], label: str) -> dict[str, int]:
 @transaction.atomic
 def question_set_update(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     user: User | None,
     flags: Mapping[str, Mapping[str, Any]],
     target_response: Mapping[str, Any],
@@ -139,7 +141,7 @@ def question_set_update(
     required_transport: str,
 ) -> QuestionSet:
     """Mark questions required / deal-breaker and set target clocks; a new version if in use."""
-    current = current_question_set(request=request)
+    current = current_question_set(request=capacity_request)
     if current is None:
         raise ServiceError("Attach a questionnaire to this request first.")
     response = _clock_targets(target_response, "response")
@@ -178,7 +180,7 @@ def question_set_update(
     )
     if not changed and not settings_changed:
         return current
-    target = _writable(request, user)
+    target = _writable(capacity_request, user)
     for key in changed:
         req, rule, value = planned[key]
         target.questions.filter(key=key).update(required=req, rule=rule, rule_value=value)
@@ -208,7 +210,7 @@ def _parse_choices(text: str) -> list[list[str]]:
 
 @transaction.atomic
 def question_add(
-    *, request: CapacityRequest, user: User | None, data: Mapping[str, Any]
+    *, capacity_request: CapacityRequest, user: User | None, data: Mapping[str, Any]
 ) -> QuestionSet:
     errors: dict[str, list[str]] = {}
     key = str(data.get("key") or "").strip()
@@ -224,12 +226,12 @@ def question_add(
     choices = _parse_choices(str(data.get("choices") or ""))
     if answer_type in (ENUM, MULTI) and len(choices) < 2:
         errors["choices"] = ["Give at least two choices, one a line."]
-    current = current_question_set(request=request)
+    current = current_question_set(request=capacity_request)
     if current is not None and current.questions.filter(key=key).exists():
         errors["key"] = [f"The questionnaire already has a question '{key}'."]
     if errors:
         raise ValidationError(errors)
-    target = _writable(request, user)
+    target = _writable(capacity_request, user)
     last = target.questions.order_by("-order").values_list("order", flat=True).first() or 0
     Question.objects.create(
         question_set=target,
@@ -245,10 +247,12 @@ def question_add(
 
 
 @transaction.atomic
-def question_remove(*, request: CapacityRequest, user: User | None, key: str) -> QuestionSet:
-    current = current_question_set(request=request)
+def question_remove(
+    *, capacity_request: CapacityRequest, user: User | None, key: str
+) -> QuestionSet:
+    current = current_question_set(request=capacity_request)
     if current is None or not current.questions.filter(key=key).exists():
         raise ServiceError(f"No question '{key}' in this questionnaire.")
-    target = _writable(request, user)
+    target = _writable(capacity_request, user)
     target.questions.filter(key=key).delete()
     return target

@@ -26,6 +26,6 @@ def awarded(world: Any, buyer: Any, provider: Any) -> Any:
         exceptions=[{"text": "DCGM level 3 only: level 4 needs a maintenance window", "field": ""}],
     )
     request_close(request=world.request, user=buyer.user, confirmed=True)
-    request_award(request=world.request, bid=world.bid, user=buyer.user)
+    request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     world.request.refresh_from_db()
     return world

@@ -22,7 +22,7 @@ def addendum(world, buyer):
 def test_the_annex_prints_each_addendum(
     addendum, awarded, buyer, django_capture_on_commit_callbacks
 ):
-    snapshot = contract_snapshot(request=awarded.request)
+    snapshot = contract_snapshot(capacity_request=awarded.request)
     assert [(a["number"], a["title"], a["text"]) for a in snapshot["addenda"]] == [
         (1, "Site visit", TEXT)
     ]
@@ -32,4 +32,4 @@ def test_the_annex_prints_each_addendum(
 
 def test_a_request_without_addenda_keeps_its_snapshot_as_before(awarded):
     # Annexes issued before addenda existed keep their checksum: no empty key is added.
-    assert "addenda" not in contract_snapshot(request=awarded.request)
+    assert "addenda" not in contract_snapshot(capacity_request=awarded.request)

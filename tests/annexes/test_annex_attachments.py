@@ -35,7 +35,7 @@ def attached(world, provider):
 
 
 def test_the_snapshot_freezes_the_awarded_revisions_files(attached, awarded):
-    files = contract_snapshot(request=awarded.request)["bid_revision"]["attachments"]
+    files = contract_snapshot(capacity_request=awarded.request)["bid_revision"]["attachments"]
     assert files == [
         {
             "id": attached.pk,
@@ -59,4 +59,4 @@ def test_the_annex_pdf_prints_name_size_and_sha256(
 
 
 def test_a_revision_without_files_keeps_its_snapshot_as_before(awarded):
-    assert "attachments" not in contract_snapshot(request=awarded.request)["bid_revision"]
+    assert "attachments" not in contract_snapshot(capacity_request=awarded.request)["bid_revision"]

@@ -24,7 +24,7 @@ def test_the_summary_pdf_draws_the_four_charts_as_vectors(
 ):
     from evaluation.services import request_score
 
-    request_score(request=awarded.request)
+    request_score(capacity_request=awarded.request)
     annex = _generate(
         awarded.request,
         buyer.user,

@@ -1,4 +1,4 @@
-"""The annex never prints two values for one fact (issue 20): spares, replacement, notice."""
+"""The annex never prints two values for one fact: spares, replacement, notice."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def conflicting(world: Any, buyer: Any, provider: Any) -> Any:
     terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted", exceptions=[])
     request_close(request=world.request, user=buyer.user, confirmed=True)
-    request_award(request=world.request, bid=world.bid, user=buyer.user)
+    request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     return world
 
 
@@ -80,7 +80,7 @@ def test_the_annex_prints_one_value_per_fact_and_the_preview_flags_the_rest(conf
     """WHEN the contract annex is drawn THEN the questionnaire's rows repeat the bid's spare
     count and the agreed notice as their sections print them, naming the section, and never
     print 2 spares or 7 days; the preview (never the PDF) lists both conflicts."""
-    snap = contract_snapshot(request=conflicting.request)
+    snap = contract_snapshot(capacity_request=conflicting.request)
     printed = _printed(snap)
 
     answers = printed[printed.rindex("Incident responsibilities (questionnaire)") :]
@@ -106,7 +106,7 @@ def test_the_annex_prints_one_value_per_fact_and_the_preview_flags_the_rest(conf
 def test_an_answer_frozen_before_the_binding_is_printed_as_the_bid_states_it(conflicting):
     """GIVEN a revision frozen before its questions were bound (no `bound_to`, 'Spare nodes for
     this cluster' answered 2 beside the bid's 1) THEN the annex still prints 1, once."""
-    snap = copy.deepcopy(contract_snapshot(request=conflicting.request))
+    snap = copy.deepcopy(contract_snapshot(capacity_request=conflicting.request))
     questionnaire = snap["questionnaire"]
     for question in questionnaire["questions"]:
         question.pop("bound_to", None)
@@ -119,7 +119,7 @@ def test_an_answer_frozen_before_the_binding_is_printed_as_the_bid_states_it(con
 def test_rendering_never_changes_the_snapshot_an_annex_hashes(conflicting):
     """Issued annexes keep their checksum: the document is drawn from the snapshot, which
     drawing does not rewrite."""
-    snap = contract_snapshot(request=conflicting.request)
+    snap = contract_snapshot(capacity_request=conflicting.request)
     before = snapshot_sha256(snap)
     _printed(snap)
     _flagged(snap)

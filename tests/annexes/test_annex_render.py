@@ -56,7 +56,7 @@ def test_the_comparison_summary_never_reaches_the_providers_annex(
 ):
     from evaluation.services import request_score
 
-    request_score(request=awarded.request)
+    request_score(capacity_request=awarded.request)
     summary = _generate(
         awarded.request,
         buyer.user,
@@ -226,7 +226,7 @@ def test_no_summary_is_issued_from_scores_that_are_not_current(world, buyer):
 
     from evaluation.services import request_score, request_set_weights
 
-    request_score(request=world.request)
+    request_score(capacity_request=world.request)
     # The re-scoring is queued for after the commit, which this test never reaches.
     request_set_weights(request=world.request, weights=dict.fromkeys(CRITERIA, 10))
     with pytest.raises(ValidationError, match="still running"):

@@ -31,7 +31,7 @@ def test_a_two_day_clock_and_a_gibibyte_read_the_same_on_the_page_and_in_the_pdf
     terms_update(terms=terms, user=buyer.user, data={"s3_restore_minutes": 2880})
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted", exceptions=[])
     request_close(request=world.request, user=buyer.user, confirmed=True)
-    request_award(request=world.request, bid=world.bid, user=buyer.user)
+    request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     assert duration(2880) == "2 d" and data_size(1 << 30) == "1 GiB"
 
     client.force_login(buyer.user)

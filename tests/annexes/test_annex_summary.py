@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _summary_text(request, user, capture) -> str:
-    request_score(request=request)
+    request_score(capacity_request=request)
     job = _generate(request, user, AnnexKind.COMPARISON, capture=capture)
     assert job.status == AnnexJobStatus.DONE, job.error
     return " ".join(_text(job.annex).split())

@@ -49,6 +49,6 @@ def test_the_breakdown_is_exact_to_the_cent():
 
 
 def test_an_annex_whose_offer_lacks_a_price_prints_no_total(awarded):
-    snap = contract_snapshot(request=awarded.request)
+    snap = contract_snapshot(capacity_request=awarded.request)
     snap["bid_revision"]["terms"]["price_per_gpu_hour"] = None
     assert value_rows(snap) is None

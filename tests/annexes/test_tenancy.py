@@ -110,7 +110,7 @@ def test_annex_route_per_role(name, role, request):
 def test_the_buyer_only_summary_is_hidden_from_the_awarded_provider(scene, buyer, provider):
     from evaluation.services import request_score
 
-    request_score(request=scene.request)
+    request_score(capacity_request=scene.request)
     job = AnnexJob.objects.create(request=scene.request, kind=AnnexKind.COMPARISON)
     summary = annex_render_job(job_id=job.pk).annex
     assert summary.kind == AnnexKind.COMPARISON

@@ -47,7 +47,7 @@ def open_request(buyer: Any, provider: Any, rival_provider: Any, *, sealed: bool
 def award_walk(walk: Walk, buyer: Any) -> Walk:
     attach_fixture(walk.request, two_node_spec())
     request_close(request=walk.request, user=buyer.user, confirmed=True)
-    walk.reservation = request_award(request=walk.request, bid=walk.bid, user=buyer.user)
+    walk.reservation = request_award(capacity_request=walk.request, bid=walk.bid, user=buyer.user)
     return walk
 
 

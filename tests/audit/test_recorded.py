@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from acceptance.services.award import reservation_reject
+from acceptance.services.decision import reservation_reject
 from audit.models import AuditEntry
 from audit.selectors import entries_for
 from bids.choices import RequestStatus

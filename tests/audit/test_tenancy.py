@@ -132,7 +132,10 @@ def test_the_csv_writes_a_formula_like_reason_as_text(world, buyer):
     from bids.audit import record_request
 
     record_request(
-        request=world.request, action="request.edit", user=buyer.user, reason="=1+cmd|'/C calc'!A0"
+        capacity_request=world.request,
+        action="request.edit",
+        user=buyer.user,
+        reason="=1+cmd|'/C calc'!A0",
     )
     body = buyer.client().get(reverse("audit:export", args=[f"request:{world.request.pk}"]))
     rows = list(csv.DictReader(StringIO(body.content.decode())))

@@ -63,16 +63,6 @@ def test_a_sealed_request_sends_no_notice_per_bid(
     assert not Notice.objects.filter(recipient=buyer.user).exists()
 
 
-def test_the_old_notification_task_is_idempotent(world):
-    from bids.tasks import notify_bid_revision
-
-    revision = world.bid.revisions.get()
-    mail.outbox.clear()
-    notify_bid_revision(revision.pk)
-    notify_bid_revision(revision.pk)
-    assert Notice.objects.filter(key=f"bid-revision:{revision.pk}").count() == 1  # alice's
-
-
 def test_submitting_after_the_deadline_is_refused_with_the_date(open_request, provider):
     bid = BidFactory(request=open_request, provider=provider.org)
     open_request.bid_deadline = timezone.now() - timedelta(minutes=1)

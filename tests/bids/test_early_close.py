@@ -35,13 +35,16 @@ def _bids_section(html: str) -> str:
 
 
 def test_an_early_close_opens_the_sealed_bids_at_once(sealed, buyer):
-    assert sealed.bids_hidden_from_buyer and selectors.bid_rows_for_buyer(request=sealed) == []
+    assert (
+        sealed.bids_hidden_from_buyer
+        and selectors.bid_rows_for_buyer(capacity_request=sealed) == []
+    )
     services.request_close(request=sealed, user=buyer.user, confirmed=True)
     sealed.refresh_from_db()
     assert sealed.status == RequestStatus.CLOSED and not sealed.deadline_passed
     assert sealed.bids_opened_at is not None and sealed.closed_at is not None
     assert not sealed.bids_hidden_from_buyer
-    assert len(selectors.bid_rows_for_buyer(request=sealed)) == 2
+    assert len(selectors.bid_rows_for_buyer(capacity_request=sealed)) == 2
     # The query form of the rule agrees with the property.
     assert not CapacityRequest.objects.filter(pk=sealed.pk).bids_hidden_from_buyer().exists()
 
@@ -122,7 +125,10 @@ def test_a_reopen_takes_bids_until_the_new_deadline_and_never_seals_again(sealed
     req.refresh_from_db()
     assert req.status == RequestStatus.OPEN and req.bid_deadline == new
     assert req.closed_to_bids_reason() is None and req.closed_at is None
-    assert not req.bids_hidden_from_buyer and len(selectors.bid_rows_for_buyer(request=req)) == 2
+    assert (
+        not req.bids_hidden_from_buyer
+        and len(selectors.bid_rows_for_buyer(capacity_request=req)) == 2
+    )
     entry = AuditEntry.objects.filter(action="request.reopen").get()
     assert entry.before["bid_deadline"].startswith(old.isoformat()[:16])
     assert entry.after["bid_deadline"].startswith(new.isoformat()[:16])

@@ -59,7 +59,7 @@ def test_a_buyer_opens_a_sealed_final_round_for_the_shortlist_only(closed, world
     # Sealed although the request itself is not: the buyer sees no bid until the deadline.
     assert closed.bids_hidden_from_buyer
     assert CapacityRequest.objects.filter(pk=closed.pk).bids_hidden_from_buyer().exists()
-    assert selectors.bid_rows_for_buyer(request=closed) == []
+    assert selectors.bid_rows_for_buyer(capacity_request=closed) == []
     assert list(Bid.objects.filter(shortlisted=True)) == [world.bid]
 
 
@@ -165,13 +165,13 @@ def test_the_final_round_opens_at_its_close_and_scores_the_shortlist(
     from evaluation.services import scoring_revisions
 
     # Not revised: its round-1 revision is its final offer; the rival is out of the running.
-    assert [r.bid_id for r in scoring_revisions(request=closed)] == [world.bid.pk]
+    assert [r.bid_id for r in scoring_revisions(capacity_request=closed)] == [world.bid.pk]
     from acceptance.selectors.burnin import awardable_bids
 
-    assert list(awardable_bids(request=closed)) == [world.bid]
+    assert list(awardable_bids(capacity_request=closed)) == [world.bid]
     from bids.services.award import award_refusal
 
-    refusal = award_refusal(request=closed, bid=world.rival_bid, user=buyer.user)
+    refusal = award_refusal(capacity_request=closed, bid=world.rival_bid, user=buyer.user)
     assert refusal is not None and "not shortlisted" in refusal
 
 

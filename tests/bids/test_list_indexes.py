@@ -1,4 +1,4 @@
-"""The request list's orderings read an index (issue 22): EXPLAIN on PostgreSQL, with
+"""The request list's orderings read an index: EXPLAIN on PostgreSQL, with
 sequential scans and sorts priced out so that a handful of test rows cannot hide a missing
 index. (With sorts allowed, a stale one-row estimate let the planner take the buyer's foreign
 key index and sort, whatever other indexes exist: the test failed at random in CI.)"""

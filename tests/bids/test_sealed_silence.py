@@ -157,7 +157,7 @@ def _probes(req: CapacityRequest, buyer: Any, next_bid: int) -> dict[str, str]:
             f"/api/v1/requests/{req.pk}/terms/", {"s1_response_minutes": 20}, format="json"
         ),
         "questionnaire edit": lambda: question_set_update(
-            request=req,
+            capacity_request=req,
             user=buyer.user,
             flags={},
             target_response={"S1": "20 min"},

@@ -76,7 +76,7 @@ def test_attach_submit_and_read_the_hash_back_from_the_annex(
         assert fh.read() == PDF_BYTES
 
     request_close(request=req, user=buyer.user, confirmed=True)
-    request_award(request=req, bid=world.bid, user=buyer.user)
+    request_award(capacity_request=req, bid=world.bid, user=buyer.user)
     alice.goto(f"{live_server.url}/requests/{req.pk}/annexes/")
     alice.click("#annex-contract button:has-text('Generate version 1')")
     alice.wait_for_selector("#annex-contract td:has-text('v1')")

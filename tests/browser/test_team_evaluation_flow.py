@@ -29,7 +29,7 @@ def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_th
     live_server, new_page, login_as, world, buyer, buyer_colleague
 ):
     req = world.request
-    assert request_score(request=req).status == "done"
+    assert request_score(capacity_request=req).status == "done"
     compare = f"{live_server.url}/requests/{req.pk}/compare/"
     cost_only = {
         "effective_cost": "100",
@@ -96,7 +96,7 @@ def test_with_many_bids_a_member_opens_the_full_form_rates_a_trailing_bid_and_ke
 
     req = world.request
     add_bids(req, 10)
-    assert request_score(request=req).status == "done"
+    assert request_score(capacity_request=req).status == "done"
     order = [c.revision.bid_id for c in comparison_for_buyer(request=req).qualified_columns]
     last = f"judged_delivery_risk_{order[-1]}"
     page = login_as(new_page(), "alice")

@@ -40,7 +40,7 @@ def test_sealed_close_then_justified_award_of_the_second_then_the_losers_debrief
     assert alice.locator("#bids tbody tr").count() == 2  # open at once
 
     req.refresh_from_db()
-    first, second = award_rows(request=req)[:2]
+    first, second = award_rows(capacity_request=req)[:2]
     assert first.rank == 1 and second.rank == 2
     alice.on("dialog", lambda dialog: dialog.accept())
     # A justification that is not a sentence is refused by the server, with the reason.

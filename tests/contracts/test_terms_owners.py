@@ -125,8 +125,8 @@ def test_the_contract_annex_prints_the_provider_owner_from_the_acknowledgement(f
         provider_owner_contact="oncall@northwind.example",
     )
     request_close(request=fx.request, user=buyer.user, confirmed=True)
-    request_award(request=fx.request, bid=fx.bid, user=buyer.user)
-    snap = contract_snapshot(request=fx.request)
+    request_award(capacity_request=fx.request, bid=fx.bid, user=buyer.user)
+    snap = contract_snapshot(capacity_request=fx.request)
     assert snap["acknowledgement"]["provider_owner_name"] == "Nils Berg"
     document = contract_document(snap, sha256="0" * 64, version=1)
     terms = next(s for s in document["sections"] if s["id"] == "terms")

@@ -60,7 +60,7 @@ def example_reservation(buyer: Any, provider: Any, *, breach_credit: str = "5") 
     bid.refresh_from_db()
     acknowledgement_submit(bid=bid, user=provider.user, status="accepted")
     request_close(request=req, user=buyer.user, confirmed=True)
-    reservation = request_award(request=req, bid=bid, user=buyer.user)
+    reservation = request_award(capacity_request=req, bid=bid, user=buyer.user)
     # The term as agreed, 1 Jan – 31 Mar 2026 (past dates: set after the bidding).
     CapacityRequest.objects.filter(pk=req.pk).update(
         reservation_start=date(2026, 1, 1), reservation_end=date(2026, 3, 31)

@@ -49,7 +49,7 @@ def accept(world: Any, buyer: Any, provider: Any) -> Accepted:
     terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted")
     request_close(request=world.request, user=buyer.user, confirmed=True)
-    reservation = request_award(request=world.request, bid=world.bid, user=buyer.user)
+    reservation = request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     run = BurnInRun.objects.create(reservation=reservation, label="Burn-in", created_by=buyer.user)
     files = [
         {"id": 1, "name": "nccl.txt", "sha256": "0" * 64, "node": "", "kind": kind,

@@ -189,3 +189,28 @@ def test_targets_come_from_the_handoff_terms_when_the_request_has_them(draft):
     targets = selectors.targets_for(request=draft.request, question_set=qs)
     assert targets["source"] == "handoff terms v1"
     assert targets["response"]["S1"] == terms.s1_response_minutes
+
+
+def test_the_acceptance_fixture_names_the_transport_bids_must_offer(draft, buyer):
+    from acceptance.models import Fixture, FixtureVersion
+
+    qs = selectors.current_question_set(request=draft.request)
+    qs.required_transport = "RoCE"
+    qs.save()
+    assert selectors.required_transport(request=draft.request, question_set=qs) == (
+        "RoCE",
+        "buyer's questionnaire",
+    )
+    fixture = Fixture.objects.create(request=draft.request, created_by=buyer.user)
+    FixtureVersion.objects.create(
+        fixture=fixture,
+        number=2,
+        template="t",
+        spec={"runtime": {"transport": "IB"}},
+        spec_sha256="0" * 64,
+        manifest={},
+    )
+    assert selectors.required_transport(request=draft.request, question_set=qs) == (
+        "IB",
+        "acceptance fixture v2",
+    )

@@ -109,7 +109,7 @@ def test_an_answer_that_differs_from_the_bid_field_is_refused_naming_it(draft, p
 
 def test_a_deal_breaker_on_a_bound_question_reads_the_bid_field(draft, buyer, provider):
     services.question_set_update(
-        request=draft.request,
+        capacity_request=draft.request,
         user=buyer.user,
         flags={"spares.count": {"required": True, "rule": "min", "rule_value": "2"}},
         target_response={},

@@ -38,7 +38,7 @@ def _flags(qs, key, **changes):
 
 def _update(req, user, flags, transport=""):
     return services.question_set_update(
-        request=req,
+        capacity_request=req,
         user=user,
         flags=flags,
         target_response={"S1": "30 min"},
@@ -71,12 +71,14 @@ def test_every_edit_after_publishing_makes_the_next_version(asked_request, buyer
     # Bids or none alike: a sealed request's buyer must not learn that a provider answered.
     qs = selectors.current_question_set(request=asked_request)
     added = services.question_add(
-        request=asked_request,
+        capacity_request=asked_request,
         user=buyer.user,
         data={"key": "ops.pager", "text": "Pager number", "answer_type": "text"},
     )
     assert added.version == qs.version + 1
-    removed = services.question_remove(request=asked_request, user=buyer.user, key="byos.dc_access")
+    removed = services.question_remove(
+        capacity_request=asked_request, user=buyer.user, key="byos.dc_access"
+    )
     assert removed.version == qs.version + 2
     assert not removed.questions.filter(key="byos.dc_access").exists()
     assert added.questions.filter(key="byos.dc_access").exists()
@@ -95,7 +97,7 @@ def test_unchanged_flags_do_not_make_a_version(draft, provider, buyer):
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
     flags = _flags(qs, "byos.offered")
     same = services.question_set_update(
-        request=draft.request,
+        capacity_request=draft.request,
         user=buyer.user,
         flags=flags,
         target_response=qs.target_response_minutes,
@@ -116,7 +118,7 @@ def test_unchanged_flags_do_not_make_a_version(draft, provider, buyer):
 )
 def test_adding_a_question_validates_each_field(asked_request, buyer, data, field):
     with pytest.raises(ValidationError) as exc:
-        services.question_add(request=asked_request, user=buyer.user, data=data)
+        services.question_add(capacity_request=asked_request, user=buyer.user, data=data)
     assert field in exc.value.message_dict
 
 
@@ -131,7 +133,7 @@ def test_a_rule_that_does_not_fit_the_type_is_refused_per_row(asked_request, buy
 def test_a_bad_target_clock_names_its_field(asked_request, buyer):
     with pytest.raises(ValidationError) as exc:
         services.question_set_update(
-            request=asked_request,
+            capacity_request=asked_request,
             user=buyer.user,
             flags={},
             target_response={"S2": "fast"},

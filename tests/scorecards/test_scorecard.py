@@ -148,7 +148,7 @@ def test_delivered_figures_match_the_delivery_report_and_the_prediction_at_award
         reservation_start=today - timedelta(days=10), reservation_end=today + timedelta(days=20)
     )
     world.request.refresh_from_db()
-    assert request_score(request=world.request).status == "done"
+    assert request_score(capacity_request=world.request).status == "done"
     reservation = accept(world, buyer, provider).reservation
     Reservation.objects.filter(pk=reservation.pk).update(
         clock_starts_at=timezone.now() - timedelta(days=5)

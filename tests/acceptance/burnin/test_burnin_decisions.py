@@ -11,11 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from acceptance.models import Acknowledgement, DecisionKind, Reservation, ReservationStatus
-from acceptance.services.award import (
-    request_award,
-    reservation_accept,
-    reservation_reject,
-)
+from acceptance.services.award import request_award
+from acceptance.services.decision import reservation_accept, reservation_reject
 from bids.choices import BidStatus, RequestStatus
 from bids.models import CapacityRequest
 from core.lifecycle import MoveRefused
@@ -60,21 +57,21 @@ def test_award_pins_the_version_the_bid_acknowledged(world, buyer, provider):
     acknowledged.fixture.save()
     world.request.status = RequestStatus.CLOSED
     world.request.save()
-    reservation = request_award(request=world.request, bid=world.bid, user=buyer.user)
+    reservation = request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     assert reservation.fixture_version == acknowledged
 
 
 def test_award_waits_for_the_deadline(world, buyer):
     attach_fixture(world.request, two_node_spec())
     with pytest.raises(ValidationError, match="still open"):
-        request_award(request=world.request, bid=world.bid, user=buyer.user)
+        request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
 
 
 def test_award_needs_a_fixture(world, buyer):
     world.request.status = RequestStatus.CLOSED
     world.request.save()
     with pytest.raises(ValidationError, match="fixture"):
-        request_award(request=world.request, bid=world.bid, user=buyer.user)
+        request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
 
 
 def test_accept_on_a_passing_gate_starts_the_clock_and_stores_the_baseline(

@@ -50,7 +50,7 @@ def test_the_award_panel_shows_submitted_terms_and_who_is_disqualified(
     bid_save_draft(bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("9.99")})
     world.request.status = RequestStatus.CLOSED
     world.request.save()
-    request_score(request=world.request)
+    request_score(capacity_request=world.request)
     html = buyer.client().get(reverse("bids:request-detail", args=[world.request.pk]))
     panel = html.content.decode()
     panel = panel[panel.index('id="award-panel"') :]

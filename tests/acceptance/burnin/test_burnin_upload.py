@@ -140,7 +140,7 @@ def test_a_bad_node_label_is_a_field_error(awarded, provider):
 
 
 def test_no_upload_after_the_decision(awarded, buyer, provider):
-    from acceptance.services.award import reservation_reject
+    from acceptance.services.decision import reservation_reject
 
     reservation_reject(reservation=awarded.reservation, user=buyer.user, reason="No capacity.")
     awarded.run.reservation.refresh_from_db()

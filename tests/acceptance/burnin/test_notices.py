@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 
-from acceptance.services.award import reservation_accept, reservation_reject
 from acceptance.services.burnin import run_request_recheck
+from acceptance.services.decision import reservation_accept, reservation_reject
 from notices.choices import Event
 from notices.models import Notice
 from tests.acceptance.burnin.helpers import GOOD_SET, upload_all

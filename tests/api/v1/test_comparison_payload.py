@@ -41,7 +41,7 @@ def _both(req, *, anonymise: bool) -> tuple[object, object]:
 @pytest.mark.parametrize("anonymise", [False, True])
 def test_the_payload_is_what_the_serializer_prints(world, anonymise):
     add_bids(world.request, 3)
-    assert request_score(request=world.request).status == "done"
+    assert request_score(capacity_request=world.request).status == "done"
     schema, fast = _both(world.request, anonymise=anonymise)
     assert fast == schema
     assert len(fast["columns"]) == 5 and fast["groups"][0]["rows"][0]["cells"]
@@ -64,7 +64,7 @@ def test_the_payload_with_both_rounds_is_what_the_serializer_prints(world, buyer
     services.bid_submit(bid=world.bid, user=provider.user)
     services.request_close(request=req, user=buyer.user, confirmed=True)
     req.refresh_from_db()
-    request_score(request=req)
+    request_score(capacity_request=req)
     schema, fast = _both(req, anonymise=False)
     assert fast == schema
     assert {r["final_round"]["price_per_gpu_hour"] for r in fast["rounds"]} >= {"1.900"}

@@ -105,7 +105,7 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
 
     # The buyer closes and awards in the browser; the provider starts a burn-in run.
     request_close(request=req, user=buyer.user, confirmed=True)
-    reservation = request_award(request=req, bid=frozen.bid, user=buyer.user)
+    reservation = request_award(capacity_request=req, bid=frozen.bid, user=buyer.user)
     pending = run(reservations, env, tmp_path)
     assert [r["id"] for r in pending["results"]] == [reservation.pk]
     env["RESERVATION_ID"] = str(reservation.pk)

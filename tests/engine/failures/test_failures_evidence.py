@@ -1,4 +1,4 @@
-"""Evidence classes that launchers, schedulers and broken dumps produce (issue 19)."""
+"""Evidence classes that launchers, schedulers and broken dumps produce."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from orgs.models import Organization
 
 
 def score(request: CapacityRequest) -> ScoringRun:
-    return request_score(request=request)
+    return request_score(capacity_request=request)
 
 
 @pytest.fixture

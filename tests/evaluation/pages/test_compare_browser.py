@@ -42,7 +42,7 @@ def contest(buyer, provider, rival_provider) -> CapacityRequest:
     )
     bid_submit(bid=cheap, user=provider.user)
     bid_submit(bid=premium, user=rival_provider.user)
-    assert request_score(request=req).status == "done"
+    assert request_score(capacity_request=req).status == "done"
     return req
 
 
@@ -77,7 +77,7 @@ def test_reweighting_rescoring_and_export(
     assert "stale" in page.locator("#matrix h2").inner_text()
     assert held_tasks == [contest.pk]
 
-    request_score(request=CapacityRequest.objects.get(pk=contest.pk))  # the worker's turn
+    request_score(capacity_request=CapacityRequest.objects.get(pk=contest.pk))  # the worker's turn
     page.wait_for_function("!document.querySelector('#scoring-status .spinner')")
     page.wait_for_selector("#chart-scores svg.main-svg")
     page.wait_for_selector("#chart-goodput svg.main-svg")
@@ -109,7 +109,9 @@ def test_the_goodput_chart_keeps_each_bids_optimum_beside_the_buyers_interval(
     contest, new_page, login_as, live_server
 ):
     CapacityRequest.objects.filter(pk=contest.pk).update(checkpoint_interval_minutes=60)
-    assert request_score(request=CapacityRequest.objects.get(pk=contest.pk)).status == "done"
+    assert (
+        request_score(capacity_request=CapacityRequest.objects.get(pk=contest.pk)).status == "done"
+    )
     page = login_as(new_page(), "alice")
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

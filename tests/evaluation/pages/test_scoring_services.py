@@ -165,7 +165,7 @@ def test_a_revision_the_cost_model_cannot_read_fails_the_run_with_its_reason(wor
     )
     Bid.objects.filter(pk=world.bid.pk).update(latest_revision_number=2)
     scoring_queue(request=world.request)
-    run = request_score(request=world.request)
+    run = request_score(capacity_request=world.request)
     assert run.status == ScoringStatus.FAILED and "nodes" in run.error
     assert ScoringRun.objects.get(request=world.request, stale=False).pk == run.pk
 
