@@ -83,7 +83,7 @@ def test_one_bid_answers_304_to_its_readers_and_404_to_everyone_else(
 def test_the_comparison_answers_304_until_scoring_moves(
     world, buyer, provider, rival_provider, outsider
 ):
-    request_score(request=world.request)
+    request_score(capacity_request=world.request)
     url = f"/api/v1/requests/{world.request.pk}/comparison/"
     client = token_client(buyer.user)
     tag = _tagged(client, url)
@@ -99,6 +99,6 @@ def test_the_comparison_answers_304_until_scoring_moves(
     assert not _unchanged(client, url, tag)  # the shown numbers are now stale
     stale = _tagged(client, url)
     assert client.get(url).json()["stale"] is True
-    request_score(request=world.request)
+    request_score(capacity_request=world.request)
     assert not _unchanged(client, url, stale)
     assert client.get(url).json()["stale"] is False

@@ -33,9 +33,9 @@ def test_the_request_list_and_a_requests_bids_do_not_grow_with_their_rows(world,
 def test_the_comparison_does_not_grow_with_its_bids(world, buyer):
     client = token_client(buyer.user)
     url = f"/api/v1/requests/{world.request.pk}/comparison/"
-    request_score(request=world.request)
+    request_score(capacity_request=world.request)
     few = _queries(client, url)
     add_bids(world.request, 12)
-    request_score(request=world.request)
+    request_score(capacity_request=world.request)
     assert len(client.get(url).json()["columns"]) == 14
     assert _queries(client, url) == few
