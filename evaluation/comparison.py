@@ -45,7 +45,7 @@ from evaluation.presentation import (
     presentation_store,
     stored_presentation,
 )
-from evaluation.services import scoring_fingerprint
+from evaluation.services import LiveInputs, live_inputs
 from questionnaire.selectors import revision_conflicts
 from questionnaire.snapshot import scoring_answers
 
@@ -87,18 +87,26 @@ class _Scored:
 
 
 def comparison_state(*, request: CapacityRequest) -> tuple[str, ScoringRun | None]:
-    """Where scoring stands for the request's current inputs (2 queries)."""
+    """Where scoring stands for the request's current inputs (a constant number of queries)."""
+    state, run, _ = _state(request)
+    return state, run
+
+
+def _state(request: CapacityRequest) -> tuple[str, ScoringRun | None, LiveInputs | None]:
+    """`comparison_state`, and the live inputs it read (None while sealed)."""
     if request.bids_hidden_from_buyer:
-        return SEALED, None
-    fingerprint = scoring_fingerprint(request=request)
+        return SEALED, None, None
+    live = live_inputs(request=request)
     run = (
-        ScoringRun.objects.filter(request=request, fingerprint=fingerprint).defer("result").first()
+        ScoringRun.objects.filter(request=request, fingerprint=live.fingerprint)
+        .defer("result")
+        .first()
     )
     if run is None:
-        return OUTDATED, None
+        return OUTDATED, None, live
     if run.status == ScoringStatus.DONE:
-        return (CURRENT if run.bid_count else NO_BIDS), run
-    return (FAILED if run.status == ScoringStatus.FAILED else PENDING), run
+        return (CURRENT if run.bid_count else NO_BIDS), run, live
+    return (FAILED if run.status == ScoringStatus.FAILED else PENDING), run, live
 
 
 def comparison_for_buyer(
@@ -107,7 +115,7 @@ def comparison_for_buyer(
     """`with_html`: the page's read, the printed matrix instead of its cells (which load when
     first asked for)."""
     anonymise = anonymise and request.status != RequestStatus.AWARDED
-    state, current = comparison_state(request=request)
+    state, current, live = _state(request)
     out = Comparison(request=request, state=state, anonymised=anonymise, current_run=current)
     if state == SEALED:
         return out
@@ -123,7 +131,13 @@ def comparison_for_buyer(
     out.shown_run = shown
     if shown is None:
         return out
-    inputs = presentation_inputs(request=request, run=shown, anonymise=anonymise)
+    # The run for the live inputs scored exactly the bids they read: their names serve as is.
+    inputs = presentation_inputs(
+        request=request,
+        run=shown,
+        anonymise=anonymise,
+        live=live if live is not None and shown.fingerprint == live.fingerprint else None,
+    )
     if not inputs.names:
         return out
     fingerprint = inputs.fingerprint(shown, anonymise)

@@ -18,6 +18,7 @@ from acceptance.selectors.fixtures import acknowledgements_for_bids
 from bids.models import CapacityRequest
 from evaluation.anonymise import anonymous_labels
 from evaluation.models import BidScore, ComparisonPresentation, ScoringRun
+from evaluation.services import LiveInputs
 from questionnaire.selectors import agreed_terms
 
 #: Bump when what a presentation holds, or how it is worded or printed, changes: presentations
@@ -50,16 +51,24 @@ class Inputs:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def presentation_inputs(*, request: CapacityRequest, run: ScoringRun, anonymise: bool) -> Inputs:
-    """Three queries, four anonymised, whatever the number of bids."""
-    names = dict(
-        BidScore.objects.filter(run=run).values_list(
-            "revision__bid_id", "revision__bid__provider__name"
+def presentation_inputs(
+    *, request: CapacityRequest, run: ScoringRun, anonymise: bool, live: LiveInputs | None
+) -> Inputs:
+    """`live`: what the live inputs' fingerprint read, when `run` is theirs (then it names the
+    same bids). One query, two anonymised, whatever the number of bids; two more for an
+    earlier run."""
+    if live is not None:
+        names, acks = live.names, live.context.acks
+    else:
+        names = dict(
+            BidScore.objects.filter(run=run).values_list(
+                "revision__bid_id", "revision__bid__provider__name"
+            )
         )
-    )
+        acks = acknowledgements_for_bids(list(names))
     return Inputs(
         names=names,
-        acks=acknowledgements_for_bids(list(names)),
+        acks=acks,
         agreed=agreed_terms(request=request),
         labels=anonymous_labels(request=request) if anonymise else {},
     )

@@ -15,7 +15,7 @@ from bids.services import bid_save_draft, bid_submit
 from contracts.services.terms import terms_create
 from orgs.models import Organization
 from tests.api.v1.conftest import token_client
-from tests.evaluation.pages.conftest import score
+from tests.evaluation.pages.conftest import add_bids, score
 
 pytestmark = pytest.mark.django_db
 
@@ -121,3 +121,22 @@ def test_nobody_else_is_shown_the_stored_presentation(scored, buyer, role, reque
         }
     response = token_client(other.user).get(f"/api/v1/requests/{scored.request.pk}/comparison/")
     assert response.status_code == 404
+
+
+def test_the_api_costs_the_same_queries_for_2_and_200_bids(world, buyer):
+    """Built or read back, the comparison API's query count does not grow with its bids."""
+    api = token_client(buyer.user)
+
+    def counted() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            _api(api, world.request)
+        return len(ctx.captured_queries)
+
+    api.get("/api/v1/requests/")  # the token's first use is recorded once
+    score(world.request)
+    small_first, small = counted(), counted()
+    add_bids(world.request, 198)
+    assert score(world.request).bid_count == 200
+    large_first, large = counted(), counted()
+    assert large_first == small_first, f"{small_first} queries for 2 bids, {large_first} for 200"
+    assert large == small < small_first
