@@ -15,11 +15,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bids.models import BidRevision, CapacityRequest
+from evaluation.matrix import Cell
 from questionnaire.answer_types import TEXT
 from questionnaire.snapshot import specs_of
 
 if TYPE_CHECKING:
-    from evaluation.comparison import Cell, Comparison
+    from evaluation.matrix import Comparison
 
 HIDDEN = "hidden while anonymised"
 # Rows that show a provider's own words: hidden whole (the numbers stay).
@@ -91,8 +92,7 @@ def _cell(cell: Cell, pattern: re.Pattern[str] | None) -> None:
 
 
 def hide_identifying(view: Comparison) -> None:
-    """Hide the provider's own words in a built comparison, in place."""
-    from evaluation.comparison import Cell
+    """Hide the provider's own words in a comparison being built, in place."""
 
     pattern = scrubber(
         sorted(
@@ -109,4 +109,4 @@ def hide_identifying(view: Comparison) -> None:
             for cell in row.cells:
                 _cell(cell, pattern)
     for col in view.columns:
-        col.reasons_shown = [_scrub(pattern, reason) for reason in col.reasons]
+        col.reasons = [_scrub(pattern, reason) for reason in col.reasons]

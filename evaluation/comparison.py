@@ -1,28 +1,67 @@
-"""The comparison matrix as plain data: the page, the charts and both exports read this one build.
+"""The comparison matrix as plain data: the page, the charts, the API and both exports read this
+one build.
 
-Reads a constant number of queries whatever the number of bids: the live inputs' revision ids,
-the run for those inputs, the last finished run, and its scores with their revisions.
+A finished run's presentation is built once and stored (`evaluation.presentation`) with a
+fingerprint of everything else it read; each read costs a constant number of queries whatever
+the number of bids: the live inputs' fingerprint and their run, the last finished run, the
+presentation's inputs and the stored presentation (and, when those changed, the run's scores
+with their revisions to build it again).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bids.choices import RequestStatus
-from bids.models import BidRevision, CapacityRequest
-from core.kept import kept
+from bids.models import CapacityRequest
 from engine.domain import PALETTE
 from engine.scoring import CRITERIA
-from engine.scoring.reliability import MTBF_DEFAULT, MTBF_REALISED
-from evaluation.anonymise import anonymous_labels, hide_identifying
+from evaluation.anonymise import hide_identifying
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
+from evaluation.matrix import (
+    CURRENT,
+    FAILED,
+    NO_BIDS,
+    OUTDATED,
+    PENDING,
+    SEALED,
+    Cell,
+    Column,
+    Comparison,
+    Group,
+    Row,
+    RunScores,
+    columns_from_json,
+    columns_to_json,
+    groups_to_json,
+)
+from evaluation.matrix_html import matrix_body
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
-from evaluation.services import scoring_fingerprint
-from questionnaire.conflicts import Conflict
-from questionnaire.selectors import agreed_terms, revision_conflicts
-from questionnaire.snapshot import NO_QUESTIONNAIRE, scoring_answers
+from evaluation.presentation import (
+    Inputs,
+    presentation_inputs,
+    presentation_store,
+    stored_presentation,
+)
+from evaluation.services import LiveInputs, live_inputs
+from questionnaire.selectors import revision_conflicts
+from questionnaire.snapshot import scoring_answers
+
+__all__ = [
+    "CURRENT",
+    "FAILED",
+    "NO_BIDS",
+    "OUTDATED",
+    "PENDING",
+    "SEALED",
+    "Cell",
+    "Column",
+    "Comparison",
+    "Group",
+    "Row",
+]
 
 CRITERION_LABELS = {
     "effective_cost": "Effective cost",
@@ -31,151 +70,52 @@ CRITERION_LABELS = {
     "acceptance_terms": "Acceptance and evidence terms",
     "delivery_risk": "Delivery risk",
 }
-#: Bump when what a comparison holds changes shape: entries built by older code are not read.
-PRESENTATION_VERSION = 1
-#: A finished run's presentation is kept this long after it was last built (it never changes).
-PRESENTATION_SECONDS = 24 * 3600
 #: Goodput curves beyond this many bids make the chart unreadable; the best-ranked are drawn.
 MAX_CURVES = 12
 # The matrix group of criterion scores, rank and draw share (the summary PDF prints them elsewhere).
 SCORES_GROUP = "Scores"
 
-# What the page says about the scores it shows.
-SEALED, NO_BIDS, CURRENT, PENDING, FAILED, OUTDATED = (
-    "sealed",
-    "no_bids",
-    "current",
-    "pending",
-    "failed",
-    "outdated",
-)
 
+@dataclass(frozen=True)
+class _Scored:
+    """What one column's rows are built from (not kept once the presentation is stored)."""
 
-@dataclass
-class Cell:
-    display: str
-    value: float | str | None
-    best: bool = False
-    note: str = ""
-    explain: list[dict[str, str]] = field(default_factory=list)
-    css: str = ""
-
-
-@dataclass
-class Row:
-    key: str
-    label: str
-    unit: str
-    cells: list[Cell]
-    better: str | None = None
-
-    @property
-    def heading(self) -> str:
-        return f"{self.label} ({self.unit})" if self.unit else self.label
-
-
-@dataclass
-class Group:
-    title: str
-    rows: list[Row]
-
-
-@dataclass
-class Column:
-    name: str
+    column: Column
     score: BidScore
-    revision: BidRevision
-    css: str = ""
-    steps: dict[str, dict[str, str]] = field(default_factory=dict)
-    facts: Facts = field(default_factory=lambda: Facts(NO_QUESTIONNAIRE))
-    reasons_shown: list[str] | None = None  # anonymised: the reasons, scrubbed
-    conflicts: list[Conflict] = field(default_factory=list)  # one fact stated with two values
-
-    @property
-    def qualified(self) -> bool:
-        return self.score.qualified
-
-    @property
-    def reasons(self) -> list[str]:
-        if self.reasons_shown is not None:
-            return self.reasons_shown
-        return [d["message"] for d in self.score.disqualifications]
-
-    @property
-    def conflict_messages(self) -> list[str]:
-        """Anonymised, without the quotes: they are the provider's own words."""
-        if self.reasons_shown is not None:
-            return [c.without_quote for c in self.conflicts]
-        return [c.message for c in self.conflicts]
-
-    @property
-    def mtbf_default(self) -> bool:
-        return self.score.cost.get("node_mtbf_source") == MTBF_DEFAULT
-
-    @property
-    def mtbf_realised(self) -> bool:
-        return self.score.cost.get("node_mtbf_source") == MTBF_REALISED
-
-
-@dataclass
-class Comparison:
-    request: CapacityRequest
-    state: str
-    anonymised: bool
-    current_run: ScoringRun | None = None
-    shown_run: ScoringRun | None = None
-    columns: list[Column] = field(default_factory=list)
-    groups: list[Group] = field(default_factory=list)
-    charts: dict[str, Any] = field(default_factory=dict)
-    sensitivity: dict[str, Any] = field(default_factory=dict)
-    # The cache key of the presentation above ("" when it was not cached): what is printed from
-    # it alone (the matrix body) can be kept under the same key.
-    presentation_key: str = ""
-
-    @property
-    def stale(self) -> bool:
-        """Numbers on screen that are not for the current inputs."""
-        return self.shown_run is not None and self.state != CURRENT
-
-    @property
-    def qualified_columns(self) -> list[Column]:
-        return [c for c in self.columns if c.qualified]
-
-    @property
-    def disqualified_columns(self) -> list[Column]:
-        return [c for c in self.columns if not c.qualified]
-
-    @property
-    def conflicted_columns(self) -> list[Column]:
-        return [c for c in self.columns if c.conflicts]
-
-    @property
-    def any_default_mtbf(self) -> bool:
-        return any(c.mtbf_default for c in self.columns)
-
-    @property
-    def any_realised_mtbf(self) -> bool:
-        return any(c.mtbf_realised for c in self.columns)
+    steps: dict[str, dict[str, str]]
+    facts: Facts
 
 
 def comparison_state(*, request: CapacityRequest) -> tuple[str, ScoringRun | None]:
-    """Where scoring stands for the request's current inputs (2 queries)."""
+    """Where scoring stands for the request's current inputs (a constant number of queries)."""
+    state, run, _ = _state(request)
+    return state, run
+
+
+def _state(request: CapacityRequest) -> tuple[str, ScoringRun | None, LiveInputs | None]:
+    """`comparison_state`, and the live inputs it read (None while sealed)."""
     if request.bids_hidden_from_buyer:
-        return SEALED, None
-    fingerprint = scoring_fingerprint(request=request)
+        return SEALED, None, None
+    live = live_inputs(request=request)
     run = (
-        ScoringRun.objects.filter(request=request, fingerprint=fingerprint).defer("result").first()
+        ScoringRun.objects.filter(request=request, fingerprint=live.fingerprint)
+        .defer("result")
+        .first()
     )
     if run is None:
-        return OUTDATED, None
+        return OUTDATED, None, live
     if run.status == ScoringStatus.DONE:
-        return (CURRENT if run.bid_count else NO_BIDS), run
-    return (FAILED if run.status == ScoringStatus.FAILED else PENDING), run
+        return (CURRENT if run.bid_count else NO_BIDS), run, live
+    return (FAILED if run.status == ScoringStatus.FAILED else PENDING), run, live
 
 
-def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -> Comparison:
+def comparison_for_buyer(
+    *, request: CapacityRequest, anonymise: bool = False, with_html: bool = False
+) -> Comparison:
+    """`with_html`: the page's read, the printed matrix instead of its cells (which load when
+    first asked for)."""
     anonymise = anonymise and request.status != RequestStatus.AWARDED
-    state, current = comparison_state(request=request)
+    state, current, live = _state(request)
     out = Comparison(request=request, state=state, anonymised=anonymise, current_run=current)
     if state == SEALED:
         return out
@@ -191,65 +131,76 @@ def comparison_for_buyer(*, request: CapacityRequest, anonymise: bool = False) -
     out.shown_run = shown
     if shown is None:
         return out
-    key = _presentation_key(request, shown, anonymise)
-
-    def build() -> tuple[Any, ...]:
-        _present(out, request, shown, anonymise)
-        return (out.columns, out.groups, out.sensitivity, out.charts)
-
-    built = kept(key, build, seconds=PRESENTATION_SECONDS, weight=shown.bid_count)
-    out.columns, out.groups, out.sensitivity, out.charts = built
-    out.presentation_key = key
+    # The run for the live inputs scored exactly the bids they read: their names serve as is.
+    inputs = presentation_inputs(
+        request=request,
+        run=shown,
+        anonymise=anonymise,
+        live=live if live is not None and shown.fingerprint == live.fingerprint else None,
+    )
+    if not inputs.names:
+        return out
+    fingerprint = inputs.fingerprint(shown, anonymise)
+    stored = stored_presentation(
+        run=shown, anonymised=anonymise, fingerprint=fingerprint, with_html=with_html
+    )
+    if stored is None:
+        _present(out, shown, inputs)
+        stored = presentation_store(
+            run=shown,
+            anonymised=anonymise,
+            fingerprint=fingerprint,
+            columns=columns_to_json(out.columns),
+            groups=groups_to_json(out.groups),
+            summary={"sensitivity": out.sensitivity, "charts": out.charts},
+            matrix_html=matrix_body(out.groups, len(out.columns)),
+        )
+    else:
+        out.columns = columns_from_json(stored.columns, RunScores(shown.pk))
+        out.sensitivity = stored.summary["sensitivity"]
+        out.charts = stored.summary["charts"]
+    out.presentation = stored
     return out
 
 
-def _presentation_key(request: CapacityRequest, run: ScoringRun, anonymise: bool) -> str:
-    """A finished run never changes, so its presentation is built once and kept under a key
-    no other run can have: a new run, the other labelling or a new presentation version is
-    another key (invalidated by construction). The finishing instant keeps a test database
-    that reuses ids from ever meeting another test's entry."""
-    finished = run.finished_at.timestamp() if run.finished_at else 0
-    return (
-        f"comparison:v{PRESENTATION_VERSION}:{request.pk}:{run.pk}:{finished}:"
-        f"{'anonymous' if anonymise else 'named'}"
-    )
-
-
-def _present(out: Comparison, request: CapacityRequest, shown: ScoringRun, anonymise: bool) -> None:
+def _present(out: Comparison, shown: ScoringRun, inputs: Inputs) -> None:
     """The matrix, charts and sensitivity of a finished run, as the buyer's side sees it."""
     scores = list(shown.scores.select_related("revision__bid__provider").order_by("position"))
-    if not scores:
-        return
-    names = _names(request, scores, anonymise)
-    acks = _acknowledgements([s.revision.bid_id for s in scores])
-    agreed = agreed_terms(request=request)
-    out.columns = [
-        Column(
-            name=names[s.pk],
-            score=s,
-            revision=s.revision,
-            steps=explain_steps(s.cost),
-            facts=Facts(scoring_answers(s.revision.questionnaire), *acks[s.revision.bid_id]),
-            conflicts=revision_conflicts(revision=s.revision, agreed=agreed),
+    run_scores = RunScores(shown.pk, scores)
+    anonymise = out.anonymised
+    scored = []
+    for s in scores:
+        bid_id = s.revision.bid_id
+        conflicts = revision_conflicts(revision=s.revision, agreed=inputs.agreed)
+        column = Column(
+            name=inputs.labels[bid_id] if anonymise else inputs.names[bid_id],
+            label=s.label,
+            bid_id=bid_id,
+            provider_id=s.revision.bid.provider_id,
+            revision_id=s.revision_id,
+            revision_number=s.revision.number,
+            qualified=s.qualified,
+            rank=s.rank,
+            total=s.total,
+            effective_price=s.effective_price,
+            criteria={c["name"]: float(c["score"]) for c in s.criteria},
+            reasons=[d["message"] for d in s.disqualifications],
+            conflict_messages=[c.without_quote if anonymise else c.message for c in conflicts],
+            mtbf_source=s.cost.get("node_mtbf_source") or "",
+            scores=run_scores,
         )
-        for s in scores
-    ]
+        facts = Facts(scoring_answers(s.revision.questionnaire), *inputs.acks[bid_id])
+        scored.append(_Scored(column, s, explain_steps(s.cost), facts))
+    out.columns = [item.column for item in scored]
     out.groups = [
-        Group(title, [_row(spec, out.columns) for spec in specs]) for title, specs in ROW_GROUPS
+        Group(title, [_row(spec, scored) for spec in specs]) for title, specs in ROW_GROUPS
     ]
-    out.groups.append(_score_group(out.columns, shown.weights))
+    out.groups.append(_score_group(scored, shown.weights))
     _set_apart_disqualified(out)
     if anonymise:
         hide_identifying(out)
     out.sensitivity = _sensitivity(shown, out.columns)
-    out.charts = _charts(out.columns, shown.weights, out.sensitivity)
-
-
-def _acknowledgements(bid_ids: list[int]) -> dict[int, tuple[str, int]]:
-    """The acknowledgement scoring reads, for every bid in one query."""
-    from acceptance.selectors.fixtures import acknowledgements_for_bids
-
-    return acknowledgements_for_bids(bid_ids)
+    out.charts = _charts(scored, shown.weights, out.sensitivity)
 
 
 def _set_apart_disqualified(view: Comparison) -> None:
@@ -264,18 +215,10 @@ def _set_apart_disqualified(view: Comparison) -> None:
                 cell.css = " ".join(filter(None, ["best" if cell.best else "", col.css]))
 
 
-def _names(request: CapacityRequest, scores: Sequence[BidScore], anonymise: bool) -> dict[int, str]:
-    if not anonymise:
-        return {s.pk: s.revision.bid.provider.name for s in scores}
-    # Letters stay with each bid for the request's lifetime, whatever the ranking or weights.
-    labels = anonymous_labels(request=request)
-    return {s.pk: labels[s.revision.bid_id] for s in scores}
-
-
-def _row(spec: RowSpec, columns: Sequence[Column]) -> Row:
-    cells = [spec.cell(c.revision, c.score.cost, c.steps, c.facts) for c in columns]
+def _row(spec: RowSpec, scored: Sequence[_Scored]) -> Row:
+    cells = [spec.cell(c.score.revision, c.score.cost, c.steps, c.facts) for c in scored]
     row = Row(spec.key, spec.label, spec.unit, cells, spec.better)
-    _mark_best(row, columns)
+    _mark_best(row, [c.column for c in scored])
     return row
 
 
@@ -294,14 +237,15 @@ def _mark_best(row: Row, columns: Sequence[Column]) -> None:
         cell.best = col.qualified and cell.value == target
 
 
-def _score_group(columns: Sequence[Column], weights: dict[str, float]) -> Group:
+def _score_group(scored: Sequence[_Scored], weights: dict[str, float]) -> Group:
+    columns = [c.column for c in scored]
     total_w = sum(weights.values()) or 1.0
     rows = []
     for index, name in enumerate(CRITERIA):
         share = weights.get(name, 0.0) / total_w
         cells = []
-        for col in columns:
-            crit = col.score.criteria[index]
+        for item in scored:
+            crit = item.score.criteria[index]
             cells.append(
                 Cell(
                     f"{crit['score']:.1f}",
@@ -320,34 +264,33 @@ def _score_group(columns: Sequence[Column], weights: dict[str, float]) -> Group:
         _mark_best(row, columns)
         rows.append(row)
     totals = []
-    for col in columns:
+    for item in scored:
+        score = item.score
         parts = " + ".join(
             f"{weights.get(n, 0):g}×{c['score']:.1f}"
-            for n, c in zip(CRITERIA, col.score.criteria, strict=True)
+            for n, c in zip(CRITERIA, score.criteria, strict=True)
         )
         totals.append(
             Cell(
-                f"{col.score.total:.1f}",
-                round(col.score.total, 1),
+                f"{score.total:.1f}",
+                round(score.total, 1),
                 explain=[
                     {
                         "label": "Weighted mean",
                         "formula": f"({parts}) / {total_w:g}",
-                        "value": f"{col.score.total:.2f}",
+                        "value": f"{score.total:.2f}",
                     }
                 ],
             )
         )
     total_row = Row("total", "Weighted total", "0–100", totals, "high")
     _mark_best(total_row, columns)
-    ranks = [
-        Cell(str(c.score.rank) if c.score.rank else "—", c.score.rank or None) for c in columns
-    ]
+    ranks = [Cell(str(c.rank) if c.rank else "—", c.rank or None) for c in columns]
     shares = [
         Cell(f"{c.score.win_share:.0%}", round(c.score.win_share * 100))
         if c.score.win_share is not None
         else Cell("—", None)
-        for c in columns
+        for c in scored
     ]
     return Group(
         SCORES_GROUP,
@@ -362,7 +305,7 @@ def _score_group(columns: Sequence[Column], weights: dict[str, float]) -> Group:
 
 def _sensitivity(run: ScoringRun, columns: Sequence[Column]) -> dict[str, Any]:
     data = run.sensitivity or {}
-    name_of: dict[str, str] = {c.score.label: c.name for c in columns}
+    name_of: dict[str, str] = {c.label: c.name for c in columns}
 
     def name(label: str | None) -> str:
         return name_of.get(label or "", "nobody")
@@ -392,23 +335,21 @@ def _sensitivity(run: ScoringRun, columns: Sequence[Column]) -> dict[str, Any]:
 
 
 def _charts(
-    columns: Sequence[Column], weights: dict[str, float], sensitivity: dict[str, Any]
+    scored: Sequence[_Scored], weights: dict[str, float], sensitivity: dict[str, Any]
 ) -> dict[str, Any]:
     total_w = sum(weights.values()) or 1.0
+    columns = [c.column for c in scored]
     names = [c.name + ("" if c.qualified else " (disqualified)") for c in columns]
     stacks = [
         {
             "name": CRITERION_LABELS[n],
-            "values": [
-                round(c.score.criteria[i]["score"] * weights.get(n, 0) / total_w, 2)
-                for c in columns
-            ],
+            "values": [round(c.criteria[n] * weights.get(n, 0) / total_w, 2) for c in columns],
         }
-        for i, n in enumerate(CRITERIA)
+        for n in CRITERIA
     ]
     curves = []
-    for col in [c for c in columns if c.qualified][:MAX_CURVES]:
-        curve = col.score.curve
+    for item in [c for c in scored if c.column.qualified][:MAX_CURVES]:
+        col, curve = item.column, item.score.curve
         if not curve:
             continue
         curves.append(
@@ -424,8 +365,8 @@ def _charts(
         "names": names,
         "scores": stacks,
         "prices": {
-            "list": [c.score.cost.get("price_per_gpu_hour") for c in columns],
-            "effective": [_round(c.score.effective_price, 3) for c in columns],
+            "list": [c.score.cost.get("price_per_gpu_hour") for c in scored],
+            "effective": [_round(c.effective_price, 3) for c in columns],
         },
         "curves": curves,
         "shares": sensitivity.get("shares", []),

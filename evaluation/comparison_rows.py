@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bids.models import BidRevision
 from engine.formatting import LINK_RATE_UNIT, duration
+from evaluation.matrix import Cell
 from questionnaire.snapshot import ScoringAnswers
-
-if TYPE_CHECKING:
-    from evaluation.comparison import Cell
 
 Getter = Callable[[BidRevision, dict[str, Any]], Any]
 
@@ -103,8 +101,6 @@ class RowSpec:
         facts: Facts,
     ) -> Cell:
         """`steps` is the bid's explained cost-model steps, by label (see `explain_steps`)."""
-        from evaluation.comparison import Cell
-
         raw = self.fact(facts) if self.fact else self.get(revision, cost)
         note = ""
         if self.key == "node_mtbf":

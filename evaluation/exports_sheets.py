@@ -58,8 +58,8 @@ def fill_cover(sheet: Worksheet, view: Comparison) -> None:
         cell.font = _BOLD
     for col in view.columns:
         verdict = "met" if col.qualified else "disqualified: " + "; ".join(col.reasons)
-        rank = col.score.rank if col.score.rank is not None else "—"
-        sheet.append(safe_row([rank, col.name, round(col.score.total, 2), verdict]))
+        rank = col.rank if col.rank is not None else "—"
+        sheet.append(safe_row([rank, col.name, round(col.total, 2), verdict]))
     sens = view.sensitivity or {}
     if sens.get("verdict"):
         _heading(sheet, "The winner's verdict")

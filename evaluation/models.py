@@ -108,6 +108,34 @@ class BidScore(models.Model):
         return self.cost.get("effective_price_per_useful_gpu_hour")
 
 
+class ComparisonPresentation(models.Model):
+    """A finished run's comparison as the buyer's side shows it, in one labelling: built once,
+    read back while its fingerprint (everything it read besides the run: provider names,
+    acknowledgements, agreed terms, anonymous labels, the presentation's version) still holds,
+    built again and stored over when it does not."""
+
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="presentations")
+    anonymised = models.BooleanField()
+    fingerprint = models.CharField(max_length=64)
+    # `evaluation.matrix` shapes: columns, the matrix's groups, sensitivity and charts.
+    columns = models.JSONField()
+    groups = models.JSONField()
+    summary = models.JSONField()
+    # The page's matrix body, printed from `groups` (escaped): the page reads this, not them.
+    matrix_html = models.TextField()
+    built_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "anonymised"], name="one_presentation_per_run_labelling"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Comparison of run {self.run_id} ({'anonymous' if self.anonymised else 'named'})"
+
+
 class EvaluatorView(models.Model):
     """One buyer member's own weights for a request (team evaluation): the scored criteria and
     the two judged ones (`evaluation.team.recombine.VIEW_WEIGHTS`)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.core.exceptions import NON_FIELD_ERRORS
@@ -30,6 +31,7 @@ from engine.scoring import (
 )
 from evaluation.models import BidScore, ScoringRun, ScoringStatus
 from evaluation.scoring_io import (
+    ScoringContext,
     inputs_fingerprint,
     scoring_context,
     scoring_inputs,
@@ -58,19 +60,36 @@ def scoring_revisions(*, capacity_request: CapacityRequest) -> QuerySet[BidRevis
     return revisions.select_related("bid__request", "bid__provider").order_by("bid_id")
 
 
+@dataclass(frozen=True)
+class LiveInputs:
+    """The live inputs' fingerprint, with what it read that the comparison shows as well (so
+    that it is not read twice): the acknowledgements, and the bids' provider names."""
+
+    fingerprint: str
+    context: ScoringContext
+    names: dict[int, str]  # provider name by bid id
+
+
 def scoring_fingerprint(*, request: CapacityRequest) -> str:
+    return live_inputs(request=request).fingerprint
+
+
+def live_inputs(*, request: CapacityRequest) -> LiveInputs:
     rows = list(
-        scoring_revisions(capacity_request=request).values_list("pk", "bid_id", "bid__provider_id")
+        scoring_revisions(capacity_request=request).values_list(
+            "pk", "bid_id", "bid__provider_id", "bid__provider__name"
+        )
     )
     context = scoring_context(
-        capacity_request=request, bids=[(bid, provider) for _, bid, provider in rows]
+        capacity_request=request, bids=[(bid, prov) for _, bid, prov, _ in rows]
     )
-    return inputs_fingerprint(
+    fingerprint = inputs_fingerprint(
         capacity_request=request,
-        revision_ids=[pk for pk, _, _ in rows],
+        revision_ids=[pk for pk, _, _, _ in rows],
         weights=weights_of(request).to_dict(),
         extra=context.fingerprint(),
     )
+    return LiveInputs(fingerprint, context, {bid: name for _, bid, _, name in rows})
 
 
 def _make_current(run: ScoringRun) -> None:

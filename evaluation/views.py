@@ -73,9 +73,10 @@ def _compare_page(
 @org_required(OrgKind.BUYER)
 def compare(request: HttpRequest, pk: int) -> HttpResponse:
     req = _buyer_request(request, pk)
-    return _compare_page(
-        request, comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    view = comparison.comparison_for_buyer(
+        request=req, anonymise=_anonymise(request), with_html=True
     )
+    return _compare_page(request, view)
 
 
 @org_required(OrgKind.BUYER)
@@ -83,7 +84,9 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
 def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
     """The current member's own weights and ratings; a refused form shows what was typed."""
     req = _buyer_request(request, pk)
-    view = comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    view = comparison.comparison_for_buyer(
+        request=req, anonymise=_anonymise(request), with_html=True
+    )
     context = team_context(request, view, request.POST)
     form = context.get("team_form")
     if form is None:

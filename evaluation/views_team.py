@@ -107,9 +107,7 @@ def _form(
         return every or position < FORM_LEADING_BIDS or bid_id in rated or posted
 
     qualified = cmp.qualified_columns
-    bids = [
-        (c.revision.bid_id, c.name) for i, c in enumerate(qualified) if shown(i, c.revision.bid_id)
-    ]
+    bids = [(c.bid_id, c.name) for i, c in enumerate(qualified) if shown(i, c.bid_id)]
     weights = mine.weights if mine else cmp.request.weights
     initial: dict[str, str] = {n: f"{float(weights.get(n, 0)):g}" for n in VIEW_WEIGHTS}
     for j in judgements:

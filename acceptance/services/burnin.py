@@ -33,7 +33,7 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
 from core.errors import ServiceError
-from core.kept import Recent
+from core.recent import Recent
 from core.uploads import check_upload, sha256_of
 from engine.evidence.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
 from engine.evidence.checks.findings import Explanation

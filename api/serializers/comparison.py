@@ -107,11 +107,11 @@ def comparison_data(view: Comparison) -> dict[str, Any]:
     columns = [
         {
             "name": col.name,
-            "bid": None if view.anonymised else col.revision.bid_id,
-            "revision": col.revision.number,
+            "bid": None if view.anonymised else col.bid_id,
+            "revision": col.revision_number,
             "qualified": col.qualified,
-            "rank": col.score.rank,
-            "total": col.score.total,
+            "rank": col.rank,
+            "total": col.total,
             "disqualifications": col.reasons,
         }
         for col in view.columns

@@ -27,7 +27,7 @@ from evaluation.team.recombine import (
 )
 
 if TYPE_CHECKING:
-    from evaluation.comparison import Column
+    from evaluation.matrix import Column
     from evaluation.selectors import AwardRow
 
 REQUEST_CHOICE, CONSENSUS_CHOICE = "request", "consensus"
@@ -92,11 +92,11 @@ class TeamEvaluation:
 def scored_from_columns(columns: Sequence[Column]) -> list[ScoredBid]:
     return [
         ScoredBid(
-            key=str(c.revision.bid_id),
+            key=str(c.bid_id),
             name=c.name,
             qualified=c.qualified,
-            scores={crit["name"]: float(crit["score"]) for crit in c.score.criteria},
-            effective_price=_number(c.score.effective_price),
+            scores=dict(c.criteria),
+            effective_price=_number(c.effective_price),
         )
         for c in columns
     ]

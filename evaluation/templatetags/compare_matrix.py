@@ -1,67 +1,52 @@
-"""Render the comparison matrix body in Python: 200 bids × 50 rows is 10,000 cells, which the
-template engine takes several times longer to loop over. The markup is the one the
-`evaluation/_score_matrix.html` template wraps; every value is escaped here."""
+"""The comparison matrix in Python: its body as printed once with the stored presentation
+(`evaluation.matrix_html`), its column heads per request (a large request has 200 of them, and a
+template loop over them cost a fifth of the page). The links beside a provider's name belong to
+higher apps, which register them in the `provider_links` slot (core.panels)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
+from django.template.loader import get_template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from core.kept import kept
-from evaluation.comparison import PRESENTATION_SECONDS, Cell, Comparison
+from core import panels
+from evaluation.matrix import Column, Comparison
+from evaluation.matrix_html import matrix_body as printed
 
 register = template.Library()
-
-_DEFAULT_TAG = ' <span class="tag">default</span>'
-
-
-def _cell(cell: Cell) -> str:
-    attrs = f' class="{cell.css}"' if cell.css else ""
-    text = escape(cell.display)
-    if not cell.explain:
-        return f"<td{attrs}>{text}</td>"
-    tag = _DEFAULT_TAG if cell.note == "default" else ""
-    if cell.note.startswith("realised"):
-        tag = f' <span class="tag" title="{escape(cell.note)}">realised</span>'
-    steps = "".join(
-        f"<dt>{escape(e['label'])}{' = ' + escape(e['value']) if e['value'] else ''}</dt>"
-        f"<dd>{escape(e['formula'])}</dd>"
-        for e in cell.explain
-    )
-    return (
-        f'<td{attrs}><details><summary>{text}{tag}</summary><dl class="explain">{steps}</dl>'
-        "</details></td>"
-    )
 
 
 @register.simple_tag
 def matrix_body(cmp: Comparison) -> SafeString:
-    """The body, kept beside the cached presentation it prints (it depends on nothing else):
-    with many bids its cells are a large share of the page's work."""
-    if cmp.presentation_key:
-        key = f"{cmp.presentation_key}:matrix-body"
-        body = kept(key, lambda: _body(cmp), seconds=PRESENTATION_SECONDS, weight=len(cmp.columns))
+    # Safe: every interpolated value went through escape() when the body was printed.
+    return mark_safe(cmp.matrix_html or printed(cmp.groups, len(cmp.columns)))
+
+
+def _head(col: Column, anonymised: bool, links: list[Any]) -> str:
+    name = escape(col.name)
+    bid = "" if anonymised else f' data-bid="{escape(col.label)}"'
+    if col.qualified:
+        standing = f'<span class="rank">#{col.rank}</span>'
     else:
-        body = _body(cmp)
-    # Safe: every interpolated value went through escape() in _body.
-    return mark_safe(body)
+        reasons = escape("; ".join(col.reasons))
+        standing = f'<span class="status status-fail" title="{reasons}">disqualified</span>'
+    extra = ""
+    if not anonymised:
+        context = {"provider_id": col.provider_id, "provider_name": col.name}
+        extra = "".join(f" · {link.render(context)}" for link in links)
+    return (
+        f'<th scope="col" class="{escape(col.css)}"{bid}><span class="colname">{name}</span> '
+        f'{standing} <small class="muted">rev. {col.revision_number}{extra}</small></th>'
+    )
 
 
-def _body(cmp: Comparison) -> str:
-    span = len(cmp.columns) + 1
-    parts: list[str] = []
-    for group in cmp.groups:
-        parts.append(
-            f'<tbody><tr class="group"><th scope="rowgroup" colspan="{span}">'
-            f"{escape(group.title)}</th></tr>"
-        )
-        for row in group.rows:
-            unit = f' <small class="muted">({escape(row.unit)})</small>' if row.unit else ""
-            cells = "".join(_cell(c) for c in row.cells)
-            parts.append(
-                f'<tr data-row="{escape(row.key)}"><th scope="row" class="rowhead">'
-                f"{escape(row.label)}{unit}</th>{cells}</tr>"
-            )
-        parts.append("</tbody>")
-    return "".join(parts)
+@register.simple_tag
+def matrix_head(cmp: Comparison) -> SafeString:
+    """One heading per bid: its name, rank or why disqualified, revision and the links higher
+    apps register beside a provider's name."""
+    # Safe: every interpolated value is escaped in _head (ranks and numbers are ints).
+    links = [get_template(name) for name in panels.templates_for("provider_links")]
+    return mark_safe("".join(_head(col, cmp.anonymised, links) for col in cmp.columns))
