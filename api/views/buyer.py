@@ -84,7 +84,8 @@ class ComparisonView(APIView):
 
 def comparison_inputs(view: comparison.Comparison, final: RoundComparison | None) -> tuple:
     """What the payload is printed from, short of printing it: the request's row, where scoring
-    stands, which finished run is shown (its presentation is fixed by the run), and the rounds."""
+    stands, which finished run is shown, the fingerprint of what its stored presentation read
+    (provider names, acknowledgements, agreed terms), and the rounds."""
 
     def run(r: ScoringRun | None) -> tuple | None:
         return None if r is None else (r.pk, r.status, r.stale, r.finished_at)
@@ -95,7 +96,7 @@ def comparison_inputs(view: comparison.Comparison, final: RoundComparison | None
         view.anonymised,
         run(view.current_run),
         run(view.shown_run),
-        view.presentation_key,
+        view.presentation.fingerprint if view.presentation is not None else None,
         rounds_data(final, anonymised=view.anonymised),
     )
 
