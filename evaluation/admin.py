@@ -2,7 +2,14 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from core.admin_tools import RecordAdmin
-from evaluation.models import AwardBasis, BidScore, EvaluatorView, Judgement, ScoringRun
+from evaluation.models import (
+    AwardBasis,
+    BidScore,
+    ComparisonPresentation,
+    EvaluatorView,
+    Judgement,
+    ScoringRun,
+)
 
 
 @admin.register(ScoringRun)
@@ -59,3 +66,13 @@ class JudgementAdmin(RecordAdmin):
     list_display = ["view", "bid", "criterion", "score"]
     list_filter = ["criterion"]
     list_select_related = ["view__request", "view__evaluator", "bid__provider"]
+
+
+@admin.register(ComparisonPresentation)
+class ComparisonPresentationAdmin(RecordAdmin):
+    """Read-only: what the comparison prints for a run, rebuilt whenever its inputs' fingerprint
+    changes (the stored cells and matrix are left out of the form: they run to megabytes)."""
+
+    list_display = ["run", "anonymised", "fingerprint", "built_at"]
+    list_select_related = ["run__request"]
+    exclude = ["columns", "groups", "summary", "matrix_html"]
