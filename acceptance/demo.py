@@ -61,7 +61,7 @@ def seed_fixture_demo(capacity_request: CapacityRequest) -> FixtureVersion:
         user = capacity_request.created_by
         assert user is not None, "the demo request has an author"
         version = fixture_from_template(
-            request=capacity_request, user=user, template="rank-sum-allreduce"
+            capacity_request=capacity_request, user=user, template="rank-sum-allreduce"
         )
     else:
         version = fixture.versions.get(number=fixture.current_number)

@@ -63,11 +63,11 @@ def seed_burnin_demo() -> BurnInRun | None:
             "sealed": False,
         },
     )
-    fixture_from_template(request=req, user=alice, template="rank-sum-allreduce")
-    terms_create(request=req, user=alice, template=DEFAULT_TERMS_TEMPLATE)
-    services.request_invite(request=req, user=alice, providers=[provider_org])
-    services.request_publish(request=req, user=alice)
-    bid = services.bid_start(request=req, provider=provider_org, user=arun)
+    fixture_from_template(capacity_request=req, user=alice, template="rank-sum-allreduce")
+    terms_create(capacity_request=req, user=alice, template=DEFAULT_TERMS_TEMPLATE)
+    services.request_invite(capacity_request=req, user=alice, providers=[provider_org])
+    services.request_publish(capacity_request=req, user=alice)
+    bid = services.bid_start(capacity_request=req, provider=provider_org, user=arun)
     services.bid_save_draft(
         bid=bid,
         user=arun,
@@ -90,7 +90,7 @@ def seed_burnin_demo() -> BurnInRun | None:
         provider_owner_name="Aurora NOC duty manager",
         provider_owner_contact="noc@aurora-gpu-cloud.example · +358 9 555 0100",
     )
-    services.request_close(request=req, user=alice, confirmed=True)
+    services.request_close(capacity_request=req, user=alice, confirmed=True)
     reservation = request_award(capacity_request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
     run = run_create(reservation=reservation, user=arun, label="Burn-in 1")
     _upload_demo_evidence(run, arun)

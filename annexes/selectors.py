@@ -53,7 +53,7 @@ def annex_blocker(*, capacity_request: CapacityRequest, kind: str) -> str | None
     if kind == AnnexKind.STATEMENT and not statement_periods(capacity_request=capacity_request):
         return "Statements cover accepted time: they start with the term, once the buyer accepts."
     if kind == AnnexKind.COMPARISON:
-        return scores_not_current(comparison_state(request=capacity_request)[0])
+        return scores_not_current(comparison_state(capacity_request=capacity_request)[0])
     return None
 
 
@@ -67,7 +67,7 @@ def annex_conflicts(*, capacity_request: CapacityRequest, kind: str) -> list[str
     )
     if reservation is None:
         return []
-    agreed = agreed_terms(request=capacity_request)
+    agreed = agreed_terms(capacity_request=capacity_request)
     return [c.message for c in revision_conflicts(revision=reservation.bid_revision, agreed=agreed)]
 
 
@@ -92,9 +92,9 @@ def annex_sources_changed(*, capacity_request: CapacityRequest, kind: str, lates
     return snapshot_sha256(snapshot) != latest.snapshot_sha256
 
 
-def annex_list(*, request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]:
+def annex_list(*, capacity_request: CapacityRequest, kinds: list[str]) -> QuerySet[Annex]:
     return (
-        Annex.objects.filter(request=request, kind__in=kinds)
+        Annex.objects.filter(request=capacity_request, kind__in=kinds)
         .select_related("created_by")
         .defer("snapshot")
         .order_by("kind", "-period", "-version")

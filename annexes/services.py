@@ -31,7 +31,7 @@ def annex_snapshot(*, capacity_request: CapacityRequest, kind: str, period: str 
 
 
 def annex_request(
-    *, request: CapacityRequest, kind: str, user: User | None, period: str = ""
+    *, capacity_request: CapacityRequest, kind: str, user: User | None, period: str = ""
 ) -> AnnexJob:
     """Queue a render. Refused up front when there is nothing to render yet. `period` names a
     monthly statement's month ("2027-01") and nothing else."""
@@ -40,18 +40,20 @@ def annex_request(
     if (kind == AnnexKind.STATEMENT) != bool(period):
         raise ValidationError({"period": ["A monthly statement, and only it, names its month."]})
     annex_snapshot(
-        capacity_request=request, kind=kind, period=period
+        capacity_request=capacity_request, kind=kind, period=period
     )  # fail now, not in the worker
     annex_jobs_reap(timezone.now())  # a stuck render is failed, so this request starts afresh
     running = AnnexJob.objects.filter(
-        request=request,
+        request=capacity_request,
         kind=kind,
         period=period,
         status__in=[AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING],
     ).first()
     if running is not None:
         return running
-    job = AnnexJob.objects.create(request=request, kind=kind, period=period, requested_by=user)
+    job = AnnexJob.objects.create(
+        request=capacity_request, kind=kind, period=period, requested_by=user
+    )
     _queue(job)
     return job
 

@@ -20,7 +20,7 @@ from orgs.access import active_org, org_required, user_of
 @org_required()
 def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
     req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
-    annexes = list(selectors.annex_list(request=req, kinds=kinds))
+    annexes = list(selectors.annex_list(capacity_request=req, kinds=kinds))
     jobs = list(selectors.annex_jobs(capacity_request=req, kinds=kinds))
     sections = []
     for kind in kinds:
@@ -79,7 +79,7 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     try:
         period = request.POST.get("period", "") if kind == AnnexKind.STATEMENT else ""
-        job = annex_request(request=req, kind=kind, user=user_of(request), period=period)
+        job = annex_request(capacity_request=req, kind=kind, user=user_of(request), period=period)
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -130,7 +130,7 @@ def annex_preview(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 def annex_diff(request: HttpRequest, pk: int) -> HttpResponse:
     req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
-    annexes = {a.pk: a for a in selectors.annex_list(request=req, kinds=kinds).defer(None)}
+    annexes = {a.pk: a for a in selectors.annex_list(capacity_request=req, kinds=kinds).defer(None)}
     try:
         old = annexes[int(request.GET.get("from", ""))]
         new = annexes[int(request.GET.get("to", ""))]

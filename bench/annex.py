@@ -53,9 +53,9 @@ def _large_snapshot() -> dict:
     request = CapacityRequest.objects.get()
     buyer = request.created_by
     assert buyer is not None
-    fixture_from_template(request=request, user=buyer, template=DEFAULT_TEMPLATE)
-    terms_create(request=request, user=buyer, template=DEFAULT_TERMS_TEMPLATE)
-    request_close(request=request, user=buyer, confirmed=True)
+    fixture_from_template(capacity_request=request, user=buyer, template=DEFAULT_TEMPLATE)
+    terms_create(capacity_request=request, user=buyer, template=DEFAULT_TERMS_TEMPLATE)
+    request_close(capacity_request=request, user=buyer, confirmed=True)
     winner = Bid.objects.get(request=request, provider__name="Aurora GPU Cloud")
     request_award(capacity_request=request, bid=winner, user=buyer)
     snap = contract_snapshot(capacity_request=request)

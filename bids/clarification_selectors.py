@@ -41,12 +41,14 @@ def _user_name(user: object) -> str:
     return str(full or user.get_username())  # type: ignore[attr-defined]
 
 
-def question_rows(*, request: CapacityRequest, org: Organization) -> list[QuestionRow]:
+def question_rows(*, capacity_request: CapacityRequest, org: Organization) -> list[QuestionRow]:
     """What `org` may read of the request's questions, first first: the buyer all of them
     with the asker; a provider its own (with their state) and the published ones, anonymous
     unless its own. Pass a request `org` may see (`request_get_for_org`)."""
-    is_buyer = request.buyer_id == org.pk
-    qs = Question.objects.filter(request=request).select_related("provider", "asked_by", "addendum")
+    is_buyer = capacity_request.buyer_id == org.pk
+    qs = Question.objects.filter(request=capacity_request).select_related(
+        "provider", "asked_by", "addendum"
+    )
     if not is_buyer:
         qs = qs.filter(Q(provider=org) | Q(state="published"))
     rows = []
@@ -74,18 +76,20 @@ def question_rows(*, request: CapacityRequest, org: Organization) -> list[Questi
     return rows
 
 
-def question_get_for_buyer(*, request: CapacityRequest, number: int) -> Question:
+def question_get_for_buyer(*, capacity_request: CapacityRequest, number: int) -> Question:
     try:
         return Question.objects.select_related("request", "provider").get(
-            request=request, number=number
+            request=capacity_request, number=number
         )
     except Question.DoesNotExist:
         raise Http404 from None
 
 
-def addendum_get(*, request: CapacityRequest, number: int) -> Addendum:
+def addendum_get(*, capacity_request: CapacityRequest, number: int) -> Addendum:
     try:
-        return Addendum.objects.select_related("request").get(request=request, number=number)
+        return Addendum.objects.select_related("request").get(
+            request=capacity_request, number=number
+        )
     except Addendum.DoesNotExist:
         raise Http404 from None
 

@@ -75,14 +75,14 @@ def request_get_for_buyer(*, org: Organization | None, pk: int) -> CapacityReque
     return req
 
 
-def invitation_list(*, request: CapacityRequest) -> QuerySet[Invitation]:
-    return request.invitations.select_related("provider").order_by("provider__name")
+def invitation_list(*, capacity_request: CapacityRequest) -> QuerySet[Invitation]:
+    return capacity_request.invitations.select_related("provider").order_by("provider__name")
 
 
-def addendum_list(*, request: CapacityRequest) -> QuerySet[Addendum]:
+def addendum_list(*, capacity_request: CapacityRequest) -> QuerySet[Addendum]:
     """A request's addenda, first first: the same list for the buyer and every invitee (pass a
     request the caller's organisation may see, e.g. from `request_get_for_org`)."""
-    return request.addenda.select_related("published_by").order_by("number")
+    return capacity_request.addenda.select_related("published_by").order_by("number")
 
 
 def provider_choices(*, capacity_request: CapacityRequest) -> QuerySet[Organization]:
@@ -91,12 +91,12 @@ def provider_choices(*, capacity_request: CapacityRequest) -> QuerySet[Organizat
     )
 
 
-def bid_list_for_buyer(*, request: CapacityRequest) -> QuerySet[Bid]:
+def bid_list_for_buyer(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
     """Bids the buyer may see: none while sealed, never drafts (they are the provider's notes)."""
-    if request.bids_hidden_from_buyer:
+    if capacity_request.bids_hidden_from_buyer:
         return Bid.objects.none()
     return (
-        request.bids.exclude(status=BidStatus.DRAFT)
+        capacity_request.bids.exclude(status=BidStatus.DRAFT)
         .exclude(latest_revision_number=0)
         .select_related("provider")
         .order_by("provider__name")
@@ -116,7 +116,7 @@ def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
 
 def bid_rows_for_buyer(*, capacity_request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
     """Each visible bid with its latest submitted revision."""
-    bids = list(bid_list_for_buyer(request=capacity_request))
+    bids = list(bid_list_for_buyer(capacity_request=capacity_request))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 
@@ -158,8 +158,8 @@ def revision_get(*, bid: Bid, number: int) -> BidRevision:
         raise Http404 from None
 
 
-def own_bid(*, request: CapacityRequest, org: Organization) -> Bid | None:
-    return Bid.objects.filter(request=request, provider=org).first()
+def own_bid(*, capacity_request: CapacityRequest, org: Organization) -> Bid | None:
+    return Bid.objects.filter(request=capacity_request, provider=org).first()
 
 
 # What providers price: fixed from publishing, whether or not anyone has bid yet.
@@ -193,7 +193,7 @@ def request_locked_fields(*, capacity_request: CapacityRequest) -> dict[str, Loc
 
 def shortlist_choices(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
     """The bids a best-and-final round may shortlist: submitted ones the buyer may see."""
-    return bid_list_for_buyer(request=capacity_request).filter(status=BidStatus.SUBMITTED)
+    return bid_list_for_buyer(capacity_request=capacity_request).filter(status=BidStatus.SUBMITTED)
 
 
 def shortlisted_bids(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:

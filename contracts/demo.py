@@ -17,7 +17,7 @@ def seed_terms_demo(capacity_request: CapacityRequest) -> HandoffTerms:
         return existing
     user = capacity_request.created_by
     assert user is not None, "the demo request has an author"
-    terms = terms_create(request=capacity_request, user=user, template="training-24x7")
+    terms = terms_create(capacity_request=capacity_request, user=user, template="training-24x7")
     return terms_update(
         terms=terms,
         user=user,

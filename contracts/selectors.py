@@ -11,8 +11,10 @@ from contracts.models import HandoffTerms, HandoffTermsRevision
 from engine.formatting import duration
 
 
-def terms_for_request(*, request: CapacityRequest) -> HandoffTerms | None:
-    return HandoffTerms.objects.filter(request=request).select_related("updated_by").first()
+def terms_for_request(*, capacity_request: CapacityRequest) -> HandoffTerms | None:
+    return (
+        HandoffTerms.objects.filter(request=capacity_request).select_related("updated_by").first()
+    )
 
 
 def agreed_terms_of(capacity_request: CapacityRequest) -> AgreedTerms | None:

@@ -76,11 +76,11 @@ def seed_delivery_demo() -> Reservation | None:
             "sealed": False,
         },
     )
-    fixture_from_template(request=req, user=alice, template=DEFAULT_TEMPLATE)
-    terms_create(request=req, user=alice, template=DEFAULT_TERMS_TEMPLATE)
-    services.request_invite(request=req, user=alice, providers=[provider])
-    services.request_publish(request=req, user=alice)
-    bid = services.bid_start(request=req, provider=provider, user=arun)
+    fixture_from_template(capacity_request=req, user=alice, template=DEFAULT_TEMPLATE)
+    terms_create(capacity_request=req, user=alice, template=DEFAULT_TERMS_TEMPLATE)
+    services.request_invite(capacity_request=req, user=alice, providers=[provider])
+    services.request_publish(capacity_request=req, user=alice)
+    bid = services.bid_start(capacity_request=req, provider=provider, user=arun)
     services.bid_save_draft(
         bid=bid,
         user=arun,
@@ -92,7 +92,7 @@ def seed_delivery_demo() -> Reservation | None:
     acknowledgement_submit(bid=bid, user=arun, status="accepted",
                            provider_owner_name="Aurora NOC duty manager",
                            provider_owner_contact="noc@aurora-gpu-cloud.example")  # fmt: skip
-    services.request_close(request=req, user=alice, confirmed=True)
+    services.request_close(capacity_request=req, user=alice, confirmed=True)
     reservation = request_award(capacity_request=req, bid=Bid.objects.get(pk=bid.pk), user=alice)
     _accepted_in_the_past(reservation, alice, first_day, last_day)
     _history(reservation, alice, arun, first_day)

@@ -207,10 +207,12 @@ def seed_demo() -> list[DemoLogin]:
             "run_length_hours": 2000,
         },
     )
-    services.request_invite(request=req, user=alice, providers=[org for org, _, _ in providers])
-    services.request_publish(request=req, user=alice)
+    services.request_invite(
+        capacity_request=req, user=alice, providers=[org for org, _, _ in providers]
+    )
+    services.request_publish(capacity_request=req, user=alice)
     for org, user, spec in providers:
-        bid = services.bid_start(request=req, provider=org, user=user)
+        bid = services.bid_start(capacity_request=req, provider=org, user=user)
         terms = offer_terms(spec["offer"](), reservation_start=start) | spec["terms"]
         services.bid_save_draft(bid=bid, user=user, data=terms)
         services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=user)
@@ -232,7 +234,7 @@ def _seed_clarifications(
     (a submitted revision carries it, so the annex would list it with its SHA-256)."""
     (northwind, nora, _), (aurora, arun, _), (pacifica, pat, _) = providers
     asked = services.question_ask(
-        request=req,
+        capacity_request=req,
         provider=northwind,
         user=nora,
         text="May the two servers sit in different racks if they share the leaf switch?",
@@ -244,7 +246,7 @@ def _seed_clarifications(
         answer="Yes: one leaf switch and one fabric domain is the requirement; racks are free.",
     )
     private = services.question_ask(
-        request=req,
+        capacity_request=req,
         provider=pacifica,
         user=pat,
         text="Would you consider our US-West site if the price were lower?",
@@ -277,4 +279,4 @@ def rescore_open_demo() -> None:
 def _score_after_commit(req: CapacityRequest) -> None:
     """Scores on first sight: without a broker the task runs in-process once this commits."""
 
-    transaction.on_commit(lambda: scoring_queue(request=req))
+    transaction.on_commit(lambda: scoring_queue(capacity_request=req))

@@ -38,10 +38,10 @@ def anonymous_name(index: int) -> str:
     return f"Bid {letters}"
 
 
-def anonymous_labels(*, request: CapacityRequest) -> dict[int, str]:
+def anonymous_labels(*, capacity_request: CapacityRequest) -> dict[int, str]:
     """'Bid A', 'Bid B'… per bid id, by first submission (one query)."""
     first = (
-        BidRevision.objects.filter(bid__request=request, number=1)
+        BidRevision.objects.filter(bid__request=capacity_request, number=1)
         .order_by("submitted_at", "pk")
         .values_list("bid_id", flat=True)
     )

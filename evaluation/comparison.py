@@ -86,19 +86,19 @@ class _Scored:
     facts: Facts
 
 
-def comparison_state(*, request: CapacityRequest) -> tuple[str, ScoringRun | None]:
+def comparison_state(*, capacity_request: CapacityRequest) -> tuple[str, ScoringRun | None]:
     """Where scoring stands for the request's current inputs (a constant number of queries)."""
-    state, run, _ = _state(request)
+    state, run, _ = _state(capacity_request)
     return state, run
 
 
-def _state(request: CapacityRequest) -> tuple[str, ScoringRun | None, LiveInputs | None]:
+def _state(capacity_request: CapacityRequest) -> tuple[str, ScoringRun | None, LiveInputs | None]:
     """`comparison_state`, and the live inputs it read (None while sealed)."""
-    if request.bids_hidden_from_buyer:
+    if capacity_request.bids_hidden_from_buyer:
         return SEALED, None, None
-    live = live_inputs(request=request)
+    live = live_inputs(capacity_request=capacity_request)
     run = (
-        ScoringRun.objects.filter(request=request, fingerprint=live.fingerprint)
+        ScoringRun.objects.filter(request=capacity_request, fingerprint=live.fingerprint)
         .defer("result")
         .first()
     )
@@ -110,20 +110,22 @@ def _state(request: CapacityRequest) -> tuple[str, ScoringRun | None, LiveInputs
 
 
 def comparison_for_buyer(
-    *, request: CapacityRequest, anonymise: bool = False, with_html: bool = False
+    *, capacity_request: CapacityRequest, anonymise: bool = False, with_html: bool = False
 ) -> Comparison:
     """`with_html`: the page's read, the printed matrix instead of its cells (which load when
     first asked for)."""
-    anonymise = anonymise and request.status != RequestStatus.AWARDED
-    state, current, live = _state(request)
-    out = Comparison(request=request, state=state, anonymised=anonymise, current_run=current)
+    anonymise = anonymise and capacity_request.status != RequestStatus.AWARDED
+    state, current, live = _state(capacity_request)
+    out = Comparison(
+        request=capacity_request, state=state, anonymised=anonymise, current_run=current
+    )
     if state == SEALED:
         return out
     if current is not None and current.status == ScoringStatus.DONE:
         shown: ScoringRun | None = current
     else:
         shown = (
-            ScoringRun.objects.filter(request=request, status=ScoringStatus.DONE)
+            ScoringRun.objects.filter(request=capacity_request, status=ScoringStatus.DONE)
             .defer("result")
             .order_by("-finished_at", "-pk")
             .first()
@@ -133,7 +135,7 @@ def comparison_for_buyer(
         return out
     # The run for the live inputs scored exactly the bids they read: their names serve as is.
     inputs = presentation_inputs(
-        request=request,
+        capacity_request=capacity_request,
         run=shown,
         anonymise=anonymise,
         live=live if live is not None and shown.fingerprint == live.fingerprint else None,

@@ -131,7 +131,7 @@ def award_view_chosen(
 ) -> ViewRanking:
     """The ranking the buyer says the award follows: the request's weights, the team's
     consensus or one evaluator's view (`evaluation.team`)."""
-    team = team_evaluation(request=capacity_request, bids=scored_from_award_rows(rows))
+    team = team_evaluation(capacity_request=capacity_request, bids=scored_from_award_rows(rows))
     chosen = team.view(choice or REQUEST_CHOICE)
     if chosen is None:
         offered = ", ".join(f"{v.choice} ({v.label})" for v in team.views)
@@ -146,7 +146,7 @@ def award_view_chosen(
 @transaction.atomic
 def award_with_debrief(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     bid: Bid,
     user: User,
     justification: str = "",
@@ -157,19 +157,19 @@ def award_with_debrief(
     The rows are read before the award: they are the submitted bids it decides between, scored
     as the buyer saw them when awarding. `view` names the ranking the award follows: the
     request's weights (the current scores), the consensus, or `evaluator:<user id>`."""
-    rows = award_rows(capacity_request=request)
-    chosen = award_view_chosen(capacity_request=request, rows=rows, choice=view)
+    rows = award_rows(capacity_request=capacity_request)
+    chosen = award_view_chosen(capacity_request=capacity_request, rows=rows, choice=view)
     if chosen.kind == AwardView.REQUEST:
-        required = award_needs_justification(capacity_request=request, bid=bid)
+        required = award_needs_justification(capacity_request=capacity_request, bid=bid)
     else:
         required = chosen.rank_of(str(bid.pk)) != 1
     reservation = request_award(
-        capacity_request=request,
+        capacity_request=capacity_request,
         bid=bid,
         user=user,
         justification=justification,
         justification_required=required,
     )
-    award_basis_record(capacity_request=request, bid=bid, user=user, ranking=chosen)
+    award_basis_record(capacity_request=capacity_request, bid=bid, user=user, ranking=chosen)
     award_notify(reservation=reservation, rows=rows)
     return reservation

@@ -52,7 +52,7 @@ class Inputs:
 
 
 def presentation_inputs(
-    *, request: CapacityRequest, run: ScoringRun, anonymise: bool, live: LiveInputs | None
+    *, capacity_request: CapacityRequest, run: ScoringRun, anonymise: bool, live: LiveInputs | None
 ) -> Inputs:
     """`live`: what the live inputs' fingerprint read, when `run` is theirs (then it names the
     same bids). One query, two anonymised, whatever the number of bids; two more for an
@@ -69,8 +69,8 @@ def presentation_inputs(
     return Inputs(
         names=names,
         acks=acks,
-        agreed=agreed_terms(request=request),
-        labels=anonymous_labels(request=request) if anonymise else {},
+        agreed=agreed_terms(capacity_request=capacity_request),
+        labels=anonymous_labels(capacity_request=capacity_request) if anonymise else {},
     )
 
 

@@ -11,4 +11,4 @@ from evaluation.services import scoring_queue
 def rescore(
     sender: type[CapacityRequest], *, capacity_request: CapacityRequest, **kwargs: Any
 ) -> None:
-    scoring_queue(request=capacity_request)
+    scoring_queue(capacity_request=capacity_request)

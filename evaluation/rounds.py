@@ -80,15 +80,15 @@ def _figures(
 
 
 def round_comparison(
-    *, request: CapacityRequest, anonymise: bool = False
+    *, capacity_request: CapacityRequest, anonymise: bool = False
 ) -> RoundComparison | None:
     """Both rounds per bid, once a final round was held and its bids are open to the buyer;
     None before (no final round, or still sealed)."""
-    if not request.in_final_round or request.bids_hidden_from_buyer:
+    if not capacity_request.in_final_round or capacity_request.bids_hidden_from_buyer:
         return None
     bids = {
         bid.pk: bid
-        for bid in Bid.objects.filter(request=request, status__in=SCORED_BID_STATUSES)
+        for bid in Bid.objects.filter(request=capacity_request, status__in=SCORED_BID_STATUSES)
         .exclude(latest_revision_number=0)
         .select_related("provider")
     }
@@ -104,9 +104,9 @@ def round_comparison(
             first[revision.bid_id] = revision
         if bids[revision.bid_id].shortlisted:
             final[revision.bid_id] = revision
-    first_figures = _figures(request, list(first.values()))
-    final_figures = _figures(request, list(final.values()))
-    labels = anonymous_labels(request=request) if anonymise else {}
+    first_figures = _figures(capacity_request, list(first.values()))
+    final_figures = _figures(capacity_request, list(final.values()))
+    labels = anonymous_labels(capacity_request=capacity_request) if anonymise else {}
 
     def order(bid: Bid) -> tuple[int, int, str]:
         figures = final_figures.get(bid.pk) or first_figures.get(bid.pk)
@@ -124,4 +124,4 @@ def round_comparison(
         )
         for bid in sorted(bids.values(), key=order)
     ]
-    return RoundComparison(request=request, rows=rows)
+    return RoundComparison(request=capacity_request, rows=rows)

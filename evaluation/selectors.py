@@ -44,7 +44,7 @@ class AwardRow:
 def current_scores(*, capacity_request: CapacityRequest) -> dict[int, BidScore]:
     """The current run's scores by revision id; empty when the run is missing, pending, failed
     or for other inputs (a constant number of queries)."""
-    state, run = comparison_state(request=capacity_request)
+    state, run = comparison_state(capacity_request=capacity_request)
     if state != CURRENT or run is None:
         return {}
     return {s.revision_id: s for s in BidScore.objects.filter(run=run).defer("cost", "curve")}

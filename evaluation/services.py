@@ -70,23 +70,23 @@ class LiveInputs:
     names: dict[int, str]  # provider name by bid id
 
 
-def scoring_fingerprint(*, request: CapacityRequest) -> str:
-    return live_inputs(request=request).fingerprint
+def scoring_fingerprint(*, capacity_request: CapacityRequest) -> str:
+    return live_inputs(capacity_request=capacity_request).fingerprint
 
 
-def live_inputs(*, request: CapacityRequest) -> LiveInputs:
+def live_inputs(*, capacity_request: CapacityRequest) -> LiveInputs:
     rows = list(
-        scoring_revisions(capacity_request=request).values_list(
+        scoring_revisions(capacity_request=capacity_request).values_list(
             "pk", "bid_id", "bid__provider_id", "bid__provider__name"
         )
     )
     context = scoring_context(
-        capacity_request=request, bids=[(bid, prov) for _, bid, prov, _ in rows]
+        capacity_request=capacity_request, bids=[(bid, prov) for _, bid, prov, _ in rows]
     )
     fingerprint = inputs_fingerprint(
-        capacity_request=request,
+        capacity_request=capacity_request,
         revision_ids=[pk for pk, _, _, _ in rows],
-        weights=weights_of(request).to_dict(),
+        weights=weights_of(capacity_request).to_dict(),
         extra=context.fingerprint(),
     )
     return LiveInputs(fingerprint, context, {bid: name for _, bid, _, name in rows})
@@ -102,9 +102,13 @@ def _make_current(run: ScoringRun) -> None:
 
 
 @transaction.atomic
-def scoring_queue(*, request: CapacityRequest) -> ScoringRun:
+def scoring_queue(*, capacity_request: CapacityRequest) -> ScoringRun:
     """Supersede the shown scores and queue scoring of the current inputs after commit."""
-    run = _run_for(request, scoring_fingerprint(request=request), weights_of(request))
+    run = _run_for(
+        capacity_request,
+        scoring_fingerprint(capacity_request=capacity_request),
+        weights_of(capacity_request),
+    )
     _make_current(run)
     if run.status == ScoringStatus.DONE:
         return run  # these exact inputs are scored already
@@ -113,7 +117,7 @@ def scoring_queue(*, request: CapacityRequest) -> ScoringRun:
         run.save(update_fields=["status", "error"])
     from evaluation.tasks import score_request
 
-    request_id = request.pk
+    request_id = capacity_request.pk
     transaction.on_commit(lambda: score_request.delay(request_id))
     return run
 
@@ -169,7 +173,7 @@ def _fail_queued_run(*, capacity_request: CapacityRequest, exc: Exception) -> Sc
     with transaction.atomic():
         run = _run_for(
             capacity_request,
-            scoring_fingerprint(request=capacity_request),
+            scoring_fingerprint(capacity_request=capacity_request),
             weights_of(capacity_request),
         )
         _mark_failed(run, exc)
@@ -243,12 +247,12 @@ def _score(
 
 @transaction.atomic
 def request_set_weights(
-    *, request: CapacityRequest, weights: Mapping[str, object]
+    *, capacity_request: CapacityRequest, weights: Mapping[str, object]
 ) -> CapacityRequest:
     """Validate each weight, store the set, and queue re-scoring."""
-    if request.status in (RequestStatus.AWARDED, RequestStatus.CANCELLED):
+    if capacity_request.status in (RequestStatus.AWARDED, RequestStatus.CANCELLED):
         raise ServiceError(
-            f"A request that is {request.get_status_display().lower()} keeps its weights."
+            f"A request that is {capacity_request.get_status_display().lower()} keeps its weights."
         )
     errors: dict[str, list[str]] = {}
     for name in CRITERIA:
@@ -262,10 +266,10 @@ def request_set_weights(
         parsed = Weights.from_dict({name: weights.get(name) for name in CRITERIA})
     except WeightError as exc:
         raise ServiceError({exc.weight or NON_FIELD_ERRORS: [_weight_message(exc)]}) from exc
-    request.weights = parsed.to_dict()
-    request.save(update_fields=["weights", "updated_at"])
-    scoring_queue(request=request)
-    return request
+    capacity_request.weights = parsed.to_dict()
+    capacity_request.save(update_fields=["weights", "updated_at"])
+    scoring_queue(capacity_request=capacity_request)
+    return capacity_request
 
 
 def _weight_message(exc: WeightError) -> str:

@@ -63,7 +63,7 @@ def _compare_page(
             "cmp": view,
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
-            "rounds": rounds.round_comparison(request=req, anonymise=view.anonymised),
+            "rounds": rounds.round_comparison(capacity_request=req, anonymise=view.anonymised),
             **(team if team is not None else team_context(request, view)),
         },
         status=status,
@@ -74,7 +74,7 @@ def _compare_page(
 def compare(request: HttpRequest, pk: int) -> HttpResponse:
     req = _buyer_request(request, pk)
     view = comparison.comparison_for_buyer(
-        request=req, anonymise=_anonymise(request), with_html=True
+        capacity_request=req, anonymise=_anonymise(request), with_html=True
     )
     return _compare_page(request, view)
 
@@ -85,7 +85,7 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
     """The current member's own weights and ratings; a refused form shows what was typed."""
     req = _buyer_request(request, pk)
     view = comparison.comparison_for_buyer(
-        request=req, anonymise=_anonymise(request), with_html=True
+        capacity_request=req, anonymise=_anonymise(request), with_html=True
     )
     context = team_context(request, view, request.POST)
     form = context.get("team_form")
@@ -95,7 +95,7 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         try:
             evaluator_view_save(
-                request=req,
+                capacity_request=req,
                 user=user_of(request),
                 weights={n: form.cleaned_data.get(n) for n in VIEW_WEIGHTS},
                 judgements=form.judgements(),
@@ -114,7 +114,7 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
 def compare_status(request: HttpRequest, pk: int) -> JsonResponse:
     """What the page polls while scoring runs: state, and counts, never numbers."""
     req = _buyer_request(request, pk)
-    state, run = comparison.comparison_state(request=req)
+    state, run = comparison.comparison_state(capacity_request=req)
     body: dict[str, object] = {"state": state}
     if run is not None and state != comparison.SEALED:
         body.update(
@@ -134,7 +134,7 @@ def compare_rescore(request: HttpRequest, pk: int) -> HttpResponse:
     req = _buyer_request(request, pk)
     if req.bids_hidden_from_buyer:
         raise Http404
-    scoring_queue(request=req)
+    scoring_queue(capacity_request=req)
     messages.info(request, "Scoring queued.")
     return redirect("evaluation:request-compare", pk=pk)
 
@@ -145,7 +145,7 @@ def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
     form = _weights_form(req, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            request_set_weights(request=req, weights=form.cleaned_data)
+            request_set_weights(capacity_request=req, weights=form.cleaned_data)
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
@@ -158,7 +158,7 @@ def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     req = _buyer_request(request, pk)
-    view = comparison.comparison_for_buyer(request=req, anonymise=_anonymise(request))
+    view = comparison.comparison_for_buyer(capacity_request=req, anonymise=_anonymise(request))
     if view.state == comparison.SEALED or not view.columns:
         raise Http404
     return exports.comparison_response(view, fmt)

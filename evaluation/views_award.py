@@ -24,7 +24,7 @@ def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=bid.request_id)
     try:
         reservation = award_with_debrief(
-            request=req,
+            capacity_request=req,
             bid=bid,
             user=user_of(request),
             justification=request.POST.get("justification", ""),

@@ -123,7 +123,9 @@ def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dic
     if not cmp.columns:
         return {}
     req = cmp.request
-    team = team_evaluation(request=req, bids=scored_from_columns(cmp.columns), viewer=request.user)
+    team = team_evaluation(
+        capacity_request=req, bids=scored_from_columns(cmp.columns), viewer=request.user
+    )
     decision = REQUEST.decide(req, "evaluate", actor=request_actor(req, user_of(request)))
     every = request.GET.get("rate") == "all"
     return {

@@ -136,7 +136,7 @@ def demo_answers(profile: dict[str, Any], bid: Bid) -> dict[str, Any]:
 def seed_questionnaire_demo(capacity_request: CapacityRequest) -> None:
     """Attach the default set and answer it for the demo providers. Running it again is a no-op."""
     buyer_user = capacity_request.created_by
-    qs = question_set_attach_default(request=capacity_request, user=buyer_user)
+    qs = question_set_attach_default(capacity_request=capacity_request, user=buyer_user)
     if not qs.required_transport:
         qs.required_transport = "IB"
         qs.save(update_fields=["required_transport"])

@@ -29,9 +29,9 @@ from questionnaire.snapshot import (
 )
 
 
-def current_question_set(*, request: CapacityRequest) -> QuestionSet | None:
+def current_question_set(*, capacity_request: CapacityRequest) -> QuestionSet | None:
     """The request's newest version; None means the request asks no questions."""
-    return QuestionSet.objects.filter(request=request).order_by("-version").first()
+    return QuestionSet.objects.filter(request=capacity_request).order_by("-version").first()
 
 
 def question_specs(*, question_set: QuestionSet) -> list[QuestionSpec]:
@@ -47,9 +47,11 @@ def targets_of(question_set: QuestionSet | None) -> dict[str, dict[str, Any]]:
     }
 
 
-def targets_for(*, request: CapacityRequest, question_set: QuestionSet | None) -> dict[str, Any]:
+def targets_for(
+    *, capacity_request: CapacityRequest, question_set: QuestionSet | None
+) -> dict[str, Any]:
     """Target clocks: the request's handoff terms when they exist, else the buyer's entries."""
-    terms = request_facts.agreed_terms(request)
+    terms = request_facts.agreed_terms(capacity_request)
     if terms is None:
         return {**targets_of(question_set), "source": "questionnaire targets"}
     clocks = {
@@ -67,8 +69,8 @@ def target_clock_minutes(
     *, capacity_request: CapacityRequest
 ) -> dict[str, dict[str, float]] | None:
     """For scoring's target_response_minutes and target_restore_minutes, by clock."""
-    qs = current_question_set(request=capacity_request)
-    targets = targets_for(request=capacity_request, question_set=qs)
+    qs = current_question_set(capacity_request=capacity_request)
+    targets = targets_for(capacity_request=capacity_request, question_set=qs)
     out = {
         clock: {sev: float(v) for sev, v in (targets.get(clock) or {}).items() if v}
         for clock in ("response", "restore")
@@ -77,10 +79,10 @@ def target_clock_minutes(
 
 
 def required_transport(
-    *, request: CapacityRequest, question_set: QuestionSet | None
+    *, capacity_request: CapacityRequest, question_set: QuestionSet | None
 ) -> tuple[str, str]:
     """(transport, where it comes from): the fixture wins over the buyer's entry."""
-    fixture = request_facts.fixture_transport(request)
+    fixture = request_facts.fixture_transport(capacity_request)
     if fixture is not None:
         return fixture.transport, f"acceptance fixture v{fixture.version}"
     if question_set is not None and question_set.required_transport:
@@ -108,7 +110,7 @@ class DraftState:
 
 def draft_state(*, bid: Bid) -> DraftState:
     """The provider's working answers measured against the request's current question set."""
-    qs = current_question_set(request=bid.request)
+    qs = current_question_set(capacity_request=bid.request)
     if qs is None:
         return DraftState(
             question_set=None,
@@ -122,7 +124,7 @@ def draft_state(*, bid: Bid) -> DraftState:
     # A bound question's answer is its bid field's value; a stored one is ignored (a conflict).
     answers = {**stored, **bound_answers(specs, terms)}
     transport = answers.get("path.transport")
-    required, source = required_transport(request=bid.request, question_set=qs)
+    required, source = required_transport(capacity_request=bid.request, question_set=qs)
     return DraftState(
         question_set=qs,
         specs=specs,
@@ -134,17 +136,20 @@ def draft_state(*, bid: Bid) -> DraftState:
             source=source,
             offered=transport if isinstance(transport, str) else None,
         ),
-        targets=targets_for(request=bid.request, question_set=qs),
+        targets=targets_for(capacity_request=bid.request, question_set=qs),
         bound={s.key: bound_text(s, terms) for s in specs if s.key in bound_labels([s])},
         conflicts=find_conflicts(
-            terms=terms, specs=specs, answers=stored, agreed=agreed_terms(request=bid.request)
+            terms=terms,
+            specs=specs,
+            answers=stored,
+            agreed=agreed_terms(capacity_request=bid.request),
         ),
     )
 
 
-def agreed_terms(*, request: CapacityRequest) -> dict[str, Any] | None:
+def agreed_terms(*, capacity_request: CapacityRequest) -> dict[str, Any] | None:
     """The request's handoff terms as values (the maintenance notice they agree), if any."""
-    terms = request_facts.agreed_terms(request)
+    terms = request_facts.agreed_terms(capacity_request)
     return terms.values if terms is not None else None
 
 
@@ -195,9 +200,9 @@ class AnswersMatrix:
 
 def answers_matrix(*, capacity_request: CapacityRequest) -> AnswersMatrix:
     """Every visible bid's latest frozen answers side by side (sealing and drafts respected)."""
-    qs = current_question_set(request=capacity_request)
-    targets = targets_for(request=capacity_request, question_set=qs)
-    bids = list(bid_selectors.bid_list_for_buyer(request=capacity_request))
+    qs = current_question_set(capacity_request=capacity_request)
+    targets = targets_for(capacity_request=capacity_request, question_set=qs)
+    bids = list(bid_selectors.bid_list_for_buyer(capacity_request=capacity_request))
     revisions = bid_selectors.latest_revisions(bids)
     columns = [(b, revisions[b.pk]) for b in bids if b.pk in revisions]
     snapshots = [rev.questionnaire or {} for _, rev in columns]

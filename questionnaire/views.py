@@ -198,7 +198,7 @@ def answers_matrix(request: HttpRequest, pk: int) -> HttpResponse:
 def set_attach(request: HttpRequest, pk: int) -> HttpResponse:
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
     try:
-        services.question_set_attach_default(request=req, user=user_of(request))
+        services.question_set_attach_default(capacity_request=req, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
         return redirect("bids:request-detail", pk=pk)
@@ -209,7 +209,7 @@ def set_attach(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    qs = selectors.current_question_set(request=req)
+    qs = selectors.current_question_set(capacity_request=req)
     add_form = AddQuestionForm(request.POST if request.POST.get("action") == "add" else None)
     errors: dict[str, list[str]] = {}
     typed = None  # the save's POST when it was refused: the page shows what was typed
@@ -246,8 +246,8 @@ def set_edit(request: HttpRequest, pk: int) -> HttpResponse:
             "transport": typed.get("required_transport", "")
             if typed is not None
             else (qs.required_transport if qs else ""),
-            "target_source": selectors.targets_for(request=req, question_set=qs)["source"],
-            "path": selectors.required_transport(request=req, question_set=qs),
+            "target_source": selectors.targets_for(capacity_request=req, question_set=qs)["source"],
+            "path": selectors.required_transport(capacity_request=req, question_set=qs),
             "add_form": add_form,
             "editable": REQUEST.decide(
                 req, "prepare", actor=request_actor(req, request.user)

@@ -39,8 +39,8 @@ EXCEPTION_SECTIONS = (
 )
 
 
-def fixture_for_request(*, request: CapacityRequest) -> Fixture | None:
-    return Fixture.objects.filter(request=request).first()
+def fixture_for_request(*, capacity_request: CapacityRequest) -> Fixture | None:
+    return Fixture.objects.filter(request=capacity_request).first()
 
 
 def fixture_current_version(*, fixture: Fixture) -> FixtureVersion:
@@ -328,7 +328,7 @@ def acknowledgement_rows_for_buyer(
     *, capacity_request: CapacityRequest
 ) -> list[tuple[Bid, AckState]]:
     """Each visible bid with its acknowledgement; empty while the request is sealed."""
-    bids = list(bid_selectors.bid_list_for_buyer(request=capacity_request))
+    bids = list(bid_selectors.bid_list_for_buyer(capacity_request=capacity_request))
     latest = _latest_acks(b.pk for b in bids)
     return [
         (
@@ -352,7 +352,7 @@ def provider_owners(
     if org.is_buyer:
         rows = acknowledgement_rows_for_buyer(capacity_request=capacity_request)
     else:
-        bid = bid_selectors.own_bid(request=capacity_request, org=org)
+        bid = bid_selectors.own_bid(capacity_request=capacity_request, org=org)
         rows = [(bid, acknowledgement_state(bid=bid))] if bid else []
     return [
         (bid.provider.name, state.ack)

@@ -125,16 +125,16 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
 
 @transaction.atomic
 def fixture_from_template(
-    *, request: CapacityRequest, user: User, template: str, name: str | None = None
+    *, capacity_request: CapacityRequest, user: User, template: str, name: str | None = None
 ) -> FixtureVersion:
     """The template's spec for the request's shape; a fixture that exists starts over from it."""
-    require_preparing(request, user=user, what="fixture")
-    shape = request_shape(request)
+    require_preparing(capacity_request, user=user, what="fixture")
+    shape = request_shape(capacity_request)
     try:
         sku_profile(shape["gpu_model"])
     except KeyError:
         raise ServiceError(
-            f"There is no threshold library for {request.get_gpu_model_display()} yet; "
+            f"There is no threshold library for {capacity_request.get_gpu_model_display()} yet; "
             "templates cover H100, H200, A100, B200 and GB200."
         ) from None
     try:
@@ -142,7 +142,7 @@ def fixture_from_template(
     except KeyError:
         raise ValidationError({"template": ["Choose one of the templates."]}) from None
     fixture, _created = Fixture.objects.select_for_update().get_or_create(
-        request=request, defaults={"created_by": user}
+        request=capacity_request, defaults={"created_by": user}
     )
     return _store(fixture=fixture, spec=spec, user=user)
 

@@ -21,8 +21,8 @@ register = template.Library()
 def request_fixture_panel(
     context: dict[str, Any], req: CapacityRequest, org: Organization | None
 ) -> dict[str, Any]:
-    fixture = selectors.fixture_for_request(request=req)
-    terms = terms_selectors.terms_for_request(request=req)
+    fixture = selectors.fixture_for_request(capacity_request=req)
+    terms = terms_selectors.terms_for_request(capacity_request=req)
     actor = request_actor(req, context["request"].user)
     panel: dict[str, Any] = {
         "req": req,
@@ -37,7 +37,7 @@ def request_fixture_panel(
     if org is not None and org.is_buyer:
         panel["ack_rows"] = selectors.acknowledgement_rows_for_buyer(capacity_request=req)
     elif org is not None:
-        bid = bid_selectors.own_bid(request=req, org=org)
+        bid = bid_selectors.own_bid(capacity_request=req, org=org)
         panel["own_bid"] = bid
         panel["state"] = selectors.acknowledgement_state(bid=bid) if bid else None
     return panel
@@ -49,8 +49,8 @@ def bid_ack_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
         "bid": bid,
         "is_owner": org is not None and bid.provider_id == org.pk,
         "state": selectors.acknowledgement_state(bid=bid),
-        "has_fixture": selectors.fixture_for_request(request=bid.request) is not None,
-        "has_terms": terms_selectors.terms_for_request(request=bid.request) is not None,
+        "has_fixture": selectors.fixture_for_request(capacity_request=bid.request) is not None,
+        "has_terms": terms_selectors.terms_for_request(capacity_request=bid.request) is not None,
     }
 
 

@@ -19,9 +19,9 @@ from orgs.choices import OrgKind
 def acknowledge(request: HttpRequest, pk: int) -> HttpResponse:
     bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
     req = bid.request
-    fixture = selectors.fixture_for_request(request=req)
+    fixture = selectors.fixture_for_request(capacity_request=req)
     version = selectors.fixture_current_version(fixture=fixture) if fixture else None
-    terms = terms_selectors.terms_for_request(request=req)
+    terms = terms_selectors.terms_for_request(capacity_request=req)
     choices = selectors.exception_field_choices(version=version, terms=terms)
     state = selectors.acknowledgement_state(bid=bid)
     initial_rows = state.ack.exceptions if state.ack else []

@@ -23,7 +23,7 @@ from orgs.choices import OrgKind
 
 
 def _fixture_or_404(req: CapacityRequest) -> Fixture:
-    fixture = selectors.fixture_for_request(request=req)
+    fixture = selectors.fixture_for_request(capacity_request=req)
     if fixture is None:
         raise Http404
     return fixture
@@ -33,7 +33,7 @@ def _fixture_or_404(req: CapacityRequest) -> Fixture:
 def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
     req = bid_selectors.request_get_for_org(org=org, pk=pk)
-    fixture = selectors.fixture_for_request(request=req)
+    fixture = selectors.fixture_for_request(capacity_request=req)
     is_buyer = org is not None and req.buyer_id == org.pk
     context: dict[str, object] = {
         "req": req,
@@ -67,7 +67,7 @@ def fixture_create(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             version = services.fixture_from_template(
-                request=req,
+                capacity_request=req,
                 user=user_of(request),
                 template=form.cleaned_data["template"],
                 name=form.cleaned_data["name"],
@@ -85,7 +85,7 @@ def fixture_create(request: HttpRequest, pk: int) -> HttpResponse:
             "form": form,
             "templates": templates(),
             "shape": services.request_shape(req),
-            "existing": selectors.fixture_for_request(request=req),
+            "existing": selectors.fixture_for_request(capacity_request=req),
         },
     )
 

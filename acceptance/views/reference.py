@@ -42,7 +42,7 @@ class ReferenceForm(forms.Form):
 @require_POST
 def reference_upload(request: HttpRequest, pk: int) -> HttpResponse:
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    fixture = selectors.fixture_for_request(request=req)
+    fixture = selectors.fixture_for_request(capacity_request=req)
     if fixture is None:
         raise Http404
     version = selectors.fixture_current_version(fixture=fixture)

@@ -197,7 +197,7 @@ def scores_not_current(state: str) -> str | None:
 
 def comparison_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
     """The buyer's bid comparison: scores, rationales and sensitivity (never for a provider)."""
-    view = comparison_for_buyer(request=capacity_request, anonymise=False)
+    view = comparison_for_buyer(capacity_request=capacity_request, anonymise=False)
     if (why := scores_not_current(view.state)) is not None:
         raise ValueError(why)
     if not view.columns or view.shown_run is None:

@@ -116,8 +116,8 @@ class QuestionSetSerializer(serializers.ModelSerializer[QuestionSet]):
         request = obj.request
         if request is None:  # a library copy: no request, no terms, no fixture
             return None
-        targets = targets_for(request=request, question_set=obj)
-        transport, transport_source = required_transport(request=request, question_set=obj)
+        targets = targets_for(capacity_request=request, question_set=obj)
+        transport, transport_source = required_transport(capacity_request=request, question_set=obj)
         return {
             "target_response_minutes": targets.get("response") or {},
             "target_restore_minutes": targets.get("restore") or {},

@@ -30,7 +30,7 @@ class AnnexListView(generics.ListAPIView[Annex]):
         req, kinds = selectors_annex.annex_request_for_org(
             org=api_org(self.request), pk=self.kwargs["pk"]
         )
-        return selectors_annex.annex_list(request=req, kinds=kinds)
+        return selectors_annex.annex_list(capacity_request=req, kinds=kinds)
 
     @extend_schema(
         request=AnnexRequestSerializer,
@@ -47,7 +47,7 @@ class AnnexListView(generics.ListAPIView[Annex]):
         if kind not in kinds:
             raise Http404
         job = annex_request(
-            request=req,
+            capacity_request=req,
             kind=kind,
             user=request.user,  # type: ignore[arg-type]
             period=body.validated_data["period"],

@@ -91,9 +91,9 @@ class BidListView(generics.ListAPIView[Bid]):
         serializer = BidCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         req = selectors.request_get_for_org(org=org, pk=serializer.validated_data["request"])
-        existed = selectors.own_bid(request=req, org=org) is not None
+        existed = selectors.own_bid(capacity_request=req, org=org) is not None
         user = api_user(request)
-        bid = services.bid_start(request=req, provider=org, user=user)
+        bid = services.bid_start(capacity_request=req, provider=org, user=user)
         terms, answers = _split(serializer.validated_data)
         if terms or answers is not None:
             bid = bid_draft_save(bid=bid, user=user, terms=terms, answers=answers)

@@ -39,8 +39,8 @@ class RequestBidListView(generics.ListAPIView[Bid]):
         if getattr(self, "swagger_fake_view", False):
             return Bid.objects.none()
         req = request_for_buyer(self.request, self.kwargs["pk"])
-        self.comparison = comparison.comparison_for_buyer(request=req)
-        return selectors.bid_list_for_buyer(request=req).prefetch_related(
+        self.comparison = comparison.comparison_for_buyer(capacity_request=req)
+        return selectors.bid_list_for_buyer(capacity_request=req).prefetch_related(
             Prefetch("revisions", queryset=BidRevision.objects.order_by("-number"), to_attr="revs")
         )
 
@@ -74,8 +74,8 @@ class ComparisonView(APIView):
     def get(self, request: Request, pk: int) -> Any:
         req = request_for_buyer(request, pk)  # 404 for all but the buyer
         anonymise = request.query_params.get("labels") == "anonymous"
-        view = comparison.comparison_for_buyer(request=req, anonymise=anonymise)
-        final = rounds.round_comparison(request=req, anonymise=view.anonymised)
+        view = comparison.comparison_for_buyer(capacity_request=req, anonymise=anonymise)
+        final = rounds.round_comparison(capacity_request=req, anonymise=view.anonymised)
         tag = conditional.etag(request, buyer_org(request), *comparison_inputs(view, final))
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged
@@ -116,7 +116,7 @@ class AwardView(APIView):
         serializer.is_valid(raise_exception=True)
         bid = selectors.bid_get_for_org(org=org, pk=serializer.validated_data["bid"])
         reservation = award_with_debrief(
-            request=req,
+            capacity_request=req,
             bid=bid,
             user=api_user(request),
             justification=serializer.validated_data["justification"],

@@ -25,7 +25,7 @@ from bids.models import AddendumAcknowledgement, Question
 
 def _row(request: Request, pk: int, number: int) -> dict[str, object]:
     req = request_for_org(request, pk)
-    rows = cs.question_rows(request=req, org=org_of_kind(request))
+    rows = cs.question_rows(capacity_request=req, org=org_of_kind(request))
     return ClarificationQuestionSerializer(next(r for r in rows if r.number == number)).data
 
 
@@ -40,7 +40,7 @@ class QuestionListView(generics.GenericAPIView[Question]):
     )
     def get(self, request: Request, pk: int) -> Response:
         req = request_for_org(request, pk)
-        rows = cs.question_rows(request=req, org=org_of_kind(request))
+        rows = cs.question_rows(capacity_request=req, org=org_of_kind(request))
         return Response(ClarificationQuestionSerializer(rows, many=True).data)
 
     @extend_schema(
@@ -54,7 +54,10 @@ class QuestionListView(generics.GenericAPIView[Question]):
         body = ClarificationQuestionWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         question = services.question_ask(
-            request=req, provider=org, user=api_user(request), text=body.validated_data["text"]
+            capacity_request=req,
+            provider=org,
+            user=api_user(request),
+            text=body.validated_data["text"],
         )
         return Response(_row(request, pk, question.number), status=status.HTTP_201_CREATED)
 
@@ -71,7 +74,7 @@ class QuestionAnswerView(generics.GenericAPIView[Question]):
     )
     def post(self, request: Request, pk: int, number: int) -> Response:
         req = request_for_buyer(request, pk)
-        question = cs.question_get_for_buyer(request=req, number=number)
+        question = cs.question_get_for_buyer(capacity_request=req, number=number)
         body = AnswerWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -100,6 +103,6 @@ class AddendumAcknowledgeView(generics.GenericAPIView[AddendumAcknowledgement]):
     def post(self, request: Request, pk: int, number: int) -> Response:
         org = provider_org(request)
         req = request_for_org(request, pk)
-        addendum = cs.addendum_get(request=req, number=number)
+        addendum = cs.addendum_get(capacity_request=req, number=number)
         ack = services.addendum_acknowledge(addendum=addendum, provider=org, user=api_user(request))
         return Response(AcknowledgementSerializer(ack).data)

@@ -34,7 +34,9 @@ class InvitationListView(generics.ListAPIView[Invitation]):
     def get_queryset(self) -> QuerySet[Invitation]:
         if getattr(self, "swagger_fake_view", False):
             return Invitation.objects.none()
-        return selectors.invitation_list(request=request_for_buyer(self.request, self.kwargs["pk"]))
+        return selectors.invitation_list(
+            capacity_request=request_for_buyer(self.request, self.kwargs["pk"])
+        )
 
     @extend_schema(
         request=InviteSerializer,
@@ -59,7 +61,7 @@ class InvitationListView(generics.ListAPIView[Invitation]):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         created = services.request_invite(
-            request=req, user=api_user(request), providers=[found[s] for s in slugs]
+            capacity_request=req, user=api_user(request), providers=[found[s] for s in slugs]
         )
         return Response(
             InvitationSerializer(created, many=True).data, status=status.HTTP_201_CREATED
@@ -72,10 +74,14 @@ class InvitationDetailView(generics.GenericAPIView[Invitation]):
     @extend_schema(responses={204: None}, summary="Withdraw an invitation (buyers)")
     def delete(self, request: Request, pk: int, provider: str) -> Response:
         req = request_for_buyer(request, pk)
-        invitation = selectors.invitation_list(request=req).filter(provider__slug=provider).first()
+        invitation = (
+            selectors.invitation_list(capacity_request=req).filter(provider__slug=provider).first()
+        )
         if invitation is None:
             raise Http404
-        services.request_uninvite(request=req, user=api_user(request), provider=invitation.provider)
+        services.request_uninvite(
+            capacity_request=req, user=api_user(request), provider=invitation.provider
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

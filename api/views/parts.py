@@ -61,7 +61,7 @@ def not_attached(req: CapacityRequest, part: str) -> exceptions.NotFound:
 
 
 def _fixture(req: CapacityRequest) -> Fixture:
-    fixture = fixture_selectors.fixture_for_request(request=req)
+    fixture = fixture_selectors.fixture_for_request(capacity_request=req)
     if fixture is None:
         raise not_attached(req, "fixture")
     return fixture
@@ -85,7 +85,7 @@ class FixtureView(APIView):
         serializer = FixtureCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fixture_services.fixture_from_template(
-            request=req,
+            capacity_request=req,
             user=api_user(request),
             template=serializer.validated_data["template"],
             name=serializer.validated_data.get("name") or None,
@@ -140,7 +140,7 @@ class FixtureBundleView(APIView):
 
 class TermsView(APIView):
     def _terms(self, req: CapacityRequest) -> Any:
-        terms = terms_selectors.terms_for_request(request=req)
+        terms = terms_selectors.terms_for_request(capacity_request=req)
         if terms is None:
             raise not_attached(req, "terms")
         return terms
@@ -161,7 +161,9 @@ class TermsView(APIView):
         serializer = TermsCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         terms = terms_services.terms_create(
-            request=req, user=api_user(request), template=serializer.validated_data["template"]
+            capacity_request=req,
+            user=api_user(request),
+            template=serializer.validated_data["template"],
         )
         return Response(TermsSerializer(terms).data, status=status.HTTP_201_CREATED)
 
@@ -186,7 +188,7 @@ class QuestionnaireView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         req = request_for_org(request, pk)
-        question_set = current_question_set(request=req)
+        question_set = current_question_set(capacity_request=req)
         if question_set is None:
             raise not_attached(req, "questionnaire")
         return Response(QuestionSetSerializer(question_set).data)
@@ -201,7 +203,7 @@ class QuestionnaireView(APIView):
     def post(self, request: Request, pk: int) -> Response:
         req = request_for_buyer(request, pk)
         question_set = questionnaire_services.question_set_attach_default(
-            request=req, user=api_user(request)
+            capacity_request=req, user=api_user(request)
         )
         return Response(QuestionSetSerializer(question_set).data, status=status.HTTP_201_CREATED)
 
@@ -220,5 +222,5 @@ class WeightsView(APIView):
         req = request_for_buyer(request, pk)
         serializer = WeightsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        req = request_set_weights(request=req, weights=serializer.validated_data)
+        req = request_set_weights(capacity_request=req, weights=serializer.validated_data)
         return Response(WeightsSerializer(req.weights).data)

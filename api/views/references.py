@@ -34,7 +34,7 @@ class FixtureReferenceListView(APIView):
         summary="The fixture's reference runs, newest first (everyone who reads the fixture)",
     )
     def get(self, request: Request, pk: int) -> Response:
-        fixture = selectors.fixture_for_request(request=request_for_org(request, pk))
+        fixture = selectors.fixture_for_request(capacity_request=request_for_org(request, pk))
         if fixture is None:
             raise Http404
         rows = selectors.fixture_references(fixture=fixture)
@@ -49,7 +49,7 @@ class FixtureReferenceListView(APIView):
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
         req = request_for_buyer(request, pk)
-        fixture = selectors.fixture_for_request(request=req)
+        fixture = selectors.fixture_for_request(capacity_request=req)
         if fixture is None:
             raise Http404
         body = FixtureReferenceUploadSerializer(data=request.data)

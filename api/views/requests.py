@@ -46,11 +46,11 @@ def request_parts(req: CapacityRequest) -> dict[str, Any]:
     """The fixture (current version), terms and question set a bid is made against."""
     from api.views.parts import fixture_payload
 
-    fixture = fixture_selectors.fixture_for_request(request=req)
+    fixture = fixture_selectors.fixture_for_request(capacity_request=req)
     return {
         "fixture": fixture_payload(req, fixture) if fixture is not None else None,
-        "terms": terms_selectors.terms_for_request(request=req),
-        "questionnaire": current_question_set(request=req),
+        "terms": terms_selectors.terms_for_request(capacity_request=req),
+        "questionnaire": current_question_set(capacity_request=req),
     }
 
 
@@ -117,7 +117,7 @@ class RequestDetailView(generics.GenericAPIView[CapacityRequest]):
         serializer = RequestWriteSerializer(req, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         req = services.request_update(
-            request=req, user=api_user(request), data=serializer.validated_data
+            capacity_request=req, user=api_user(request), data=serializer.validated_data
         )
         return Response(RequestDetailSerializer(req, context={"parts": request_parts(req)}).data)
 
@@ -128,7 +128,7 @@ class RequestPublishView(generics.GenericAPIView[CapacityRequest]):
     @extend_schema(request=None, summary="Publish a draft request: invited providers can bid")
     def post(self, request: Request, pk: int) -> Response:
         req = services.request_publish(
-            request=request_for_buyer(request, pk), user=api_user(request)
+            capacity_request=request_for_buyer(request, pk), user=api_user(request)
         )
         return Response(RequestSerializer(req).data)
 
@@ -144,7 +144,9 @@ class _ConfirmedMoveView(generics.GenericAPIView[CapacityRequest]):
         body = ConfirmSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         service = {"close": services.request_close, "cancel": services.request_cancel}[self.action]
-        req = service(request=req, user=api_user(request), confirmed=body.validated_data["confirm"])
+        req = service(
+            capacity_request=req, user=api_user(request), confirmed=body.validated_data["confirm"]
+        )
         return Response(RequestSerializer(req).data)
 
 
@@ -175,7 +177,7 @@ class RequestReopenView(generics.GenericAPIView[CapacityRequest]):
         body = ReopenSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         req = services.request_reopen(
-            request=req,
+            capacity_request=req,
             user=api_user(request),
             bid_deadline=body.validated_data["bid_deadline"],
             confirmed=body.validated_data["confirm"],
@@ -196,7 +198,7 @@ class RequestFinalRoundView(generics.GenericAPIView[CapacityRequest]):
         body = FinalRoundSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         req = services.final_round_open(
-            request=req,
+            capacity_request=req,
             user=api_user(request),
             shortlist=body.validated_data["shortlist"],
             bid_deadline=body.validated_data["bid_deadline"],
@@ -213,7 +215,9 @@ class AddendumListView(generics.ListAPIView[Addendum]):
     def get_queryset(self) -> QuerySet[Addendum]:
         if getattr(self, "swagger_fake_view", False):
             return Addendum.objects.none()
-        return selectors.addendum_list(request=request_for_org(self.request, self.kwargs["pk"]))
+        return selectors.addendum_list(
+            capacity_request=request_for_org(self.request, self.kwargs["pk"])
+        )
 
     @extend_schema(
         request=AddendumWriteSerializer,
@@ -228,7 +232,7 @@ class AddendumListView(generics.ListAPIView[Addendum]):
         body = AddendumWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         addendum = services.addendum_publish(
-            request=req,
+            capacity_request=req,
             user=api_user(request),
             title=body.validated_data["title"],
             text=body.validated_data["text"],

@@ -58,7 +58,7 @@ class MyEvaluatorView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         view = evaluator_view_save(
-            request=req,
+            capacity_request=req,
             user=api_user(request),
             weights=data["weights"],
             judgements=[
@@ -98,10 +98,10 @@ class TeamEvaluationView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         req = request_for_buyer(request, pk)
-        cmp = comparison.comparison_for_buyer(request=req)
+        cmp = comparison.comparison_for_buyer(capacity_request=req)
         body: dict[str, Any] = {"state": cmp.state, "views": [], "disagreement": None}
         if cmp.columns:
-            team = team_evaluation(request=req, bids=scored_from_columns(cmp.columns))
+            team = team_evaluation(capacity_request=req, bids=scored_from_columns(cmp.columns))
             body.update(views=[_ranking(v) for v in team.views], disagreement=team.disagreement)
         basis = AwardBasis.objects.filter(request=req).first()
         body["award_basis"] = (

@@ -75,7 +75,7 @@ def deadline_extension_errors(
 @transaction.atomic
 def addendum_publish(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     user: User,
     title: str,
     text: str,
@@ -88,7 +88,11 @@ def addendum_publish(
     provider's members hear of it, each provider for itself. Once published it never changes;
     a correction is a new addendum."""
     # The lock numbers addenda one at a time: two buyers publishing at once get 1 and 2.
-    stored = CapacityRequest.objects.select_for_update().select_related("buyer").get(pk=request.pk)
+    stored = (
+        CapacityRequest.objects.select_for_update()
+        .select_related("buyer")
+        .get(pk=capacity_request.pk)
+    )
     decision = REQUEST.allow(stored, "addendum", actor=request_actor(stored, user))
     title, text, summary = (title or "").strip(), (text or "").strip(), (summary or "").strip()
     errors = _addendum_errors(title, text, summary)
@@ -102,7 +106,7 @@ def addendum_publish(
     if bid_deadline is not None:
         stored.bid_deadline = bid_deadline
         stored.save(update_fields=["bid_deadline", "updated_at"])
-        request.bid_deadline = bid_deadline
+        capacity_request.bid_deadline = bid_deadline
     addendum = Addendum.objects.create(
         request=stored,
         number=last + 1,

@@ -40,29 +40,29 @@ def _require_invited(capacity_request: CapacityRequest, provider: Organization) 
 
 
 @transaction.atomic
-def bid_start(*, request: CapacityRequest, provider: Organization, user: User) -> Bid:
+def bid_start(*, capacity_request: CapacityRequest, provider: Organization, user: User) -> Bid:
     """Open the provider's draft for a request, pre-filled with the requested shape."""
     if provider.kind != OrgKind.PROVIDER:
         raise ServiceError("Only a provider organisation can bid.")
-    _require_invited(request, provider)
-    existing = Bid.objects.filter(request=request, provider=provider).first()
+    _require_invited(capacity_request, provider)
+    existing = Bid.objects.filter(request=capacity_request, provider=provider).first()
     if existing is not None:
         return existing
-    closed = open_for_bidding(request)
+    closed = open_for_bidding(capacity_request)
     if closed:
         raise ServiceError(closed)
     bid = Bid.objects.create(
-        request=request,
+        request=capacity_request,
         provider=provider,
         created_by=user,
-        gpu_model=request.gpu_model,
-        nodes=request.nodes,
-        gpus_per_node=request.gpus_per_node,
-        nvlink_domain_size=request.nvlink_domain_size,
-        fabric=request.fabric,
-        isolation_class=request.isolation_class,
-        scheduler=request.scheduler,
-        available_start=request.reservation_start,
+        gpu_model=capacity_request.gpu_model,
+        nodes=capacity_request.nodes,
+        gpus_per_node=capacity_request.gpus_per_node,
+        nvlink_domain_size=capacity_request.nvlink_domain_size,
+        fabric=capacity_request.fabric,
+        isolation_class=capacity_request.isolation_class,
+        scheduler=capacity_request.scheduler,
+        available_start=capacity_request.reservation_start,
     )
     # A draft is the provider's own working copy: nobody else hears of it.
     record_bid(

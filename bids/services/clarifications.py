@@ -25,10 +25,14 @@ from orgs.models import Organization
 
 @transaction.atomic
 def question_ask(
-    *, request: CapacityRequest, provider: Organization, user: User, text: str
+    *, capacity_request: CapacityRequest, provider: Organization, user: User, text: str
 ) -> Question:
     """An invited provider's member asks; the buyer's members hear who asked."""
-    stored = CapacityRequest.objects.select_for_update().select_related("buyer").get(pk=request.pk)
+    stored = (
+        CapacityRequest.objects.select_for_update()
+        .select_related("buyer")
+        .get(pk=capacity_request.pk)
+    )
     REQUEST.allow(stored, "ask", actor=invitee_actor(stored, user, provider_id=provider.pk))
     if not stored.invitations.filter(provider=provider).exists():
         raise ServiceError("Your organisation is not invited to this request.")
@@ -116,7 +120,7 @@ def question_answer(
     if changes:
         # The addendum checks its own move (open, before the deadline) and confirmation.
         addendum_publish(
-            request=request,
+            capacity_request=request,
             user=user,
             title=(title or "").strip() or f"Answer to question {question.number}",
             text=answer,

@@ -43,7 +43,7 @@ def _shortlist_errors(capacity_request: CapacityRequest, ids: Sequence[int]) -> 
 @transaction.atomic
 def final_round_open(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     user: User,
     shortlist: Sequence[int],
     bid_deadline: datetime | None,
@@ -54,7 +54,7 @@ def final_round_open(
     The request takes bids again (status open, round 2), sealed whatever its own flag: the
     buyer sees no bid until the new deadline or a close. Each invited provider hears whether it
     is shortlisted, and nothing of the others."""
-    stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    stored = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     decision = REQUEST.allow(stored, "final_round", actor=request_actor(stored, user))
     errors: dict[str, list[str]] = {}
     if deadline_errors := new_deadline_errors(stored, bid_deadline):
@@ -68,35 +68,39 @@ def final_round_open(
     chosen = sorted(set(shortlist))
     Bid.objects.filter(pk__in=chosen).update(shortlisted=True)
     before = {"status": stored.status, "round": stored.round, "bid_deadline": stored.bid_deadline}
-    request.status = RequestStatus.OPEN
-    request.round = FINAL_ROUND
-    request.bid_deadline = bid_deadline
-    request.closed_at = None
-    request.bids_opened_at = None  # sealed again until the new deadline or a close
+    capacity_request.status = RequestStatus.OPEN
+    capacity_request.round = FINAL_ROUND
+    capacity_request.bid_deadline = bid_deadline
+    capacity_request.closed_at = None
+    capacity_request.bids_opened_at = None  # sealed again until the new deadline or a close
     fields = ["status", "round", "bid_deadline", "closed_at", "bids_opened_at", "updated_at"]
-    request.save(update_fields=fields)
+    capacity_request.save(update_fields=fields)
     # Shared with every invitee: a final round, its deadline and how many were shortlisted.
     record_request(
-        capacity_request=request,
+        capacity_request=capacity_request,
         action="request.final_round",
         user=user,
         before=before,
         after={
-            "status": request.status,
-            "round": request.round,
-            "bid_deadline": request.bid_deadline,
+            "status": capacity_request.status,
+            "round": capacity_request.round,
+            "bid_deadline": capacity_request.bid_deadline,
             "shortlisted": len(chosen),
         },
     )
-    for bid in Bid.objects.filter(request=request).select_related("provider").order_by("pk"):
+    for bid in (
+        Bid.objects.filter(request=capacity_request).select_related("provider").order_by("pk")
+    ):
         # Whether a bid made the shortlist is the buyer's and that provider's alone.
         record_request(
-            capacity_request=request,
+            capacity_request=capacity_request,
             action="request.shortlist" if bid.pk in chosen else "request.not_shortlisted",
             user=user,
             after={"provider": bid.provider.name, "bid": bid.pk},
-            audience=parties(buyer_org_id=request.buyer_id, provider_org_id=bid.provider_id),
+            audience=parties(
+                buyer_org_id=capacity_request.buyer_id, provider_org_id=bid.provider_id
+            ),
         )
-    final_round_notify(capacity_request=request, shortlisted_bid_ids=chosen)
-    scoring_inputs_changed_on_commit(capacity_request=request)
-    return request
+    final_round_notify(capacity_request=capacity_request, shortlisted_bid_ids=chosen)
+    scoring_inputs_changed_on_commit(capacity_request=capacity_request)
+    return capacity_request

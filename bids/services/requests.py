@@ -59,23 +59,23 @@ def _changes(
 
 @transaction.atomic
 def request_update(
-    *, request: CapacityRequest, user: User, data: dict[str, Any]
+    *, capacity_request: CapacityRequest, user: User, data: dict[str, Any]
 ) -> CapacityRequest:
     # A ModelForm has already copied its values onto `request`: compare with the stored row.
-    stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    stored = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     request_move(stored, "edit", user=user)
     for field, value in data.items():
-        setattr(request, field, value)
-    _check_published_promises(stored=stored, changed=request)
-    request.full_clean()
-    request.save()
-    before, after = _changes(stored, request)
+        setattr(capacity_request, field, value)
+    _check_published_promises(stored=stored, changed=capacity_request)
+    capacity_request.full_clean()
+    capacity_request.save()
+    before, after = _changes(stored, capacity_request)
     if after:
         record_request(
             capacity_request=stored, action="request.edit", user=user, before=before, after=after
         )
-    deadline_change_notify(capacity_request=request, before=stored.bid_deadline)
-    return request
+    deadline_change_notify(capacity_request=capacity_request, before=stored.bid_deadline)
+    return capacity_request
 
 
 def _check_published_promises(*, stored: CapacityRequest, changed: CapacityRequest) -> None:
@@ -99,90 +99,97 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
 
 
 @transaction.atomic
-def request_publish(*, request: CapacityRequest, user: User) -> CapacityRequest:
-    request.full_clean()
-    request_move(request, "publish", user=user)
-    request.status = RequestStatus.OPEN
-    request.published_at = timezone.now()
-    request.save(update_fields=["status", "published_at", "updated_at"])
+def request_publish(*, capacity_request: CapacityRequest, user: User) -> CapacityRequest:
+    capacity_request.full_clean()
+    request_move(capacity_request, "publish", user=user)
+    capacity_request.status = RequestStatus.OPEN
+    capacity_request.published_at = timezone.now()
+    capacity_request.save(update_fields=["status", "published_at", "updated_at"])
     record_request(
-        capacity_request=request,
+        capacity_request=capacity_request,
         action="request.publish",
         user=user,
         before={"status": RequestStatus.DRAFT},
-        after={"status": request.status, "bid_deadline": request.bid_deadline},
+        after={"status": capacity_request.status, "bid_deadline": capacity_request.bid_deadline},
     )
-    invitations_on_publish(capacity_request=request)
-    return request
+    invitations_on_publish(capacity_request=capacity_request)
+    return capacity_request
 
 
 @transaction.atomic
 def request_invite(
-    *, request: CapacityRequest, user: User, providers: list[Organization]
+    *, capacity_request: CapacityRequest, user: User, providers: list[Organization]
 ) -> list[Invitation]:
-    request_move(request, "invite", user=user)
+    request_move(capacity_request, "invite", user=user)
     created = []
     for provider in providers:
         if provider.kind != OrgKind.PROVIDER:
             raise ServiceError(f"{provider.name} is not a provider organisation.")
         invitation, was_created = Invitation.objects.get_or_create(
-            request=request, provider=provider
+            request=capacity_request, provider=provider
         )
         if was_created:
             created.append(invitation)
             # The buyer's and this provider's: a rival never learns who else was invited.
             record_request(
-                capacity_request=request,
+                capacity_request=capacity_request,
                 action="request.invite",
                 user=user,
                 after={"provider": provider.name},
-                audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider.pk),
+                audience=parties(
+                    buyer_org_id=capacity_request.buyer_id, provider_org_id=provider.pk
+                ),
             )
-            invitation_notify(capacity_request=request, provider=provider)
+            invitation_notify(capacity_request=capacity_request, provider=provider)
     return created
 
 
 @transaction.atomic
-def request_uninvite(*, request: CapacityRequest, user: User, provider: Organization) -> None:
-    request_move(request, "uninvite", user=user)
-    if request.bids.filter(provider=provider).exists():
+def request_uninvite(
+    *, capacity_request: CapacityRequest, user: User, provider: Organization
+) -> None:
+    request_move(capacity_request, "uninvite", user=user)
+    if capacity_request.bids.filter(provider=provider).exists():
         raise ServiceError(f"{provider.name} has already started a bid; it stays invited.")
-    deleted, _ = Invitation.objects.filter(request=request, provider=provider).delete()
+    deleted, _ = Invitation.objects.filter(request=capacity_request, provider=provider).delete()
     if deleted:
         record_request(
-            capacity_request=request,
+            capacity_request=capacity_request,
             action="request.uninvite",
             user=user,
             before={"provider": provider.name},
-            audience=parties(buyer_org_id=request.buyer_id, provider_org_id=provider.pk),
+            audience=parties(buyer_org_id=capacity_request.buyer_id, provider_org_id=provider.pk),
         )
 
 
 @transaction.atomic
 def request_close(
-    *, request: CapacityRequest, user: User, confirmed: bool = False
+    *, capacity_request: CapacityRequest, user: User, confirmed: bool = False
 ) -> CapacityRequest:
     """Stop bidding now, confirmed. Sealing ends at the deadline or the close, whichever comes
     first: a sealed request's bids open to the buyer at once. Drafts freeze (the bid table's
     moves read `closed_to_bids_reason`). The one place a close happens: notices hook in here."""
-    request_move(request, "close", user=user, confirmed=confirmed)
+    request_move(capacity_request, "close", user=user, confirmed=confirmed)
     now = timezone.now()
-    before = {"status": request.status}
-    request.status = RequestStatus.CLOSED
-    request.closed_at = now
-    if request.bids_opened_at is None:
+    before = {"status": capacity_request.status}
+    capacity_request.status = RequestStatus.CLOSED
+    capacity_request.closed_at = now
+    if capacity_request.bids_opened_at is None:
         # A close after the deadline finds the bids already open since the deadline.
-        request.bids_opened_at = min(now, request.bid_deadline)
-    request.save(update_fields=["status", "closed_at", "bids_opened_at", "updated_at"])
+        capacity_request.bids_opened_at = min(now, capacity_request.bid_deadline)
+    capacity_request.save(update_fields=["status", "closed_at", "bids_opened_at", "updated_at"])
     record_request(
-        capacity_request=request,
+        capacity_request=capacity_request,
         action="request.close",
         user=user,
         before=before,
-        after={"status": request.status, "bids_opened_at": request.bids_opened_at},
+        after={
+            "status": capacity_request.status,
+            "bids_opened_at": capacity_request.bids_opened_at,
+        },
     )
-    closed_early_notify(capacity_request=request)
-    return request
+    closed_early_notify(capacity_request=capacity_request)
+    return capacity_request
 
 
 def new_deadline_errors(
@@ -204,14 +211,14 @@ def new_deadline_errors(
 @transaction.atomic
 def request_reopen(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     user: User,
     bid_deadline: datetime | None,
     confirmed: bool = False,
 ) -> CapacityRequest:
     """Take bids again until a new deadline, confirmed. Bids opened at the close stay visible
     to the buyer. The one place a reopen happens: notices to every invitee hook in here."""
-    stored = CapacityRequest.objects.select_for_update().get(pk=request.pk)
+    stored = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     decision = REQUEST.allow(stored, "reopen", actor=request_actor(stored, user))
     errors = new_deadline_errors(stored, bid_deadline)
     if errors:
@@ -219,35 +226,35 @@ def request_reopen(
     require_confirmation(decision, confirmed=confirmed)
     assert bid_deadline is not None
     before = {"status": stored.status, "bid_deadline": stored.bid_deadline}
-    request.status = RequestStatus.OPEN
-    request.bid_deadline = bid_deadline
-    request.closed_at = None
-    request.bids_opened_at = stored.bids_opened_at
-    request.save(update_fields=["status", "bid_deadline", "closed_at", "updated_at"])
+    capacity_request.status = RequestStatus.OPEN
+    capacity_request.bid_deadline = bid_deadline
+    capacity_request.closed_at = None
+    capacity_request.bids_opened_at = stored.bids_opened_at
+    capacity_request.save(update_fields=["status", "bid_deadline", "closed_at", "updated_at"])
     record_request(
-        capacity_request=request,
+        capacity_request=capacity_request,
         action="request.reopen",
         user=user,
         before=before,
-        after={"status": request.status, "bid_deadline": request.bid_deadline},
+        after={"status": capacity_request.status, "bid_deadline": capacity_request.bid_deadline},
     )
-    reopened_notify(capacity_request=request)
-    return request
+    reopened_notify(capacity_request=capacity_request)
+    return capacity_request
 
 
 @transaction.atomic
 def request_cancel(
-    *, request: CapacityRequest, user: User, confirmed: bool = False
+    *, capacity_request: CapacityRequest, user: User, confirmed: bool = False
 ) -> CapacityRequest:
-    request_move(request, "cancel", user=user, confirmed=confirmed)
-    before = {"status": request.status}
-    request.status = RequestStatus.CANCELLED
-    request.save(update_fields=["status", "updated_at"])
+    request_move(capacity_request, "cancel", user=user, confirmed=confirmed)
+    before = {"status": capacity_request.status}
+    capacity_request.status = RequestStatus.CANCELLED
+    capacity_request.save(update_fields=["status", "updated_at"])
     record_request(
-        capacity_request=request,
+        capacity_request=capacity_request,
         action="request.cancel",
         user=user,
         before=before,
-        after={"status": request.status},
+        after={"status": capacity_request.status},
     )
-    return request
+    return capacity_request

@@ -22,7 +22,7 @@ def bid_start(request: HttpRequest, pk: int) -> HttpResponse:
     assert org is not None
     req = selectors.request_get_for_org(org=org, pk=pk)
     try:
-        bid = services.bid_start(request=req, provider=org, user=user_of(request))
+        bid = services.bid_start(capacity_request=req, provider=org, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
         return redirect("bids:request-detail", pk=pk)

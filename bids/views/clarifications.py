@@ -32,7 +32,7 @@ def clarification_context(
     answering: int | None = None,
 ) -> dict[str, Any]:
     """What the section shows `org`; a bound form (with its errors) replaces the blank one."""
-    rows = cs.question_rows(request=req, org=org)
+    rows = cs.question_rows(capacity_request=req, org=org)
     answer = REQUEST.decide(req, "answer", actor=request_actor(req, request.user))
     questions = []
     for row in rows:
@@ -72,7 +72,10 @@ def question_ask(request: HttpRequest, pk: int) -> HttpResponse:
     form.is_valid()
     try:
         question = services.question_ask(
-            request=req, provider=org, user=user_of(request), text=form.cleaned_data["text"]
+            capacity_request=req,
+            provider=org,
+            user=user_of(request),
+            text=form.cleaned_data["text"],
         )
     except ValidationError as exc:
         if flashed_or_onto_form(request, form, exc):
@@ -90,7 +93,7 @@ def question_answer(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     from bids.views.requests import _detail_page
 
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    question = cs.question_get_for_buyer(request=req, number=number)
+    question = cs.question_get_for_buyer(capacity_request=req, number=number)
     form = AnswerForm(request.POST, question=number)
     if form.is_valid():
         data = form.cleaned_data
@@ -125,7 +128,7 @@ def addendum_acknowledge(request: HttpRequest, pk: int, number: int) -> HttpResp
     org = active_org(request)
     assert org is not None
     req = selectors.request_get_for_org(org=org, pk=pk)
-    addendum = cs.addendum_get(request=req, number=number)
+    addendum = cs.addendum_get(capacity_request=req, number=number)
     try:
         services.addendum_acknowledge(addendum=addendum, provider=org, user=user_of(request))
     except ValidationError as exc:

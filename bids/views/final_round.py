@@ -23,7 +23,7 @@ def request_final_round(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_bound and form.is_valid():
         try:
             services.final_round_open(
-                request=req,
+                capacity_request=req,
                 user=user_of(request),
                 shortlist=[bid.pk for bid in form.cleaned_data["shortlist"]],
                 bid_deadline=form.cleaned_data["bid_deadline"],

@@ -58,7 +58,9 @@ def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
         form.fields[name].help_text = lock.note
     if request.method == "POST" and form.is_valid():
         try:
-            services.request_update(request=req, user=user_of(request), data=form.cleaned_data)
+            services.request_update(
+                capacity_request=req, user=user_of(request), data=form.cleaned_data
+            )
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
@@ -82,13 +84,16 @@ def _detail_page(
 ) -> HttpResponse:
     org = active_org(request)
     assert org is not None
-    context: dict[str, object] = {"req": req, "addenda": selectors.addendum_list(request=req)}
+    context: dict[str, object] = {
+        "req": req,
+        "addenda": selectors.addendum_list(capacity_request=req),
+    }
     # Questions and addenda (bids/_clarifications.html), with a failed form's typed text.
     context.update(clarification_context(request, req, org, **(clarifications or {})))
     if org.is_buyer:
         context.update(
             bid_rows=selectors.bid_rows_for_buyer(capacity_request=req),
-            invitations=selectors.invitation_list(request=req),
+            invitations=selectors.invitation_list(capacity_request=req),
             invite_form=InviteForm(choices=selectors.provider_choices(capacity_request=req)),
             reopen_form=ReopenForm(),
             addendum_form=addendum_form or AddendumForm(),
@@ -97,7 +102,7 @@ def _detail_page(
             else [],
         )
     else:
-        own_bid = selectors.own_bid(request=req, org=org)
+        own_bid = selectors.own_bid(capacity_request=req, org=org)
         context["own_bid"] = own_bid
         # The bid's own rule when there is one (a final round's shortlist), else the request's.
         context["bidding_closed"] = (
@@ -111,7 +116,7 @@ def _detail_page(
 def request_publish(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
     try:
-        services.request_publish(request=req, user=user_of(request))
+        services.request_publish(capacity_request=req, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -145,7 +150,7 @@ def _confirmed_move(request: HttpRequest, pk: int, move: str) -> HttpResponse:
         return _confirm_page(request, req, move, form)
     service, done = CONFIRMED_MOVES[move]
     try:
-        service(request=req, user=user_of(request), confirmed=form.cleaned_data["confirm"])
+        service(capacity_request=req, user=user_of(request), confirmed=form.cleaned_data["confirm"])
     except ValidationError as exc:
         if flashed_or_onto_form(request, form, exc):
             return redirect("bids:request-detail", pk=pk)
@@ -173,7 +178,7 @@ def request_reopen(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_bound and form.is_valid():
         try:
             services.request_reopen(
-                request=req,
+                capacity_request=req,
                 user=user_of(request),
                 bid_deadline=form.cleaned_data["bid_deadline"],
                 confirmed=form.cleaned_data["confirm"],
@@ -196,7 +201,7 @@ def request_addendum(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         try:
             addendum = services.addendum_publish(
-                request=req,
+                capacity_request=req,
                 user=user_of(request),
                 title=form.cleaned_data["title"],
                 text=form.cleaned_data["text"],
@@ -227,7 +232,9 @@ def request_invite(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("bids:request-detail", pk=pk)
     try:
         created = services.request_invite(
-            request=req, user=user_of(request), providers=list(form.cleaned_data["providers"])
+            capacity_request=req,
+            user=user_of(request),
+            providers=list(form.cleaned_data["providers"]),
         )
     except ValidationError as exc:
         flash_errors(request, exc)

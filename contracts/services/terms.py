@@ -53,19 +53,19 @@ def _freeze(terms: HandoffTerms, user: User) -> HandoffTermsRevision:
 
 
 @transaction.atomic
-def terms_create(*, request: CapacityRequest, user: User, template: str) -> HandoffTerms:
+def terms_create(*, capacity_request: CapacityRequest, user: User, template: str) -> HandoffTerms:
     """Attach terms from a template, or reset existing terms to it (a new version).
 
     New terms name the user who sets them as the buyer's incident owner until the buyer edits
     that; a reset keeps the owners already named.
     """
-    require_preparing(request, user=user, what="terms")
+    require_preparing(capacity_request, user=user, what="terms")
     try:
         tpl = terms_template(template)
     except KeyError:
         raise ValidationError({"template": ["Choose one of the templates."]}) from None
     values = dict(tpl.values)
-    existing = HandoffTerms.objects.select_for_update().filter(request=request).first()
+    existing = HandoffTerms.objects.select_for_update().filter(request=capacity_request).first()
     if existing is not None:
         for field in OWNER_FIELDS:
             values[field] = values.get(field) or getattr(existing, field)
@@ -81,7 +81,7 @@ def terms_create(*, request: CapacityRequest, user: User, template: str) -> Hand
     values["buyer_owner_contact"] = values.get("buyer_owner_contact") or (
         email if len(email) <= 200 else ""
     )
-    terms = HandoffTerms(request=request, template=tpl.key, updated_by=user, **values)
+    terms = HandoffTerms(request=capacity_request, template=tpl.key, updated_by=user, **values)
     _check(terms, owners_required=False)
     terms.save()
     _freeze(terms, user)

@@ -18,7 +18,7 @@ from orgs.choices import OrgKind
 def terms_detail(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
     req = bid_selectors.request_get_for_org(org=org, pk=pk)
-    terms = selectors.terms_for_request(request=req)
+    terms = selectors.terms_for_request(capacity_request=req)
     context: dict[str, object] = {"req": req, "terms": terms}
     if terms is not None:
         context.update(
@@ -31,12 +31,12 @@ def terms_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 def terms_create(request: HttpRequest, pk: int) -> HttpResponse:
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    existing = selectors.terms_for_request(request=req)
+    existing = selectors.terms_for_request(capacity_request=req)
     form = TermsTemplateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             services.terms_create(
-                request=req, user=user_of(request), template=form.cleaned_data["template"]
+                capacity_request=req, user=user_of(request), template=form.cleaned_data["template"]
             )
         except ValidationError as exc:
             errors_into_form(form, exc)
@@ -53,7 +53,7 @@ def terms_create(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 def terms_edit(request: HttpRequest, pk: int) -> HttpResponse:
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    terms = selectors.terms_for_request(request=req)
+    terms = selectors.terms_for_request(capacity_request=req)
     if terms is None:
         raise Http404
     form = HandoffTermsForm(request.POST or None, instance=terms)

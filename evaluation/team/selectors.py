@@ -148,12 +148,12 @@ def _judged(view: EvaluatorView) -> dict[str, dict[str, float]]:
 
 
 def team_evaluation(
-    *, request: CapacityRequest, bids: Sequence[ScoredBid], viewer: Any = None
+    *, capacity_request: CapacityRequest, bids: Sequence[ScoredBid], viewer: Any = None
 ) -> TeamEvaluation:
     """Each evaluator's ranking, the consensus (mean weights, mean ratings), the request's own
     ranking, and the sentence saying where the evaluators disagree on the winner."""
     names = {b.key: b.name for b in bids}
-    views = evaluator_views(capacity_request=request)
+    views = evaluator_views(capacity_request=capacity_request)
     rankings = []
     for view in views:
         judged = _judged(view)
@@ -187,8 +187,8 @@ def team_evaluation(
         kind=AwardView.REQUEST,
         label="The request's weights",
         choice=REQUEST_CHOICE,
-        weights=dict(request.weights),
-        placed=recombine(bids, request.weights),
+        weights=dict(capacity_request.weights),
+        placed=recombine(bids, capacity_request.weights),
     )
     sentence = disagreement(
         [(r.label, r.first.name if r.first else None) for r in rankings],

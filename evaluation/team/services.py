@@ -85,18 +85,18 @@ def _clean_score(raw: object) -> int | str | None:
 @transaction.atomic
 def evaluator_view_save(
     *,
-    request: CapacityRequest,
+    capacity_request: CapacityRequest,
     user: User,
     weights: Mapping[str, object],
     judgements: Sequence[JudgementInput] = (),
 ) -> EvaluatorView:
     """Store the member's own weights and ratings (replacing theirs), after checking each."""
-    REQUEST.allow(request, "evaluate", actor=request_actor(request, user))
+    REQUEST.allow(capacity_request, "evaluate", actor=request_actor(capacity_request, user))
     errors: dict[str, list[str]] = {}
     clean = _clean_weights(weights, errors)
     bids = set(
         Bid.objects.filter(
-            request=request, status=BidStatus.SUBMITTED, latest_revision_number__gt=0
+            request=capacity_request, status=BidStatus.SUBMITTED, latest_revision_number__gt=0
         ).values_list("pk", flat=True)
     )
     rows: dict[tuple[int, str], tuple[int, str]] = {}
@@ -126,7 +126,7 @@ def evaluator_view_save(
     if errors:
         raise ServiceError(errors)
     view, created = EvaluatorView.objects.update_or_create(
-        request=request, evaluator=user, defaults={"weights": clean}
+        request=capacity_request, evaluator=user, defaults={"weights": clean}
     )
     view.judgements.all().delete()
     Judgement.objects.bulk_create(
@@ -135,11 +135,11 @@ def evaluator_view_save(
     )
     # The buyer's own trail: it names the evaluator, which providers never see.
     record_request(
-        capacity_request=request,
+        capacity_request=capacity_request,
         action="request.evaluator_view",
         user=user,
         after={"weights": clean, "judgements": len(rows), "new": created},
-        audience=buyer_only(buyer_org_id=request.buyer_id),
+        audience=buyer_only(buyer_org_id=capacity_request.buyer_id),
     )
     return view
 

@@ -16,7 +16,7 @@ _BOLD = Font(bold=True)
 def add_team_sheet(book: Workbook, view: Comparison) -> None:
     if not view.columns:
         return
-    team = team_evaluation(request=view.request, bids=scored_from_columns(view.columns))
+    team = team_evaluation(capacity_request=view.request, bids=scored_from_columns(view.columns))
     if not team.evaluators:
         return
     sheet = book.create_sheet("Team evaluation")

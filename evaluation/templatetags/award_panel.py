@@ -43,6 +43,8 @@ def burnin_request_panel(
             scored=any(row.scored for row in rows),
             blocker=None if award.allowed else award.reason,
             min_justification=MIN_JUSTIFICATION,
-            award_views=team_evaluation(request=req, bids=scored_from_award_rows(rows)).views,
+            award_views=team_evaluation(
+                capacity_request=req, bids=scored_from_award_rows(rows)
+            ).views,
         )
     return panel

@@ -34,7 +34,7 @@ class AnswersInvalid(ValidationError):
 
 
 def _current_set(bid: Bid) -> QuestionSet:
-    qs = current_question_set(request=bid.request)
+    qs = current_question_set(capacity_request=bid.request)
     if qs is None:
         raise ServiceError("The buyer has not attached a questionnaire to this request.")
     return qs
@@ -157,7 +157,7 @@ def answers_for_submit(*, bid: Bid) -> dict[str, Any]:
     questions since removed are left behind, not refused. A question bound to a bid field
     freezes that field's value (questionnaire.facts).
     """
-    qs = current_question_set(request=bid.request)
+    qs = current_question_set(capacity_request=bid.request)
     if qs is None:
         return {}
     specs = question_specs(question_set=qs)
@@ -171,6 +171,6 @@ def answers_for_submit(*, bid: Bid) -> dict[str, Any]:
         question_set={"id": qs.pk, "name": qs.name, "version": qs.version},
         specs=specs,
         answers=check.values,
-        targets=targets_for(request=bid.request, question_set=qs),
-        required_transport=required_transport(request=bid.request, question_set=qs),
+        targets=targets_for(capacity_request=bid.request, question_set=qs),
+        required_transport=required_transport(capacity_request=bid.request, question_set=qs),
     )

@@ -75,18 +75,20 @@ def _copy(
 
 
 @transaction.atomic
-def question_set_attach_default(*, request: CapacityRequest, user: User | None) -> QuestionSet:
+def question_set_attach_default(
+    *, capacity_request: CapacityRequest, user: User | None
+) -> QuestionSet:
     """Give the request its own copy of the default set (once)."""
-    existing = current_question_set(request=request)
+    existing = current_question_set(capacity_request=capacity_request)
     if existing is not None:
         return existing
     require_preparing(
-        request,
+        capacity_request,
         user=user,
         what="questionnaire",
         too_late="The questionnaire can only be attached while the request takes bids.",
     )
-    return _copy(question_set_default(), capacity_request=request, version=1, user=user)
+    return _copy(question_set_default(), capacity_request=capacity_request, version=1, user=user)
 
 
 def question_set_in_use(question_set: QuestionSet) -> bool:
@@ -105,7 +107,7 @@ def _writable(capacity_request: CapacityRequest, user: User | None) -> QuestionS
         what="questionnaire",
         too_late="This request no longer takes bids; its questionnaire is final.",
     )
-    current = current_question_set(request=capacity_request)
+    current = current_question_set(capacity_request=capacity_request)
     if current is None:
         raise ServiceError("Attach a questionnaire to this request first.")
     if question_set_in_use(current):
@@ -141,7 +143,7 @@ def question_set_update(
     required_transport: str,
 ) -> QuestionSet:
     """Mark questions required / deal-breaker and set target clocks; a new version if in use."""
-    current = current_question_set(request=capacity_request)
+    current = current_question_set(capacity_request=capacity_request)
     if current is None:
         raise ServiceError("Attach a questionnaire to this request first.")
     response = _clock_targets(target_response, "response")
@@ -226,7 +228,7 @@ def question_add(
     choices = _parse_choices(str(data.get("choices") or ""))
     if answer_type in (ENUM, MULTI) and len(choices) < 2:
         errors["choices"] = ["Give at least two choices, one a line."]
-    current = current_question_set(request=capacity_request)
+    current = current_question_set(capacity_request=capacity_request)
     if current is not None and current.questions.filter(key=key).exists():
         errors["key"] = [f"The questionnaire already has a question '{key}'."]
     if errors:
@@ -250,7 +252,7 @@ def question_add(
 def question_remove(
     *, capacity_request: CapacityRequest, user: User | None, key: str
 ) -> QuestionSet:
-    current = current_question_set(request=capacity_request)
+    current = current_question_set(capacity_request=capacity_request)
     if current is None or not current.questions.filter(key=key).exists():
         raise ServiceError(f"No question '{key}' in this questionnaire.")
     target = _writable(capacity_request, user)

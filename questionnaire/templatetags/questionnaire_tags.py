@@ -76,7 +76,7 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
     if is_owner:
         out["conflicts"] = out["state"].conflicts
     elif latest is not None:
-        agreed = selectors.agreed_terms(request=bid.request)
+        agreed = selectors.agreed_terms(capacity_request=bid.request)
         out["conflicts"] = selectors.revision_conflicts(revision=latest, agreed=agreed)
     return out
 
@@ -85,7 +85,7 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
 def questionnaire_request_panel(context: template.Context) -> dict[str, Any]:
     req: CapacityRequest = context["req"]
     org = context.get("active_org")
-    qs = selectors.current_question_set(request=req)
+    qs = selectors.current_question_set(capacity_request=req)
     counts = {"total": 0, "required": 0, "deal_breakers": 0}
     if qs is not None:
         for required, rule in qs.questions.values_list("required", "rule"):

@@ -17,15 +17,17 @@ from engine.evidence.fixtures import DEFAULT_TEMPLATE
 
 @pytest.fixture
 def awarded(world: Any, buyer: Any, provider: Any) -> Any:
-    fixture_from_template(request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE)
-    terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    fixture_from_template(
+        capacity_request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE
+    )
+    terms_create(capacity_request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(
         bid=world.bid,
         user=provider.user,
         status="accepted_with_exceptions",
         exceptions=[{"text": "DCGM level 3 only: level 4 needs a maintenance window", "field": ""}],
     )
-    request_close(request=world.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     world.request.refresh_from_db()
     return world

@@ -15,7 +15,11 @@ TEXT = "Site visits are possible on 3 March with photo ID."
 def addendum(world, buyer):
     # Before `awarded` closes the request: an addendum is published while bidding is open.
     return addendum_publish(
-        request=world.request, user=buyer.user, title="Site visit", text=TEXT, confirmed=True
+        capacity_request=world.request,
+        user=buyer.user,
+        title="Site visit",
+        text=TEXT,
+        confirmed=True,
     )
 
 

@@ -15,7 +15,7 @@ REASON = "Only this provider can deliver in March, which the launch plan needs."
 
 def _contract_text(request, user, capture) -> str:
     with capture(execute=True):
-        job = annex_request(request=request, kind=AnnexKind.CONTRACT, user=user)
+        job = annex_request(capacity_request=request, kind=AnnexKind.CONTRACT, user=user)
     job.refresh_from_db()
     assert job.status == AnnexJobStatus.DONE, job.error
     with job.annex.pdf.open("rb") as fh:

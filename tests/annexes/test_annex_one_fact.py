@@ -38,7 +38,7 @@ def _row(text: str, label: str) -> str:
 def conflicting(world: Any, buyer: Any, provider: Any) -> Any:
     """GIVEN the issue's bid: 1 spare node on the bid, '2 spare nodes' in its notes, 72 h of
     maintenance notice in the handoff terms and '7 days' in the questionnaire; awarded."""
-    services.question_set_attach_default(request=world.request, user=buyer.user)
+    services.question_set_attach_default(capacity_request=world.request, user=buyer.user)
     bid_save_draft(
         bid=world.bid,
         user=provider.user,
@@ -48,14 +48,16 @@ def conflicting(world: Any, buyer: Any, provider: Any) -> Any:
             "notes": "We hold 2 spare nodes on site for this cluster.",
         },
     )
-    qs = selectors.current_question_set(request=world.request)
+    qs = selectors.current_question_set(capacity_request=world.request)
     answers = full_answers(qs) | {"maintenance.notice": "7 days"}
     services.answers_save(bid=world.bid, user=provider.user, raw=answers)
     bid_submit(bid=world.bid, user=provider.user)
-    fixture_from_template(request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE)
-    terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    fixture_from_template(
+        capacity_request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE
+    )
+    terms_create(capacity_request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted", exceptions=[])
-    request_close(request=world.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     return world
 

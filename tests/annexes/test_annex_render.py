@@ -23,7 +23,7 @@ def _text(annex: Annex) -> str:
 
 def _generate(request, user, kind=AnnexKind.CONTRACT, *, capture) -> AnnexJob:
     with capture(execute=True):
-        job = annex_request(request=request, kind=kind, user=user)
+        job = annex_request(capacity_request=request, kind=kind, user=user)
     job.refresh_from_db()
     return job
 
@@ -161,7 +161,7 @@ def test_nothing_to_render_before_the_award(world, buyer):
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError, match="no awarded bid"):
-        annex_request(request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+        annex_request(capacity_request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user)
     # The page says so before anyone presses the button, which it does not offer.
     page = buyer.client().get(f"/requests/{world.request.pk}/annexes/").content.decode()
     blocker = page.index('id="annex-contract-blocker"')
@@ -228,8 +228,8 @@ def test_no_summary_is_issued_from_scores_that_are_not_current(world, buyer):
 
     request_score(capacity_request=world.request)
     # The re-scoring is queued for after the commit, which this test never reaches.
-    request_set_weights(request=world.request, weights=dict.fromkeys(CRITERIA, 10))
+    request_set_weights(capacity_request=world.request, weights=dict.fromkeys(CRITERIA, 10))
     with pytest.raises(ValidationError, match="still running"):
-        annex_request(request=world.request, kind=AnnexKind.COMPARISON, user=buyer.user)
+        annex_request(capacity_request=world.request, kind=AnnexKind.COMPARISON, user=buyer.user)
     page = buyer.client().get(f"/requests/{world.request.pk}/annexes/").content.decode()
     assert 'id="annex-comparison-blocker"' in page and "still running" in page

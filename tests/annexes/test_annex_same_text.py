@@ -26,11 +26,15 @@ def test_a_two_day_clock_and_a_gibibyte_read_the_same_on_the_page_and_in_the_pdf
     """GIVEN terms whose S3 restore clock is 2,880 minutes, awarded THEN the terms page and the
     contract annex both print '2 d' (not '48 h' or '2 days'), and the fixture's large-message
     size reads '1 GiB' on the fixture page and in the annex."""
-    fixture_from_template(request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE)
-    terms = terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    fixture_from_template(
+        capacity_request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE
+    )
+    terms = terms_create(
+        capacity_request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE
+    )
     terms_update(terms=terms, user=buyer.user, data={"s3_restore_minutes": 2880})
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted", exceptions=[])
-    request_close(request=world.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     assert duration(2880) == "2 d" and data_size(1 << 30) == "1 GiB"
 
@@ -38,7 +42,9 @@ def test_a_two_day_clock_and_a_gibibyte_read_the_same_on_the_page_and_in_the_pdf
     terms_page = client.get(reverse("contracts:terms-detail", args=[world.request.pk]))
     fixture_page = client.get(reverse("acceptance:fixture-detail", args=[world.request.pk]))
     with django_capture_on_commit_callbacks(execute=True):
-        job = annex_request(request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+        job = annex_request(
+            capacity_request=world.request, kind=AnnexKind.CONTRACT, user=buyer.user
+        )
     job.refresh_from_db()
     assert job.status == AnnexJobStatus.DONE, job.error
     with job.annex.pdf.open("rb") as fh:

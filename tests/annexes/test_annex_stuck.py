@@ -24,7 +24,7 @@ def _stuck(job: AnnexJob, *, minutes: int) -> None:
 
 
 def test_a_render_past_its_limit_is_failed_with_the_reason(awarded, buyer, settings):
-    job = annex_request(request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    job = annex_request(capacity_request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
     _stuck(job, minutes=settings.JOB_TIME_LIMIT_SECONDS // 60 - 2)
     assert reap_stuck_jobs()["annex renders"] == 0  # still within its limit
     _stuck(job, minutes=settings.JOB_TIME_LIMIT_SECONDS // 60 + 2)
@@ -35,16 +35,20 @@ def test_a_render_past_its_limit_is_failed_with_the_reason(awarded, buyer, setti
 
 
 def test_asking_again_for_a_stuck_annex_starts_a_fresh_job(awarded, buyer, settings):
-    stuck = annex_request(request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    stuck = annex_request(
+        capacity_request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user
+    )
     _stuck(stuck, minutes=settings.JOB_TIME_LIMIT_SECONDS // 60 + 5)
-    fresh = annex_request(request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    fresh = annex_request(
+        capacity_request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user
+    )
     assert fresh.pk != stuck.pk
     stuck.refresh_from_db()
     assert stuck.status == AnnexJobStatus.FAILED
 
 
 def test_the_command_says_what_it_failed(awarded, buyer, settings, capsys):
-    job = annex_request(request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    job = annex_request(capacity_request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
     _stuck(job, minutes=settings.JOB_TIME_LIMIT_SECONDS // 60 + 2)
     call_command("reap_stuck_jobs")
     out = capsys.readouterr().out

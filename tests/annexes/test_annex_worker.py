@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_worker_renders_and_issues_version_1(real_worker, awarded, buyer):
-    job = annex_request(request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    job = annex_request(capacity_request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
 
     def done() -> bool:
         job.refresh_from_db()

@@ -75,7 +75,7 @@ def worker_process(tmp_path):
 def test_a_render_whose_worker_is_killed_mid_task_is_rendered_once(
     worker_process, awarded, buyer, tmp_path
 ):
-    job = annex_request(request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
+    job = annex_request(capacity_request=awarded.request, kind=AnnexKind.CONTRACT, user=buyer.user)
 
     def rendering() -> bool:
         job.refresh_from_db()

@@ -30,8 +30,9 @@ def _text(annex: Annex) -> str:
 
 def _generate(reservation, user, period: str) -> AnnexJob:
     with TestCase.captureOnCommitCallbacks(execute=True):
-        job = annex_request(request=reservation.request, kind=AnnexKind.STATEMENT, user=user,
-                            period=period)  # fmt: skip
+        job = annex_request(
+            capacity_request=reservation.request, kind=AnnexKind.STATEMENT, user=user, period=period
+        )
     job.refresh_from_db()
     assert job.status == "done", job.error
     return job
@@ -71,8 +72,12 @@ def test_a_month_outside_the_term_is_refused_by_name(buyer, provider):
 
     reservation = build(buyer, provider)
     with pytest.raises(ValidationError, match="no month '2025-12'"):
-        annex_request(request=reservation.request, kind=AnnexKind.STATEMENT, user=buyer.user,
-                      period="2025-12")  # fmt: skip
+        annex_request(
+            capacity_request=reservation.request,
+            kind=AnnexKind.STATEMENT,
+            user=buyer.user,
+            period="2025-12",
+        )
 
 
 WHO = [("buyer", 200), ("provider", 200), ("rival_provider", 404), ("outsider", 404)]

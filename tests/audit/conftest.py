@@ -31,11 +31,13 @@ def open_request(buyer: Any, provider: Any, rival_provider: Any, *, sealed: bool
     req = CapacityRequestFactory(
         buyer=buyer.org, status=RequestStatus.DRAFT, sealed=sealed, published_at=None
     )
-    request_invite(request=req, user=buyer.user, providers=[provider.org, rival_provider.org])
-    request_publish(request=req, user=buyer.user)
+    request_invite(
+        capacity_request=req, user=buyer.user, providers=[provider.org, rival_provider.org]
+    )
+    request_publish(capacity_request=req, user=buyer.user)
     bids = []
     for role, price in ((provider, "2.400"), (rival_provider, "2.900")):
-        bid = bid_start(request=req, provider=role.org, user=role.user)
+        bid = bid_start(capacity_request=req, provider=role.org, user=role.user)
         Bid.objects.filter(pk=bid.pk).update(
             price_per_gpu_hour=price, region="eu", site="Frankfurt"
         )
@@ -46,7 +48,7 @@ def open_request(buyer: Any, provider: Any, rival_provider: Any, *, sealed: bool
 
 def award_walk(walk: Walk, buyer: Any) -> Walk:
     attach_fixture(walk.request, two_node_spec())
-    request_close(request=walk.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=walk.request, user=buyer.user, confirmed=True)
     walk.reservation = request_award(capacity_request=walk.request, bid=walk.bid, user=buyer.user)
     return walk
 

@@ -21,7 +21,7 @@ def test_an_edit_records_the_changed_fields_before_and_after(world, buyer, provi
     req = CapacityRequest.objects.get(pk=world.request.pk)
     old_deadline = req.bid_deadline
     request_update(
-        request=req,
+        capacity_request=req,
         user=buyer.user,
         data={"title": "Renamed", "bid_deadline": old_deadline + timedelta(days=1)},
     )
@@ -35,20 +35,20 @@ def test_an_edit_records_the_changed_fields_before_and_after(world, buyer, provi
 def test_a_drafts_edits_are_the_buyers_alone(buyer, provider):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
     InvitationFactory(request=req, provider=provider.org)
-    request_update(request=req, user=buyer.user, data={"title": "Draft v2"})
+    request_update(capacity_request=req, user=buyer.user, data={"title": "Draft v2"})
     key = f"request:{req.pk}"
     assert [e.action for e in entries_for(org=buyer.org, obj_key=key)] == ["request.edit"]
     assert not entries_for(org=provider.org, obj_key=key).exists()
 
 
 def test_saving_an_unchanged_request_records_nothing(world, buyer):
-    request_update(request=world.request, user=buyer.user, data={})
+    request_update(capacity_request=world.request, user=buyer.user, data={})
     assert not AuditEntry.objects.filter(action="request.edit").exists()
 
 
 def test_withdraw_and_cancel_are_recorded(world, buyer, provider, rival_provider):
     bid_withdraw(bid=world.bid, user=provider.user)
-    request_cancel(request=world.request, user=buyer.user, confirmed=True)
+    request_cancel(capacity_request=world.request, user=buyer.user, confirmed=True)
     withdraw = AuditEntry.objects.get(action="bid.withdraw")
     assert (withdraw.before, withdraw.after) == (
         {"status": "submitted"},
@@ -63,7 +63,7 @@ def test_withdraw_and_cancel_are_recorded(world, buyer, provider, rival_provider
 def test_an_uninvitation_is_the_buyers_and_that_providers(buyer, provider, rival_provider):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
     InvitationFactory(request=req, provider=provider.org)
-    request_uninvite(request=req, user=buyer.user, provider=provider.org)
+    request_uninvite(capacity_request=req, user=buyer.user, provider=provider.org)
     entry = AuditEntry.objects.get(action="request.uninvite")
     assert entry.before == {"provider": "Northwind"}
     assert (entry.buyer_org, entry.provider_org) == (buyer.org, provider.org)

@@ -31,7 +31,9 @@ TEXT = "Site visits are possible on 3 March.\nBring photo ID."
 
 
 def _publish(req: CapacityRequest, user, title: str = "Site visit", text: str = TEXT) -> Addendum:
-    return services.addendum_publish(request=req, user=user, title=title, text=text, confirmed=True)
+    return services.addendum_publish(
+        capacity_request=req, user=user, title=title, text=text, confirmed=True
+    )
 
 
 def _section(html: str) -> str:
@@ -76,7 +78,9 @@ def test_a_published_addendum_never_changes(world, buyer):
 
 def test_an_addendum_needs_its_confirmation(world, buyer):
     with pytest.raises(MoveRefused) as refused:
-        services.addendum_publish(request=world.request, user=buyer.user, title="A", text="B.")
+        services.addendum_publish(
+            capacity_request=world.request, user=buyer.user, title="A", text="B."
+        )
     assert refused.value.status_code == 400 and "confirm" in refused.value.message_dict
     assert not Addendum.objects.exists() and mail.outbox == []
 
@@ -94,7 +98,7 @@ def test_an_addendum_needs_its_confirmation(world, buyer):
 def test_a_bad_title_or_text_is_named(world, buyer, title, text, field, words):
     with pytest.raises(ValidationError) as refused:
         services.addendum_publish(
-            request=world.request, user=buyer.user, title=title, text=text, confirmed=True
+            capacity_request=world.request, user=buyer.user, title=title, text=text, confirmed=True
         )
     assert words in refused.value.message_dict[field][0]
     assert not Addendum.objects.exists()
@@ -204,11 +208,11 @@ def test_the_form_publishes_and_returns_to_the_list(world, buyer):
     url = reverse("bids:request-addendum", args=[world.request.pk])
     response = buyer.client().post(url, {"title": "Fabric", "text": TEXT, "confirm": "on"})
     assert response.status_code == 302 and response["Location"].endswith("#addenda")
-    assert selectors.addendum_list(request=world.request).get().title == "Fabric"
+    assert selectors.addendum_list(capacity_request=world.request).get().title == "Fabric"
 
 
 def test_a_closed_request_offers_no_form_and_says_why(world, buyer):
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     section = _section(_page(buyer, world.request))
     assert 'id="addendum-form"' not in section
     response = buyer.client().post(
@@ -241,7 +245,7 @@ def test_the_api_publishes_and_lists_addenda(world, buyer, provider, rival_provi
 
 
 def test_the_api_refuses_an_addendum_to_a_closed_request(world, buyer):
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     response = token_client(buyer.user).post(
         f"/api/v1/requests/{world.request.pk}/addenda/",
         {"title": "Fabric", "text": TEXT, "confirm": True},

@@ -22,18 +22,21 @@ def open_request(buyer, provider):
 
 
 def test_starting_a_bid_prefills_the_requested_shape(open_request, provider):
-    bid = services.bid_start(request=open_request, provider=provider.org, user=provider.user)
+    bid = services.bid_start(
+        capacity_request=open_request, provider=provider.org, user=provider.user
+    )
     assert (bid.gpu_model, bid.nodes, bid.gpus_per_node) == ("H200", 2, 8)
     assert bid.status == BidStatus.DRAFT
     assert (
-        services.bid_start(request=open_request, provider=provider.org, user=provider.user) == bid
+        services.bid_start(capacity_request=open_request, provider=provider.org, user=provider.user)
+        == bid
     )
 
 
 def test_an_uninvited_provider_cannot_bid(open_request, rival_provider):
     with pytest.raises(ValidationError, match="not invited"):
         services.bid_start(
-            request=open_request, provider=rival_provider.org, user=rival_provider.user
+            capacity_request=open_request, provider=rival_provider.org, user=rival_provider.user
         )
 
 
@@ -74,13 +77,15 @@ def test_submitting_after_the_deadline_is_refused_with_the_date(open_request, pr
 
 def test_submitting_to_a_closed_request_is_refused(open_request, buyer, provider):
     bid = BidFactory(request=open_request, provider=provider.org)
-    services.request_close(request=open_request, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=open_request, user=buyer.user, confirmed=True)
     with pytest.raises(ValidationError, match="no longer takes bids"):
         services.bid_submit(bid=bid, user=provider.user)
 
 
 def test_an_incomplete_draft_can_be_saved_but_not_submitted(open_request, provider):
-    bid = services.bid_start(request=open_request, provider=provider.org, user=provider.user)
+    bid = services.bid_start(
+        capacity_request=open_request, provider=provider.org, user=provider.user
+    )
     services.bid_save_draft(bid=bid, user=provider.user, data={"site": "Oslo"})
     with pytest.raises(ValidationError) as exc:
         services.bid_submit(bid=bid, user=provider.user)
@@ -152,7 +157,7 @@ def test_withdraw_then_resubmit_before_the_deadline(world, provider):
 
 
 def test_a_cancelled_request_takes_no_more_drafts(world, buyer, provider):
-    services.request_cancel(request=world.request, user=buyer.user, confirmed=True)
+    services.request_cancel(capacity_request=world.request, user=buyer.user, confirmed=True)
     assert world.request.status == RequestStatus.CANCELLED
     with pytest.raises(ValidationError, match="no longer takes bids"):
         services.bid_save_draft(bid=world.bid, user=provider.user, data={"site": "x"})

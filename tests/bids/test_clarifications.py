@@ -28,7 +28,7 @@ ASKED = "Is the backend fabric rail-optimised on every node?"
 
 def _ask(world, provider, text: str = ASKED) -> Question:
     return services.question_ask(
-        request=world.request, provider=provider.org, user=provider.user, text=text
+        capacity_request=world.request, provider=provider.org, user=provider.user, text=text
     )
 
 
@@ -74,13 +74,13 @@ def test_the_buyer_and_strangers_cannot_ask(world, buyer, outsider):
     # The buyer acting for its own organisation is no invitee.
     with pytest.raises(ServiceError, match="not invited"):
         services.question_ask(
-            request=world.request, provider=buyer.org, user=buyer.user, text=ASKED
+            capacity_request=world.request, provider=buyer.org, user=buyer.user, text=ASKED
         )
     # A member of no invited provider has no provider role here: refused by the table (403).
     stranger = OrganizationFactory(kind="provider")
     with pytest.raises(MoveRefused) as refused:
         services.question_ask(
-            request=world.request, provider=stranger, user=outsider.user, text=ASKED
+            capacity_request=world.request, provider=stranger, user=outsider.user, text=ASKED
         )
     assert refused.value.status_code == 403
     assert not Question.objects.exists()
@@ -93,7 +93,7 @@ def test_a_private_answer_stays_between_the_buyer_and_the_asker(
     services.question_answer(
         question=question, user=buyer.user, answer="Yes, 8 rails.", publish=False
     )
-    assert cs.question_rows(request=world.request, org=rival_provider.org) == []
+    assert cs.question_rows(capacity_request=world.request, org=rival_provider.org) == []
     rival_page = _page(rival_provider, world)
     assert ASKED not in rival_page and "8 rails" not in rival_page
     assert Notice.objects.filter(event=Event.QUESTION_ANSWERED, recipient=provider.user).exists()
@@ -110,7 +110,7 @@ def test_a_published_answer_never_names_the_asker_to_a_rival(
     rival_page = _page(rival_provider, world)
     assert ASKED in rival_page and "8 rails" in rival_page
     assert "Northwind" not in rival_page and "nora" not in rival_page
-    (row,) = cs.question_rows(request=world.request, org=rival_provider.org)
+    (row,) = cs.question_rows(capacity_request=world.request, org=rival_provider.org)
     assert row.asker_org is None and row.asker_name is None and not row.own
     # Notices and the audit trail a rival reads: the question, never who asked it.
     notice = Notice.objects.get(event=Event.QUESTION_ANSWERED, recipient=rival_provider.user)
@@ -120,7 +120,7 @@ def test_a_published_answer_never_names_the_asker_to_a_rival(
     assert "question.ask" not in [e.action for e in seen]
     assert all("Northwind" not in str(e.after) and e.actor_name != "nora" for e in seen)
     # The asker still sees it as its own; the buyer still sees who asked.
-    (own,) = cs.question_rows(request=world.request, org=provider.org)
+    (own,) = cs.question_rows(capacity_request=world.request, org=provider.org)
     assert own.own and own.asker_org == "Northwind" and own.state == "published"
     assert "Northwind" in _section(_page(buyer, world))
 
@@ -176,9 +176,13 @@ def test_an_addendum_only_extends_the_deadline(world, buyer):
     earlier = world.request.bid_deadline - timedelta(hours=1)
     with pytest.raises(ValidationError) as exc:
         services.addendum_publish(
-            request=world.request, user=buyer.user, title="T", text="X", bid_deadline=earlier,
+            capacity_request=world.request,
+            user=buyer.user,
+            title="T",
+            text="X",
+            bid_deadline=earlier,
             confirmed=True,
-        )  # fmt: skip
+        )
     assert "only extend the bid deadline" in exc.value.message_dict["bid_deadline"][0]
 
 
@@ -187,7 +191,11 @@ def test_a_submit_waits_for_every_addendum_to_be_acknowledged(
 ):
     for title in ("Site visit", "Power"):
         services.addendum_publish(
-            request=world.request, user=buyer.user, title=title, text="Read me.", confirmed=True
+            capacity_request=world.request,
+            user=buyer.user,
+            title=title,
+            text="Read me.",
+            confirmed=True,
         )
     services.bid_save_draft(
         bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("2.35")}
@@ -208,7 +216,7 @@ def test_a_submit_waits_for_every_addendum_to_be_acknowledged(
 
 def test_acknowledging_twice_keeps_the_first_record(world, buyer, provider):
     addendum = services.addendum_publish(
-        request=world.request, user=buyer.user, title="T", text="X", confirmed=True
+        capacity_request=world.request, user=buyer.user, title="T", text="X", confirmed=True
     )
     first = services.addendum_acknowledge(
         addendum=addendum, provider=provider.org, user=provider.user
@@ -225,7 +233,7 @@ def test_the_bid_form_keeps_what_was_typed_when_an_addendum_blocks_the_submit(
     from bids.forms import BidForm
 
     services.addendum_publish(
-        request=world.request, user=buyer.user, title="T", text="X", confirmed=True
+        capacity_request=world.request, user=buyer.user, title="T", text="X", confirmed=True
     )
     form = BidForm(instance=world.bid)
     data = {name: form[name].value() for name in form.fields}
@@ -270,7 +278,7 @@ def test_the_request_page_queries_do_not_grow_with_questions(
     client = buyer.client()
     _ask(world, provider)
     services.addendum_publish(
-        request=world.request, user=buyer.user, title="T", text="X", confirmed=True
+        capacity_request=world.request, user=buyer.user, title="T", text="X", confirmed=True
     )
     url = reverse("bids:request-detail", args=[world.request.pk])
     client.get(url)
@@ -282,7 +290,7 @@ def test_the_request_page_queries_do_not_grow_with_questions(
     for n in range(5):
         _ask(world, provider, f"Question {n}?")
         services.addendum_publish(
-            request=world.request, user=buyer.user, title=f"A{n}", text="X", confirmed=True
+            capacity_request=world.request, user=buyer.user, title=f"A{n}", text="X", confirmed=True
         )
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(url)

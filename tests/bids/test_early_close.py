@@ -39,7 +39,7 @@ def test_an_early_close_opens_the_sealed_bids_at_once(sealed, buyer):
         sealed.bids_hidden_from_buyer
         and selectors.bid_rows_for_buyer(capacity_request=sealed) == []
     )
-    services.request_close(request=sealed, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=sealed, user=buyer.user, confirmed=True)
     sealed.refresh_from_db()
     assert sealed.status == RequestStatus.CLOSED and not sealed.deadline_passed
     assert sealed.bids_opened_at is not None and sealed.closed_at is not None
@@ -51,7 +51,7 @@ def test_an_early_close_opens_the_sealed_bids_at_once(sealed, buyer):
 
 def test_a_close_needs_its_confirmation(sealed, buyer):
     with pytest.raises(MoveRefused) as refused:
-        services.request_close(request=sealed, user=buyer.user)
+        services.request_close(capacity_request=sealed, user=buyer.user)
     assert refused.value.status_code == 400 and "confirm" in refused.value.message_dict
     sealed.refresh_from_db()
     assert sealed.status == RequestStatus.OPEN and sealed.bids_hidden_from_buyer
@@ -61,7 +61,7 @@ def test_a_close_after_the_deadline_records_the_bids_opened_at_the_deadline(worl
     deadline = timezone.now() - timedelta(hours=2)
     CapacityRequest.objects.filter(pk=world.request.pk).update(sealed=True, bid_deadline=deadline)
     world.request.refresh_from_db()
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     assert world.request.bids_opened_at == deadline
 
 
@@ -96,7 +96,7 @@ def test_the_cancel_page_asks_too(world, buyer):
 
 
 def test_drafts_freeze_on_the_providers_pages(sealed, buyer, provider, world):
-    services.request_close(request=sealed, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=sealed, user=buyer.user, confirmed=True)
     client = provider.client()
     page = client.get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()
     assert "Bidding closed on" in page
@@ -112,7 +112,7 @@ def test_drafts_freeze_on_the_providers_pages(sealed, buyer, provider, world):
 
 
 def _closed(sealed, buyer) -> CapacityRequest:
-    services.request_close(request=sealed, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=sealed, user=buyer.user, confirmed=True)
     sealed.refresh_from_db()
     return sealed
 
@@ -121,7 +121,7 @@ def test_a_reopen_takes_bids_until_the_new_deadline_and_never_seals_again(sealed
     req = _closed(sealed, buyer)
     old = req.bid_deadline
     new = timezone.now() + timedelta(days=21)
-    services.request_reopen(request=req, user=buyer.user, bid_deadline=new, confirmed=True)
+    services.request_reopen(capacity_request=req, user=buyer.user, bid_deadline=new, confirmed=True)
     req.refresh_from_db()
     assert req.status == RequestStatus.OPEN and req.bid_deadline == new
     assert req.closed_to_bids_reason() is None and req.closed_at is None
@@ -146,7 +146,7 @@ def test_a_reopen_needs_a_future_deadline_named_on_its_field(sealed, buyer, dead
     req = _closed(sealed, buyer)
     with pytest.raises(ValidationError) as refused:
         services.request_reopen(
-            request=req,
+            capacity_request=req,
             user=buyer.user,
             bid_deadline=deadline() if deadline else None,
             confirmed=True,
@@ -160,7 +160,7 @@ def test_a_reopen_needs_its_confirmation(sealed, buyer):
     req = _closed(sealed, buyer)
     with pytest.raises(MoveRefused) as refused:
         services.request_reopen(
-            request=req, user=buyer.user, bid_deadline=timezone.now() + timedelta(days=3)
+            capacity_request=req, user=buyer.user, bid_deadline=timezone.now() + timedelta(days=3)
         )
     assert "confirm" in refused.value.message_dict
 
@@ -168,7 +168,7 @@ def test_a_reopen_needs_its_confirmation(sealed, buyer):
 def test_only_a_closed_request_reopens(world, buyer):
     with pytest.raises(MoveRefused, match="cannot be reopened") as refused:
         services.request_reopen(
-            request=world.request,
+            capacity_request=world.request,
             user=buyer.user,
             bid_deadline=timezone.now() + timedelta(days=3),
             confirmed=True,
@@ -204,5 +204,5 @@ def test_the_buyer_reads_the_bids_history_once_an_early_close_opens_them(sealed,
 
     key = f"bid:{world.bid.pk}"
     assert not entries_for(org=buyer.org, obj_key=key).exists()
-    services.request_close(request=sealed, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=sealed, user=buyer.user, confirmed=True)
     assert entries_for(org=buyer.org, obj_key=key).filter(action="bid.submit").exists()

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def closed(world, buyer) -> CapacityRequest:
     """The world's request (unsealed, two submitted bids), closed early by its buyer."""
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     world.request.refresh_from_db()
     return world.request
 
@@ -42,7 +42,7 @@ def _deadline(days: int = 5):
 
 def _open(req, user, shortlist, **kw):
     return services.final_round_open(
-        request=req,
+        capacity_request=req,
         user=user,
         shortlist=[b.pk for b in shortlist],
         bid_deadline=kw.pop("bid_deadline", _deadline()),
@@ -70,7 +70,7 @@ def test_the_final_round_needs_the_buyer_a_close_and_a_confirmation(
     with pytest.raises(MoveRefused) as early:
         _open(world.request, buyer.user, [world.bid])
     assert early.value.status_code == 409 and "still open" in str(early.value)
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     with pytest.raises(MoveRefused) as party:
         _open(world.request, provider.user, [world.bid])
     assert party.value.status_code == 403
@@ -105,7 +105,7 @@ def test_shortlist_and_deadline_are_named_when_wrong(closed, world, buyer):
     other = BidFactory()
     with pytest.raises(ValidationError) as stranger:
         services.final_round_open(
-            request=closed,
+            capacity_request=closed,
             user=buyer.user,
             shortlist=[other.pk],
             bid_deadline=_deadline(),
@@ -149,17 +149,17 @@ def test_nobody_new_joins_the_final_round(closed, world, buyer):
     InvitationFactory(request=closed, provider=late)
     _open(closed, buyer.user, [world.bid])
     with pytest.raises(ServiceError, match="shortlisted bids only"):
-        services.bid_start(request=closed, provider=late, user=buyer.user)
+        services.bid_start(capacity_request=closed, provider=late, user=buyer.user)
     newcomer = OrganizationFactory(name="New Cloud", slug="new", kind=OrgKind.PROVIDER)
     with pytest.raises(MoveRefused, match="nobody new can join"):
-        services.request_invite(request=closed, user=buyer.user, providers=[newcomer])
+        services.request_invite(capacity_request=closed, user=buyer.user, providers=[newcomer])
 
 
 def test_the_final_round_opens_at_its_close_and_scores_the_shortlist(
     closed, world, buyer, provider
 ):
     _open(closed, buyer.user, [world.bid])
-    services.request_close(request=closed, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=closed, user=buyer.user, confirmed=True)
     closed.refresh_from_db()
     assert not closed.bids_hidden_from_buyer and closed.status == RequestStatus.CLOSED
     from evaluation.services import scoring_revisions
@@ -245,7 +245,7 @@ def test_the_final_round_is_sealed_like_round_one(closed, world, buyer, provider
     compare = client.get(reverse("evaluation:request-compare", args=[closed.pk]))
     assert "This request is sealed" in compare.content.decode()
     # The close opens them, and the buyer hears how many shortlisted bids stand.
-    services.request_close(request=closed, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=closed, user=buyer.user, confirmed=True)
     submits = entries_for(org=buyer.org, obj_key=key).filter(action="bid.submit")
     assert [e.after.get("round") for e in submits.order_by("seq")] == [None, 2]
     opened = Notice.objects.get(recipient=buyer.user, event=Event.BIDS_OPENED)
@@ -259,7 +259,7 @@ def test_a_later_deadline_in_the_final_round_is_news_to_the_shortlist_only(
     _open(closed, buyer.user, [world.bid])
     closed.refresh_from_db()
     services.request_update(
-        request=closed, user=buyer.user, data={"bid_deadline": _deadline(days=9)}
+        capacity_request=closed, user=buyer.user, data={"bid_deadline": _deadline(days=9)}
     )
     told = Notice.objects.filter(event=Event.DEADLINE_CHANGED)
     assert {n.recipient for n in told} == {provider.user}

@@ -39,7 +39,7 @@ def test_an_invitation_reaches_the_invited_providers_members_only(
     colleague = MembershipFactory(organization=provider.org).user
     req = CapacityRequestFactory(buyer=buyer.org)
     with django_capture_on_commit_callbacks(execute=True):
-        services.request_invite(request=req, user=buyer.user, providers=[provider.org])
+        services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
     assert sorted(m.to[0] for m in mail.outbox) == sorted([provider.user.email, colleague.email])
     assert _mails_to(rival_provider.user.email) == []
     assert f"https://bids.example.com/requests/{req.pk}/" in mail.outbox[0].body
@@ -53,11 +53,11 @@ def test_an_invitation_to_a_draft_waits_for_the_publish_and_comes_once(
 ):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
     with django_capture_on_commit_callbacks(execute=True):
-        services.request_invite(request=req, user=buyer.user, providers=[provider.org])
+        services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
     assert mail.outbox == []  # the provider cannot see a draft
     with django_capture_on_commit_callbacks(execute=True):
-        services.request_publish(request=req, user=buyer.user)
-        services.request_invite(request=req, user=buyer.user, providers=[provider.org])
+        services.request_publish(capacity_request=req, user=buyer.user)
+        services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
     assert _mails_to(provider.user.email) == [
         f"[Clusterbid] Helix Labs invites you to bid on “{req.title}”"
     ]
@@ -69,7 +69,7 @@ def test_a_later_deadline_reaches_every_invited_provider_each_for_itself(
     later = world.request.bid_deadline + timedelta(days=3)
     with django_capture_on_commit_callbacks(execute=True):
         services.request_update(
-            request=world.request, user=buyer.user, data={"bid_deadline": later}
+            capacity_request=world.request, user=buyer.user, data={"bid_deadline": later}
         )
     notices = Notice.objects.filter(event=Event.DEADLINE_CHANGED)
     assert {(n.recipient, n.organization) for n in notices} == {
@@ -84,8 +84,12 @@ def test_a_later_deadline_reaches_every_invited_provider_each_for_itself(
 
 def test_saving_the_same_deadline_again_sends_nothing(world, buyer):
     same = world.request.bid_deadline.replace(second=0, microsecond=0)
-    services.request_update(request=world.request, user=buyer.user, data={"bid_deadline": same})
-    services.request_update(request=world.request, user=buyer.user, data={"title": "Renamed"})
+    services.request_update(
+        capacity_request=world.request, user=buyer.user, data={"bid_deadline": same}
+    )
+    services.request_update(
+        capacity_request=world.request, user=buyer.user, data={"title": "Renamed"}
+    )
     assert not Notice.objects.filter(event=Event.DEADLINE_CHANGED).exists()
 
 
@@ -102,13 +106,13 @@ def test_a_sealed_request_names_no_bidder_before_its_bids_open_then_counts_them_
     req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
     with django_capture_on_commit_callbacks(execute=True):
         services.request_invite(
-            request=req, user=buyer.user, providers=[provider.org, rival_provider.org]
+            capacity_request=req, user=buyer.user, providers=[provider.org, rival_provider.org]
         )
         for role in (provider, rival_provider):
             bid = BidFactory(request=req, provider=role.org)
             services.bid_submit(bid=bid, user=role.user)
         services.request_update(
-            request=req,
+            capacity_request=req,
             user=buyer.user,
             data={"bid_deadline": req.bid_deadline + timedelta(days=1)},
         )
@@ -161,7 +165,7 @@ def test_an_early_close_tells_every_invitee_and_the_buyer_how_many_bids_opened(
     req = _sealed_with_bids(world)
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        services.request_close(request=req, user=buyer.user, confirmed=True)
+        services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     for member in (provider, rival_provider):
         (subject,) = _mails_to(member.user.email)
         assert subject.startswith(f"[Clusterbid] Bidding on “{req.title}” closed early")
@@ -178,14 +182,16 @@ def test_a_reopen_tells_every_invitee_the_new_deadline_each_time(
     world, buyer, provider, rival_provider, django_capture_on_commit_callbacks
 ):
     req = _sealed_with_bids(world)
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     mail.outbox.clear()
     for days in (20, 25):
         new = timezone.now() + timedelta(days=days)
         with django_capture_on_commit_callbacks(execute=True):
-            services.request_reopen(request=req, user=buyer.user, bid_deadline=new, confirmed=True)
+            services.request_reopen(
+                capacity_request=req, user=buyer.user, bid_deadline=new, confirmed=True
+            )
         if days == 20:
-            services.request_close(request=req, user=buyer.user, confirmed=True)
+            services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     subjects = _mails_to(provider.user.email)
     assert len([s for s in subjects if "reopened until" in s]) == 2
     assert len([s for s in _mails_to(rival_provider.user.email) if "reopened" in s]) == 2

@@ -97,20 +97,20 @@ def test_only_buyers_post_requests(provider):
 def test_status_walks_draft_open_closed_and_refuses_skips(buyer, provider):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
     with pytest.raises(ValidationError, match="cannot be closed"):
-        services.request_close(request=req, user=buyer.user, confirmed=True)
+        services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     with pytest.raises(ValidationError, match="Invite at least one provider"):
-        services.request_publish(request=req, user=buyer.user)
-    services.request_invite(request=req, user=buyer.user, providers=[provider.org])
-    services.request_publish(request=req, user=buyer.user)
+        services.request_publish(capacity_request=req, user=buyer.user)
+    services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
+    services.request_publish(capacity_request=req, user=buyer.user)
     assert req.status == RequestStatus.OPEN and req.published_at is not None
     with pytest.raises(ValidationError, match="cannot be published"):
-        services.request_publish(request=req, user=buyer.user)
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+        services.request_publish(capacity_request=req, user=buyer.user)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     assert req.status == RequestStatus.CLOSED
-    services.request_cancel(request=req, user=buyer.user, confirmed=True)
+    services.request_cancel(capacity_request=req, user=buyer.user, confirmed=True)
     assert req.status == RequestStatus.CANCELLED
     with pytest.raises(ValidationError, match="cannot be cancelled"):
-        services.request_cancel(request=req, user=buyer.user, confirmed=True)
+        services.request_cancel(capacity_request=req, user=buyer.user, confirmed=True)
 
 
 def test_publishing_with_a_past_deadline_is_refused(buyer):
@@ -120,28 +120,38 @@ def test_publishing_with_a_past_deadline_is_refused(buyer):
         bid_deadline=timezone.now() - timedelta(hours=1),
     )
     with pytest.raises(ValidationError, match="deadline has passed"):
-        services.request_publish(request=req, user=buyer.user)
+        services.request_publish(capacity_request=req, user=buyer.user)
     req.refresh_from_db()
     assert req.status == RequestStatus.DRAFT
 
 
 def test_invitations_are_for_providers_and_not_repeated(buyer, provider, outsider):
     req = CapacityRequestFactory(buyer=buyer.org)
-    assert len(services.request_invite(request=req, user=buyer.user, providers=[provider.org])) == 1
-    assert services.request_invite(request=req, user=buyer.user, providers=[provider.org]) == []
+    assert (
+        len(
+            services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
+        )
+        == 1
+    )
+    assert (
+        services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
+        == []
+    )
     with pytest.raises(ValidationError, match="not a provider"):
-        services.request_invite(request=req, user=buyer.user, providers=[outsider.org])
+        services.request_invite(capacity_request=req, user=buyer.user, providers=[outsider.org])
 
 
 def test_cancelled_requests_cannot_be_edited(buyer):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.CANCELLED)
     with pytest.raises(ValidationError, match="cannot be edited"):
-        services.request_update(request=req, user=buyer.user, data={"title": "new"})
+        services.request_update(capacity_request=req, user=buyer.user, data={"title": "new"})
 
 
 def test_a_provider_with_a_bid_stays_invited(world, buyer, provider):
     with pytest.raises(ValidationError, match="stays invited"):
-        services.request_uninvite(request=world.request, user=buyer.user, provider=provider.org)
+        services.request_uninvite(
+            capacity_request=world.request, user=buyer.user, provider=provider.org
+        )
 
 
 def test_a_sealed_request_keeps_every_invitation_alike_until_its_deadline(buyer, provider):
@@ -150,12 +160,12 @@ def test_a_sealed_request_keeps_every_invitation_alike_until_its_deadline(buyer,
 
     req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
     quiet = OrganizationFactory(kind="provider")
-    services.request_invite(request=req, user=buyer.user, providers=[provider.org, quiet])
+    services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org, quiet])
     BidFactory(request=req, provider=provider.org)
     messages = []
     for org in (provider.org, quiet):
         with pytest.raises(ValidationError) as exc:
-            services.request_uninvite(request=req, user=buyer.user, provider=org)
+            services.request_uninvite(capacity_request=req, user=buyer.user, provider=org)
         messages.append(exc.value.messages)
     assert messages[0] == messages[1] and "sealed request" in messages[0][0]
     assert req.invitations.count() == 2
@@ -164,8 +174,8 @@ def test_a_sealed_request_keeps_every_invitation_alike_until_its_deadline(buyer,
 def test_uninvite_removes_a_provider_without_a_bid(buyer):
     req = CapacityRequestFactory(buyer=buyer.org)
     other = OrganizationFactory(kind="provider")
-    services.request_invite(request=req, user=buyer.user, providers=[other])
-    services.request_uninvite(request=req, user=buyer.user, provider=other)
+    services.request_invite(capacity_request=req, user=buyer.user, providers=[other])
+    services.request_uninvite(capacity_request=req, user=buyer.user, provider=other)
     assert not req.invitations.exists()
 
 
@@ -180,7 +190,9 @@ def published(buyer, provider):
 
 def _field_errors(req, **changes):
     with pytest.raises(ValidationError) as exc:
-        services.request_update(request=req, user=req.buyer.memberships.get().user, data=changes)
+        services.request_update(
+            capacity_request=req, user=req.buyer.memberships.get().user, data=changes
+        )
     return exc.value.message_dict
 
 
@@ -197,7 +209,9 @@ def test_a_published_deadline_only_moves_later(published, buyer):
     assert "can only move later" in errors["bid_deadline"][0]
     published.refresh_from_db()
     later = published.bid_deadline + timedelta(days=2)
-    services.request_update(request=published, user=buyer.user, data={"bid_deadline": later})
+    services.request_update(
+        capacity_request=published, user=buyer.user, data={"bid_deadline": later}
+    )
     published.refresh_from_db()
     assert published.bid_deadline == later
 
@@ -205,7 +219,7 @@ def test_a_published_deadline_only_moves_later(published, buyer):
 def test_the_allocation_and_term_are_fixed_once_published_bids_or_none(published, buyer):
     # With or without bids alike: a sealed request's buyer must not learn from it that any exist.
     services.request_update(
-        request=published, user=buyer.user, data={"title": "16 × H200, renamed"}
+        capacity_request=published, user=buyer.user, data={"title": "16 × H200, renamed"}
     )
     errors = _field_errors(
         published, gpu_model="A100", reservation_end=published.reservation_end - timedelta(days=1)
@@ -215,7 +229,7 @@ def test_the_allocation_and_term_are_fixed_once_published_bids_or_none(published
         assert "bid" not in errors[field][0].lower()
     published.refresh_from_db()
     services.request_update(
-        request=published, user=buyer.user, data={"description": "Still the same cluster."}
+        capacity_request=published, user=buyer.user, data={"description": "Still the same cluster."}
     )
     published.refresh_from_db()
     assert (published.gpu_model, published.description) == ("H200", "Still the same cluster.")

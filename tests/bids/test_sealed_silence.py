@@ -217,15 +217,17 @@ def sealed(buyer: Any, provider: Any, rival_provider: Any) -> CapacityRequest:
     req = CapacityRequestFactory(
         buyer=buyer.org, sealed=True, status=RequestStatus.DRAFT, published_at=None
     )
-    request_invite(request=req, user=buyer.user, providers=[provider.org, rival_provider.org])
-    fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
-    terms_create(request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
-    question_set_attach_default(request=req, user=buyer.user)
-    return request_publish(request=req, user=buyer.user)
+    request_invite(
+        capacity_request=req, user=buyer.user, providers=[provider.org, rival_provider.org]
+    )
+    fixture_from_template(capacity_request=req, user=buyer.user, template="rank-sum-allreduce")
+    terms_create(capacity_request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    question_set_attach_default(capacity_request=req, user=buyer.user)
+    return request_publish(capacity_request=req, user=buyer.user)
 
 
 def _provider_acts(req: CapacityRequest, provider: Any) -> Bid:
-    bid = bid_start(request=req, provider=provider.org, user=provider.user)
+    bid = bid_start(capacity_request=req, provider=provider.org, user=provider.user)
     bid_save_draft(
         bid=bid,
         user=provider.user,
@@ -292,7 +294,7 @@ def test_once_the_bids_open_the_buyer_sees_them(sealed, buyer, provider):
 
     bid = _provider_acts(sealed, provider)
     bid_submit(bid=bid, user=provider.user)
-    request_close(request=sealed, user=buyer.user, confirmed=True)
+    request_close(capacity_request=sealed, user=buyer.user, confirmed=True)
     html = buyer.client().get(reverse("bids:request-detail", args=[sealed.pk])).content.decode()
     assert "Northwind" in html
     page = buyer.client().get(reverse("acceptance:fixture-detail", args=[sealed.pk]))

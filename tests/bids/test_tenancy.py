@@ -44,7 +44,9 @@ def _question(w: Any) -> int:
     from bids.services import question_ask
 
     provider = w.bid.provider
-    q = question_ask(request=w.request, provider=provider, user=_member(provider), text="Rails?")
+    q = question_ask(
+        capacity_request=w.request, provider=provider, user=_member(provider), text="Rails?"
+    )
     return q.number
 
 
@@ -52,7 +54,9 @@ def _addendum(w: Any) -> int:
     from bids.services import addendum_publish
 
     buyer = _member(w.request.buyer)
-    a = addendum_publish(request=w.request, user=buyer, title="T", text="X", confirmed=True)
+    a = addendum_publish(
+        capacity_request=w.request, user=buyer, title="T", text="X", confirmed=True
+    )
     return a.number
 
 

@@ -35,8 +35,8 @@ def test_attach_submit_and_read_the_hash_back_from_the_annex(
     live_server, new_page, login_as, world, buyer, provider
 ):
     req = world.request
-    fixture_from_template(request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
-    terms_create(request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    fixture_from_template(capacity_request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
+    terms_create(capacity_request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted", exceptions=[])
     bid_url = f"{live_server.url}/bids/{world.bid.pk}/"
 
@@ -75,7 +75,7 @@ def test_attach_submit_and_read_the_hash_back_from_the_annex(
     with open(info.value.path(), "rb") as fh:
         assert fh.read() == PDF_BYTES
 
-    request_close(request=req, user=buyer.user, confirmed=True)
+    request_close(capacity_request=req, user=buyer.user, confirmed=True)
     request_award(capacity_request=req, bid=world.bid, user=buyer.user)
     alice.goto(f"{live_server.url}/requests/{req.pk}/annexes/")
     alice.click("#annex-contract button:has-text('Generate version 1')")

@@ -18,7 +18,7 @@ def test_a_conflict_is_flagged_before_submit_and_cleared_on_the_bid(
 ):
     req = CapacityRequestFactory(buyer=buyer.org, title="Browser: one fact")
     InvitationFactory(request=req, provider=provider.org)
-    qs = services.question_set_attach_default(request=req, user=buyer.user)
+    qs = services.question_set_attach_default(capacity_request=req, user=buyer.user)
     bid = BidFactory(request=req, provider=provider.org)
     bid_save_draft(
         bid=bid,

@@ -29,7 +29,7 @@ REASON = "The provider replaces the slow leaf switch next week; service credits 
 
 def _failing_reservation(world: Any, buyer: Any, provider: Any) -> tuple[Reservation, Any]:
     attach_fixture(world.request, two_node_spec())
-    request_close(request=world.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     reservation = request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     run = run_create(reservation=reservation, user=provider.user, label="Burn-in 1")
     files = [f for f in GOOD_SET if "all_reduce" not in f[0]]

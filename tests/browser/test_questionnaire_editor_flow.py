@@ -14,8 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_a_refused_save_keeps_what_the_buyer_typed(live_server, new_page, login_as, world, buyer):
     req = world.request
-    services.question_set_attach_default(request=req, user=buyer.user)
-    before = selectors.current_question_set(request=req).version
+    services.question_set_attach_default(capacity_request=req, user=buyer.user)
+    before = selectors.current_question_set(capacity_request=req).version
     page = login_as(new_page(), buyer.user.username)
     page.goto(live_server.url + reverse("questionnaire:set-edit", args=[req.pk]))
 
@@ -35,12 +35,12 @@ def test_a_refused_save_keeps_what_the_buyer_typed(live_server, new_page, login_
     row = page.locator("tr[id='q-byos.offered']")
     assert row.locator("input[type=checkbox]").is_checked()
     assert row.locator("select").input_value() == "yes"
-    assert selectors.current_question_set(request=req).version == before
+    assert selectors.current_question_set(capacity_request=req).version == before
 
     page.fill("input[name=target_restore_S2]", "8 h")
     page.click("text=Save questions and targets")
     page.wait_for_load_state("networkidle")
-    assert selectors.current_question_set(request=req).version == before + 1
+    assert selectors.current_question_set(capacity_request=req).version == before + 1
     page.goto(live_server.url + reverse("questionnaire:set-edit", args=[req.pk]))
     assert page.input_value("input[name=target_response_S1]") == "20 min"
     assert page.input_value("input[name=required_transport]") == "RoCE"

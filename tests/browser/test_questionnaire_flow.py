@@ -28,7 +28,7 @@ def test_provider_fills_the_matrix_and_buyer_compares(
 ):
     req = CapacityRequestFactory(buyer=buyer.org, title="Browser: questionnaire")
     InvitationFactory(request=req, provider=provider.org)
-    qs = services.question_set_attach_default(request=req, user=buyer.user)
+    qs = services.question_set_attach_default(capacity_request=req, user=buyer.user)
     bid = BidFactory(request=req, provider=provider.org)
     # Operations answers are already in the draft; the matrix is what the provider fills here.
     matrix_keys = {s.key for s in selectors.question_specs(question_set=qs) if s.step}

@@ -74,7 +74,7 @@ def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_th
     assert "Racks already installed." in team.inner_text()
 
     # Bidding closed: alice awards the rival, following the consensus.
-    fixture_from_template(request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
+    fixture_from_template(capacity_request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
     req.status = RequestStatus.CLOSED
     req.save()
     alice.goto(f"{live_server.url}/requests/{req.pk}/")
@@ -97,7 +97,9 @@ def test_with_many_bids_a_member_opens_the_full_form_rates_a_trailing_bid_and_ke
     req = world.request
     add_bids(req, 10)
     assert request_score(capacity_request=req).status == "done"
-    order = [c.revision.bid_id for c in comparison_for_buyer(request=req).qualified_columns]
+    order = [
+        c.revision.bid_id for c in comparison_for_buyer(capacity_request=req).qualified_columns
+    ]
     last = f"judged_delivery_risk_{order[-1]}"
     page = login_as(new_page(), "alice")
     page.goto(f"{live_server.url}/requests/{req.pk}/compare/")

@@ -25,7 +25,7 @@ def test_sealed_close_then_justified_award_of_the_second_then_the_losers_debrief
     live_server, new_page, login_as, world, buyer, provider, rival_provider
 ):
     req = world.request
-    fixture_from_template(request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
+    fixture_from_template(capacity_request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
     req.sealed = True
     req.bid_deadline = timezone.now() + timedelta(days=17)
     req.save()

@@ -23,7 +23,7 @@ def _messages(response) -> list[str]:
 
 
 def test_new_terms_name_the_buyer_who_set_them_as_its_owner(world, buyer):
-    terms = terms_create(request=world.request, user=buyer.user, template="training-24x7")
+    terms = terms_create(capacity_request=world.request, user=buyer.user, template="training-24x7")
     assert terms.buyer_owner_name == "alice"
     assert terms.buyer_owner_contact == buyer.user.email
     assert terms.revisions.get().snapshot["buyer_owner_contact"] == buyer.user.email
@@ -35,7 +35,7 @@ def test_resetting_to_a_template_keeps_the_named_owners(fx, buyer):
         user=buyer.user,
         data={"buyer_owner_name": "Dana Ops", "buyer_owner_contact": "dana@helix.example"},
     )
-    terms = terms_create(request=fx.request, user=buyer.user, template="business-hours")
+    terms = terms_create(capacity_request=fx.request, user=buyer.user, template="business-hours")
     assert (terms.buyer_owner_name, terms.buyer_owner_contact) == (
         "Dana Ops",
         "dana@helix.example",
@@ -124,7 +124,7 @@ def test_the_contract_annex_prints_the_provider_owner_from_the_acknowledgement(f
         provider_owner_name="Nils Berg",
         provider_owner_contact="oncall@northwind.example",
     )
-    request_close(request=fx.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=fx.request, user=buyer.user, confirmed=True)
     request_award(capacity_request=fx.request, bid=fx.bid, user=buyer.user)
     snap = contract_snapshot(capacity_request=fx.request)
     assert snap["acknowledgement"]["provider_owner_name"] == "Nils Berg"

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_starts_from_the_template_with_revision_1(world, buyer):
-    terms = terms_create(request=world.request, user=buyer.user, template="business-hours")
+    terms = terms_create(capacity_request=world.request, user=buyer.user, template="business-hours")
     assert terms.version == 1 and terms.template == "business-hours"
     assert terms.coverage_timezone == BUSINESS_HOURS["coverage_timezone"]
     revision = terms.revisions.get()
@@ -45,7 +45,7 @@ def test_revisions_never_change(fx):
 
 
 def test_resetting_to_a_template_is_a_new_version(fx, buyer):
-    terms = terms_create(request=fx.request, user=buyer.user, template="business-hours")
+    terms = terms_create(capacity_request=fx.request, user=buyer.user, template="business-hours")
     assert terms.pk == fx.terms.pk and terms.version == 2 and terms.template == "business-hours"
 
 

@@ -50,8 +50,8 @@ def example_reservation(buyer: Any, provider: Any, *, breach_credit: str = "5") 
         price_per_gpu_hour=Decimal("2.00"), fees_usd=Decimal("1000"), egress_usd=Decimal("500"),
     )  # fmt: skip
     bid_submit(bid=bid, user=provider.user)
-    fixture_from_template(request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
-    terms_create(request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    fixture_from_template(capacity_request=req, user=buyer.user, template=DEFAULT_TEMPLATE)
+    terms_create(capacity_request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     terms_update(
         terms=HandoffTerms.objects.get(request=req), user=buyer.user,
         data={"buyer_owner_name": "Ada", "buyer_owner_contact": "ada@example.com",
@@ -59,7 +59,7 @@ def example_reservation(buyer: Any, provider: Any, *, breach_credit: str = "5") 
     )  # fmt: skip
     bid.refresh_from_db()
     acknowledgement_submit(bid=bid, user=provider.user, status="accepted")
-    request_close(request=req, user=buyer.user, confirmed=True)
+    request_close(capacity_request=req, user=buyer.user, confirmed=True)
     reservation = request_award(capacity_request=req, bid=bid, user=buyer.user)
     # The term as agreed, 1 Jan – 31 Mar 2026 (past dates: set after the bidding).
     CapacityRequest.objects.filter(pk=req.pk).update(

@@ -41,5 +41,5 @@ def test_the_open_requests_scores_are_current_after_the_whole_demo(media_root):
     from evaluation.comparison import comparison_state
 
     call_command("seed_demo", verbosity=0)
-    state, run = comparison_state(request=CapacityRequest.objects.get(title=REQUEST_TITLE))
+    state, run = comparison_state(capacity_request=CapacityRequest.objects.get(title=REQUEST_TITLE))
     assert state == "current" and run is not None and run.status == "done"

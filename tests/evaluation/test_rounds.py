@@ -26,9 +26,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _final_round(req: CapacityRequest, buyer, shortlist) -> None:
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     services.final_round_open(
-        request=req,
+        capacity_request=req,
         user=buyer.user,
         shortlist=[b.pk for b in shortlist],
         bid_deadline=timezone.now() + timedelta(days=3),
@@ -53,15 +53,15 @@ def third(world, buyer):
 def test_both_rounds_side_by_side_after_the_final_round_closes(world, third, buyer, provider):
     req = world.request
     _final_round(req, buyer, [world.bid, world.rival_bid])
-    assert round_comparison(request=req) is None  # sealed until the deadline or a close
+    assert round_comparison(capacity_request=req) is None  # sealed until the deadline or a close
     services.bid_save_draft(
         bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("1.900")}
     )
     services.bid_submit(bid=world.bid, user=provider.user)
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     req.refresh_from_db()
 
-    rounds = round_comparison(request=req)
+    rounds = round_comparison(capacity_request=req)
     assert rounds is not None
     rows = {row.name: row for row in rounds.rows}
     revised = rows["Northwind"]
@@ -83,14 +83,14 @@ def test_both_rounds_side_by_side_after_the_final_round_closes(world, third, buy
 
 
 def test_no_side_by_side_without_a_final_round(world, buyer):
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
-    assert round_comparison(request=world.request) is None
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
+    assert round_comparison(capacity_request=world.request) is None
 
 
 def test_anonymised_rounds_name_no_provider(world, third, buyer):
     _final_round(world.request, buyer, [world.bid])
-    services.request_close(request=world.request, user=buyer.user, confirmed=True)
-    rounds = round_comparison(request=world.request, anonymise=True)
+    services.request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
+    rounds = round_comparison(capacity_request=world.request, anonymise=True)
     assert rounds is not None
     assert {row.name for row in rounds.rows} == {"Bid A", "Bid B", "Bid C"}
 
@@ -105,7 +105,7 @@ def test_the_comparison_page_shows_both_rounds(world, third, buyer, provider):
     client = buyer.client()
     url = reverse("evaluation:request-compare", args=[req.pk])
     assert 'id="rounds"' not in client.get(url).content.decode()  # sealed meanwhile
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     page = client.get(url).content.decode()
     table = page[page.index('id="rounds-table"') :]
     table = table[: table.index("</table>")]
@@ -119,12 +119,12 @@ def test_the_comparison_page_shows_both_rounds(world, third, buyer, provider):
 def test_the_build_reads_as_many_queries_for_two_bids_as_for_five(world, buyer, buyer_org):
     def count(req: CapacityRequest) -> int:
         with CaptureQueriesContext(connection) as queries:
-            round_comparison(request=req)
+            round_comparison(capacity_request=req)
         return len(queries)
 
     small = world.request
     _final_round(small, buyer, [world.bid])
-    services.request_close(request=small, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=small, user=buyer.user, confirmed=True)
     large = CapacityRequest.objects.create(
         **{
             f.name: getattr(small, f.name)
@@ -141,19 +141,21 @@ def test_the_build_reads_as_many_queries_for_two_bids_as_for_five(world, buyer, 
         services.bid_submit(bid=bid, user=user)
         bids.append(bid)
     _final_round(large, buyer, bids[:3])
-    services.request_close(request=large, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=large, user=buyer.user, confirmed=True)
     assert count(small) == count(large)
 
 
 def test_the_award_follows_the_final_round(world, third, buyer):
     req = world.request
-    fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
+    fixture_from_template(capacity_request=req, user=buyer.user, template="rank-sum-allreduce")
     _final_round(req, buyer, [world.bid, world.rival_bid])
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     req.refresh_from_db()
     with pytest.raises(ServiceError, match="not shortlisted"):
-        award_with_debrief(request=req, bid=third, user=buyer.user)
-    award_with_debrief(request=req, bid=world.rival_bid, user=buyer.user, justification="Site")
+        award_with_debrief(capacity_request=req, bid=third, user=buyer.user)
+    award_with_debrief(
+        capacity_request=req, bid=world.rival_bid, user=buyer.user, justification="Site"
+    )
     third.refresh_from_db()
     world.bid.refresh_from_db()
     assert third.status == BidStatus.LOST and world.bid.status == BidStatus.LOST

@@ -45,10 +45,12 @@ class Accepted:
 
 def accept(world: Any, buyer: Any, provider: Any) -> Accepted:
     """Award with terms the provider acknowledged, then accept with a frozen baseline."""
-    fixture_from_template(request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE)
-    terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    fixture_from_template(
+        capacity_request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE
+    )
+    terms_create(capacity_request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted")
-    request_close(request=world.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     reservation = request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     run = BurnInRun.objects.create(reservation=reservation, label="Burn-in", created_by=buyer.user)
     files = [

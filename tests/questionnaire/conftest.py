@@ -41,7 +41,7 @@ def full_answers(question_set: QuestionSet) -> dict[str, Any]:
 @pytest.fixture
 def asked_request(world: Any, buyer: Role) -> CapacityRequest:
     """The world's request with the default questionnaire attached (its bids have revision 1)."""
-    services.question_set_attach_default(request=world.request, user=buyer.user)
+    services.question_set_attach_default(capacity_request=world.request, user=buyer.user)
     return world.request
 
 
@@ -51,5 +51,5 @@ def draft(asked_request: CapacityRequest, provider: Role) -> Bid:
     from tests.factories import CapacityRequestFactory
 
     req = CapacityRequestFactory(buyer=asked_request.buyer)
-    services.question_set_attach_default(request=req, user=None)
+    services.question_set_attach_default(capacity_request=req, user=None)
     return BidFactory(request=req, provider=provider.org)

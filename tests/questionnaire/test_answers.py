@@ -20,7 +20,7 @@ def _answers(bid):
 
 
 def test_saving_validates_every_answer_and_keeps_nothing_on_error(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     raw = full_answers(qs) | {"detect.S1.response": "15 parsecs", "spares.count": "two"}
     with pytest.raises(ValidationError) as exc:
         services.answers_save(bid=draft, user=provider.user, raw=raw)
@@ -31,7 +31,7 @@ def test_saving_validates_every_answer_and_keeps_nothing_on_error(draft, provide
 
 
 def test_a_submit_with_required_answers_missing_is_refused_and_lists_them(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     raw = full_answers(qs)
     del raw["detect.owner"], raw["coverage.time_zone"]
     services.answers_save(bid=draft, user=provider.user, raw=raw)
@@ -49,7 +49,7 @@ def test_a_request_without_a_questionnaire_asks_nothing(world):
 
 
 def test_submit_freezes_answers_and_later_edits_leave_the_revision_alone(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     raw = full_answers(qs)
     services.answers_save(bid=draft, user=provider.user, raw=raw)
     first = bid_submit(bid=draft, user=provider.user)
@@ -72,7 +72,7 @@ def test_submit_freezes_answers_and_later_edits_leave_the_revision_alone(draft, 
 
 
 def test_a_deal_breaker_answered_the_wrong_way_reaches_scoring(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     raw = full_answers(qs) | {
         "diagnostics.baseline_rerun": {"value": "no", "comment": "we trust the node"},
         "diagnostics.shared": {"value": "yes", "comment": ""},
@@ -95,7 +95,7 @@ def test_a_deal_breaker_answered_the_wrong_way_reaches_scoring(draft, provider):
 
 def test_scoring_reads_each_clock_with_the_matrix_row_that_gave_it(draft, provider):
     """First response: the earliest step that answers it; restore: the slowest step."""
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     raw = full_answers(qs) | {
         "detect.S1.response": "40 min",
         "isolate.S1.response": "20 min",
@@ -117,7 +117,7 @@ def test_scoring_inputs_cost_one_query_for_any_number_of_revisions(
     services.answers_save(
         bid=draft,
         user=provider.user,
-        raw=full_answers(selectors.current_question_set(request=draft.request)),
+        raw=full_answers(selectors.current_question_set(capacity_request=draft.request)),
     )
     revisions = [bid_submit(bid=draft, user=provider.user), *BidRevision.objects.all()]
     with django_assert_num_queries(1):
@@ -127,11 +127,11 @@ def test_scoring_inputs_cost_one_query_for_any_number_of_revisions(
 
 
 def test_json_export_round_trips(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
     exported = json.dumps(services.answers_export(bid=draft))
     other = BidFactory(request=CapacityRequestFactory(), provider=provider.org)
-    services.question_set_attach_default(request=other.request, user=None)
+    services.question_set_attach_default(capacity_request=other.request, user=None)
     services.answers_import_json(bid=other, user=provider.user, text=exported)
     assert _answers(other) == _answers(draft)
 
@@ -150,7 +150,7 @@ def test_json_export_round_trips(draft, provider):
     ],
 )  # fmt: skip
 def test_a_malformed_import_names_the_problem_and_changes_nothing(draft, provider, text, message):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
     before = _answers(draft)
     with pytest.raises(ValidationError) as exc:
@@ -166,10 +166,10 @@ def test_import_skips_questions_this_request_does_not_ask(draft, provider):
 
 
 def test_a_provider_starts_from_its_own_previous_bid_only(draft, provider, rival_provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
     req = CapacityRequestFactory()
-    services.question_set_attach_default(request=req, user=None)
+    services.question_set_attach_default(capacity_request=req, user=None)
     fresh = BidFactory(request=req, provider=provider.org)
     count = services.answers_copy_from_bid(bid=fresh, source=draft, user=provider.user)
     assert count == len(_answers(draft)) and _answers(fresh) == _answers(draft)
@@ -181,12 +181,12 @@ def test_a_provider_starts_from_its_own_previous_bid_only(draft, provider, rival
 def test_targets_come_from_the_handoff_terms_when_the_request_has_them(draft):
     from contracts.models import HandoffTerms
 
-    qs = selectors.current_question_set(request=draft.request)
-    assert selectors.targets_for(request=draft.request, question_set=qs)["source"] == (
+    qs = selectors.current_question_set(capacity_request=draft.request)
+    assert selectors.targets_for(capacity_request=draft.request, question_set=qs)["source"] == (
         "questionnaire targets"
     )
     terms = HandoffTerms.objects.create(request=draft.request)
-    targets = selectors.targets_for(request=draft.request, question_set=qs)
+    targets = selectors.targets_for(capacity_request=draft.request, question_set=qs)
     assert targets["source"] == "handoff terms v1"
     assert targets["response"]["S1"] == terms.s1_response_minutes
 
@@ -194,10 +194,10 @@ def test_targets_come_from_the_handoff_terms_when_the_request_has_them(draft):
 def test_the_acceptance_fixture_names_the_transport_bids_must_offer(draft, buyer):
     from acceptance.models import Fixture, FixtureVersion
 
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     qs.required_transport = "RoCE"
     qs.save()
-    assert selectors.required_transport(request=draft.request, question_set=qs) == (
+    assert selectors.required_transport(capacity_request=draft.request, question_set=qs) == (
         "RoCE",
         "buyer's questionnaire",
     )
@@ -210,7 +210,7 @@ def test_the_acceptance_fixture_names_the_transport_bids_must_offer(draft, buyer
         spec_sha256="0" * 64,
         manifest={},
     )
-    assert selectors.required_transport(request=draft.request, question_set=qs) == (
+    assert selectors.required_transport(capacity_request=draft.request, question_set=qs) == (
         "IB",
         "acceptance fixture v2",
     )

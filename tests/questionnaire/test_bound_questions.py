@@ -76,7 +76,7 @@ def test_submit_freezes_the_bid_fields_value_and_ignores_an_older_stored_answer(
         user=provider.user,
         data={"spares_count": 1, "spares_location": "same_site", "node_replacement_hours": 4},
     )
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
     BidQuestionnaire.objects.filter(bid=draft).update(
         answers={**BidQuestionnaire.objects.get(bid=draft).answers, "spares.count": 5}
@@ -92,7 +92,7 @@ def test_submit_freezes_the_bid_fields_value_and_ignores_an_older_stored_answer(
 
 
 def test_an_answer_that_differs_from_the_bid_field_is_refused_naming_it(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     raw = full_answers(qs) | {"spares.count": "3", "coverage.hours": draft.coverage}
     with pytest.raises(ValidationError) as exc:
         services.answers_save(bid=draft, user=provider.user, raw=raw)
@@ -153,7 +153,7 @@ def test_the_import_size_limit_reads_in_kib(draft, provider):
 
 
 def test_posting_the_page_with_bound_questions_saves_and_submits(draft, provider):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     url = reverse("questionnaire:answers-edit", args=[draft.pk])
     response = provider.client().post(url, _post_data(full_answers(qs)) | {"submit": "1"})
     assert response.status_code == 302

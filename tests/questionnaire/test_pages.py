@@ -30,7 +30,7 @@ def _post_data(raw):
 def test_the_form_shows_a_bad_cell_in_place_then_saves_and_submits(draft, provider):
     client = provider.client()
     url = reverse("questionnaire:answers-edit", args=[draft.pk])
-    raw = full_answers(selectors.current_question_set(request=draft.request))
+    raw = full_answers(selectors.current_question_set(capacity_request=draft.request))
     bad = _post_data(raw | {"detect.S1.response": "15 parsecs"}) | {"save": "1"}
     response = client.post(url, bad)
     html = response.content.decode()
@@ -80,7 +80,7 @@ def test_the_buyer_edits_flags_and_targets_from_the_set_page(asked_request, buye
         },
     )
     assert response.status_code == 302
-    qs = selectors.current_question_set(request=asked_request)
+    qs = selectors.current_question_set(capacity_request=asked_request)
     q = qs.questions.get(key="byos.offered")
     assert (q.required, q.rule) == (True, "yes")
     assert qs.target_response_minutes == {"S1": 20} and qs.required_transport == "IB"
@@ -88,7 +88,7 @@ def test_the_buyer_edits_flags_and_targets_from_the_set_page(asked_request, buye
 
 def _submit_answered(req, provider_org, clocks):
     bid = BidFactory(request=req, provider=provider_org)
-    raw = full_answers(selectors.current_question_set(request=req)) | clocks
+    raw = full_answers(selectors.current_question_set(capacity_request=req)) | clocks
     services.answers_save(bid=bid, user=None, raw=raw)
     bid_submit(bid=bid, user=MembershipFactory(organization=provider_org).user)
     return bid
@@ -123,7 +123,7 @@ def test_answers_that_can_no_longer_change_offer_no_form(draft, buyer, provider)
     """A closed request's (or an awarded bid's) answers are frozen: no form that cannot save."""
     from bids.services import request_close
 
-    request_close(request=draft.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=draft.request, user=buyer.user, confirmed=True)
     client = provider.client()
     url = reverse("questionnaire:answers-edit", args=[draft.pk])
     response = client.get(url, follow=True)
@@ -151,7 +151,7 @@ def test_a_refused_new_question_points_to_the_form_that_holds_it(asked_request, 
 def test_a_refused_submit_keeps_the_saved_answers_and_marks_the_missing_cell(draft, provider):
     client = provider.client()
     url = reverse("questionnaire:answers-edit", args=[draft.pk])
-    raw = full_answers(selectors.current_question_set(request=draft.request))
+    raw = full_answers(selectors.current_question_set(capacity_request=draft.request))
     del raw["detect.owner"]
     response = client.post(url, _post_data(raw) | {"submit": "1"})
     html = response.content.decode()
@@ -165,7 +165,7 @@ def test_a_refused_submit_keeps_the_saved_answers_and_marks_the_missing_cell(dra
 def test_a_refused_save_keeps_every_value_typed_on_the_page(asked_request, buyer):
     """One bad cell: the page names it and every other box still holds what was typed."""
     url = reverse("questionnaire:set-edit", args=[asked_request.pk])
-    before = selectors.current_question_set(request=asked_request).version
+    before = selectors.current_question_set(capacity_request=asked_request).version
     data = {
         "action": "flags",
         "keys": ["byos.offered"],
@@ -176,7 +176,7 @@ def test_a_refused_save_keeps_every_value_typed_on_the_page(asked_request, buyer
         "required_transport": "RoCE",
     }
     html = buyer.client().post(url, data).content.decode()
-    assert selectors.current_question_set(request=asked_request).version == before
+    assert selectors.current_question_set(capacity_request=asked_request).version == before
     assert 'name="target_response_S1" value="20 min"' in html
     assert 'name="target_restore_S2" value="soon"' in html
     assert 'name="required_transport" value="RoCE"' in html

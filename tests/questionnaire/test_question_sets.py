@@ -25,10 +25,10 @@ def test_the_default_is_created_once_from_its_python_definition(db):
 
 def test_attaching_copies_the_default_into_the_request(buyer):
     req = CapacityRequestFactory(buyer=buyer.org)
-    qs = services.question_set_attach_default(request=req, user=buyer.user)
+    qs = services.question_set_attach_default(capacity_request=req, user=buyer.user)
     assert (qs.request, qs.version) == (req, 1)
     assert qs.questions.count() == services.question_set_default().questions.count()
-    assert services.question_set_attach_default(request=req, user=buyer.user) == qs
+    assert services.question_set_attach_default(capacity_request=req, user=buyer.user) == qs
 
 
 def _flags(qs, key, **changes):
@@ -49,7 +49,7 @@ def _update(req, user, flags, transport=""):
 
 def test_a_draft_requests_set_is_edited_in_place(buyer):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
-    qs = services.question_set_attach_default(request=req, user=buyer.user)
+    qs = services.question_set_attach_default(capacity_request=req, user=buyer.user)
     edited = _update(req, buyer.user, _flags(qs, "byos.offered", required=True))
     assert edited.pk == qs.pk and edited.version == 1
     assert edited.questions.get(key="byos.offered").required
@@ -57,19 +57,19 @@ def test_a_draft_requests_set_is_edited_in_place(buyer):
 
 def test_once_a_bid_answers_a_version_an_edit_makes_the_next_one(draft, provider, buyer):
     req = draft.request
-    v1 = selectors.current_question_set(request=req)
+    v1 = selectors.current_question_set(capacity_request=req)
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(v1))
     v2 = _update(req, buyer.user, _flags(v1, "detect.S1.response", rule="max", rule_value="1 h"))
     assert v2.version == 2 and v2.based_on == v1
     assert v2.questions.get(key="detect.S1.response").rule_value == "60"
     assert v1.questions.get(key="detect.S1.response").rule == ""  # the answered version is intact
-    assert selectors.current_question_set(request=req) == v2
+    assert selectors.current_question_set(capacity_request=req) == v2
     assert v2.target_response_minutes == {"S1": 30}
 
 
 def test_every_edit_after_publishing_makes_the_next_version(asked_request, buyer):
     # Bids or none alike: a sealed request's buyer must not learn that a provider answered.
-    qs = selectors.current_question_set(request=asked_request)
+    qs = selectors.current_question_set(capacity_request=asked_request)
     added = services.question_add(
         capacity_request=asked_request,
         user=buyer.user,
@@ -87,13 +87,13 @@ def test_every_edit_after_publishing_makes_the_next_version(asked_request, buyer
 
 def test_a_published_set_is_copied_before_any_provider_answers(buyer):
     req = CapacityRequestFactory(buyer=buyer.org)
-    qs = services.question_set_attach_default(request=req, user=buyer.user)
+    qs = services.question_set_attach_default(capacity_request=req, user=buyer.user)
     edited = _update(req, buyer.user, _flags(qs, "byos.offered", required=True))
     assert edited.version == 2 and not qs.questions.get(key="byos.offered").required
 
 
 def test_unchanged_flags_do_not_make_a_version(draft, provider, buyer):
-    qs = selectors.current_question_set(request=draft.request)
+    qs = selectors.current_question_set(capacity_request=draft.request)
     services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
     flags = _flags(qs, "byos.offered")
     same = services.question_set_update(
@@ -123,7 +123,7 @@ def test_adding_a_question_validates_each_field(asked_request, buyer, data, fiel
 
 
 def test_a_rule_that_does_not_fit_the_type_is_refused_per_row(asked_request, buyer):
-    qs = selectors.current_question_set(request=asked_request)
+    qs = selectors.current_question_set(capacity_request=asked_request)
     with pytest.raises(ValidationError) as exc:
         _update(asked_request, buyer.user, _flags(qs, "coverage.time_zone", rule="yes"))
     assert "rule-coverage.time_zone" in exc.value.message_dict

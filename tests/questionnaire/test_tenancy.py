@@ -58,7 +58,7 @@ def test_route_gives_each_role_what_it_may_see(name, role, world, request):
 
 @pytest.fixture
 def answered(asked_request, world, provider):
-    qs = selectors.current_question_set(request=asked_request)
+    qs = selectors.current_question_set(capacity_request=asked_request)
     raw = full_answers(qs) | {"coverage.time_zone": "Secret-Northwind-TZ"}
     services.answers_save(bid=world.bid, user=provider.user, raw=raw)
     return world

@@ -70,7 +70,7 @@ def attach_fixture(request: CapacityRequest, spec: dict[str, Any]) -> FixtureVer
 
 def award(world: Any, buyer: Any, spec: dict[str, Any] | None = None) -> Awarded:
     attach_fixture(world.request, spec or two_node_spec())
-    request_close(request=world.request, user=buyer.user, confirmed=True)
+    request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     reservation = request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)
     run = services.run_create(reservation=reservation, user=buyer.user, label="First burn-in")
     world.bid.refresh_from_db()

@@ -14,8 +14,10 @@ from contracts.services import terms_create
 
 
 def attach_both(request: CapacityRequest, user: Any) -> tuple[FixtureVersion, HandoffTerms]:
-    version = fixture_from_template(request=request, user=user, template="rank-sum-allreduce")
-    terms = terms_create(request=request, user=user, template="training-24x7")
+    version = fixture_from_template(
+        capacity_request=request, user=user, template="rank-sum-allreduce"
+    )
+    terms = terms_create(capacity_request=request, user=user, template="training-24x7")
     return version, terms
 
 

@@ -22,7 +22,7 @@ ALL_REDUCE = "thresholds.busbw_gbps.all_reduce"
 
 def test_it_builds_version_1_from_the_request_shape(world, buyer):
     version = fixture_from_template(
-        request=world.request, user=buyer.user, template="rank-sum-allreduce"
+        capacity_request=world.request, user=buyer.user, template="rank-sum-allreduce"
     )
     spec = version.spec
     assert version.number == 1
@@ -41,7 +41,7 @@ def test_it_builds_version_1_from_the_request_shape(world, buyer):
 def test_it_refuses_a_gpu_without_a_threshold_library(buyer):
     req = CapacityRequestFactory(buyer=buyer.org, gpu_model="L40S")
     with pytest.raises(ServiceError, match="no threshold library"):
-        fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
+        fixture_from_template(capacity_request=req, user=buyer.user, template="rank-sum-allreduce")
 
 
 def test_it_refuses_changes_once_the_request_is_closed(fx, buyer):
@@ -53,7 +53,9 @@ def test_it_refuses_changes_once_the_request_is_closed(fx, buyer):
 
 def test_a_draft_requests_version_is_replaced_in_place(buyer):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
-    version = fixture_from_template(request=req, user=buyer.user, template="rank-sum-allreduce")
+    version = fixture_from_template(
+        capacity_request=req, user=buyer.user, template="rank-sum-allreduce"
+    )
     saved = fixture_save(
         fixture=version.fixture,
         user=buyer.user,
@@ -164,7 +166,9 @@ def test_the_threshold_library_gives_each_default_its_source(fx):
 
 def test_starting_over_from_a_template_after_an_acknowledgement_adds_a_version(fx, buyer, provider):
     acknowledgement_submit(bid=fx.bid, user=provider.user, status="accepted")
-    version = fixture_from_template(request=fx.request, user=buyer.user, template="bisection-pairs")
+    version = fixture_from_template(
+        capacity_request=fx.request, user=buyer.user, template="bisection-pairs"
+    )
     assert version.number == 2 and version.template == "bisection-pairs"
     assert version.spec["tests"]["bisection"] is True
 

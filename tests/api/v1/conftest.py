@@ -72,9 +72,11 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
     from acceptance.services import burnin as burnin_services
 
     open_request = world.request
-    fixture_from_template(request=open_request, user=buyer.user, template="rank-sum-allreduce")
-    terms_create(request=open_request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
-    question_set_attach_default(request=open_request, user=buyer.user)
+    fixture_from_template(
+        capacity_request=open_request, user=buyer.user, template="rank-sum-allreduce"
+    )
+    terms_create(capacity_request=open_request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    question_set_attach_default(capacity_request=open_request, user=buyer.user)
 
     other = CapacityRequestFactory(buyer=buyer.org, sealed=False, title="Awarded request")
     InvitationFactory(request=other, provider=provider.org)

@@ -93,7 +93,9 @@ def question(w: ApiWorld) -> dict[str, Any]:
     from bids.services import question_ask
 
     org = w.bid.provider
-    q = question_ask(request=w.request, provider=org, user=_member(org), text="Rail-optimised?")
+    q = question_ask(
+        capacity_request=w.request, provider=org, user=_member(org), text="Rail-optimised?"
+    )
     return {"id": w.request.pk, "number": q.number}
 
 
@@ -101,7 +103,11 @@ def addendum(w: ApiWorld) -> dict[str, Any]:
     from bids.services import addendum_publish
 
     a = addendum_publish(
-        request=w.request, user=_member(w.request.buyer), title="T", text="X", confirmed=True
+        capacity_request=w.request,
+        user=_member(w.request.buyer),
+        title="T",
+        text="X",
+        confirmed=True,
     )
     return {"id": w.request.pk, "number": a.number}
 

@@ -196,12 +196,16 @@ def test_the_questionnaire_says_which_targets_are_in_force(world, buyer, provide
     from contracts.services.terms import terms_create
     from questionnaire import services as questionnaire_services
 
-    qs = questionnaire_services.question_set_attach_default(request=world.request, user=None)
+    qs = questionnaire_services.question_set_attach_default(
+        capacity_request=world.request, user=None
+    )
     url = f"/api/v1/requests/{world.request.pk}/questionnaire/"
     before = token_client(provider.user).get(url).json()["in_force"]
     assert before["targets_source"] == "questionnaire targets"
     assert before["target_response_minutes"] == qs.target_response_minutes
-    terms = terms_create(request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
+    terms = terms_create(
+        capacity_request=world.request, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE
+    )
     after = token_client(provider.user).get(url).json()["in_force"]
     assert after["targets_source"].startswith("handoff terms")
     assert after["target_response_minutes"]["S1"] == terms.s1_response_minutes

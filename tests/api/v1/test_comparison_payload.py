@@ -27,8 +27,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _both(req, *, anonymise: bool) -> tuple[object, object]:
-    view = comparison_for_buyer(request=req, anonymise=anonymise)
-    final = round_comparison(request=req, anonymise=view.anonymised)
+    view = comparison_for_buyer(capacity_request=req, anonymise=anonymise)
+    final = round_comparison(capacity_request=req, anonymise=view.anonymised)
     data = comparison_data(view)
     data["rounds"] = rounds_data(final, anonymised=view.anonymised)
     schema = json.loads(JSONRenderer().render(ComparisonSerializer(data).data))
@@ -49,9 +49,9 @@ def test_the_payload_is_what_the_serializer_prints(world, anonymise):
 
 def test_the_payload_with_both_rounds_is_what_the_serializer_prints(world, buyer, provider):
     req = world.request
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     services.final_round_open(
-        request=req,
+        capacity_request=req,
         user=buyer.user,
         shortlist=[world.bid.pk, world.rival_bid.pk],
         bid_deadline=timezone.now() + timedelta(days=3),
@@ -62,7 +62,7 @@ def test_the_payload_with_both_rounds_is_what_the_serializer_prints(world, buyer
         bid=world.bid, user=provider.user, data={"price_per_gpu_hour": Decimal("1.900")}
     )
     services.bid_submit(bid=world.bid, user=provider.user)
-    services.request_close(request=req, user=buyer.user, confirmed=True)
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
     req.refresh_from_db()
     request_score(capacity_request=req)
     schema, fast = _both(req, anonymise=False)

@@ -60,7 +60,7 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     settings.MEDIA_ROOT = tmp_path / "media"
     req = CapacityRequestFactory(buyer=buyer.org, sealed=False)
     InvitationFactory(request=req, provider=provider.org)
-    question_set_attach_default(request=req, user=buyer.user)
+    question_set_attach_default(capacity_request=req, user=buyer.user)
     attach_fixture(req, two_node_spec())
     secret = token_create(user=provider.user, name="gpu-a01")[1]
     env = {
@@ -104,7 +104,7 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
     assert frozen.questionnaire["answers"]["detect.owner"]
 
     # The buyer closes and awards in the browser; the provider starts a burn-in run.
-    request_close(request=req, user=buyer.user, confirmed=True)
+    request_close(capacity_request=req, user=buyer.user, confirmed=True)
     reservation = request_award(capacity_request=req, bid=frozen.bid, user=buyer.user)
     pending = run(reservations, env, tmp_path)
     assert [r["id"] for r in pending["results"]] == [reservation.pk]

@@ -63,7 +63,7 @@ def _seed(bid: Any, user: Any, seeds: dict[str, str], **terms: Any) -> None:
 
 @pytest.fixture
 def seeded(world, buyer, provider, rival_provider):
-    question_set_attach_default(request=world.request, user=buyer.user)
+    question_set_attach_default(capacity_request=world.request, user=buyer.user)
     _seed(world.bid, provider.user, SEEDS["bid"])
     # The rival is dearer but far better on support: the weights decide who ranks first.
     _seed(
@@ -149,10 +149,10 @@ SLA_ONLY = {**COST_ONLY, "effective_cost": 0, "incident_sla": 100}
 
 
 def test_labels_stay_with_their_bid_whatever_the_weights(seeded, buyer):
-    request_set_weights(request=seeded.request, weights=COST_ONLY)
+    request_set_weights(capacity_request=seeded.request, weights=COST_ONLY)
     score(seeded.request)
     cheap_first = _columns(buyer, seeded.request)
-    request_set_weights(request=seeded.request, weights=SLA_ONLY)
+    request_set_weights(capacity_request=seeded.request, weights=SLA_ONLY)
     score(seeded.request)
     support_first = _columns(buyer, seeded.request)
     # The ranking flips with the weights...

@@ -75,7 +75,7 @@ def test_the_matrix_shows_the_questionnaire_answers_scoring_read(
     from evaluation.comparison import comparison_for_buyer
 
     req = _seed(django_capture_on_commit_callbacks)
-    view = comparison_for_buyer(request=req)
+    view = comparison_for_buyer(capacity_request=req)
     rows = {row.key: row for group in view.groups for row in group.rows}
     by_name = {
         col.name: {key: row.cells[i].display for key, row in rows.items()}

@@ -47,7 +47,7 @@ def test_csv_and_xlsx_hold_the_numbers_the_page_shows(scored, buyer):
     sheet = load_workbook(io.BytesIO(xlsx_response.content))["Comparison"]
     rows = [list(r) for r in sheet.iter_rows(values_only=True)]
 
-    view = comparison_for_buyer(request=req)
+    view = comparison_for_buyer(capacity_request=req)
     assert lines[0][3:] == [c.name for c in view.columns] == list(rows[0][3:])
     keys = [row.key for group in view.groups for row in group.rows]
     data_csv, data_xlsx = lines[3:], rows[3:]
@@ -127,7 +127,7 @@ def test_the_xlsx_cover_and_explanations_give_a_signatory_the_context(scored, bu
     book = load_workbook(io.BytesIO(buyer.client().get(url).content))
     assert book.sheetnames == ["Cover", "Comparison", "Explanations"]
     cover = {row[0]: row[1] for row in book["Cover"].iter_rows(values_only=True) if row[0]}
-    view = comparison_for_buyer(request=req)
+    view = comparison_for_buyer(capacity_request=req)
     assert cover["Request"] == req.title and cover["Buyer"] == req.buyer.name
     assert cover["Bid deadline"] == f"{req.bid_deadline:%Y-%m-%d %H:%M} UTC"
     assert cover["Scored at"].endswith(" UTC") and cover["Scores"] == "current"

@@ -68,7 +68,7 @@ def test_a_weight_change_makes_the_shown_run_stale_and_queues_a_new_one(
 ):
     old = score(world.request)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        request_set_weights(request=world.request, weights=_weights(effective_cost="80"))
+        request_set_weights(capacity_request=world.request, weights=_weights(effective_cost="80"))
     old.refresh_from_db()
     assert old.stale
     queued = ScoringRun.objects.get(request=world.request, stale=False)
@@ -84,8 +84,8 @@ def test_a_weight_change_makes_the_shown_run_stale_and_queues_a_new_one(
 def test_going_back_to_earlier_weights_reuses_their_run(world, django_capture_on_commit_callbacks):
     first = score(world.request)
     with django_capture_on_commit_callbacks(execute=True):
-        request_set_weights(request=world.request, weights=_weights(effective_cost="80"))
-        request_set_weights(request=world.request, weights=_weights())
+        request_set_weights(capacity_request=world.request, weights=_weights(effective_cost="80"))
+        request_set_weights(capacity_request=world.request, weights=_weights())
     first.refresh_from_db()
     assert not first.stale
     assert ScoringRun.objects.filter(request=world.request).count() == 2
@@ -115,7 +115,7 @@ def test_a_failure_is_recorded_with_its_reason_and_can_be_retried(
 
     monkeypatch.undo()
     with django_capture_on_commit_callbacks(execute=True):
-        retried = scoring_queue(request=world.request)
+        retried = scoring_queue(capacity_request=world.request)
     retried.refresh_from_db()
     assert retried.pk == run.pk
     assert retried.status == ScoringStatus.DONE and retried.error == ""
@@ -144,7 +144,7 @@ def _weights(**overrides: str) -> dict[str, str]:
 )
 def test_weights_are_validated_one_by_one(world, weights, field, message):
     with pytest.raises(ValidationError) as caught:
-        request_set_weights(request=world.request, weights=weights)
+        request_set_weights(capacity_request=world.request, weights=weights)
     assert any(message in m for m in caught.value.message_dict[field])
     world.request.refresh_from_db()
     assert world.request.weights["effective_cost"] == 40
@@ -164,7 +164,7 @@ def test_a_revision_the_cost_model_cannot_read_fails_the_run_with_its_reason(wor
         questionnaire=bad.questionnaire,
     )
     Bid.objects.filter(pk=world.bid.pk).update(latest_revision_number=2)
-    scoring_queue(request=world.request)
+    scoring_queue(capacity_request=world.request)
     run = request_score(capacity_request=world.request)
     assert run.status == ScoringStatus.FAILED and "nodes" in run.error
     assert ScoringRun.objects.get(request=world.request, stale=False).pk == run.pk

@@ -73,7 +73,7 @@ def test_terms_agreed_after_scoring_show_their_conflict_on_the_next_load(world, 
     client = buyer.client()
     assert 'id="fact-conflicts"' not in _page(client, world.request)
 
-    terms_create(request=world.request, user=buyer.user, template="training-24x7")
+    terms_create(capacity_request=world.request, user=buyer.user, template="training-24x7")
 
     html = _page(client, world.request)
     section = html[html.index('id="fact-conflicts"') :]

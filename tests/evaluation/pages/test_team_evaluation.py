@@ -295,7 +295,7 @@ def test_the_form_lists_the_leading_bids_and_those_rated_and_opens_to_every_bid(
     score(scored.request)
     order = [
         f"judged_delivery_risk_{c.revision.bid_id}"
-        for c in comparison_for_buyer(request=scored.request).qualified_columns
+        for c in comparison_for_buyer(capacity_request=scored.request).qualified_columns
     ]
     assert len(order) > FORM_LEADING_BIDS + 2
     client = buyer.client()

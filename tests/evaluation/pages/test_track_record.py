@@ -112,7 +112,7 @@ def test_the_realised_mtbf_takes_over_on_the_page_once_the_record_is_long_enough
 
     # 150 more days with this buyer: 12,000 node-hours in all, so the record now counts.
     past_reservation(buyer, provider, days=150, title="Helix pre-training")
-    assert comparison.comparison_state(request=world.request)[0] == comparison.OUTDATED
+    assert comparison.comparison_state(capacity_request=world.request)[0] == comparison.OUTDATED
     score(world.request)
     html = page(buyer.client(), world.request)
 
@@ -129,9 +129,9 @@ def test_the_realised_mtbf_takes_over_on_the_page_once_the_record_is_long_enough
 
 def test_a_new_incident_changes_the_scoring_fingerprint(world, buyer, provider):
     reservation = past_reservation(buyer, provider, days=250, title="Helix pre-training")
-    before = scoring_fingerprint(request=world.request)
+    before = scoring_fingerprint(capacity_request=world.request)
     incident(reservation, days_ago=3)
-    assert scoring_fingerprint(request=world.request) != before
+    assert scoring_fingerprint(capacity_request=world.request) != before
 
 
 def test_the_record_is_read_in_the_same_queries_for_2_and_200_bids(world, buyer, provider):
@@ -139,7 +139,7 @@ def test_the_record_is_read_in_the_same_queries_for_2_and_200_bids(world, buyer,
 
     def count() -> int:
         with CaptureQueriesContext(connection) as ctx:
-            scoring_fingerprint(request=world.request)
+            scoring_fingerprint(capacity_request=world.request)
         return len(ctx.captured_queries)
 
     small = count()
@@ -151,7 +151,7 @@ def test_the_buyers_interval_is_scored_and_the_optimum_kept_on_the_chart(world, 
     CapacityRequest.objects.filter(pk=world.request.pk).update(checkpoint_interval_minutes=60)
     world.request.refresh_from_db()
     score(world.request)
-    view = comparison.comparison_for_buyer(request=world.request)
+    view = comparison.comparison_for_buyer(capacity_request=world.request)
     for curve in view.charts["curves"]:
         assert curve["chosen"][0] == 60.0
         assert curve["optimum"] is not None and curve["optimum"][0] != 60.0
