@@ -19,6 +19,7 @@ SLOTS: dict[str, str] = {
     "acceptance.reservation_detail": "Cards on a reservation's page: reservation, is_buyer.",
     "incidents.ticket_links": "Ways to download an incident's ticket: incident.",
     "delivery.reservation_links": "Pages that read delivery further: reservation.",
+    "acceptance.run_upload": "Other ways to upload a burn-in run's evidence: run, open, request.",
     "provider_links": "Links beside a provider's name: provider_id, provider_name.",
 }
 

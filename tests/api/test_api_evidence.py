@@ -144,3 +144,14 @@ def test_an_oversized_body_is_refused_from_its_length_before_it_is_read(awarded,
     assert not Evidence.objects.exists()
     # A whole failed run may be far larger.
     assert all(body_limit(r) > 1024**3 for r in LARGE_UPLOAD_ROUTES)
+
+
+def test_the_run_page_shows_the_provider_the_curl_recipe_for_this_run(awarded, provider):
+    """The recipe is the API's (it names the API's URLs): it registers itself on the run's page,
+    which knows nothing of the API."""
+    page = provider.client().get(reverse("burnin:run-detail", args=[awarded.run.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Upload from the cluster with <code>curl</code>" in html
+    assert f"http://testserver{_url(awarded)}" in html
+    assert reverse("api:token-list") in html
