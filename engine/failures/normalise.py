@@ -11,7 +11,6 @@ import re
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from .errors import FailureInputError
 from .lines import CASCADE, candidate_lines, classify
 from .model import Event
 from .timestamps import parse_iso, parse_line_time, syslog_host
@@ -31,10 +30,6 @@ _EXC = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
 _ENTRY = re.compile(r"\s*\[(\d+)\]:\s*$")
 _FIELD = re.compile(r"\s+(\w+)\s*:\s?(.*)$")
 _MAX_TRACEBACK_LINES = 400
-
-
-class LineError(FailureInputError):
-    """Text that cannot be normalised at all (reserved: the normaliser degrades, never crashes)."""
 
 
 def short_node(host: str | None) -> str | None:

@@ -59,13 +59,6 @@ class RankMap:
             return on_node[local_rank] if 0 <= local_rank < len(on_node) else None
         return None
 
-    def rank_for_pci(self, node: str, pci: str) -> int | None:
-        for r, info in self.ranks.items():
-            if info.node == node and info.pci == pci:
-                return r
-        local = self.gpus.get((node, pci))
-        return self.rank_at(node, local) if local is not None else None
-
     def update(self, other: RankMap) -> None:
         """Fill gaps from `other`; what is already known (an explicit map) wins."""
         for r, info in other.ranks.items():
