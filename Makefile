@@ -43,7 +43,7 @@ lint: install
 	$(VENV)/bin/deptry .
 
 typecheck: install
-	$(VENV)/bin/mypy .
+	$(VENV)/bin/mypy . .ci/runtime_smoke.py
 
 pytest: install
 	$(VENV)/bin/pytest $(PYTEST_ARGS)

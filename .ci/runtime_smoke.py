@@ -63,7 +63,7 @@ def main() -> None:
     ]
     for request, kind, period in documents:
         assert request is not None, f"the demo has no request for the {kind} document"
-        job = annex_request(request=request, kind=kind, user=None, period=period)
+        job = annex_request(capacity_request=request, kind=kind, user=None, period=period)
         job.refresh_from_db()
         assert job.annex is not None, f"the {kind} did not render: {job.status} {job.error}"
         pdf = job.annex.pdf.read()
