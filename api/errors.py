@@ -23,7 +23,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.errors import TooBusy
+from core.errors import QueueUnavailable, TooBusy
 from core.lifecycle import MoveRefused
 
 NON_FIELD = "non_field_errors"
@@ -85,6 +85,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         busy = Response(error_body(" ".join(exc.messages)), status=429)
         busy["Retry-After"] = str(exc.retry_after_seconds)
         return busy
+    if isinstance(exc, QueueUnavailable):
+        waiting = Response(error_body(exc.message), status=503)
+        waiting["Retry-After"] = str(exc.retry_after_seconds)
+        return waiting
     if isinstance(exc, DjangoValidationError):
         return _from_django(exc)
     if isinstance(exc, Http404):

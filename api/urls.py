@@ -250,6 +250,11 @@ v1 = [
         usage.UsageMappingView.as_view(),
         name="usage-mapping",
     ),
+    path(
+        "reservations/<int:pk>/usage/<int:uid>/retry/",
+        usage.UsageRetryView.as_view(),
+        name="usage-retry",
+    ),
     path("incidents/<int:pk>/", incidents.IncidentDetailView.as_view(), name="incident-detail"),
     path(
         "incidents/<int:pk>/severity/",

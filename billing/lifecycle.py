@@ -1,6 +1,10 @@
 """Who reconciles usage: either party to an accepted reservation (any buyer role; the provider's
-engineer, approver or admin) uploads the provider's usage or invoice lines and sets the column
-mapping. Only an accepted reservation has a term to check lines against."""
+engineer, approver or admin) uploads the provider's usage or invoice lines, sets the column
+mapping and retries a reconciliation that failed. Only an accepted reservation has a term to
+check lines against.
+
+The provider's saved mapping is the provider's: a provider member's mapping is saved for its
+later files, while a buyer's applies to the one file it was set on (`usage_party`)."""
 
 from __future__ import annotations
 
@@ -35,6 +39,14 @@ USAGE: Lifecycle[Reservation] = Lifecycle(
             ACCEPTED,
             verb="given a usage mapping",
         ),
+        Move(
+            "usage_retry",
+            "Retry a reconciliation",
+            "either",
+            EITHER_TEAM,
+            ACCEPTED,
+            verb="retried a reconciliation",
+        ),
     ],
 )
 
@@ -45,3 +57,8 @@ def usage_move(reservation: Reservation, name: str, *, user: Any) -> Decision[Re
 
 def usage_decision(reservation: Reservation, name: str, *, user: Any) -> Decision[Reservation]:
     return USAGE.decide(reservation, name, actor=reservation_actor(reservation, user))
+
+
+def usage_party(reservation: Reservation, *, user: Any) -> str:
+    """'provider' for a member of the awarded provider, else 'buyer' (the move checked the rest)."""
+    return "provider" if "provider" in reservation_actor(reservation, user).roles else "buyer"

@@ -46,6 +46,11 @@ class UsageState(models.TextChoices):
     ERROR = "error", "Cannot be read as mapped"
 
 
+class MappingScope(models.TextChoices):
+    PROVIDER = "provider", "The provider's saved mapping"
+    FILE = "file", "Set for this file only"
+
+
 class UsageUpload(StoredUpload):
     """One usage or invoice file as sent, and the outcome of its latest reconciliation."""
 
@@ -61,6 +66,19 @@ class UsageUpload(StoredUpload):
     state = models.CharField(max_length=10, choices=UsageState.choices, default=UsageState.QUEUED)
     headers = models.JSONField(default=list)
     mapping = models.JSONField(default=dict)  # the mapping this file is (to be) read with
+    # Whose mapping that is: the provider's saved one, or one a party set for this file alone
+    # (a buyer's choice never changes the provider's bills to anyone else).
+    mapping_scope = models.CharField(
+        max_length=10, choices=MappingScope.choices, default=MappingScope.PROVIDER
+    )
+    mapping_set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    # The mapping the latest reconciliation ran with, exactly (a later change does not alter it).
+    reconciled_mapping = models.JSONField(default=dict)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)
     error_column = models.CharField(max_length=255, blank=True)

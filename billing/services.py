@@ -1,7 +1,9 @@
-"""Writes for billing: store an uploaded usage file, set a provider's column mapping, reconcile.
+"""Writes for billing: store an uploaded usage file, set its column mapping, reconcile, retry.
 
 The bytes are stored before anything reads them; a file that cannot be read keeps its row, its
-error (line and column) and its bytes, so a fixed mapping can run it again."""
+error (line and column) and its bytes, so a fixed mapping can run it again. A reconciliation
+always ends: done, or failed with a reason and a Retry (a lost worker, the time limit, the
+reaper in billing.jobs); a broker that is away leaves the row queued and the caller a 503."""
 
 from __future__ import annotations
 
@@ -9,18 +11,28 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from acceptance.audit import record_on_reservation
 from acceptance.models import Reservation
 from billing import selectors
-from billing.lifecycle import usage_move
-from billing.models import UsageDifference, UsageMapping, UsageState, UsageUpload
+from billing.lifecycle import usage_move, usage_party
+from billing.models import (
+    MappingScope,
+    UsageDifference,
+    UsageMapping,
+    UsageState,
+    UsageUpload,
+)
+from core.errors import ServiceError
+from core.queueing import send_task
 from core.uploads import check_upload
 from delivery.selectors import delivery_for
 from engine.billing import (
@@ -43,11 +55,22 @@ from engine.formatting import rounded
 MAX_LISTED = 50_000
 
 
-def _queue(upload: UsageUpload) -> None:
-    from billing.tasks import reconcile_usage
+LOST_WORKER = (
+    "The reconciliation stopped without finishing: its worker was lost (out of memory, a "
+    "restart) while it ran. It was not run again by itself; Retry it."
+)
 
-    upload_id = upload.pk
-    transaction.on_commit(lambda: reconcile_usage.delay(upload_id))
+
+def _queue(upload: UsageUpload) -> None:
+    """Queue after commit (the worker must see the row); a broker that is away raises
+    QueueUnavailable out of the caller's transaction, with the row committed and queued."""
+    from billing.tasks import reconcile_usage  # the task module imports this one
+
+    upload.queued_at, upload_id = timezone.now(), upload.pk
+    UsageUpload.objects.filter(pk=upload_id).update(queued_at=upload.queued_at)
+    transaction.on_commit(
+        lambda: send_task(reconcile_usage, upload_id, what=f"Usage file {upload.original_name}")
+    )
 
 
 def _record(upload: UsageUpload, action: str, user: User, **values: Any) -> None:
@@ -129,31 +152,77 @@ def clean_mapping(
 def usage_map(
     *, upload: UsageUpload, user: User, columns: dict[str, str], unit: str, date_format: str = ""
 ) -> UsageUpload:
-    """Save the mapping as the provider's (later uploads reuse it) and reconcile this file with
-    it; a file that failed before runs again."""
+    """Reconcile this file with the mapping typed. A provider member's mapping becomes the
+    provider's saved one (later files reuse it); a buyer's applies to this file alone and never
+    changes how the provider's other bills are read. Both are on the audit chain."""
     reservation = upload.reservation
     usage_move(reservation, "usage_map", user=user)
     mapping = clean_mapping(
         headers=upload.headers, columns=columns, unit=unit, date_format=date_format
     )
-    saved = selectors.provider_mapping(provider_id=reservation.bid.provider_id)
-    before = saved.as_json() if saved else {}
-    UsageMapping.objects.update_or_create(
-        provider_id=reservation.bid.provider_id,
-        defaults={
-            "columns": mapping.columns,
-            "unit": mapping.unit,
-            "date_format": mapping.date_format,
-            "updated_by": user,
-        },
-    )
+    before = dict(upload.mapping)
+    scope = MappingScope.FILE
+    if usage_party(reservation, user=user) == "provider":
+        scope = MappingScope.PROVIDER
+        saved = selectors.provider_mapping(provider_id=reservation.bid.provider_id)
+        saved_before = saved.as_json() if saved else {}
+        UsageMapping.objects.update_or_create(
+            provider_id=reservation.bid.provider_id,
+            defaults={
+                "columns": mapping.columns,
+                "unit": mapping.unit,
+                "date_format": mapping.date_format,
+                "updated_by": user,
+            },
+        )
+        if saved_before != mapping.to_json():
+            _record(
+                upload,
+                "usage.mapping_changed",
+                user,
+                before=saved_before,
+                after=mapping.to_json() | {"scope": "provider"},
+            )
+    elif before != mapping.to_json() or upload.mapping_scope != scope:
+        _record(
+            upload,
+            "usage.file_mapping_set",
+            user,
+            before=before,
+            after=mapping.to_json() | {"scope": "file"},
+        )
     upload.mapping, upload.state = mapping.to_json(), UsageState.QUEUED
+    upload.mapping_scope, upload.mapping_set_by = scope, user
     upload.error, upload.error_line, upload.error_column = "", None, ""
-    upload.save(update_fields=["mapping", "state", "error", "error_line", "error_column"])
-    if before != mapping.to_json():
-        _record(upload, "usage.mapping_changed", user, before=before, after=mapping.to_json())
+    upload.save(
+        update_fields=[
+            "mapping",
+            "mapping_scope",
+            "mapping_set_by",
+            "state",
+            "error",
+            "error_line",
+            "error_column",
+        ]
+    )
     _queue(upload)
     return upload
+
+
+@transaction.atomic
+def usage_retry(*, upload: UsageUpload, user: User) -> UsageUpload:
+    """Run a failed reconciliation again, or queue one that never reached a worker."""
+    usage_move(upload.reservation, "usage_retry", user=user)
+    row = UsageUpload.objects.select_for_update().get(pk=upload.pk)
+    if row.state not in (UsageState.ERROR, UsageState.QUEUED):
+        raise ServiceError(f"This file is {row.get_state_display().lower()}: nothing to retry.")
+    if Mapping.from_json(row.mapping).missing(row.headers):
+        raise ServiceError("Set the column mapping first: the file cannot be read without it.")
+    row.state, row.error, row.error_line, row.error_column = UsageState.QUEUED, "", None, ""
+    row.save(update_fields=["state", "error", "error_line", "error_column"])
+    _record(row, "usage.retried", user, after={"file": row.original_name})
+    _queue(row)
+    return row
 
 
 def credits_for_period(
@@ -178,10 +247,20 @@ def usage_reconcile(*, upload_id: int) -> UsageUpload:
     bill's GPU lines cover (the delivery report's figures)."""
     with transaction.atomic():
         row = UsageUpload.objects.select_for_update().get(pk=upload_id)
-        if row.state == UsageState.MAPPING:
+        if row.state in (UsageState.MAPPING, UsageState.DONE):
+            return row  # waiting for a mapping, or a re-delivered message of a finished run
+        if row.state == UsageState.RUNNING:
+            # Re-delivered after its worker died mid-run: fail it rather than loop on a file
+            # that may be what killed the worker.
+            row.state, row.error = UsageState.ERROR, LOST_WORKER
+            row.save(update_fields=["state", "error"])
             return row
-        row.state = UsageState.RUNNING
-        row.save(update_fields=["state"])
+        row.state, row.started_at, row.attempts = (
+            UsageState.RUNNING,
+            timezone.now(),
+            F("attempts") + 1,
+        )
+        row.save(update_fields=["state", "started_at", "attempts"])
     row = UsageUpload.objects.select_related(
         "reservation__request", "reservation__bid", "reservation__bid_revision"
     ).get(pk=upload_id)
@@ -228,14 +307,17 @@ def usage_reconcile(*, upload_id: int) -> UsageUpload:
             "allowed_by_type": {k: str(dollars(v)) for k, v in result.allowed.items()},
         }
         row.state, row.error, row.error_line, row.error_column = UsageState.DONE, "", None, ""
-        row.reconciled_at = timezone.now()
+        row.reconciled_at, row.reconciled_mapping = timezone.now(), dict(row.mapping)
         row.save()
     return row
 
 
 def usage_mark_error(*, upload_id: int, error: BaseException) -> None:
-    """A crash the parser did not foresee: the row says so rather than staying 'reconciling'."""
-    UsageUpload.objects.filter(pk=upload_id).update(
-        state=UsageState.ERROR,
-        error=f"The reconciliation failed unexpectedly ({type(error).__name__}).",
-    )
+    """A crash the parser did not foresee, or the time limit: the row says so (with Retry)
+    rather than staying 'reconciling'."""
+    if isinstance(error, SoftTimeLimitExceeded):
+        limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
+        reason = f"The reconciliation ran past its time limit ({limit} s) and was stopped."
+    else:
+        reason = f"The reconciliation failed unexpectedly ({type(error).__name__})."
+    UsageUpload.objects.filter(pk=upload_id).update(state=UsageState.ERROR, error=reason)

@@ -10,6 +10,7 @@ urlpatterns = [
     path("reservations/<int:pk>/usage/", v.usage_list, name="usage-list"),
     path("usage/<int:pk>/", v.usage_detail, name="usage-detail"),
     path("usage/<int:pk>/mapping/", v.usage_mapping, name="usage-mapping"),
+    path("usage/<int:pk>/retry/", v.usage_retry, name="usage-retry"),
     path("usage/<int:pk>/differences.<str:fmt>", v.usage_export, name="usage-export"),
     path("usage/<int:pk>/download/", v.usage_file, name="usage-file"),
 ]

@@ -9,15 +9,17 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from acceptance.selectors import burnin as res_sel
 from billing import selectors as sel
 from billing import services
 from billing.exports import differences_response
 from billing.forms import UsageMappingForm, UsageUploadForm
-from billing.lifecycle import usage_decision
-from billing.models import UsageState, UsageUpload
+from billing.lifecycle import usage_decision, usage_party
+from billing.models import MappingScope, UsageState, UsageUpload
+from core.errors import QueueUnavailable
 from core.web import errors_into_form
 from engine.billing import FIELDS, RULES, Mapping, preview
 from orgs.access import active_org, org_required, user_of
@@ -79,7 +81,7 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
         form = UsageMappingForm(request.POST, headers=upload.headers)
         if form.is_valid():
             try:
-                services.usage_map(
+                upload = services.usage_map(
                     upload=upload,
                     user=user_of(request),
                     columns=form.columns(),
@@ -89,7 +91,13 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
             except ValidationError as exc:
                 errors_into_form(form, exc)
             else:
-                messages.success(request, "Mapping saved for this provider; reconciling the file.")
+                messages.success(
+                    request,
+                    "Mapping saved as the provider's; reconciling the file."
+                    if upload.mapping_scope == MappingScope.PROVIDER
+                    else "Mapping set for this file only (the provider's is unchanged); "
+                    "reconciling it.",
+                )
                 return redirect("billing:usage-detail", pk=upload.pk)
         elif form.data:
             # Preview what was typed, so the user sees why it does not fit.
@@ -104,6 +112,7 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
         "form": form,
         "preview": preview(sel.usage_head(upload=upload), mapping, name=upload.original_name),
         "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
+        "is_provider": usage_party(upload.reservation, user=request.user) == "provider",
     }
     return render(request, "billing/usage_mapping.html", context)
 
@@ -125,8 +134,25 @@ def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "rules": [(k, label, upload.by_rule.get(k, 0)) for k, label in RULES.items()],
         "page": page,
         "totals": upload.totals,
+        "retry": usage_decision(upload.reservation, "usage_retry", user=request.user),
     }
     return render(request, "billing/usage_detail.html", context)
+
+
+@org_required()
+@require_POST
+def usage_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    upload = _upload(request, pk)
+    try:
+        services.usage_retry(upload=upload, user=user_of(request))
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    except QueueUnavailable as exc:
+        exc.next_url = reverse("billing:usage-detail", args=[upload.pk])  # type: ignore[attr-defined]
+        raise
+    else:
+        messages.success(request, f"Reconciling {upload.original_name} again.")
+    return redirect("billing:usage-detail", pk=upload.pk)
 
 
 @org_required()

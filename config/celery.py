@@ -9,10 +9,16 @@ app = Celery("clusterbid")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# Heavy work (a whole failed run, a burn-in re-check) waits on its own queue, so that one
-# provider's batch never holds up another tenant's annex or scoring. docker-compose runs one
-# worker per queue; a worker started without -Q consumes both (task_queues below).
-HEAVY_TASKS = frozenset({"incidents.tasks.analyse_failed_run", "acceptance.tasks.recheck_run"})
+# Heavy work (a whole failed run, a burn-in re-check, a usage file) waits on its own queue, so
+# that one provider's batch never holds up another tenant's annex or scoring. docker-compose
+# runs one worker per queue; a worker started without -Q consumes both (task_queues below).
+HEAVY_TASKS = frozenset(
+    {
+        "incidents.tasks.analyse_failed_run",
+        "acceptance.tasks.recheck_run",
+        "billing.tasks.reconcile_usage",  # a year of lines: up to USAGE_MAX_BYTES
+    }
+)
 
 
 def heavy_queue(default: str) -> str:

@@ -10,3 +10,14 @@ class TooBusy(ServiceError):
     API answers 429 with Retry-After; a page shows the message."""
 
     retry_after_seconds = 60
+
+
+class QueueUnavailable(Exception):
+    """The task queue (the broker) could not be reached. What was sent is stored and waits;
+    the API answers 503 with Retry-After and a page says the same (core.middleware)."""
+
+    retry_after_seconds = 30
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -2,8 +2,9 @@
 
 Django spools multipart files to disk without a limit of its own, so an 80 MB body aimed at a
 50 MB evidence limit was read in full and only then refused. Failed-run uploads (Flight
-Recorder dumps of a 16,384-rank job) may be as large as FAILED_RUN_MAX_BYTES; every other route
-takes at most EVIDENCE_MAX_BYTES, plus room for the form's other fields.
+Recorder dumps of a 16,384-rank job) may be as large as FAILED_RUN_MAX_BYTES, usage files (a
+year of hourly lines) as large as USAGE_MAX_BYTES; every other route takes at most
+EVIDENCE_MAX_BYTES, plus room for the form's other fields.
 """
 
 from __future__ import annotations
@@ -15,16 +16,21 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from core.errors import QueueUnavailable
 from engine.formatting import data_size
 
 #: Routes that take a whole failed run (views named by "<namespace>:<url name>").
 LARGE_UPLOAD_ROUTES = frozenset({"incidents:failed-run-upload", "api:reservation-failed-runs"})
+#: Routes that take a provider's usage or invoice export.
+USAGE_UPLOAD_ROUTES = frozenset({"billing:usage-list", "api:reservation-usage"})
 _SLACK = 1024 * 1024  # the form's other fields and the multipart boundaries
 
 
 def body_limit(route: str) -> int:
     if route in LARGE_UPLOAD_ROUTES:
         return settings.FAILED_RUN_MAX_BYTES + _SLACK
+    if route in USAGE_UPLOAD_ROUTES:
+        return settings.USAGE_MAX_BYTES + _SLACK
     return settings.EVIDENCE_MAX_BYTES + _SLACK
 
 
@@ -54,3 +60,26 @@ class RequestBodyLimitMiddleware:
         if request.path.startswith("/api/"):
             return JsonResponse({"detail": message, "errors": {}}, status=413)
         return render(request, "413.html", {"message": message}, status=413)
+
+
+class QueueUnavailableMiddleware:
+    """A view whose stored work could not be queued (the broker is away) answers 503 saying so,
+    never a 500: JSON under /api/ (DRF's handler answers its own views first), a page elsewhere.
+    A view may name where the stored thing can be seen (`exc.next_url`)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if not isinstance(exc, QueueUnavailable):
+            return None
+        if request.path.startswith("/api/"):
+            response: HttpResponse = JsonResponse({"detail": exc.message, "errors": {}}, status=503)
+        else:
+            context = {"message": exc.message, "next_url": getattr(exc, "next_url", "")}
+            response = render(request, "503_queue.html", context, status=503)
+        response["Retry-After"] = str(exc.retry_after_seconds)
+        return response

@@ -6,9 +6,13 @@ skip locally and fail in CI.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +20,8 @@ from django.conf import settings
 
 from config.celery import app as celery_app
 from config.celery import heavy_queue
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _redis_reachable(url: str) -> bool:
@@ -76,3 +82,72 @@ def wait_for(predicate: Callable[[], bool], seconds: float = 30.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+@pytest.fixture
+def worker_process(tmp_path: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `celery worker` subprocess (prefork, one child) on this test's PostgreSQL database
+    and a private Redis queue: for tests that kill its child mid-task. Its log is
+    `tmp_path / "worker.log"`."""
+    from django.db import connection
+
+    from tests.conftest import require_service
+
+    broker = settings.CELERY_BROKER_URL
+    require_service(bool(broker) and _redis_reachable(broker), "no Redis broker to test with")
+    require_service(connection.vendor == "postgresql", "a worker process needs PostgreSQL")
+    db = settings.DATABASES["default"]
+    queue = f"test-killed-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": (
+            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}"
+        ),
+        "CELERY_QUEUE": queue,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+    }
+    log = (tmp_path / "worker.log").open("w")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "prefork", "-c", "1",
+         "-Q", f"{queue},{heavy_queue(queue)}", "--without-gossip", "--without-mingle",
+         "--loglevel=INFO"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    previous = celery_app.conf.task_default_queue
+    celery_app.conf.task_always_eager = False
+    celery_app.conf.task_default_queue = queue
+    try:
+        assert wait_for(lambda: bool(children(worker.pid)), seconds=60), "no pool child"
+        yield worker
+    finally:
+        celery_app.conf.task_default_queue = previous
+        celery_app.conf.task_always_eager = True
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+        end_other_database_sessions()
+
+
+@pytest.fixture
+def broker_away() -> Iterator[None]:
+    """The broker's address answers nothing (port 9 on this host has no listener)."""
+    conf = celery_app.conf
+    saved = conf.broker_write_url, conf.task_always_eager
+    # Senders connect with the write URL (it follows CELERY_BROKER_URL unless set).
+    conf.broker_write_url, conf.task_always_eager = "redis://127.0.0.1:9/0", False
+    pools = celery_app._pool, celery_app.amqp._producer_pool
+    celery_app._pool = celery_app.amqp._producer_pool = None  # new connections, to the new URL
+    try:
+        yield
+    finally:
+        conf.broker_write_url, conf.task_always_eager = saved
+        celery_app._pool, celery_app.amqp._producer_pool = pools

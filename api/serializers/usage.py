@@ -44,6 +44,18 @@ class UsageUploadSerializer(UsageUploadSummarySerializer):
     (`?rule=` filters, `?page=` pages; 100 a page)."""
 
     mapping = serializers.JSONField(read_only=True)
+    mapping_scope = serializers.CharField(
+        read_only=True,
+        help_text="'provider': read with the provider's saved mapping; 'file': a mapping set "
+        "for this file alone (a buyer's; the provider's saved one is unchanged).",
+    )
+    mapping_set_by = serializers.CharField(
+        source="mapping_set_by.username", allow_null=True, read_only=True
+    )
+    reconciled_mapping = serializers.JSONField(
+        read_only=True, help_text="The mapping the latest reconciliation ran with, exactly."
+    )
+    attempts = serializers.IntegerField(read_only=True)
     headers = serializers.ListField(child=serializers.CharField(), read_only=True)
     by_rule = serializers.DictField(child=serializers.IntegerField(), read_only=True)
     listed_all = serializers.BooleanField(read_only=True)
@@ -52,7 +64,8 @@ class UsageUploadSerializer(UsageUploadSummarySerializer):
     class Meta(UsageUploadSummarySerializer.Meta):
         fields = [
             *UsageUploadSummarySerializer.Meta.fields,
-            "headers", "mapping", "by_rule", "listed_all", "difference_page",
+            "headers", "mapping", "mapping_scope", "mapping_set_by", "reconciled_mapping",
+            "attempts", "by_rule", "listed_all", "difference_page",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -132,7 +132,8 @@ class UsageMappingView(generics.GenericAPIView[UsageUpload]):
     @extend_schema(
         request=UsageMappingWriteSerializer,
         responses={202: UsageUploadSerializer},
-        summary="Set the provider's column mapping and reconcile this file with it again",
+        summary="Set the column mapping and reconcile this file with it again: a provider "
+        "member's becomes the provider's saved mapping; a buyer's applies to this file only",
     )
     def put(self, request: Request, pk: int, uid: int) -> Response:
         upload = _upload(request, pk, uid)
@@ -146,4 +147,18 @@ class UsageMappingView(generics.GenericAPIView[UsageUpload]):
             unit=data["unit"],
             date_format=data.get("date_format", ""),
         )
+        return Response(UsageUploadSerializer(upload).data, status=status.HTTP_202_ACCEPTED)
+
+
+class UsageRetryView(generics.GenericAPIView[UsageUpload]):
+    serializer_class = UsageUploadSerializer
+
+    @extend_schema(
+        request=None,
+        responses={202: UsageUploadSerializer},
+        summary="Run a failed reconciliation again (or queue one that never reached a worker); "
+        "503 with Retry-After while the task queue is unreachable",
+    )
+    def post(self, request: Request, pk: int, uid: int) -> Response:
+        upload = services.usage_retry(upload=_upload(request, pk, uid), user=api_user(request))
         return Response(UsageUploadSerializer(upload).data, status=status.HTTP_202_ACCEPTED)

@@ -12,12 +12,14 @@ from django.urls import reverse
 
 from billing.models import UsageMapping, UsageUpload
 from tests import tenancy_registry
-from tests.bids.test_tenancy import HIDDEN, LOGIN, OK, ROLES, _only, client_for
+from tests.bids.test_tenancy import HIDDEN, LOGIN, OK, REDIRECT, ROLES, _only, client_for
 from tests.billing.conftest import upload_and_map, usage_file
 
 pytestmark = pytest.mark.django_db
 
 PARTIES_GET = _only({"buyer": OK, "buyer_colleague": OK, "provider": OK})
+# A done file has nothing to retry: the parties are sent back to it with the reason.
+PARTIES_POST = _only({"buyer": REDIRECT, "buyer_colleague": REDIRECT, "provider": REDIRECT})
 
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "billing:usage-list": ("get", lambda w: [w.reservation.pk], PARTIES_GET),
@@ -25,6 +27,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "billing:usage-mapping": ("get", lambda w: [w.upload.pk], PARTIES_GET),
     "billing:usage-export": ("get", lambda w: [w.upload.pk, "xlsx"], PARTIES_GET),
     "billing:usage-file": ("get", lambda w: [w.upload.pk], PARTIES_GET),
+    "billing:usage-retry": ("post", lambda w: [w.upload.pk], PARTIES_POST),
 }
 tenancy_registry.register(*ROUTES)
 

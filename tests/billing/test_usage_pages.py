@@ -55,12 +55,14 @@ def test_the_first_file_waits_for_its_mapping_with_a_preview_then_is_reconciled(
     assert page.count('class="difference"') == 2
     only_rate = client.get(response["Location"] + "?rule=rate").content.decode()
     assert only_rate.count('class="difference"') == 1 and 'data-line="11"' in only_rate
-    assert (
-        UsageMapping.objects.get(provider=contracted.reservation.bid.provider).columns["node"]
-        == "instance_id"
-    )
+    # The buyer mapped it: for this file alone, said on the page; the provider's stays unset.
+    assert "set for this file only by" in page
+    assert not UsageMapping.objects.filter(provider=contracted.reservation.bid.provider).exists()
+    upload.refresh_from_db()
+    assert upload.reconciled_mapping["columns"]["node"] == "instance_id"
     actions = set(AuditEntry.objects.values_list("action", flat=True))
-    assert {"usage.uploaded", "usage.mapping_changed"} <= actions
+    assert {"usage.uploaded", "usage.file_mapping_set"} <= actions
+    assert "usage.mapping_changed" not in actions
 
 
 def test_the_differences_download_as_csv_and_xlsx(

@@ -291,6 +291,8 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: USAGE_MAPPING,
         only(provider=202, buyer=202),
     ),
+    # Waiting for its mapping: the parties are told there is nothing to retry.
+    "reservations_usage_retry_create": (usage, None, OWNER_AND_BUYER_400),
     "incidents_partial_update": (incident, lambda w: {"gpus": 16}, OWNER_AND_BUYER),
     "incidents_severity_create": (
         incident,
