@@ -127,3 +127,25 @@ def test_a_page_upload_while_the_broker_is_away_says_so_and_keeps_the_file(
     assert row.state == UsageState.QUEUED
     detail = client.get(reverse("billing:usage-detail", args=[row.pk])).content.decode()
     assert 'id="usage-retry"' in detail  # queued: it can be sent again
+
+
+@pytest.mark.django_db
+def test_a_usage_file_may_be_larger_than_evidence_up_to_the_usage_limit(
+    contracted, provider, settings
+):
+    """A year of hourly lines is about 70 MB: over the 50 MiB evidence limit, under the usage
+    limit. The body-limit middleware judges a usage upload by the usage limit."""
+    from tests.api.v1.conftest import token_client
+
+    seventy_mb, too_big = 70 * 1024**2, settings.USAGE_MAX_BYTES + 2 * 1024**2
+    url = f"/api/v1/reservations/{contracted.reservation.pk}/usage/"
+    client = token_client(provider.user)
+    over = client.post(url, {"file": usage_file("u.csv", b"a,b\n")}, format="multipart",
+                       CONTENT_LENGTH=too_big)  # fmt: skip
+    assert over.status_code == 413 and "Nothing was read or stored" in over.json()["detail"]
+    from core.middleware import body_limit
+
+    # The page and the API take a year's file; an evidence route would refuse it.
+    assert body_limit("billing:usage-list") > seventy_mb
+    assert body_limit("api:reservation-usage") > seventy_mb
+    assert body_limit("api:run-evidence") < seventy_mb
