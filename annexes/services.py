@@ -21,6 +21,7 @@ from annexes.document.snapshot import snapshot_for
 from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind
 from bids.models import CapacityRequest
 from core.jobs import STUCK_REASON, limit_words, queued_cutoff, running_cutoff
+from core.queueing import send_task
 
 
 def annex_snapshot(*, capacity_request: CapacityRequest, kind: str, period: str = "") -> dict:
@@ -70,7 +71,7 @@ def annex_retry(*, job: AnnexJob) -> AnnexJob:
 def _queue(job: AnnexJob) -> None:
     from annexes.tasks import render_annex
 
-    transaction.on_commit(lambda: render_annex.delay(job.pk))
+    transaction.on_commit(lambda: send_task(render_annex, job.pk, what=f"Annex render #{job.pk}"))
 
 
 def pdf_page_count(pdf: bytes) -> int:

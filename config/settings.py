@@ -187,6 +187,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     )
 }
 REAP_STUCK_JOBS_SECONDS = env_int("REAP_STUCK_JOBS_SECONDS", 300, minimum=10)
+# Tasks stored while the broker was away are sent again this often once it answers.
+WAITING_TASKS_SECONDS = env_int("WAITING_TASKS_SECONDS", 60, minimum=5)
 # A failed-run analysis runs in a child process capped at this much memory; its stored result
 # is summarised beyond ANALYSIS_MAX_BYTES (long lists cut, with what was cut said).
 ANALYSIS_ISOLATED = env_bool("ANALYSIS_ISOLATED", True)
@@ -200,6 +202,10 @@ CELERY_BEAT_SCHEDULE = {
     "reap-stuck-jobs": {
         "task": "core.tasks.reap_stuck_jobs",
         "schedule": float(REAP_STUCK_JOBS_SECONDS),
+    },
+    "send-waiting-tasks": {
+        "task": "core.tasks.send_waiting_tasks",
+        "schedule": float(WAITING_TASKS_SECONDS),
     },
     "send-due-notices": {
         "task": "incidents.tasks.send_due_notices",

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from acceptance.models import Reservation, ReservationStatus
 from core.errors import ServiceError
+from core.queueing import send_task
 from engine import failures
 from engine.evidence.checks import load_spec
 from engine.failures.fit import fit_analysis
@@ -97,7 +98,9 @@ def _queue(run: FailedRun) -> None:
     from incidents.tasks import analyse_failed_run
 
     run_id = run.pk
-    transaction.on_commit(lambda: analyse_failed_run.delay(run_id))
+    transaction.on_commit(
+        lambda: send_task(analyse_failed_run, run_id, what=f"Failed run #{run_id}")
+    )
 
 
 def failed_run_analyse(*, failed_run_id: int) -> FailedRun:

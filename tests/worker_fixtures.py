@@ -138,16 +138,21 @@ def worker_process(tmp_path: Any) -> Iterator[subprocess.Popen[bytes]]:
 
 
 @pytest.fixture
-def broker_away() -> Iterator[None]:
-    """The broker's address answers nothing (port 9 on this host has no listener)."""
+def broker_away() -> Iterator[Callable[[], None]]:
+    """The broker's address answers nothing (port 9 on this host has no listener). Yields a
+    function that brings the broker back (tasks then run in-process, as in other tests)."""
     conf = celery_app.conf
     saved = conf.broker_write_url, conf.task_always_eager
-    # Senders connect with the write URL (it follows CELERY_BROKER_URL unless set).
-    conf.broker_write_url, conf.task_always_eager = "redis://127.0.0.1:9/0", False
     pools = celery_app._pool, celery_app.amqp._producer_pool
-    celery_app._pool = celery_app.amqp._producer_pool = None  # new connections, to the new URL
-    try:
-        yield
-    finally:
+
+    def back() -> None:
         conf.broker_write_url, conf.task_always_eager = saved
         celery_app._pool, celery_app.amqp._producer_pool = pools
+
+    # Senders connect with the write URL (it follows CELERY_BROKER_URL unless set).
+    conf.broker_write_url, conf.task_always_eager = "redis://127.0.0.1:9/0", False
+    celery_app._pool = celery_app.amqp._producer_pool = None  # new connections, to the new URL
+    try:
+        yield back
+    finally:
+        back()

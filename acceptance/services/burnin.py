@@ -33,6 +33,7 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
 from core.errors import ServiceError
+from core.queueing import send_task
 from core.recent import Recent
 from core.uploads import check_upload, sha256_of
 from engine.evidence.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
@@ -107,14 +108,18 @@ def _evidence_changed(run: BurnInRun) -> None:
     from acceptance.tasks import recheck_run
 
     run_id = run.pk
-    transaction.on_commit(lambda: recheck_run.delay(run_id))
+    transaction.on_commit(
+        lambda: send_task(recheck_run, run_id, what=f"The re-check of burn-in run #{run_id}")
+    )
 
 
 def _queue_parse(evidence: Evidence) -> None:
     from acceptance.tasks import parse_evidence
 
     evidence_id = evidence.pk
-    transaction.on_commit(lambda: parse_evidence.delay(evidence_id))
+    transaction.on_commit(
+        lambda: send_task(parse_evidence, evidence_id, what=f"Evidence file #{evidence_id}")
+    )
 
 
 @transaction.atomic

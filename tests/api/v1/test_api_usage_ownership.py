@@ -11,6 +11,8 @@ import pytest
 from audit.models import AuditEntry
 from bids.services import bid_save_draft, bid_submit
 from billing.models import UsageMapping, UsageUpload
+from core.models import WaitingTask
+from core.queueing import send_waiting
 from orgs.choices import MemberRole, OrgKind
 from tests.api.v1.conftest import token_client
 from tests.api.v1.test_api_usage import _post
@@ -161,3 +163,12 @@ def test_while_the_broker_is_away_an_upload_answers_503_and_the_file_waits(
     assert again.status_code == 503 and again.json()["detail"].startswith("Usage file usage.csv")
     assert UsageUpload.objects.count() == 2
     assert client.get(base).json()["state"] == "queued"
+    assert (
+        list(WaitingTask.objects.values_list("task", flat=True))
+        == ["billing.tasks.reconcile_usage"] * 2
+    )
+    assert send_waiting() == 0  # still away: nothing sent, both kept
+
+    broker_away()  # the broker is back: the sweep sends both, and both files are reconciled
+    assert send_waiting() == 2 and not WaitingTask.objects.exists()
+    assert set(UsageUpload.objects.values_list("state", flat=True)) == {"done"}
