@@ -229,16 +229,58 @@ def test_reconciling_the_daily_azure_sample_finds_exactly_the_three_planted_erro
 # specification/v1-1/); the sample uses no other. (focus-validator, the FinOps Foundation's
 # checker, pins numpy<2, pandas, pyarrow and pandera 0.17, too heavy for this test suite.)
 FOCUS_1_1 = frozenset(
-    """AvailabilityZone BilledCost BillingAccountId BillingAccountName BillingCurrency
-    BillingPeriodEnd BillingPeriodStart CapacityReservationId CapacityReservationStatus
-    ChargeCategory ChargeClass ChargeDescription ChargeFrequency ChargePeriodEnd
-    ChargePeriodStart CommitmentDiscountCategory CommitmentDiscountId CommitmentDiscountName
-    CommitmentDiscountQuantity CommitmentDiscountStatus CommitmentDiscountType
-    CommitmentDiscountUnit ConsumedQuantity ConsumedUnit ContractedCost ContractedUnitPrice
-    EffectiveCost InvoiceIssuerName ListCost ListUnitPrice PricingCategory PricingQuantity
-    PricingUnit ProviderName PublisherName RegionId RegionName ResourceId ResourceName
-    ResourceType ServiceCategory ServiceName ServiceSubcategory SkuId SkuMeter SkuPriceDetails
-    SkuPriceId SubAccountId SubAccountName Tags""".split()
+    {
+        "AvailabilityZone",
+        "BilledCost",
+        "BillingAccountId",
+        "BillingAccountName",
+        "BillingCurrency",
+        "BillingPeriodEnd",
+        "BillingPeriodStart",
+        "CapacityReservationId",
+        "CapacityReservationStatus",
+        "ChargeCategory",
+        "ChargeClass",
+        "ChargeDescription",
+        "ChargeFrequency",
+        "ChargePeriodEnd",
+        "ChargePeriodStart",
+        "CommitmentDiscountCategory",
+        "CommitmentDiscountId",
+        "CommitmentDiscountName",
+        "CommitmentDiscountQuantity",
+        "CommitmentDiscountStatus",
+        "CommitmentDiscountType",
+        "CommitmentDiscountUnit",
+        "ConsumedQuantity",
+        "ConsumedUnit",
+        "ContractedCost",
+        "ContractedUnitPrice",
+        "EffectiveCost",
+        "InvoiceIssuerName",
+        "ListCost",
+        "ListUnitPrice",
+        "PricingCategory",
+        "PricingQuantity",
+        "PricingUnit",
+        "ProviderName",
+        "PublisherName",
+        "RegionId",
+        "RegionName",
+        "ResourceId",
+        "ResourceName",
+        "ResourceType",
+        "ServiceCategory",
+        "ServiceName",
+        "ServiceSubcategory",
+        "SkuId",
+        "SkuMeter",
+        "SkuPriceDetails",
+        "SkuPriceId",
+        "SubAccountId",
+        "SubAccountName",
+        "Tags",
+    }
 )
 
 

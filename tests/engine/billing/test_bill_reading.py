@@ -298,3 +298,19 @@ def test_a_file_no_profile_can_read_says_what_is_missing():
     with pytest.raises(UsageError) as caught:
         read_bill(b"when,who,what\n2026-03-01,a,b\n")
     assert "no column holds" in str(caught.value)
+
+
+def test_a_windows_1252_export_is_decoded_and_says_so():
+    text = (DATA / "eu_semicolon.csv").read_text(encoding="utf-8")
+    bill = read_bill(text.encode("cp1252"))
+    assert bill.detected.encoding == "windows-1252"
+    assert bill.proposal.columns["rate"] == "Rate (€/GPU-h)" and bill.lines[0].currency == "EUR"
+
+
+def test_the_legacy_planted_file_reads_the_same_through_read_bill():
+    legacy = Path(__file__).resolve().parents[2] / "billing" / "data" / "usage_planted.csv"
+    bill = read_bill(legacy.read_bytes())
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert len(gpu) == 13 and bill.errors == [] and bill.questions == []
+    assert {(u.rate, u.amount) for u in gpu} == {(2_500_000, 20 * M), (2_750_000, 22 * M)}
+    assert sorted(u.kind for u in bill.lines if u.kind != GPU) == ["egress", "fee"]
