@@ -6,12 +6,17 @@ from __future__ import annotations
 class UsageError(ValueError):
     """A usage or invoice file that cannot be read as mapped. `line` counts the header as 1."""
 
-    def __init__(self, message: str, *, line: int | None = None, column: str = "") -> None:
+    def __init__(
+        self, message: str, *, line: int | None = None, column: str = "", cell: str = ""
+    ) -> None:
         self.line = line
         self.column = column
+        self.cell = cell  # a workbook's cell, e.g. "sheet 'Usage', cell D7"; "" for a CSV
         self.reason = message
         where = []
-        if line is not None:
+        if cell:
+            where.append(cell)
+        elif line is not None:
             where.append(f"line {line}")
         if column:
             where.append(f"column '{column}'")

@@ -55,6 +55,11 @@ class UsageLine:
     rate: int | None  # micro-dollars per GPU-hour
     amount: int | None  # micro-dollars
     kind: str  # gpu | egress | fee
+    # Added for the cloud profiles (engine/billing/profiles.py); last and with defaults, so every
+    # existing caller and the positional construction above keep working.
+    currency: str = ""  # as the file names it (ISO code); "" when it names none
+    charge: str = ""  # the file's charge class: usage, tax, credit, discount, refund, fee...
+    instance_type: str = ""  # as billed, e.g. "p5.48xlarge"; "" when the line names none
 
 
 def to_micro(value: Any) -> int:

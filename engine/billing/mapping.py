@@ -39,6 +39,18 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "line_type": (r"^(line_?)?type$", r"kind", r"category", r"sku", r"service"),
 }
 
+# Headers a field's hints match but that never hold it: the billing period is not the usage
+# period, an account id is no quantity, a currency conversion rate is no price per GPU-hour, and
+# a resource group or region names many nodes, not one (each was guessed wrongly on real exports).
+_AVOID: dict[str, str] = {
+    "period_start": r"bill|invoice",
+    "period_end": r"bill|invoice",
+    "node": r"group|location|region|zone|type|account|subscription|project",
+    "quantity": r"(^|_)ids?$|account|conversion|exchange|normali[sz]",
+    "rate": r"conversion|exchange|(^|_)fx($|_)|(^|_)blended",
+    "amount": r"(^|_)ids?$|account",
+}
+
 
 def _key(header: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", header.strip().lower()).strip("_")
@@ -78,13 +90,23 @@ class Mapping:
 
 
 def guess_mapping(headers: list[str]) -> Mapping:
-    """Match each header to at most one field, by the hints above; the unit from the quantity's
-    header (minutes → GPU-minutes)."""
+    """Match each header to at most one field, by the hints above and never to a header the
+    field avoids; the unit from the quantity's header (minutes → GPU-minutes)."""
     columns: dict[str, str] = {}
     used: set[str] = set()
     for name, patterns in _HINTS.items():
         for pattern in patterns:
-            hit = next((h for h in headers if h not in used and re.search(pattern, _key(h))), None)
+            avoid = _AVOID.get(name)
+            hit = next(
+                (
+                    h
+                    for h in headers
+                    if h not in used
+                    and re.search(pattern, _key(h))
+                    and not (avoid and re.search(avoid, _key(h)))
+                ),
+                None,
+            )
             if hit is not None:
                 columns[name] = hit
                 used.add(hit)

@@ -1,0 +1,427 @@
+"""The exports clouds and neoclouds write, each recognised by its headers: which column holds
+which of our fields, which lines are usage and which are tax, credit, discount, refund or fee,
+and what a usage line meters (GPU-hours, instance-hours, egress, something else).
+
+Each profile cites where its layout is documented. A file no profile recognises falls back to
+the generic header guess of `mapping.guess_mapping`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.billing.localized import DAY_FIRST, MONTH_FIRST
+from engine.billing.mapping import GPU_MINUTES, guess_mapping
+from engine.billing.mapping import _key as header_key
+
+# Charge classes. Only USAGE lines are priced; FEE lines are checked against the fees bid;
+# the rest are listed and totalled, never counted as GPU usage.
+USAGE, TAX, CREDIT, DISCOUNT, REFUND, FEE = "usage", "tax", "credit", "discount", "refund", "fee"
+PURCHASE, ADJUSTMENT, CORRECTION = "purchase", "adjustment", "correction"
+CHARGES = (USAGE, FEE, TAX, CREDIT, DISCOUNT, REFUND, PURCHASE, ADJUSTMENT, CORRECTION)
+
+# What a usage line meters.
+PER_GPU = "per-gpu"  # GPU-hours (or minutes, seconds): already × GPUs
+PER_INSTANCE = "per-instance"  # instance-hours or VM-hours: × the type's GPUs
+EGRESS = "egress"
+OTHER = "other"  # storage, CPU cores, support: a fee line, visible, not GPU usage
+
+Row = dict[str, Any]  # our field -> the cell
+
+
+@dataclass(frozen=True)
+class Meter:
+    kind: str  # PER_GPU, PER_INSTANCE, EGRESS or OTHER
+    instance_type: str = ""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    label: str
+    source: str  # where the layout is documented
+    signature: tuple[tuple[str, ...], ...]  # each group: one of these headers must be present
+    columns: dict[str, tuple[str, ...]]  # our field -> candidate headers, first present wins
+    charge: Callable[[Row], str]
+    meter: Callable[[Row, bool], Meter]  # the row, and whether its unit is a time
+    date_order: str = DAY_FIRST  # when no date tells
+    whole_day: bool = False  # a line without an end covers its date's whole day
+    rate_per_gpu_hour: Callable[[str], bool] = field(default=lambda header: False)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _low(row: Row, name: str) -> str:
+    return _text(row.get(name)).lower()
+
+
+_EGRESS = re.compile(r"egress|data ?transfer|datatransfer-out|bandwidth|internet|outbound", re.I)
+
+
+def _keywords(text: str) -> str:
+    """A charge class from an invoice's own words (neocloud and generic files)."""
+    text = text.lower()
+    for pattern, charge in (
+        (r"\b(tax|vat|gst|hst)\b", TAX),
+        (r"discount|promo", DISCOUNT),
+        (r"credit", CREDIT),
+        (r"refund", REFUND),
+        (r"\b(fee|fees|support|setup|other)\b", FEE),
+    ):
+        if re.search(pattern, text):
+            return charge
+    return USAGE
+
+
+# -- FOCUS 1.0 / 1.1 -------------------------------------------------------------------------
+
+_FOCUS_CHARGES = {"usage": USAGE, "purchase": PURCHASE, "tax": TAX, "credit": CREDIT}
+
+
+def _focus_charge(row: Row) -> str:
+    if _low(row, "charge_class") == "correction":
+        return CORRECTION  # a correction to an earlier period: listed, not priced again
+    return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
+
+
+def _focus_type(row: Row) -> str:
+    """FOCUS has no instance-type column: 1.1's SkuPriceDetails (JSON) may name it, or a
+    provider's x_ column; the resource's SKU meter is the last place to look."""
+    named = _text(row.get("instance_type"))
+    if named:
+        return named
+    details = _text(row.get("details"))
+    if details.startswith("{"):
+        try:
+            parsed = json.loads(details)
+        except ValueError:
+            parsed = {}
+        for name in ("InstanceType", "x_InstanceType", "x_instance_type"):
+            if isinstance(parsed, dict) and parsed.get(name):
+                return str(parsed[name])
+    return ""
+
+
+def _focus_meter(row: Row, timed: bool) -> Meter:
+    unit, service = _low(row, "unit"), _low(row, "service")
+    if timed and "gpu" in unit:
+        return Meter(PER_GPU, _focus_type(row))
+    if timed and (_focus_type(row) or service == "compute"):
+        return Meter(PER_INSTANCE, _focus_type(row))
+    if service == "networking" or _EGRESS.search(_low(row, "meter")):
+        return Meter(EGRESS)
+    return Meter(OTHER)
+
+
+FOCUS = Profile(
+    name="focus",
+    label="FOCUS 1.x (FinOps Open Cost and Usage Specification)",
+    source="https://focus.finops.org/focus-specification/v1-1/",
+    signature=(("BilledCost",), ("ChargePeriodStart",), ("ChargeCategory",)),
+    columns={
+        "period_start": ("ChargePeriodStart",),
+        "period_end": ("ChargePeriodEnd",),
+        "node": ("ResourceId", "ResourceName"),
+        "instance_type": ("x_InstanceType",),
+        "details": ("SkuPriceDetails",),
+        "quantity": ("PricingQuantity", "ConsumedQuantity"),
+        "unit": ("PricingUnit", "ConsumedUnit"),
+        "rate": ("ContractedUnitPrice", "ListUnitPrice"),
+        "amount": ("BilledCost",),
+        "currency": ("BillingCurrency",),
+        "charge": ("ChargeCategory",),
+        "charge_class": ("ChargeClass",),
+        "meter": ("SkuMeter", "ChargeDescription"),
+        "service": ("ServiceCategory",),
+    },
+    charge=_focus_charge,
+    meter=_focus_meter,
+)
+
+# -- AWS CUR 2.0 -----------------------------------------------------------------------------
+
+_AWS_CHARGES = {
+    "usage": USAGE,
+    "discountedusage": USAGE,  # covered by a reserved instance: usage, priced by the RI
+    "savingsplancoveredusage": USAGE,
+    "tax": TAX,
+    "credit": CREDIT,
+    "refund": REFUND,
+    "fee": FEE,
+    "rifee": FEE,
+    "savingsplanrecurringfee": FEE,
+    "savingsplanupfrontfee": FEE,
+}
+_BOX = re.compile(r"(?:BoxUsage|SpotUsage|DedicatedUsage|HostUsage|UnusedBox)(?::(.+))?$")
+
+
+def _aws_charge(row: Row) -> str:
+    kind = _low(row, "charge")
+    if kind in _AWS_CHARGES:
+        return _AWS_CHARGES[kind]
+    return DISCOUNT if "discount" in kind or "negation" in kind else ADJUSTMENT
+
+
+def _aws_meter(row: Row, timed: bool) -> Meter:
+    usage_type = _text(row.get("meter"))  # e.g. "USE1-BoxUsage:p5.48xlarge"
+    box = _BOX.search(usage_type)
+    if box and timed:
+        return Meter(PER_INSTANCE, _text(row.get("instance_type")) or (box.group(1) or ""))
+    if "DataTransfer-Out" in usage_type or "-Out-Bytes" in usage_type:
+        return Meter(EGRESS)
+    return Meter(OTHER)
+
+
+AWS_CUR2 = Profile(
+    name="aws-cur2",
+    label="AWS Cost and Usage Report 2.0 (Data Exports)",
+    source="https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html",
+    signature=(
+        ("line_item_usage_start_date",),
+        ("line_item_line_item_type",),
+        ("line_item_unblended_cost",),
+    ),
+    columns={
+        "period_start": ("line_item_usage_start_date",),
+        "period_end": ("line_item_usage_end_date",),
+        "node": ("line_item_resource_id",),
+        "instance_type": ("product_instance_type",),
+        "quantity": ("line_item_usage_amount",),
+        "unit": ("pricing_unit",),
+        "rate": ("line_item_unblended_rate",),
+        "amount": ("line_item_unblended_cost",),
+        "currency": ("line_item_currency_code",),
+        "charge": ("line_item_line_item_type",),
+        "meter": ("line_item_usage_type",),
+        "service": ("line_item_product_code",),
+    },
+    charge=_aws_charge,
+    meter=_aws_meter,
+)
+
+# -- Google Cloud billing export --------------------------------------------------------------
+
+
+def _gcp_charge(row: Row) -> str:
+    if _text(row.get("credit")):
+        return CREDIT  # the console's cost table puts credits on their own rows
+    kind = _low(row, "charge")
+    return {"": USAGE, "regular": USAGE, "tax": TAX}.get(kind, ADJUSTMENT)
+
+
+def _gcp_meter(row: Row, timed: bool) -> Meter:
+    sku = _low(row, "meter")  # "Nvidia H100 80GB GPU running in Americas"
+    if timed and "gpu" in sku:
+        return Meter(PER_GPU)  # Compute Engine bills each attached GPU by the GPU-hour
+    if _EGRESS.search(sku):
+        return Meter(EGRESS)
+    return Meter(OTHER)
+
+
+GCP = Profile(
+    name="gcp",
+    label="Google Cloud billing export (cost table CSV or BigQuery columns)",
+    source="https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/standard-usage",
+    signature=(
+        ("SKU description", "sku.description"),
+        ("Usage amount", "usage.amount"),
+        ("Usage start date", "usage_start_time"),
+    ),
+    columns={
+        "period_start": ("Usage start date", "usage_start_time"),
+        "period_end": ("Usage end date", "usage_end_time"),
+        "node": ("Resource name", "resource.name", "Resource global name", "resource.global_name"),
+        "quantity": ("Usage amount", "usage.amount"),
+        "unit": ("Usage unit", "usage.unit"),
+        "amount": ("Unrounded cost ($)", "Cost ($)", "cost"),
+        "currency": ("Currency", "currency"),
+        "charge": ("Cost type", "cost_type"),
+        "credit": ("Credit type",),
+        "meter": ("SKU description", "sku.description"),
+        "service": ("Service description", "service.description"),
+    },
+    charge=_gcp_charge,
+    meter=_gcp_meter,
+)
+
+# -- Azure cost details ----------------------------------------------------------------------
+
+_AZURE_CHARGES = {
+    "usage": USAGE,
+    "purchase": PURCHASE,
+    "refund": REFUND,
+    "tax": TAX,
+    "credit": CREDIT,
+    "roundingadjustment": ADJUSTMENT,
+    "unusedreservation": FEE,  # paid-for commitment left unused: a charge, not GPU usage
+    "unusedsavingsplan": FEE,
+}
+
+
+def _azure_meter(row: Row, timed: bool) -> Meter:
+    category, name = _low(row, "service"), _text(row.get("meter"))
+    if timed and category == "virtual machines":
+        return Meter(PER_INSTANCE, name)  # the meter names the size: "ND96isr H100 v5"
+    if category == "bandwidth" or _EGRESS.search(name):
+        return Meter(EGRESS)
+    return Meter(OTHER)
+
+
+AZURE = Profile(
+    name="azure",
+    label="Azure cost details (EA or MCA, actual cost)",
+    source="https://learn.microsoft.com/azure/cost-management-billing/automate/understand-usage-details-fields",
+    signature=(("MeterCategory",), ("Quantity",), ("ChargeType",)),
+    columns={
+        "period_start": ("Date", "UsageDate"),
+        "node": ("ResourceId", "InstanceName"),
+        "meter": ("MeterName",),
+        "service": ("MeterCategory",),
+        "quantity": ("Quantity",),
+        "unit": ("UnitOfMeasure",),
+        "rate": ("EffectivePrice", "UnitPrice"),
+        "amount": ("CostInBillingCurrency", "Cost", "PreTaxCost"),
+        "currency": ("BillingCurrency", "BillingCurrencyCode", "Currency"),
+        "charge": ("ChargeType",),
+        "exchange": ("ExchangeRatePricingToBilling",),
+    },
+    charge=lambda row: _AZURE_CHARGES.get(_low(row, "charge"), ADJUSTMENT),
+    meter=_azure_meter,
+    date_order=MONTH_FIRST,  # the cost details CSV writes 03/01/2026 for 1 March
+    whole_day=True,  # one line per resource and meter per day
+)
+
+# -- A neocloud's per-instance invoice ---------------------------------------------------------
+# No standard: these are the words neocloud invoices and usage exports use (instance or host,
+# type, start, end, hours, GPUs, rate, amount), matched on the header's words.
+_NEO: dict[str, tuple[str, ...]] = {
+    "period_start": (r"^(usage_|period_)?(start|started|from|begin)(_time|_date|_utc|_at)?$",),
+    "period_end": (r"^(usage_|period_)?(end|ended|to|until|stop)(_time|_date|_utc|_at)?$",),
+    # A host name is what the contract and the incidents call a node; an instance id is next.
+    "node": (
+        r"^(hostname|host|node(_id|_name)?)$",
+        r"^(instance(_id|_name)?|machine(_id)?|server)$",
+    ),
+    "instance_type": (r"^(instance_type|machine_type|node_type|plan|flavou?r|configuration)$",),
+    "gpus": (r"^(gpus?|gpu_count|num_gpus|gpu_qty|of_gpus)$",),
+    "quantity": (r"^(gpu_)?(hours|hrs|minutes|seconds)$|^(billable|instance|usage)_(hours|hrs)$",),
+    "rate": (r"^(rate|unit_price|price)(_.*)?$",),
+    "amount": (r"^(amount|total|cost|line_total)(_.*)?$",),
+    "currency": (r"^currency$",),
+    "charge": (r"^(line_type|charge_type|type|category|kind)$",),
+    "meter": (r"^(description|item|details|sku)$",),
+}
+
+
+def _words(row: Row) -> str:
+    return f"{_low(row, 'charge')} {_low(row, 'meter')}"
+
+
+def _neo_meter(row: Row, timed: bool) -> Meter:
+    if _EGRESS.search(_words(row)):
+        return Meter(EGRESS)
+    if timed and (_text(row.get("instance_type")) or _text(row.get("gpus"))):
+        return Meter(PER_INSTANCE, _text(row.get("instance_type")))
+    return Meter(OTHER)
+
+
+NEOCLOUD = Profile(
+    name="neocloud",
+    label="Neocloud per-instance invoice (instance, type, hours, GPUs, rate, amount)",
+    source="no standard; the common columns of neocloud invoices (see tests/engine/billing/data)",
+    signature=(),
+    columns={name: tuple(f"~{p}" for p in patterns) for name, patterns in _NEO.items()},
+    charge=lambda row: _keywords(_words(row)),
+    meter=_neo_meter,
+    # "Rate per instance-hour" prices the instance's hours; "Rate ($/GPU-hr)" or a bare "Rate"
+    # GPU-hours, the unit the contract and neocloud price lists quote.
+    rate_per_gpu_hour=lambda header: (
+        not re.search(r"instance|node|server|machine|(^|_)vm", header_key(header))
+    ),
+)
+
+GENERIC = Profile(
+    name="generic",
+    label="Other layout (columns guessed from the header words)",
+    source="",
+    signature=(),
+    columns={},
+    charge=lambda row: _keywords(_words(row)),
+    meter=lambda row, timed: Meter(
+        EGRESS if _EGRESS.search(_words(row)) else PER_INSTANCE if timed else OTHER
+    ),
+    rate_per_gpu_hour=lambda header: True,  # the generic mapping's rate is per GPU-hour
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (FOCUS, AWS_CUR2, GCP, AZURE, NEOCLOUD, GENERIC)}
+_CLOUDS = (FOCUS, AWS_CUR2, GCP, AZURE)
+_KNOWN = {header_key(c) for p in _CLOUDS for cs in p.columns.values() for c in cs}
+
+
+def is_known_header(text: str) -> bool:
+    """Whether a cell's text is a header some profile reads (finds the header row)."""
+    key = header_key(text)
+    return key in _KNOWN or any(re.search(p, key) for ps in _NEO.values() for p in ps)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A profile and its columns for one file's headers: our field -> the file's header."""
+
+    profile: Profile
+    columns: dict[str, str]
+    unit: str = ""  # the quantity's unit when no column gives it (the header, or the guess's)
+
+
+def _find(candidates: tuple[str, ...], headers: list[str], used: set[str]) -> str | None:
+    for candidate in candidates:
+        for header in headers:
+            key = header_key(header)
+            if header in used or not key:
+                continue
+            if candidate.startswith("~"):
+                if re.search(candidate[1:], key):
+                    return header
+            elif key == header_key(candidate):
+                return header
+    return None
+
+
+def _columns(profile: Profile, headers: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name, candidates in profile.columns.items():
+        hit = _find(candidates, headers, set(found.values()))
+        if hit is not None:
+            found[name] = hit
+    return found
+
+
+def recognise(*, headers: list[str]) -> Profile:
+    """The profile whose signature headers are all present; else the neocloud invoice when a
+    node, hours, an amount and GPUs or an instance type are named; else the generic guess."""
+    keys = {header_key(h) for h in headers}
+    for profile in _CLOUDS:
+        if all(any(header_key(c) in keys for c in group) for group in profile.signature):
+            return profile
+    neo = _columns(NEOCLOUD, headers)
+    if {"node", "quantity", "amount"} <= neo.keys() and neo.keys() & {"gpus", "instance_type"}:
+        return NEOCLOUD
+    return GENERIC
+
+
+def propose(*, headers: list[str], profile: str | None = None) -> Proposal:
+    """The proposed mapping for these headers, under the named profile or the recognised one."""
+    chosen = PROFILES[profile] if profile else recognise(headers=headers)
+    if chosen is GENERIC:
+        guess = guess_mapping(headers)
+        columns = {("charge" if f == "line_type" else f): h for f, h in guess.columns.items()}
+        unit = "gpu-minutes" if guess.unit == GPU_MINUTES else "hours"
+        return Proposal(chosen, columns, unit)
+    columns = _columns(chosen, headers)
+    return Proposal(chosen, columns, "" if "unit" in columns else columns.get("quantity", "hours"))
