@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from engine.billing.catalogue import lookup
@@ -46,6 +47,7 @@ class Unit:
     per_gpu: bool  # the unit already counts GPUs ("GPU-Hours")
 
 
+@lru_cache(maxsize=256)  # a pure function of a column that repeats one value on every line
 def parse_unit(*, text: str) -> Unit:
     """ "Hrs", "1 Hour", "10 Hours" (Azure prices some meters per 10 hours), "GPU-Hours",
     "seconds", "gpu-minutes"; anything else is not a time."""

@@ -123,6 +123,14 @@ def parse_number(value: Any, *, decimal: str = DOT) -> int:
         if abs(value) >= 10.0**MAX_DIGITS:
             raise ValueError(f"{value:.3g} is too large for a bill")
         return round(Decimal(repr(value)) * MICRO)  # repr: 2.1, not 2.1000000000000000888
+    if isinstance(value, str):  # the usual cell, "98.32": skip the marks, symbols and groups
+        whole, mark, frac = value.partition(decimal)
+        if (
+            whole.isdigit()
+            and whole.isascii()
+            and (not mark or (frac.isdigit() and frac.isascii()))
+        ):
+            return _micros(whole, frac)
     raw = str(value).strip()
     if raw.upper() in SPREADSHEET_ERRORS or raw.startswith("#"):
         raise ValueError(f"'{raw}' is a spreadsheet error, not a number")
