@@ -23,6 +23,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from api.throttling import LimiterUnavailable
 from core.errors import QueueUnavailable, TooBusy
 from core.lifecycle import MoveRefused
 
@@ -85,6 +86,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         busy = Response(error_body(" ".join(exc.messages)), status=429)
         busy["Retry-After"] = str(exc.retry_after_seconds)
         return busy
+    if isinstance(exc, LimiterUnavailable):
+        closed = Response(error_body(str(exc.detail)), status=exc.status_code)
+        closed["Retry-After"] = str(exc.retry_after_seconds)
+        return closed
     if isinstance(exc, QueueUnavailable):
         waiting = Response(error_body(exc.message), status=503)
         waiting["Retry-After"] = str(exc.retry_after_seconds)

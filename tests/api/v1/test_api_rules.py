@@ -6,6 +6,7 @@ from datetime import UTC, timedelta
 from datetime import timezone as timezone_offset_type
 from decimal import Decimal
 
+from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -67,6 +68,24 @@ def test_token_writes_beyond_the_rate_get_429(buyer, settings):
         400,
         403,  # the browser session needs its CSRF token; never 429
     )
+
+
+def test_with_the_limiters_store_away_token_writes_get_503_and_reads_still_work(buyer):
+    """The write limit counts in the cache; with the cache unreachable a write is refused in
+    the API's JSON shape (never an HTML 500), while reads, which it never counts, answer."""
+    dead = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens on port 9 here
+        }
+    }
+    client = token_client(buyer.user)
+    with override_settings(CACHES=dead):
+        response = client.post("/api/v1/requests/", NEW_REQUEST, format="json")
+        assert response.status_code == 503 and response["Retry-After"]
+        assert "rate limit cannot be reached" in response.json()["detail"]
+        assert client.get("/api/v1/requests/").status_code == 200
+    assert not CapacityRequest.objects.filter(title=NEW_REQUEST["title"]).exists()
 
 
 def test_validation_errors_name_the_field(buyer):
