@@ -29,13 +29,22 @@ from notices.models import Notice
 from orgs.models import Organization
 
 
+OUT_OF_RANGE = "This time falls outside the years 1 to 9999 in UTC."
+
+
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
     """An ISO 8601 time compared in UTC. Python reads offsets up to ±23:59, PostgreSQL only to
     ±15:59: `+16:00` would otherwise reach the database as given and fail there."""
 
     def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
         if isinstance(value, datetime) and value.tzinfo is not None:
-            value = value.astimezone(UTC)
+            try:
+                value = value.astimezone(UTC)
+            except OverflowError:  # 9999-12-31T23:59:59-23:59 is in the year 10000 in UTC
+                names = [n for n, f in getattr(self.parent, "filters", {}).items() if f is self]
+                raise exceptions.ValidationError(
+                    {(names or [self.field_name])[0]: [OUT_OF_RANGE]}
+                ) from None
         return super().filter(qs, value)
 
 

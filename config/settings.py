@@ -230,6 +230,7 @@ CACHES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_METADATA_CLASS": "api.metadata.WriteFieldsMetadata",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

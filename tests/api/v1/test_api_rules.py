@@ -88,6 +88,20 @@ def test_with_the_limiters_store_away_token_writes_get_503_and_reads_still_work(
     assert not CapacityRequest.objects.filter(title=NEW_REQUEST["title"]).exists()
 
 
+def test_a_time_filter_beyond_year_9999_in_utc_is_a_400_naming_it(buyer):
+    client = token_client(buyer.user)
+    for query in (
+        "deadline_after=9999-12-31T23:59:59-23:59",
+        "deadline_before=0001-01-01T00:00:00%2B23:59",
+    ):
+        response = client.get(f"/api/v1/requests/?{query}")
+        name = query.split("=")[0]
+        assert response.status_code == 400, query
+        assert response.json()["errors"][name] == [
+            "This time falls outside the years 1 to 9999 in UTC."
+        ]
+
+
 def test_validation_errors_name_the_field(buyer):
     response = token_client(buyer.user).post(
         "/api/v1/requests/", {**NEW_REQUEST, "gpu_count": 16}, format="json"

@@ -415,6 +415,22 @@ def test_operation_gives_each_role_what_it_may_see(operation_id, api_world, clie
     assert got == {role: expected[role] for role in ORDER}, f"{method.upper()} {url}"
 
 
+def test_options_answers_every_path_without_an_error(api_world, clients):
+    """OPTIONS on each path the schema lists (one call per path) describes it or hides it, in
+    the API's JSON, for a party and an outsider alike: never a 500."""
+    seen: set[str] = set()
+    for operation_id, (path, _method) in sorted(schema_operations().items()):
+        if path in seen or operation_id not in OPERATIONS:
+            continue
+        seen.add(path)
+        url = path.format(**OPERATIONS[operation_id][0](api_world))
+        for role in ("outsider", "buyer"):
+            response = clients[role].options(url)
+            assert response.status_code in (200, 404), (url, role, response.content[:300])
+            assert response["Content-Type"].startswith("application/json"), url
+    assert len(seen) > 40
+
+
 @pytest.mark.parametrize("name", sorted(PAGES))
 @pytest.mark.parametrize("role", ROLES)
 def test_schema_and_docs_are_public(name, role, clients, db):
