@@ -28,7 +28,6 @@ from notices.choices import Event
 from notices.models import Notice
 from orgs.models import Organization
 
-
 OUT_OF_RANGE = "This time falls outside the years 1 to 9999 in UTC."
 
 
