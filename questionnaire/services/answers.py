@@ -12,6 +12,7 @@ from django.db import transaction
 
 from bids.models import Bid
 from bids.services import require_draft_editable
+from core import jsonsafe
 from core.errors import ServiceError
 from engine.formatting import data_size
 from questionnaire.facts import bound_answers, bound_labels
@@ -90,9 +91,9 @@ def _line_of(text: str, key: str) -> str:
 def parse_answers_file(text: str) -> dict[str, Any]:
     """The answers mapping of an export file, or ValidationError naming the first problem."""
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(f"line {exc.lineno}: not valid JSON ({exc.msg.lower()})") from None
+        doc = jsonsafe.loads(text)
+    except jsonsafe.JsonProblem as exc:
+        raise ValidationError(str(exc)) from None
     if not isinstance(doc, dict):
         raise ValidationError('line 1: expected an object with an "answers" object inside')
     answers = doc.get("answers", doc if "schema" not in doc else None)

@@ -147,6 +147,9 @@ def test_json_export_round_trips(draft, provider):
         ('{\n "answers": {\n  "detect.owner": "provider",\n'
          '  "detect.S1.response": "15 parsecs"\n }\n}',
          "line 4: answer 'detect.S1.response': '15 parsecs' is not a duration"),
+        ('{"answers": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply"),
+        ('{"answers": ' + "[" * 800 + "]" * 800 + "}", "nested 801 levels deep"),
+        ('{"answers": {"detect.owner": ' + "9" * 5000 + "}}", "a number is too long to read"),
     ],
 )  # fmt: skip
 def test_a_malformed_import_names_the_problem_and_changes_nothing(draft, provider, text, message):

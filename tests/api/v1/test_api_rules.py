@@ -283,10 +283,15 @@ def test_a_time_filter_with_a_far_offset_is_read_in_utc(api_world, buyer):
     assert revisions.status_code == 200 and revisions.json()["count"] >= 1
 
 
-def test_json_nested_too_deeply_is_a_400_naming_the_problem(api_world, provider):
+def test_json_nested_too_deeply_is_a_400_naming_the_problem(api_world, provider, buyer):
     body = "[" * 20_000 + "]" * 20_000
     response = token_client(provider.user).post(
         "/api/v1/bids/", body, content_type="application/json"
     )
     assert response.status_code == 400
     assert "nested too deeply" in response.json()["detail"]
+    # Shallow enough for the reader, too deep for what reads it next: refused the same way.
+    fixture = f"/api/v1/requests/{api_world.request.pk}/fixture/"
+    deep = '{"spec": ' + "[" * 800 + "]" * 800 + "}"
+    response = token_client(buyer.user).patch(fixture, deep, content_type="application/json")
+    assert response.status_code == 400 and "nested too deeply" in response.json()["detail"]
