@@ -1,7 +1,9 @@
 """`Idempotency-Key` on creating endpoints: a retried curl never creates twice.
 
-Same key + same user + same body: the stored response comes back (header
-`Idempotent-Replayed: true`) and nothing new is created. Same key with a different body: 422.
+Same key + same user + same acting organisation + same body: the stored response comes back
+(header `Idempotent-Replayed: true`) and nothing new is created. Same key with a different body:
+422. A member of two organisations who reuses a key for the other one is not replayed the first
+one's answer.
 The call and the stored response commit together, so a concurrent retry cannot slip through.
 """
 
@@ -22,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.models import IdempotentResponse
-from api.permissions import api_user
+from api.permissions import api_org, api_user
 from core.uploads import atomic_keeping_no_orphans, sha256_of
 
 HEADER = "Idempotency-Key"
@@ -83,8 +85,9 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
                 {HEADER: [f"Use at most {MAX_KEY_LENGTH} characters."]}
             )
         fingerprint = _fingerprint(request)
-        user = api_user(request)
-        found = IdempotentResponse.objects.filter(user=user, key=key).first()
+        user, org = api_user(request), api_org(request)
+        mine = IdempotentResponse.objects.filter(user=user, organization=org, key=key)
+        found = mine.first()
         if found is not None:
             return _replay(found, fingerprint)
         try:
@@ -94,6 +97,7 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
                 if status.is_success(response.status_code):
                     IdempotentResponse.objects.create(
                         user=user,
+                        organization=org,
                         key=key,
                         method=request.method or "",
                         path=request.path[:500],
@@ -103,7 +107,7 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
                     )
         except IntegrityError:
             # The same key committed first in a concurrent call: ours rolled back; replay theirs.
-            found = IdempotentResponse.objects.filter(user=user, key=key).first()
+            found = mine.first()
             if found is None:
                 raise
             return _replay(found, fingerprint)

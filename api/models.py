@@ -47,12 +47,17 @@ class ApiToken(models.Model):
 class IdempotentResponse(models.Model):
     """The stored answer to a creating API call sent with an `Idempotency-Key` header.
 
-    The same key from the same user with the same body replays this response; nothing is
-    created twice. The same key with another body is refused (see api.idempotency).
+    The same key from the same user acting for the same organisation with the same body
+    replays this response; nothing is created twice. The same key with another body is refused
+    (see api.idempotency). A member of two organisations may use one key for each: a retry
+    for one organisation never replays the other's answer.
     """
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotent_responses"
+    )
+    organization = models.ForeignKey(
+        "orgs.Organization", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
     )
     key = models.CharField(max_length=200)
     method = models.CharField(max_length=10)
@@ -64,7 +69,16 @@ class IdempotentResponse(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["user", "key"], name="one_response_per_user_key")
+            models.UniqueConstraint(
+                fields=["user", "organization", "key"],
+                condition=models.Q(organization__isnull=False),
+                name="one_response_per_user_org_key",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "key"],
+                condition=models.Q(organization__isnull=True),
+                name="one_response_per_user_key_no_org",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -57,6 +57,37 @@ def test_keys_belong_to_one_user(buyer, buyer_colleague):
     assert CapacityRequest.objects.filter(title=NEW_REQUEST["title"]).count() == 2
 
 
+def test_one_key_used_for_two_organisations_creates_one_bid_for_each(
+    buyer, provider, rival_provider
+):
+    """Sam works for two providers and retries a script's key for the other one: the second
+    call acts for the second organisation, so it is not a replay of the first."""
+    from bids.models import Bid
+    from tests.factories import CapacityRequestFactory, InvitationFactory, MembershipFactory
+
+    request = CapacityRequestFactory(buyer=buyer.org, sealed=False)
+    for org in (provider.org, rival_provider.org):
+        InvitationFactory(request=request, provider=org)
+    sam = MembershipFactory(organization=provider.org).user
+    MembershipFactory(user=sam, organization=rival_provider.org)
+    client = token_client(sam)
+    answers = []
+    for org in (provider.org, rival_provider.org, provider.org):
+        response = client.post(
+            "/api/v1/bids/",
+            {"request": request.pk},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="start-bid",
+            HTTP_X_CLUSTERBID_ORG=org.slug,
+        )
+        answers.append((response.status_code, response.get("Idempotent-Replayed")))
+    assert answers == [(201, None), (201, None), (201, "true")]
+    assert set(Bid.objects.filter(request=request).values_list("provider__slug", flat=True)) == {
+        provider.org.slug,
+        rival_provider.org.slug,
+    }
+
+
 def test_token_writes_beyond_the_rate_get_429(buyer, settings):
     settings.API_TOKEN_WRITE_RATE = "3/min"
     client = token_client(buyer.user)
