@@ -5,7 +5,9 @@ Run: .venv/bin/python bench/statement.py [--shape minute|hour|both] [--xlsx-line
 Two shapes, each a year: per-minute lines for 2 nodes of 8 GPUs (GPU-minutes, 1,051,200 lines)
 and per-hour lines for 100 nodes (hours, 876,000 lines). Each file is built in memory as the
 CSV a provider exports, with a few planted errors (usage before the clock, a node billed during
-its outage, a wrong rate), then read and reconciled by `engine.billing` exactly as an upload is.
+its outage, a wrong rate), then read and reconciled by `engine.billing` exactly as an upload is,
+against a contract that names the allocation's nodes and their GPUs (so the node, GPU-count,
+period and double-billing checks run on every line).
 Prints lines, seconds, lines per second, the differences found and the peak memory of the
 process (ru_maxrss, which includes the generated file itself).
 """
@@ -78,7 +80,11 @@ def hour_file() -> tuple[bytes, Mapping]:
     )
 
 
-def contract() -> Contract:
+MINUTE_NODES = ("gpu-a01", "gpu-a02")
+HOUR_NODES = tuple(f"gpu-{n:03d}" for n in range(100))
+
+
+def contract(nodes: tuple[str, ...] = MINUTE_NODES) -> Contract:
     clock = YEAR + timedelta(hours=6)  # accepted six hours into the first day
     return Contract(
         clock_start=int(clock.timestamp()),
@@ -100,12 +106,14 @@ def contract() -> Contract:
                 "incident #2 (S1)",
             ),
         ],
+        nodes=nodes,  # every line is checked against the allocation's nodes and their 8 GPUs
+        node_gpus=8,
     )
 
 
-def run(name: str, data: bytes, mapping: Mapping) -> None:
+def run(name: str, data: bytes, mapping: Mapping, nodes: tuple[str, ...]) -> None:
     began, cpu = time.perf_counter(), time.process_time()
-    result = reconcile(read_lines(open_table(data), mapping), contract(), max_listed=50_000)
+    result = reconcile(read_lines(open_table(data), mapping), contract(nodes), max_listed=50_000)
     seconds = time.perf_counter() - began
     cpu = time.process_time() - cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -124,9 +132,9 @@ def main() -> None:
     parser.add_argument("--shape", choices=["minute", "hour", "both"], default="both")
     args = parser.parse_args()
     if args.shape in ("minute", "both"):
-        run("per-minute, 2 nodes", *minute_file())
+        run("per-minute, 2 nodes", *minute_file(), MINUTE_NODES)
     if args.shape in ("hour", "both"):
-        run("per-hour, 100 nodes", *hour_file())
+        run("per-hour, 100 nodes", *hour_file(), HOUR_NODES)
 
 
 if __name__ == "__main__":

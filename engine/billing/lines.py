@@ -55,6 +55,7 @@ class UsageLine:
     rate: int | None  # micro-dollars per GPU-hour
     amount: int | None  # micro-dollars
     kind: str  # gpu | egress | fee
+    currency: str = ""  # as the line states it; "": not stated, so the contract's
 
 
 def to_micro(value: Any) -> int:
