@@ -146,7 +146,7 @@ class _Extras:
     def __call__(self, u: UsageLine) -> None:
         amount, cap = u.amount or 0, self.terms.caps[u.kind]
         self.result.billed[u.kind] += amount
-        foreign = currency_text(self.terms, u)
+        foreign = currency_text(terms=self.terms, line=u)
         if foreign is not None or amount < 0:
             if foreign is not None:
                 self.note(u.line, CURRENCY, foreign, amount, 0)
@@ -175,7 +175,7 @@ def reconcile(
     keeps them all)."""
     result = Result(credits=max(contract.credits, 0))
     terms, note = Terms.of(contract), _Notes(result, max_listed)
-    extra, price = _Extras(terms, result, note), pricer(terms, Claims())
+    extra, price = _Extras(terms, result, note), pricer(terms=terms, claims=Claims())
     count = gpu_quantity = gpu_billed = gpu_allowed = 0  # locals: the loop runs once per line
     period_lo, period_hi = NO_START, NO_END
     for u in lines:

@@ -110,7 +110,7 @@ Pricer = Callable[[UsageLine], tuple[int, int, Priced | None]]
 _ANY_GPUS = 1 << 62  # the node size when the contract does not say: no line is above it
 
 
-def pricer(terms: Terms, claims: Claims) -> Pricer:
+def pricer(*, terms: Terms, claims: Claims) -> Pricer:
     """`price(line)`: the line's billed and allowed amounts, and the line as the rules read it;
     None for the usual line (a node of the allocation, wholly inside the term, outside every
     outage and after the node's claimed time, possible for its period and GPUs, at the agreed
@@ -281,13 +281,14 @@ def _amount(terms: Terms, p: Priced) -> str | None:
 
 
 def _currency(terms: Terms, p: Priced) -> str | None:
-    return currency_text(terms, p.usage)
+    return currency_text(terms=terms, line=p.usage)
 
 
-def currency_text(terms: Terms, u: UsageLine) -> str | None:
-    if not terms.foreign(u.currency):
+def currency_text(*, terms: Terms, line: UsageLine) -> str | None:
+    """The finding for a line in another currency than the contract's; None: it is not."""
+    if not terms.foreign(line.currency):
         return None
-    return f"billed in {u.currency.strip()}; the contract is in {terms.currency}."
+    return f"billed in {line.currency.strip()}; the contract is in {terms.currency}."
 
 
 def _negative(terms: Terms, p: Priced) -> str | None:

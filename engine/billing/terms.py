@@ -44,13 +44,13 @@ class Contract:
     @property
     def allocation_nodes(self) -> int | None:
         """How many nodes the allocation has; None: not known."""
-        named = len({node_key(n) for n in self.nodes})
+        named = len({_node_key(n) for n in self.nodes})
         if self.node_count is None:
             return named or None
         return max(named, self.node_count)
 
 
-def node_key(name: str) -> str:
+def _node_key(name: str) -> str:
     """How a node name is compared: case aside, and a host's short name standing for it
     ('GPU-A01.hel2.example' is node 'gpu-a01'), as the burn-in matches host names."""
     text = name.strip().lower()
@@ -63,7 +63,7 @@ class Nodes:
     allocation has no such node."""
 
     def __init__(self, contract: Contract) -> None:
-        self.named = {node_key(n) for n in contract.nodes}
+        self.named = {_node_key(n) for n in contract.nodes}
         total = contract.allocation_nodes
         # How many names the contract leaves unnamed; None: no limit (nothing is known).
         self.unnamed = None if total is None else total - len(self.named)
@@ -73,7 +73,7 @@ class Nodes:
     def resolve(self, name: str) -> str | None:
         if name in self.memo:
             return self.memo[name]
-        key = node_key(name)
+        key = _node_key(name)
         found: str | None = key
         if self.unnamed is not None and key not in self.named and key not in self.admitted:
             if len(self.admitted) < self.unnamed:

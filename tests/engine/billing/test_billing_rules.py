@@ -207,3 +207,15 @@ def test_a_file_repeating_one_line_200000_times_is_refused_line_by_line_in_bound
     assert len(result.differences) == 1000 and result.listed_all is False
     assert result.differences[0].line == 3
     assert seconds < 30, f"{seconds:.1f} s for 200,000 lines"
+
+
+def test_a_line_whose_end_the_reader_works_out_holds_its_whole_quantity():
+    data = b"start,node,gpus,hours,rate,amount\n2026-03-01T00:00:00Z,n1,8,0.333333,2.50,6.67\n"
+    mapping = Mapping(
+        columns={"period_start": "start", "node": "node", "gpus": "gpus", "quantity": "hours"}
+        | {"rate": "rate", "amount": "amount"}
+    )
+    (line,) = read_lines(open_table(data), mapping)
+    assert line.end - line.start == 1200  # 0.333333 h is 1,199.9988 s: the period rounds up
+    result = reconcile([line], contract())
+    assert rules(result) == [] and result.allowed_total == 6_666_660  # 2.666664 GPU-h × 2.50
