@@ -8,7 +8,9 @@ Cost and Usage Report 2.0 of hourly `p5.48xlarge` instance-hours for 16 instance
 a month (140,172 lines), read through its recognised profile (`read_bill`: instance-hours × the
 catalogue's 8 GPUs). Each file is built in memory as the provider exports it, with a few planted
 errors (usage before the clock, a node billed during its outage, a wrong rate), then read and
-reconciled by `engine.billing` exactly as an upload is.
+reconciled by `engine.billing` exactly as an upload is, against a contract that names the
+allocation's nodes and their GPUs (so the node, GPU-count, period and double-billing checks run
+on every line).
 Prints lines, seconds, lines per second, the differences found and the peak memory of the
 process (ru_maxrss, which includes the generated file itself).
 """
@@ -114,7 +116,12 @@ def cur_file() -> bytes:
     return out.getvalue().encode()
 
 
-def contract(rate: int = 2_500_000) -> Contract:
+MINUTE_NODES = ("gpu-a01", "gpu-a02")
+HOUR_NODES = tuple(f"gpu-{n:03d}" for n in range(100))
+CUR_NODES = tuple("gpu-a02" if n == 1 else f"i-0a1b2c3d4e5f{n:05d}" for n in range(16))
+
+
+def contract(nodes: tuple[str, ...] = MINUTE_NODES, rate: int = 2_500_000) -> Contract:
     clock = YEAR + timedelta(hours=6)  # accepted six hours into the first day
     return Contract(
         clock_start=int(clock.timestamp()),
@@ -136,12 +143,14 @@ def contract(rate: int = 2_500_000) -> Contract:
                 "incident #2 (S1)",
             ),
         ],
+        nodes=nodes,  # every line is checked against the allocation's nodes and their 8 GPUs
+        node_gpus=8,
     )
 
 
-def run(name: str, data: bytes, mapping: Mapping) -> None:
+def run(name: str, data: bytes, mapping: Mapping, nodes: tuple[str, ...]) -> None:
     began, cpu = time.perf_counter(), time.process_time()
-    result = reconcile(read_lines(open_table(data), mapping), contract(), max_listed=50_000)
+    result = reconcile(read_lines(open_table(data), mapping), contract(nodes), max_listed=50_000)
     seconds = time.perf_counter() - began
     cpu = time.process_time() - cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -160,7 +169,7 @@ def run_cur(data: bytes) -> None:
     tax lines are listed, never priced), convert instance-hours to GPU-hours, reconcile."""
     began, cpu = time.perf_counter(), time.process_time()
     bill = read_bill(data, name="cur.csv")
-    result = reconcile(iter(bill.lines), contract(rate=12_290_000), max_listed=50_000)
+    result = reconcile(iter(bill.lines), contract(CUR_NODES, rate=12_290_000), max_listed=50_000)
     seconds = time.perf_counter() - began
     cpu = time.process_time() - cpu
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -179,9 +188,9 @@ def main() -> None:
     parser.add_argument("--shape", choices=["minute", "hour", "cur", "all"], default="all")
     args = parser.parse_args()
     if args.shape in ("minute", "all"):
-        run("per-minute, 2 nodes", *minute_file())
+        run("per-minute, 2 nodes", *minute_file(), MINUTE_NODES)
     if args.shape in ("hour", "all"):
-        run("per-hour, 100 nodes", *hour_file())
+        run("per-hour, 100 nodes", *hour_file(), HOUR_NODES)
     if args.shape in ("cur", "all"):
         run_cur(cur_file())
 

@@ -18,7 +18,7 @@ from contracts.defaults import STANDARD
 from engine.billing import Contract, Outage, to_micro
 from engine.billing.reader import is_xlsx
 from incidents.models import Incident
-from incidents.selectors import terms_for
+from incidents.selectors import burnin_hosts, contract_shape, terms_for
 
 
 def _party(org_ids: Iterable[int]) -> Q:
@@ -101,13 +101,16 @@ def outages(*, reservation: Reservation, until: datetime) -> list[Outage]:
 
 def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0)) -> Contract:
     """What the contract allows: accepted time from the clock start to the term's end, the bid's
-    rate, fees and egress over the term, and the outages not to be billed. `credits_usd` is the
-    seam for SLA credits (computed in `delivery`, which billing does not import)."""
+    rate, fees and egress over the term (in USD, as bids are), the outages not to be billed, and
+    the allocation: the awarded shape's nodes and GPUs per node, with the node names the
+    hand-over burn-in ran on where it says. `credits_usd` is the seam for SLA credits (computed
+    in `delivery`, which billing does not import)."""
     clock = reservation.clock_start
     if clock is None:
         raise ValueError("The reservation has not been accepted: it has no term yet.")
     end = term_end_utc(reservation.request.reservation_end)
     revision = reservation.bid_revision
+    nodes, per_node, _ = contract_shape(reservation)
     return Contract(
         clock_start=_seconds(clock),
         term_end=_seconds(end),
@@ -116,4 +119,8 @@ def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0))
         egress=_micro(revision.egress_usd),
         outages=outages(reservation=reservation, until=end),
         credits=to_micro(str(credits_usd)),
+        nodes=burnin_hosts(reservation) or (),
+        node_count=nodes,
+        node_gpus=per_node,
+        currency="USD",
     )

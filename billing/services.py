@@ -276,7 +276,7 @@ def usage_reconcile(*, upload_id: int) -> UsageUpload:
             _fail(row, exc)
         return row
     credits, months = credits_for_period(row.reservation, result.first_start, result.last_end)
-    result.credits = to_micro(str(credits))
+    result.credits = max(to_micro(str(credits)), 0)
     with transaction.atomic():
         row.differences.all().delete()
         UsageDifference.objects.bulk_create(

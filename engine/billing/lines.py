@@ -323,7 +323,8 @@ class LineReader:
             if end is absent:
                 end = miss("period_end", raw, line)
             if end is None:
-                end = start + quantity * 60 // (gpus * MICRO)  # wall-clock seconds of the line
+                # Wall-clock seconds of the line, rounded up: the period must hold the quantity.
+                end = start - (-quantity * 60 // (gpus * MICRO))
             elif end < start:
                 raise self._invalid(line, "period_end", "the period ends before it starts.")
             return UsageLine(line, start, end, node, gpus, quantity, rate, amount, GPU)

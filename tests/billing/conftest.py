@@ -1,6 +1,7 @@
 """An accepted reservation with a known term, rate, fees and egress, for reconciliation tests:
-clock started 1 March 2026 06:00 UTC, term to 31 May (included), 2 nodes × 8 GPUs at 2.50 USD per
-GPU-hour, 1,000 USD fees and 500 USD egress over the term."""
+clock started 1 March 2026 06:00 UTC, term to 31 May (included), 2 nodes × 8 GPUs (gpu-b01 and
+gpu-b02, where the burn-in ran) at 2.50 USD per GPU-hour, 1,000 USD fees and 500 USD egress over
+the term."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.incidents.helpers import Accepted, accept, accepted, media_root
 
 DATA = Path(__file__).resolve().parent / "data"
 CLOCK = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
+NODES = ("gpu-b01", "gpu-b02")
 
 __all__ = ["accepted", "media_root"]
 
@@ -38,6 +40,11 @@ def contracted(world: Any, buyer: Any, provider: Any) -> Accepted:
     request.reservation_start, request.reservation_end = date(2026, 3, 1), date(2026, 5, 31)
     request.save(update_fields=["reservation_start", "reservation_end"])
     assert reservation.bid_revision.price_per_gpu_hour == Decimal("2.50")
+    # The usage files bill gpu-b01 and gpu-b02: the hand-over burn-in ran on those two nodes.
+    baseline = reservation.baseline
+    for row in baseline.snapshot["nccl"]:
+        row["hosts"] = list(NODES)
+    baseline.save(update_fields=["snapshot"])
     return accepted
 
 

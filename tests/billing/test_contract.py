@@ -8,10 +8,11 @@ from decimal import Decimal
 
 import pytest
 
+from acceptance.models import Reservation
 from billing.selectors import contract_for
 from engine.billing import Outage
 from incidents.models import Incident
-from tests.billing.conftest import CLOCK
+from tests.billing.conftest import CLOCK, NODES
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +44,9 @@ def test_the_contract_holds_the_term_the_bid_and_the_downtime_outages(contracted
     assert contract.term_end == int(TERM_END.timestamp())
     assert (contract.rate, contract.fees, contract.egress) == (2_500_000, 10**9, 500_000_000)
     assert contract.credits == 12_340_000
+    # The allocation: the awarded 2 × 8 GPUs, on the nodes the hand-over burn-in ran on.
+    assert (contract.nodes, contract.node_count, contract.node_gpus) == (NODES, 2, 8)
+    assert contract.currency == "USD"
     assert contract.outages == [
         Outage("gpu-b02", int(t.timestamp()), int(t.timestamp()) + 7200, f"incident #{s3.pk} (S3)"),
         Outage("", int(s1.opened_at.timestamp()), contract.term_end, f"incident #{s1.pk} (S1)"),
@@ -54,3 +58,10 @@ def test_a_pending_reservation_has_no_term(world, buyer):
 
     with pytest.raises(ValueError, match="has not been accepted"):
         contract_for(reservation=award(world, buyer).reservation)
+
+
+def test_without_a_burn_in_baseline_the_allocation_is_its_node_count(contracted):
+    contracted.reservation.baseline.delete()
+    reservation = Reservation.objects.get(pk=contracted.reservation.pk)
+    contract = contract_for(reservation=reservation)
+    assert (contract.nodes, contract.node_count, contract.node_gpus) == ((), 2, 8)

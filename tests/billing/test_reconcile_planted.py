@@ -92,3 +92,41 @@ def test_the_credits_of_the_months_billed_come_off_the_net(
     assert row.totals["credit_months"] == ["2026-03"]
     assert Decimal(row.totals["credits"]) == march.credit.value
     assert Decimal(row.totals["net"]) == Decimal(row.totals["allowed"]) - march.credit.value
+
+
+def test_impossible_charges_are_refused_line_by_line_and_shown_in_words(
+    contracted, provider, buyer, django_capture_on_commit_callbacks
+):
+    """The same node-hour twice, 1,000 GPUs on one node, a node not in the allocation and 500
+    hours in a one-hour period: each its line and rule, each allowed only what was possible."""
+    from django.urls import reverse
+
+    header = "usage_start,usage_end,instance_id,gpu_count,hours,rate_usd,amount_usd,line_type\n"
+    hour = "2026-03-01T{0:02d}:00:00Z,2026-03-01T{1:02d}:00:00Z,{2},{3},{4},2.50,{5},gpu\n"
+    body = header + "".join(
+        hour.format(*row)
+        for row in [
+            (6, 7, "gpu-b01", 8, 1, "20.00"),
+            (6, 7, "gpu-b01", 8, 1, "20.00"),  # the same node-hour again
+            (6, 7, "gpu-b02", 1000, 1, "2500.00"),  # a node has 8 GPUs
+            (7, 8, "gpu-z99", 8, 1, "20.00"),  # not a node of this allocation
+            (7, 8, "gpu-b02", 8, 500, "10000.00"),  # 4,000 GPU-hours in one hour on 8 GPUs
+        ]
+    )
+    row = upload_and_map(
+        contracted.reservation,
+        provider.user,
+        usage_file("impossible.csv", body.encode()),
+        django_capture_on_commit_callbacks,
+    )
+    assert row.state == UsageState.DONE, row.error
+    found = sorted((d.line, d.rule) for d in row.differences.all())
+    assert found == [
+        (3, "double-billed"), (4, "too-many-gpus"), (5, "unknown-node"), (6, "over-period")
+    ]  # fmt: skip
+    assert row.totals["billed"] == "12560.00"
+    assert row.totals["allowed"] == "60.00"  # gpu-b01 once, gpu-b02 on 8 GPUs for each hour
+    page = buyer.client().get(reverse("billing:usage-detail", args=[row.pk])).content.decode()
+    assert "The same node-time is billed twice" in page
+    assert "Node is not one of the contract&#x27;s nodes" in page
+    assert "gpu-z99 is not a node of this allocation" in page

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import date, timedelta
 
 import pytest
 from django.urls import reverse
@@ -179,7 +180,9 @@ def test_the_pages_read_the_same_queries_for_few_and_many_rows(
     with django_assert_max_num_queries(1000) as few_list:
         client.get(listing)
     lines = usage_file("usage_planted.csv").read().decode().splitlines()
-    many = "\n".join([lines[0]] + [lines[10].replace("2.50,20.00", "2.75,22.00")] * 40) + "\n"
+    wrong = lines[10].replace("2.50,20.00", "2.75,22.00")  # one hour of gpu-b01 on 1 March
+    days = [date(2026, 3, 2) + timedelta(days=i) for i in range(40)]  # 40 hours, none twice
+    many = "\n".join([lines[0]] + [wrong.replace("2026-03-01", str(d)) for d in days]) + "\n"
     for _ in range(6):
         upload_and_map(
             contracted.reservation,

@@ -85,7 +85,7 @@ def test_an_amount_that_is_not_quantity_times_rate_is_flagged_within_half_a_cent
     assert result.differences[0].message == "amount 20.01 is not 8 GPU-hours × 2.50 = 20.00."
 
 
-def test_egress_and_fees_above_the_bid_are_flagged_on_the_line_that_crosses():
+def test_egress_and_fees_above_the_bid_are_flagged_on_every_line_past_the_cap():
     def extra(line: int, kind: str, amount: int) -> UsageLine:
         return UsageLine(line, T0, T0, "", 0, 0, None, amount, kind)
 
@@ -96,10 +96,11 @@ def test_egress_and_fees_above_the_bid_are_flagged_on_the_line_that_crosses():
         extra(5, "fee", 100_000_000),
     ]
     result = reconcile(lines, contract())
-    assert rules(result) == [(3, "egress-over-bid")]
+    assert rules(result) == [(3, "egress-over-bid"), (4, "egress-over-bid")]
     assert result.differences[0].message == (
         "egress billed so far is 60.00; the bid is 50.00 for the term."
     )
+    assert result.differences[0].allowed == 20_000_000 and result.differences[1].allowed == 0
     assert money(result.allowed["egress"]) == "50.00" and money(result.allowed["fee"]) == "100.00"
 
 
@@ -122,6 +123,7 @@ def test_credits_come_off_what_is_allowed():
 
 
 def test_listing_stops_at_the_cap_but_counting_does_not():
-    result = reconcile([gpu(i, 0, rate=3_000_000) for i in range(2, 12)], contract(), max_listed=3)
+    lines = [gpu(i, i, rate=3_000_000) for i in range(2, 12)]
+    result = reconcile(lines, contract(), max_listed=3)
     assert len(result.differences) == 3 and result.by_rule == {"rate": 10}
     assert result.listed_all is False
