@@ -199,8 +199,9 @@ def _reconciled(bill: Bill, contract: Contract, nodes: list[str]) -> list[tuple[
     return sorted((d.line, d.rule) for d in result.differences)
 
 
-def _contract(rate: str, outage: Outage, clock: int) -> Contract:
+def _contract(rate: str, outage: Outage, clock: int, currency: str = "USD") -> Contract:
     return Contract(
+        currency=currency,
         clock_start=clock,
         term_end=int(datetime(2026, 6, 1, tzinfo=UTC).timestamp()),
         rate=int(Decimal(rate) * M),
@@ -210,10 +211,12 @@ def _contract(rate: str, outage: Outage, clock: int) -> Contract:
     )
 
 
-@pytest.mark.parametrize(("name", "rate"), [(f, r) for f, _, r, *_ in HOURLY])
-def test_reconciling_each_hourly_sample_finds_exactly_the_three_planted_errors(name, rate):
+@pytest.mark.parametrize(("name", "rate", "currency"), [(f, r, c) for f, _, r, c, *_ in HOURLY])
+def test_reconciling_each_hourly_sample_finds_exactly_the_three_planted_errors(
+    name, rate, currency
+):
     outage = Outage(node="node-b", start=_at(1, 8), end=_at(1, 9), label="incident #1 (S1)")
-    contract = _contract(rate, outage, clock=_at(1, 6))
+    contract = _contract(rate, outage, clock=_at(1, 6), currency=currency)
     found = _reconciled(_bill(name), contract, ["node-a", "node-b"])
     assert found == [(2, "before-clock"), (8, "node-out"), (9, "rate")]
 
