@@ -8,7 +8,7 @@ they allow in `rules.py`, the node-time already billed in `claims.py`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.billing.lines import EGRESS, FEE, GPU, UsageLine
@@ -119,13 +119,25 @@ class Result:
         return self.allowed_total - max(self.credits, 0)
 
 
+#: Told of each line once it is checked: the line, billed and allowed micro-dollars, its rules.
+LineHook = Callable[[UsageLine, int, int, list[str]], None]
+
+
 class _Notes:
-    """Counts every difference by rule and keeps the first `max_listed` of them."""
+    """Counts every difference by rule and keeps the first `max_listed` of them; remembers the
+    rules of the line being checked, for a caller that exports every line with its findings."""
 
     def __init__(self, result: Result, max_listed: int | None) -> None:
         self.result, self.max_listed = result, max_listed
+        self.line, self.rules = -1, list[str]()
+
+    def rules_of(self, line: int) -> list[str]:
+        return self.rules if line == self.line else []
 
     def __call__(self, line: int, rule: str, message: str, billed: int, allowed: int) -> None:
+        if line != self.line:
+            self.line, self.rules = line, []
+        self.rules.append(rule)
         result = self.result
         result.by_rule[rule] = result.by_rule.get(rule, 0) + 1
         if self.max_listed is None or len(result.differences) < self.max_listed:
@@ -143,7 +155,8 @@ class _Extras:
         self.terms, self.result, self.note = terms, result, note
         self.claimed = {EGRESS: 0, FEE: 0}
 
-    def __call__(self, u: UsageLine) -> None:
+    def __call__(self, u: UsageLine) -> int:
+        """Record the line; what it is allowed."""
         amount, cap = u.amount or 0, self.terms.caps[u.kind]
         self.result.billed[u.kind] += amount
         foreign = currency_text(terms=self.terms, line=u)
@@ -152,7 +165,7 @@ class _Extras:
                 self.note(u.line, CURRENCY, foreign, amount, 0)
             if amount < 0:
                 self.note(u.line, NEGATIVE, f"negative {u.kind} amount {money(amount)}.", amount, 0)
-            return
+            return 0
         limit = max(cap or 0, 0)
         before = self.claimed[u.kind]
         after = self.claimed[u.kind] = before + amount
@@ -166,13 +179,19 @@ class _Extras:
                 bid, rule = f"the bid is {money(cap)} for the term", OVER_BID[u.kind]
             message = f"{u.kind} billed so far is {money(after)}; {bid}."
             self.note(u.line, rule, message, amount, allowed)
+        return allowed
 
 
 def reconcile(
-    lines: Iterable[UsageLine], contract: Contract, *, max_listed: int | None = MAX_LISTED
+    lines: Iterable[UsageLine],
+    contract: Contract,
+    *,
+    max_listed: int | None = MAX_LISTED,
+    on_line: LineHook | None = None,
 ) -> Result:
     """Check every line; `max_listed` caps the differences kept (all are still counted; None
-    keeps them all)."""
+    keeps them all). `on_line`, when given, is told of every line as it is checked (an export
+    of every line with what it was allowed)."""
     result = Result(credits=max(contract.credits, 0))
     terms, note = Terms.of(contract), _Notes(result, max_listed)
     extra, price = _Extras(terms, result, note), pricer(terms=terms, claims=Claims())
@@ -181,7 +200,9 @@ def reconcile(
     for u in lines:
         count += 1
         if u.kind != GPU:
-            extra(u)
+            allowed = extra(u)
+            if on_line is not None:
+                on_line(u, u.amount or 0, allowed, note.rules_of(u.line))
             continue
         amount, allowed, priced = price(u)
         gpu_quantity += u.quantity
@@ -191,12 +212,13 @@ def reconcile(
             period_lo = u.start
         if u.end > period_hi:
             period_hi = u.end
-        if priced is None:
-            continue
-        for rule, check in LINE_RULES:
-            message = check(terms, priced)
-            if message is not None:
-                note(u.line, rule, message, amount, allowed)
+        if priced is not None:
+            for rule, check in LINE_RULES:
+                message = check(terms, priced)
+                if message is not None:
+                    note(u.line, rule, message, amount, allowed)
+        if on_line is not None:
+            on_line(u, amount, allowed, note.rules_of(u.line))
     result.lines = count
     result.gpu_hours = gpu_quantity
     if period_hi != NO_END:
