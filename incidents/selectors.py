@@ -115,6 +115,29 @@ def terms_for(
     return None, dict(STANDARD), "standard terms (the request has none)"
 
 
+def step_time_baseline(reservation: Reservation) -> tuple[float | None, str]:
+    """The job's step time a degraded-throughput verdict is measured against, and where it
+    comes from: the hand-over baseline's burn-in median. None when the baseline records no
+    step time (no step-times evidence in the accepted run, or the contracted thresholds)."""
+    baseline = getattr(reservation, "baseline", None)
+    if baseline is None:
+        return None, "no hand-over baseline"
+    value = ((baseline.snapshot or {}).get("step_times") or {}).get("run_median_s")
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None, f"the hand-over baseline (run #{baseline.run_id}) records no step time"
+    return float(value), f"hand-over baseline, burn-in run #{baseline.run_id} median step time"
+
+
+def incident_step_baseline(incident: Incident) -> tuple[float | None, str]:
+    """The baseline the incident was opened against (an agreed one stays with it), else the
+    reservation's hand-over baseline."""
+    found = incident.degraded or {}
+    value = found.get("baseline_s")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value), str(found.get("baseline_source") or "the incident's baseline")
+    return step_time_baseline(incident.reservation)
+
+
 def _latest(rows: list[IncidentEvidence], kind: str) -> IncidentEvidence | None:
     ok = [e for e in rows if e.kind == kind and e.ok]
     return ok[-1] if ok else None
@@ -480,6 +503,44 @@ def degraded_view(incident: Incident) -> dict[str, Any] | None:
     found = dict(incident.degraded or {})
     if not found:
         return None
-    for key in ("window_start", "window_end"):
+    found["rank_map_origin"], found["rank_map_lines"] = degraded_rank_map(found)
+    for key in ("window_start", "window_end", "slow_until"):
         found[key] = utc_label(found.get(key))
     return found
+
+
+def _ranges(ranks: list[int]) -> str:
+    """[0, 1, 2, 3, 7] → '0-3, 7'."""
+    spans: list[list[int]] = []
+    for rank in sorted(set(ranks)):
+        if spans and spans[-1][1] + 1 == rank:
+            spans[-1][1] = rank
+        else:
+            spans.append([rank, rank])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def ranks_by_node(pairs: dict[int, str]) -> list[str]:
+    """{0: 'a', 1: 'a', 2: 'b'} → ['a: ranks 0-1', 'b: ranks 2'], nodes by their lowest rank."""
+    nodes: dict[str, list[int]] = {}
+    for rank, node in pairs.items():
+        nodes.setdefault(node, []).append(rank)
+    ordered = sorted(nodes.items(), key=lambda kv: min(kv[1]))
+    return [f"{node}: ranks {_ranges(ranks)}" for node, ranks in ordered]
+
+
+def degraded_rank_map(found: dict[str, Any]) -> tuple[str, list[str]]:
+    """Where an S2's rank map came from (the step-time file's rank and node columns, or the
+    rank map uploaded beside it) and its lines, node by node; no lines when it has none."""
+    pairs = {
+        int(p[0]): str(p[1])
+        for p in found.get("rank_map") or []
+        if isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and p[1]
+    }
+    if not pairs:
+        return "", []
+    if found.get("rank_map_from") == "columns":
+        origin = f"{found.get('file') or 'the step-time file'}'s rank and node columns"
+    else:
+        origin = found.get("rank_map_file") or "the rank map uploaded with the step times"
+    return f"{origin} ({len(pairs)} ranks)", ranks_by_node(pairs)

@@ -18,7 +18,7 @@ from incidents.models import (
     IncidentEvidenceKind,
     RepairEstimate,
 )
-from incidents.selectors import utc_label
+from incidents.selectors import degraded_rank_map, ranks_by_node, utc_label
 
 NCCL_LINES = 8  # the first failure and the chain after it
 SECTION_TITLES = (
@@ -107,29 +107,17 @@ def _window(incident: Incident) -> list[str]:
     return lines
 
 
-def _ranges(ranks: list[int]) -> str:
-    """[0, 1, 2, 3, 7] → '0-3, 7'."""
-    spans: list[list[int]] = []
-    for rank in sorted(set(ranks)):
-        if spans and spans[-1][1] + 1 == rank:
-            spans[-1][1] = rank
-        else:
-            spans.append([rank, rank])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
-
-
-def _by_node(pairs: dict[int, str]) -> list[str]:
-    nodes: dict[str, list[int]] = {}
-    for rank, node in pairs.items():
-        nodes.setdefault(node, []).append(rank)
-    ordered = sorted(nodes.items(), key=lambda kv: min(kv[1]))
-    return [f"{node}: ranks {_ranges(ranks)}" for node, ranks in ordered]
+def _step_rank_map(incident: Incident) -> list[str]:
+    """An S2's rank map: the step-time file's own rank and node columns, or the rank map
+    uploaded beside it."""
+    origin, lines = degraded_rank_map(incident.degraded or {})
+    return [f"From {origin}:", *lines] if lines else []
 
 
 def _rank_map(incident: Incident) -> list[str]:
     run = incident.failed_run
     if run is None:
-        return ["not uploaded (no failed run on this incident)"]
+        return _step_rank_map(incident) or ["not uploaded (no failed run on this incident)"]
     upload = next((f for f in run.files.all() if f.is_rank_map), None)
     if upload is not None:
         try:
@@ -137,7 +125,7 @@ def _rank_map(incident: Incident) -> list[str]:
         except (failures.FailureInputError, OSError) as exc:
             return [f"{upload.original_name} (uploaded) could not be read: {exc}"]
         pairs = {r: i.node for r, i in parsed.ranks.items() if i.node}
-        return [f"From {upload.original_name} ({len(pairs)} ranks):", *_by_node(pairs)]
+        return [f"From {upload.original_name} ({len(pairs)} ranks):", *ranks_by_node(pairs)]
     seen = {
         int(e["rank"]): str(e["node"])
         for e in (run.analysis or {}).get("timeline") or []
@@ -146,7 +134,7 @@ def _rank_map(incident: Incident) -> list[str]:
     if seen:
         return [
             f"Rank-map file not uploaded; ranks seen in the logs ({len(seen)}):",
-            *_by_node(seen),
+            *ranks_by_node(seen),
         ]
     return ["not uploaded"]
 
@@ -195,26 +183,55 @@ def _median(row: IncidentEvidence | None) -> str:
     return f"{value:.3f} s" if isinstance(value, int | float) else ""
 
 
+def _slowest_lines(incident: Incident) -> list[str]:
+    found = incident.degraded or {}
+    slowest = found.get("slowest") or []
+    if not slowest:
+        return []
+    lines = ["Slowest ranks in the window (median step time):"]
+    for s in slowest:
+        rank = "rank ?" if s.get("rank") is None else f"rank {s['rank']}"
+        node = s.get("node") or "node unknown"
+        lines.append(f"  {rank} on {node}: {s.get('seconds')} s")
+    return lines
+
+
+def _step_log(incident: Incident, evidence: list[IncidentEvidence], bad_text: str) -> str:
+    """The step-time file on record: an uploaded step log, else the per-rank step times an S2
+    was opened from."""
+    log = _latest(evidence, IncidentEvidenceKind.STEP_LOG)
+    if log is not None:
+        return f"Step log: {log.original_name} (first bad step {bad_text})"
+    ranks = _latest(evidence, IncidentEvidenceKind.RANK_STEPS)
+    if ranks is not None:
+        return (
+            f"Step log: {ranks.original_name} uploaded, per-rank step times (SHA-256 "
+            f"{ranks.sha256[:16]}…; first bad step {bad_text})"
+        )
+    return "Step log: not uploaded"
+
+
 def _step_times(incident: Incident, evidence: list[IncidentEvidence]) -> list[str]:
     window = incident.window or {}
+    found = incident.degraded or {}
     pct = f"{incident.degraded_pct:g} %" if incident.degraded_pct is not None else "not set"
     lines = [
-        f"Degraded (terms): median step time {pct} above baseline for "
-        f"{incident.degraded_window_minutes} min",
+        f"Degraded (terms): every step {pct} or more above the baseline for "
+        f"{incident.degraded_window_minutes} min (each step the median over its ranks)",
         f"Window basis: {window.get('basis') or 'failure time only (no step log)'}",
     ]
+    if found.get("baseline_s") is not None:
+        lines.append(
+            f"Baseline: {found['baseline_s']} s ({found.get('baseline_source') or 'recorded'}), "
+            f"limit {found.get('limit_s')} s"
+        )
     lines += [f"  {r}" for r in window.get("reasons") or []]
     slowest = window.get("slowest_ranks")
     if slowest:
         lines.append(f"Slowest ranks in the window: {slowest}")
-    log = _latest(evidence, IncidentEvidenceKind.STEP_LOG)
+    lines += _slowest_lines(incident)
     bad = window.get("first_bad_step")
-    bad_text = "none" if bad is None else str(bad)
-    lines.append(
-        f"Step log: {log.original_name} (first bad step {bad_text})"
-        if log
-        else "Step log: not uploaded"
-    )
+    lines.append(_step_log(incident, evidence, "none" if bad is None else str(bad)))
     for kind, label in (
         (IncidentEvidenceKind.PRE_STEPS, "Pre-incident median"),
         (IncidentEvidenceKind.SMOKE, "Smoke-run median"),

@@ -1,6 +1,11 @@
-"""Degraded throughput (S2) from per-rank step times, by the terms' definition: the median step
-time over the agreed window (minutes of the log's own timestamps) stays at least the agreed
-percentage above the pre-incident baseline. A lone slow step is a blip and never opens an S2.
+"""Degraded throughput (S2) from per-rank step times, by the terms' definition: EVERY step over
+the agreed window (minutes of the log's own timestamps) takes at least the agreed percentage
+longer than the job's baseline. A step is its median over ranks (ranks wait for each other, so
+one slow rank shows in its peers too, and one fast outlier cannot hide a slow step). The
+baseline is the hand-over baseline's step time for the job (or one both parties agreed), never a
+slice of the log being judged: a log that starts degraded must still qualify. No baseline, no
+verdict: the detector says so and nothing opens. A lone slow step, or a slow run shorter than
+the window, is a blip and never opens an S2.
 
 Two shapes are read: the burn-in step-times CSV (`rank,node,step,seconds[,timestamp]`, any
 column order) and the plain CSV training jobs log (`time,step,step_seconds[,rank]`). Either needs
@@ -19,7 +24,16 @@ from engine.formatting import duration
 
 from .errors import FailureInputError
 from .rankmap import RankMap
-from .window import StepRecord, _when, first_rise
+from .window import (
+    IncidentWindow,
+    Rise,
+    StepPoint,
+    StepRecord,
+    _when,
+    first_rise,
+    longest_run,
+    step_points,
+)
 
 _TIME = ("timestamp", "time", "time_utc", "utc", "wall_time", "datetime", "end_time")
 _SECONDS = ("seconds", "step_seconds", "step_time", "duration_s")
@@ -39,42 +53,83 @@ class RankRow:
 
 @dataclass(slots=True)
 class Degraded:
-    """What the detector found; `qualifies` is True only for a sustained rise."""
+    """What the detector found; `qualifies` is True only for a sustained rise over a baseline.
+
+    `window_start` is the first slow step's time (the incident's failed_at), `window_end` the
+    step that completes the agreed window; `slow_until` is where the slow run ended (the last
+    slow step in the log). `rank_map` is each rank's node, from the file or the rank map."""
 
     qualifies: bool
     threshold_pct: float
     window_minutes: float
-    baseline_s: float
-    limit_s: float
+    baseline_s: float | None
+    limit_s: float | None
     steps: int
     ranks: int
     message: str
+    baseline_source: str = ""
     window_start: datetime | None = None
     window_end: datetime | None = None
     first_step: int | None = None
+    last_healthy_step: int | None = None
+    last_healthy_at: datetime | None = None
+    window_steps: int | None = None
     median_s: float | None = None
+    lowest_s: float | None = None
+    slow_until: datetime | None = None
+    slow_until_step: int | None = None
     slowest: list[dict[str, Any]] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     blip: dict[str, Any] | None = None
+    rank_map: list[tuple[int, str]] = field(default_factory=list)
+    rank_map_from: str = ""  # "columns" (the file's rank and node) | "rank map" | ""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "qualifies": self.qualifies,
             "threshold_pct": self.threshold_pct,
             "window_minutes": self.window_minutes,
-            "baseline_s": round(self.baseline_s, 4),
-            "limit_s": round(self.limit_s, 4),
+            "baseline_s": _round(self.baseline_s),
+            "baseline_source": self.baseline_source,
+            "limit_s": _round(self.limit_s),
             "steps": self.steps,
             "ranks": self.ranks,
             "message": self.message,
-            "window_start": self.window_start.isoformat() if self.window_start else None,
-            "window_end": self.window_end.isoformat() if self.window_end else None,
+            "window_start": _iso(self.window_start),
+            "window_end": _iso(self.window_end),
             "first_step": self.first_step,
-            "median_s": round(self.median_s, 4) if self.median_s is not None else None,
+            "first_at": _iso(self.window_start),
+            "last_healthy_step": self.last_healthy_step,
+            "last_healthy_at": _iso(self.last_healthy_at),
+            "window_steps": self.window_steps,
+            "median_s": _round(self.median_s),
+            "lowest_s": _round(self.lowest_s),
+            "slow_until": _iso(self.slow_until),
+            "slow_until_step": self.slow_until_step,
             "slowest": self.slowest,
             "nodes": self.nodes,
             "blip": self.blip,
+            "rank_map": [[rank, node] for rank, node in self.rank_map],
+            "rank_map_from": self.rank_map_from,
         }
+
+    def window(self) -> IncidentWindow:
+        """The incident's window as the ticket reads it: the step before the first slow one,
+        and the first slow step."""
+        if not self.qualifies:
+            return IncidentWindow(None, None, None, None, "step-log", [self.message])
+        return IncidentWindow(
+            self.last_healthy_step, self.last_healthy_at, self.first_step, self.window_start,
+            "degraded-step-time", [self.message],
+        )  # fmt: skip
+
+
+def _round(value: float | None) -> float | None:
+    return round(value, 4) if value is not None else None
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
 
 
 def parse_rank_steps(data: bytes | str, *, name: str = "step times") -> list[RankRow]:
@@ -163,75 +218,123 @@ def _row(
 def detect_degraded(
     rows: list[RankRow],
     *,
+    baseline_s: float | None,
     threshold_pct: float,
     window_minutes: float,
     rank_map: RankMap | None = None,
+    baseline_source: str = "",
 ) -> Degraded:
-    """The first window that qualifies, its slowest ranks and their nodes; else a blip (named
-    with its step and rise) or 'no rise'. The baseline is the log's own early steps: the median
-    of the first quarter (at least five) of its per-step medians, in time order."""
-    per_step: dict[int, list[RankRow]] = {}
-    for r in rows:
-        per_step.setdefault(r.step, []).append(r)
-    points = sorted(
-        (max(r.at for r in g), step, statistics.median(r.seconds for r in g))
-        for step, g in per_step.items()
-    )
-    early = [s for _, _, s in points[: max(5, len(points) // 4)]]
-    baseline = statistics.median(early)
-    limit = baseline * (1 + threshold_pct / 100)
-    records = [StepRecord(r.step, r.at, r.seconds) for r in rows]
-    ranks = len({r.rank for r in rows if r.rank is not None})
-    base = {
+    """The first window of the agreed length in which every step (its median over ranks) is at
+    least `threshold_pct` over `baseline_s`, with its slowest ranks and their nodes; else a
+    blip (named with its step, its rise and the longest slow run) or 'no rise'. `baseline_s` is
+    the job's hand-over step time (or one both parties agreed); None says no verdict."""
+    points = step_points([StepRecord(r.step, r.at, r.seconds) for r in rows])
+    pairs, pairs_from = _rank_nodes(rows, rank_map)
+    base: dict[str, Any] = {
         "threshold_pct": threshold_pct,
         "window_minutes": window_minutes,
-        "baseline_s": baseline,
-        "limit_s": limit,
+        "baseline_s": baseline_s if baseline_s and baseline_s > 0 else None,
+        "baseline_source": baseline_source,
+        "limit_s": None,
         "steps": len(points),
-        "ranks": ranks,
+        "ranks": len({r.rank for r in rows if r.rank is not None}),
+        "rank_map": pairs,
+        "rank_map_from": pairs_from,
     }
-    span = (points[-1][0] - points[0][0]).total_seconds() / 60 if points else 0.0
-    rise = first_rise(records, limit=limit, minutes=window_minutes)
+    if base["baseline_s"] is None:
+        return Degraded(
+            qualifies=False,
+            message=(
+                "No baseline step time for this job: the hand-over baseline records none and no "
+                "agreed baseline was given, so degraded throughput cannot be judged (the log's "
+                "own steps are never its baseline). No S2 is opened."
+            ),
+            **base,
+        )
+    limit = base["baseline_s"] * (1 + threshold_pct / 100)
+    base["limit_s"] = limit
+    rise = first_rise(
+        [StepRecord(p.step, p.at, p.seconds) for p in points], limit=limit, minutes=window_minutes
+    )
     if rise is None:
-        return _no_rise(points, span=span, **base)
-    slowest = _slowest(rows, rise.start, rise.end, rank_map)
-    nodes = sorted({s["node"] for s in slowest if s["node"]})
-    rise_pct = (rise.median / baseline - 1) * 100
+        return _no_rise(points, **base)
+    return _qualifying(rows, points, rise, rank_map_in=rank_map, **base)
+
+
+def _qualifying(
+    rows: list[RankRow],
+    points: list[StepPoint],
+    rise: Rise,
+    *,
+    rank_map_in: RankMap | None,
+    **base: Any,
+) -> Degraded:
+    baseline, pct = base["baseline_s"], base["threshold_pct"]
+    slowest = _slowest(rows, rise.start, rise.end, rank_map_in)
+    before = [p for p in points if p.at < rise.first_at and p.step != rise.first_step]
+    rise_pct = (rise.lowest / baseline - 1) * 100
     return Degraded(
         qualifies=True,
         message=(
-            f"Sustained rise: the median step time over the {duration(window_minutes)} from "
-            f"{rise.start:%Y-%m-%d %H:%M:%S} to {rise.end:%H:%M:%S} UTC was {rise.median:.3f} s, "
-            f"+{rise_pct:.1f}% over the {baseline:.3f} s baseline (at least +{threshold_pct:g}% "
-            f"needed); the first slow step is {rise.first_step}."
+            f"Sustained rise: every one of the {rise.steps} steps from step {rise.first_step} "
+            f"({rise.start:%Y-%m-%d %H:%M:%S} UTC) to step {rise.end_step} "
+            f"({rise.end:%H:%M:%S} UTC), the agreed {duration(base['window_minutes'])}, took at "
+            f"least {rise.lowest:.3f} s, +{rise_pct:.1f}% over the {baseline:.3f} s baseline "
+            f"(+{pct:g}% needed; median {rise.median:.3f} s). The first slow step is "
+            f"{rise.first_step}."
         ),
         window_start=rise.start,
         window_end=rise.end,
         first_step=rise.first_step,
+        last_healthy_step=before[-1].step if before else None,
+        last_healthy_at=before[-1].at if before else None,
+        window_steps=rise.steps,
         median_s=rise.median,
+        lowest_s=rise.lowest,
+        slow_until=rise.run.last.at,
+        slow_until_step=rise.run.last.step,
         slowest=slowest,
-        nodes=nodes,
-        **base,  # type: ignore[arg-type]
+        nodes=sorted({s["node"] for s in slowest if s["node"]}),
+        **base,
     )
 
 
-def _no_rise(points: list[tuple[datetime, int, float]], *, span: float, **base: Any) -> Degraded:
+def _rank_nodes(rows: list[RankRow], rank_map: RankMap | None) -> tuple[list[tuple[int, str]], str]:
+    """Each rank's node: the file's own rank and node columns first, else the rank map."""
+    found = {r.rank: r.node for r in rows if r.rank is not None and r.node}
+    if found:
+        return sorted(found.items()), "columns"
+    if rank_map is None:
+        return [], ""
+    ranks = sorted({r.rank for r in rows if r.rank is not None})
+    mapped = [(rank, rank_map.node_of(rank) or "") for rank in ranks]
+    return [(rank, node) for rank, node in mapped if node], "rank map"
+
+
+def _no_rise(points: list[StepPoint], **base: Any) -> Degraded:
     limit, minutes, pct = base["limit_s"], base["window_minutes"], base["threshold_pct"]
-    slow = [(at, step, s) for at, step, s in points if s >= limit]
+    baseline = base["baseline_s"]
+    slow = [p for p in points if p.seconds >= limit]
+    span = (points[-1].at - points[0].at).total_seconds() / 60 if points else 0.0
     if slow:
-        at, step, seconds = max(slow, key=lambda p: p[2])
-        rise_pct = (seconds / base["baseline_s"] - 1) * 100
-        blip = {"step": step, "at": at.isoformat(), "seconds": round(seconds, 4),
-                "rise_pct": round(rise_pct, 1), "slow_steps": len(slow)}  # fmt: skip
+        worst = max(slow, key=lambda p: p.seconds)
+        rise_pct = (worst.seconds / baseline - 1) * 100
+        longest = longest_run(points, limit=limit)
+        lasted = longest.minutes if longest else 0.0
+        blip = {"step": worst.step, "at": worst.at.isoformat(), "seconds": round(worst.seconds, 4),
+                "rise_pct": round(rise_pct, 1), "slow_steps": len(slow),
+                "longest_run_minutes": round(lasted, 1),
+                "longest_run_from_step": longest.first.step if longest else None}  # fmt: skip
         many = f" ({len(slow)} slow steps in all)" if len(slow) > 1 else ""
+        short = " The log is shorter than the window." if span < minutes else ""
         return Degraded(
             qualifies=False,
             blip=blip,
             message=(
-                f"A blip, not degraded throughput: step {step} took {seconds:.3f} s, "
-                f"+{rise_pct:.1f}% over the {base['baseline_s']:.3f} s baseline{many}, but the "
-                f"median over no {duration(minutes)} window stayed +{pct:g}% above it. No S2 is "
-                "opened."
+                f"A blip, not degraded throughput: step {worst.step} took {worst.seconds:.3f} s, "
+                f"+{rise_pct:.1f}% over the {baseline:.3f} s baseline{many}, but the longest run "
+                f"of steps each +{pct:g}% over it lasted {lasted:.1f} min, short of the agreed "
+                f"{duration(minutes)}.{short} No S2 is opened."
             ),
             **base,
         )
@@ -247,8 +350,8 @@ def _no_rise(points: list[tuple[datetime, int, float]], *, span: float, **base: 
     return Degraded(
         qualifies=False,
         message=(
-            f"No step rose +{pct:g}% over the {base['baseline_s']:.3f} s baseline: throughput "
-            "is not degraded by the agreed definition. No S2 is opened."
+            f"No step rose +{pct:g}% over the {baseline:.3f} s baseline: throughput is not "
+            "degraded by the agreed definition. No S2 is opened."
         ),
         **base,
     )

@@ -2,14 +2,14 @@
 
 Evidence, best first: a step-time log (CSV with `step` and a timestamp column, optionally
 `seconds` and per-rank rows; or log lines carrying an ISO timestamp and `step N`/`iteration N`),
-read against the analysis's first failure time and the contract's "degraded" definition
-(median step time more than X % above the job's own baseline). Without step evidence the window
-is only the failure time, and says so.
+read against the analysis's first failure time and the contract's "degraded" definition: every
+step over the agreed window (minutes of the log's own timestamps) at least X % above the job's
+baseline, which comes from the hand-over, never from the log being judged. Without step evidence
+the window is only the failure time, and says so.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -61,7 +61,8 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def parse_step_records(data: bytes | str, *, name: str = "steps") -> list[StepRecord]:
-    """Per-step records (one per step; per-rank rows keep the slowest rank and latest time)."""
+    """Per-step records: one per step, at its latest time; per-rank rows give the step the
+    median of its ranks' times, the figure the "degraded" definition is read against."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     lines = [ln for ln in text.lstrip("\ufeff").splitlines() if ln.strip() and ln[0] != "#"]
     if not lines:
@@ -73,18 +74,19 @@ def parse_step_records(data: bytes | str, *, name: str = "steps") -> list[StepRe
             f"{name}: no steps found; expected a CSV with step and timestamp columns or log "
             "lines with an ISO timestamp and 'step N'"
         )
-    merged: dict[int, StepRecord] = {}
+    grouped: dict[int, list[StepRecord]] = {}
     for r in records:
-        old = merged.get(r.step)
-        if old is None:
-            merged[r.step] = r
-            continue
-        times = [t for t in (old.time_utc, r.time_utc) if t]
-        secs = [s for s in (old.seconds, r.seconds) if s is not None]
-        merged[r.step] = StepRecord(
-            r.step, max(times) if times else None, max(secs) if secs else None
+        grouped.setdefault(r.step, []).append(r)
+    merged = []
+    for step in sorted(grouped):
+        times = [r.time_utc for r in grouped[step] if r.time_utc]
+        secs = [r.seconds for r in grouped[step] if r.seconds is not None]
+        merged.append(
+            StepRecord(
+                step, max(times) if times else None, statistics.median(secs) if secs else None
+            )
         )
-    return [merged[k] for k in sorted(merged)]
+    return merged
 
 
 def _from_csv(lines: list[str], header: list[str], name: str) -> list[StepRecord]:
@@ -142,9 +144,10 @@ def incident_window(
     window_minutes: float = 15,
 ) -> IncidentWindow:
     """Last healthy and first bad step. A step is bad when it ended after the failure, or (with
-    `degraded_pct`) when it starts a sustained rise: the median step time over the agreed
-    window (`window_minutes`, of the log's own timestamps) stays at least `degraded_pct` above
-    the baseline. A lone slow step is a blip, named as such, never the start of an incident."""
+    `degraded_pct`) when it is the first slow step of a sustained rise: every step over the
+    agreed window (`window_minutes`, of the log's own timestamps) at least `degraded_pct` above
+    `baseline_seconds`, the job's hand-over step time. Without that baseline nothing is judged
+    degraded, and the reasons say so. A lone slow step is a blip, named as such."""
     if not records:
         return _without_steps(failure_time)
     timed = [r for r in records if r.time_utc is not None]
@@ -194,104 +197,163 @@ def _without_steps(failure_time: datetime | None) -> IncidentWindow:
     )  # fmt: skip
 
 
+NO_BASELINE = (
+    "no baseline step time for this job (the hand-over baseline records none, and no agreed "
+    "baseline was given): degraded throughput is not judged"
+)
+
+
 def _degraded_start(
     candidates: list[StepRecord], *, pct: float, baseline_seconds: float | None, minutes: float
 ) -> tuple[StepRecord | None, list[str]]:
-    """The step that starts a sustained rise over the baseline (the one agreed, else the median
-    of the log's first quarter, at least its first five steps), and the reasons."""
-    secs = [r.seconds for r in candidates if r.seconds is not None]
-    ref = baseline_seconds or (statistics.median(secs[: max(5, len(secs) // 4)]) if secs else None)
-    if not ref:
-        return None, []
+    """The first slow step of a sustained rise over the agreed baseline, and the reasons. The
+    log's own early steps are never the baseline: a job slow from its first step would hide."""
+    if not baseline_seconds or baseline_seconds <= 0:
+        return None, [NO_BASELINE]
     return _sustained_rise(
-        candidates, limit=ref * (1 + pct / 100), minutes=minutes, pct=pct, ref=ref
+        candidates,
+        limit=baseline_seconds * (1 + pct / 100),
+        minutes=minutes,
+        pct=pct,
+        ref=baseline_seconds,
     )
 
 
 @dataclass(frozen=True, slots=True)
-class _Point:
+class StepPoint:
+    """One training step as the rule reads it: its median over ranks, at its last row's time."""
+
     step: int
     at: datetime
     seconds: float
 
 
-def _per_step(records: list[StepRecord]) -> list[_Point]:
+def step_points(records: list[StepRecord]) -> list[StepPoint]:
     """One point per step, in time order: the median over its ranks' rows, at its last time."""
     rows: dict[int, list[tuple[datetime, float]]] = {}
     for r in records:
         if r.time_utc is not None and r.seconds is not None:
             rows.setdefault(r.step, []).append((r.time_utc, r.seconds))
     points = [
-        _Point(step, max(t for t, _ in group), statistics.median(s for _, s in group))
+        StepPoint(step, max(t for t, _ in group), statistics.median(s for _, s in group))
         for step, group in rows.items()
     ]
     return sorted(points, key=lambda p: (p.at, p.step))
 
 
 @dataclass(frozen=True, slots=True)
-class Rise:
-    """The first window of the agreed length whose median step time is at or over the limit."""
+class SlowRun:
+    """Consecutive steps, each at or over the limit; the next step (if any) is under it."""
 
-    first_step: int  # the first step over the limit inside that window
+    points: tuple[StepPoint, ...]
+
+    @property
+    def first(self) -> StepPoint:
+        return self.points[0]
+
+    @property
+    def last(self) -> StepPoint:
+        return self.points[-1]
+
+    @property
+    def minutes(self) -> float:
+        return (self.last.at - self.first.at).total_seconds() / 60
+
+
+def slow_runs(points: list[StepPoint], *, limit: float) -> list[SlowRun]:
+    """Every run of consecutive steps at or over `limit`, in time order."""
+    runs: list[SlowRun] = []
+    current: list[StepPoint] = []
+    for point in points:
+        if point.seconds >= limit:
+            current.append(point)
+        elif current:
+            runs.append(SlowRun(tuple(current)))
+            current = []
+    if current:
+        runs.append(SlowRun(tuple(current)))
+    return runs
+
+
+@dataclass(frozen=True, slots=True)
+class Rise:
+    """The first window of the agreed length in which every step is at or over the limit."""
+
+    first_step: int  # the first slow step: the window opens here, and so does the incident
     first_at: datetime
     first_seconds: float
-    start: datetime  # the window's first and last step times (UTC)
+    start: datetime  # the window's first and last step times (UTC); start == first_at
     end: datetime
     end_step: int
-    median: float
+    median: float  # of the window's steps, for the message; the rule reads every step
+    lowest: float  # the window's fastest step, still at or over the limit
+    steps: int  # steps in the window
+    run: SlowRun  # the whole run of slow steps the window opens
 
 
 def first_rise(records: list[StepRecord], *, limit: float, minutes: float) -> Rise | None:
-    """The first whole window (`minutes` of the log's own timestamps) whose median step time is
-    at or over `limit`; per-rank rows count once per step (their median)."""
-    points = _per_step(records)
+    """The first window of `minutes` (the log's own timestamps, from a slow step's time to a
+    later step's) in which every step is at or over `limit`; per-rank rows count once per step,
+    as their median. One step under the limit ends the run, so half a window never counts."""
     window = timedelta(minutes=minutes)
-    ordered: list[float] = []  # the window's step times, sorted, for its median
-    start = 0
-    for i, point in enumerate(points):
-        bisect.insort(ordered, point.seconds)
-        while points[start].at <= point.at - window:
-            ordered.pop(bisect.bisect_left(ordered, points[start].seconds))
-            start += 1
-        if point.at - points[0].at < window:
-            continue  # not a whole window of the log yet
-        median = statistics.median(ordered)
-        if median >= limit:
-            first = next((p for p in points[start : i + 1] if p.seconds >= limit), points[start])
-            return Rise(
-                first.step, first.at, first.seconds, points[start].at, point.at, point.step, median
-            )
+    for run in slow_runs(step_points(records), limit=limit):
+        if run.last.at - run.first.at < window:
+            continue
+        end = next(i for i, p in enumerate(run.points) if p.at - run.first.at >= window)
+        inside = run.points[: end + 1]
+        seconds = [p.seconds for p in inside]
+        return Rise(
+            first_step=run.first.step,
+            first_at=run.first.at,
+            first_seconds=run.first.seconds,
+            start=run.first.at,
+            end=inside[-1].at,
+            end_step=inside[-1].step,
+            median=statistics.median(seconds),
+            lowest=min(seconds),
+            steps=len(inside),
+            run=run,
+        )
     return None
+
+
+def longest_run(points: list[StepPoint], *, limit: float) -> SlowRun | None:
+    """The slow run that lasted longest (the earliest of equals), to name a near miss."""
+    runs = slow_runs(points, limit=limit)
+    return max(runs, key=lambda r: (r.last.at - r.first.at, -r.first.at.timestamp()), default=None)
 
 
 def _sustained_rise(
     records: list[StepRecord], *, limit: float, minutes: float, pct: float, ref: float
 ) -> tuple[StepRecord | None, list[str]]:
-    """The step that starts the first window whose median step time is at or over `limit`, and
-    the reasons; slow steps outside such a window are reported as blips."""
-    points = _per_step(records)
+    """The first slow step of the first qualifying window, and the reasons; slow steps that
+    never last the window are reported as blips."""
+    points = step_points(records)
     window = timedelta(minutes=minutes)
     rise = first_rise(records, limit=limit, minutes=minutes)
     if rise is not None:
         return StepRecord(rise.first_step, rise.first_at, rise.first_seconds), [
-            f"the median step time over the {duration(minutes)} to step {rise.end_step} was "
-            f"{rise.median:.3f} s, at least +{pct:g}% of the {ref:.3f} s baseline "
-            f"({limit:.3f} s): sustained degradation from step {rise.first_step}"
+            f"every step from step {rise.first_step} to step {rise.end_step} "
+            f"({duration(minutes)}) took at least {limit:.3f} s, +{pct:g}% of the {ref:.3f} s "
+            f"baseline (the median {rise.median:.3f} s): sustained degradation from step "
+            f"{rise.first_step}"
         ]
-    slow = [p for p in points if p.seconds > limit]
+    slow = [p for p in points if p.seconds >= limit]
     span = (points[-1].at - points[0].at) if points else timedelta(0)
     if span < window:
         return None, [
             f"the step log covers {span.total_seconds() / 60:.1f} min, less than the "
             f"{duration(minutes)} window of the agreed definition: no sustained rise can be judged"
-            + (f" ({len(slow)} step(s) over {limit:.3f} s)" if slow else "")
+            + (f" ({len(slow)} step(s) at or over {limit:.3f} s)" if slow else "")
         ]
     if not slow:
         return None, []
     first = slow[0]
+    longest = longest_run(points, limit=limit)
     blips = f"{len(slow)} slow steps" if len(slow) > 1 else "one slow step"
+    lasted = f"; the longest run lasted {longest.minutes:.1f} min" if longest else ""
     return None, [
-        f"{blips} over {limit:.3f} s (first: step {first.step}, {first.seconds:.3f} s), but "
-        f"the median over no {duration(minutes)} window stayed +{pct:g}% above the baseline: a "
-        "blip, not degraded throughput"
+        f"{blips} at or over {limit:.3f} s (first: step {first.step}, {first.seconds:.3f} s), "
+        f"but no run of slow steps lasted the {duration(minutes)} window{lasted}: a blip, not "
+        "degraded throughput"
     ]

@@ -59,7 +59,12 @@ from incidents.models import (
     Signal,
 )
 from incidents.notices import incident_closed_notify
-from incidents.selectors import checklist_states, node_in_name, repaired_nodes
+from incidents.selectors import (
+    checklist_states,
+    incident_step_baseline,
+    node_in_name,
+    repaired_nodes,
+)
 from incidents.services.opening import check_severity, create_incident
 from incidents.services.records import _record
 
@@ -226,10 +231,13 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
     if kind == IncidentEvidenceKind.CHECKPOINTS:
         listing = ckpt.parse_listing(data, name=name)
         return ckpt.assess_checkpoints(listing, failing_step=failing).to_json()
+    baseline, basis = incident_step_baseline(incident)
     if kind == IncidentEvidenceKind.RANK_STEPS:
         rows = degraded.parse_rank_steps(data, name=name)
         return degraded.detect_degraded(
             rows,
+            baseline_s=baseline,
+            baseline_source=basis,
             threshold_pct=incident.degraded_pct if incident.degraded_pct is not None else 10.0,
             window_minutes=incident.degraded_window_minutes,
         ).to_json()
@@ -238,6 +246,7 @@ def _parse(kind: str, data: bytes, name: str, incident: Incident) -> dict[str, A
         records,
         failure_time=incident.failed_at,
         degraded_pct=incident.degraded_pct,
+        baseline_seconds=baseline,
         window_minutes=incident.degraded_window_minutes,
     ).to_json()
 

@@ -35,7 +35,7 @@ from incidents.models import (
     StepTimesUpload,
 )
 from incidents.notices import incident_opened_notify
-from incidents.selectors import terms_for
+from incidents.selectors import step_time_baseline, terms_for
 from incidents.services.records import _record
 
 NODE_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$")
@@ -267,52 +267,89 @@ def step_times_upload(
     rank_map: UploadedFile | None = None,
     nodes: str | Iterable[str] = "",
     summary: str = "",
+    baseline_s: float | None = None,
+    baseline_source: str = "",
     now: datetime | None = None,
 ) -> StepTimesUpload:
-    """Store the per-rank step times, then judge them by the terms' definition of degraded. A
-    sustained rise opens an S2 (its first qualifying window, slowest ranks and their nodes) and
-    keeps the file as the incident's evidence; anything else (a blip, a short log, no rise) is
-    stored with what was found and opens nothing. Unreadable input is a field error."""
+    """Store the per-rank step times, then judge them by the terms' definition of degraded
+    against the job's baseline: `baseline_s` when the caller passes one both parties agreed,
+    else the hand-over baseline's step time. A sustained rise opens an S2 (failed_at at its
+    first slow step, the slowest ranks and their nodes, the rank map) and keeps the file as the
+    incident's evidence; anything else (a blip, a short log, no rise, no baseline) is stored
+    with what was found and opens nothing. Unreadable input is a field error."""
     require_accepted(reservation)
     party = require_open_move(reservation, user=user)
     check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES, field="file")
     named = clean_nodes(nodes) if (nodes if isinstance(nodes, str) else list(nodes)) else []
     row = StepTimesUpload(reservation=reservation, uploaded_by=user)
     row.store(upload)
-    rmap = None
-    if rank_map is not None:
-        check_upload(rank_map, limit=settings.EVIDENCE_MAX_BYTES, field="rank_map")
-        row.rank_map_name = (rank_map.name or "rank map")[:255]
-        try:
-            rmap = failures.parse_rank_map(rank_map.read(), name=row.rank_map_name)
-        except failures.FailureInputError as exc:
-            raise ValidationError({"rank_map": [str(exc)]}) from None
+    rmap = _read_rank_map(row, rank_map)
     row.save()
     _revision, snapshot, source = terms_for(reservation)
     pct = float(snapshot.get("degraded_step_time_pct") or 10)
     minutes = float(snapshot.get("degraded_window_minutes") or 15)
+    baseline, basis = (
+        (baseline_s, baseline_source or "a baseline both parties agreed")
+        if baseline_s is not None
+        else step_time_baseline(reservation)
+    )
     try:
         rows = deg.parse_rank_steps(row.read_bytes(), name=row.original_name)
     except failures.FailureInputError as exc:
         row.error = str(exc)
         row.save(update_fields=["error"])
         return row
-    found = deg.detect_degraded(rows, threshold_pct=pct, window_minutes=minutes, rank_map=rmap)
+    found = deg.detect_degraded(
+        rows,
+        baseline_s=baseline,
+        baseline_source=basis,
+        threshold_pct=pct,
+        window_minutes=minutes,
+        rank_map=rmap,
+    )
     result = {**found.to_json(), "terms_source": source, "file": row.original_name,
-              "sha256": row.sha256}  # fmt: skip
+              "sha256": row.sha256, "rank_map_file": row.rank_map_name if rmap else ""}  # fmt: skip
     row.result = result
     row.save(update_fields=["result", "rank_map_name"])
     if not found.qualifies:
         return row
+    return _open_s2(row, found, result, user=user, party=party, named=named, summary=summary,
+                    now=now)  # fmt: skip
+
+
+def _read_rank_map(row: StepTimesUpload, rank_map: UploadedFile | None) -> failures.RankMap | None:
+    """The rank → node map uploaded beside the step times, named on the row; a field error
+    when it cannot be read."""
+    if rank_map is None:
+        return None
+    check_upload(rank_map, limit=settings.EVIDENCE_MAX_BYTES, field="rank_map")
+    row.rank_map_name = (rank_map.name or "rank map")[:255]
+    try:
+        return failures.parse_rank_map(rank_map.read(), name=row.rank_map_name)
+    except failures.FailureInputError as exc:
+        raise ValidationError({"rank_map": [str(exc)]}) from None
+
+
+def _open_s2(
+    row: StepTimesUpload,
+    found: deg.Degraded,
+    result: dict[str, Any],
+    *,
+    user: User,
+    party: str,
+    named: list[str],
+    summary: str,
+    now: datetime | None,
+) -> StepTimesUpload:
+    """The S2 itself: its window opens (and its failure time is) the first slow step."""
     labels = named or found.nodes
     if not labels:
         raise ValidationError(
             {"nodes": ["No rank stands out and the file places no rank on a node: name the "
                        "affected nodes, or add a rank → node map."]}
         )  # fmt: skip
-    when = now or timezone.now()
     incident = create_incident(
-        reservation=reservation,
+        reservation=row.reservation,
         user=user,
         severity=Severity.S2,
         proposed=Severity.S2,
@@ -324,8 +361,9 @@ def step_times_upload(
         window_start=found.window_start,
         window_end=found.window_end,
         failed_at=found.window_start,
+        window=found.window().to_json(),
         degraded=result,
-        now=when,
+        now=now or timezone.now(),
         audit={"nodes": labels, "window_start": found.window_start,
                "window_end": found.window_end, "party": party, "file": row.original_name},
     )  # fmt: skip

@@ -39,6 +39,7 @@ def _new_page(
         "window_minutes": snapshot.get("degraded_window_minutes"),
         "terms_source": source,
     }
+    context["step_baseline"], context["step_baseline_source"] = sel.step_time_baseline(reservation)
     return render(request, "incidents/incident_new.html", context, status=status)
 
 

@@ -89,11 +89,30 @@ def _steps_csv(seconds_of, *, minutes: int, cadence: float = 2.0, ranks: int = 4
 def test_a_sustained_rise_over_the_window_is_degraded() -> None:
     # 1.00 s steps for 25 minutes, then 1.20 s (+20 %) for the rest of the 45.
     text = _steps_csv(lambda step, at: 1.20 if step >= 750 else 1.00, minutes=45)
-    w = incident_window(parse_step_records(text), failure_time=None, degraded_pct=10)
+    w = incident_window(
+        parse_step_records(text), failure_time=None, degraded_pct=10, baseline_seconds=1.0
+    )
     assert w.basis == "degraded-step-time" and w.first_bad_step == 750
     assert w.last_healthy_step == 749
     assert "sustained degradation from step 750" in " ".join(w.reasons)
     assert "15 min" in " ".join(w.reasons)
+
+
+def test_without_a_baseline_a_rise_is_not_judged_degraded() -> None:
+    # The log's own early steps are never the baseline: without the hand-over one, no verdict.
+    text = _steps_csv(lambda step, at: 1.20 if step >= 750 else 1.00, minutes=45)
+    w = incident_window(parse_step_records(text), failure_time=None, degraded_pct=10)
+    assert w.basis == "step-log" and w.first_bad_step is None
+    assert "no baseline step time for this job" in " ".join(w.reasons)
+
+
+def test_a_log_slow_from_its_first_step_is_degraded_against_the_handover_baseline() -> None:
+    text = _steps_csv(lambda step, at: 1.20, minutes=20)
+    w = incident_window(
+        parse_step_records(text), failure_time=None, degraded_pct=10, baseline_seconds=1.0
+    )
+    assert w.basis == "degraded-step-time" and w.first_bad_step == 0
+    assert w.last_healthy_step is None
 
 
 def test_a_lone_blip_is_named_and_never_degraded() -> None:
@@ -104,7 +123,10 @@ def test_a_lone_blip_is_named_and_never_degraded() -> None:
         return 1.30 if 900 <= step < 915 else 1.00
 
     w = incident_window(
-        parse_step_records(_steps_csv(seconds, minutes=45)), failure_time=None, degraded_pct=10
+        parse_step_records(_steps_csv(seconds, minutes=45)),
+        failure_time=None,
+        degraded_pct=10,
+        baseline_seconds=1.0,
     )
     assert w.basis == "step-log" and w.first_bad_step is None
     assert "a blip, not degraded throughput" in " ".join(w.reasons)
@@ -115,16 +137,22 @@ def test_the_terms_window_decides_what_is_sustained() -> None:
     # A 6-minute slowdown: sustained for a 5-minute definition, a blip for a 15-minute one.
     text = _steps_csv(lambda step, at: 1.25 if 600 <= step < 780 else 1.00, minutes=40)
     short = incident_window(
-        parse_step_records(text), failure_time=None, degraded_pct=10, window_minutes=5
+        parse_step_records(text),
+        failure_time=None,
+        degraded_pct=10,
+        baseline_seconds=1.0,
+        window_minutes=5,
     )
     assert short.basis == "degraded-step-time" and short.first_bad_step == 600
-    long = incident_window(parse_step_records(text), failure_time=None, degraded_pct=10)
+    long = incident_window(
+        parse_step_records(text), failure_time=None, degraded_pct=10, baseline_seconds=1.0
+    )
     assert long.first_bad_step is None and "blip" in " ".join(long.reasons)
 
 
 def test_a_log_shorter_than_the_window_cannot_show_degradation() -> None:
     records = parse_step_records((DATA / "recovery" / "train_steps.log").read_bytes())
-    w = incident_window(records, failure_time=None, degraded_pct=10)
+    w = incident_window(records, failure_time=None, degraded_pct=10, baseline_seconds=1.0)
     assert w.basis == "step-log" and w.first_bad_step is None
     assert "less than the 15 min window" in " ".join(w.reasons)
 

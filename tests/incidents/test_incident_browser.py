@@ -96,7 +96,8 @@ def test_provider_opened_s2_to_a_closure_confirmed_by_the_buyer(
     page.goto(f"{live_server.url}/reservations/{done.reservation.pk}/")
     page.click("#open-incident-link")
     terms = page.inner_text("#degraded-terms")
-    assert "10.0 % or more" in terms and "over 15 min" in terms and "terms revision 1" in terms
+    assert "at least 10.0 % slower" in terms and "over 15 min" in terms
+    assert "terms revision 1" in terms and "1.001 s, the hand-over baseline" in terms
     page.set_input_files("#id_steps_file", str(steps / "steps_8ranks_blip_step60.csv"))
     page.click("#steps-open button[type=submit]")
     page.wait_for_selector("#degraded-found:has-text('A blip')")
@@ -107,7 +108,8 @@ def test_provider_opened_s2_to_a_closure_confirmed_by_the_buyer(
     page.wait_for_selector("#clocks")
     assert page.inner_text("#severity") == "S2"
     assert "gpu-a02" in page.inner_text("#affected-nodes")
-    assert "10:22:40 → 2026-11-04 10:37:20" in page.inner_text("#degraded-window")
+    assert "10:30:00 → 2026-11-04 10:45:00" in page.inner_text("#degraded-window")
+    assert "First bad step: 90" in page.inner_text("#degraded-first-bad")
     incident = Incident.objects.get()
 
     uploads = [

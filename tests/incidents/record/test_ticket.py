@@ -100,7 +100,7 @@ def _expected(incident: Any) -> dict[str, list[str]]:
             "gpu-a01, gpu-a02, NCCL 2.27.3",
         ],
         "step_times": [
-            "median step time 10 % above baseline for 15 min",
+            "every step 10 % or more above the baseline for 15 min",
             "Pre-incident median: 1.001 s (pre_incident_steps.csv)",
             "Step log: train_steps.log (first bad step 1198)",
         ],
