@@ -300,7 +300,8 @@ def usage_reconcile(*, upload_id: int) -> UsageUpload:
             "allowed": str(dollars(result.allowed_total)),
             "credits": str(dollars(result.credits)),
             "credit_months": months,
-            "net": str(dollars(result.net)),
+            # Credits beyond what the bill allows leave nothing to pay, not a negative amount.
+            "net": str(max(dollars(result.net), Decimal(0))),
             "over": str(dollars(result.billed_total - result.allowed_total)),
             "gpu_hours": f"{rounded(gpu_hours(result.gpu_hours)):f}",
             "billed_by_type": {k: str(dollars(v)) for k, v in result.billed.items()},

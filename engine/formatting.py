@@ -161,3 +161,31 @@ def percent(value: Any, *, places: int | None = None) -> str:
         return text if text == DASH else f"{text} %"
     exact = _decimal(value)
     return DASH if exact is None else f"{exact.normalize():f} %"
+
+
+def _availability(value: Any) -> str:
+    return percent(value, places=3)
+
+
+def _rate(value: Any) -> str:
+    return usd(value, places=4)
+
+
+# The precision each kind of figure deserves: money to the cent, a price per GPU-hour to four
+# places (a cent would hide the difference between two bids), an availability to three places
+# (the tiers sit at 99.9 %), a credit percentage as the terms state it, hours to two places.
+UNIT_FORMATS = {
+    "usd": usd,
+    "usd_rate": _rate,
+    "availability": _availability,
+    "pct": percent,
+    "hours": fixed,
+}
+
+
+def by_unit(value: Any, *, unit: str) -> str:
+    """A figure's value as its unit prints it (`UNIT_FORMATS`); an unknown unit prints to two
+    places, a missing value as a dash."""
+    if value is None:
+        return DASH
+    return UNIT_FORMATS.get(unit, fixed)(value)

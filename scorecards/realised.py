@@ -16,7 +16,9 @@ from typing import Any
 
 from acceptance.models import Reservation, ReservationStatus
 from billing.models import UsageState, UsageUpload
-from delivery.selectors import delivery_for
+from delivery.selectors import Delivery, delivery_for
+from delivery.terms import term_bounds
+from engine.delivery.availability import Figure, Report, month_bounds
 from engine.formatting import percent, usd
 from evaluation.models import BidScore, ScoringStatus
 
@@ -33,14 +35,41 @@ class Predicted:
 
 @dataclass
 class Realised:
-    availability_pct: Decimal | None
-    credits: Decimal
-    lost_gpu_hours: Decimal
-    useful_gpu_hours: Decimal | None
-    paid: Decimal | None
-    cost_per_useful: Decimal | None
+    """The delivered figures of one reservation, all read from one report (the reconciled bills
+    applied when they cover the term so far), so a value and its working always agree."""
+
+    report: Report
     predicted: Predicted | None
     reasons: list[str] = field(default_factory=list)
+
+    @property
+    def availability_pct(self) -> Decimal | None:
+        return self.report.availability_pct.value
+
+    @property
+    def credits(self) -> Decimal:
+        return self.report.credits.value or Decimal(0)
+
+    @property
+    def lost_gpu_hours(self) -> Decimal:
+        return self.report.lost_gpu_hours.value or Decimal(0)
+
+    @property
+    def useful_gpu_hours(self) -> Decimal | None:
+        return self.report.useful_gpu_hours.value
+
+    @property
+    def paid(self) -> Decimal | None:
+        return self.report.paid.value
+
+    @property
+    def cost(self) -> Figure:
+        """The realised cost per useful GPU-hour with its working."""
+        return self.report.cost_per_useful_gpu_hour
+
+    @property
+    def cost_per_useful(self) -> Decimal | None:
+        return self.cost.value
 
     @property
     def difference_pct(self) -> float | None:
@@ -78,29 +107,36 @@ def predictions(reservations: Iterable[Reservation]) -> dict[int, Predicted]:
     return out
 
 
+def delivered(*, reservation: Reservation, now: datetime) -> tuple[Delivery, str]:
+    """The reservation's delivery worked once as of `now`: on what the reconciled bills allow
+    when they cover every month so far, else at the agreed rate; and a sentence saying which."""
+    term = term_bounds(reservation)
+    months: list[str] = []
+    if term is not None:
+        start, end = term
+        months = [f"{a:%Y-%m}" for a, _b in month_bounds(start, max(start, min(end, now)))]
+    billed, note = _billed(reservation, months)
+    return delivery_for(reservation=reservation, now=now, billed_usd=billed), note
+
+
+def realised_from(delivery: Delivery, *, note: str, predicted: Predicted | None) -> Realised | None:
+    """The delivered figures of a delivery `delivered` worked, with why they differ from the
+    prediction (and any input the report found wrong)."""
+    reservation, report = delivery.reservation, delivery.report
+    if reservation.status != ReservationStatus.ACCEPTED or report is None:
+        return None
+    realised = Realised(report=report, predicted=predicted)
+    realised.reasons = [*_reasons(realised, report), note, *report.notes]
+    return realised
+
+
 def realised_for(
     reservation: Reservation, *, now: datetime, predicted: Predicted | None
 ) -> Realised | None:
     if reservation.status != ReservationStatus.ACCEPTED:
         return None
-    report = delivery_for(reservation=reservation, now=now).report
-    if report is None:
-        return None
-    billed, note = _billed(reservation, [m.label for m in report.months])
-    if billed is not None:
-        report = delivery_for(reservation=reservation, now=now, billed_usd=billed).report
-        assert report is not None
-    realised = Realised(
-        availability_pct=report.availability_pct.value,
-        credits=report.credits.value or Decimal(0),
-        lost_gpu_hours=report.lost_gpu_hours.value or Decimal(0),
-        useful_gpu_hours=report.useful_gpu_hours.value,
-        paid=report.paid.value,
-        cost_per_useful=report.cost_per_useful_gpu_hour.value,
-        predicted=predicted,
-    )
-    realised.reasons = [*_reasons(realised, reservation, report), note]
-    return realised
+    delivery, note = delivered(reservation=reservation, now=now)
+    return realised_from(delivery, note=note, predicted=predicted)
 
 
 def _billed(reservation: Reservation, months: list[str]) -> tuple[Decimal | None, str]:
@@ -123,7 +159,7 @@ def _billed(reservation: Reservation, months: list[str]) -> tuple[Decimal | None
     )
 
 
-def _reasons(realised: Realised, reservation: Reservation, report: Any) -> list[str]:
+def _reasons(realised: Realised, report: Report) -> list[str]:
     """Why the realised cost differs from the prediction, in the model's own terms."""
     p = realised.predicted
     if p is None:
@@ -141,7 +177,7 @@ def _reasons(realised: Realised, reservation: Reservation, report: Any) -> list[
             f"{p.restart_cost_seconds / 3600:.2f} h)."
         )
     if realised.paid is not None and accepted > 0:
-        paid_rate = float(realised.paid / accepted)
+        paid_rate = realised.paid / accepted
         reasons.append(
             f"Price: {usd(paid_rate, places=4)} paid per accepted GPU-hour after credits, against "
             f"an all-in {usd(p.price, places=4)} predicted."

@@ -71,7 +71,15 @@ def column_widths(head: Sequence[Any], rows: Sequence[Sequence[Any]]) -> list[fl
     room = LINE_PT - PADDING_PT * count
     low = [min(n * SAFETY, PROSE_CAP_PT) for n in narrowest]
     high = [max(lo, min(w * SAFETY, PROSE_CAP_PT)) for lo, w in zip(low, widest, strict=True)]
-    if sum(low) >= room:  # even the longest words do not fit: shrink them all alike
+    # A heading's longest word, whole: the PDF never breaks a heading inside a word.
+    heading = [min(_longest_word(str(h)) * BOLD * SAFETY, PROSE_CAP_PT) for h in head]
+    if sum(low) >= room > sum(heading):
+        # Even the longest words do not fit: the body's words give way (a checksum or a file
+        # name wraps anywhere), each column keeping room for its heading's longest word.
+        excess = [lo - hd for lo, hd in zip(low, heading, strict=True)]
+        scale = (room - sum(heading)) / sum(excess)
+        widths = [hd + ex * scale for hd, ex in zip(heading, excess, strict=True)]
+    elif sum(low) >= room:  # not even the headings fit: shrink them all alike
         widths = [lo * room / sum(low) for lo in low]
     else:
         # Short columns (figures, names, owners) first get their whole text on one line; then

@@ -16,10 +16,10 @@ from django.utils import timezone
 from acceptance.models import Reservation, ReservationStatus
 from bids.models import CapacityRequest
 from billing.models import UsageState, UsageUpload
-from delivery.selectors import delivery_for
 from delivery.terms import term_bounds
 from engine.delivery.availability import Figure, Month, month_bounds
-from scorecards.realised import predictions, realised_for
+from engine.formatting import fixed, usd
+from scorecards.realised import delivered, predictions, realised_from
 
 SCHEMA = "clusterbid.statement/1"
 KIND_STATEMENT = "statement"
@@ -28,13 +28,13 @@ MONTH_FIGURES = (
     ("scheduled_node_hours", "Scheduled node-hours"),
     ("maintenance_node_hours", "Agreed maintenance (node-hours)"),
     ("down_node_hours", "Down node-hours"),
-    ("availability_pct", "Availability (%)"),
+    ("availability_pct", "Availability"),
     ("accepted_gpu_hours", "Accepted GPU-hours"),
-    ("fees", "Fees at the agreed rate (USD)"),
+    ("fees", "Fees at the agreed rate"),
     ("tier_credit_pct", "Availability credit (% of fees)"),
     ("breach_credit_pct", "Clock-breach credit (% of fees)"),
     ("credit_pct", "Credit (% of fees, capped)"),
-    ("credit", "Credit (USD)"),
+    ("credit", "Credit"),
     ("lost_gpu_hours", "Lost GPU-hours"),
 )
 
@@ -44,8 +44,11 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def _fig(figure: Figure) -> dict[str, str | None]:
+    """A figure as the statement prints it: its value through the unit's formatter, and the
+    working that reaches that value."""
     return {
         "value": None if figure.value is None else str(figure.value),
+        "text": figure.text,
         "formula": figure.formula,
     }
 
@@ -82,12 +85,14 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
         known = ", ".join(months) or "none yet"
         raise ValueError(f"The term has no month {period!r} to date; its months: {known}.")
     as_of = min(months[period], timezone.now())
-    delivery = delivery_for(reservation=reservation, now=as_of)
+    # One report for the whole statement: the month's figures, the realised cost and its
+    # working are all read from it.
+    delivery, note = delivered(reservation=reservation, now=as_of)
     report = delivery.report
     assert report is not None
     month = next(m for m in report.months if m.label == period)
     predicted = predictions([reservation]).get(reservation.pk)
-    realised = realised_for(reservation, now=as_of, predicted=predicted)
+    realised = realised_from(delivery, note=note, predicted=predicted)
     return {
         "schema": SCHEMA,
         "kind": KIND_STATEMENT,
@@ -108,8 +113,8 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
             {
                 "node": n.node,
                 "availability_pct": _fig(n.availability_pct),
-                "down_hours": str(n.down_hours),
-                "maintenance_hours": str(n.maintenance_hours),
+                "down_hours": fixed(n.down_hours),
+                "maintenance_hours": fixed(n.maintenance_hours),
             }
             for n in report.nodes
         ],
@@ -141,18 +146,17 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
         "realised": None
         if realised is None
         else {
-            "useful_gpu_hours": _dec(realised.useful_gpu_hours),
-            "paid": _dec(realised.paid),
-            "cost_per_useful_gpu_hour": _dec(realised.cost_per_useful),
-            "formula": report.cost_per_useful_gpu_hour.formula,
-            "predicted": predicted.cost_per_useful if predicted else None,
-            "reasons": realised.reasons,
+            "useful_gpu_hours": _fig(report.useful_gpu_hours),
+            "credits": _fig(report.credits),
+            "paid": _fig(report.paid),
+            "cost_per_useful_gpu_hour": _fig(realised.cost),
+            "predicted": None
+            if predicted is None or predicted.cost_per_useful is None
+            else usd(predicted.cost_per_useful, places=4),
+            # The report's notes are the workings printed above; said once is enough here.
+            "reasons": [r for r in realised.reasons if r not in report.notes],
         },
     }
-
-
-def _dec(value: Decimal | None) -> str | None:
-    return None if value is None else str(value)
 
 
 def _bills(reservation: Reservation, period: str) -> list[dict[str, Any]]:
@@ -165,13 +169,32 @@ def _bills(reservation: Reservation, period: str) -> list[dict[str, Any]]:
             "id": u.pk,
             "file": u.original_name,
             "sha256": u.sha256,
-            "lines": u.lines,
-            "billed": u.totals.get("billed"),
-            "allowed": u.totals.get("allowed"),
-            "credits": u.totals.get("credits"),
-            "net": u.totals.get("net"),
+            "lines": f"{u.lines:,}",
+            "billed": usd(_money(u.totals.get("billed"))),
+            "allowed": usd(_money(u.totals.get("allowed"))),
+            "credits": usd(_money(u.totals.get("credits"))),
+            **_net(u.totals),
             "by_rule": dict(sorted(u.by_rule.items())),
         }
         for u in uploads
         if period in (u.totals.get("credit_months") or [])
     ]
+
+
+def _money(value: object) -> Decimal:
+    return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+
+
+def _net(totals: dict[str, Any]) -> dict[str, str]:
+    """What the bill leaves to pay after the credits, never below zero: credits beyond what a
+    bill allows mean its months' incidents, or the bill's coverage of them, need checking."""
+    allowed, credits = _money(totals.get("allowed")), _money(totals.get("credits"))
+    if credits <= allowed:
+        return {"net": usd(allowed - credits), "check": ""}
+    months = ", ".join(totals.get("credit_months") or []) or "its months"
+    return {
+        "net": usd(0),
+        "check": f"The credits {usd(credits)} due for {months} exceed the {usd(allowed)} this "
+        f"bill allows, so nothing is left to pay on it: check the incidents of {months} and "
+        "whether the bill covers those months in full.",
+    }

@@ -15,8 +15,32 @@ def _table(heading: str, head: list[str], rows: list[list[Any]]) -> dict[str, An
     return {"type": "table", "heading": heading, "head": head, "rows": rows}
 
 
-def _value(fig: Mapping[str, Any]) -> str:
-    return "—" if fig.get("value") is None else str(fig["value"])
+def _text(fig: Mapping[str, Any]) -> str:
+    """A figure as the snapshot printed it through engine.formatting, at its unit's precision."""
+    return str(fig.get("text") or "—")
+
+
+def _realised_section(realised: Mapping[str, Any]) -> dict[str, Any]:
+    """Each total of the term so far beside its working, as one report worked them."""
+    useful, credits, paid = realised["useful_gpu_hours"], realised["credits"], realised["paid"]
+    cost = realised["cost_per_useful_gpu_hour"]
+    rows = [
+        ("Useful GPU-hours to date", _text(useful)),
+        ("How they are worked", useful["formula"]),
+        ("Credits applied (USD)", _text(credits)),
+        ("How they are worked", credits["formula"]),
+        ("Paid after credits (USD)", _text(paid)),
+        ("How it is worked", paid["formula"]),
+        ("Realised (USD per useful GPU-hour)", _text(cost)),
+        ("How it is worked", cost["formula"]),
+        ("Predicted at the award", realised["predicted"] or "no prediction"),
+        *[("Why they differ", reason) for reason in realised["reasons"]],
+    ]
+    return {
+        "id": "realised",
+        "title": "Realised cost per useful GPU-hour",
+        "blocks": [_kv(rows)],
+    }
 
 
 def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
@@ -24,13 +48,13 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
     figures = _table(
         "The month's figures",
         ["Figure", "Value", "How it is worked"],
-        [[label, _value(month[key]), month[key]["formula"]] for key, label in MONTH_FIGURES],
+        [[label, _text(month[key]), month[key]["formula"]] for key, label in MONTH_FIGURES],
     )
     nodes = _table(
         "Per node, term to the statement's date",
-        ["Node", "Availability (%)", "Down (h)", "Agreed maintenance (h)"],
+        ["Node", "Availability", "Down (h)", "Agreed maintenance (h)"],
         [
-            [n["node"], _value(n["availability_pct"]), n["down_hours"], n["maintenance_hours"]]
+            [n["node"], _text(n["availability_pct"]), n["down_hours"], n["maintenance_hours"]]
             for n in snap["nodes"]
         ],
     )
@@ -57,12 +81,13 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
         "Reconciled bills covering the month",
         ["File", "SHA-256", "Lines", "Billed", "Allowed", "Credits", "Net", "Differences"],
         [
-            [b["file"], b["sha256"][:16] + "…", b["lines"], b["billed"], b["allowed"],
+            [b["file"], b["sha256"][:12] + "…", b["lines"], b["billed"], b["allowed"],
              b["credits"], b["net"],
              ", ".join(f"{rule} {n}" for rule, n in b["by_rule"].items()) or "none"]
             for b in snap["bills"]
         ],
     )  # fmt: skip
+    checks = [("Check", b["check"]) for b in snap["bills"] if b.get("check")]
     sections: list[dict[str, Any]] = [
         {
             "id": "availability",
@@ -83,35 +108,15 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
             ],
         },
         {"id": "events", "title": "Incidents and maintenance", "blocks": [incidents, maintenance]},
-        {"id": "bills", "title": "Billing reconciliation", "blocks": [bills]},
+        {
+            "id": "bills",
+            "title": "Billing reconciliation",
+            "blocks": [bills, *([_kv(checks)] if checks else [])],
+        },
     ]
     realised = snap.get("realised")
     if realised:
-        predicted = realised["predicted"]
-        sections.append(
-            {
-                "id": "realised",
-                "title": "Realised cost per useful GPU-hour",
-                "blocks": [
-                    _kv(
-                        [
-                            ("Useful GPU-hours to date", realised["useful_gpu_hours"] or "—"),
-                            ("Paid after credits (USD)", realised["paid"] or "—"),
-                            (
-                                "Realised (USD per useful GPU-hour)",
-                                realised["cost_per_useful_gpu_hour"] or "—",
-                            ),
-                            ("How it is worked", realised["formula"]),
-                            (
-                                "Predicted at the award",
-                                f"{predicted:.4f}" if predicted is not None else "no prediction",
-                            ),
-                            *[("Why they differ", reason) for reason in realised["reasons"]],
-                        ]
-                    )
-                ],
-            }
-        )
+        sections.append(_realised_section(realised))
     for section in sections:
         section["blocks"] = [b for b in section["blocks"] if b["type"] != "table" or b["rows"]]
         if not section["blocks"]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from itertools import pairwise
 
 from engine.delivery.model import (
@@ -37,7 +37,8 @@ from engine.delivery.model import (
     Tier,
     Window,
 )
-from engine.formatting import cents, fixed, usd
+from engine.delivery.totals import cost_per_useful_gpu_hour, credit_cap, term_totals
+from engine.formatting import cents, fixed, percent, usd
 
 
 def _utc(value: datetime) -> datetime:
@@ -184,7 +185,10 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
         rows.append(
             NodeRow(node, node not in extra, hours, m, d, _availability(hours, m, d, unit="h"))
         )
-    report = _totals(inputs, months, start=start, end=end, as_of=as_of, billed_usd=billed_usd)
+    report = term_totals(
+        inputs=inputs, months=months, start=start, end=end, as_of=as_of, billed_usd=billed_usd,
+        availability_pct=_term_availability(months),
+    )  # fmt: skip
     report.nodes = rows
     if extra:
         report.notes.append(
@@ -197,12 +201,17 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
 def _availability(scheduled: Decimal, maint: Decimal, down: Decimal, *, unit: str) -> Figure:
     base = scheduled - maint
     if base <= 0:
-        return Figure(None, f"no scheduled time outside maintenance ({fixed(scheduled)} {unit})")
+        return Figure(
+            None,
+            f"no scheduled time outside maintenance ({fixed(scheduled)} {unit})",
+            unit="availability",
+        )
     pct = (Decimal(1) - down / base) * HUNDRED
     return Figure(
         pct,
         f"1 − {fixed(down)} down {unit} ÷ ({fixed(scheduled)} scheduled {unit} − {fixed(maint)} "
-        f"maintenance {unit}) = {fixed(pct, places=3)} %",
+        f"maintenance {unit}) = {percent(pct, places=3)}",
+        unit="availability",
     )
 
 
@@ -230,10 +239,12 @@ def _opened_in(inputs: Inputs, a: datetime, b: datetime) -> list[Outage]:
 def _tier_figure(avail: Figure, tiers: Iterable[Tier]) -> tuple[Tier | None, Figure]:
     tier = tier_for(avail.value, tiers) if avail.value is not None else None
     if tier is None or avail.value is None:
-        return tier, Figure(Decimal(0), "no tier reached: 0 %")
+        return tier, Figure(Decimal(0), "no tier reached: 0 %", unit="pct")
     return tier, Figure(
         tier.credit_pct,
-        f"{fixed(avail.value, places=3)} % is below {tier.below_pct} %: {tier.credit_pct} %",
+        f"{percent(avail.value, places=3)} is below {percent(tier.below_pct)}: "
+        f"{percent(tier.credit_pct)}",
+        unit="pct",
     )
 
 
@@ -242,7 +253,7 @@ def _credit(*, avail: Figure, fees: Decimal, opened: list[Outage], terms: Credit
     tier_pct = tier.credit_pct if tier else Decimal(0)
     breaches = sum(o.breaches for o in opened)
     breach_pct = terms.breach_credit_pct * breaches
-    cap = min(terms.cap_pct if terms.cap_pct is not None else HUNDRED, HUNDRED)
+    cap = credit_cap(terms=terms)
     raw = tier_pct + breach_pct
     pct = min(raw, cap)
     credit = cents(fees * pct / HUNDRED)
@@ -251,15 +262,20 @@ def _credit(*, avail: Figure, fees: Decimal, opened: list[Outage], terms: Credit
         tier_pct=tier_fig,
         breaches=breaches,
         breach_pct=Figure(
-            breach_pct, f"{breaches} clock breaches × {terms.breach_credit_pct} % = {breach_pct} %"
+            breach_pct,
+            f"{breaches} clock breaches × {percent(terms.breach_credit_pct)} = "
+            f"{percent(breach_pct)}",
+            unit="pct",
         ),
         pct=Figure(
             pct,
-            f"min({tier_pct} % + {breach_pct} %, cap {cap} %) = {pct} %"
+            f"min({percent(tier_pct)} + {percent(breach_pct)}, cap {percent(cap)}) = {percent(pct)}"
             if raw > cap
-            else f"{tier_pct} % + {breach_pct} % = {pct} % (cap {cap} %)",
+            else f"{percent(tier_pct)} + {percent(breach_pct)} = {percent(pct)} "
+            f"(cap {percent(cap)})",
+            unit="pct",
         ),
-        credit=Figure(credit, f"{usd(fees)} × {pct} % = {usd(credit)}"),
+        credit=Figure(credit, f"{usd(fees)} × {percent(pct)} = {usd(credit)}", unit="usd"),
     )
 
 
@@ -310,7 +326,11 @@ def _month(
         accepted_gpu_hours=Figure(
             gpu_hours, f"{fixed(hours)} h × {gpus} GPUs = {fixed(gpu_hours)} GPU-h"
         ),
-        fees=Figure(fees, f"{fixed(gpu_hours)} GPU-h × ${inputs.rate} = {usd(fees)}"),
+        fees=Figure(
+            fees,
+            f"{fixed(gpu_hours)} GPU-h × {usd(inputs.rate, places=4)} = {usd(fees)}",
+            unit="usd",
+        ),
         tier=credit.tier,
         tier_credit_pct=credit.tier_pct,
         breaches=credit.breaches,
@@ -319,46 +339,6 @@ def _month(
         credit=credit.credit,
         lost_gpu_hours=_lost(opened),
     )
-
-
-def _extras(inputs: Inputs, *, start: datetime, end: datetime, as_of: datetime) -> Figure:
-    """The term's fees and egress, prorated to the accepted hours so far."""
-    contracted = _hours((end - _utc(inputs.contracted_start)).total_seconds())
-    accepted_h = _hours((as_of - start).total_seconds())
-    share = accepted_h / contracted if contracted > 0 else Decimal(0)
-    extras = cents((inputs.fees_usd + inputs.egress_usd) * share)
-    return Figure(
-        extras,
-        f"({usd(inputs.fees_usd)} fees + {usd(inputs.egress_usd)} egress) × {fixed(accepted_h)} h "
-        f"accepted ÷ {fixed(contracted)} h contracted = {usd(extras)}",
-    )
-
-
-def _paid(*, fees: Decimal, extras: Decimal, credits: Decimal, billed: Decimal | None) -> Figure:
-    """What the buyer pays: the reconciled bill when there is one, else the contract's figures,
-    less the credits."""
-    if billed is None:
-        paid = fees + extras - credits
-        text = f"{usd(fees)} fees + {usd(extras)} fees and egress − {usd(credits)} credits"
-    else:
-        paid = billed - credits
-        text = f"{usd(billed)} billed − {usd(credits)} credits"
-    return Figure(paid, f"{text} = {usd(paid)}")
-
-
-def cost_per_useful_gpu_hour(*, paid: Decimal, useful_gpu_hours: Decimal) -> Figure:
-    """The realised cost: what was paid over the GPU-hours that did useful work."""
-    if useful_gpu_hours <= 0:
-        return Figure(None, "no useful GPU-hours yet")
-    cost = paid / useful_gpu_hours
-    return Figure(
-        cost.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP),
-        f"{usd(paid)} ÷ {fixed(useful_gpu_hours)} useful GPU-h = {usd(cost, places=4)} / GPU-h",
-    )
-
-
-def _value(figure: Figure) -> Decimal:
-    return figure.value if figure.value is not None else Decimal(0)
 
 
 def _term_availability(months: list[Month]) -> Figure:
@@ -370,48 +350,6 @@ def _term_availability(months: list[Month]) -> Figure:
         total("maintenance_node_hours"),
         total("down_node_hours"),
         unit="node-h",
-    )
-
-
-def _totals(
-    inputs: Inputs,
-    months: list[Month],
-    *,
-    start: datetime,
-    end: datetime,
-    as_of: datetime,
-    billed_usd: Decimal | None,
-) -> Report:
-    def total(attr: str) -> Decimal:
-        return sum((getattr(m, attr).value or Decimal(0) for m in months), Decimal(0))
-
-    accepted, lost, fees, credits = (
-        total(k) for k in ("accepted_gpu_hours", "lost_gpu_hours", "fees", "credit")
-    )
-    extras = _extras(inputs, start=start, end=end, as_of=as_of)
-    paid = _paid(fees=fees, extras=_value(extras), credits=credits, billed=billed_usd)
-    useful = accepted - lost
-    return Report(
-        term_start=start,
-        term_end=end,
-        as_of=as_of,
-        months=months,
-        nodes=[],
-        accepted_gpu_hours=Figure(
-            accepted, " + ".join(fixed(m.accepted_gpu_hours.value or 0) for m in months) or "0"
-        ),
-        lost_gpu_hours=Figure(lost, " + ".join(fixed(m.lost_gpu_hours.value or 0) for m in months)),
-        useful_gpu_hours=Figure(
-            useful, f"{fixed(accepted)} accepted − {fixed(lost)} lost = {fixed(useful)} GPU-h"
-        ),
-        fees=Figure(fees, " + ".join(usd(m.fees.value or 0) for m in months) or "$0"),
-        prorated_extras=extras,
-        credits=Figure(credits, " + ".join(usd(m.credit.value or 0) for m in months)),
-        paid=paid,
-        cost_per_useful_gpu_hour=cost_per_useful_gpu_hour(
-            paid=_value(paid), useful_gpu_hours=useful
-        ),
-        availability_pct=_term_availability(months),
     )
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from engine.formatting import by_unit
+
 HOUR = Decimal(3600)
 # The severity of a short-notice maintenance window the buyer has not agreed to: downtime
 # whatever severities the terms name.
@@ -75,8 +77,16 @@ class Inputs:
 
 @dataclass(frozen=True)
 class Figure:
+    """A value and the working that reached it, with the numbers filled in. Pages, PDFs and
+    exports print `text`, so the value shown is the one the working ends with."""
+
     value: Decimal | None
     formula: str
+    unit: str = "hours"  # a key of engine.formatting.UNIT_FORMATS
+
+    @property
+    def text(self) -> str:
+        return by_unit(self.value, unit=self.unit)
 
 
 @dataclass

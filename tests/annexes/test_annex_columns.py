@@ -53,3 +53,15 @@ def test_rounding_to_tenths_never_leaves_a_negative_width():
     assert min(shares) >= 0
     assert sum(round(s * 10) for s in shares) == 1000
     assert all(s in (16.6, 16.7) for s in shares[:6])
+
+
+def test_when_not_every_word_fits_the_headings_keep_theirs_whole():
+    """A bills table whose file name and checksum are too long for the line: the body's words
+    give way, never a heading's ("Allowe d", "Line s")."""
+    head = ["File", "SHA-256", "Lines", "Billed", "Allowed", "Credits", "Net", "Differences"]
+    row = ["northwind-usage-export-2026-q1-all-reservations-reconciled.csv", "8ebb59ded0cb…",
+           "3", "$760.00", "$760.00", "$11,443.20", "$0.00", "none"]  # fmt: skip
+    widths = column_widths(head, [row])
+    assert round(sum(widths), 1) == 100.0
+    for share, heading in zip(widths, head, strict=True):
+        assert _points(share) >= text_width(heading) * BOLD

@@ -211,3 +211,35 @@ def test_paid_comes_from_the_reconciled_bills_once_they_cover_every_month(buyer,
     full = realised_for(reservation, now=as_of, predicted=None)
     assert full.paid == Decimal("130000.00") - full.credits
     assert "2 reconciled bill(s) allow" in full.reasons[-1]
+
+
+def test_the_realised_cost_prints_its_figure_and_working_and_never_goes_negative(buyer, provider):
+    """A bill far smaller than the credits the incidents earn: the scorecard applies the credits
+    up to the bill, prints the realised price the working reaches and says what to check."""
+    import csv
+    import io
+
+    from billing.models import UsageState, UsageUpload
+    from tests.delivery.test_worked_example import build
+
+    reservation = build(buyer, provider)
+    UsageUpload.objects.create(
+        reservation=reservation, file="usage.csv", original_name="usage.csv", size=1,
+        sha256="0" * 64, state=UsageState.DONE,
+        totals={"allowed": "760.00", "credit_months": ["2026-01", "2026-02", "2026-03"]},
+    )  # fmt: skip
+    client = buyer.client()
+    page = client.get(reverse("scorecards:provider-scorecard", args=[provider.org.pk]))
+    (line,) = page.context["card"].page
+    realised = line.realised
+    assert realised.paid == 0 and realised.credits == Decimal("760.00")
+    assert realised.cost.value == realised.cost_per_useful == Decimal("0.0000")
+    assert realised.cost.formula == "$0.00 ÷ 68,784.00 useful GPU-h = $0.0000 / GPU-h"
+    html = page.content.decode()
+    assert f">{realised.cost.text}</td>" in html and realised.cost.formula in html
+    assert "check the incidents of 2026-01, 2026-02" in html
+    assert "-$" not in html and "−$" not in html
+    body = client.get(reverse("scorecards:provider-scorecard-csv", args=[provider.org.pk]))
+    (header, row) = list(csv.reader(io.StringIO(body.content.decode())))
+    cost = row[header.index("Realised USD per useful GPU-hour")]
+    assert Decimal(cost) == 0 and Decimal(row[header.index("Credits (USD)")]) == 760
