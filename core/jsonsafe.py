@@ -9,6 +9,7 @@ here needs more than a few levels, so anything past MAX_DEPTH is refused when it
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 MAX_DEPTH = 64
@@ -25,7 +26,7 @@ def depth(value: Any) -> int:
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict):
-            children = item.values()
+            children: Iterable[Any] = item.values()
         elif isinstance(item, list):
             children = item
         else:
