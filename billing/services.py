@@ -156,9 +156,12 @@ def _simple(headers: list[str], *, provider_id: int) -> bool:
     files keep their column mapping (with its unit and date format) even where a profile
     would also recognise them."""
     saved = selectors.provider_mapping(provider_id=provider_id)
-    if saved is not None and not saved.profile:
-        if not Mapping.from_json(saved.as_json()).missing(headers):
-            return True
+    if (
+        saved is not None
+        and not saved.profile
+        and not Mapping.from_json(saved.as_json()).missing(headers)
+    ):
+        return True
     guess = guess_mapping(headers)
     named = [h for h in headers if h]
     return not guess.missing(headers) and set(guess.columns.values()) >= set(named)
@@ -355,6 +358,11 @@ def _clean_bill_mapping(
         errors.setdefault("node_map", []).append(f"'{node}' is matched to two billed ids.")
     if errors:
         raise ValidationError(errors)
+    # Answers to the reading's questions turn the asked lines into GPU lines whose billed ids
+    # were not in the node table yet: read again, for their node identity to be confirmed.
+    asked = {q.get("instance_type") for q in upload.inspection.get("questions") or []}
+    answered = clean_answers != dict(upload.mapping.get("answers") or {})
+    regroup = answered and bool(asked & set(clean_answers))
     mapping = {
         "profile": profile,
         "columns": {} if reread else clean_cols,
@@ -362,7 +370,7 @@ def _clean_bill_mapping(
         "answers": clean_answers,
         "node_map": clean_nodes,
     }
-    return mapping, reread
+    return mapping, reread or regroup
 
 
 @transaction.atomic
