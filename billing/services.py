@@ -760,3 +760,17 @@ def usage_mark_error(*, upload_id: int, error: BaseException) -> None:
     else:
         reason = f"The reconciliation failed unexpectedly ({type(error).__name__})."
     UsageUpload.objects.filter(pk=upload_id).update(state=UsageState.ERROR, error=reason)
+
+
+def usage_mark_inspection_error(*, upload_id: int, error: BaseException) -> None:
+    """A reading that crashed or ran out of time: the mapping page says so instead of
+    "reading…" for ever; saving the settings reads it again."""
+    if isinstance(error, SoftTimeLimitExceeded):
+        limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
+        reason = f"Reading the file ran past its time limit ({limit} s) and was stopped."
+    else:
+        reason = f"Reading the file failed unexpectedly ({type(error).__name__})."
+    UsageUpload.objects.filter(pk=upload_id).update(
+        inspection={"error": reason, "error_line": None, "contract_nodes": []},
+        inspected_at=timezone.now(),
+    )

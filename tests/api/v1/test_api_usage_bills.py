@@ -143,6 +143,10 @@ def test_each_sample_is_recognised_mapped_and_reconciled_to_its_three_planted_er
     assert sorted(match["matched"].values()) == inspection["contract_nodes"]
     assert match["unmatched_billed"] == [] and match["unmatched_nodes"] == []
     assert len(inspection["preview"]) == min(20, inspection["lines"] + inspection["other"])
+    if name == "eu_semicolon.csv":
+        assert inspection["settings"]["delimiter"] == ";"
+        assert inspection["settings"]["decimal"] == ","
+        assert inspection["settings"]["date_order"] == "day-first"
 
     detail = _confirm(client, base, capture)
     assert detail["state"] == "done", detail["error"]
@@ -255,3 +259,49 @@ def test_a_node_map_change_is_on_the_audit_chain_and_an_unmatched_outage_is_warn
     assert entries.count() == 2
     assert entries.last().before == {"node_map": {first: "node-a"}}
     assert entries.last().after["node_map"] == {first: "node-a", second: "node-b"}
+
+
+def test_every_bad_cell_is_listed_up_to_the_cap_with_a_count_of_the_rest(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    reservation = _reservation(world, buyer, provider, rate="2.5")
+    client = token_client(provider.user)
+    capture = django_capture_on_commit_callbacks
+    good = (DATA / "neocloud_invoice.csv").read_text()
+    bad = "".join(
+        f"{99 + i},node-a,inst-7f3a,8x H100 SXM,2026-03-02 {i % 24:02d}:00,"
+        f"2026-03-02 {i % 24:02d}:30,half,8,2.50,20.00,Compute,On-demand\n"
+        for i in range(210)
+    )
+    body = _upload(client, reservation, "invoice.csv", (good + bad).encode(), capture)
+    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
+    inspection = client.get(base + "mapping/").json()["inspection"]
+    assert len(inspection["errors"]) == 200 and inspection["more_errors"] == 10
+    first = inspection["errors"][0]
+    assert first["column"] == "Hours" and first["line"] == len(good.splitlines()) + 1
+    detail = _confirm(client, base, capture)
+    assert detail["state"] == "error" and "210 cell(s) cannot be read" in detail["error"]
+
+
+def test_a_changed_delimiter_reads_the_file_again_before_anything_is_reconciled(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    reservation = _reservation(world, buyer, provider, rate="2.1")
+    client = token_client(provider.user)
+    capture = django_capture_on_commit_callbacks
+    data = (DATA / "eu_semicolon.csv").read_bytes()
+    body = _upload(client, reservation, "eu.csv", data, capture)
+    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
+    shown = client.get(base + "mapping/").json()["inspection"]
+    wrong = {"profile": "neocloud", "columns": shown["columns"], "overrides": {"delimiter": ","}}
+    with capture(execute=True):
+        response = client.put(base + "mapping/", wrong, format="json")
+    assert response.json()["state"] == "mapping"
+    again = client.get(base + "mapping/").json()
+    assert again["mapping"]["overrides"] == {"delimiter": ","}
+    assert again["inspection"]["error"] or again["inspection"]["settings"]["delimiter"] == ","
+    back = {"profile": "neocloud", "columns": {}, "overrides": {"delimiter": ";"}}
+    with capture(execute=True):
+        client.put(base + "mapping/", back, format="json")
+    detail = _confirm(client, base, capture, overrides={"delimiter": ";"})
+    assert detail["state"] == "done" and _found(detail) == HOURLY_ERRORS
