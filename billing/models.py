@@ -26,6 +26,13 @@ class UsageMapping(models.Model):
     columns = models.JSONField(default=dict)  # our field -> the file's header
     unit = models.CharField(max_length=12, choices=UsageUnit.choices, default=UsageUnit.HOURS)
     date_format = models.CharField(max_length=40, blank=True)  # strptime; empty: ISO 8601
+    # A bill read by its profile (engine.billing.profiles): the profile's name ("" for our own
+    # simple headers, read with `columns`/`unit`/`date_format` above), what the user said about
+    # the file's dialect (engine.billing.Overrides as a dict) and the GPUs of instance types
+    # the catalogue does not know. With a profile, `columns` are read_bill's fields.
+    profile = models.CharField(max_length=20, blank=True)
+    overrides = models.JSONField(default=dict, blank=True)
+    answers = models.JSONField(default=dict, blank=True)  # instance type -> GPUs
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -35,6 +42,13 @@ class UsageMapping(models.Model):
         return f"Usage mapping of {self.provider}"
 
     def as_json(self) -> dict[str, object]:
+        if self.profile:
+            return {
+                "profile": self.profile,
+                "columns": self.columns,
+                "overrides": self.overrides,
+                "answers": self.answers,
+            }
         return {"columns": self.columns, "unit": self.unit, "date_format": self.date_format}
 
 
@@ -65,7 +79,10 @@ class UsageUpload(StoredUpload):
     uploaded_at = models.DateTimeField(auto_now_add=True)
     state = models.CharField(max_length=10, choices=UsageState.choices, default=UsageState.QUEUED)
     headers = models.JSONField(default=list)
-    mapping = models.JSONField(default=dict)  # the mapping this file is (to be) read with
+    # The mapping this file is (to be) read with: our simple headers {columns, unit, date_format},
+    # or a bill read by its profile {profile, columns, overrides, answers, node_map}, node_map
+    # being the confirmed billed id -> contract node.
+    mapping = models.JSONField(default=dict)
     # Whose mapping that is: the provider's saved one, or one a party set for this file alone
     # (a buyer's choice never changes the provider's bills to anyone else).
     mapping_scope = models.CharField(
@@ -83,6 +100,14 @@ class UsageUpload(StoredUpload):
     error_line = models.PositiveIntegerField(null=True, blank=True)
     error_column = models.CharField(max_length=255, blank=True)
     lines = models.PositiveIntegerField(default=0)
+    # What reading the whole file found (a bill read by its profile), stored once by the worker
+    # so the pages never read the file again: detected dialect, profile, proposed columns, the
+    # first lines as read, bad cells, questions, billed node ids and the proposed node matching.
+    inspection = models.JSONField(default=dict, blank=True)
+    inspected_at = models.DateTimeField(null=True, blank=True)
+    # What the latest reconciliation could not check and says so: outages on nodes no billed id
+    # matches, lines of billed ids that match no contract node.
+    warnings = models.JSONField(default=list, blank=True)
     # Dollar amounts as decimal strings: billed, allowed, credits, net, and per line type.
     totals = models.JSONField(default=dict)
     by_rule = models.JSONField(default=dict)  # rule -> how many lines break it

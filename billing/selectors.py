@@ -11,7 +11,8 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from acceptance.models import Reservation
+from acceptance.models import Baseline, Evidence, Reservation
+from acceptance.models.burnin import WHOLE_ALLOCATION
 from bids.models.requests import term_end_utc
 from billing.models import UsageDifference, UsageMapping, UsageUpload
 from contracts.defaults import STANDARD
@@ -124,3 +125,35 @@ def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0))
         node_gpus=per_node,
         currency="USD",
     )
+
+
+def _split_nodes(label: str) -> list[str]:
+    """An evidence node label: "" or the whole allocation is no node; "a+b" is two."""
+    if not label or label.strip().lower() == WHOLE_ALLOCATION:
+        return []
+    return [n.strip() for n in label.split("+") if n.strip()]
+
+
+def contract_nodes(*, reservation: Reservation) -> list[str]:
+    """The reservation's node names as the parties know them, first seen first: the hosts and
+    nodes of the accepted burn-in (its frozen baseline, then its evidence labels), then the
+    nodes incidents named. Empty when nothing names a node yet; a bill's ids are then matched
+    to nothing and the pages say so."""
+    found: list[str] = []
+    baseline = Baseline.objects.filter(reservation=reservation).only("snapshot", "run_id").first()
+    if baseline is not None:
+        for entry in (baseline.snapshot or {}).get("nccl") or []:
+            found.extend(str(h) for h in entry.get("hosts") or [] if h)
+            found.extend(_split_nodes(str(entry.get("node") or "")))
+        labels = Evidence.objects.filter(run_id=baseline.run_id, withdrawn_at__isnull=True)
+        for label in labels.order_by("pk").values_list("node", flat=True):
+            found.extend(_split_nodes(label))
+    incidents = Incident.objects.filter(reservation=reservation).order_by("opened_at", "pk")
+    for nodes in incidents.values_list("nodes", flat=True):
+        found.extend(str(n) for n in nodes or [] if n)
+    return list(dict.fromkeys(n.strip() for n in found if n.strip()))
+
+
+def node_gpus(*, reservation: Reservation) -> int | None:
+    """GPUs per node as requested: how a line naming no instance type is counted."""
+    return reservation.request.gpus_per_node or None

@@ -5,7 +5,12 @@ from __future__ import annotations
 from celery import shared_task
 
 from billing.models import UsageUpload
-from billing.services import usage_mark_error, usage_reconcile
+from billing.services import (
+    usage_inspect,
+    usage_mark_error,
+    usage_mark_inspection_error,
+    usage_reconcile,
+)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -16,5 +21,18 @@ def reconcile_usage(upload_id: int) -> str:
         return "gone"
     except Exception as exc:
         usage_mark_error(upload_id=upload_id, error=exc)
+        raise
+    return row.state
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def inspect_usage(upload_id: int) -> str:
+    """Read a stored bill once, for the mapping page: an upload id in, one service call."""
+    try:
+        row = usage_inspect(upload_id=upload_id)
+    except UsageUpload.DoesNotExist:
+        return "gone"
+    except Exception as exc:
+        usage_mark_inspection_error(upload_id=upload_id, error=exc)
         raise
     return row.state

@@ -13,10 +13,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from acceptance.selectors import burnin as res_sel
+from billing import bills, services
 from billing import selectors as sel
-from billing import services
+from billing.bills import BILL_FIELDS
 from billing.exports import differences_response
-from billing.forms import UsageMappingForm, UsageUploadForm
+from billing.forms import UsageBillForm, UsageMappingForm, UsageUploadForm
 from billing.lifecycle import usage_decision, usage_party
 from billing.models import MappingScope, UsageState, UsageUpload
 from core.errors import QueueUnavailable
@@ -74,6 +75,8 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
     """The mapping form beside a preview of the first rows as it reads them; saving it makes it
     the provider's mapping and reconciles this file again."""
     upload = _upload(request, pk)
+    if bills.is_bill(upload.mapping):
+        return _bill_mapping(request, upload)
     mapping = Mapping.from_json(upload.mapping)
     initial = {**mapping.columns, "unit": mapping.unit, "date_format": mapping.date_format}
     form = UsageMappingForm(initial=initial, headers=upload.headers)
@@ -117,6 +120,75 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "billing/usage_mapping.html", context)
 
 
+def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
+    """A bill read by its profile: what the worker found (stored, never read again here) and
+    the form to correct it; saving reconciles, or reads the file again first when the change
+    cuts it into rows differently."""
+    inspection = dict(upload.inspection or {})
+    questions = [str(q.get("instance_type") or "") for q in inspection.get("questions") or []]
+    billed = [str(b) for b in inspection.get("billed_nodes") or []]
+    nodes = [str(n) for n in inspection.get("contract_nodes") or []]
+    headers = list(inspection.get("headers") or upload.headers)
+    shape = {"headers": headers, "questions": questions, "billed": billed, "nodes": nodes}
+    initial = UsageBillForm.initial_for(
+        mapping=upload.mapping, inspection=inspection, questions=questions, billed=billed
+    )
+    form = UsageBillForm(initial=initial, **shape)
+    if request.method == "POST":
+        form = UsageBillForm(request.POST, **shape)
+        if form.is_valid():
+            try:
+                upload = services.usage_map_bill(
+                    upload=upload,
+                    user=user_of(request),
+                    profile=form.cleaned_data["profile"],
+                    columns=form.columns(),
+                    overrides=form.overrides(),
+                    answers=form.answers(),
+                    node_map=form.node_map(),
+                )
+            except ValidationError as exc:
+                for key, errors in exc.message_dict.items():
+                    form.add_error(form.field_for(key), errors)
+            else:
+                if upload.state == UsageState.MAPPING:
+                    messages.success(request, "Reading the file again with these settings.")
+                    return redirect("billing:usage-mapping", pk=upload.pk)
+                messages.success(
+                    request,
+                    "Settings saved as the provider's; reconciling the file."
+                    if upload.mapping_scope == MappingScope.PROVIDER
+                    else "Settings set for this file only (the provider's are unchanged); "
+                    "reconciling it.",
+                )
+                return redirect("billing:usage-detail", pk=upload.pk)
+    match = inspection.get("node_match") or {}
+    context = {
+        "upload": upload,
+        "reservation": upload.reservation,
+        "form": form,
+        "inspection": inspection,
+        "settings_fields": [form[n] for n in ("profile", "delimiter", "decimal", "date_order")]
+        + [form[n] for n in ("header_row", "sheet")],
+        "column_fields": [form[f"col_{f}"] for f in BILL_FIELDS],
+        "answer_fields": [
+            (form[f"answer_{i}"], q) for i, q in enumerate(inspection.get("questions") or [])
+        ],
+        "node_rows": [
+            (
+                form[f"node_{i}"],
+                b,
+                match.get("matched", {}).get(b, ""),
+                match.get("how", {}).get(b, ""),
+            )
+            for i, b in enumerate(billed)
+        ],
+        "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
+        "is_provider": usage_party(upload.reservation, user=request.user) == "provider",
+    }
+    return render(request, "billing/usage_bill_mapping.html", context)
+
+
 @org_required()
 @require_GET
 def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -134,6 +206,7 @@ def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "rules": [(k, label, upload.by_rule.get(k, 0)) for k, label in RULES.items()],
         "page": page,
         "totals": upload.totals,
+        "other": sorted((upload.totals.get("other") or {}).items()),
         "retry": usage_decision(upload.reservation, "usage_retry", user=request.user),
     }
     return render(request, "billing/usage_detail.html", context)

@@ -28,10 +28,10 @@ from api.serializers.usage import (
     UsageUploadSummarySerializer,
     UsageUploadWriteSerializer,
 )
+from billing import bills, services
 from billing import selectors as sel
-from billing import services
 from billing.models import UsageUpload
-from engine.billing import FIELDS, RULES, Mapping, preview
+from engine.billing import FIELDS, RULES, Mapping, Preview, preview
 
 PAGE = 100
 
@@ -114,11 +114,20 @@ class UsageMappingView(generics.GenericAPIView[UsageUpload]):
     serializer_class = UsageMappingSerializer
     parser_classes = [JSONParser]
 
-    @extend_schema(summary="The file's headers, its mapping, the provider's and a preview")
+    @extend_schema(
+        summary="The file's headers, its mapping, the provider's, and what reading it found: "
+        "for a bill layout, the stored inspection (detected dialect, profile, proposed columns, "
+        "first lines, bad cells, questions, node matching); else a preview of the first rows"
+    )
     def get(self, request: Request, pk: int, uid: int) -> Response:
         upload = _upload(request, pk, uid)
         saved = sel.provider_mapping(provider_id=upload.reservation.bid.provider_id)
-        shown = preview(sel.usage_head(upload=upload), Mapping.from_json(upload.mapping))
+        is_bill = bills.is_bill(upload.mapping)
+        shown = (
+            Preview()
+            if is_bill
+            else preview(sel.usage_head(upload=upload), Mapping.from_json(upload.mapping))
+        )
         data = {
             "headers": upload.headers,
             "mapping": upload.mapping,
@@ -126,27 +135,44 @@ class UsageMappingView(generics.GenericAPIView[UsageUpload]):
             "field_labels": FIELDS,
             "preview_error": shown.error,
             "preview": [row.__dict__ for row in shown.rows],
+            "reader": "profile" if is_bill else "columns",
+            "inspection": upload.inspection,
+            "inspected_at": upload.inspected_at,
+            "profiles": bills.PROFILE_CHOICES,
+            "bill_fields": bills.BILL_FIELDS,
         }
         return Response(UsageMappingSerializer(data).data)
 
     @extend_schema(
         request=UsageMappingWriteSerializer,
         responses={202: UsageUploadSerializer},
-        summary="Set the column mapping and reconcile this file with it again: a provider "
-        "member's becomes the provider's saved mapping; a buyer's applies to this file only",
+        summary="Set the column mapping (or, with `profile`, the bill layout's settings, answers "
+        "and node identity) and reconcile this file with it again: a provider member's becomes "
+        "the provider's saved mapping; a buyer's applies to this file only",
     )
     def put(self, request: Request, pk: int, uid: int) -> Response:
         upload = _upload(request, pk, uid)
         serializer = UsageMappingWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        upload = services.usage_map(
-            upload=upload,
-            user=api_user(request),
-            columns=data["columns"],
-            unit=data["unit"],
-            date_format=data.get("date_format", ""),
-        )
+        if data.get("profile"):
+            upload = services.usage_map_bill(
+                upload=upload,
+                user=api_user(request),
+                profile=data["profile"],
+                columns=data["columns"],
+                overrides=data.get("overrides") or {},
+                answers=data.get("answers") or {},
+                node_map=data.get("node_map") or {},
+            )
+        else:
+            upload = services.usage_map(
+                upload=upload,
+                user=api_user(request),
+                columns=data["columns"],
+                unit=data["unit"],
+                date_format=data.get("date_format", ""),
+            )
         return Response(UsageUploadSerializer(upload).data, status=status.HTTP_202_ACCEPTED)
 
 

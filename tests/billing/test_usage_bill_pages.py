@@ -1,0 +1,87 @@
+"""A bill layout on the pages: the mapping page shows what the worker stored (profile,
+detected dialect, columns, the node identity table, the first lines) without reading the file
+again; confirming it reconciles, and the detail page lists tax, credits and refunds apart from
+the usage and says what it could not check."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from billing.models import UsageUpload
+from tests.api.v1.test_api_usage_bills import _reservation
+from tests.billing.conftest import usage_file
+from tests.engine.billing.test_bill_profiles import DATA
+from tests.incidents.helpers import media_root
+
+pytestmark = pytest.mark.django_db
+__all__ = ["media_root"]
+
+
+def _post_data(form_initial: dict) -> dict:
+    return {k: ("" if v is None else v) for k, v in form_initial.items()}
+
+
+def test_a_cloud_bill_is_shown_as_read_confirmed_and_reconciled_on_the_pages(
+    world, buyer, provider, django_capture_on_commit_callbacks, monkeypatch
+):
+    reservation = _reservation(world, buyer, provider, rate="12.29")
+    client = provider.client()
+    url = reverse("billing:usage-list", args=[reservation.pk])
+    content = (DATA / "aws_cur2.csv").read_bytes()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"file": usage_file("cur.csv", content)})
+    upload = UsageUpload.objects.get()
+    assert response["Location"] == reverse("billing:usage-mapping", args=[upload.pk])
+
+    def no_read(*args, **kwargs):  # the page shows what was stored, never the file again
+        raise AssertionError("the mapping page read the file")
+
+    monkeypatch.setattr("billing.bills.read_bill", no_read)
+    monkeypatch.setattr("billing.selectors.usage_head", no_read)
+    page = client.get(response["Location"])
+    html = page.content.decode()
+    assert "AWS Cost and Usage Report 2.0" in html and "Header row" in html
+    assert 'id="bill-nodes"' in html and "paired in order: check it" in html
+    assert html.count('class="node-row"') == 2 and 'id="bill-preview"' in html
+    assert '<option value="line_item_usage_start_date" selected>' in html
+    monkeypatch.undo()
+
+    form = page.context["form"]
+    data = _post_data({name: form[name].value() for name in form.fields})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("billing:usage-mapping", args=[upload.pk]), data)
+    assert response["Location"] == reverse("billing:usage-detail", args=[upload.pk])
+    upload.refresh_from_db()
+    assert upload.state == "done", upload.error
+    assert sorted(upload.differences.values_list("line", "rule")) == [
+        (2, "before-clock"),
+        (8, "node-out"),
+        (9, "rate"),
+    ]
+    html = client.get(response["Location"]).content.decode()
+    assert 'id="usage-other"' in html and 'data-charge="tax"' in html and "70.29" in html
+    assert 'data-charge="credit"' in html and 'id="usage-warnings"' not in html
+
+
+def test_an_unconfirmed_node_is_a_warning_on_the_reconciliation(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    reservation = _reservation(world, buyer, provider, rate="12.29")
+    client = provider.client()
+    content = (DATA / "aws_cur2.csv").read_bytes()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("billing:usage-list", args=[reservation.pk]),
+            {"file": usage_file("cur.csv", content)},
+        )
+    upload = UsageUpload.objects.get()
+    page = client.get(reverse("billing:usage-mapping", args=[upload.pk]))
+    form = page.context["form"]
+    data = _post_data({name: form[name].value() for name in form.fields})
+    data = {k: ("" if k.startswith("node_") else v) for k, v in data.items()}
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("billing:usage-mapping", args=[upload.pk]), data)
+    html = client.get(reverse("billing:usage-detail", args=[upload.pk])).content.decode()
+    assert 'data-kind="unmatched-outage" data-node="node-b"' in html
+    assert html.count('data-kind="unmatched-billed"') == 2
