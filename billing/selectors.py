@@ -120,7 +120,7 @@ def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0))
         egress=_micro(revision.egress_usd),
         outages=outages(reservation=reservation, until=end),
         credits=to_micro(str(credits_usd)),
-        nodes=burnin_hosts(reservation) or (),
+        nodes=tuple(contract_nodes(reservation=reservation)),
         node_count=nodes,
         node_gpus=per_node,
         currency="USD",
@@ -135,22 +135,18 @@ def _split_nodes(label: str) -> list[str]:
 
 
 def contract_nodes(*, reservation: Reservation) -> list[str]:
-    """The reservation's node names as the parties know them, first seen first: the hosts and
-    nodes of the accepted burn-in (its frozen baseline, then its evidence labels), then the
-    nodes incidents named. Empty when nothing names a node yet; a bill's ids are then matched
-    to nothing and the pages say so."""
-    found: list[str] = []
+    """The allocation's node names as the accepted burn-in knew them, first seen first: the
+    hosts its nccl-tests ran on, then the node labels of its frozen baseline and evidence. Empty
+    when the burn-in named none; a bill's ids are then matched to nothing and the pages say so.
+    Incidents do not add names: a node must be the reservation's before an incident names it."""
+    found: list[str] = list(burnin_hosts(reservation) or [])
     baseline = Baseline.objects.filter(reservation=reservation).only("snapshot", "run_id").first()
     if baseline is not None:
         for entry in (baseline.snapshot or {}).get("nccl") or []:
-            found.extend(str(h) for h in entry.get("hosts") or [] if h)
             found.extend(_split_nodes(str(entry.get("node") or "")))
         labels = Evidence.objects.filter(run_id=baseline.run_id, withdrawn_at__isnull=True)
         for label in labels.order_by("pk").values_list("node", flat=True):
             found.extend(_split_nodes(label))
-    incidents = Incident.objects.filter(reservation=reservation).order_by("opened_at", "pk")
-    for nodes in incidents.values_list("nodes", flat=True):
-        found.extend(str(n) for n in nodes or [] if n)
     return list(dict.fromkeys(n.strip() for n in found if n.strip()))
 
 

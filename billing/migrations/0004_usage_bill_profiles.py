@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('billing', '0002_usage_jobs_and_mapping_scope'),
+        ('billing', '0003_usage_rules_impossible_charges'),
     ]
 
     operations = [
