@@ -70,7 +70,8 @@ def test_the_credits_of_the_months_billed_come_off_the_net(
     contracted, provider, django_capture_on_commit_callbacks
 ):
     """A 12-hour S1 across the allocation drops March below 99.9 %: the bill for March owes
-    the delivery report's March credit, and the net is the allowed amount less it (never below 0)."""
+    the delivery report's March credit, and the net is the allowed amount less it, never
+    below zero."""
     from decimal import Decimal
 
     from delivery.selectors import delivery_for
