@@ -251,6 +251,11 @@ v1 = [
         name="usage-mapping",
     ),
     path(
+        "reservations/<int:pk>/usage/<int:uid>/focus/",
+        usage.UsageFocusView.as_view(),
+        name="usage-focus",
+    ),
+    path(
         "reservations/<int:pk>/usage/<int:uid>/retry/",
         usage.UsageRetryView.as_view(),
         name="usage-retry",

@@ -6,11 +6,24 @@ Plain translation between JSON and the engine; no database access."""
 
 from __future__ import annotations
 
-from dataclasses import fields
+from collections.abc import Iterable
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.billing import PROFILES, Bill, NodeMatch, Overrides, UsageLine, money, read_bill
+from engine.billing import (
+    PROFILES,
+    Bill,
+    Mapping,
+    NodeMatch,
+    Overrides,
+    UsageError,
+    UsageLine,
+    money,
+    open_table,
+    read_bill,
+    read_lines,
+)
 from engine.billing.lines import GPU, gpu_hours
 from engine.billing.localized import DATE_ORDERS
 from engine.billing.profiles import GENERIC, is_known_header, recognise
@@ -105,6 +118,39 @@ def read(
         answers=answers,
         max_errors=max_errors,
     )
+
+
+def node_map(*, mapping: dict[str, Any], billed: list[str], nodes: list[str]) -> dict[str, str]:
+    """The confirmed billed id -> contract node; a billed id that is a contract node's own name
+    needs no confirming."""
+    same = {b: b for b in billed if b in nodes}
+    confirmed = {str(k): str(v) for k, v in dict(mapping.get("node_map") or {}).items() if v}
+    return same | confirmed
+
+
+def renamed(lines: list[UsageLine], renames: dict[str, str]) -> list[UsageLine]:
+    """The lines with each billed id that the node map names replaced by its contract node."""
+    return [replace(u, node=renames[u.node]) if u.node in renames else u for u in lines]
+
+
+def usage_lines(
+    data: bytes, *, name: str, mapping: dict[str, Any], nodes: list[str], node_gpus: int | None
+) -> Iterable[UsageLine]:
+    """The lines a reconciliation with `mapping` reads: a simple mapping's, or a bill's usage,
+    egress and fee lines under their contract node names. UsageError when the bill cannot be
+    priced as it stands (an unanswered question, a bad cell)."""
+    if not is_bill(mapping):
+        return read_lines(open_table(data, name=name), Mapping.from_json(mapping))
+    bill = read(data, name=name, mapping=mapping, node_gpus=node_gpus)
+    if bill.questions or bill.errors:
+        first = bill.errors[0] if bill.errors else None
+        raise UsageError(
+            "The file cannot be read as it was reconciled: "
+            + (str(first) if first else f"{len(bill.questions)} unanswered question(s)."),
+            line=first.line if first else None,
+        )
+    renames = node_map(mapping=mapping, billed=billed_nodes(bill), nodes=nodes)
+    return renamed(bill.lines, renames)
 
 
 def _when(seconds: int | None) -> str:

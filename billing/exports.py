@@ -7,14 +7,16 @@ import io
 from collections.abc import Iterator
 
 from django.db.models import QuerySet
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.utils.text import slugify
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
-from billing.models import UsageDifference, UsageUpload
-from core.spreadsheet import safe_row
-from engine.billing import RULES
+from billing import bills, selectors
+from billing.models import UsageDifference, UsageState, UsageUpload
+from core.spreadsheet import safe_cell, safe_row
+from engine.billing import RULES, UsageError
+from engine.billing.focus import write_focus
 
 CSV_TYPE = "text/csv; charset=utf-8"
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -69,4 +71,35 @@ def differences_response(
     response = HttpResponse(body, content_type=content_type)
     stem = slugify(upload.original_name.rsplit(".", 1)[0])[:60] or "usage"
     response["Content-Disposition"] = f'attachment; filename="differences-{upload.pk}-{stem}.{fmt}"'
+    return response
+
+
+def focus_response(upload: UsageUpload) -> HttpResponse:
+    """The latest reconciliation, every billed line in FOCUS column names (engine.billing.focus),
+    read again with the exact mapping it ran with. A file not reconciled has nothing to export."""
+    if upload.state != UsageState.DONE:
+        raise Http404("This file has not been reconciled yet.")
+    reservation = upload.reservation
+    mapping = upload.reconciled_mapping or upload.mapping
+    try:
+        lines = bills.usage_lines(
+            upload.read_bytes(),
+            name=upload.original_name,
+            mapping=mapping,
+            nodes=selectors.contract_nodes(reservation=reservation),
+            node_gpus=selectors.node_gpus(reservation=reservation),
+        )
+        out = io.StringIO()
+        write_focus(
+            lines=lines,
+            contract=selectors.contract_for(reservation=reservation),
+            provider=reservation.bid.provider.name,
+            out=out,
+            text=lambda value: str(safe_cell(value)),
+        )
+    except UsageError as exc:  # the file changed under the mapping: say so, never a 500
+        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(out.getvalue().encode("utf-8"), content_type=CSV_TYPE)
+    name = slugify(upload.original_name.rsplit(".", 1)[0]) or "usage"
+    response["Content-Disposition"] = f'attachment; filename="{name}-focus.csv"'
     return response

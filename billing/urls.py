@@ -13,4 +13,5 @@ urlpatterns = [
     path("usage/<int:pk>/retry/", v.usage_retry, name="usage-retry"),
     path("usage/<int:pk>/differences.<str:fmt>", v.usage_export, name="usage-export"),
     path("usage/<int:pk>/download/", v.usage_file, name="usage-file"),
+    path("usage/<int:pk>/focus.csv", v.usage_focus, name="usage-focus"),
 ]

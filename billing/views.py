@@ -16,7 +16,7 @@ from acceptance.selectors import burnin as res_sel
 from billing import bills, services
 from billing import selectors as sel
 from billing.bills import BILL_FIELDS
-from billing.exports import differences_response
+from billing.exports import differences_response, focus_response
 from billing.forms import UsageBillForm, UsageMappingForm, UsageUploadForm
 from billing.lifecycle import usage_decision, usage_party
 from billing.models import MappingScope, UsageState, UsageUpload
@@ -250,3 +250,10 @@ def usage_file(request: HttpRequest, pk: int) -> FileResponse:
         filename=upload.original_name,
         content_type="application/octet-stream",
     )
+
+
+@org_required()
+@require_GET
+def usage_focus(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every billed line of the latest reconciliation in FOCUS column names (CSV)."""
+    return focus_response(_upload(request, pk))

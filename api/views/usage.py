@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -30,6 +30,7 @@ from api.serializers.usage import (
 )
 from billing import bills, services
 from billing import selectors as sel
+from billing.exports import focus_response
 from billing.models import UsageUpload
 from engine.billing import FIELDS, RULES, Mapping, Preview, preview
 
@@ -188,3 +189,15 @@ class UsageRetryView(generics.GenericAPIView[UsageUpload]):
     def post(self, request: Request, pk: int, uid: int) -> Response:
         upload = services.usage_retry(upload=_upload(request, pk, uid), user=api_user(request))
         return Response(UsageUploadSerializer(upload).data, status=status.HTTP_202_ACCEPTED)
+
+
+class UsageFocusView(generics.GenericAPIView[UsageUpload]):
+    serializer_class = UsageUploadSerializer
+
+    @extend_schema(
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+        summary="The latest reconciliation, every billed line in FOCUS 1.1 column names (CSV: "
+        "BilledCost, ContractedCost, EffectiveCost, ChargePeriodStart, ...); 404 until reconciled",
+    )
+    def get(self, request: Request, pk: int, uid: int) -> HttpResponse:
+        return focus_response(_upload(request, pk, uid))

@@ -11,7 +11,7 @@ reserves for providers: the line in the file and the reconciliation's findings.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TextIO
 
@@ -71,7 +71,14 @@ def _decimal(micros: int) -> str:
 
 
 def _row(
-    u: UsageLine, billed: int, allowed: int, rules: list[str], *, contract: Contract, issuer: str
+    u: UsageLine,
+    billed: int,
+    allowed: int,
+    rules: list[str],
+    *,
+    contract: Contract,
+    issuer: str,
+    text: Callable[[str], str],
 ) -> list[str]:
     gpu = u.kind == GPU
     hours = _decimal(u.quantity * MICRO // HOUR_MICRO) if gpu else ""
@@ -95,27 +102,35 @@ def _row(
         "GPU-Hours" if gpu else "",
         hours,
         "GPU-Hours" if gpu else "",
-        u.node,
-        u.node,
+        text(u.node),
+        text(u.node),
         _SERVICE[u.kind],
         "GPU cluster reservation",
-        issuer,
-        issuer,
-        issuer,
+        text(issuer),
+        text(issuer),
+        text(issuer),
         str(u.line),
         ";".join(rules),
     ]
 
 
 def write_focus(
-    *, lines: Iterable[UsageLine], contract: Contract, provider: str, out: TextIO
+    *,
+    lines: Iterable[UsageLine],
+    contract: Contract,
+    provider: str,
+    out: TextIO,
+    text: Callable[[str], str] = str,
 ) -> Result:
     """Reconcile `lines` and write one FOCUS row per line to `out` (CSV with a header row);
-    the reconciliation's result comes back for the totals."""
+    the reconciliation's result comes back for the totals. `text` is applied to the names that
+    come from people (nodes, the provider), e.g. to keep a spreadsheet from reading a formula."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
 
     def each(u: UsageLine, billed: int, allowed: int, rules: list[str]) -> None:
-        writer.writerow(_row(u, billed, allowed, rules, contract=contract, issuer=provider))
+        writer.writerow(
+            _row(u, billed, allowed, rules, contract=contract, issuer=provider, text=text)
+        )
 
     return reconcile(lines, contract, max_listed=0, on_line=each)

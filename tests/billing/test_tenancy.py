@@ -28,6 +28,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "billing:usage-export": ("get", lambda w: [w.upload.pk, "xlsx"], PARTIES_GET),
     "billing:usage-file": ("get", lambda w: [w.upload.pk], PARTIES_GET),
     "billing:usage-retry": ("post", lambda w: [w.upload.pk], PARTIES_POST),
+    "billing:usage-focus": ("get", lambda w: [w.upload.pk], PARTIES_GET),
 }
 tenancy_registry.register(*ROUTES)
 

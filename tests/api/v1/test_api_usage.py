@@ -87,3 +87,33 @@ def test_an_empty_file_is_refused_with_its_name(contracted, provider):
     response = _post(token_client(provider.user), contracted.reservation, content=b"")
     assert response.status_code == 400
     assert "empty" in str(response.json())
+
+
+def test_the_reconciliation_exports_every_line_in_focus_columns(
+    contracted, provider, buyer, django_capture_on_commit_callbacks
+):
+    import csv
+    import io
+    from decimal import Decimal
+
+    from engine.billing.focus import COLUMNS
+
+    client = token_client(provider.user)
+    upload = _post(client, contracted.reservation).json()
+    base = f"/api/v1/reservations/{contracted.reservation.pk}/usage/{upload['id']}/"
+    assert client.get(base + "focus/").status_code == 404  # not reconciled yet
+    with django_capture_on_commit_callbacks(execute=True):
+        client.put(base + "mapping/", USAGE_MAPPING, format="json")
+    detail = client.get(base).json()
+    response = token_client(buyer.user).get(base + "focus/")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert list(rows[0]) == list(COLUMNS) and len(rows) == detail["lines"]
+    assert sum(Decimal(r["BilledCost"]) for r in rows) == Decimal(detail["totals"]["billed"])
+    assert sum(Decimal(r["ContractedCost"]) for r in rows) == Decimal(detail["totals"]["allowed"])
+    flagged = {r["x_SourceLine"]: r["x_Findings"] for r in rows if r["x_Findings"]}
+    assert flagged == {"2": "before-clock", "11": "rate"}
+    assert {r["ResourceId"] for r in rows if r["ServiceCategory"] == "Compute"} == {
+        "gpu-b01",
+        "gpu-b02",
+    }

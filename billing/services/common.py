@@ -1,0 +1,68 @@
+"""What the billing services share: the limits, queueing after commit, the audit record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from acceptance.audit import record_on_reservation
+from billing.models import (
+    UsageState,
+    UsageUpload,
+)
+from core.queueing import send_task
+from engine.billing import (
+    UsageError,
+)
+
+# Differences kept per upload for the pages and exports; every one is still counted per rule.
+MAX_LISTED = 50_000
+
+
+LOST_WORKER = (
+    "The reconciliation stopped without finishing: its worker was lost (out of memory, a "
+    "restart) while it ran. It was not run again by itself; Retry it."
+)
+
+
+def _queue(upload: UsageUpload) -> None:
+    """Queue after commit (the worker must see the row); a broker that is away raises
+    QueueUnavailable out of the caller's transaction, with the row committed and queued."""
+    from billing.tasks import reconcile_usage  # the task module imports this one
+
+    upload.queued_at, upload_id = timezone.now(), upload.pk
+    UsageUpload.objects.filter(pk=upload_id).update(queued_at=upload.queued_at)
+    transaction.on_commit(
+        lambda: send_task(reconcile_usage, upload_id, what=f"Usage file {upload.original_name}")
+    )
+
+
+def _queue_inspection(upload: UsageUpload) -> None:
+    """Read the whole file once in the worker (a year of lines is too long for a request);
+    the row waits for its mapping meanwhile."""
+    from billing.tasks import inspect_usage  # the task module imports this one
+
+    upload_id = upload.pk
+    UsageUpload.objects.filter(pk=upload_id).update(inspection={}, inspected_at=None)
+    transaction.on_commit(
+        lambda: send_task(inspect_usage, upload_id, what=f"Usage file {upload.original_name}")
+    )
+
+
+def _record(upload: UsageUpload, action: str, user: User, **values: Any) -> None:
+    record_on_reservation(
+        reservation=upload.reservation,
+        action=action,
+        user=user,
+        obj_key=f"usage:{upload.pk}",
+        **values,
+    )
+
+
+def _fail(row: UsageUpload, exc: UsageError) -> None:
+    row.state, row.error = UsageState.ERROR, str(exc)
+    row.error_line, row.error_column = exc.line, exc.column
+    row.save(update_fields=["state", "error", "error_line", "error_column"])
