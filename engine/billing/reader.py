@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.billing.errors import UsageError
+from engine.billing.guard import check_xlsx
 
 XLSX_MAGIC = b"PK\x03\x04"
 
@@ -88,6 +89,7 @@ def _csv(data: bytes) -> Table:
 def _xlsx(data: bytes, name: str) -> Table:
     from openpyxl import load_workbook  # only workbooks pay for loading openpyxl
 
+    check_xlsx(data, name=name)  # a zip bomb or a DTD is refused before openpyxl opens it
     try:
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:

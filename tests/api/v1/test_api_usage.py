@@ -117,3 +117,30 @@ def test_the_reconciliation_exports_every_line_in_focus_columns(
         "gpu-b01",
         "gpu-b02",
     }
+
+
+def test_an_xlsx_bomb_upload_is_kept_and_refused_at_once_with_the_reason(contracted, provider):
+    """~420 KB whose shared strings unpack to ~400 MB: the upload is stored (as every upload
+    is), read no further than its zip directory, and says why it was refused (the engine's
+    own test holds the refusal to 2 s and 200 MB)."""
+    from tests.engine.billing.test_bill_hostile import _deflated, _zip
+
+    chunk = b"<si><t>" + b"A" * (1 << 20) + b"</t></si>"
+    strings = _deflated((b'<?xml version="1.0"?><sst>', 1), (chunk, 400), (b"</sst>", 1))
+    bomb = _zip(
+        [
+            ("[Content_Types].xml", *_deflated((b"<Types/>", 1))),
+            ("xl/workbook.xml", *_deflated((b"<workbook/>", 1))),
+            ("xl/sharedStrings.xml", *strings),
+        ]
+    )
+    client = token_client(provider.user)
+    response = client.post(
+        f"/api/v1/reservations/{contracted.reservation.pk}/usage/",
+        {"file": SimpleUploadedFile("bill.xlsx", bomb)},
+        format="multipart",
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert body["state"] == "error" and "bill.xlsx is refused" in body["error"]
+    assert UsageUpload.objects.get(pk=body["id"]).size == len(bomb)
