@@ -16,7 +16,8 @@ from acceptance.models.burnin import WHOLE_ALLOCATION
 from bids.models.requests import term_end_utc
 from billing.models import UsageDifference, UsageMapping, UsageUpload
 from contracts.defaults import STANDARD
-from engine.billing import Contract, Outage, to_micro
+from engine.billing import Contract, Mapping, Outage, to_micro
+from engine.billing.preview import Preview, preview, preview_rows
 from engine.billing.reader import is_xlsx
 from incidents.models import Incident
 from incidents.selectors import burnin_hosts, contract_shape, terms_for
@@ -67,6 +68,16 @@ def usage_head(*, upload: UsageUpload) -> bytes:
         if is_xlsx(data):
             data += handle.read()
     return data if isinstance(data, bytes) else data.encode()
+
+
+def usage_preview(*, upload: UsageUpload, mapping: Mapping) -> Preview:
+    """The first rows as `mapping` reads them, from the rows kept at upload (a file uploaded
+    before they were kept is read once more, from its head)."""
+    head = (upload.inspection or {}).get("head")
+    if head is None:
+        return preview(usage_head(upload=upload), mapping, name=upload.original_name)
+    rows = [(int(line), [str(c) for c in cells]) for line, cells in head]
+    return preview_rows(upload.headers, rows, mapping)
 
 
 def provider_mapping(*, provider_id: int) -> UsageMapping | None:

@@ -22,7 +22,7 @@ from billing.lifecycle import usage_decision, usage_party
 from billing.models import MappingScope, UsageState, UsageUpload
 from core.errors import QueueUnavailable
 from core.web import errors_into_form
-from engine.billing import FIELDS, RULES, Mapping, preview
+from engine.billing import FIELDS, RULES, Mapping
 from orgs.access import active_org, org_required, user_of
 
 DIFFERENCES_PAGE = 50
@@ -113,7 +113,7 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
         "upload": upload,
         "reservation": upload.reservation,
         "form": form,
-        "preview": preview(sel.usage_head(upload=upload), mapping, name=upload.original_name),
+        "preview": sel.usage_preview(upload=upload, mapping=mapping),
         "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
         "is_provider": usage_party(upload.reservation, user=request.user) == "provider",
     }

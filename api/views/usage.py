@@ -32,7 +32,7 @@ from billing import bills, services
 from billing import selectors as sel
 from billing.exports import focus_response
 from billing.models import UsageUpload
-from engine.billing import FIELDS, RULES, Mapping, Preview, preview
+from engine.billing import FIELDS, RULES, Mapping, Preview
 
 PAGE = 100
 
@@ -127,7 +127,7 @@ class UsageMappingView(generics.GenericAPIView[UsageUpload]):
         shown = (
             Preview()
             if is_bill
-            else preview(sel.usage_head(upload=upload), Mapping.from_json(upload.mapping))
+            else sel.usage_preview(upload=upload, mapping=Mapping.from_json(upload.mapping))
         )
         data = {
             "headers": upload.headers,

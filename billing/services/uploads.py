@@ -24,8 +24,8 @@ from engine.billing import (
     Mapping,
     UsageError,
     guess_mapping,
-    open_table,
 )
+from engine.billing.preview import head_rows
 
 
 @transaction.atomic
@@ -48,7 +48,7 @@ def usage_upload(*, reservation: Reservation, user: User, upload: UploadedFile) 
         _queue_inspection(row)
     else:
         try:
-            row.headers = open_table(head, name=row.original_name).headers
+            row.headers, first = head_rows(head, name=row.original_name)
         except UsageError as exc:
             _fail(row, exc)
         else:
@@ -60,7 +60,9 @@ def usage_upload(*, reservation: Reservation, user: User, upload: UploadedFile) 
                 _queue(row)
             else:
                 row.mapping = (mapping if mapping else guess_mapping(row.headers)).to_json()
-            row.save(update_fields=["headers", "mapping", "state"])
+            # The first rows, kept: the mapping page previews any mapping from them.
+            row.inspection = {"head": [[line, cells] for line, cells in first]}
+            row.save(update_fields=["headers", "mapping", "state", "inspection"])
     _record(
         row,
         "usage.uploaded",

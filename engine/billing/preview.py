@@ -30,23 +30,31 @@ class Preview:
     error: str = ""  # the file or the mapping as a whole
 
 
+Row = tuple[int, list[str]]  # the line in the file, its cells as text
+
+
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def preview(data: bytes, mapping: Mapping, *, name: str = "", limit: int = 10) -> Preview:
+def head_rows(data: bytes, *, name: str = "", limit: int = 10) -> tuple[list[str], list[Row]]:
+    """The header and the first rows as text: what an upload keeps so that its mapping page
+    previews any mapping without reading the file again. UsageError when it cannot be read."""
+    table = open_table(data, name=name)
+    rows = [(line, [_text(c) for c in cells]) for line, cells in islice(table.rows, limit)]
+    return table.headers, rows
+
+
+def preview_rows(headers: list[str], rows: list[Row], mapping: Mapping) -> Preview:
+    """The kept first rows as `mapping` reads them."""
+    out = Preview(headers=headers)
+    index = {f: headers.index(h) for f, h in mapping.columns.items() if h in headers}
     try:
-        table = open_table(data, name=name)
-    except UsageError as exc:
-        return Preview(error=str(exc))
-    out = Preview(headers=table.headers)
-    index = {f: table.headers.index(h) for f, h in mapping.columns.items() if h in table.headers}
-    try:
-        reader = LineReader(table.headers, mapping)
+        reader = LineReader(headers, mapping)
     except UsageError as exc:
         out.error = str(exc)
         reader = None
-    for line, cells in islice(table.rows, limit):
+    for line, cells in rows:
         row = PreviewRow(
             line=line,
             cells={f: _text(cells[i]) if i < len(cells) else "" for f, i in index.items()},
@@ -64,4 +72,12 @@ def preview(data: bytes, mapping: Mapping, *, name: str = "", limit: int = 10) -
     return out
 
 
-__all__ = ["FIELDS", "Preview", "PreviewRow", "preview"]
+def preview(data: bytes, mapping: Mapping, *, name: str = "", limit: int = 10) -> Preview:
+    try:
+        headers, rows = head_rows(data, name=name, limit=limit)
+    except UsageError as exc:
+        return Preview(error=str(exc))
+    return preview_rows(headers, rows, mapping)
+
+
+__all__ = ["FIELDS", "Preview", "PreviewRow", "head_rows", "preview", "preview_rows"]

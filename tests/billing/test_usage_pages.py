@@ -221,3 +221,17 @@ def test_a_file_longer_than_the_preview_is_reconciled_whole(
     )
     assert upload.state == UsageState.DONE and upload.lines == len(lines) * 5
     assert upload.totals["billed"] == f"{len(lines) * 5 * 20:,}.00".replace(",", "")
+
+
+def test_the_mapping_page_previews_from_the_rows_kept_at_upload(contracted, buyer):
+    """A year-long workbook is read once, at upload: the mapping page previews the kept first
+    rows, never the file again."""
+    client = buyer.client()
+    _upload(client, contracted.reservation)
+    upload = UsageUpload.objects.get()
+    assert [row[0] for row in upload.inspection["head"]][:2] == [2, 3]
+    with upload.file.open("wb") as handle:  # were the page to read the file, it would fail
+        handle.write(b"\x00 not a table")
+    url = reverse("billing:usage-mapping", args=[upload.pk])
+    page = client.get(url).content.decode()
+    assert "gpu-b01" in page and "8.0000" in page
