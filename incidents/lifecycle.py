@@ -66,13 +66,20 @@ def _one_pending(incident: Incident) -> str | None:
     return None
 
 
+_UNRECORDED = "The incident was opened before the opening party was recorded: it stands as is."
+
+
 def _not_answered(incident: Incident) -> str | None:
+    if not incident.opened_by_party and incident.pk is not None:
+        return _UNRECORDED
     if incident.acknowledged_at is not None:
         return "The incident is already acknowledged."
     return None
 
 
 def _disputable(incident: Incident) -> str | None:
+    if not incident.opened_by_party and incident.pk is not None:
+        return _UNRECORDED
     if incident.acknowledged_at is not None:
         return "The incident is acknowledged; it stands."
     if incident.disputed_at is not None:
