@@ -267,6 +267,26 @@ v1 = [
         name="incident-severity",
     ),
     path(
+        "incidents/<int:pk>/severity/accept/",
+        incidents.IncidentSeverityAcceptView.as_view(),
+        name="incident-severity-accept",
+    ),
+    path(
+        "incidents/<int:pk>/severity/reject/",
+        incidents.IncidentSeverityRejectView.as_view(),
+        name="incident-severity-reject",
+    ),
+    path(
+        "incidents/<int:pk>/acknowledge/",
+        incidents.IncidentAcknowledgeView.as_view(),
+        name="incident-acknowledge",
+    ),
+    path(
+        "incidents/<int:pk>/dispute/",
+        incidents.IncidentDisputeView.as_view(),
+        name="incident-dispute",
+    ),
+    path(
         "incidents/<int:pk>/responded/",
         incidents.IncidentRespondedView.as_view(),
         name="incident-responded",

@@ -5,7 +5,7 @@ Tenancy is the reservation's: callers load it with `acceptance.selectors.burnin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -28,6 +28,8 @@ from incidents.models import Incident
 from incidents.selectors import (
     clock_breaches,
     contract_shape,
+    counts,
+    incident_standing,
     lost_time,
     partial_lost_time,
     repaired_nodes,
@@ -46,6 +48,19 @@ class Delivery:
     windows: list[MaintenanceWindow]
     terms_source: str
     lost_missing: dict[int, list[str]]  # incident id → the marks its lost GPU-hours lack
+    # incident id → "acknowledged", "unanswered" (counted), "awaiting" or "disputed" (not)
+    standing: dict[int, str] = field(default_factory=dict)
+    # With disputed incidents: the figures as the party that opened them reads them (counted);
+    # `report` is the other party's (left out). None when nothing is disputed.
+    report_if_counted: Report | None = None
+
+    @property
+    def disputed(self) -> list[Incident]:
+        return [i for i in self.incidents if self.standing.get(i.pk) == "disputed"]
+
+    @property
+    def awaiting(self) -> list[Incident]:
+        return [i for i in self.incidents if self.standing.get(i.pk) == "awaiting"]
 
 
 def maintenance_list(*, reservation: Reservation) -> QuerySet[MaintenanceWindow]:
@@ -95,6 +110,18 @@ def _lost(incident: Incident) -> tuple[Decimal, list[str]]:
     return Decimal(0), list(full.get("missing") or []) or [str(full.get("error") or "")]
 
 
+def _outage_start(incident: Incident, clock_start: datetime | None) -> datetime:
+    """Where the incident's downtime starts: its window's start when that lies between the
+    term's clock start and the opening (a time read from an uploaded log may predate the term),
+    else the opening."""
+    start = incident.window_start
+    if start is None or start > incident.opened_at:
+        return incident.opened_at
+    if clock_start is not None and start < clock_start:
+        return incident.opened_at
+    return start
+
+
 def delivery_for(
     *, reservation: Reservation, now: datetime | None = None, billed_usd: Decimal | None = None
 ) -> Delivery:
@@ -102,6 +129,7 @@ def delivery_for(
     incidents = list(
         Incident.objects.filter(reservation=reservation)
         .select_related("failed_run")
+        .prefetch_related("breaches")
         .order_by("opened_at", "pk")
     )
     windows = list(maintenance_list(reservation=reservation).order_by("starts_at", "pk"))
@@ -116,23 +144,29 @@ def delivery_for(
     _revision, snapshot, source = terms_for(reservation)
     term = term_bounds(reservation)
     lost_missing: dict[int, list[str]] = {}
-    outages = []
+    standing: dict[int, str] = {}
+    outages, disputed = [], []
+    clock_start = reservation.clock_start
     for item in incidents:
         lost, missing = _lost(item)
         if missing:
             lost_missing[item.pk] = missing
-        breaches = clock_breaches(item, now=now)
-        outages.append(
-            Outage(f"incident #{item.pk}", item.severity, item.window_start or item.opened_at,
-                   item.restored_at, tuple(repaired_nodes(item)), breaches, lost)
-        )  # fmt: skip
+        # The recorded breaches (facts) and any clock run out since the last sweep.
+        breaches = clock_breaches(item, now=now, recorded=item.breaches.all())
+        outage = Outage(f"incident #{item.pk}", item.severity, _outage_start(item, clock_start),
+                        item.restored_at, tuple(repaired_nodes(item)), breaches, lost)  # fmt: skip
+        standing[item.pk] = incident_standing(item, now=now)
+        if counts(standing[item.pk]):
+            outages.append(outage)
+        elif standing[item.pk] == "disputed":
+            disputed.append(outage)
     for w in windows:
         if not w.excluded:
             outages.append(
                 Outage(f"maintenance #{w.pk} (short notice, not agreed)", UNAGREED_MAINTENANCE,
                        w.starts_at, w.ends_at, tuple(w.nodes))
             )  # fmt: skip
-    report = None
+    report = report_if_counted = None
     if term is not None:
         revision = reservation.bid_revision
         first, _end = contracted_bounds(reservation)
@@ -148,7 +182,12 @@ def delivery_for(
             ),
         )  # fmt: skip
         report = compute(inputs, billed_usd=billed_usd)
-    return Delivery(reservation, report, lanes, incidents, windows, source, lost_missing)
+        if disputed:
+            report_if_counted = compute(
+                replace(inputs, outages=(*inputs.outages, *disputed)), billed_usd=billed_usd
+            )
+    return Delivery(reservation, report, lanes, incidents, windows, source, lost_missing,
+                    standing, report_if_counted)  # fmt: skip
 
 
 SEVERITY_COLOURS = {"S1": "#b42318", "S2": "#d97706", "S3": "#2563eb"}

@@ -46,8 +46,16 @@ class IncidentOpenForm(forms.Form):
 
 
 class SeverityForm(forms.Form):
-    severity = forms.ChoiceField(label="Severity", choices=Severity.choices)
+    severity = forms.ChoiceField(label="Proposed severity", choices=Severity.choices)
     reason = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class AnswerForm(forms.Form):
+    """A reason for rejecting a proposal or disputing an incident (a note when accepting)."""
+
+    reason = forms.CharField(
+        label="Why", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
 
 class IncidentEvidenceForm(forms.Form):

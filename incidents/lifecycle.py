@@ -1,6 +1,8 @@
 """The incident's moves and who makes them: the provider records the response and the restore;
 each recovery item is signed off by the party that owns it and may be disputed by the other;
-only the buyer closes an S1 or S2 incident (either party may close an S3)."""
+only the buyer closes an S1 or S2 incident (either party may close an S3). A severity change
+after opening is proposed by one party and accepted or rejected by an approver or admin of the
+other; an incident opened by one party is acknowledged or disputed by the other."""
 
 from __future__ import annotations
 
@@ -9,11 +11,16 @@ from typing import Any
 from acceptance.models import Reservation, ReservationStatus
 from bids.lifecycle import BUYER_TEAM, PROVIDER_TEAM, ROLE_LABELS
 from core.lifecycle import Actor, Decision, Lifecycle, Move, MoveRefused, Need
-from incidents.models import Incident
+from incidents.models import Incident, SeverityChange, SeverityChangeStatus
+from orgs.choices import MemberRole
 from orgs.selectors import actor_for
 
 OPEN = frozenset({"open"})
+ANY_STATE = frozenset({"open", "closed"})
 EITHER_TEAM = BUYER_TEAM | PROVIDER_TEAM
+# The second signature on either side: a severity change moves the clocks and the credits, so
+# the other party's approver or admin agrees to it (as for overrides and short-notice windows).
+APPROVERS = frozenset({MemberRole.APPROVER, MemberRole.ADMIN})
 
 # Who owns each sign-off item: the buyer watches its training (loss continuity); the provider
 # watches its node (no recurrence). Items the terms add are the buyer's to accept.
@@ -30,6 +37,53 @@ def _minor(incident: Incident) -> str | None:
             f"Only the buyer confirms that an {incident.severity} incident is over; the provider "
             "declares it restored."
         )
+    return None
+
+
+def pending_change(incident: Incident) -> SeverityChange | None:
+    if incident.pk is None:  # a table walked on an unsaved incident: nothing proposed yet
+        return None
+    return (
+        SeverityChange.objects.filter(incident=incident, status=SeverityChangeStatus.PENDING)
+        .select_related("proposed_by")
+        .first()
+    )
+
+
+def _none_pending(incident: Incident) -> str | None:
+    change = pending_change(incident)
+    if change is not None:
+        return (
+            f"{change.to_severity} is already proposed by the {change.proposed_party}; it waits "
+            f"for the {change.other_party}'s answer first."
+        )
+    return None
+
+
+def _one_pending(incident: Incident) -> str | None:
+    if pending_change(incident) is None:
+        return "No severity change is waiting for an answer."
+    return None
+
+
+_UNRECORDED = "The incident was opened before the opening party was recorded: it stands as is."
+
+
+def _not_answered(incident: Incident) -> str | None:
+    if not incident.opened_by_party and incident.pk is not None:
+        return _UNRECORDED
+    if incident.acknowledged_at is not None:
+        return "The incident is already acknowledged."
+    return None
+
+
+def _disputable(incident: Incident) -> str | None:
+    if not incident.opened_by_party and incident.pk is not None:
+        return _UNRECORDED
+    if incident.acknowledged_at is not None:
+        return "The incident is acknowledged; it stands."
+    if incident.disputed_at is not None:
+        return "The incident is already disputed."
     return None
 
 
@@ -50,8 +104,19 @@ INCIDENT: Lifecycle[Incident] = Lifecycle(
     moves=[
         Move("responded", "Record the response", "provider", PROVIDER_TEAM, OPEN, verb="changed"),
         Move("restored", "Declare it restored", "provider", PROVIDER_TEAM, OPEN, verb="changed"),
-        Move("severity", "Change the severity", "either", EITHER_TEAM, OPEN,
-             needs=frozenset({Need.REASON}), verb="changed"),
+        # The severity moves the clocks and the credits: one party proposes, the other agrees.
+        Move("severity_propose", "Propose a severity change", "either", EITHER_TEAM, OPEN,
+             needs=frozenset({Need.REASON}), guard=_none_pending, verb="changed"),
+        Move("severity_accept", "Accept the other party's severity change", "either", APPROVERS,
+             OPEN, guard=_one_pending, verb="changed"),
+        Move("severity_reject", "Reject the other party's severity change", "either", APPROVERS,
+             OPEN, needs=frozenset({Need.REASON}), guard=_one_pending, verb="changed"),
+        # One party's incident counts once the other acknowledges it (or lets the response
+        # clock run out without a dispute); closed incidents can still be answered.
+        Move("acknowledge", "Acknowledge the other party's incident", "either", EITHER_TEAM,
+             ANY_STATE, guard=_not_answered, verb="acknowledged"),
+        Move("dispute_incident", "Dispute the other party's incident", "either", EITHER_TEAM,
+             ANY_STATE, needs=frozenset({Need.REASON}), guard=_disputable, verb="disputed"),
         Move("evidence", "Upload recovery evidence", "either", EITHER_TEAM, OPEN, verb="changed"),
         Move("signoff", "Sign off an item you own", "either", EITHER_TEAM, OPEN, verb="changed"),
         Move("dispute", "Dispute the other party's sign-off", "either", EITHER_TEAM, OPEN,
@@ -151,6 +216,25 @@ def actor_party(incident: Incident, *, user: Any) -> str:
     """The party the user acts for on this incident ("buyer" first, as for sign-offs)."""
     roles = incident_actor(incident, user).roles
     return "buyer" if "buyer" in roles else "provider"
+
+
+def other_party(party: str) -> str:
+    return "buyer" if party == "provider" else "provider"
+
+
+def require_answering_party(incident: Incident, name: str, *, party: str, user: Any) -> str:
+    """`incident_move(name)`, then refuse anyone but the other party to `party` (who proposed,
+    or who opened). Returns the answering party."""
+    mine = actor_party(incident, user=user)
+    # Refused to the claimant's own party first, whatever the state: the answer is never theirs.
+    if mine == party and incident_actor(incident, user).roles:
+        raise _refuse(
+            incident,
+            name,
+            f"The {party} made this claim, so only the {other_party(party)} can answer it.",
+        )
+    incident_move(incident, name, user=user)
+    return mine
 
 
 def require_other_party(incident: Incident, name: str, *, proposed_party: str, user: Any) -> str:

@@ -21,11 +21,14 @@ from engine import failures
 from engine.failures import incident as failures_incident
 from engine.formatting import countdown
 from incidents.models import (
+    ClockBreach,
     FailedRun,
     FailedRunFile,
     Incident,
     IncidentEvidence,
     IncidentEvidenceKind,
+    SeverityChange,
+    SeverityChangeStatus,
 )
 
 TIMELINE_PAGE = 50
@@ -334,16 +337,148 @@ def recurrences(incident: Incident) -> list[failures.Recurrence]:
     return out
 
 
-def clock_breaches(incident: Incident, *, now: datetime) -> int:
-    """How many of the incident's clocks (response, restore) are breached at `now`; reads only
-    the incident's own columns, so a list of incidents costs no query per row."""
+def live_breaches(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
+    """The clocks of the severity in force that have run out at `now` (response, restore), with
+    their deadlines; reads only the incident's own columns."""
     due = failures.incident_clocks(
         severity=incident.severity, detected_at=incident.opened_at, clocks=incident.clocks
     )
     status = failures.clock_status(
         due, now=now, responded_at=incident.responded_at, restored_at=incident.restored_at
     )
-    return int(status.response_breached) + int(status.restore_breached)
+    out = []
+    for clock, breached, when, key in (
+        ("response", status.response_breached, due.response_due, "response_minutes"),
+        ("restore", status.restore_breached, due.restore_due, "restore_minutes"),
+    ):
+        if breached:
+            out.append({"clock": clock, "severity": incident.severity, "due_at": when,
+                        "minutes": incident.minutes(key)})  # fmt: skip
+    return out
+
+
+def clock_breaches(
+    incident: Incident, *, now: datetime, recorded: Iterable[ClockBreach] | None = None
+) -> int:
+    """How many of the incident's clocks are breached: every recorded breach (a fact: a later
+    severity change or edit never takes it away), plus a clock of the severity in force that
+    has run out since the last sweep. A clock counts once. `recorded` lets a list of incidents
+    pass its prefetched rows; without it the rows are read."""
+    if recorded is not None:
+        rows = list(recorded)
+    else:
+        rows = list(incident.breaches.all()) if incident.pk is not None else []
+    kinds = {b.clock for b in rows}
+    kinds.update(b["clock"] for b in live_breaches(incident, now=now))
+    return len(kinds)
+
+
+def breaches_list(*, incident: Incident) -> list[ClockBreach]:
+    return list(ClockBreach.objects.filter(incident=incident).order_by("due_at", "pk"))
+
+
+def severity_changes(*, incident: Incident) -> list[SeverityChange]:
+    return list(
+        SeverityChange.objects.filter(incident=incident)
+        .select_related("proposed_by", "decided_by")
+        .order_by("proposed_at", "pk")
+    )
+
+
+def pending_severity_change(*, incident: Incident) -> SeverityChange | None:
+    return next(
+        (
+            c
+            for c in severity_changes(incident=incident)
+            if c.status == SeverityChangeStatus.PENDING
+        ),
+        None,
+    )
+
+
+def _utc_at(value: datetime) -> str:
+    return f"{value.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def _who(user: Any) -> str:
+    return user.get_username() if user is not None else "a former member"
+
+
+def opened_severity(incident: Incident, changes: list[SeverityChange] | None = None) -> str:
+    """The severity the incident was opened as: the first accepted change's starting point,
+    else the severity it has now."""
+    rows = changes if changes is not None else severity_changes(incident=incident)
+    accepted = [c for c in rows if c.status == SeverityChangeStatus.ACCEPTED]
+    return accepted[0].from_severity if accepted else incident.severity
+
+
+def severity_history(
+    incident: Incident, changes: list[SeverityChange] | None = None
+) -> list[dict[str, Any]]:
+    """The severity's story as it happened, one line per step: "opened as S1 by alice at …",
+    "then changed to S3 by nora on bob's agreement at …", proposals rejected or waiting."""
+    rows = changes if changes is not None else severity_changes(incident=incident)
+    lines = [{
+        "at": incident.opened_at, "kind": "opened",
+        "text": f"opened as {opened_severity(incident, rows)} by {_who(incident.opened_by)} at "
+                f"{_utc_at(incident.opened_at)}",
+    }]  # fmt: skip
+    for c in rows:
+        if c.status == SeverityChangeStatus.ACCEPTED and c.decided_at is not None:
+            text = (
+                f"then changed to {c.to_severity} by {_who(c.proposed_by)} on "
+                f"{_who(c.decided_by)}'s agreement at {_utc_at(c.decided_at)} ({c.reason})"
+            )
+            lines.append({"at": c.decided_at, "kind": "accepted", "text": text})
+        elif c.status == SeverityChangeStatus.REJECTED and c.decided_at is not None:
+            text = (
+                f"{c.to_severity} proposed by {_who(c.proposed_by)} at "
+                f"{_utc_at(c.proposed_at)} ({c.reason}); rejected by {_who(c.decided_by)} at "
+                f"{_utc_at(c.decided_at)}: {c.decision_reason}"
+            )
+            lines.append({"at": c.decided_at, "kind": "rejected", "text": text})
+        else:
+            text = (
+                f"{c.to_severity} proposed by {_who(c.proposed_by)} (the {c.proposed_party}) at "
+                f"{_utc_at(c.proposed_at)} ({c.reason}); awaiting the {c.other_party}, the "
+                f"{c.from_severity} clocks run meanwhile"
+            )
+            lines.append({"at": c.proposed_at, "kind": "pending", "text": text})
+    return lines
+
+
+def incident_standing(incident: Incident, *, now: datetime) -> str:
+    """Whether one party's incident is a fact both parties stand by: "acknowledged" (by the
+    other party), "disputed", "unanswered" (the response clock ran out without a dispute: it
+    stands), or "awaiting" (not yet). Incidents opened before parties were recorded stand."""
+    if not incident.opened_by_party or incident.acknowledged_at is not None:
+        return "acknowledged"
+    if incident.disputed_at is not None:
+        return "disputed"
+    if now >= incident.response_due:  # type: ignore[operator]
+        return "unanswered"
+    return "awaiting"
+
+
+def counts(standing: str) -> bool:
+    """Whether an incident of this standing moves availability and credits."""
+    return standing in ("acknowledged", "unanswered")
+
+
+def reservation_nodes(reservation: Reservation) -> list[str]:
+    """The reservation's node labels as far as they are known: the hand-over baseline's hosts
+    and the nodes its burn-in evidence names ("a+b" is a subset of two). [] when nothing names
+    a node (the reservation's node list is then unknown)."""
+    seen: list[str] = []
+    for host in burnin_hosts(reservation) or ():
+        if host not in seen:
+            seen.append(host)
+    rows = Evidence.objects.filter(run__reservation=reservation).exclude(node="")
+    for label in rows.values_list("node", flat=True).distinct().order_by("node"):
+        for node in label.split("+"):
+            if node.strip() and node.strip() not in seen:
+                seen.append(node.strip())
+    return seen
 
 
 def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from django.conf import settings
 from bids.notices import bids_opened_sweep
 from incidents.models import FailedRun
 from incidents.notices import clocks_sweep
-from incidents.services import failed_run_analyse, failed_run_mark_error
+from incidents.services import breaches_sweep, failed_run_analyse, failed_run_mark_error
 
 
 @shared_task(
@@ -32,5 +32,8 @@ def analyse_failed_run(failed_run_id: int) -> str:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def send_due_notices() -> dict[str, int]:
     """Notices that fall due with time rather than with a move: incident clocks at 75 % and
-    breached, and sealed requests whose bids opened at their deadline."""
-    return {"incident_clocks": clocks_sweep(), "bids_opened": bids_opened_sweep()}
+    breached, and sealed requests whose bids opened at their deadline. Breached clocks are
+    stored first, as they happened, so no later change can recompute them away."""
+    breaches = breaches_sweep()
+    return {"breaches": breaches, "incident_clocks": clocks_sweep(),
+            "bids_opened": bids_opened_sweep()}  # fmt: skip

@@ -18,7 +18,7 @@ from incidents.models import (
     IncidentEvidenceKind,
     RepairEstimate,
 )
-from incidents.selectors import degraded_rank_map, ranks_by_node, utc_label
+from incidents.selectors import degraded_rank_map, ranks_by_node, severity_history, utc_label
 
 NCCL_LINES = 8  # the first failure and the chain after it
 SECTION_TITLES = (
@@ -252,8 +252,9 @@ def _events(
     changes: list[ChangeLogEntry],
     estimates: list[RepairEstimate],
 ) -> list[str]:
+    # The severity as it happened: opened as, then each agreed, rejected or waiting change.
     rows: list[tuple[datetime, str]] = [
-        (incident.opened_at, f"opened as {incident.severity} by {_name(incident.opened_by)}")
+        (line["at"], line["text"]) for line in severity_history(incident)
     ]
     if incident.responded_at:
         rows.append((incident.responded_at, f"responded by {_name(incident.responded_by)}"))
@@ -264,8 +265,18 @@ def _events(
     for entry in AuditEntry.objects.filter(
         obj_key=f"incident:{incident.pk}", action="incident.severity"
     ).order_by("seq"):
+        # Changes made before a change needed the other party's agreement.
         to = (entry.after or {}).get("severity")
         rows.append((entry.at, f"severity → {to} by {entry.actor_name}: {entry.reason}"))
+    for b in incident.breaches.order_by("due_at", "pk"):
+        rows.append((b.due_at, f"{b.severity} {b.clock} clock breached ({b.minutes} min)"))
+    if incident.acknowledged_at:
+        rows.append(
+            (incident.acknowledged_at, f"acknowledged by {_name(incident.acknowledged_by)}")
+        )
+    if incident.disputed_at:
+        who = _name(incident.disputed_by)
+        rows.append((incident.disputed_at, f"disputed by {who}: {incident.dispute_reason}"))
     for e in evidence:
         state = "read" if e.ok else f"unreadable: {e.error}"
         rows.append(

@@ -26,6 +26,12 @@ urlpatterns = [
     path("incidents/<int:pk>/", v.incident_detail, name="incident-detail"),
     path("incidents/<int:pk>/severity/", v.incident_severity, name="incident-severity"),
     path(
+        "incidents/<int:pk>/severity/<str:answer>/",
+        v.incident_severity_answer,
+        name="incident-severity-answer",
+    ),
+    path("incidents/<int:pk>/answer/<str:answer>/", v.incident_answer, name="incident-answer"),
+    path(
         "incidents/<int:pk>/<str:what>/record/",
         v.incident_mark,
         name="incident-mark",

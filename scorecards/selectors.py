@@ -158,12 +158,14 @@ def scorecard_for(
     )
     for row in failed:
         lines[row["run__reservation_id"]].failed_checks = row["n"]
-    for inc in Incident.objects.filter(reservation_id__in=ids).only(
+    # The recorded breaches (prefetched: one query for all) stay whatever the severity became.
+    incidents = Incident.objects.filter(reservation_id__in=ids).only(
         "reservation_id", "severity", "opened_at", "clocks", "responded_at", "restored_at"
-    ):
+    )
+    for inc in incidents.prefetch_related("breaches"):
         line = lines[inc.reservation_id]
         line.incidents[inc.severity] += 1
-        line.breaches += clock_breaches(inc, now=now)
+        line.breaches += clock_breaches(inc, now=now, recorded=inc.breaches.all())
     shown = Paginator([lines[r.pk] for r in reservations], per_page).get_page(page)
     predicted = predictions(x.reservation for x in shown)
     for line in shown:

@@ -74,6 +74,16 @@ class AvailabilitySerializer(serializers.Serializer[Any]):
     report = ReportSerializer(
         allow_null=True, help_text="null until the term starts (the buyer accepts)."
     )
+    standing = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Incident id → acknowledged or unanswered (counted), awaiting (not yet "
+        "acknowledged, its response clock still running) or disputed (left out of `report`).",
+    )
+    report_if_counted = ReportSerializer(
+        allow_null=True,
+        help_text="With disputed incidents: the figures counting them (the opener's reading); "
+        "null when nothing is disputed.",
+    )
 
 
 class MaintenanceWindowSerializer(serializers.ModelSerializer[MaintenanceWindow]):

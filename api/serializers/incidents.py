@@ -10,7 +10,14 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from incidents import selectors as sel
-from incidents.models import ChecklistSignoff, Incident, IncidentEvidence, IncidentEvidenceKind
+from incidents.models import (
+    ChecklistSignoff,
+    ClockBreach,
+    Incident,
+    IncidentEvidence,
+    IncidentEvidenceKind,
+    SeverityChange,
+)
 from incidents.models import Severity as SeverityChoice
 from incidents.models import Signal as SignalChoice
 
@@ -91,6 +98,27 @@ class LostTimeSerializer(serializers.Serializer):
     error = serializers.CharField(required=False)
 
 
+class SeverityChangeSerializer(serializers.ModelSerializer[SeverityChange]):
+    proposed_by = _username("proposed_by")
+    decided_by = _username("decided_by")
+
+    class Meta:
+        model = SeverityChange
+        fields = [
+            "id", "from_severity", "to_severity", "reason", "status", "proposed_party",
+            "proposed_by", "proposed_at", "decided_party", "decided_by", "decided_at",
+            "decision_reason",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ClockBreachSerializer(serializers.ModelSerializer[ClockBreach]):
+    class Meta:
+        model = ClockBreach
+        fields = ["clock", "severity", "minutes", "due_at", "recorded_at"]
+        read_only_fields = fields
+
+
 class IncidentSerializer(IncidentSummarySerializer):
     responded_by = _username("responded_by")
     restored_by = _username("restored_by")
@@ -99,6 +127,12 @@ class IncidentSerializer(IncidentSummarySerializer):
     checklist = serializers.SerializerMethodField()
     lost_time = serializers.SerializerMethodField()
     evidence_url = serializers.SerializerMethodField()
+    severity_changes = serializers.SerializerMethodField()
+    severity_history = serializers.SerializerMethodField()
+    breaches = serializers.SerializerMethodField()
+    standing = serializers.SerializerMethodField()
+    acknowledged_by = _username("acknowledged_by")
+    disputed_by = _username("disputed_by")
 
     class Meta(IncidentSummarySerializer.Meta):
         fields = [
@@ -125,8 +159,36 @@ class IncidentSerializer(IncidentSummarySerializer):
             "window_end",
             "fewer_nodes_at",
             "continuing_nodes",
+            "severity_changes",
+            "severity_history",
+            "breaches",
+            "standing",
+            "acknowledged_at",
+            "acknowledged_by",
+            "disputed_at",
+            "disputed_by",
+            "dispute_reason",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(SeverityChangeSerializer(many=True))
+    def get_severity_changes(self, obj: Incident) -> list[Any]:
+        rows = sel.severity_changes(incident=obj)
+        return list(SeverityChangeSerializer(rows, many=True).data)
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_severity_history(self, obj: Incident) -> list[str]:
+        return [line["text"] for line in sel.severity_history(obj)]
+
+    @extend_schema_field(ClockBreachSerializer(many=True))
+    def get_breaches(self, obj: Incident) -> list[Any]:
+        return list(ClockBreachSerializer(sel.breaches_list(incident=obj), many=True).data)
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["acknowledged", "unanswered", "awaiting", "disputed"])
+    )
+    def get_standing(self, obj: Incident) -> str:
+        return sel.incident_standing(obj, now=timezone.now())
 
     @extend_schema_field(ClockSerializer(many=True))
     def get_clocks(self, obj: Incident) -> list[Any]:
@@ -179,7 +241,19 @@ class IncidentOpenSerializer(serializers.Serializer):
 
 class SeveritySerializer(serializers.Serializer):
     severity = serializers.ChoiceField(choices=SeverityChoice.choices)
-    reason = serializers.CharField(help_text="Why the severity changes; it is on the record.")
+    reason = serializers.CharField(
+        max_length=2000, help_text="Why the severity should change; it is on the record."
+    )
+
+
+class SeverityAcceptSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=2000, help_text="Optional note."
+    )
+
+
+class ReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, help_text="Why; it is on the record.")
 
 
 class IncidentTimesSerializer(serializers.Serializer):

@@ -42,6 +42,8 @@ class AvailabilityView(generics.GenericAPIView[Reservation]):
             "terms_source": delivery.terms_source,
             "lanes": delivery.lanes,
             "report": delivery.report,
+            "standing": {str(k): v for k, v in delivery.standing.items()},
+            "report_if_counted": delivery.report_if_counted,
         }
         return Response(AvailabilitySerializer(data).data)
 

@@ -1,7 +1,8 @@
-"""Incidents by API, as on the incident page: open one from an analysed failed run, change its
-severity, record the response and the restore, upload recovery evidence, sign checklist items
-off, set the lost-time marks and close. Both parties to the reservation may do each of these,
-as in the browser; everyone else gets 404."""
+"""Incidents by API, as on the incident page: open one from an analysed failed run, propose a
+severity change (the other party accepts or rejects it), acknowledge or dispute the other
+party's incident, record the response and the restore, upload recovery evidence, sign
+checklist items off, set the lost-time marks and close. Both parties to the reservation may
+do each of these, as in the browser; everyone else gets 404."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ from api.serializers.incidents import (
     IncidentSignalOpenSerializer,
     IncidentSummarySerializer,
     IncidentTimesSerializer,
+    ReasonSerializer,
+    SeverityAcceptSerializer,
     SeveritySerializer,
     SignoffSerializer,
     SignoffWriteSerializer,
@@ -145,17 +148,103 @@ class IncidentSeverityView(generics.GenericAPIView[Incident]):
 
     @extend_schema(
         request=SeveritySerializer,
-        responses=IncidentSerializer,
-        summary="Change the severity with a reason; the clocks follow it",
+        responses={201: IncidentSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Propose a severity change with a reason; the severity and its clocks stay "
+        "until an approver or admin of the other party accepts",
     )
+    @idempotent
     def post(self, request: Request, pk: int) -> Response:
         incident = _incident(request, pk)
         serializer = SeveritySerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        incident = services.incident_set_severity(
+        services.incident_severity_propose(
             incident=incident, user=api_user(request), **serializer.validated_data
         )
-        return _show(incident)
+        return _show(_incident(request, pk), status.HTTP_201_CREATED)
+
+
+class IncidentSeverityAcceptView(generics.GenericAPIView[Incident]):
+    serializer_class = IncidentSerializer
+
+    @extend_schema(
+        request=SeverityAcceptSerializer,
+        responses=IncidentSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Accept the other party's proposed severity (an approver or admin); breaches "
+        "already recorded stay",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = SeverityAcceptSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.incident_severity_accept(
+            incident=_incident(request, pk),
+            user=api_user(request),
+            reason=serializer.validated_data.get("reason", ""),
+        )
+        return _show(_incident(request, pk))
+
+
+class IncidentSeverityRejectView(generics.GenericAPIView[Incident]):
+    serializer_class = IncidentSerializer
+
+    @extend_schema(
+        request=ReasonSerializer,
+        responses=IncidentSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Reject the other party's proposed severity with a reason (an approver or admin)",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = ReasonSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.incident_severity_reject(
+            incident=_incident(request, pk),
+            user=api_user(request),
+            reason=serializer.validated_data["reason"],
+        )
+        return _show(_incident(request, pk))
+
+
+class IncidentAcknowledgeView(generics.GenericAPIView[Incident]):
+    serializer_class = IncidentSerializer
+
+    @extend_schema(
+        request=None,
+        responses=IncidentSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Acknowledge the other party's incident: from now on it counts toward "
+        "availability and credits",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        incident = services.incident_acknowledge(
+            incident=_incident(request, pk), user=api_user(request)
+        )
+        return _show(_incident(request, incident.pk))
+
+
+class IncidentDisputeView(generics.GenericAPIView[Incident]):
+    serializer_class = IncidentSerializer
+
+    @extend_schema(
+        request=ReasonSerializer,
+        responses=IncidentSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Dispute the other party's incident with a reason, before its response clock "
+        "runs out; the delivery figures then show both readings",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = ReasonSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.incident_dispute_opening(
+            incident=_incident(request, pk),
+            user=api_user(request),
+            reason=serializer.validated_data["reason"],
+        )
+        return _show(_incident(request, pk))
 
 
 class _IncidentMarkView(generics.GenericAPIView[Incident]):

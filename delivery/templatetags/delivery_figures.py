@@ -27,3 +27,12 @@ def figure(fig: Figure, kind: str = "num") -> dict[str, Any]:
     value = fig.value
     text = "–" if value is None else FORMATS[kind](Decimal(value))
     return {"figure": fig, "text": text}
+
+
+@register.filter
+def index(seq: Any, i: int) -> Any:
+    """`months|index:n`: the n-th item (None past the end), to set two reports side by side."""
+    try:
+        return seq[i]
+    except (IndexError, TypeError):
+        return None

@@ -9,10 +9,13 @@ from incidents.models.failed_runs import FailedRun, FailedRunFile, FailedRunStat
 from incidents.models.incident import (
     ChecklistDispute,
     ChecklistSignoff,
+    ClockBreach,
     Incident,
     IncidentEvidence,
     IncidentEvidenceKind,
     Severity,
+    SeverityChange,
+    SeverityChangeStatus,
     Signal,
 )
 from incidents.models.record import (
@@ -32,6 +35,7 @@ __all__ = [
     "ChangeStatus",
     "ChecklistDispute",
     "ChecklistSignoff",
+    "ClockBreach",
     "Confidence",
     "FailedRun",
     "FailedRunFile",
@@ -41,6 +45,8 @@ __all__ = [
     "IncidentEvidenceKind",
     "RepairEstimate",
     "Severity",
+    "SeverityChange",
+    "SeverityChangeStatus",
     "Signal",
     "StepTimesUpload",
 ]

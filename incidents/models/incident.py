@@ -89,6 +89,17 @@ class Incident(models.Model):
     gpus_per_node = models.PositiveIntegerField(null=True, blank=True)
     fewer_nodes_at = models.DateTimeField(null=True, blank=True)
     continuing_nodes = models.PositiveIntegerField(null=True, blank=True)
+    # One party's word is not yet a fact: the other party acknowledges the incident, or
+    # disputes it (with a reason) before the response clock runs out.
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    disputed_at = models.DateTimeField(null=True, blank=True)
+    disputed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    dispute_reason = models.TextField(blank=True)
 
     class Meta:
         db_table = "acceptance_incident"  # the table and its rows stay put (core/model_moves.py)
@@ -111,6 +122,80 @@ class Incident(models.Model):
     @property
     def restore_due(self) -> object:
         return self.opened_at + timedelta(minutes=self.minutes("restore_minutes"))
+
+
+class SeverityChangeStatus(models.TextChoices):
+    PENDING = "pending", "Proposed, awaiting the other party"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+
+
+class SeverityChange(models.Model):
+    """A severity change after opening: proposed by one party with a reason, accepted or
+    rejected by an approver or admin of the other. Until it is accepted the incident keeps its
+    severity, so the clocks that were running keep running."""
+
+    incident = models.ForeignKey(
+        Incident, on_delete=models.CASCADE, related_name="severity_changes"
+    )
+    from_severity = models.CharField(max_length=2, choices=Severity.choices)
+    to_severity = models.CharField(max_length=2, choices=Severity.choices)
+    reason = models.TextField()
+    status = models.CharField(
+        max_length=10, choices=SeverityChangeStatus.choices, default=SeverityChangeStatus.PENDING
+    )
+    proposed_party = models.CharField(max_length=10)
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_at = models.DateTimeField()
+    decided_party = models.CharField(max_length=10, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["incident", "proposed_at", "pk"]
+        constraints = [
+            # One proposal at a time: a second would race the first for the other's answer.
+            models.UniqueConstraint(
+                fields=["incident"],
+                condition=models.Q(status="pending"),
+                name="one_pending_severity_change",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_severity} → {self.to_severity} ({self.status})"
+
+    @property
+    def other_party(self) -> str:
+        return "buyer" if self.proposed_party == "provider" else "provider"
+
+
+class ClockBreach(models.Model):
+    """A contract clock that ran out, kept as it happened: the clock, the severity it ran
+    under, its deadline, and when it was seen. Later severity changes or edits never remove it;
+    the availability and credit figures count these rows."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="breaches")
+    clock = models.CharField(max_length=10)  # "response" or "restore"
+    severity = models.CharField(max_length=2, choices=Severity.choices)
+    minutes = models.PositiveIntegerField()
+    due_at = models.DateTimeField()
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["incident", "due_at", "pk"]
+        constraints = [
+            # A clock breaches once; a later severity's clock of the same kind is not a second.
+            models.UniqueConstraint(fields=["incident", "clock"], name="breach_once_per_clock")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.clock} clock breached at {self.due_at:%Y-%m-%d %H:%M} UTC"
 
 
 class IncidentEvidenceKind(models.TextChoices):

@@ -67,6 +67,27 @@ from incidents.selectors import (
 )
 from incidents.services.opening import check_severity, create_incident
 from incidents.services.records import _record
+from incidents.services.severity import (
+    breaches_sweep as breaches_sweep,
+)
+from incidents.services.severity import (
+    incident_acknowledge as incident_acknowledge,
+)
+from incidents.services.severity import (
+    incident_breaches_record,
+)
+from incidents.services.severity import (
+    incident_dispute_opening as incident_dispute_opening,
+)
+from incidents.services.severity import (
+    incident_severity_accept as incident_severity_accept,
+)
+from incidents.services.severity import (
+    incident_severity_propose as incident_severity_propose,
+)
+from incidents.services.severity import (
+    incident_severity_reject as incident_severity_reject,
+)
 
 
 def propose(analysis: dict[str, Any]) -> failures.SeverityProposal:
@@ -142,30 +163,6 @@ def _parse_time(value: Any) -> datetime | None:
 
 
 @transaction.atomic
-def incident_set_severity(
-    *, incident: Incident, user: User, severity: str, reason: str
-) -> Incident:
-    incident_move(incident, "severity", user=user)
-    _check_severity(severity)
-    if not reason.strip():
-        raise ValidationError({"reason": ["Say why the severity changes; it is on the record."]})
-    if not incident.clocks.get(severity):
-        raise ServiceError(f"The terms give no {severity} clocks.")
-    before = {"severity": incident.severity}
-    incident.severity, incident.severity_reason = severity, f"{reason.strip()} ({user})"
-    incident.save(update_fields=["severity", "severity_reason"])
-    _record(
-        incident,
-        "incident.severity",
-        user,
-        before=before,
-        after={"severity": severity},
-        reason=reason.strip(),
-    )
-    return incident
-
-
-@transaction.atomic
 def incident_mark(
     *, incident: Incident, user: User, what: str, now: datetime | None = None
 ) -> Incident:
@@ -176,6 +173,8 @@ def incident_mark(
     incident_move(incident, what, user=user)
     if getattr(incident, f"{what}_at") is not None:
         raise ServiceError(f"{what.capitalize()} is already recorded.")
+    # A clock that ran out before this mark is stored as breached before the mark stops it.
+    incident_breaches_record(incident=incident, now=now or timezone.now())
     setattr(incident, f"{what}_at", now or timezone.now())
     setattr(incident, f"{what}_by", user)
     incident.save(update_fields=[f"{what}_at", f"{what}_by"])
@@ -357,6 +356,7 @@ def incident_close(
             + "; ".join(f"{s.text} ({s.status})" for s in open_items)
         )
     when = now or timezone.now()
+    incident_breaches_record(incident=incident, now=when)
     incident.closed_at, incident.closed_by = when, user
     if incident.restored_at is None:
         incident.restored_at, incident.restored_by = when, user

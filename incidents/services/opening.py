@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance.models import Reservation
+from bids.models.requests import term_end_utc
 from core.errors import ServiceError
 from core.uploads import check_upload
 from engine import failures
@@ -35,7 +36,7 @@ from incidents.models import (
     StepTimesUpload,
 )
 from incidents.notices import incident_opened_notify
-from incidents.selectors import step_time_baseline, terms_for
+from incidents.selectors import reservation_nodes, step_time_baseline, terms_for
 from incidents.services.records import _record
 
 NODE_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$")
@@ -87,6 +88,49 @@ def clean_window(
             {"window_end": [f"The end must come after the start ({start:%Y-%m-%d %H:%M} UTC)."]}
         )
     return start, end
+
+
+def _utc(value: datetime) -> str:
+    return f"{value:%Y-%m-%d %H:%M} UTC"
+
+
+def check_in_term(
+    reservation: Reservation, start: datetime, end: datetime | None, *, now: datetime
+) -> None:
+    """An incident both parties can see lies inside the reservation's term: not before the
+    clock start (the buyer's acceptance), not after the term's end, not in the future."""
+    clock_start = reservation.clock_start
+    if clock_start is not None and start < clock_start:
+        raise ValidationError(
+            {"window_start": [f"{_utc(start)} is before the reservation's term began "
+                              f"({_utc(clock_start)}, the acceptance)."]}
+        )  # fmt: skip
+    term_end = term_end_utc(reservation.request.reservation_end)
+    if start >= term_end:
+        raise ValidationError(
+            {"window_start": [f"{_utc(start)} is after the reservation's term ended "
+                              f"({_utc(term_end)})."]}
+        )  # fmt: skip
+    if end is not None and end > now:
+        raise ValidationError(
+            {"window_end": [f"{_utc(end)} is in the future; leave the end empty while it lasts."]}
+        )
+
+
+def check_reservation_nodes(reservation: Reservation, labels: list[str]) -> None:
+    """Every node named is one of the reservation's (its hand-over baseline and burn-in
+    evidence). Where nothing names the reservation's nodes, any label is taken."""
+    known = reservation_nodes(reservation)
+    if not known:
+        return
+    lowered = {n.lower() for n in known}
+    foreign = [n for n in labels if n.lower() not in lowered]
+    if foreign:
+        shown = ", ".join(known[:8]) + (" …" if len(known) > 8 else "")
+        raise ValidationError(
+            {"nodes": [f"{', '.join(foreign[:5])} {'is' if len(foreign) == 1 else 'are'} not a "
+                       f"node of this reservation ({shown})."]}
+        )  # fmt: skip
 
 
 def gpus_per_node(reservation: Reservation) -> int | None:
@@ -193,7 +237,9 @@ def incident_open_signal(
         names = ", ".join(str(Signal(s).label).lower() for s in allowed)
         raise ValidationError({"signal": [f"The {party} opens from: {names}."]})
     labels = clean_nodes(nodes)
+    check_reservation_nodes(reservation, labels)
     start, end = clean_window(window_start, window_end, now=when)
+    check_in_term(reservation, start, end, now=when)
     if not summary.strip():
         raise ValidationError({"summary": ["Say what was seen; both parties read it."]})
     text = summary.strip()
@@ -348,6 +394,7 @@ def _open_s2(
             {"nodes": ["No rank stands out and the file places no rank on a node: name the "
                        "affected nodes, or add a rank → node map."]}
         )  # fmt: skip
+    check_reservation_nodes(row.reservation, labels)
     incident = create_incident(
         reservation=row.reservation,
         user=user,

@@ -10,7 +10,7 @@ from acceptance.audit import record_on_reservation
 from incidents.models import Incident
 
 
-def _record(incident: Incident, action: str, user: User, **values: Any) -> None:
+def _record(incident: Incident, action: str, user: User | None, **values: Any) -> None:
     record_on_reservation(
         reservation=incident.reservation,
         action=action,

@@ -18,6 +18,7 @@ from core.web import errors_into_form, flash_errors
 from incidents import selectors as sel
 from incidents import services
 from incidents.forms import (
+    AnswerForm,
     DisputeForm,
     FailedRunUploadForm,
     FewerNodesForm,
@@ -31,6 +32,10 @@ from incidents.lifecycle import INCIDENT, close_decision, incident_actor, item_o
 from incidents.models import FailedRun, Incident
 from incidents.views.record_page import record_context
 from orgs.access import active_org, org_required, user_of
+
+# The moves of the severity and acknowledgement sections of the incident page.
+ANSWER_MOVES = ["severity_propose", "severity_accept", "severity_reject", "acknowledge",
+                "dispute_incident"]  # fmt: skip
 
 
 def _org_ids(request: HttpRequest) -> list[int]:
@@ -158,6 +163,7 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
     evidence = list(incident.evidence.select_related("uploaded_by").order_by("pk"))
     actor = incident_actor(incident, request.user)
     checklist = sel.checklist_states(incident, evidence)
+    changes = sel.severity_changes(incident=incident)
     signed = set(incident.signoffs.values_list("key", flat=True))
     context = {
         "incident": incident,
@@ -184,6 +190,12 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
         "fewer_move": INCIDENT.decide(incident, "fewer_nodes", actor=actor),
         "severity_form": forms.get("severity_form")
         or SeverityForm(initial={"severity": incident.severity}),
+        "severity_history": sel.severity_history(incident, changes),
+        "pending_change": next((c for c in changes if c.status == "pending"), None),
+        "breaches": sel.breaches_list(incident=incident),
+        "standing": sel.incident_standing(incident, now=timezone.now()),
+        "severity_moves": INCIDENT.decisions(incident, actor=actor, names=ANSWER_MOVES),
+        "my_party": next(iter(sorted(actor.roles)), ""),
         "evidence_form": forms.get("evidence_form") or IncidentEvidenceForm(),
         "times_form": forms.get("times_form")
         or LostTimeForm(
@@ -213,19 +225,72 @@ def incident_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 @require_POST
 def incident_severity(request: HttpRequest, pk: int) -> HttpResponse:
+    """Propose a severity change; it applies once the other party accepts."""
     incident = _get_incident(request, pk)
     form = SeverityForm(request.POST)
     if form.is_valid():
         try:
-            services.incident_set_severity(
+            change = services.incident_severity_propose(
                 incident=incident, user=user_of(request), **form.cleaned_data
             )
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
-            messages.success(request, f"Severity is now {incident.severity}; the clocks follow it.")
+            messages.success(
+                request,
+                f"{change.to_severity} proposed; the incident stays {change.from_severity}, with "
+                f"its clocks, until the {change.other_party} accepts.",
+            )
             return redirect("incidents:incident-detail", pk=pk)
     return _incident_page(request, incident, severity_form=form)
+
+
+@org_required()
+@require_POST
+def incident_severity_answer(request: HttpRequest, pk: int, answer: str) -> HttpResponse:
+    """Accept or reject the other party's proposed severity (an approver or admin)."""
+    incident = _get_incident(request, pk)
+    form = AnswerForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        if answer == "accept":
+            change = services.incident_severity_accept(
+                incident=incident, user=user_of(request), reason=reason
+            )
+            messages.success(request, f"Accepted: the incident is now {change.to_severity}.")
+        elif answer == "reject":
+            change = services.incident_severity_reject(
+                incident=incident, user=user_of(request), reason=reason
+            )
+            messages.success(request, f"Rejected: the incident stays {change.from_severity}.")
+        else:
+            raise Http404
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    return redirect("incidents:incident-detail", pk=pk)
+
+
+@org_required()
+@require_POST
+def incident_answer(request: HttpRequest, pk: int, answer: str) -> HttpResponse:
+    """Acknowledge or dispute the other party's incident."""
+    incident = _get_incident(request, pk)
+    form = AnswerForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        if answer == "acknowledge":
+            services.incident_acknowledge(incident=incident, user=user_of(request))
+            messages.success(request, "Acknowledged: the incident counts toward availability.")
+        elif answer == "dispute":
+            services.incident_dispute_opening(
+                incident=incident, user=user_of(request), reason=reason
+            )
+            messages.success(request, "Disputed: the delivery figures show both readings.")
+        else:
+            raise Http404
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    return redirect("incidents:incident-detail", pk=pk)
 
 
 @org_required()

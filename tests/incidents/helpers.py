@@ -7,6 +7,7 @@ import gzip
 import io
 import tarfile
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,24 @@ def accept(world: Any, buyer: Any, provider: Any) -> Accepted:
     reservation.save(update_fields=["status"])
     world.request.refresh_from_db()
     return Accepted(world, reservation)
+
+
+def term_from(reservation: Reservation, start: datetime) -> Reservation:
+    """Move the reservation's clock start back to `start`: tests that open incidents at fixed
+    past instants need them inside the term (an incident before the term is refused)."""
+    reservation.clock_starts_at = start
+    reservation.save(update_fields=["clock_starts_at"])
+    return reservation
+
+
+def known_nodes(reservation: Reservation, *nodes: str) -> None:
+    """Add node labels to the hand-over baseline's hosts (the reservation's known nodes)."""
+    baseline = reservation.baseline
+    rows = list((baseline.snapshot or {}).get("nccl") or [{}])
+    hosts = list(rows[0].get("hosts") or [])
+    rows[0] = {**rows[0], "hosts": hosts + [n for n in nodes if n not in hosts]}
+    baseline.snapshot = {**(baseline.snapshot or {}), "nccl": rows}
+    baseline.save(update_fields=["snapshot"])
 
 
 def tar_bytes(files: list[Any]) -> bytes:

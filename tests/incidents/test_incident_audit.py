@@ -19,9 +19,11 @@ pytestmark = pytest.mark.django_db
 
 def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_provider):
     incident = services.incident_open(failed_run=analysed, user=buyer.user)
-    services.incident_set_severity(
+    services.incident_severity_propose(
         incident=incident, user=provider.user, severity="S2", reason="Degraded, still running."
     )
+    services.incident_severity_accept(incident=incident, user=buyer.user, reason="Agreed.")
+    incident.refresh_from_db()
     services.incident_mark(incident=incident, user=provider.user, what="responded")
     for name, kind in [
         ("nccl_all_reduce_recovered.txt", "nccl-tests"),
@@ -43,15 +45,18 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
     rows = list(AuditEntry.objects.filter(obj_key=key).order_by("seq"))
     assert [(r.action, r.party) for r in rows] == [
         ("incident.open", "buyer"),
-        ("incident.severity", "provider"),
+        ("incident.severity.propose", "provider"),
+        ("incident.severity.accept", "buyer"),
         ("incident.responded", "provider"),
         ("incident.restored", "provider"),
         ("incident.signoff", "buyer"),
         ("incident.close", "buyer"),
     ]
-    severity = rows[1]
-    assert (severity.before, severity.after) == ({"severity": "S1"}, {"severity": "S2"})
-    assert severity.reason == "Degraded, still running."
+    proposed, accepted = rows[1], rows[2]
+    assert proposed.before == {"severity": "S1"} and proposed.after["proposed"] == "S2"
+    assert proposed.reason == "Degraded, still running."
+    assert (accepted.before, accepted.after["severity"]) == ({"severity": "S1"}, "S2")
+    assert accepted.after["proposed_by"] == "nora" and accepted.reason == "Agreed."
     assert len(entries_for(org=buyer.org, obj_key=key)) == len(rows)
     assert len(entries_for(org=provider.org, obj_key=key)) == len(rows)
     assert not entries_for(org=rival_provider.org, obj_key=key).exists()

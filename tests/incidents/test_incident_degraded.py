@@ -18,7 +18,7 @@ from acceptance.models import Baseline
 from incidents.models import Incident, IncidentEvidence, StepTimesUpload
 from incidents.services import opening
 from incidents.ticket import ticket_for
-from tests.incidents.helpers import DATA
+from tests.incidents.helpers import DATA, known_nodes
 
 pytestmark = pytest.mark.django_db
 
@@ -85,7 +85,17 @@ def test_a_blip_opens_nothing_and_is_named_with_its_step_and_rise(accepted, prov
     assert stored.result["blip"]["step"] == 60 and stored.incident is None
 
 
+def test_a_rank_map_onto_a_node_outside_the_reservation_is_refused(accepted, buyer):
+    page = buyer.client().post(
+        reverse("incidents:incident-from-steps", args=[accepted.reservation.pk]),
+        {"file": _file(PLAIN), "rank_map": _file("rank_map_plain.csv")},
+    )
+    assert page.status_code == 200 and not Incident.objects.exists()
+    assert "node-b02 is not a node of this reservation" in page.content.decode()
+
+
 def test_the_plain_training_log_with_a_rank_map_names_the_node(accepted, buyer):
+    known_nodes(accepted.reservation, "node-b01", "node-b02")
     page = buyer.client().post(
         reverse("incidents:incident-from-steps", args=[accepted.reservation.pk]),
         {"file": _file(PLAIN), "rank_map": _file("rank_map_plain.csv")},

@@ -14,7 +14,12 @@ from orgs.choices import MemberRole
 
 BUYER_ROLES = (MemberRole.REQUESTER, MemberRole.APPROVER, MemberRole.ADMIN)
 PROVIDER_ROLES = (MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN)
-SHARED = {"severity", "evidence", "signoff", "dispute", "attach"}
+SHARED = {"severity_propose", "evidence", "signoff", "dispute", "attach"}
+# The other party answers one party's incident (checked per incident by
+# `require_answering_party`), also once it is closed; accepting or rejecting a severity change
+# needs one waiting (none here: 409) and an approver or admin (a requester or engineer: 403).
+ANSWERS = {"acknowledge", "dispute_incident"}
+SHARED |= ANSWERS
 # The record (tests/incidents/record/): either party proposes, decides (the other party: checked
 # per entry by `require_other_party`) and applies changes; the provider posts the estimate.
 SHARED |= {"change_propose", "change_approve", "change_decline", "change_apply"}
@@ -54,6 +59,11 @@ def test_every_move_on_an_open_incident(severity, party, role, actor):
         if not decision.allowed:
             # The other party's move is 403; closing an S1 as the provider is 409 (its state).
             assert decision.status_code in (403, 409) and decision.reason, name
+    answer = decisions["severity_accept"]
+    if role in (MemberRole.APPROVER, MemberRole.ADMIN):
+        assert answer.status_code == 409 and "No severity change is waiting" in answer.reason
+    else:
+        assert answer.status_code == 403 and "Approver" in answer.reason
     if party == "provider" and severity == "S1":
         refused = decisions["close_minor"]
         assert refused.status_code == 409 and "Only the buyer confirms" in refused.reason
@@ -65,8 +75,12 @@ def test_every_move_on_an_open_incident(severity, party, role, actor):
 def test_a_closed_incident_takes_no_move(severity, party, role, actor):
     incident = _incident(severity, closed=True)
     for name, decision in INCIDENT.decisions(incident, actor=actor).items():
+        if name in ANSWERS:
+            assert decision.allowed, name
+            continue
         assert not decision.allowed, name
-        mine = INCIDENT.move(name).party in (party, "either")
+        move = INCIDENT.move(name)
+        mine = move.party in (party, "either") and role in move.roles
         assert decision.status_code == (409 if mine else 403), name
 
 

@@ -18,10 +18,17 @@ from incidents.models import Incident, Signal
 from incidents.selectors import repaired_nodes, terms_for
 from incidents.services import opening
 from notices.models import Notice
+from tests.incidents.helpers import term_from
 
 pytestmark = pytest.mark.django_db
 
 START = datetime(2026, 11, 4, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _term_from_november(accepted):
+    """The term runs from 1 Nov, so the incidents these tests open on 4 Nov lie inside it."""
+    term_from(accepted.reservation, datetime(2026, 11, 1, tzinfo=UTC))
 
 
 def _open(reservation, user, **kw):
@@ -42,12 +49,12 @@ def test_the_provider_opens_from_its_alert_with_clocks_frozen_from_the_terms(
     incident = _open(
         accepted.reservation,
         provider.user,
-        nodes="gpu-a02, gpu-a05",
+        nodes="gpu-a02, gpu-a01",
         window_end=START + timedelta(hours=1),
     )
     _revision, _snapshot, source = terms_for(accepted.reservation)
     assert incident.signal == "alert" and incident.opened_by_party == "provider"
-    assert incident.nodes == ["gpu-a02", "gpu-a05"] and repaired_nodes(incident) == incident.nodes
+    assert incident.nodes == ["gpu-a02", "gpu-a01"] and repaired_nodes(incident) == incident.nodes
     assert (incident.window_start, incident.window_end) == (START, START + timedelta(hours=1))
     assert incident.terms_source == source and incident.clocks["S1"]["response_minutes"] == 15
     assert [i["key"] for i in incident.checklist][:2] == ["diagnostics", "nccl_margin_pct"]
@@ -57,7 +64,7 @@ def test_the_provider_opens_from_its_alert_with_clocks_frozen_from_the_terms(
     assert buyer.user.username in told and provider.user.username in told
     assert rival_provider.user.username not in told
     entry = AuditEntry.objects.get(obj_key=f"incident:{incident.pk}", action="incident.open")
-    assert entry.after["nodes"] == ["gpu-a02", "gpu-a05"] and entry.after["signal"] == "alert"
+    assert entry.after["nodes"] == ["gpu-a02", "gpu-a01"] and entry.after["signal"] == "alert"
 
 
 def test_the_buyer_opens_from_a_slow_job_but_not_from_the_providers_alert(accepted, buyer):
@@ -143,7 +150,7 @@ def test_a_failed_run_attaches_to_an_open_incident(analysed, accepted, buyer, pr
     assert incident.failed_run_id == analysed.pk and incident.nodes == ["gpu-a02"]  # its own
     assert AuditEntry.objects.filter(obj_key=f"incident:{incident.pk}", action="incident.attach")
     # Attached once: the run now has its incident, and a second incident cannot take it.
-    other = _open(accepted.reservation, provider.user, nodes="gpu-a05")
+    other = _open(accepted.reservation, provider.user, nodes="gpu-a01")
     with pytest.raises(ValidationError, match="already attached"):
         opening.incident_attach_failed_run(incident=other, failed_run=analysed, user=buyer.user)
 

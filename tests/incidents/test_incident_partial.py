@@ -14,10 +14,17 @@ from incidents import services
 from incidents.models import Signal
 from incidents.selectors import partial_lost_time
 from incidents.services import opening
+from tests.incidents.helpers import term_from
 
 pytestmark = pytest.mark.django_db
 
 OUT = datetime(2026, 11, 4, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _term_from_november(accepted):
+    """The term runs from 1 Nov, so the node that goes out on 4 Nov lies inside it."""
+    term_from(accepted.reservation, datetime(2026, 11, 1, tzinfo=UTC))
 
 
 @pytest.fixture

@@ -98,5 +98,5 @@ def test_a_closed_incident_is_not_swept_and_its_closure_is_told_to_both(
 
 def test_the_periodic_task_sweeps(incident):
     # Opened in 2025: both clocks are long breached by now.
-    assert send_due_notices() == {"incident_clocks": 6, "bids_opened": 0}
-    assert send_due_notices() == {"incident_clocks": 0, "bids_opened": 0}
+    assert send_due_notices() == {"breaches": 2, "incident_clocks": 6, "bids_opened": 0}
+    assert send_due_notices() == {"breaches": 0, "incident_clocks": 0, "bids_opened": 0}

@@ -17,7 +17,7 @@ from incidents.services.opening import incident_open_signal
 from tests.bids.test_tenancy import HIDDEN, OK
 from tests.conftest import World
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
-from tests.incidents.helpers import accept
+from tests.incidents.helpers import accept, term_from
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.django_db
 def _open(reservation: Any, user: Any, severity: str, *, hours_ago: float = 1) -> Any:
     at = timezone.now() - timedelta(hours=hours_ago)
     return incident_open_signal(
-        reservation=reservation, user=user, severity=severity, nodes="node-a",
-        window_start=at - timedelta(minutes=5), signal="alert", summary="ECC errors on node-a",
+        reservation=reservation, user=user, severity=severity, nodes="gpu-a01",
+        window_start=at - timedelta(minutes=5), signal="alert", summary="ECC errors on gpu-a01",
         now=at,
     )  # fmt: skip
 
@@ -38,12 +38,14 @@ def _rival_buyer_reservation(outsider: Any, provider: Any) -> Any:
     bid = BidFactory(request=req, provider=provider.org)
     bid_submit(bid=bid, user=provider.user)
     bid.refresh_from_db()
-    return accept(World(request=req, bid=bid, rival_bid=bid), outsider, provider).reservation
+    reservation = accept(World(request=req, bid=bid, rival_bid=bid), outsider, provider).reservation
+    return term_from(reservation, timezone.now() - timedelta(days=3))
 
 
 @pytest.fixture
 def card_world(world, buyer, provider, outsider) -> Any:
-    mine = accept(world, buyer, provider).reservation
+    # Accepted three days ago: the incidents below lie inside the term.
+    mine = term_from(accept(world, buyer, provider).reservation, timezone.now() - timedelta(days=3))
     _open(mine, provider.user, "S1", hours_ago=48)  # long past its clocks: two breaches
     _open(mine, provider.user, "S3")
     theirs = _rival_buyer_reservation(outsider, provider)
@@ -155,7 +157,7 @@ def test_delivered_figures_match_the_delivery_report_and_the_prediction_at_award
     )
     reservation.refresh_from_db()
     incident = open_signal(
-        reservation=reservation, user=provider.user, severity="S1", nodes="node-a",
+        reservation=reservation, user=provider.user, severity="S1", nodes="gpu-a01",
         window_start=timezone.now() - timedelta(hours=2), signal="alert", summary="Fabric down",
         now=timezone.now() - timedelta(hours=2),
     )  # fmt: skip

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand
 
 from bids.notices import bids_opened_sweep
 from incidents.notices import clocks_sweep
+from incidents.services import breaches_sweep
 
 
 class Command(BaseCommand):
@@ -18,8 +19,10 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        breaches = breaches_sweep()  # stored as they happened, before anything can move them
         clocks = clocks_sweep()
         opened = bids_opened_sweep()
         self.stdout.write(
-            f"{clocks} incident clock notice(s), {opened} bids-opened notice(s) written."
+            f"{breaches} clock breach(es) recorded, {clocks} incident clock notice(s), "
+            f"{opened} bids-opened notice(s) written."
         )

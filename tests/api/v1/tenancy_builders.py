@@ -112,6 +112,25 @@ def addendum(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.request.pk, "number": a.number}
 
 
+def severity_proposed(w: ApiWorld) -> dict[str, Any]:
+    """The incident (opened by the buyer) with S2 proposed by the provider, waiting."""
+    from incidents.services import incident_severity_propose
+
+    incident_severity_propose(
+        incident=w.incident, user=w.incident.reservation.bid.provider.memberships.order_by(
+            "pk").first().user, severity="S2", reason="The job runs on, degraded.",
+    )  # fmt: skip
+    return {"id": w.incident.pk}
+
+
+def signal_body(w: ApiWorld) -> dict[str, Any]:
+    """An incident from a signal: inside the term (after the acceptance), on any node (the
+    reservation's burn-in names none)."""
+    start = w.incident.reservation.clock_start
+    return {"severity": "S3", "signal": "other", "nodes": ["gpu-a02"],
+            "window_start": start.isoformat(), "summary": "Node drained."}  # fmt: skip
+
+
 def signable(w: ApiWorld) -> dict[str, Any]:
     key = next(s.key for s in checklist_states(w.incident) if s.signable)
     return {"key": key, "note": "Node drained and re-seated; ibstat clean."}

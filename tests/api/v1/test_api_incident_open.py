@@ -3,11 +3,13 @@ a bad field comes back named, and the incident is the one the page would show.""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from incidents.models import Incident
 from tests.api.v1.conftest import token_client
-from tests.incidents.helpers import accepted
+from tests.incidents.helpers import accepted, term_from
 
 __all__ = ["accepted"]
 pytestmark = pytest.mark.django_db
@@ -22,6 +24,7 @@ BODY = {
 
 
 def test_the_provider_opens_an_s3_from_a_drained_node(accepted, buyer, provider):
+    term_from(accepted.reservation, datetime(2026, 11, 1, tzinfo=UTC))  # 4 Nov lies inside it
     url = f"/api/v1/reservations/{accepted.reservation.pk}/incidents/"
     opened = token_client(provider.user).post(url, BODY, format="json")
     assert opened.status_code == 201, opened.content

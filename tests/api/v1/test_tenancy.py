@@ -49,7 +49,9 @@ from tests.api.v1.tenancy_builders import (
     reference_file,
     req,
     reservation,
+    severity_proposed,
     signable,
+    signal_body,
     usage,
 )
 from tests.api.v1.test_api_team import COST_ONLY
@@ -260,13 +262,7 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # Either party opens from its own signal ("other" is both parties' to name).
     "reservations_incidents_create": (
         lambda w: {"id": w.incident.reservation_id},
-        lambda w: {
-            "severity": "S3",
-            "signal": "other",
-            "nodes": ["gpu-a02"],
-            "window_start": "2026-11-04T10:00:00Z",
-            "summary": "Node drained.",
-        },
+        signal_body,
         only(provider=CREATED, buyer=CREATED),
     ),
     # The failed run already has its incident: the parties reach the rule, nobody else the run.
@@ -296,10 +292,30 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # Not reconciled yet (it waits for its mapping): nothing to export, for anyone.
     "reservations_usage_focus_retrieve": (usage, None, only()),
     "incidents_partial_update": (incident, lambda w: {"gpus": 16}, OWNER_AND_BUYER),
+    # Either party proposes a severity change; it waits for the other party's answer, so the
+    # buyer, asking after the provider, finds one waiting (409).
     "incidents_severity_create": (
         incident,
         lambda w: {"severity": "S2", "reason": "The job runs on, degraded."},
-        OWNER_AND_BUYER,
+        only(provider=CREATED, buyer=CONFLICT),
+    ),
+    # The provider proposed: the buyer's approver or admin answers, the provider may not.
+    "incidents_severity_accept_create": (
+        severity_proposed,
+        lambda w: {"reason": "Agreed: it runs on."},
+        only(provider=FORBIDDEN, buyer=OK),
+    ),
+    "incidents_severity_reject_create": (
+        severity_proposed,
+        lambda w: {"reason": "It is down cluster-wide."},
+        only(provider=FORBIDDEN, buyer=OK),
+    ),
+    # The buyer opened the incident: the provider acknowledges or disputes it, not the buyer.
+    "incidents_acknowledge_create": (incident, None, only(provider=OK, buyer=FORBIDDEN)),
+    "incidents_dispute_create": (
+        incident,
+        lambda w: {"reason": "No alert on our side."},
+        only(provider=OK, buyer=FORBIDDEN),
     ),
     # Recorded once: the provider's answer stops the clock, the buyer's second one is refused.
     # The provider records these; the buyer is refused by the incident's table.
