@@ -11,8 +11,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from acceptance.models import Baseline, Evidence, Reservation
-from acceptance.models.burnin import WHOLE_ALLOCATION
+from acceptance.models import Reservation
 from bids.models.requests import term_end_utc
 from billing.models import UsageDifference, UsageMapping, UsageUpload
 from contracts.defaults import STANDARD
@@ -20,7 +19,7 @@ from engine.billing import Contract, Mapping, Outage, to_micro
 from engine.billing.preview import Preview, preview, preview_rows
 from engine.billing.reader import is_xlsx
 from incidents.models import Incident
-from incidents.selectors import burnin_hosts, contract_shape, terms_for
+from incidents.selectors import contract_shape, reservation_nodes, terms_for
 
 
 def _party(org_ids: Iterable[int]) -> Q:
@@ -138,27 +137,9 @@ def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0))
     )
 
 
-def _split_nodes(label: str) -> list[str]:
-    """An evidence node label: "" or the whole allocation is no node; "a+b" is two."""
-    if not label or label.strip().lower() == WHOLE_ALLOCATION:
-        return []
-    return [n.strip() for n in label.split("+") if n.strip()]
-
-
 def contract_nodes(*, reservation: Reservation) -> list[str]:
-    """The allocation's node names as the accepted burn-in knew them, first seen first: the
-    hosts its nccl-tests ran on, then the node labels of its frozen baseline and evidence. Empty
-    when the burn-in named none; a bill's ids are then matched to nothing and the pages say so.
-    Incidents do not add names: a node must be the reservation's before an incident names it."""
-    found: list[str] = list(burnin_hosts(reservation) or [])
-    baseline = Baseline.objects.filter(reservation=reservation).only("snapshot", "run_id").first()
-    if baseline is not None:
-        for entry in (baseline.snapshot or {}).get("nccl") or []:
-            found.extend(_split_nodes(str(entry.get("node") or "")))
-        labels = Evidence.objects.filter(run_id=baseline.run_id, withdrawn_at__isnull=True)
-        for label in labels.order_by("pk").values_list("node", flat=True):
-            found.extend(_split_nodes(label))
-    return list(dict.fromkeys(n.strip() for n in found if n.strip()))
+    """The allocation's node names, as incidents know them too (incidents.selectors)."""
+    return reservation_nodes(reservation)
 
 
 def node_gpus(*, reservation: Reservation) -> int | None:

@@ -15,6 +15,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from acceptance.models import Acknowledgement, Evidence, EvidenceState, Reservation
+from acceptance.models.burnin import WHOLE_ALLOCATION
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from engine import failures
@@ -465,20 +466,28 @@ def counts(standing: str) -> bool:
     return standing in ("acknowledged", "unanswered")
 
 
+def _split_nodes(label: str) -> list[str]:
+    """An evidence node label: "" or the whole allocation is no node; "a+b" is two."""
+    if not label or label.strip().lower() == WHOLE_ALLOCATION:
+        return []
+    return [n.strip() for n in label.split("+") if n.strip()]
+
+
 def reservation_nodes(reservation: Reservation) -> list[str]:
-    """The reservation's node labels as far as they are known: the hand-over baseline's hosts
-    and the nodes its burn-in evidence names ("a+b" is a subset of two). [] when nothing names
-    a node (the reservation's node list is then unknown)."""
-    seen: list[str] = []
-    for host in burnin_hosts(reservation) or ():
-        if host not in seen:
-            seen.append(host)
-    rows = Evidence.objects.filter(run__reservation=reservation).exclude(node="")
-    for label in rows.values_list("node", flat=True).distinct().order_by("node"):
-        for node in label.split("+"):
-            if node.strip() and node.strip() not in seen:
-                seen.append(node.strip())
-    return seen
+    """The reservation's node names as its burn-in knew them, first seen first: the hosts the
+    hand-over run's nccl-tests ran on, the node labels frozen in its baseline, then the nodes
+    its evidence names ("a+b" is two; withdrawn evidence names none). [] when nothing names a
+    node: the node list is then unknown. Incidents, bills and recovery evidence are checked
+    against this list, never added to it."""
+    found: list[str] = list(burnin_hosts(reservation) or ())
+    baseline = getattr(reservation, "baseline", None)
+    if baseline is not None:
+        for entry in (baseline.snapshot or {}).get("nccl") or []:
+            found.extend(_split_nodes(str(entry.get("node") or "")))
+    rows = Evidence.objects.filter(run__reservation=reservation, withdrawn_at__isnull=True)
+    for label in rows.exclude(node="").order_by("pk").values_list("node", flat=True):
+        found.extend(_split_nodes(label))
+    return list(dict.fromkeys(n.strip() for n in found if n.strip()))
 
 
 def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
