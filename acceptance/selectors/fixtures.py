@@ -139,6 +139,8 @@ def show_value(key: str, value: Any) -> str:
         return "yes" if value else "no"
     if key == "large_message_bytes" and isinstance(value, int):
         return data_size(value)
+    if isinstance(value, dict):  # limits per name, e.g. the IB error counters
+        return ", ".join(f"{name} ≤ {limit}" for name, limit in value.items()) or "none set"
     return str(value)
 
 
