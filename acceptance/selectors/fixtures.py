@@ -116,6 +116,9 @@ THRESHOLD_LABELS = {
     "step_time_tolerance_pct": "Step time above the reference, at most",
     "step_time_spread_pct": "Step time spread across ranks, at most",
     "per_gpu_network_gbps": "Network bandwidth per GPU",
+    "burnin_min_minutes": "Workload run, at least",
+    "step_time_tail_factor": "Rank p95 step time over the run median, at most",
+    "ib_counter_max": "InfiniBand error counters, at most",
 }
 
 

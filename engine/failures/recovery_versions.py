@@ -4,7 +4,8 @@ hand-over baseline froze for it (`node_versions`, engine/evidence/runtime_versio
 A repaired node that comes back on another CUDA runtime (a reimaged node with a newer
 container, an older driver stack) can match the bandwidth and still break the buyer's jobs, so
 a different CUDA version fails, naming the node. A node the baseline does not list (a
-replacement) is held to the CUDA every burn-in node ran, when they all ran one.
+replacement) is held to the CUDA every burn-in node ran, when they all ran one; against the
+contracted baseline, at the precision the contract names ("12.6" is met by 12.6.2).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.evidence.checks.runtime import same_version
 from engine.evidence.runtime_versions import node_versions
 
 
@@ -42,7 +44,7 @@ def cuda_problems(
         want, whose = _reference(baseline, host)
         if not want:
             unknown.append(host)
-        elif sorted(got) != sorted(want):
+        elif not all(any(same_version(w, g) for w in want) for g in got):
             problems.append(f"{host}: CUDA {', '.join(got)}; {whose} CUDA {', '.join(want)}")
     if unknown:
         return problems, [f"CUDA version on {', '.join(unknown)} (the baseline does not keep it)"]
