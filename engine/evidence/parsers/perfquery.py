@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.domain import IB_ERROR_COUNTERS
-from engine.evidence.parsers.base import PerfqueryError, decode_text
+from engine.evidence.parsers.base import PerfqueryError, decode_text, number_problem
 from engine.evidence.parsers.header import EvidenceOrigin
 
 KIND = "perfquery"
@@ -121,8 +121,12 @@ def _read(lines: list[str]) -> tuple[list[_Block], list[str]]:
         if not s:
             continue
         if m := _BLOCK_RE.match(s):
-            port = int(m.group(3)) if m.group(3) is not None else None
-            blocks.append(_Block(int(m.group(2)), port, bool(m.group(1)), lineno))
+            try:
+                port = int(m.group(3)) if m.group(3) is not None else None
+                lid = int(m.group(2))
+            except ValueError as exc:  # int() refuses a \d+ token of 4,300+ digits
+                raise PerfqueryError(number_problem(exc), line=lineno, kind=KIND) from None
+            blocks.append(_Block(lid, port, bool(m.group(1)), lineno))
             continue
         m_counter = _COUNTER_RE.match(s)
         if m_counter is None or s.startswith("#"):

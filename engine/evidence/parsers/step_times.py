@@ -99,9 +99,13 @@ def _timestamp(cell: str, lineno: int) -> float:
     """Seconds since the epoch from an ISO 8601 time ('2026-11-04T10:00:00Z') or a number."""
     text = cell.strip().strip('"')
     try:
-        return float(text)
+        seconds = float(text)
     except ValueError:
         pass
+    else:
+        if not math.isfinite(seconds):
+            raise StepTimesError(f"timestamp {text[:40]!r} is not a time", line=lineno, kind=KIND)
+        return seconds
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
