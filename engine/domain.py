@@ -34,8 +34,30 @@ EVIDENCE_KIND_LABELS: dict[str, str] = {
     "dcgmi-diag": "DCGM diagnostics",
     "ibstat": "InfiniBand ports (ibstat)",
     "step-times": "Step times per rank",
+    "perfquery": "InfiniBand port counters (perfquery)",
 }
 EVIDENCE_KINDS: tuple[str, ...] = tuple(EVIDENCE_KIND_LABELS)
+
+# The IB port error counters, as perfquery (infiniband-diags) names them in the PortCounters
+# attribute: the fixture's limits, the parser and the checks name a counter the same way.
+IB_ERROR_COUNTERS: tuple[str, ...] = (
+    "SymbolErrorCounter",
+    "LinkErrorRecoveryCounter",
+    "LinkDownedCounter",
+    "PortRcvErrors",
+    "PortRcvRemotePhysicalErrors",
+    "PortRcvSwitchRelayErrors",
+    "PortXmitDiscards",
+    "PortXmitConstraintErrors",
+    "PortRcvConstraintErrors",
+    "LocalLinkIntegrityErrors",
+    "ExcessiveBufferOverrunErrors",
+    "VL15Dropped",
+)
+
+# The backends NCCL's GPU-initiated networking (GIN) assigns a communicator, by the names of
+# NCCL's ncclGinType_t (NCCL_GIN_TYPE 2, 3, 4, 5): the fixture agrees one, the NCCL log shows one.
+COLLECTIVE_BACKENDS: tuple[str, ...] = ("proxy", "gdaki", "gpi", "efa-gda")
 
 # Twelve colours that stay apart in print and on screen, for PDF and browser charts alike.
 PALETTE: tuple[str, ...] = (

@@ -10,14 +10,15 @@ from django import forms
 from acceptance.models import AckStatus
 from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS, show_value
 from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NAME_MISSING
-from engine.domain import COLLECTIVES, EVIDENCE_KINDS
-from engine.evidence.fixtures import Threshold, templates
+from engine.domain import COLLECTIVE_BACKENDS, COLLECTIVES, EVIDENCE_KINDS
+from engine.evidence.fixtures import ADDED_DEFAULTS, Threshold, templates
 from engine.evidence.fixtures.schema import (
     DCGM_WARN_POLICIES,
     FAILURE_RECORD_KEYS,
     FIELD_LABELS,
     FIXTURE_DTYPES,
     NCCL_DATATYPES,
+    SCHEDULERS,
 )
 from engine.evidence.fixtures.thresholds import threshold_unit
 from engine.formatting import data_size_whole
@@ -130,6 +131,22 @@ class FixtureForm(forms.Form):
         required=False,
         help_text="One KEY=VALUE per line, e.g. NCCL_IB_HCA=mlx5_0,mlx5_1.",
     )
+    runtime__os_image = _opt(
+        "OS image", "The nodes' image, as the launcher exports CLUSTERBID_OS_IMAGE."
+    )
+    runtime__scheduler = forms.ChoiceField(
+        label="Scheduler", required=False, choices=[("", "not agreed"), *_choices(SCHEDULERS)]
+    )
+    runtime__kubernetes_version = _opt("Kubernetes version", "Kubernetes only, e.g. 1.30.")
+    runtime__worker_node_spec = _opt(
+        "Worker node spec", "Kubernetes only: the instance type or node label of a worker."
+    )
+    runtime__collective_backend = forms.ChoiceField(
+        label="Collective backend (NCCL GIN)",
+        required=False,
+        choices=[("", "not agreed"), *_choices(COLLECTIVE_BACKENDS)],
+        help_text="As NCCL_DEBUG=INFO prints it: 'GIN/Plugin: Assigned plugin … type N'.",
+    )
     tests__allreduce_fixture__count = _int("Elements per worker")
     tests__allreduce_fixture__dtype = forms.ChoiceField(
         label="Element type", choices=_choices(FIXTURE_DTYPES)
@@ -183,6 +200,12 @@ class FixtureForm(forms.Form):
     thresholds__step_time_spread_pct = forms.FloatField(
         label="Step-time spread", min_value=0, max_value=100
     )
+    thresholds__burnin_min_minutes = forms.FloatField(
+        label="Workload runs at least", min_value=0.1, required=False
+    )
+    thresholds__step_time_tail_factor = forms.FloatField(
+        label="Step-time tail (rank p95 ÷ run median)", min_value=1, required=False
+    )
     required_evidence = forms.MultipleChoiceField(
         label="Required evidence files",
         choices=[(k, k) for k in EVIDENCE_KINDS],
@@ -201,6 +224,8 @@ class FixtureForm(forms.Form):
     ) -> None:
         kwargs.setdefault("initial", self.initial_from(spec))
         super().__init__(*args, **kwargs)
+        for path, default in ADDED_DEFAULTS.items():  # a spec stored before these fields
+            self.initial.setdefault(path.replace(".", "__"), default)
         self.spec = spec
         self.library = library
         collectives = list(spec["tests"]["nccl_tests"]["collectives"])

@@ -32,6 +32,7 @@ GROUPS = {
     **dict(list(_KIND_GROUPS.items())[:2]),
     "node-subsets": "Node subsets (bisection)",
     **dict(list(_KIND_GROUPS.items())[2:]),
+    "runtime": "Runtime versions per node",
     "evidence": "Other evidence",
 }
 STATUS_ORDER = ("fail", "missing", "inconclusive", "warn", "pass")

@@ -116,6 +116,9 @@ THRESHOLD_LABELS = {
     "step_time_tolerance_pct": "Step time above the reference, at most",
     "step_time_spread_pct": "Step time spread across ranks, at most",
     "per_gpu_network_gbps": "Network bandwidth per GPU",
+    "burnin_min_minutes": "Workload run, at least",
+    "step_time_tail_factor": "Rank p95 step time over the run median, at most",
+    "ib_counter_max": "InfiniBand error counters, at most",
 }
 
 
@@ -139,6 +142,8 @@ def show_value(key: str, value: Any) -> str:
         return "yes" if value else "no"
     if key == "large_message_bytes" and isinstance(value, int):
         return data_size(value)
+    if isinstance(value, dict):  # limits per name, e.g. the IB error counters
+        return ", ".join(f"{name} ≤ {limit}" for name, limit in value.items()) or "none set"
     return str(value)
 
 

@@ -16,6 +16,7 @@ from bids.lifecycle import require_preparing
 from bids.models import CapacityRequest
 from core.errors import ServiceError
 from engine.evidence.fixtures import (
+    ADDED_DEFAULTS,
     InvalidSpecError,
     SpecError,
     apply_override,
@@ -203,10 +204,13 @@ def fixture_save(
         if path.startswith("thresholds.busbw_gbps."):
             continue  # the floors map may gain keys: _busbw_changes below
         found = locate(spec, path)
-        if found is None or found[1] not in found[0]:
+        added = path in ADDED_DEFAULTS  # a spec stored before the field reads its default
+        if found is None or (found[1] not in found[0] and not added):
             raise ServiceError(f"{path} is not a field of the fixture spec.")
         parent, key = found
-        if parent[key] == value:
+        if parent.get(key, ADDED_DEFAULTS.get(path)) == value or (
+            key not in parent and value is None
+        ):
             continue
         if path == "allocation.gpus":
             # Derived below from nodes × GPUs per node; a different number would be dropped.

@@ -18,6 +18,7 @@ from engine.evidence.large_message import (
     stored_lowest_large_busbw,
     stored_row_busbw,
 )
+from engine.evidence.runtime_versions import node_versions
 from engine.formatting import bandwidth, data_size
 
 WHOLE = "whole allocation"
@@ -239,6 +240,7 @@ def baseline_snapshot(
             }
         )
     steps = _step_results(files)
+    per_node = node_versions(files=files)
     return {
         **header,
         "large_message_bytes": large,
@@ -248,7 +250,10 @@ def baseline_snapshot(
             "driver": sorted(
                 {v for n in _node_summary(files).values() for v in n.get("driver_versions", [])}
             ),
+            # The CUDA runtime the burn-in ran, which recovery runs are held to per node.
+            "cuda": sorted({v for n in per_node.values() for v in n.get("cuda", [])}),
         },
+        "node_versions": per_node,
         "nodes": _node_summary(files),
         "step_times": {
             "run_median_s": steps[-1].get("run_median") if steps else None,
@@ -293,7 +298,9 @@ def contracted_baseline_snapshot(
         "versions": {
             "nccl": [loaded.nccl_version] if loaded.nccl_version else [],
             "driver": [loaded.driver_version] if loaded.driver_version else [],
+            "cuda": [loaded.cuda_version] if loaded.cuda_version else [],
         },
+        "node_versions": {},
         "nodes": {},
         "step_times": {"run_median_s": None, "ranks": None},
         "evidence": [],

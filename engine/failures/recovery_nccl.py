@@ -3,7 +3,8 @@ reservation's shape and the hand-over baseline's run.
 
 Compared, each refusal naming the difference: the rank count (the reservation's nodes × GPUs per
 node), the node set (the hosts of the burn-in's run), the collective, the command shape (the
-arguments nccl-tests echoes in its header), the NCCL version, and the large-message bus bandwidth
+arguments nccl-tests echoes in its header), the NCCL version, each node's CUDA version
+(recovery_versions.py), and the large-message bus bandwidth
 within the agreed margin. A piece the baseline does not hold (baselines frozen before it was
 kept) is said to be not comparable, never passed in silence. A file byte-identical to burn-in
 evidence is refused outright: a recovery run must be new.
@@ -20,6 +21,8 @@ from typing import Any
 
 from engine.evidence.large_message import large_message_bytes, stored_lowest_large_busbw
 from engine.formatting import data_size_exact
+
+from .recovery_versions import cuda_problems
 
 PASS, FAIL, WAITING = "pass", "fail", "waiting"
 # Refused on a reuse or mismatch finding (a file given twice, another host, the burn-in's own
@@ -203,6 +206,9 @@ def _compare(
         _compare_busbw(
             found, coll, row, run, large=large_message_bytes(baseline), margin_pct=margin_pct
         )
+    problems, unknown = cuda_problems(parsed=parsed, baseline=baseline)
+    found.problems.extend(problems)
+    found.unknown.extend(unknown)
     return found
 
 

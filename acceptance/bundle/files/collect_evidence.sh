@@ -5,6 +5,7 @@
 #   nvidia-smi-query.csv   nvidia-smi --query-gpu=... --format=csv
 #   dcgmi-diag.txt         dcgmi diag -r <agreed level>
 #   ibstat.txt             ibstat
+#   perfquery.txt          perfquery -C <ca> -P <port> for every HCA port (IB error counters)
 #   versions.txt           kernel, driver, CUDA, OFED, DCGM, NCCL and torch versions
 #   commands.txt           every command run and its exit status
 #   missing.txt            tools that were not found (only when some were missing)
@@ -29,7 +30,7 @@ case "${1:-}" in
             bash "${HERE}/collect_evidence.sh"
         ;;
     -h | --help)
-        sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     "") ;;
@@ -69,6 +70,23 @@ capture nvidia-smi-query.csv nvidia-smi \
     --format=csv
 capture dcgmi-diag.txt dcgmi diag -r "${DCGM_LEVEL}"
 capture ibstat.txt ibstat
+
+# perfquery reads one port at a time and does not print the HCA's name: query every port of
+# every HCA by name, one "# Port counters: Lid N port P" block each.
+ib_counters() {
+    local ca port
+    for ca in $(ibstat -l); do
+        for port in /sys/class/infiniband/"${ca}"/ports/*; do
+            [[ -e "${port}" ]] || continue
+            perfquery -C "${ca}" -P "${port##*/}"
+        done
+    done
+}
+if command -v perfquery > /dev/null 2>&1; then
+    capture perfquery.txt ib_counters
+else
+    MISSING+=("perfquery.txt: perfquery not found")
+fi
 
 # version LABEL COMMAND...: one "label: value" line, "unknown" when the command fails.
 version() {

@@ -26,6 +26,15 @@ DEFAULT_DTYPE = "@@{dtype}"
 DEFAULT_ITERATIONS = int("@@{iterations}")
 DEFAULT_CHECK_ITERATIONS = int("@@{check_iterations}")
 FIXTURE_SHA256 = "@@{fixture_sha256}"
+# What the launcher knows and a worker cannot see for itself (the image it started, the node's
+# OS image, the cluster's Kubernetes version and worker node type): each record carries it when
+# the launcher exports it, and the checks compare it with the fixture's runtime, node by node.
+LAUNCHER_KEYS = {
+    "container_image": "CLUSTERBID_CONTAINER_IMAGE",
+    "os_image": "CLUSTERBID_OS_IMAGE",
+    "kubernetes_version": "CLUSTERBID_KUBERNETES_VERSION",
+    "worker_node_spec": "CLUSTERBID_WORKER_NODE_SPEC",
+}
 
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
@@ -159,6 +168,7 @@ def run_worker(args: argparse.Namespace, rank: int, world_size: int, local_rank:
             "cuda_version": torch.version.cuda if device.type == "cuda" else None,
             "fixture_sha256": FIXTURE_SHA256,
         }
+        record.update({k: os.environ[v] for k, v in LAUNCHER_KEYS.items() if os.environ.get(v)})
         emit(record, args.out)
         # Every rank learns whether any rank failed, so every exit status tells the truth.
         failures = torch.tensor([0 if ok else 1], dtype=torch.int64, device=device)

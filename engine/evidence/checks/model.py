@@ -22,6 +22,7 @@ GROUP_BY_KIND = {
     "dcgmi-diag": "dcgmi",
     "ibstat": "ibstat",
     "step-times": "step-times",
+    "perfquery": "ib-counters",
 }
 
 

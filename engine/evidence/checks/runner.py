@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.evidence.checks.dcgm_coverage import check_dcgm_coverage, gpu_counts
 from engine.evidence.checks.findings import Explanation, evidence_findings, finding_results
 from engine.evidence.checks.hardware import (
     check_dcgmi,
@@ -12,18 +13,27 @@ from engine.evidence.checks.hardware import (
     check_ibstat,
     check_topology,
 )
+from engine.evidence.checks.ib_counters import check_perfquery
 from engine.evidence.checks.model import GROUP_BY_KIND, CheckResult, EvidenceItem
 from engine.evidence.checks.nccl import check_run, check_subsets, runs_of
 from engine.evidence.checks.spec import Spec, load_spec
+from engine.evidence.checks.versions import check_backend, check_versions
 from engine.evidence.checks.workload import check_fixture, check_step_times
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 
 PerItemCheck = Callable[[Spec, EvidenceItem, bool], list[CheckResult]]
+
+
+def _perfquery(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckResult]:
+    return check_perfquery(spec=spec, item=item, mandatory=mandatory)
+
+
 PER_NODE: dict[str, PerItemCheck] = {
     "nvidia-smi-topo": check_topology,
     "nvidia-smi-query": check_gpu_query,
     "dcgmi-diag": check_dcgmi,
     "ibstat": check_ibstat,
+    "perfquery": _perfquery,
 }
 
 
@@ -135,9 +145,27 @@ def run_checks(
         for item in kind_items:
             results.extend(check(spec, item, mandatory(kind)))
         results.extend(_coverage(spec, kind, kind_items, mandatory(kind)))
+    results.extend(_depth_checks(spec, by_kind, mandatory))
     results.extend(check_step_times(spec, by_kind.get("step-times", []), mandatory("step-times")))
     results.extend(finding_results(evidence_findings(spec, items), explanations or {}))
     return results
+
+
+def _depth_checks(
+    spec: Spec, by_kind: dict[str, list[EvidenceItem]], mandatory: Callable[[str], bool]
+) -> list[CheckResult]:
+    """Checks that read one kind against another: DCGM on every GPU nvidia-smi lists, the
+    versions each node ran, the collective backend NCCL assigned."""
+    diag = by_kind.get("dcgmi-diag", [])
+    counts = gpu_counts(items=by_kind.get("nvidia-smi-query", []))
+    nccl = by_kind.get("nccl-tests", [])
+    return [
+        *check_dcgm_coverage(
+            spec=spec, items=diag, counts=counts, mandatory=mandatory("dcgmi-diag")
+        ),
+        *check_versions(spec=spec, by_kind=by_kind, mandatory=mandatory("fixture-result")),
+        *check_backend(spec=spec, items=nccl, mandatory=mandatory("nccl-tests")),
+    ]
 
 
 def _covers_allocation(spec: Spec, kind: str, item: EvidenceItem) -> bool:

@@ -10,6 +10,21 @@ from typing import Any
 from engine.domain import EVIDENCE_KINDS
 from engine.evidence.large_message import LARGE_MESSAGE_BYTES, large_message_bytes
 
+# House defaults for the IB port error counters a burn-in may show (perfquery, since the last
+# counter reset): a link that went down or retrained, or lost integrity, is not a new cluster's
+# link; a few symbol errors happen on a healthy cable as it settles; discards come with
+# congestion under an all-reduce storm, so a small number is tolerated. Tune per request.
+IB_COUNTER_MAX_DEFAULT: dict[str, int] = {
+    "LinkDownedCounter": 0,
+    "LinkErrorRecoveryCounter": 0,
+    "SymbolErrorCounter": 10,
+    "LocalLinkIntegrityErrors": 0,
+    "ExcessiveBufferOverrunErrors": 0,
+    "PortRcvErrors": 0,
+    "PortRcvRemotePhysicalErrors": 0,
+    "PortXmitDiscards": 100,
+}
+
 DEFAULT_THRESHOLDS: dict[str, Any] = {
     "large_message_bytes": LARGE_MESSAGE_BYTES,
     "busbw_gbps": {},
@@ -22,6 +37,10 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "ecc_uncorrected_max": 0,
     "step_time_tolerance_pct": 5.0,
     "step_time_spread_pct": 10.0,
+    # Seed 001: "a short run of your own model at production scale for a few hours".
+    "burnin_min_minutes": 120.0,
+    "step_time_tail_factor": 1.2,
+    "ib_counter_max": IB_COUNTER_MAX_DEFAULT,
 }
 
 
@@ -47,6 +66,11 @@ class Spec:
     required_evidence: tuple[str, ...] = EVIDENCE_KINDS
     cuda_version: str | None = None
     container_image: str | None = None
+    os_image: str | None = None
+    scheduler: str | None = None  # "slurm" | "kubernetes"
+    kubernetes_version: str | None = None
+    worker_node_spec: str | None = None
+    collective_backend: str | None = None  # one of engine.domain.COLLECTIVE_BACKENDS
 
     @property
     def world_size(self) -> int:
@@ -95,7 +119,7 @@ def load_spec(raw: Mapping[str, Any]) -> Spec:
     for override in doc.get("overrides") or []:
         if isinstance(override, Mapping) and isinstance(override.get("field"), str):
             _set_dotted(doc, override["field"], override.get("value"))
-    thresholds = dict(DEFAULT_THRESHOLDS)
+    thresholds = copy.deepcopy(DEFAULT_THRESHOLDS)
     for key, value in (doc.get("thresholds") or {}).items():
         if value is not None:
             thresholds[key] = value
@@ -121,4 +145,15 @@ def load_spec(raw: Mapping[str, Any]) -> Spec:
         required_evidence=tuple(required) if isinstance(required, list) else EVIDENCE_KINDS,
         cuda_version=_get(doc, "runtime", "cuda_version"),
         container_image=_get(doc, "runtime", "container_image"),
+        **_runtime_extras(doc),
     )
+
+
+def _runtime_extras(doc: Mapping[str, Any]) -> dict[str, str | None]:
+    """The runtime fields a spec written before they existed lacks: None, not agreed."""
+    keys = ("os_image", "scheduler", "kubernetes_version", "worker_node_spec", "collective_backend")
+    out: dict[str, str | None] = {}
+    for key in keys:
+        value = _get(doc, "runtime", key)
+        out[key] = value if isinstance(value, str) and value.strip() else None
+    return out

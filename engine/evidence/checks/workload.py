@@ -9,6 +9,7 @@ from engine.evidence.checks.hardware import make
 from engine.evidence.checks.model import CheckResult, EvidenceItem, Status
 from engine.evidence.checks.runtime import fixture_runtime_checks
 from engine.evidence.checks.spec import Spec
+from engine.evidence.checks.step_depth import check_duration, check_tail
 from engine.evidence.parsers.base import median
 from engine.evidence.parsers.fixture_result import FixtureRecord, FixtureResult
 from engine.evidence.parsers.step_times import RankSteps, StepTimesResult
@@ -244,10 +245,13 @@ def check_step_times(spec: Spec, items: list[EvidenceItem], mandatory: bool) -> 
     if not files:
         return []
     medians = sorted(r.median for _, per_rank in files for r in per_rank)
+    run_median = median(medians)
     return [
-        _stragglers(spec, files, median(medians), mandatory),
+        _stragglers(spec, files, run_median, mandatory),
+        check_tail(spec=spec, files=files, run_median=run_median, mandatory=mandatory),
         _spread(spec, files, medians[0], mandatory),
         _rank_coverage(spec, files, mandatory),
+        check_duration(spec=spec, files=files, mandatory=mandatory),
     ]
 
 

@@ -53,6 +53,10 @@ class IbstatError(ParseError):
     """ibstat / ibstatus output that cannot be read."""
 
 
+class PerfqueryError(ParseError):
+    """perfquery port counter output that cannot be read."""
+
+
 class StepTimesError(ParseError):
     """A per-rank step-time CSV that cannot be read."""
 

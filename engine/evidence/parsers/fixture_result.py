@@ -59,6 +59,11 @@ class FixtureRecord:
     line: int
     # The image the worker ran in, when the launcher passes it on (a tolerated extra key).
     container_image: str | None = None
+    # The node's OS image, and where Kubernetes runs the workers its version and the worker
+    # node's spec (instance type or node label), when the launcher passes them on.
+    os_image: str | None = None
+    kubernetes_version: str | None = None
+    worker_node_spec: str | None = None
 
     @property
     def on_cpu(self) -> bool:
@@ -168,6 +173,9 @@ def _record(obj: Any, line: int) -> FixtureRecord:
         cuda_version=_version(obj["cuda_version"]),
         line=line,
         container_image=_optional_text(obj, "container_image", line),
+        os_image=_optional_text(obj, "os_image", line),
+        kubernetes_version=_optional_text(obj, "kubernetes_version", line),
+        worker_node_spec=_optional_text(obj, "worker_node_spec", line),
     )
 
 

@@ -70,6 +70,11 @@ class NcclTestsResult:
     truncated: bool = False  # the last data row was cut short
     error_line: int | None = None
     source_format: str = "text"
+    # The CUDA runtime of the version banner ("NCCL version 2.21.5+cuda12.4"), and with
+    # NCCL_DEBUG=INFO each host's banner CUDA and the GIN backend NCCL assigned (nccl_debug.py).
+    cuda_version: str | None = None
+    host_cuda: dict[str, str] = field(default_factory=dict)
+    collective_backends: dict[str, str] = field(default_factory=dict)
     # Further test runs found in the same file (e.g. a script that ran several binaries).
     runs: tuple[NcclTestsResult, ...] = field(default=())
     # The collector's header, when the file has one (engine/evidence/parsers/header.py).

@@ -33,6 +33,10 @@ class RunState:
     tests_version: str | None = None
     library_code: int | None = None
     nccl_version: str | None = None
+    cuda_version: str | None = None
+    # From NCCL's INFO lines, by the host that printed them.
+    host_cuda: dict[str, str] = field(default_factory=dict)
+    host_backends: dict[str, str] = field(default_factory=dict)
     min_bytes: int | None = None
     max_bytes: int | None = None
     step_factor: int | None = None
@@ -82,6 +86,9 @@ class RunState:
             avg_busbw=self.avg_busbw,
             nccl_version=nccl_version,
             devices=devices,
+            cuda_version=self.cuda_version,
+            host_cuda=dict(self.host_cuda),
+            collective_backends=dict(self.host_backends),
             errors=tuple(self.errors),
             min_bytes=self.min_bytes,
             max_bytes=self.max_bytes,

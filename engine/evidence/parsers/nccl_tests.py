@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from engine.evidence.parsers.base import NcclTestsError, decode_text, number_problem, split_prefix
+from engine.evidence.parsers.nccl_debug import banner, gin_backend, host_of, is_debug_line
 from engine.evidence.parsers.nccl_model import (
     KIND,
     NcclDevice,
@@ -34,7 +35,6 @@ _DEVICE_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)"
     r"\s+\[([^\]]*)\]\s*(.*?)\s*$"
 )
-_NCCL_VERSION_RE = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _COLHEADER_RE = re.compile(r"^#\s*size\s+count\s+type\s+redop\s+root\s+(.*)$")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(\S+)")
@@ -123,13 +123,13 @@ def _classify_comment(s: str) -> _Found | None:
 
 def _classify_text(s: str) -> _Found | None:
     # Most lines are NCCL INFO chatter carrying none of the markers below: skip them early.
-    if "NCCL INFO" in s and "NCCL version" not in s:
+    if "NCCL INFO" in s and not is_debug_line(s):
         return None
     if "Out of" in s and (m := _OOB_RE.match(s)):
         return "out_of_bounds", m, None
     if "Avg bus" in s and (m := _AVG_RE.match(s)):
         return "average", m, None
-    if "NCCL version" in s or "failure" in s or "error:" in s or "_perf" in s:
+    if is_debug_line(s) or "failure" in s or "error:" in s or "_perf" in s:
         return "text", None, None
     return None
 
@@ -245,10 +245,8 @@ def _on_average(state: _State, line: _Line) -> None:
 def _on_text(state: _State, line: _Line) -> None:
     """The NCCL version banner, a failure message or the launch command, in that order."""
     s, run = line.stripped, state.run
-    if "NCCL version" in s:
-        m = _NCCL_VERSION_RE.search(s)
-        if m and run.nccl_version is None:
-            run.nccl_version = m.group(1)
+    if is_debug_line(s):
+        _on_debug(run, s)
     if ("failure" in s or "error:" in s) and _FAILURE_RE.search(s):
         run.errors.append(s)
         if run.error_line is None:
@@ -257,6 +255,22 @@ def _on_text(state: _State, line: _Line) -> None:
         return
     if run.command_program is None and "_perf" in s and collective_from_program(s):
         run.command_program = s
+
+
+def _on_debug(run: RunState, s: str) -> None:
+    """The version banner (once per run, or once per host with NCCL_DEBUG=INFO) and the GIN
+    backend NCCL assigned; the first banner sets the run's versions."""
+    host = host_of(s)
+    if found := banner(s):
+        version, cuda = found
+        if run.nccl_version is None:
+            run.nccl_version = version
+        if cuda and run.cuda_version is None:
+            run.cuda_version = cuda
+        if cuda and host:
+            run.host_cuda.setdefault(host, cuda)
+    elif backend := gin_backend(s):
+        run.host_backends.setdefault(host or "", backend)
 
 
 _HANDLERS: dict[str, Callable[[_State, _Line], None]] = {

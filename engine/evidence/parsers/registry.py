@@ -19,6 +19,7 @@ from engine.evidence.parsers import (
     nccl_tests,
     nvidia_smi_query,
     nvidia_smi_topo,
+    perfquery,
     step_times,
 )
 from engine.evidence.parsers.base import (
@@ -34,6 +35,7 @@ from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 from engine.evidence.parsers.nvidia_smi_topo import TopoResult
+from engine.evidence.parsers.perfquery import PerfqueryResult
 from engine.evidence.parsers.step_times import StepTimesResult
 
 ParsedEvidence = (
@@ -44,6 +46,7 @@ ParsedEvidence = (
     | IbstatResult
     | StepTimesResult
     | FixtureResult
+    | PerfqueryResult
 )
 
 # Below this score a file is not claimed by any parser.
@@ -67,6 +70,7 @@ _PARSERS: dict[str, Parser] = {
         Parser(ibstat.KIND, ibstat.detect, ibstat.parse),
         Parser(step_times.KIND, step_times.detect, step_times.parse),
         Parser(fixture_result.KIND, fixture_result.detect, fixture_result.parse),
+        Parser(perfquery.KIND, perfquery.detect, perfquery.parse),
     )
 }
 
@@ -84,8 +88,8 @@ def detect_kind(text: str | bytes) -> str:
         first = next((ln.strip() for ln in decoded.split("\n") if ln.strip()), "")
         raise UnrecognisedEvidence(
             "unrecognised evidence: not nccl-tests, nvidia-smi (topo -m, --query-gpu, table, "
-            "-q), dcgmi diag, ibstat, a step-time CSV or fixture output; first line reads "
-            f"{first[:60]!r}"
+            "-q), dcgmi diag, ibstat, perfquery, a step-time CSV or fixture output; first line "
+            f"reads {first[:60]!r}"
         )
     return kind
 

@@ -25,6 +25,7 @@ from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 from engine.evidence.parsers.nvidia_smi_topo import TopoResult
+from engine.evidence.parsers.perfquery import PerfqueryResult
 from engine.evidence.parsers.step_times import StepTimesResult
 
 PARSER_REVISION = 1
@@ -39,6 +40,7 @@ RESULT_TYPES: dict[str, type] = {
         IbstatResult,
         StepTimesResult,
         FixtureResult,
+        PerfqueryResult,
     )
 }
 

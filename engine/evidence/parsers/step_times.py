@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import ClassVar
 
 from engine.evidence.parsers.base import StepTimesError, decode_text, median, percentile
@@ -28,6 +29,7 @@ class RankSteps:
     min: float
     max: float
     line: int  # first line of this rank
+    total: float = 0.0  # the rank's logged step seconds added up
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,10 @@ class StepTimesResult:
     run_median: float | None  # median of the per-rank medians
     nodes: tuple[str, ...] = ()
     has_timestamp: bool = False
+    # How long the run lasted: first to last timestamp where the file has them, else the
+    # longest rank's logged step seconds added up (a lower bound when steps are sampled).
+    duration_s: float | None = None
+    duration_source: str | None = None  # "timestamps" | "step sum"
     # The collector's header, when the file has one (engine/evidence/parsers/header.py).
     origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
@@ -79,6 +85,40 @@ class _Samples:
     nodes: dict[int, str] = field(default_factory=dict)
     first_line: dict[int, int] = field(default_factory=dict)
     count: int = 0
+    first_time: float | None = None
+    last_time: float | None = None
+
+    def seen_at(self, when: float) -> None:
+        if self.first_time is None or when < self.first_time:
+            self.first_time = when
+        if self.last_time is None or when > self.last_time:
+            self.last_time = when
+
+
+def _timestamp(cell: str, lineno: int) -> float:
+    """Seconds since the epoch from an ISO 8601 time ('2026-11-04T10:00:00Z') or a number."""
+    text = cell.strip().strip('"')
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    else:
+        if not math.isfinite(seconds):
+            raise StepTimesError(f"timestamp {text[:40]!r} is not a time", line=lineno, kind=KIND)
+        return seconds
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise StepTimesError(
+            f"timestamp must be ISO 8601 or seconds since the epoch, found {text[:40]!r}",
+            line=lineno,
+            kind=KIND,
+        ) from None
+    if when.tzinfo is None:
+        raise StepTimesError(
+            f"timestamp {text[:40]!r} has no time zone (add Z for UTC)", line=lineno, kind=KIND
+        )
+    return when.timestamp()
 
 
 def _rank_and_seconds(
@@ -110,6 +150,7 @@ def _rank_and_seconds(
 def _read_rows(lines: list[str], header_at: int, header: list[str]) -> _Samples:
     found = _Samples()
     ncols, i_node = len(header), header.index("node")
+    i_time = header.index("timestamp") if "timestamp" in header else None
     columns = (header.index("rank"), header.index("step"), header.index("seconds"))
     for idx in range(header_at + 1, len(lines)):
         line = lines[idx]
@@ -133,6 +174,8 @@ def _read_rows(lines: list[str], header_at: int, header: list[str]) -> _Samples:
             found.first_line[rank] = idx + 1
         bucket.append(value)
         found.count += 1
+        if i_time is not None:
+            found.seen_at(_timestamp(cells[i_time], idx + 1))
     return found
 
 
@@ -151,6 +194,7 @@ def _per_rank(found: _Samples) -> tuple[RankSteps, ...]:
                 min=values[0],
                 max=values[-1],
                 line=found.first_line[rank],
+                total=math.fsum(values),
             )
         )
     return tuple(per_rank)
@@ -165,6 +209,10 @@ def parse(text: str | bytes) -> StepTimesResult:
         raise StepTimesError("header without any step-time rows", line=header_at + 1, kind=KIND)
     per_rank = _per_rank(found)
     medians = sorted(r.median for r in per_rank)
+    if found.first_time is not None and found.last_time is not None:
+        duration, source = found.last_time - found.first_time, "timestamps"
+    else:
+        duration, source = max(r.total for r in per_rank), "step sum"
     return StepTimesResult(
         samples=found.count,
         ranks=len(per_rank),
@@ -172,4 +220,6 @@ def parse(text: str | bytes) -> StepTimesResult:
         run_median=median(medians),
         nodes=tuple(dict.fromkeys(found.nodes[r] for r in sorted(found.nodes))),
         has_timestamp="timestamp" in header,
+        duration_s=duration,
+        duration_source=source,
     )

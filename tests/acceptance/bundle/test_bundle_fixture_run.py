@@ -94,3 +94,18 @@ def test_it_needs_a_launcher_environment(unpacked: Path) -> None:
     )
     assert result.returncode != 0
     assert "torchrun" in result.stderr
+
+
+@pytest.mark.usefixtures("torch_available")
+def test_records_carry_what_the_launcher_exports(
+    unpacked: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLUSTERBID_OS_IMAGE", "ubuntu-22.04-hpc-2026.11")
+    monkeypatch.setenv("CLUSTERBID_KUBERNETES_VERSION", "v1.30.4")
+    monkeypatch.delenv("CLUSTERBID_WORKER_NODE_SPEC", raising=False)
+    result = run_fixture(unpacked, "--spawn", "2", "--count", "16", "--iterations", "2")
+    assert result.returncode == 0, result.stderr
+    for record in json_lines(result.stdout):
+        assert record["os_image"] == "ubuntu-22.04-hpc-2026.11"
+        assert record["kubernetes_version"] == "v1.30.4"
+        assert "worker_node_spec" not in record

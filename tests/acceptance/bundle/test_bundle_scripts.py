@@ -129,7 +129,7 @@ def test_evidence_lands_in_a_folder_per_node(unpacked: Path, tmp_path: Path) -> 
     # Fake tools on PATH, so the test does not depend on a GPU host.
     fake = tmp_path / "bin"
     fake.mkdir()
-    for tool in ("nvidia-smi", "dcgmi", "ibstat"):
+    for tool in ("nvidia-smi", "dcgmi", "ibstat", "perfquery"):
         (fake / tool).write_text(f'#!/usr/bin/env bash\necho "{tool} $*"\n')
         (fake / tool).chmod(0o755)
     result = run(
@@ -159,7 +159,7 @@ def test_every_collected_file_starts_with_the_collector_header(
 ) -> None:
     fake = tmp_path / "bin"
     fake.mkdir()
-    for tool in ("nvidia-smi", "dcgmi", "ibstat"):
+    for tool in ("nvidia-smi", "dcgmi", "ibstat", "perfquery"):
         (fake / tool).write_text(f'#!/usr/bin/env bash\necho "{tool} $*"\n')
         (fake / tool).chmod(0o755)
     # A host whose full name resolves: the header carries it, NODE_NAME stays the folder.
@@ -175,7 +175,8 @@ def test_every_collected_file_starts_with_the_collector_header(
     )
     assert result.returncode == 0, result.stderr
     node = unpacked / "evidence" / "node-a"
-    names = ("nvidia-smi-topo.txt", "nvidia-smi-query.csv", "dcgmi-diag.txt", "ibstat.txt")
+    names = ("nvidia-smi-topo.txt", "nvidia-smi-query.csv", "dcgmi-diag.txt", "ibstat.txt",
+             "perfquery.txt")  # fmt: skip
     for name in (*names, "versions.txt"):
         first = (node / name).read_text().split("\n", 1)[0]
         origin = read_header(first)
@@ -198,6 +199,7 @@ def test_evidence_names_missing_tools(unpacked: Path, tmp_path: Path) -> None:
     assert result.returncode == 3, result.stderr
     missing = (unpacked / "evidence" / "n1" / "missing.txt").read_text()
     assert "ibstat.txt: ibstat not found" in missing
+    assert "perfquery.txt: perfquery not found" in missing
 
 
 def test_upload_needs_url_and_token(unpacked: Path) -> None:

@@ -26,7 +26,7 @@ def test_the_demo_run_has_distinct_node_files_and_no_findings(
     assert run.checks_current and run.gate_passed is False
     labelled = run.evidence.exclude(node="")
     assert {e.node for e in labelled} == {"gpu-a01", "gpu-a02"}
-    assert len({e.sha256 for e in labelled}) == labelled.count() == 8
+    assert len({e.sha256 for e in labelled}) == labelled.count() == 10
     checks = Check.objects.filter(run=run, version=run.checked_version)
     assert not checks.exclude(finding_key="").exists()
     blocking = {c.group for c in checks if c.mandatory and c.status in ("fail", "missing")}

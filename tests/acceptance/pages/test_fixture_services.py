@@ -3,13 +3,17 @@ frozen from publishing whether or not a bid acknowledged them."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from django.core.exceptions import ValidationError
 
 from acceptance.bundle import build_bundle
+from acceptance.forms.fixtures import FixtureForm
 from acceptance.models import FixtureVersion, FrozenFixtureVersionError
 from acceptance.selectors import fixtures as selectors
 from acceptance.services import acknowledgement_submit, fixture_from_template, fixture_save
+from acceptance.services.fixtures import _store
 from bids.choices import RequestStatus
 from core.errors import ServiceError
 from engine.evidence.fixtures import spec_sha256
@@ -223,3 +227,33 @@ def test_the_derived_gpu_count_says_how_to_change_it(fx, buyer):
         "allocation.nodes and allocation.gpus_per_node"
         in exc.value.message_dict["allocation.gpus"][0]
     )
+
+
+def test_a_spec_stored_before_the_burnin_depth_fields_saves_and_takes_them(fx, buyer):
+    """The fields are optional: the form shows their defaults and an unchanged save keeps the
+    stored spec as it was; a backend chosen later is set, a threshold needs its reason."""
+    old = copy.deepcopy(fx.version.spec)
+    for key in ("burnin_min_minutes", "step_time_tail_factor", "ib_counter_max"):
+        old["thresholds"].pop(key, None)
+    for key in ("os_image", "scheduler", "kubernetes_version", "worker_node_spec"):
+        old["runtime"].pop(key, None)
+    old["runtime"].pop("collective_backend", None)
+    stored = _store(fixture=fx.version.fixture, spec=old, user=buyer.user)  # as stored then
+    assert "burnin_min_minutes" not in stored.spec["thresholds"]
+    form = FixtureForm(spec=old, library=selectors.threshold_library(old))
+    assert form.initial["thresholds__burnin_min_minutes"] == 120.0
+    changes = {
+        "runtime.collective_backend": "gdaki",
+        "thresholds.burnin_min_minutes": 120.0,
+        "thresholds.step_time_tail_factor": 1.5,
+    }
+    version = fixture_save(
+        fixture=fx.version.fixture,
+        user=buyer.user,
+        changes=changes,
+        reasons={"thresholds.step_time_tail_factor": "MoE layers have a longer tail"},
+    )
+    assert version.spec["runtime"]["collective_backend"] == "gdaki"
+    assert "burnin_min_minutes" not in version.spec["thresholds"]
+    assert version.spec["thresholds"]["step_time_tail_factor"] == 1.5
+    assert version.spec["overrides"][-1]["default"] == 1.2

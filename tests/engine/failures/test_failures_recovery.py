@@ -156,7 +156,8 @@ def test_an_old_baseline_says_what_cannot_be_compared() -> None:
     assert measured.endswith(
         "cannot be compared: node set (the baseline does not name the burn-in's hosts), "
         "all_reduce command (the baseline does not keep it), "
-        "all_reduce NCCL version (the baseline does not keep it)"
+        "all_reduce NCCL version (the baseline does not keep it), "
+        "CUDA version on gpu-a01, gpu-a02 (the baseline does not keep it)"
     )
 
 

@@ -145,14 +145,24 @@ def fixture_lines(n: int = 16, override: dict[int, dict] | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def step_csv(n: int = 16, slow: dict[int, float] | None = None) -> str:
-    slow = slow or {}
-    rows = ["rank,node,step,seconds"]
+def step_csv(
+    n: int = 16,
+    slow: dict[int, float] | None = None,
+    *,
+    minutes: float = 120.0,
+    tail: dict[int, float] | None = None,
+) -> str:
+    """Ten sampled steps per rank logged over `minutes` of wall time (the timestamp column);
+    `slow` adds seconds to every step of a rank, `tail` to two steps in ten of it."""
+    slow, tail = slow or {}, tail or {}
+    rows = ["rank,node,step,seconds,timestamp"]
     for step in range(10):
+        when = 1_764_000_000 + step * minutes * 60 / 9
         for rank in range(n):
+            extra = slow.get(rank, 0.0) + (tail.get(rank, 0.0) if step % 5 == 4 else 0.0)
             rows.append(
                 f"{rank},gpu-a0{1 + rank // 8},{step},"
-                f"{1.0 + slow.get(rank, 0.0) + (step % 3) * 0.001:.4f}"
+                f"{1.0 + extra + (step % 3) * 0.001:.4f},{when:.3f}"
             )
     return "\n".join(rows) + "\n"
 

@@ -13,7 +13,7 @@ def test_all_pass_level_3(evidence):
     r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm3_all_pass.txt"))
     assert r.level == 3 and r.level_source == "inferred" and r.dcgm_version == "3.3.9"
     assert {t.result for t in r.tests} == {"Pass"} and r.complete
-    assert r.gpu_device_ids == ("2335", "2335")
+    assert r.gpu_device_ids == ("2335",) * 8
 
 
 def test_mixed_per_gpu_result_and_wrapped_warning(evidence):

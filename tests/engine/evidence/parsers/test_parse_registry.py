@@ -35,6 +35,7 @@ def test_kinds():
         "ibstat",
         "step-times",
         "fixture-result",
+        "perfquery",
     }
 
 

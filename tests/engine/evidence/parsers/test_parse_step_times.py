@@ -50,3 +50,23 @@ def test_4096_ranks_parse_fast():
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("step-times", step_times.parse, StepTimesError)
+
+
+def test_duration_from_timestamps_or_the_step_sum():
+    stamped = "rank,node,step,seconds,timestamp\n0,a,0,1.0,2026-11-04T10:00:00Z\n"
+    stamped += "0,a,1,1.0,2026-11-04T12:00:00+00:00\n"
+    r = step_times.parse(stamped)
+    assert (r.duration_s, r.duration_source) == (7200.0, "timestamps")
+    r = step_times.parse("rank,node,step,seconds\n0,a,0,1.5\n0,a,1,2.5\n1,a,0,1.0\n")
+    assert (r.duration_s, r.duration_source) == (4.0, "step sum") and r.per_rank[0].total == 4.0
+
+
+@pytest.mark.parametrize(
+    ("cell", "words"), [("nan", "not a time"), ("10:00", "ISO 8601"), ("2026-11-04T10:00", "zone")]
+)
+def test_a_bad_timestamp_names_its_line(cell, words):
+    with pytest.raises(StepTimesError, match=words) as exc:
+        step_times.parse(
+            f"rank,node,step,seconds,timestamp\n0,a,0,1.0,1764000000\n0,a,1,1.0,{cell}\n"
+        )
+    assert exc.value.line == 3
