@@ -45,8 +45,12 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy . .ci/runtime_smoke.py
 
+# pytest-xdist: one test process per CPU core, each with its own test database, cache key prefix
+# and MEDIA_ROOT (tests/conftest.py); loadgroup keeps the tests that run a Celery worker on the
+# shared broker together on one process. `make pytest PYTEST_XDIST=` runs in a single process.
+PYTEST_XDIST ?= -n auto --dist loadgroup
 pytest: install
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 

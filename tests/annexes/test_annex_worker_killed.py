@@ -23,7 +23,7 @@ from config.celery import app as celery_app
 from tests.conftest import require_service
 from tests.worker_fixtures import _redis_reachable, end_other_database_sessions, wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
 
 
