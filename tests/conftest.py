@@ -44,6 +44,58 @@ def require_service(available: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+# Under pytest-xdist (`-n 2`) each worker process is named gw0, gw1, ...; alone, "main".
+# pytest-django already gives each worker a test database of its own (test_<name>_gw0, ...).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+BROKER_GROUP = "celery-broker"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that run a Celery worker (thread or process) on the shared broker run one after
+    another on one xdist worker (`--dist loadgroup`): a worker started by one process answers
+    the other process's broadcast ping, which test_healthz_says_no_worker_when_none_runs must
+    not see. The tests marked `worker` join that group here; the others carry the mark."""
+    for item in items:
+        if item.get_closest_marker("worker") is not None:
+            item.add_marker(pytest.mark.xdist_group(BROKER_GROUP))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_and_media(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Each test process gets keys of its own in the (shared, Redis) cache and a MEDIA_ROOT of
+    its own, so two xdist workers never see each other's rate-limit counters, cached values or
+    stored files (both number their rows from 1, so their names would be the same). The process
+    id in the prefix also keeps apart two runs sharing one Redis; the keys go at the end. The
+    files also stay out of the checkout's media/."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    caches = {name: {**params} for name, params in settings.CACHES.items()}
+    for params in caches.values():
+        params["KEY_PREFIX"] = f"clusterbid-test-{WORKER}-{os.getpid()}"
+    with override_settings(CACHES=caches, MEDIA_ROOT=tmp_path_factory.mktemp("media")):
+        yield
+        clear_cache()
+
+
+def clear_cache() -> None:
+    """Empty this process's part of the cache. Django's RedisCache.clear() is FLUSHDB: it would
+    also wipe the keys of the other xdist worker (and of anything else on that Redis database),
+    so on Redis delete only the keys under this process's KEY_PREFIX."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    backend = caches["default"]
+    if not isinstance(backend, RedisCache) or not backend.key_prefix:
+        backend.clear()
+        return
+    client = backend._cache.get_client(write=True)
+    keys = list(client.scan_iter(match=f"{backend.key_prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Any:
     """pytest-django's set-up, run only when a selected test needs the database, plus two things.
@@ -181,4 +233,4 @@ def world(buyer: Role, provider: Role, rival_provider: Role) -> World:
     return World(request=req, bid=bid, rival_bid=rival_bid)
 
 
-__all__ = ["IN_CI", "PASSWORD", "Role", "World", "require_service"]
+__all__ = ["BROKER_GROUP", "IN_CI", "PASSWORD", "Role", "World", "clear_cache", "require_service"]

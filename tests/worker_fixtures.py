@@ -63,16 +63,26 @@ def real_worker() -> Iterator[Any]:
 
 
 def end_other_database_sessions() -> None:
-    """Sessions of finished threads outlive them; end them so the test DB can be dropped."""
-    from django.db import connection
+    """Sessions of finished threads outlive them; end them so the test DB can be dropped.
+    Only this process's own test database: under xdist each worker has one (test_<name>_gw0,
+    ...), and another worker's sessions are none of its business."""
+    from django.db import OperationalError, connection
 
     if connection.vendor != "postgresql":
         return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    query = (
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(query)
+    except OperationalError:
+        # This connection was itself one of the sessions an earlier call ended (one made
+        # while this thread held another connection): open a new one and end the rest.
+        connection.close()
+        with connection.cursor() as cursor:
+            cursor.execute(query)
 
 
 def wait_for(predicate: Callable[[], bool], seconds: float = 30.0) -> bool:

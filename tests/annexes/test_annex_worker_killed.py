@@ -15,7 +15,7 @@ from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind
 from annexes.services import annex_request
 from tests.worker_fixtures import children, wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_render_whose_worker_is_killed_mid_task_is_rendered_once(

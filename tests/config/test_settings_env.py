@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.celery import app as celery_app
 from config.env import database_from_url, env_bool, env_int, env_list
+from tests.conftest import BROKER_GROUP
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,6 +112,8 @@ def test_healthz_answers_without_signing_in(client):
     assert body["database"] == "ok" and {"broker", "worker"} <= set(body)
 
 
+# No worker may run meanwhile, not even another xdist process's: run in the workers' group.
+@pytest.mark.xdist_group(BROKER_GROUP)
 @pytest.mark.django_db
 def test_healthz_says_no_worker_when_none_runs(client, settings):
     from tests.conftest import require_service
@@ -127,6 +130,7 @@ def test_healthz_says_no_worker_when_none_runs(client, settings):
     assert body["worker"].startswith("error: no worker answered")
 
 
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_healthz_is_ok_with_a_worker(client, real_worker):
     response = client.get("/healthz")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.password_validation import validate_password
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
+from tests.conftest import clear_cache
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -16,9 +16,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _no_earlier_failures():
-    cache.clear()
+    clear_cache()
     yield
-    cache.clear()
+    clear_cache()
 
 
 def _sign_in(client: Client, username: str, password: str, address: str = "10.0.0.1") -> str:

@@ -12,7 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.core.files.base import ContentFile
 from rest_framework.test import APIClient
 
@@ -29,6 +28,7 @@ from incidents.models import FailedRun, Incident
 from questionnaire.demo import PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
 from tests.acceptance.burnin.helpers import award, file_upload, media_root
+from tests.conftest import clear_cache
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory, MembershipFactory
 from tests.incidents.helpers import accept, scenario_upload
 
@@ -58,9 +58,9 @@ class ApiWorld:
 
 @pytest.fixture(autouse=True)
 def _fresh_throttle_counts() -> Any:
-    cache.clear()
+    clear_cache()
     yield
-    cache.clear()
+    clear_cache()
 
 
 def answer_all(bid: Bid, user: Any) -> None:
