@@ -97,9 +97,18 @@ def usage_map(
             before=before,
             after=mapping.to_json() | {"scope": "file"},
         )
-    upload.mapping, upload.state = mapping.to_json(), UsageState.QUEUED
-    upload.mapping_scope, upload.mapping_set_by = scope, user
+    _set(upload, mapping.to_json(), scope=scope, user=user, state=UsageState.QUEUED)
+    _queue(upload)
+    return upload
+
+
+def _set(
+    upload: UsageUpload, mapping: dict[str, Any], *, scope: str, user: User, state: str
+) -> None:
+    """The file's mapping, whose it is, and its next state; a previous error is cleared."""
+    upload.mapping, upload.mapping_scope, upload.mapping_set_by = mapping, scope, user
     upload.error, upload.error_line, upload.error_column = "", None, ""
+    upload.state = state
     upload.save(
         update_fields=[
             "mapping",
@@ -111,8 +120,6 @@ def usage_map(
             "error_column",
         ]
     )
-    _queue(upload)
-    return upload
 
 
 def _clean_bill_mapping(
@@ -263,20 +270,8 @@ def usage_map_bill(
             before={"node_map": dict(before.get("node_map") or {})},
             after={"node_map": mapping["node_map"], "contract_nodes": nodes},
         )
-    upload.mapping, upload.mapping_scope, upload.mapping_set_by = mapping, scope, user
-    upload.error, upload.error_line, upload.error_column = "", None, ""
-    upload.state = UsageState.MAPPING if reread else UsageState.QUEUED
-    upload.save(
-        update_fields=[
-            "mapping",
-            "mapping_scope",
-            "mapping_set_by",
-            "state",
-            "error",
-            "error_line",
-            "error_column",
-        ]
-    )
+    state = UsageState.MAPPING if reread else UsageState.QUEUED
+    _set(upload, mapping, scope=scope, user=user, state=state)
     if reread:
         _queue_inspection(upload)
     else:
