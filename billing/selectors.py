@@ -98,6 +98,7 @@ def outages(*, reservation: Reservation, until: datetime) -> list[Outage]:
     if not terms.get("outage_not_billed", STANDARD["outage_not_billed"]):
         return []
     severities = terms.get("downtime_severities") or STANDARD["downtime_severities"]
+    whole = terms.get("whole_allocation_severities", STANDARD["whole_allocation_severities"])
     rows = Incident.objects.filter(reservation=reservation, severity__in=severities).only(
         "pk", "severity", "nodes", "opened_at", "restored_at"
     )
@@ -105,7 +106,8 @@ def outages(*, reservation: Reservation, until: datetime) -> list[Outage]:
     for incident in rows.order_by("opened_at", "pk"):
         end = incident.restored_at or until
         label = f"incident #{incident.pk} ({incident.severity})"
-        for node in incident.nodes or [""]:
+        # A whole-allocation severity (S1) takes every node out, whichever it names.
+        for node in (incident.nodes if incident.severity not in (whole or ()) else []) or [""]:
             found.append(Outage(str(node), _seconds(incident.opened_at), _seconds(end), label))
     return found
 

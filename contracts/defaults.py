@@ -82,6 +82,9 @@ STANDARD: dict[str, Any] = {
     "sla_credit_cap_pct": None,
     # S1 stops the job and S3 takes nodes out; S2 (degraded) runs on and is not downtime.
     "downtime_severities": ["S1", "S3"],
+    # Scope: an S1 is the job down across the cluster, so the whole allocation is down whichever
+    # nodes it names; an S3 takes out the nodes it names.
+    "whole_allocation_severities": ["S1"],
     "clock_breach_credit_pct": Decimal("0.0"),
     "outage_not_billed": True,
 }

@@ -71,6 +71,7 @@ TERMS_FIELDSETS: list[tuple[str, list[str]]] = [
             "sla_credit_tiers",
             "sla_credit_cap_pct",
             "downtime_severities",
+            "whole_allocation_severities",
             "clock_breach_credit_pct",
             "outage_not_billed",
         ],
@@ -92,6 +93,7 @@ class TermsTemplateForm(forms.Form):
 class HandoffTermsForm(forms.ModelForm):
     sla_credit_tiers = TiersField()
     downtime_severities = SeveritiesField()
+    whole_allocation_severities = SeveritiesField()
     # Rendered with the availability fieldset: a post without it (an older client) leaves the
     # tiers and severities as they are, since unticked boxes send nothing at all.
     availability_shown = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")
@@ -117,6 +119,9 @@ class HandoffTermsForm(forms.ModelForm):
 
     def clean_downtime_severities(self) -> Any:
         return self._kept("downtime_severities")
+
+    def clean_whole_allocation_severities(self) -> Any:
+        return self._kept("whole_allocation_severities")
 
     def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
         return [(title, [self[name] for name in names]) for title, names in TERMS_FIELDSETS]

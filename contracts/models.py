@@ -31,6 +31,10 @@ def default_downtime_severities() -> list[str]:
     return list(STANDARD["downtime_severities"])
 
 
+def default_whole_allocation_severities() -> list[str]:
+    return list(STANDARD["whole_allocation_severities"])
+
+
 def _text(label: str, key: str, help_text: str = "") -> models.TextField:
     return models.TextField(label, default=STANDARD[key], blank=True, help_text=help_text)
 
@@ -145,6 +149,14 @@ class TermsFields(models.Model):
         "Severities that count as downtime",
         default=default_downtime_severities,
         blank=True,
+    )
+    whole_allocation_severities = models.JSONField(
+        "Severities that take the whole allocation down",
+        default=default_whole_allocation_severities,
+        blank=True,
+        help_text="Downtime of these counts every node of the allocation, whichever nodes the "
+        "incident names (S1: the job is down across the cluster); other downtime counts the "
+        "nodes named.",
     )
     clock_breach_credit_pct = models.DecimalField(
         "Credit per clock breach (% of the month's fees)",

@@ -81,12 +81,13 @@ def validate_terms(
         add("recovery_no_recurrence_hours", "Give at least 1 hour without recurrence.")
     for message in _tier_problems(values.get("sla_credit_tiers")):
         add("sla_credit_tiers", message)
-    severities = values.get("downtime_severities")
     names = {key.upper() for key, _ in SEVERITIES}
-    if severities is not None and (
-        not isinstance(severities, list) or not set(map(str, severities)) <= names
-    ):
-        add("downtime_severities", f"Choose among {', '.join(sorted(names))}.")
+    for field in ("downtime_severities", "whole_allocation_severities"):
+        severities = values.get(field)
+        if severities is not None and (
+            not isinstance(severities, list) or not set(map(str, severities)) <= names
+        ):
+            add(field, f"Choose among {', '.join(sorted(names))}.")
     tz = values.get("coverage_timezone")
     if isinstance(tz, str) and tz:
         try:

@@ -8,6 +8,7 @@ from typing import Any
 
 from acceptance.models import Reservation
 from bids.models.requests import day_start_utc, term_end_utc
+from contracts.defaults import STANDARD
 from engine.delivery.availability import CreditTerms, Tier
 
 
@@ -45,5 +46,10 @@ def credit_terms(snapshot: dict[str, Any]) -> CreditTerms:
         tiers=tiers,
         cap_pct=_decimal(cap, Decimal(100)) if cap not in (None, "") else None,
         downtime_severities=frozenset(snapshot.get("downtime_severities") or ()),
+        # Terms frozen before the scope was a term read with the standard one (S1: all nodes).
+        whole_allocation_severities=frozenset(
+            snapshot.get("whole_allocation_severities", STANDARD["whole_allocation_severities"])
+            or ()
+        ),
         breach_credit_pct=_decimal(snapshot.get("clock_breach_credit_pct"), Decimal(0)),
     )

@@ -7,8 +7,9 @@ filled in, so a page can show how it was reached.
 - The term is cut into calendar months (UTC). Each month's scheduled node-hours are the accepted
   hours times the contracted nodes; agreed maintenance is taken out of both the scheduled and
   the down time; an incident of a downtime severity takes its nodes down from its opening to its
-  restore (an open one to `now`), clipped to the term. An incident naming no node takes down the
-  whole allocation.
+  restore (an open one to `now`), clipped to the term. An incident naming no node, or of a
+  severity the terms scope to the whole allocation (S1 by default: the job is down across the
+  cluster), takes down the whole allocation.
 - Availability = 1 − down ÷ (scheduled − maintenance). The lowest tier it falls below gives the
   tier credit; each clock breach of an incident opened in the month adds the breach credit; the
   sum is capped by the terms' cap and never exceeds 100 % of the month's fees.
@@ -159,14 +160,14 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
     as_of = max(start, min(end, now))
     lanes, extra = _lanes(inputs)
     capacity = inputs.contracted_nodes
-    sev = inputs.terms.downtime_severities
+    sev, whole = inputs.terms.downtime_severities, inputs.terms.whole_allocation_severities
     down = []
     for o in inputs.outages:
         if o.severity not in sev and o.severity != UNAGREED_MAINTENANCE:
             continue
         span = _clip(_utc(o.opened_at), _utc(o.restored_at or now), start, as_of)
         if span:
-            down.append((*span, o.nodes))
+            down.append((*span, () if o.severity in whole else o.nodes))
     maint = []
     for w in inputs.maintenance:
         span = _clip(_utc(w.starts_at), _utc(w.ends_at), start, as_of)

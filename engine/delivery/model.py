@@ -32,6 +32,8 @@ class CreditTerms:
     cap_pct: Decimal | None = None
     downtime_severities: frozenset[str] = frozenset({"S1", "S3"})
     breach_credit_pct: Decimal = Decimal(0)
+    # Downtime of these takes every node of the allocation, whichever nodes it names.
+    whole_allocation_severities: frozenset[str] = frozenset({"S1"})
 
 
 @dataclass(frozen=True)

@@ -135,3 +135,23 @@ def test_a_term_before_acceptance_has_no_months_and_no_cost():
 def test_a_term_that_ends_before_it_starts_is_refused():
     with pytest.raises(AvailabilityInputError):
         compute(inputs(term_end=at(1, 1)))
+
+
+def test_a_twelve_hour_s1_naming_one_node_takes_the_whole_allocation_down():
+    """The worked example of docs/availability.md: S1 is the job down across the cluster, so
+    12 hours of it on a 4-node allocation in a 31-day month are 48 down node-hours of 2,976:
+    98.387 %, below 99 %, a 25 % credit. Counting only the named node would give 99.597 % and
+    10 %."""
+    s1 = Outage("i1", "S1", at(1, 10, 6), at(1, 10, 18), ("b",))
+    jan = compute(inputs(outages=(s1,))).months[0]
+    assert jan.down_node_hours.value == 48
+    assert f"{jan.availability_pct.value:.3f}" == "98.387"
+    assert jan.tier_credit_pct.value == 25
+    scoped_to_nodes = CreditTerms(tiers=TIERS, whole_allocation_severities=frozenset())
+    jan = compute(inputs(outages=(s1,), terms=scoped_to_nodes)).months[0]
+    assert f"{jan.availability_pct.value:.3f}" == "99.597" and jan.tier_credit_pct.value == 10
+
+
+def test_an_s3_takes_down_only_the_nodes_it_names():
+    s3 = Outage("i1", "S3", at(1, 10, 6), at(1, 10, 18), ("b",))
+    assert compute(inputs(outages=(s3,))).months[0].down_node_hours.value == 12
