@@ -608,8 +608,10 @@ def window_view(incident: Incident) -> dict[str, Any]:
 
 
 def partial_lost_time(incident: Incident) -> dict[str, Any]:
-    """S3 (partial capacity): the missing nodes' GPUs × the outage, from the node going out
-    (the window's start, else the opening) to the restore; or what is still missing."""
+    """S3 (partial capacity): the rollback to the last checkpoint and the whole job's stop until
+    it restarted on fewer nodes (every GPU of the job), then the missing nodes' GPUs until the
+    restore, from the node going out (the window's start, else the opening); or what is still
+    missing."""
     nodes = repaired_nodes(incident)
     out_at = incident.window_start or incident.opened_at
     missing = []
@@ -621,12 +623,17 @@ def partial_lost_time(incident: Incident) -> dict[str, Any]:
         missing.append("the restore")
     if missing:
         return {"missing": missing, "result": None}
+    contracted_nodes, _per_node, _model = contract_shape(incident.reservation)
+    job_gpus = incident.gpus or (contracted_nodes or 0) * (incident.gpus_per_node or 0)
     try:
         result = failures_incident.partial_gpu_hours(
             nodes_out=len(nodes),
             gpus_per_node=incident.gpus_per_node or 0,
             out_at=out_at,
             restored_at=incident.restored_at,  # type: ignore[arg-type]
+            all_gpus=job_gpus or None,
+            fewer_nodes_at=incident.fewer_nodes_at,
+            last_checkpoint=incident.last_checkpoint_at,
         )
     except failures.IncidentTermsError as exc:
         return {"missing": [], "result": None, "error": str(exc)}

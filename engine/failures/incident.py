@@ -184,27 +184,61 @@ def lost_gpu_hours(
 
 
 def partial_gpu_hours(
-    *, nodes_out: int, gpus_per_node: int, out_at: datetime, restored_at: datetime
+    *,
+    nodes_out: int,
+    gpus_per_node: int,
+    out_at: datetime,
+    restored_at: datetime,
+    all_gpus: int | None = None,
+    fewer_nodes_at: datetime | None = None,
+    last_checkpoint: datetime | None = None,
 ) -> dict[str, Any]:
-    """S3, one node (or a few) out while the job runs on: GPU-hours lost are the missing nodes'
-    GPUs times the outage, not the whole cluster's."""
+    """S3, one node (or a few) out. What the job lost, in the parts seed 002 names: the work
+    since its last complete checkpoint (every GPU of the job rolls back), the whole job stopped
+    until it restarted on fewer nodes, then the missing nodes' GPUs until the restore. Without a
+    recorded restart on fewer nodes the job ran on at once; without a checkpoint time nothing is
+    counted for the rollback (and `needs` says so)."""
     if restored_at < out_at:
         raise IncidentTermsError(
             f"the restore ({_utc(restored_at)}) comes before the node went out ({_utc(out_at)})"
         )
     if nodes_out < 1 or gpus_per_node < 1:
         raise IncidentTermsError("nodes out and GPUs per node must be at least 1")
-    hours = (restored_at - out_at).total_seconds() / 3600
+    if fewer_nodes_at is not None and not out_at <= fewer_nodes_at <= restored_at:
+        raise IncidentTermsError(
+            f"the restart on fewer nodes ({_utc(fewer_nodes_at)}) must lie between the node "
+            f"going out ({_utc(out_at)}) and the restore ({_utc(restored_at)})"
+        )
+    if last_checkpoint is not None and last_checkpoint > out_at:
+        raise IncidentTermsError(
+            f"the last checkpoint ({_utc(last_checkpoint)}) comes after the node went out "
+            f"({_utc(out_at)})"
+        )
+    job = all_gpus or 0
+    parts: list[tuple[str, float, str]] = []
+    if last_checkpoint is not None and job:
+        h = (out_at - last_checkpoint).total_seconds() / 3600
+        parts.append(("rollback", job * h, f"rollback: {job} GPUs × {h:.2f} h since the "
+                      f"checkpoint at {_utc(last_checkpoint)}"))  # fmt: skip
+    reduced_from = out_at
+    if fewer_nodes_at is not None and job:
+        h = (fewer_nodes_at - out_at).total_seconds() / 3600
+        parts.append(("stopped", job * h, f"job stopped: {job} GPUs × {h:.2f} h until it "
+                      f"restarted on fewer nodes at {_utc(fewer_nodes_at)}"))  # fmt: skip
+        reduced_from = fewer_nodes_at
+    hours = (restored_at - reduced_from).total_seconds() / 3600
     gpus = nodes_out * gpus_per_node
-    total = round(gpus * hours, 3)
+    parts.append(("reduced", gpus * hours, f"{nodes_out} node{'s' if nodes_out != 1 else ''} × "
+                  f"{gpus_per_node} GPUs × {hours:.2f} h ({_utc(reduced_from)} → "
+                  f"{_utc(restored_at)})"))  # fmt: skip
+    total = round(sum(value for _, value, _ in parts), 3)
     return {
         "nodes_out": nodes_out,
         "gpus_per_node": gpus_per_node,
         "gpus": gpus,
-        "outage_hours": round(hours, 3),
+        "outage_hours": round((restored_at - out_at).total_seconds() / 3600, 3),
         "gpu_hours": total,
-        "formula": (
-            f"{nodes_out} node{'s' if nodes_out != 1 else ''} × {gpus_per_node} GPUs × "
-            f"{hours:.2f} h ({_utc(out_at)} → {_utc(restored_at)}) = {total:.1f} GPU-h"
-        ),
+        "parts": {name: round(value, 3) for name, value, _ in parts},
+        "needs": [] if last_checkpoint is not None else ["the last complete checkpoint"],
+        "formula": " + ".join(text for _, _, text in parts) + f" = {total:.1f} GPU-h",
     }

@@ -12,7 +12,7 @@ import pytest
 
 from engine.failures import FailureInputError
 from engine.failures.degraded import detect_degraded, parse_rank_steps
-from engine.failures.incident import partial_gpu_hours
+from engine.failures.incident import IncidentTermsError, partial_gpu_hours
 
 STEPS = Path(__file__).resolve().parents[2] / "data" / "failures" / "degraded"
 HANDOVER = 1.001  # the hand-over baseline's step time for the fixtures' job (burn-in median)
@@ -181,3 +181,26 @@ def test_partial_capacity_is_the_missing_nodes_gpus_times_the_outage():
         nodes_out=2, gpus_per_node=8, out_at=out, restored_at=out + timedelta(hours=1, minutes=15)
     )
     assert lost["gpu_hours"] == 20.0 and lost["formula"].startswith("2 nodes × 8 GPUs × 1.25 h")
+
+
+def test_an_s3_counts_the_rollback_and_the_stop_before_the_restart_on_fewer_nodes():
+    """docs/incidents-opening.md, worked: 2 nodes × 8 GPUs; the checkpoint at 09:30, the node
+    out at 10:00, the job back on one node at 10:40, the node restored at 13:30."""
+    out = datetime(2026, 11, 4, 10, tzinfo=UTC)
+    lost = partial_gpu_hours(
+        nodes_out=1,
+        gpus_per_node=8,
+        out_at=out,
+        restored_at=out + timedelta(hours=3, minutes=30),
+        all_gpus=16,
+        fewer_nodes_at=out + timedelta(minutes=40),
+        last_checkpoint=out - timedelta(minutes=30),
+    )
+    assert lost["parts"] == {"rollback": 8.0, "stopped": 10.667, "reduced": 22.667}
+    assert lost["gpu_hours"] == 41.333 and lost["needs"] == []
+    assert lost["formula"].startswith("rollback: 16 GPUs × 0.50 h since the checkpoint at")
+    with pytest.raises(IncidentTermsError, match="must lie between"):
+        partial_gpu_hours(
+            nodes_out=1, gpus_per_node=8, out_at=out, restored_at=out + timedelta(hours=1),
+            all_gpus=16, fewer_nodes_at=out + timedelta(hours=2),
+        )  # fmt: skip
