@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
@@ -440,8 +441,11 @@ def test_options_answers_every_path_without_an_error(api_world, clients):
     for operation_id, (path, _method) in sorted(schema_operations().items()):
         if path in seen or operation_id not in OPERATIONS:
             continue
+        try:  # some builders make their object by a move (a proposal) that cannot repeat
+            url = path.format(**OPERATIONS[operation_id][0](api_world))
+        except ValidationError:  # MoveRefused is one
+            continue
         seen.add(path)
-        url = path.format(**OPERATIONS[operation_id][0](api_world))
         for role in ("outsider", "buyer"):
             response = clients[role].options(url)
             assert response.status_code in (200, 404), (url, role, response.content[:300])
