@@ -5,11 +5,13 @@ from incidents.models import (
     ChangeLogEntry,
     ChecklistDispute,
     ChecklistSignoff,
+    ClockBreach,
     FailedRun,
     FailedRunFile,
     Incident,
     IncidentEvidence,
     RepairEstimate,
+    SeverityChange,
     StepTimesUpload,
 )
 
@@ -59,3 +61,15 @@ class RepairEstimateAdmin(RecordAdmin):
 @admin.register(StepTimesUpload)
 class StepTimesUploadAdmin(RecordAdmin):
     list_display = ["pk", "reservation", "incident", "original_name"]
+
+
+@admin.register(SeverityChange)
+class SeverityChangeAdmin(RecordAdmin):
+    list_display = ["pk", "incident", "from_severity", "to_severity", "status"]
+    list_select_related = ["incident"]
+
+
+@admin.register(ClockBreach)
+class ClockBreachAdmin(RecordAdmin):
+    list_display = ["pk", "incident", "clock", "severity", "recorded_at"]
+    list_select_related = ["incident"]

@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.urls import reverse
 
 OUR_APPS = {
+    "core",
     "bids",
     "acceptance",
     "contracts",
