@@ -41,6 +41,13 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "incidents:incident-from-steps": ("post", lambda w: [w.reservation.pk], PARTIES_FORM),
     "incidents:failed-run-attach": ("post", lambda w: [w.run.pk], PARTIES_POST),
     "incidents:incident-fewer-nodes": ("post", lambda w: [w.incident.pk], PARTIES_FORM),
+    # Nothing proposed, or not theirs to answer: the parties are sent back with the reason.
+    "incidents:incident-severity-answer": (
+        "post",
+        lambda w: [w.incident.pk, "accept"],
+        PARTIES_POST,
+    ),
+    "incidents:incident-answer": ("post", lambda w: [w.incident.pk, "acknowledge"], PARTIES_POST),
 }
 tenancy_registry.register(*ROUTES)
 
