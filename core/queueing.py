@@ -9,6 +9,7 @@ sweep (`send_waiting`, run by beat with the reaper) sends it when the broker ans
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import current_app as celery_app
@@ -19,6 +20,7 @@ from kombu.exceptions import OperationalError
 from core.errors import QueueUnavailable
 from core.models import WaitingTask
 
+logger = logging.getLogger(__name__)
 RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 1}
 UNREACHABLE = (OperationalError, ConnectionError, OSError)
 SWEEP_BATCH = 500
@@ -28,13 +30,18 @@ def _send(name: str, args: list[Any]) -> None:
     celery_app.signature(name, args=args).apply_async(retry=True, retry_policy=RETRY_POLICY)
 
 
-def send_task(task: Any, *args: Any, what: str) -> None:
-    """Queue `task(*args)`; `what` names the stored thing that waits when the broker is away."""
+def send_task(task: Any, *args: Any, what: str, quiet: bool = False) -> None:
+    """Queue `task(*args)`; `what` names the stored thing that waits when the broker is away.
+    `quiet`: work the user did not ask for by name (scoring after a bid's submit) waits without
+    turning the user's own, finished action into an error."""
     try:
         _send(task.name, list(args))
     except UNREACHABLE as exc:
         with transaction.atomic():
             WaitingTask.objects.create(task=task.name, args=list(args), what=what[:300])
+        if quiet:
+            logger.warning("%s waits for the broker (%s)", what, type(exc).__name__)
+            return
         raise QueueUnavailable(
             f"{what} is stored, but the task queue could not be reached ({type(exc).__name__}), "
             "so it has not started yet. It waits and starts by itself once the queue is back; "

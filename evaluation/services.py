@@ -19,6 +19,7 @@ from django.utils import timezone
 from bids.choices import BidStatus, RequestStatus
 from bids.models import BidRevision, CapacityRequest
 from core.errors import ServiceError
+from core.queueing import send_task
 from engine.scoring import (
     CRITERIA,
     BidOffer,
@@ -118,7 +119,11 @@ def scoring_queue(*, capacity_request: CapacityRequest) -> ScoringRun:
     from evaluation.tasks import score_request
 
     request_id = capacity_request.pk
-    transaction.on_commit(lambda: score_request.delay(request_id))
+    transaction.on_commit(
+        lambda: send_task(
+            score_request, request_id, what=f"Scoring of request #{request_id}", quiet=True
+        )
+    )
     return run
 
 

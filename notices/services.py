@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from core.queueing import send_task
 from notices.choices import Event
 from notices.models import Notice, NoticePreference
 from notices.selectors import channels_for
@@ -96,7 +97,12 @@ def notify_members(
 def _queue_email(notice_id: int) -> None:
     from notices.tasks import send_notice_email
 
-    transaction.on_commit(lambda: send_notice_email.delay(notice_id))
+    # The notice is stored and shown in the app; only its e-mail waits while the broker is away.
+    transaction.on_commit(
+        lambda: send_task(
+            send_notice_email, notice_id, what=f"The e-mail of notice #{notice_id}", quiet=True
+        )
+    )
 
 
 def absolute_url(path: str) -> str:
