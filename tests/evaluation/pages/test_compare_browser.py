@@ -50,7 +50,10 @@ def contest(buyer, provider, rival_provider) -> CapacityRequest:
 def held_tasks(monkeypatch) -> list[int]:
     """Queued scoring waits here until the test runs it, so the page shows the wait."""
     queued: list[int] = []
-    monkeypatch.setattr(score_request, "delay", lambda request_id: queued.append(request_id))
+    monkeypatch.setattr(
+        "evaluation.services.send_task",
+        lambda task, request_id, **_: queued.append(request_id) if task is score_request else None,
+    )
     return queued
 
 
