@@ -160,14 +160,17 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
     as_of = max(start, min(end, now))
     lanes, extra = _lanes(inputs)
     capacity = inputs.contracted_nodes
-    sev, whole = inputs.terms.downtime_severities, inputs.terms.whole_allocation_severities
+    sev, allocation_wide = (
+        inputs.terms.downtime_severities,
+        inputs.terms.whole_allocation_severities,
+    )
     down = []
     for o in inputs.outages:
         if o.severity not in sev and o.severity != UNAGREED_MAINTENANCE:
             continue
         span = _clip(_utc(o.opened_at), _utc(o.restored_at or now), start, as_of)
         if span:
-            down.append((*span, () if o.severity in whole else o.nodes))
+            down.append((*span, () if o.severity in allocation_wide else o.nodes))
     maint = []
     for w in inputs.maintenance:
         span = _clip(_utc(w.starts_at), _utc(w.ends_at), start, as_of)
