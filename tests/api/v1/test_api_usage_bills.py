@@ -74,10 +74,11 @@ def _reservation(world: Any, buyer: Any, provider: Any, *, rate: str, azure: boo
     ]
     Baseline.objects.filter(pk=baseline.pk).update(snapshot=snapshot)
     day, start, end = (3, 6, 12) if azure else (1, 8, 9)
+    # One node out (S3): an S1 would take the whole allocation out of billing for the hour.
     Incident.objects.create(
         reservation=reservation,
-        severity="S1",
-        proposed_severity="S1",
+        severity="S3",
+        proposed_severity="S3",
         nodes=[nodes[1]],
         opened_at=datetime(2026, 3, day, start, tzinfo=UTC),
         restored_at=datetime(2026, 3, day, end, tzinfo=UTC),
