@@ -133,24 +133,42 @@ def renamed(lines: list[UsageLine], renames: dict[str, str]) -> list[UsageLine]:
     return [replace(u, node=renames[u.node]) if u.node in renames else u for u in lines]
 
 
+def priceable_lines(
+    bill: Bill, *, mapping: dict[str, Any], nodes: list[str]
+) -> tuple[list[UsageLine], dict[str, str]]:
+    """A bill's usage, egress and fee lines under their contract node names, and the node map
+    used. UsageError, worded for the mapping page, while the bill cannot be priced as it
+    stands: an instance type with no GPU count, or a cell that cannot be read."""
+    if bill.questions:
+        kinds = ", ".join(
+            f"'{q.instance_type}'" if q.instance_type else "(no type)" for q in bill.questions
+        )
+        raise UsageError(
+            f"{len(bill.questions)} instance type(s) have no known GPU count ({kinds}): answer "
+            "on the mapping page how many GPUs one instance has.",
+            line=bill.questions[0].lines[0] if bill.questions[0].lines else None,
+        )
+    if bill.errors:
+        count = len(bill.errors) + bill.more_errors
+        first = bill.errors[0]
+        raise UsageError(
+            f"{count} cell(s) cannot be read, all listed on the mapping page; the first: {first}",
+            line=first.line,
+            column=first.column,
+        )
+    renames = node_map(mapping=mapping, billed=billed_nodes(bill), nodes=nodes)
+    return renamed(bill.lines, renames), renames
+
+
 def usage_lines(
     data: bytes, *, name: str, mapping: dict[str, Any], nodes: list[str], node_gpus: int | None
 ) -> Iterable[UsageLine]:
-    """The lines a reconciliation with `mapping` reads: a simple mapping's, or a bill's usage,
-    egress and fee lines under their contract node names. UsageError when the bill cannot be
-    priced as it stands (an unanswered question, a bad cell)."""
+    """The lines a reconciliation with `mapping` reads: a simple mapping's, or a bill's
+    priceable lines (see `priceable_lines`)."""
     if not is_bill(mapping):
         return read_lines(open_table(data, name=name), Mapping.from_json(mapping))
     bill = read(data, name=name, mapping=mapping, node_gpus=node_gpus)
-    if bill.questions or bill.errors:
-        first = bill.errors[0] if bill.errors else None
-        raise UsageError(
-            "The file cannot be read as it was reconciled: "
-            + (str(first) if first else f"{len(bill.questions)} unanswered question(s)."),
-            line=first.line if first else None,
-        )
-    renames = node_map(mapping=mapping, billed=billed_nodes(bill), nodes=nodes)
-    return renamed(bill.lines, renames)
+    return priceable_lines(bill, mapping=mapping, nodes=nodes)[0]
 
 
 def _when(seconds: int | None) -> str:

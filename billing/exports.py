@@ -81,18 +81,19 @@ def focus_response(upload: UsageUpload) -> HttpResponse:
         raise Http404("This file has not been reconciled yet.")
     reservation = upload.reservation
     mapping = upload.reconciled_mapping or upload.mapping
+    contract = selectors.contract_for(reservation=reservation)
     try:
         lines = bills.usage_lines(
             upload.read_bytes(),
             name=upload.original_name,
             mapping=mapping,
-            nodes=selectors.contract_nodes(reservation=reservation),
+            nodes=list(contract.nodes),
             node_gpus=selectors.node_gpus(reservation=reservation),
         )
         out = io.StringIO()
         write_focus(
             lines=lines,
-            contract=selectors.contract_for(reservation=reservation),
+            contract=contract,
             provider=reservation.bid.provider.name,
             out=out,
             text=lambda value: str(safe_cell(value)),

@@ -149,33 +149,14 @@ def _reconcile_bill(
     what could not be checked (outages on nodes no billed id is, lines of ids that are no
     contract node)."""
     reservation = row.reservation
-    nodes = selectors.contract_nodes(reservation=reservation)
+    nodes = list(contract.nodes)  # the reservation's nodes, as contract_for read them
     bill = _inspect(
         row, row.read_bytes(), nodes=nodes, node_gpus=selectors.node_gpus(reservation=reservation)
     )
     if bill is None:
         inspected = row.inspection
         raise UsageError(str(inspected.get("error") or "The file cannot be read."))
-    if bill.questions:
-        kinds = ", ".join(
-            f"'{q.instance_type}'" if q.instance_type else "(no type)" for q in bill.questions
-        )
-        raise UsageError(
-            f"{len(bill.questions)} instance type(s) have no known GPU count ({kinds}): answer "
-            "on the mapping page how many GPUs one instance has.",
-            line=bill.questions[0].lines[0] if bill.questions[0].lines else None,
-        )
-    if bill.errors:
-        count = len(bill.errors) + bill.more_errors
-        first = bill.errors[0]
-        raise UsageError(
-            f"{count} cell(s) cannot be read, all listed on the mapping page; the first: {first}",
-            line=first.line,
-            column=first.column,
-        )
-    billed = bills.billed_nodes(bill)
-    node_map = bills.node_map(mapping=row.mapping, billed=billed, nodes=nodes)
-    lines = bills.renamed(bill.lines, node_map)
+    lines, node_map = bills.priceable_lines(bill, mapping=row.mapping, nodes=nodes)
     result = reconcile(lines, contract, max_listed=MAX_LISTED)
     other: dict[str, int] = {}
     for u in bill.other:
