@@ -137,6 +137,9 @@ def delivery_for(
     contracted = nodes or 1
     labels = _evidence_nodes(reservation)
     for item in incidents:
+        # The reservation already read (with its revision and request), not one per incident:
+        # an S3's lost time reads the reservation's shape.
+        item.reservation = reservation
         labels += repaired_nodes(item)
     for window in windows:
         labels += list(window.nodes)
