@@ -129,7 +129,8 @@ class _Notes:
 
     def __init__(self, result: Result, max_listed: int | None) -> None:
         self.result, self.max_listed = result, max_listed
-        self.line, self.rules = -1, list[str]()
+        self.line = -1
+        self.rules: list[str] = []
 
     def rules_of(self, line: int) -> list[str]:
         return self.rules if line == self.line else []
