@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.http import Http404
 from rest_framework.request import Request
 
+from core.logcontext import bind_organization
 from orgs.choices import OrgKind
 from orgs.models import Organization
 from orgs.selectors import acting_organization, memberships_of
@@ -41,6 +42,7 @@ def api_org(request: Request) -> Organization | None:
         org_id=session_org.pk if session_org is not None else None,
     )
     setattr(request, _CACHE, org)
+    bind_organization(org.pk if org is not None else None)
     return org
 
 

@@ -11,7 +11,15 @@ from pathlib import Path
 import plotly
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_rate, env_str
+from config.env import (
+    database_from_url,
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_rate,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -55,9 +63,13 @@ INSTALLED_APPS = [
     "annexes",
     "demo",
     "api",
+    "ops",
 ]
 
 MIDDLEWARE = [
+    # First, so that its time and query count cover every other layer.
+    "core.metrics.MetricsMiddleware",
+    "core.logcontext.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -299,10 +311,29 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
 if _proxy_header := env_str("SECURE_PROXY_SSL_HEADER", ""):
     SECURE_PROXY_SSL_HEADER = (_proxy_header, "https")
 
+# Logs: JSON lines in production (one event a line, with the request id and the acting
+# organisation), plain text under DEBUG. Nothing logs request bodies or file contents.
+LOG_FORMAT = env_choice("LOG_FORMAT", "text" if DEBUG else "json", choices=("json", "text"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "core.logcontext.ContextFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s "
+            "%(organization_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["context"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # WeasyPrint and fontTools narrate every layout step at INFO.
     "loggers": {
@@ -310,3 +341,7 @@ LOGGING = {
         "fontTools": {"level": "WARNING"},
     },
 }
+
+# /metrics (Prometheus text): with a token set, scrapers send `Authorization: Bearer <token>`;
+# without one, only a scraper on this host is answered.
+METRICS_TOKEN = env_str("METRICS_TOKEN")

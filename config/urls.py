@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("audit.urls")),
     path("", include("notices.urls")),
     path("", include("api.urls")),
+    path("", include("ops.urls")),
 ]
 
 # API paths that match no route still answer in the API's JSON error shape.

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from core.metrics import JOBS_REAPED
 from engine.formatting import duration
 
 #: A reaper fails its app's stuck jobs and returns how many it failed.
@@ -34,7 +35,11 @@ def register_reaper(name: str, reaper: Reaper) -> None:
 def reap_stuck_jobs(*, now: datetime | None = None) -> dict[str, int]:
     """Fail every job past its time limit; what each app failed, by name."""
     now = now or timezone.now()
-    return {name: reaper(now) for name, reaper in sorted(_REAPERS.items())}
+    reaped = {name: reaper(now) for name, reaper in sorted(_REAPERS.items())}
+    for name, count in reaped.items():
+        if count:
+            JOBS_REAPED.labels(name).inc(count)
+    return reaped
 
 
 def running_cutoff(now: datetime, *, limit_seconds: int | None = None) -> datetime:

@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
+from core.logcontext import bind_organization
 from orgs.selectors import acting_organization, memberships_of
 
 SESSION_KEY = "active_org_id"
@@ -27,4 +28,5 @@ class ActiveOrganizationMiddleware:
             request.org = acting_organization(  # type: ignore[attr-defined]
                 memberships=memberships, org_id=request.session.get(SESSION_KEY)
             )
+            bind_organization(getattr(request.org, "pk", None))  # type: ignore[attr-defined]
         return self.get_response(request)
