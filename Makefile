@@ -14,7 +14,7 @@ DEMO_ENV = DEBUG=$${DEBUG:-false} SESSION_COOKIE_SECURE=$${SESSION_COOKIE_SECURE
 	CSRF_COOKIE_SECURE=$${CSRF_COOKIE_SECURE:-false} SECRET_KEY="$${SECRET_KEY:-$$(cat $(DEMO_KEY))}" \
 	SITE_URL=$(SITE_URL)
 
-.PHONY: install run test lint typecheck pytest worker beat bench clean
+.PHONY: install run test lint typecheck pytest worker beat bench clean compose-env
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Clusterbid needs Python 3.11 or newer")'
@@ -27,6 +27,15 @@ install: $(VENV)/.installed
 
 $(DEMO_KEY):
 	@umask 077 && $(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+
+# docker-compose's secrets: a .env beside docker-compose.yml (compose reads it), written once with
+# random values and readable by its owner only. The compose file holds no secret.
+.env:
+	@umask 077 && $(PYTHON) -c 'import secrets; t = secrets.token_urlsafe; \
+	print(f"SECRET_KEY={t(50)}\nPOSTGRES_PASSWORD={t(24)}\nMETRICS_TOKEN={t(24)}")' > $@
+	@echo "wrote .env (SECRET_KEY, POSTGRES_PASSWORD, METRICS_TOKEN); keep it out of version control"
+
+compose-env: .env
 
 # With DEBUG off, runserver leaves static files to WhiteNoise, which serves what collectstatic put
 # in STATIC_ROOT.

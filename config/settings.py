@@ -155,6 +155,37 @@ STATICFILES_DIRS = [
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 
+# Stored files (uploads, evidence, annexes, statements): the local disk under MEDIA_ROOT, or an
+# S3-compatible bucket (FILE_STORAGE=s3) that web and worker hosts share. Downloads always
+# stream through the app behind its permission checks; the bucket stays private. Presigned URLs
+# (S3_URL_SECONDS) serve only the analysis child, which streams a bundle straight from storage.
+FILE_STORAGE = env_choice("FILE_STORAGE", "local", choices=("local", "s3"))
+_default_storage: dict[str, object] = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+if FILE_STORAGE == "s3":
+    if not env_str("S3_BUCKET"):
+        raise ImproperlyConfigured("FILE_STORAGE=s3 needs S3_BUCKET (and credentials)")
+    _default_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env_str("S3_BUCKET"),
+            "endpoint_url": env_str("S3_ENDPOINT_URL") or None,
+            "region_name": env_str("S3_REGION") or None,
+            "access_key": env_str("S3_ACCESS_KEY_ID") or None,
+            "secret_key": env_str("S3_SECRET_ACCESS_KEY") or None,
+            "addressing_style": env_choice(
+                "S3_ADDRESSING", "auto", choices=("auto", "path", "virtual")
+            ),
+            "default_acl": None,  # the bucket's own policy: private
+            "file_overwrite": False,  # a stored name is never rewritten
+            "querystring_auth": True,
+            "querystring_expire": env_int("S3_URL_SECONDS", 300, minimum=30),
+        },
+    }
+STORAGES = {
+    "default": _default_storage,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
 # Uploads: evidence files are read whole by the parsers, so the limit is a real bound.
 EVIDENCE_MAX_BYTES = env_int("EVIDENCE_MAX_BYTES", 50 * 1024 * 1024, minimum=1024)
 # A failed run of 16,384 ranks uploads about 1 GB of Flight Recorder dumps; they stream to disk.

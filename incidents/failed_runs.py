@@ -137,10 +137,10 @@ def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
     in-process otherwise (ANALYSIS_ISOLATED off, or a storage without local paths)."""
     maps = [r for r in rows if r.is_rank_map]
     logs = [r for r in rows if not r.is_rank_map]
-    if settings.ANALYSIS_ISOLATED and all(_local_path(r) for r in rows):
+    if settings.ANALYSIS_ISOLATED:
         job = Job(
-            files=[(_local_path(r), r.original_name) for r in logs],
-            rank_map=(_local_path(maps[0]), maps[0].original_name) if maps else None,
+            files=[(_location(r), r.original_name) for r in logs],
+            rank_map=(_location(maps[0]), maps[0].original_name) if maps else None,
             world_size=run.world_size,
             memory_bytes=settings.ANALYSIS_MEMORY_BYTES,
         )
@@ -157,11 +157,13 @@ def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
     return analysis.to_json()
 
 
-def _local_path(row: FailedRunFile) -> str:
+def _location(row: FailedRunFile) -> str:
+    """Where the analysis child reads the file: its path on this host, or, in object storage,
+    a presigned URL that expires after S3_URL_SECONDS (the child streams it)."""
     try:
         return str(row.file.path)
-    except NotImplementedError:  # a storage without local files (object storage)
-        return ""
+    except NotImplementedError:
+        return str(row.file.url)
 
 
 def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:

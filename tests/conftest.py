@@ -7,7 +7,9 @@ from each, which is what most tenancy and page tests need.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,9 +76,31 @@ def _own_cache_and_media(tmp_path_factory: pytest.TempPathFactory) -> Any:
     caches = {name: {**params} for name, params in settings.CACHES.items()}
     for params in caches.values():
         params["KEY_PREFIX"] = f"clusterbid-test-{WORKER}-{os.getpid()}"
-    with override_settings(CACHES=caches, MEDIA_ROOT=tmp_path_factory.mktemp("media")):
+    media = tmp_path_factory.mktemp("media")
+    with contextlib.ExitStack() as stack:
+        storages = stack.enter_context(_file_storage_under_test())
+        stack.enter_context(override_settings(CACHES=caches, MEDIA_ROOT=media, **storages))
         yield
         clear_cache()
+
+
+@contextlib.contextmanager
+def _file_storage_under_test() -> Iterator[dict[str, Any]]:
+    """`TEST_FILE_STORAGE=s3` runs the tests with every stored file in an S3 bucket (moto's
+    server on loopback), as FILE_STORAGE=s3 runs the product; otherwise on local disk."""
+    kind = os.environ.get("TEST_FILE_STORAGE", "local")
+    if kind == "local":
+        yield {}
+        return
+    if kind != "s3":
+        raise pytest.UsageError(f"TEST_FILE_STORAGE must be local or s3, not {kind!r}")
+    from django.conf import settings
+
+    from tests.ops.s3 import moto_bucket
+
+    with moto_bucket() as options:
+        default = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+        yield {"STORAGES": {**settings.STORAGES, "default": default}}
 
 
 def clear_cache() -> None:

@@ -2,8 +2,9 @@
 defeats every other check (a bomb not yet thought of) kills the child, never the worker.
 
 The parent (`analyse_isolated`) sends a job as JSON on stdin; the child (`python -m
-engine.failures.isolated`) caps its own address space, analyses the files as they lie on
-disk under the names they were uploaded with, and answers one JSON object on stdout:
+engine.failures.isolated`) caps its own address space, analyses the files (on disk, or
+streamed from object storage by presigned URL) under the names they were uploaded with, and
+answers one JSON object on stdout:
 `{"analysis": ...}`, `{"unreadable": "why"}` or `{"crashed": "why"}`. No Django here.
 """
 
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 import json
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -26,6 +30,8 @@ from .bundle import iter_uploads, unreadable_reason
 from .errors import FailureInputError
 from .rankmap import parse_rank_map
 
+_CHUNK = 1024 * 1024
+
 
 class AnalysisAborted(Exception):
     """The child ran out of memory or time, or died: the run fails with this reason."""
@@ -33,7 +39,7 @@ class AnalysisAborted(Exception):
 
 @dataclass(frozen=True)
 class Job:
-    files: list[tuple[str, str]]  # (path on disk, name as uploaded)
+    files: list[tuple[str, str]]  # (path on disk or presigned URL, name as uploaded)
     rank_map: tuple[str, str] | None
     world_size: int | None
     memory_bytes: int
@@ -81,8 +87,20 @@ def analyse_isolated(job: Job, *, seconds: int) -> dict[str, Any]:
 
 
 def _opened(stack: ExitStack, files: list[list[str]]) -> Iterator[tuple[IO[bytes], str]]:
-    for path, name in files:
-        yield stack.enter_context(open(path, "rb")), name  # noqa: SIM115 (closed by the stack)
+    for location, name in files:
+        yield _open(stack, location), name
+
+
+def _open(stack: ExitStack, location: str) -> IO[bytes]:
+    """A file on this host's disk, or one in object storage by its short-lived presigned URL:
+    copied to a private temporary file in chunks (an archive needs seeking), one at a time."""
+    if not location.startswith(("https://", "http://")):
+        return stack.enter_context(open(location, "rb"))
+    spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (closed by the stack)
+    with urllib.request.urlopen(location, timeout=60) as response:
+        shutil.copyfileobj(response, spool, _CHUNK)
+    spool.seek(0)
+    return spool
 
 
 def _child(spec: dict[str, Any]) -> dict[str, Any]:
@@ -91,8 +109,9 @@ def _child(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         rmap = None
         if spec.get("rank_map"):
-            path, name = spec["rank_map"]
-            rmap = parse_rank_map(Path(path).read_bytes(), name=name)
+            location, name = spec["rank_map"]
+            with ExitStack() as stack:
+                rmap = parse_rank_map(_open(stack, location).read(), name=name)
         with ExitStack() as stack:
             sources = iter_uploads(_opened(stack, spec["files"]))
             analysis = analyse(sources, rank_map=rmap, world_size=spec.get("world_size"))
