@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "core.middleware.RequestBodyLimitMiddleware",
     "core.middleware.QueueUnavailableMiddleware",
+    "core.middleware.StoredFileMissingMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

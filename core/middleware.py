@@ -9,6 +9,7 @@ EVIDENCE_MAX_BYTES, plus room for the form's other fields.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,8 @@ from django.shortcuts import render
 
 from core.errors import QueueUnavailable
 from engine.formatting import data_size
+
+logger = logging.getLogger(__name__)
 
 #: Routes that take a whole failed run (views named by "<namespace>:<url name>").
 LARGE_UPLOAD_ROUTES = frozenset({"incidents:failed-run-upload", "api:reservation-failed-runs"})
@@ -83,3 +86,27 @@ class QueueUnavailableMiddleware:
             response = render(request, "503_queue.html", context, status=503)
         response["Retry-After"] = str(exc.retry_after_seconds)
         return response
+
+
+class StoredFileMissingMiddleware:
+    """A download whose row exists but whose bytes the file storage cannot find (a volume not
+    shared between web and worker, a restore without its files, an outage) answers 503 in
+    words and is logged for the operators, never a 500. The row is never touched."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if not isinstance(exc, FileNotFoundError):
+            return None
+        logger.error("stored file missing for %s: %s", request.path, exc.filename or exc)
+        message = (
+            "The file is recorded but file storage cannot find its bytes right now. Nothing was "
+            "changed; try again later, and tell the operators if it persists."
+        )
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message, "errors": {}}, status=503)
+        return render(request, "503_file.html", {"message": message}, status=503)
