@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .analysis import Analysis, analyse
-from .bundle import read_paths, unreadable_reason
+from .bundle import iter_paths, unreadable_reason
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .rankmap import parse_rank_map
 
@@ -52,7 +52,8 @@ def run(
     """0 with the verdict printed; 2 with a one-line reason when the input is unusable."""
     try:
         rmap = parse_rank_map(Path(rank_map).read_bytes(), name=rank_map) if rank_map else None
-        sources = read_paths(paths)
+        # One file at a time: a 16,384-rank dump set is never whole in memory.
+        sources = iter_paths(paths)
         result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
         why = unreadable_reason(result.refused, used=result.stats["used"], where="the input")
         if why is not None:
