@@ -11,6 +11,7 @@ from .analysis import Analysis, analyse
 from .bundle import iter_paths, unreadable_reason
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .rankmap import parse_rank_map
+from .record import InputsSeen
 
 
 class Writer(Protocol):
@@ -53,7 +54,8 @@ def run(
     try:
         rmap = parse_rank_map(Path(rank_map).read_bytes(), name=rank_map) if rank_map else None
         # One file at a time: a 16,384-rank dump set is never whole in memory.
-        sources = iter_paths(paths)
+        seen = InputsSeen()
+        sources = seen.watch(iter_paths(paths))
         result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
         why = unreadable_reason(result.refused, used=result.stats["used"], where="the input")
         if why is not None:
@@ -64,7 +66,8 @@ def run(
     except OSError as exc:
         err.write(f"analyze_failure: cannot read: {exc.strerror or exc}\n")
         return 2
-    out.write(json.dumps(result.to_json(), allow_nan=False) if as_json else render(result))
+    doc = {**result.to_json(), "inputs": seen.to_json()}
+    out.write(json.dumps(doc, allow_nan=False) if as_json else render(result))
     out.write("\n")
     return 0
 
