@@ -50,7 +50,7 @@ def failed_run_list(*, org_ids: Iterable[int]) -> QuerySet[FailedRun]:
         FailedRun.objects.filter(
             Q(reservation__request__buyer_id__in=ids) | Q(reservation__bid__provider_id__in=ids)
         )
-        .select_related("incident")
+        .select_related("incident", "reservation__fixture_version")
         .prefetch_related("files")
         .order_by("-uploaded_at", "-pk")
     )
