@@ -58,9 +58,9 @@ class InputsSeen:
             yield source
 
     def _look(self, source: SourceFile) -> None:
-        head = source.data[:_HEAD_BYTES]
-        if not _is_text(head):
+        if not _is_text(source.data):  # before slicing: 16,384 dumps need no copy each
             return
+        head = source.data[:_HEAD_BYTES]
         if len(self.launch_command) < _NAMED and _LAUNCH.search(head):
             self.launch_command.append(source.name)
         if len(self.scheduler_output) < _NAMED and _SCHEDULER.search(head):
