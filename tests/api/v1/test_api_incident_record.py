@@ -201,3 +201,23 @@ def test_the_ticket_pdf_is_a_real_pdf_of_the_ticket(accepted, provider, buyer, o
     assert response.content.startswith(b"%PDF-")
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
     assert f"Incident: #{incident.pk}" in text and "Change log" in text
+
+
+def test_a_replayed_step_times_upload_opens_one_s2_and_a_replayed_estimate_one_revision(
+    accepted, provider
+):
+    nora = token_client(provider.user)
+    url = f"/api/v1/reservations/{accepted.reservation.pk}/incidents/step-times/"
+    name = "steps_8ranks_gpu-a02_sustained_rise.csv"
+    first = nora.post(url, {"file": _steps(name)}, format="multipart", HTTP_IDEMPOTENCY_KEY="s2")
+    again = nora.post(url, {"file": _steps(name)}, format="multipart", HTTP_IDEMPOTENCY_KEY="s2")
+    assert first.status_code == again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true" and Incident.objects.count() == 1
+
+    estimates = f"/api/v1/incidents/{first.json()['incident']}/estimates/"
+    eta = (timezone.now() + timedelta(hours=2)).isoformat()
+    body = {"cause_class": "nic", "eta": eta, "confidence": "low"}
+    for _ in range(2):
+        posted = nora.post(estimates, body, format="json", HTTP_IDEMPOTENCY_KEY="est-1")
+        assert posted.status_code == 201 and posted.json()["revision"] == 1
+    assert nora.get(estimates).json()["count"] == 1
