@@ -10,9 +10,19 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from annexes.document.render import render_pdf
+from incidents.models import Incident
 from incidents.selectors import incident_get
 from incidents.ticket import ticket_for
 from orgs.access import active_org, org_required
+
+
+def incident_ticket_bytes(incident: Incident) -> bytes:
+    """The ticket's seven sections as a PDF; the page's download and the API's serve these."""
+    html = render_to_string(
+        "pdf/incident_ticket.html",
+        {"ticket": ticket_for(incident), "generated": timezone.now()},
+    )
+    return render_pdf(html)
 
 
 @org_required()
@@ -20,10 +30,6 @@ from orgs.access import active_org, org_required
 def incident_ticket_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     org = active_org(request)
     incident = incident_get(org_ids=[org.pk] if org is not None else [], pk=pk)
-    html = render_to_string(
-        "pdf/incident_ticket.html",
-        {"ticket": ticket_for(incident), "generated": timezone.now()},
-    )
-    response = HttpResponse(render_pdf(html), content_type="application/pdf")
+    response = HttpResponse(incident_ticket_bytes(incident), content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="incident-{incident.pk}-ticket.pdf"'
     return response

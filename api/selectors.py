@@ -7,7 +7,14 @@ from collections.abc import Iterable
 from django.db.models import Prefetch, Q, QuerySet
 
 from acceptance.models import BurnInRun, OverrideOutcome, OverrideRequest, Reservation
-from incidents.models import FailedRun, Incident, IncidentEvidence
+from incidents.models import (
+    ChangeLogEntry,
+    ChecklistDispute,
+    FailedRun,
+    Incident,
+    IncidentEvidence,
+    RepairEstimate,
+)
 
 
 def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
@@ -43,7 +50,7 @@ def failed_run_list(*, org_ids: Iterable[int]) -> QuerySet[FailedRun]:
         FailedRun.objects.filter(
             Q(reservation__request__buyer_id__in=ids) | Q(reservation__bid__provider_id__in=ids)
         )
-        .select_related("incident")
+        .select_related("incident", "reservation__fixture_version")
         .prefetch_related("files")
         .order_by("-uploaded_at", "-pk")
     )
@@ -60,3 +67,21 @@ def incident_list(*, reservation: Reservation) -> QuerySet[Incident]:
 
 def incident_evidence_list(*, incident: Incident) -> QuerySet[IncidentEvidence]:
     return incident.evidence.select_related("uploaded_by").order_by("uploaded_at", "pk")
+
+
+def incident_change_list(*, incident: Incident) -> QuerySet[ChangeLogEntry]:
+    """The change log, first proposed first, as the incident page shows it."""
+    return (
+        incident.changes.select_related("proposed_by", "decided_by", "applied_by")
+        .prefetch_related("evidence")
+        .order_by("proposed_at", "pk")
+    )
+
+
+def incident_estimate_list(*, incident: Incident) -> QuerySet[RepairEstimate]:
+    """Every revision of the repair estimate, the latest first."""
+    return incident.estimates.select_related("posted_by").order_by("-revision")
+
+
+def incident_signoff_dispute_list(*, incident: Incident) -> QuerySet[ChecklistDispute]:
+    return incident.disputes.select_related("by").order_by("at", "pk")

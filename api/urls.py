@@ -16,6 +16,7 @@ from api.views import (
     evidence,
     failures,
     fixture_schema,
+    incident_record,
     incidents,
     invitations,
     me,
@@ -307,6 +308,46 @@ v1 = [
         name="incident-signoff",
     ),
     path("incidents/<int:pk>/close/", incidents.IncidentCloseView.as_view(), name="incident-close"),
+    path(
+        "reservations/<int:pk>/incidents/step-times/",
+        incident_record.StepTimesOpenView.as_view(),
+        name="reservation-incident-step-times",
+    ),
+    path(
+        "incidents/<int:pk>/fewer-nodes/",
+        incident_record.FewerNodesView.as_view(),
+        name="incident-fewer-nodes",
+    ),
+    path(
+        "incidents/<int:pk>/changes/",
+        incident_record.ChangeListView.as_view(),
+        name="incident-changes",
+    ),
+    path(
+        "incidents/<int:pk>/changes/<int:change>/decide/",
+        incident_record.ChangeDecideView.as_view(),
+        name="incident-change-decide",
+    ),
+    path(
+        "incidents/<int:pk>/changes/<int:change>/apply/",
+        incident_record.ChangeApplyView.as_view(),
+        name="incident-change-apply",
+    ),
+    path(
+        "incidents/<int:pk>/estimates/",
+        incident_record.EstimateListView.as_view(),
+        name="incident-estimates",
+    ),
+    path(
+        "incidents/<int:pk>/signoff-disputes/",
+        incident_record.SignoffDisputeListView.as_view(),
+        name="incident-signoff-disputes",
+    ),
+    path(
+        "incidents/<int:pk>/ticket/",
+        incident_record.TicketPdfView.as_view(),
+        name="incident-ticket",
+    ),
     path(
         "reservations/<int:pk>/availability/",
         delivery.AvailabilityView.as_view(),

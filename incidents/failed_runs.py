@@ -21,6 +21,7 @@ from engine import failures
 from engine.evidence.checks import load_spec
 from engine.failures.fit import fit_analysis
 from engine.failures.isolated import AnalysisAborted, Job, analyse_isolated
+from engine.failures.record import InputsSeen
 from engine.formatting import data_size
 from incidents.jobs import require_share_of_workers
 from incidents.models import FailedRun, FailedRunFile, FailedRunState
@@ -149,12 +150,13 @@ def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
     for row in maps:
         rmap = failures.parse_rank_map(row.read_bytes(), name=row.original_name)
     # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
-    sources = failures.iter_uploads(_streams(logs))
+    seen = InputsSeen()
+    sources = seen.watch(failures.iter_uploads(_streams(logs)))
     analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
     why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
     if why is not None:
         raise failures.FailureInputError(why)
-    return analysis.to_json()
+    return {**analysis.to_json(), "inputs": seen.to_json()}
 
 
 def _location(row: FailedRunFile) -> str:

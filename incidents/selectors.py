@@ -16,10 +16,12 @@ from django.utils import timezone
 
 from acceptance.models import Acknowledgement, Evidence, EvidenceState, Reservation
 from acceptance.models.burnin import WHOLE_ALLOCATION
+from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from engine import failures
 from engine.failures import incident as failures_incident
+from engine.failures.record import record_gaps
 from engine.formatting import countdown
 from incidents.models import (
     ClockBreach,
@@ -563,6 +565,23 @@ def lost_time(incident: Incident) -> dict[str, Any]:
     }
     rows = [{"label": labels[k], "gpu_hours": hours[k]} for k in labels]
     return {"missing": [], "rows": rows, "total": hours["total"]}
+
+
+def failure_record_gaps(run: FailedRun) -> list[dict[str, str]]:
+    """What the fixture's failure record asks a failed-run upload to hold and this one lacks
+    (`key`, `label`, `detail`), once analysed; a gap never stops the analysis. Uses the run's
+    prefetched files and its reservation's fixture version."""
+    if not isinstance(run.analysis, dict):
+        return []
+    version = run.reservation.fixture_version
+    record = (version.spec or {}).get("failure_record") if version is not None else None
+    if not isinstance(record, dict):
+        return []
+    has_map = any(f.is_rank_map for f in run.files.all())
+    return [
+        {"key": gap.key, "label": FAILURE_RECORD_LABELS.get(gap.key, gap.key), "detail": gap.detail}
+        for gap in record_gaps(record, run.analysis, rank_map=has_map)
+    ]
 
 
 def analysis_view(run: FailedRun, *, page: str | int | None) -> dict[str, Any]:

@@ -271,7 +271,7 @@ class FixtureForm(forms.Form):
                 else:
                     initial[name] = item
 
-        for section in ("allocation", "runtime", "tests", "thresholds"):
+        for section in ("allocation", "runtime", "tests", "thresholds", "failure_record"):
             walk(spec[section], section)
         return initial
 

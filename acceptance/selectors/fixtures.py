@@ -180,6 +180,8 @@ FAILURE_RECORD_LABELS = {
     "worker_gpu_map": "Worker → GPU map",
     "per_worker_logs": "Per-worker logs",
     "missing_records_list": "List of missing records",
+    "flight_recorder_dumps": "Flight Recorder dumps (one per rank)",
+    "scheduler_output": "Scheduler output (Slurm job output, or the pods' describe and events)",
 }
 
 

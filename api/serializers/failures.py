@@ -10,6 +10,7 @@ from rest_framework import serializers
 from api.serializers.common import FileListField
 from engine import failures
 from incidents.models import FailedRun, FailedRunFile
+from incidents.selectors import failure_record_gaps
 
 
 class FailedRunFileSerializer(serializers.ModelSerializer[FailedRunFile]):
@@ -19,10 +20,20 @@ class FailedRunFileSerializer(serializers.ModelSerializer[FailedRunFile]):
         read_only_fields = fields
 
 
+class RecordGapSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="The failure record's key (docs/fixture-schema.md).")
+    label = serializers.CharField()  # type: ignore[assignment]
+    detail = serializers.CharField(help_text="What is missing, in words.")
+
+
 class FailedRunSerializer(serializers.ModelSerializer[FailedRun]):
     files = FailedRunFileSerializer(many=True, read_only=True)
     analysis = serializers.SerializerMethodField()
     incident = serializers.SerializerMethodField()
+    record_missing = serializers.SerializerMethodField(
+        help_text="What the fixture's failure record asks the upload to hold and it lacks "
+        "(`key`, `label`, `detail`), once analysed; the analysis runs either way."
+    )
 
     class Meta:
         model = FailedRun
@@ -38,6 +49,7 @@ class FailedRunSerializer(serializers.ModelSerializer[FailedRun]):
             "analysed_at",
             "files",
             "incident",
+            "record_missing",
             "analysis",
         ]
         read_only_fields = fields
@@ -54,6 +66,10 @@ class FailedRunSerializer(serializers.ModelSerializer[FailedRun]):
     )
     def get_analysis(self, obj: FailedRun) -> dict[str, Any] | None:
         return obj.analysis if isinstance(obj.analysis, dict) else None
+
+    @extend_schema_field(RecordGapSerializer(many=True))
+    def get_record_missing(self, obj: FailedRun) -> list[dict[str, str]]:
+        return failure_record_gaps(obj)
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_incident(self, obj: FailedRun) -> int | None:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Protocol
 
 from .analysis import Analysis, analyse
-from .bundle import read_paths, unreadable_reason
+from .bundle import iter_paths, unreadable_reason
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .rankmap import parse_rank_map
+from .record import InputsSeen
 
 
 class Writer(Protocol):
@@ -52,7 +53,9 @@ def run(
     """0 with the verdict printed; 2 with a one-line reason when the input is unusable."""
     try:
         rmap = parse_rank_map(Path(rank_map).read_bytes(), name=rank_map) if rank_map else None
-        sources = read_paths(paths)
+        # One file at a time: a 16,384-rank dump set is never whole in memory.
+        seen = InputsSeen()
+        sources = seen.watch(iter_paths(paths))
         result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
         why = unreadable_reason(result.refused, used=result.stats["used"], where="the input")
         if why is not None:
@@ -63,7 +66,8 @@ def run(
     except OSError as exc:
         err.write(f"analyze_failure: cannot read: {exc.strerror or exc}\n")
         return 2
-    out.write(json.dumps(result.to_json(), allow_nan=False) if as_json else render(result))
+    doc = {**result.to_json(), "inputs": seen.to_json()}
+    out.write(json.dumps(doc, allow_nan=False) if as_json else render(result))
     out.write("\n")
     return 0
 

@@ -29,6 +29,7 @@ from .analysis import analyse
 from .bundle import iter_uploads, unreadable_reason
 from .errors import FailureInputError
 from .rankmap import parse_rank_map
+from .record import InputsSeen
 
 _CHUNK = 1024 * 1024
 
@@ -112,13 +113,14 @@ def _child(spec: dict[str, Any]) -> dict[str, Any]:
             location, name = spec["rank_map"]
             with ExitStack() as stack:
                 rmap = parse_rank_map(_open(stack, location).read(), name=name)
+        seen = InputsSeen()
         with ExitStack() as stack:
-            sources = iter_uploads(_opened(stack, spec["files"]))
+            sources = seen.watch(iter_uploads(_opened(stack, spec["files"])))
             analysis = analyse(sources, rank_map=rmap, world_size=spec.get("world_size"))
         why = unreadable_reason(analysis.refused, used=analysis.stats["used"])
         if why is not None:
             raise FailureInputError(why)
-        return {"analysis": analysis.to_json()}
+        return {"analysis": {**analysis.to_json(), "inputs": seen.to_json()}}
     except FailureInputError as exc:
         return {"unreadable": str(exc)}
     except MemoryError:

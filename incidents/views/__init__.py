@@ -82,6 +82,7 @@ def _run_page(request: HttpRequest, run: FailedRun, **forms: Any) -> HttpRespons
         or IncidentOpenForm(initial={"severity": proposal.severity if proposal else "S1"}),
         # Or attach the analysis to an open incident of the reservation that has none.
         "attachable": sel.attachable_incidents(run) if incident is None else [],
+        "record_gaps": sel.failure_record_gaps(run),
         **sel.analysis_view(run, page=request.GET.get("page")),
     }
     return render(request, "incidents/failed_run_detail.html", context)

@@ -8,11 +8,12 @@ import json
 import tarfile
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from acceptance.models import Fixture
 from acceptance.services import acknowledgement_submit
-from engine.evidence.fixtures import SCHEMA_ID
+from engine.evidence.fixtures import SCHEMA_ID, spec_sha256
 from tests.acceptance.pages.builders import fixture_post_data
 
 pytestmark = pytest.mark.django_db
@@ -198,3 +199,35 @@ def test_the_fixture_page_names_thresholds_and_fabric_as_people_write_them(fx, p
     assert "Step time above the reference, at most" in table
     assert ">busbw_gbps.all_reduce<" not in table and ">step_time_tolerance_pct<" not in table
     assert "InfiniBand NDR 400 Gb/s" in html and "on ndr400-ib" not in html
+
+
+def test_the_failure_record_lists_dumps_and_scheduler_output_and_the_editor_sets_them(fx, buyer):
+    page = buyer.client().get(reverse("acceptance:fixture-detail", args=[fx.request.pk]))
+    html = page.content.decode()
+    assert "Flight Recorder dumps (one per rank)" in html
+    assert "Scheduler output (Slurm job output, or the pods&#x27; describe and events)" in html
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    data = fixture_post_data(fx.version)
+    del data["failure_record__scheduler_output"]  # unticked
+    assert buyer.client().post(url, data).status_code == 302
+    v2 = fx.version.fixture.versions.get(number=2)
+    assert v2.spec["failure_record"]["scheduler_output"] is False
+    assert v2.spec["failure_record"]["flight_recorder_dumps"] is True
+
+
+def test_a_spec_stored_before_the_new_record_keys_asks_for_neither(fx, buyer):
+    spec = fx.version.spec
+    for key in ("flight_recorder_dumps", "scheduler_output"):
+        del spec["failure_record"][key]
+    with connection.cursor() as cursor:  # as stored before the keys existed (versions freeze)
+        cursor.execute(
+            f"UPDATE {fx.version._meta.db_table} SET spec = %s, spec_sha256 = %s WHERE id = %s",
+            [json.dumps(spec), spec_sha256(spec), fx.version.pk],
+        )
+    fx.version.refresh_from_db()
+    html = buyer.client().get(reverse("acceptance:fixture-detail", args=[fx.request.pk]))
+    assert "Per-worker logs" in html.content.decode()
+    assert "Flight Recorder dumps" not in html.content.decode()
+    url = reverse("acceptance:fixture-edit", args=[fx.request.pk])
+    assert buyer.client().post(url, fixture_post_data(fx.version)).status_code == 302
+    assert fx.version.fixture.versions.count() == 1  # unchanged: nothing new to save

@@ -203,3 +203,61 @@ BUYER = only(buyer=OK)
 BIDDERS = only(provider=OK, rival_provider=OK)
 OWNER_AND_BUYER = only(provider=OK, buyer=OK)
 ANY_BUYER = only(buyer=OK, outsider=OK)
+
+
+def _party_member(w: ApiWorld, party: str) -> Any:
+    reservation = w.incident.reservation
+    org = reservation.bid.provider if party == "provider" else reservation.request.buyer
+    return org.memberships.order_by("pk").first().user
+
+
+def change_proposed(w: ApiWorld) -> dict[str, Any]:
+    """A configuration change the provider proposed on the incident, waiting for the buyer."""
+    from incidents.services.record import change_propose
+
+    entry = change_propose(
+        incident=w.incident, user=_party_member(w, "provider"), kind="config",
+        what="NCCL_IB_HCA limited to mlx5_0-3 on gpu-a02",
+    )  # fmt: skip
+    return {"id": w.incident.pk, "change": entry.pk}
+
+
+def change_approved(w: ApiWorld) -> dict[str, Any]:
+    """The provider's change, approved by the buyer: ready to be recorded as applied."""
+    from incidents.services.record import change_decide
+
+    params = change_proposed(w)
+    change_decide(
+        incident=w.incident, user=_party_member(w, "buyer"), entry=params["change"], approve=True
+    )
+    return params
+
+
+def change_body(w: ApiWorld) -> dict[str, Any]:
+    return {"kind": "workaround", "what": "Job pinned to the other seven nodes."}
+
+
+def estimate_body(w: ApiWorld) -> dict[str, Any]:
+    eta = datetime.now(UTC) + timedelta(hours=6)
+    return {"cause_class": "gpu", "eta": eta.isoformat(), "confidence": "medium",
+            "parts": ["H200 SXM GPU (1)"]}  # fmt: skip
+
+
+def fewer_nodes_body(w: ApiWorld) -> dict[str, Any]:
+    return {"at": datetime.now(UTC).isoformat(), "continuing_nodes": 1}
+
+
+def signed_off(w: ApiWorld) -> dict[str, Any]:
+    """The buyer's first signable item, signed off by the buyer: the provider may dispute it."""
+    from incidents.services import incident_signoff
+
+    incident_signoff(incident=w.incident, user=_party_member(w, "buyer"), **signable(w))
+    return {"id": w.incident.pk}
+
+
+def signoff_dispute_body(w: ApiWorld) -> dict[str, Any]:
+    key = (
+        w.incident.signoffs.values_list("key", flat=True).first()
+        or w.incident.disputes.values_list("key", flat=True).first()
+    )
+    return {"key": key, "reason": "The loss curve jumps after the restart."}

@@ -40,6 +40,11 @@ from tests.api.v1.tenancy_builders import (
     addendum,
     bid,
     bid_attachment,
+    change_approved,
+    change_body,
+    change_proposed,
+    estimate_body,
+    fewer_nodes_body,
     incident,
     maintenance,
     maintenance_body,
@@ -53,6 +58,8 @@ from tests.api.v1.tenancy_builders import (
     severity_proposed,
     signable,
     signal_body,
+    signed_off,
+    signoff_dispute_body,
     usage,
 )
 from tests.api.v1.test_api_team import COST_ONLY
@@ -330,6 +337,52 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     ),
     # The first signable item is the buyer's (diagnostics): the provider may not sign it.
     "incidents_signoff_create": (incident, signable, only(provider=FORBIDDEN, buyer=CREATED)),
+    # The record's moves (tests/api/v1/test_api_incident_record.py). A log that is not step
+    # times is stored and named as unreadable (400) for either party.
+    "reservations_incidents_step_times_create": (
+        lambda w: {"id": w.incident.reservation_id},
+        lambda w: Multipart(),
+        OWNER_AND_BUYER_400,
+    ),
+    # The world's incident is an S1: a restart on fewer nodes belongs to an S3 (409).
+    "incidents_fewer_nodes_create": (
+        incident,
+        fewer_nodes_body,
+        only(provider=CONFLICT, buyer=CONFLICT),
+    ),
+    "incidents_changes_list": (incident, None, OWNER_AND_BUYER),
+    "incidents_changes_create": (
+        incident,
+        change_body,
+        only(provider=CREATED, buyer=CREATED),
+    ),
+    # The provider proposed: only the buyer decides; the proposer's own party is refused.
+    "incidents_changes_decide_create": (
+        change_proposed,
+        lambda w: {"decision": "approve"},
+        only(provider=FORBIDDEN, buyer=OK),
+    ),
+    # Approved: the provider records it applied; the buyer's second record is refused (400).
+    "incidents_changes_apply_create": (
+        change_approved,
+        lambda w: {"checks_rerun": "all_reduce_perf, 2 nodes"},
+        only(provider=OK, buyer=REFUSED),
+    ),
+    "incidents_estimates_list": (incident, None, OWNER_AND_BUYER),
+    # The provider posts the repair estimate; the buyer is refused by the incident's table.
+    "incidents_estimates_create": (
+        incident,
+        estimate_body,
+        only(provider=CREATED, buyer=FORBIDDEN),
+    ),
+    "incidents_signoff_disputes_list": (incident, None, OWNER_AND_BUYER),
+    # The buyer signed its own item off: the provider disputes it, the buyer may not.
+    "incidents_signoff_disputes_create": (
+        signed_off,
+        signoff_dispute_body,
+        only(provider=CREATED, buyer=FORBIDDEN),
+    ),
+    "incidents_ticket_retrieve": (incident, None, OWNER_AND_BUYER),
     # Delivery: both parties read the figures and the windows; the provider announces (the
     # buyer is refused by role); a window given with notice has nothing to agree to (409 for
     # the buyer, 403 for the provider).
