@@ -22,9 +22,9 @@ EXPECTED = {
     "kill9": (3, "node-1", "undetermined"),  # SIGKILL, no OOM line: the evidence is listed
     "abort": (1, "node-0", "undetermined"),  # os.abort(): SIGABRT with no mismatch message
     "segv": (2, "node-1", "undetermined"),  # SIGSEGV with no Xid/ECC
-    "missized": (3, "node-1", "application"),  # gloo: received data size doesn't match
-    "skip": (3, "node-1", "application"),  # never entered the last all_reduce
-    "raise": (2, "node-1", "application"),  # ValueError in the training step
+    "missized": (3, "node-1", "customer"),  # gloo: received data size doesn't match
+    "skip": (3, "node-1", "customer"),  # never entered the last all_reduce
+    "raise": (2, "node-1", "customer"),  # ValueError in the training step
 }
 
 
