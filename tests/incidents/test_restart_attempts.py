@@ -1,6 +1,7 @@
 """A job torchrun restarted (`--max-restarts 1`), uploaded as a provider would: the page and the
 API head with the failure that ended the job and list attempt 0's beneath it; "first ever" turns
-that around. Analyses stored in the old owner words read in the handoff terms' words."""
+that around. Shared evidence is low, with the other candidates on the page. Analyses stored in
+the old owner words read in the handoff terms' words."""
 
 from __future__ import annotations
 
@@ -93,3 +94,22 @@ def test_old_owner_words_read_as_the_terms_words(accepted, provider, analysed) -
     assert api["suggested_owner"] == "customer"
     html = provider.client().get(reverse("incidents:incident-detail", args=[incident.pk]))
     assert "Suggested owner: customer" in html.content.decode()
+
+
+def test_shared_evidence_is_low_and_the_page_lists_the_other_candidates(
+    accepted, provider, django_capture_on_commit_callbacks
+) -> None:
+    shaped = RESTART.parents[1] / "watchdog_scatter_sigabrt_8rank.log"
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.failed_run_upload(
+            reservation=accepted.reservation,
+            user=provider.user,
+            uploads=[SimpleUploadedFile("torchrun.log", shaped.read_bytes())],
+        )
+    run.refresh_from_db()
+    assert run.analysis["confidence"] == "low"
+    page = provider.client().get(reverse("incidents:failed-run-detail", args=[run.pk]))
+    html = page.content.decode()
+    assert 'id="candidates"' in html and "the same evidence" in html
+    for rank in (4, 5, 7):
+        assert f"rank {rank} on gpu-dev-12542fe0" in html
