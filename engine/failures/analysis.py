@@ -214,7 +214,8 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     for attempt, evs in by_attempt(events, attempts.restarts).items():
         mark_deaths(evs)
         for e in watchdog_disagreement(evs):
-            e.detail.setdefault("attempt", attempt)
+            if attempts.restarts:
+                e.detail.setdefault("attempt", attempt)
             events.append(e)
     return _LogEvents(events, rmap, frozenset(kernel_nodes), attempts)
 
