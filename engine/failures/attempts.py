@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from .model import Event
@@ -22,6 +22,9 @@ from .timestamps import parse_line_time
 
 _RESTART = ("will restart worker group", "Restarting workers")
 _RENDEZVOUS = "Rendezvous complete for workers"
+# Agents of one round complete their rendezvous within moments of each other; a later round
+# with no restart line before it comes after the first round's workers ran and failed.
+_SAME_ROUND = timedelta(seconds=5)
 
 
 def attempt_marks(text: str, *, year: int, tz: tzinfo) -> list[tuple[int, int, datetime | None]]:
@@ -29,7 +32,9 @@ def attempt_marks(text: str, *, year: int, tz: tzinfo) -> list[tuple[int, int, d
 
     A restart line opens the next attempt; the rendezvous that follows it is the same attempt.
     A second rendezvous without a restart line before it (the restart line was filtered out of
-    the log) opens one too."""
+    the log) opens one too. Several agents may write to one file (`srun` without a job step per
+    node): their restart lines before the next rendezvous are one restart, and their rendezvous
+    lines within `_SAME_ROUND` of each other one round."""
     hits: list[tuple[int, bool]] = []
     for needle, restart in ((_RENDEZVOUS, False), *((r, True) for r in _RESTART)):
         pos = text.find(needle)
@@ -37,7 +42,8 @@ def attempt_marks(text: str, *, year: int, tz: tzinfo) -> list[tuple[int, int, d
             hits.append((pos, restart))
             pos = text.find(needle, pos + len(needle))
     marks: list[tuple[int, int, datetime | None]] = []
-    attempt, pending, seen = 0, False, False
+    attempt, pending = 0, False
+    last: tuple[datetime | None] | None = None  # the previous rendezvous's time, once seen
     line_no, counted = 1, 0
     for pos, restart in sorted(hits):
         line_no += text.count("\n", counted, pos)
@@ -46,14 +52,18 @@ def attempt_marks(text: str, *, year: int, tz: tzinfo) -> list[tuple[int, int, d
         end = text.find("\n", pos)
         when = parse_line_time(text[start : end if end != -1 else len(text)], year=year, tz=tz)
         if restart:
-            attempt, pending = attempt + 1, True
-            marks.append((line_no + 1, attempt, when))
-        elif pending:
-            pending = False
-        elif seen:
+            if not pending:
+                attempt, pending = attempt + 1, True
+                marks.append((line_no + 1, attempt, when))
+            continue
+        same_round = (
+            last is not None and last[0] is not None and when is not None
+            and abs(when - last[0]) <= _SAME_ROUND
+        )  # fmt: skip
+        if not pending and last is not None and not same_round:
             attempt += 1
             marks.append((line_no, attempt, when))
-        seen = seen or not restart
+        pending, last = False, (when,)
     return marks
 
 

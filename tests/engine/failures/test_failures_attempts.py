@@ -157,3 +157,22 @@ def test_a_second_rendezvous_opens_an_attempt_even_without_the_restart_line() ->
         (3, 1),
         (6, 2),
     ]
+
+
+def test_two_agents_in_one_file_count_one_restart() -> None:
+    from engine.failures.attempts import attempt_marks
+
+    rdzv = "[default] Rendezvous complete for workers. Result:"
+    text = "\n".join([
+        _agent("07:00:00", rdzv),
+        _agent("07:00:01", rdzv),  # the other node's agent, same round
+        "[default0]:step 0",
+        _agent("07:00:20", _RESTART_LINE),
+        _agent("07:00:20", _RESTART_LINE),
+        _agent("07:00:21", rdzv),
+        _agent("07:00:22", rdzv),
+        "[default0]:step 0",
+    ])  # fmt: skip
+    assert [(line, attempt) for line, attempt, _ in attempt_marks(text, year=2026, tz=UTC)] == [
+        (5, 1)
+    ]
