@@ -584,8 +584,12 @@ def failure_record_gaps(run: FailedRun) -> list[dict[str, str]]:
     ]
 
 
-def analysis_view(run: FailedRun, *, page: str | int | None) -> dict[str, Any]:
-    doc = run.analysis or {}
+def analysis_view(
+    run: FailedRun, *, page: str | int | None, first: str = "ending"
+) -> dict[str, Any]:
+    """The stored analysis as the page shows it. `first`: "ever" puts a restarted job's first
+    failure at the head, else the failure that ended the job heads."""
+    doc = failures.view(run.analysis, first=first) if isinstance(run.analysis, dict) else {}
     groups = doc.get("secondaries") or []
     by_kind: Counter[str] = Counter()
     for g in groups:
@@ -593,10 +597,18 @@ def analysis_view(run: FailedRun, *, page: str | int | None) -> dict[str, Any]:
     timeline: Page[Any] = Paginator(doc.get("timeline") or [], TIMELINE_PAGE).get_page(page)
     rows = [{**e, "time": utc_label(e.get("time"))} for e in timeline.object_list]
     timeline.object_list = rows
-    first = doc.get("first_failure")
+    head = doc.get("first_failure")
+    attempts = [
+        {**a, "time": utc_label((a.get("first_failure") or {}).get("time"))}
+        for a in doc.get("attempts") or []
+    ]
     return {
         "doc": doc,
-        "first": {**first, "time": utc_label(first.get("time"))} if first else None,
+        "first": {**head, "time": utc_label(head.get("time"))} if head else None,
+        "attempts": attempts,
+        "candidates": [
+            {**c, "time": utc_label(c.get("time"))} for c in doc.get("candidates") or []
+        ],
         "secondary_count": len(doc.get("secondary_ranks") or []),
         "by_kind": sorted(by_kind.items(), key=lambda kv: (-kv[1], str(kv[0]))),
         "timeline": timeline,

@@ -60,12 +60,16 @@ class FailedRunSerializer(serializers.ModelSerializer[FailedRun]):
             "nullable": True,
             "additionalProperties": True,
             "description": "`analyze_failure --json` output once the state is analysed: "
-            "first_failure, secondary_ranks, missing_ranks, mismatches, suggested_owner, "
-            "reasons, timeline.",
+            "first_failure, secondary_ranks, missing_ranks, mismatches, suggested_owner "
+            "(provider, customer or undetermined), reasons, candidates, timeline; for a job "
+            "torchrun restarted, attempt, restarts and the other attempts' first failures "
+            "(attempts).",
         }
     )
     def get_analysis(self, obj: FailedRun) -> dict[str, Any] | None:
-        return obj.analysis if isinstance(obj.analysis, dict) else None
+        if not isinstance(obj.analysis, dict):
+            return None
+        return failures.view(obj.analysis, first=self.context.get("first", "ending"))
 
     @extend_schema_field(RecordGapSerializer(many=True))
     def get_record_missing(self, obj: FailedRun) -> list[dict[str, str]]:

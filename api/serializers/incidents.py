@@ -36,6 +36,11 @@ class IncidentSummarySerializer(serializers.ModelSerializer[Incident]):
     is_open = serializers.BooleanField(read_only=True)
     opened_by = _username("opened_by")
     url = serializers.SerializerMethodField()
+    suggested_owner = serializers.CharField(
+        source="owner",
+        read_only=True,
+        help_text="`provider`, `customer` or `undetermined`: the handoff terms' words.",
+    )
 
     class Meta:
         model = Incident

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -22,9 +22,19 @@ from api.serializers.failures import (
     FailedRunSerializer,
     FailedRunUploadSerializer,
 )
+from engine import failures
 from incidents import selectors as incident_selectors
 from incidents import services
 from incidents.models import FailedRun
+
+FIRST_PARAMETER = OpenApiParameter(
+    "first",
+    str,
+    enum=list(failures.FIRST_CHOICES),
+    description="Which failure heads a restarted job's analysis: `ending` (default), the one "
+    "that ended the job, with each earlier attempt's first failure in `attempts`; or `ever`, "
+    "the first failure of the run, with the later attempts' in `attempts`.",
+)
 
 
 class FailedRunUploadView(generics.GenericAPIView[FailedRun]):
@@ -84,10 +94,23 @@ class FailedRunListView(generics.ListAPIView[FailedRun]):
 class FailedRunDetailView(generics.GenericAPIView[FailedRun]):
     serializer_class = FailedRunSerializer
 
-    @extend_schema(summary="A failed run: its state, files and (once analysed) the analysis")
+    @extend_schema(
+        summary="A failed run: its state, files and (once analysed) the analysis",
+        parameters=[FIRST_PARAMETER],
+    )
     def get(self, request: Request, pk: int) -> Response:
         run = incident_selectors.failed_run_get(org_ids=[org_of_kind(request).pk], pk=pk)
-        return Response(FailedRunSerializer(run).data)
+        first = request.query_params.get("first", "ending")
+        if first not in failures.FIRST_CHOICES:
+            problem = (
+                "Choose 'ending' (the failure that ended the job) or 'ever' (the first failure "
+                f"of the run), not {first[:40]!r}."
+            )
+            return Response(
+                error_body(FIELD_PROBLEMS, {"first": [problem]}),
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(FailedRunSerializer(run, context={"first": first}).data)
 
 
 class FailedRunRetryView(generics.GenericAPIView[FailedRun]):

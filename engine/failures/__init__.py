@@ -45,6 +45,7 @@ from .incident import (
 )
 from .model import KINDS, Event, SourceFile
 from .normalise import normalise_text
+from .owner import CUSTOMER, OWNERS, PROVIDER, UNDETERMINED, contract_owner
 from .rankmap import RankInfo, RankMap, parse_rank_map
 from .recovery import (
     Context,
@@ -59,12 +60,18 @@ from .recovery_loss import LossLog, loss_tolerance, parse_loss_log
 from .recovery_nccl import NcclShape
 from .report import SecondaryGroup
 from .skew import ClockSkew
+from .stored import FIRST_CHOICES, first_ever, read_analysis, view
 from .unpickle import load_dump, restricted_loads
 from .window import IncidentWindow, StepRecord, incident_window, parse_step_records
 
 __all__ = [
+    "CUSTOMER",
+    "FIRST_CHOICES",
     "KINDS",
     "MAX_WORLD_SIZE",
+    "OWNERS",
+    "PROVIDER",
+    "UNDETERMINED",
     "Analysis",
     "BundleError",
     "BundleLimits",
@@ -97,7 +104,9 @@ __all__ = [
     "analyse",
     "assess_checkpoints",
     "clock_status",
+    "contract_owner",
     "evaluate",
+    "first_ever",
     "incident_clocks",
     "incident_window",
     "iter_bundle",
@@ -112,6 +121,7 @@ __all__ = [
     "parse_rank_map",
     "parse_step_records",
     "propose_severity",
+    "read_analysis",
     "read_bundle",
     "read_paths",
     "recovery_checklist",
@@ -119,5 +129,6 @@ __all__ = [
     "terms_clocks",
     "terms_recovery",
     "unreadable_reason",
+    "view",
     "world_size_problem",
 ]

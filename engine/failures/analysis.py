@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
+from .attempts import AttemptFailure, Attempts, by_attempt, headline, read_attempts
+from .calibration import calibrate
 from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
@@ -26,7 +28,7 @@ from .report import SecondaryGroup, chain, group, timeline
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
-from .verdict import Verdict, choose
+from .verdict import choose
 
 
 @dataclass(slots=True)
@@ -36,6 +38,7 @@ class Analysis:
     initiating_node: str | None
     confidence: str  # high | medium | low
     reasons: list[str]
+    candidates: list[dict[str, Any]]  # other ranks the evidence leaves open (not when high)
     chain: list[Event]
     secondaries: list[SecondaryGroup]
     secondary_ranks: list[int]
@@ -45,7 +48,7 @@ class Analysis:
     incomplete_dumps: list[int]
     flight_recorder: str  # absent | incomplete | mismatch | desync | hang | consistent
     mismatches: list[Mismatch]
-    suggested_owner: str  # application | infrastructure | undetermined
+    suggested_owner: str  # provider | customer | undetermined (the handoff terms' words)
     owner_reasons: list[str]
     skew: list[ClockSkew]
     launcher_root_cause: Event | None
@@ -53,14 +56,25 @@ class Analysis:
     world_size: int | None
     refused: list[dict[str, str]] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    # torchrun's elastic attempts: the headline's (None when the logs show no restart), how
+    # many restarts, the other attempts' first failures, and which one heads: the failure
+    # that ended the job ("ending") or the first ever ("ever").
+    attempt: int | None = None
+    restarts: int = 0
+    attempts: list[AttemptFailure] = field(default_factory=list)
+    first: str = "ending"
 
     def summary(self) -> str:
         if self.first_failure is None:
             return "no initiating event found"
         where = f"rank {self.initiating_rank}" if self.initiating_rank is not None else "rank ?"
+        tries = (
+            f"attempt {self.attempt} of {self.restarts + 1}; " if self.attempt is not None else ""
+        )
         return (
             f"{where} on {self.initiating_node or 'unknown node'}: {self.first_failure.kind} "
-            f"(1 initiating, {len(self.secondary_ranks)} secondary; confidence {self.confidence})"
+            f"({tries}1 initiating, {len(self.secondary_ranks)} secondary; "
+            f"confidence {self.confidence})"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -72,6 +86,7 @@ class Analysis:
             "initiating_node": self.initiating_node,
             "confidence": self.confidence,
             "reasons": self.reasons,
+            "candidates": self.candidates,
             "suggested_owner": self.suggested_owner,
             "owner_reasons": self.owner_reasons,
             "chain": [e.to_json() for e in self.chain],
@@ -94,6 +109,10 @@ class Analysis:
             "world_size": self.world_size,
             "refused": self.refused,
             "stats": self.stats,
+            "attempt": self.attempt,
+            "restarts": self.restarts,
+            "attempts": [a.to_json() for a in self.attempts],
+            "first": self.first,
         }
 
 
@@ -104,8 +123,13 @@ def analyse(
     world_size: int | None = None,
     year: int | None = None,
     tz: tzinfo = UTC,
+    first_ever: bool = False,
 ) -> Analysis:
     """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither.
+
+    A job that torchrun restarted is analysed attempt by attempt: the failure that ended the
+    job heads the result, the earlier attempts' first failures follow (`attempts`);
+    `first_ever` puts the first attempt's failure at the head instead.
 
     `sources` is read once, in order, and may be a generator (`iter_bundle`, `iter_paths`)."""
     if world_size is not None and (problem := world_size_problem(world_size)):
@@ -115,9 +139,16 @@ def analyse(
     dumps = _flight_recorder(bundle, logs, world_size=_world_from_logs(logs, world_size))
     unrecorded = _unrecorded(bundle, logs, dumps)
     events = [*logs.events, *dumps.events, *unrecorded.events]
+    logs.attempts.place(events)
     clock = _one_clock(events)
-    first = _first_failure(events, clock, logs=logs, dumps=dumps)
-    return _result(bundle, events, clock, first, dumps=dumps, unrecorded=unrecorded)
+    failures = [
+        _attempt_failure(attempt, evs, clock, logs=logs, dumps=dumps)
+        for attempt, evs in by_attempt(events, logs.attempts.restarts).items()
+    ]
+    return _result(
+        bundle, events, clock, failures, dumps=dumps, unrecorded=unrecorded,
+        restarts=logs.attempts.restarts, first_ever=first_ever,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +180,7 @@ class _LogEvents:
     events: list[Event]
     rank_map: RankMap  # the bundle's, completed from what the logs say
     kernel_nodes: frozenset[str]  # nodes whose kernel log (Xid/ECC) was uploaded
+    attempts: Attempts  # where torchrun's restarts split the logs
 
 
 def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
@@ -176,9 +208,16 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
     place_events(events, rmap, authoritative)
-    mark_deaths(events)
-    events.extend(watchdog_disagreement(events))
-    return _LogEvents(events, rmap, frozenset(kernel_nodes))
+    attempts = read_attempts(bundle.got.texts, year=bundle.year, tz=tz)
+    attempts.place(events)
+    # A rank that waited in one attempt did not necessarily wait in the next.
+    for attempt, evs in by_attempt(events, attempts.restarts).items():
+        mark_deaths(evs)
+        for e in watchdog_disagreement(evs):
+            if attempts.restarts:
+                e.detail.setdefault("attempt", attempt)
+            events.append(e)
+    return _LogEvents(events, rmap, frozenset(kernel_nodes), attempts)
 
 
 def _world_from_logs(logs: _LogEvents, world_size: int | None) -> int | None:
@@ -275,34 +314,28 @@ def _one_clock(events: list[Event]) -> _Clock:
     return _Clock(skew, {s.node: timedelta(seconds=s.offset_s) for s in skew if s.applied})
 
 
-@dataclass(frozen=True, slots=True)
-class _FirstFailure:
-    """The initiating event with its rank, node, owner and confidence (`verdict`), the
+def _attempt_failure(
+    attempt: int, events: list[Event], clock: _Clock, *, logs: _LogEvents, dumps: _Dumps
+) -> AttemptFailure:
+    """One attempt's initiating event with its rank, node, owner and confidence, the
     launcher's own root cause, and why, including what evidence would have helped."""
-
-    verdict: Verdict
-    launcher_root: Event | None
-    reasons: list[str]
-    missing: list[str]
-
-
-def _first_failure(
-    events: list[Event], clock: _Clock, *, logs: _LogEvents, dumps: _Dumps
-) -> _FirstFailure:
     when, rmap = clock.when, logs.rank_map
     silent = uncomplaining_ranks(events, dumps.world_size)
     verdict = choose(events, when=when, world_size=dumps.world_size, ip_nodes=rmap.ips,
                      silent_ranks=silent, node_of=rmap.node_of,
                      waiting=dumps.result.waiting)  # fmt: skip
+    roots = [e for e in events if e.kind == "launcher_summary" and e.detail.get("root_cause")]
+    root = min(roots, key=lambda e: (when(e) is None, when(e) or datetime.max.replace(tzinfo=UTC)),
+               default=None)  # fmt: skip
+    candidates = calibrate(verdict, events, when=when, launcher_root=root)
     reasons = list(verdict.reasons)
     for s in clock.skew:
         verb = "corrected" if s.applied else "not corrected (anchors disagree)"
         reasons.append(f"clock skew: {s.node} is {s.offset_s:+.1f} s off; {verb}")
-    roots = [e for e in events if e.kind == "launcher_summary" and e.detail.get("root_cause")]
-    root = min(roots, key=lambda e: (when(e) is None, when(e) or datetime.max.replace(tzinfo=UTC)),
-               default=None)  # fmt: skip
     if root is not None:
-        reasons.append(launcher_reason(root, verdict.rank))
+        own = any(e.rank == root.rank and e.kind == "python_exception" and not e.secondary
+                  for e in events)  # fmt: skip
+        reasons.append(launcher_reason(root, verdict.rank, own_traceback=own))
     unplaced = ambiguous_lines(events)
     if unplaced:
         reasons.append(
@@ -314,39 +347,64 @@ def _first_failure(
     kind = verdict.event.kind if verdict.event else None
     if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in logs.kernel_nodes:
         missing.append(f"no kernel log (Xid/ECC) for {verdict.node}")
-    return _FirstFailure(verdict, root, reasons, missing)
+    groups, secondary_ranks = group(events, verdict.rank, when)
+    return AttemptFailure(
+        attempt=attempt, first_failure=verdict.event, initiating_rank=verdict.rank,
+        initiating_node=verdict.node, confidence=verdict.confidence, reasons=reasons,
+        suggested_owner=verdict.owner, owner_reasons=verdict.owner_reasons,
+        candidates=candidates, chain=chain(events, verdict.event, root, groups, when),
+        secondaries=groups, secondary_ranks=secondary_ranks, launcher_root_cause=root,
+        missing=missing, restarts=logs.attempts.restarts,
+    )  # fmt: skip
+
+
+def _attempts_reason(head: AttemptFailure, failures: list[AttemptFailure], restarts: int) -> str:
+    others = [f"{f.attempt} (rank {f.initiating_rank})" for f in failures
+              if f is not head and f.first_failure is not None]  # fmt: skip
+    which = "the first failure of the run" if head.attempt == 0 else "the failure that ended it"
+    listed = f"; the other attempts' first failures: {', '.join(others)}" if others else ""
+    return (
+        f"torchrun restarted the job {restarts} time(s): this is {which}, in attempt "
+        f"{head.attempt}{listed}"
+    )
 
 
 def _result(
     bundle: _Bundle,
     events: list[Event],
     clock: _Clock,
-    first: _FirstFailure,
+    failures: list[AttemptFailure],
     *,
     dumps: _Dumps,
     unrecorded: _Unrecorded,
+    restarts: int,
+    first_ever: bool,
 ) -> Analysis:
-    got, verdict, fr = bundle.got, first.verdict, dumps.result
-    groups, secondary_ranks = group(events, verdict.rank, clock.when)
+    got, fr = bundle.got, dumps.result
+    head = headline(failures, first_ever=first_ever)
+    reasons = list(head.reasons)
+    if restarts:
+        reasons.insert(0, _attempts_reason(head, failures, restarts))
     return Analysis(
-        first_failure=verdict.event,
-        initiating_rank=verdict.rank,
-        initiating_node=verdict.node,
-        confidence=verdict.confidence,
-        reasons=first.reasons,
-        chain=chain(events, verdict.event, first.launcher_root, groups, clock.when),
-        secondaries=groups,
-        secondary_ranks=secondary_ranks,
-        missing=[*got.missing, *dumps.missing, *unrecorded.missing, *first.missing],
+        first_failure=head.first_failure,
+        initiating_rank=head.initiating_rank,
+        initiating_node=head.initiating_node,
+        confidence=head.confidence,
+        reasons=reasons,
+        candidates=head.candidates,
+        chain=head.chain,
+        secondaries=head.secondaries,
+        secondary_ranks=head.secondary_ranks,
+        missing=[*got.missing, *dumps.missing, *unrecorded.missing, *head.missing],
         missing_ranks=unrecorded.ranks,
         missing_dumps=dumps.absent,
         incomplete_dumps=sorted(got.incomplete_dumps),
         flight_recorder=_fr_status(len(got.collectives.dumps), got.incomplete_dumps, fr),
         mismatches=fr.mismatches,
-        suggested_owner=verdict.owner,
-        owner_reasons=verdict.owner_reasons + list(fr.notes),
+        suggested_owner=head.suggested_owner,
+        owner_reasons=head.owner_reasons + list(fr.notes),
         skew=clock.skew,
-        launcher_root_cause=first.launcher_root,
+        launcher_root_cause=head.launcher_root_cause,
         timeline=timeline(events, clock.when),
         world_size=dumps.world_size,
         refused=got.refused,
@@ -357,6 +415,10 @@ def _result(
             "events": len(events),
             "dumps": len(got.collectives.dumps),
         },
+        attempt=head.attempt if restarts else None,
+        restarts=restarts,
+        attempts=[f for f in failures if f is not head and f.first_failure is not None],
+        first="ever" if first_ever else "ending",
     )
 
 

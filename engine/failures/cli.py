@@ -38,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--year", type=int, help="year for timestamps that omit it (syslog, glog)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--first-ever",
+        action="store_true",
+        help="for a job torchrun restarted: head with the first failure of the run, not the "
+        "one that ended the job",
+    )
 
 
 def run(
@@ -49,6 +55,7 @@ def run(
     as_json: bool,
     out: Writer,
     err: Writer,
+    first_ever: bool = False,
 ) -> int:
     """0 with the verdict printed; 2 with a one-line reason when the input is unusable."""
     try:
@@ -56,7 +63,9 @@ def run(
         # One file at a time: a 16,384-rank dump set is never whole in memory.
         seen = InputsSeen()
         sources = seen.watch(iter_paths(paths))
-        result = analyse(sources, rank_map=rmap, world_size=world_size, year=year)
+        result = analyse(
+            sources, rank_map=rmap, world_size=world_size, year=year, first_ever=first_ever
+        )
         why = unreadable_reason(result.refused, used=result.stats["used"], where="the input")
         if why is not None:
             raise FailureInputError(why)
@@ -79,6 +88,17 @@ def render(result: Analysis) -> str:
         lines.append(f"  {e.source}:{e.line_no}  {e.text[:160]}")
     lines.append(f"Suggested owner: {result.suggested_owner} — {'; '.join(result.owner_reasons)}")
     lines += [f"  - {r}" for r in result.reasons]
+    if result.candidates:
+        lines.append("Other candidates:")
+        lines += [
+            f"  rank {c['rank']} on {c['node'] or '?'}: {c['kind']} ({c['why']})"
+            for c in result.candidates
+        ]
+    if result.attempts:
+        lines.append("Later attempts:" if result.first == "ever" else "Earlier attempts:")
+        for a in result.attempts:
+            where = f"{a.first_failure.source}:{a.first_failure.line_no}" if a.first_failure else ""
+            lines.append(f"  attempt {a.attempt}: {a.summary()}  {where}")
     lines.append("Evidence chain:")
     for e in result.chain:
         when = e.time_utc.isoformat() if e.time_utc else "?"

@@ -24,9 +24,35 @@ def _waited(e: Event) -> bool:
     return e.kind in ("python_exception", "cpp_terminate") and e.secondary
 
 
+def _before(a: Event, b: Event) -> bool:
+    """`a` was logged before `b`, as far as the logs tell (same file: line order; else time).
+    When they cannot tell, yes: an exception is not explained away on a guess."""
+    if a.source == b.source:
+        return a.line_no < b.line_no
+    if a.time_utc is not None and b.time_utc is not None:
+        return a.time_utc <= b.time_utc
+    return True
+
+
+def waited_ranks(events: list[Event]) -> set[int]:
+    """Ranks that timed out or lost their peer before anything of their own went wrong. A rank
+    whose own traceback (a causal exception) comes first did not merely wait."""
+    own: dict[int, list[Event]] = {}
+    for e in events:
+        if e.rank is not None and e.kind == "python_exception" and not e.secondary:
+            own.setdefault(e.rank, []).append(e)
+    waited: set[int] = set()
+    for e in events:
+        if e.rank is None or e.rank in waited or not _waited(e):
+            continue
+        if not any(_before(x, e) for x in own.get(e.rank, ())):
+            waited.add(e.rank)
+    return waited
+
+
 def mark_deaths(events: list[Event]) -> list[int]:
     """Promote crash-signal deaths of ranks that did not wait; returns those ranks."""
-    waited = {e.rank for e in events if e.rank is not None and _waited(e)}
+    waited = waited_ranks(events)
     promoted: set[int] = set()
     for e in events:
         num = e.detail.get("signal")
@@ -95,8 +121,9 @@ def watchdog_disagreement(events: list[Event]) -> list[Event]:
     return out
 
 
-def launcher_reason(root: Event, chosen_rank: int | None) -> str:
-    """Why torchrun's 'Root Cause (first observed failure)' was or was not taken."""
+def launcher_reason(root: Event, chosen_rank: int | None, *, own_traceback: bool = False) -> str:
+    """Why torchrun's 'Root Cause (first observed failure)' was or was not taken.
+    `own_traceback`: that rank logged a causal exception of its own."""
     code = root.detail.get("exitcode")
     num = root.detail.get("signal")
     how = f"exit code {code}" if code is not None else "an unknown exit code"
@@ -105,6 +132,9 @@ def launcher_reason(root: Event, chosen_rank: int | None) -> str:
     head = f"torchrun's 'first observed failure' is rank {root.rank} on {root.node} with {how}"
     if root.rank == chosen_rank:
         return f"{head}: taken, it agrees with the evidence above"
+    if own_traceback:
+        return (f"{head}: not taken, the evidence above comes first; that rank's own "
+                "exception is listed as a candidate")  # fmt: skip
     if root.detail.get("waited_first"):
         return f"{head}: not taken, that rank timed out or lost its peer before it died"
     if num == 15:

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from .lines import APP_XIDS
 from .model import Event
+from .owner import CUSTOMER, DECIDES, PROVIDER
 
 _KIND_TIER = {
     "ecc": 0,
@@ -262,42 +263,49 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         return
     hardware = _hardware_near(e, events, when)
     if e.kind in ("xid", "ecc") and e.detail.get("xid") not in APP_XIDS:
-        v.owner = "infrastructure"
+        v.owner = PROVIDER
         v.owner_reasons.append(f"{e.kind} {e.detail.get('xid', '')} on {e.node}".strip())
     elif hardware is not None:
-        v.owner = "infrastructure"
+        v.owner = PROVIDER
         v.owner_reasons.append(
             f"{hardware.kind} {hardware.detail.get('xid', '')} on {hardware.node} next to the "
             f"{e.kind} of rank {e.rank}"
         )
     elif e.kind == "nccl_warn_transport":
-        v.owner = "infrastructure"
+        v.owner = PROVIDER
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
     elif e.kind == "scheduler" and e.detail.get("tier") == 0:
-        v.owner = "infrastructure"
+        v.owner = PROVIDER
         v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")
     elif e.kind in ("python_exception", "collective_mismatch") or (
         e.kind == "oom" and (not e.detail.get("host_oom") or e.detail.get("limit"))
     ):
-        v.owner = "application"
+        v.owner = CUSTOMER
         v.owner_reasons.append(f"{e.kind} first with no hardware event near it")
     elif e.kind == "collective_desync":
-        v.owner = "application"
+        v.owner = CUSTOMER
         v.owner_reasons.append(
             "a rank skipped or added a collective while its node reported no hardware fault"
         )
     elif e.kind == "xid":
-        v.owner = "application"
-        v.owner_reasons.append(f"Xid {e.detail.get('xid')} is usually an application fault")
+        v.owner_reasons.append(
+            f"Xid {e.detail.get('xid')} is usually raised by the job's own kernels, but it is an "
+            f"Xid; {DECIDES}: the same Xid from this code on another node (customer), or a "
+            "failed GPU diagnostic on this one (provider)"
+        )
     elif e.kind == "collective_error":
-        v.owner = "application"
+        v.owner = CUSTOMER
         v.owner_reasons.append(
             f"rank {e.rank}'s transport reports a collective mismatch ({e.detail.get('cause')})"
         )
     elif e.detail.get("death"):
         _death_owner(v, e, events, when)
     else:
-        v.owner_reasons.append(f"{e.kind} alone does not tell application from infrastructure")
+        v.owner_reasons.append(
+            f"{e.kind} alone does not tell the provider's fault from the customer's; {DECIDES}: "
+            "the node's kernel log (Xid, ECC, link down: provider), or a traceback or memory "
+            "limit of the job's own (customer)"
+        )
 
 
 def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:
@@ -322,26 +330,29 @@ def _death_owner(v: Verdict, e: Event, events: list[Event], when: Clock) -> None
         limit = next((o for o in ooms if o.detail.get("limit")), None)
         other = next((o for o in ooms if o.detail.get("other_process")), None)
         if limit is not None:
-            v.owner = "application"
+            v.owner = CUSTOMER
             v.owner_reasons.append(f"SIGKILL on rank {e.rank} with the job's own memory limit "
                                    f"hit on {e.node}: {limit.text[:120]}")  # fmt: skip
         elif other is not None:
-            v.owner = "infrastructure"
+            v.owner = PROVIDER
             v.owner_reasons.append(f"SIGKILL on rank {e.rank} while {e.node} ran out of memory "
                                    f"for another process: {other.text[:120]}")  # fmt: skip
         elif ooms:
             v.owner_reasons.append(f"SIGKILL on rank {e.rank} by the host's OOM killer on "
                                    f"{e.node}: the job's memory or the node's? "
-                                   f"({ooms[0].text[:120]})")  # fmt: skip
+                                   f"({ooms[0].text[:120]}); {DECIDES}: the cgroup the kill "
+                                   "names (the job's own limit: customer)")  # fmt: skip
         else:
             v.owner_reasons.append(f"SIGKILL on rank {e.rank} with no OOM line on {e.node}: the "
                                    "OOM killer (no kernel log), a limit or an operator; upload "
-                                   "the node's kernel log")  # fmt: skip
+                                   f"the node's kernel log; {DECIDES}: a memory-cgroup OOM of "
+                                   "the job's limit (customer), a hardware fault "
+                                   "(provider)")  # fmt: skip
         return
     if death == "SIGABRT":
         app = next((o for o in near if o.rank == e.rank and o.kind in _APP_FAULTS), None)
         if app is not None:
-            v.owner = "application"
+            v.owner = CUSTOMER
             v.owner_reasons.append(f"SIGABRT on rank {e.rank} after a collective mismatch: "
                                    f"{app.text[:160]}")  # fmt: skip
             return
@@ -349,7 +360,8 @@ def _death_owner(v: Verdict, e: Event, events: list[Event], when: Clock) -> None
     found = "; ".join(f"{o.kind}: {o.text[:80]}" for o in what[:3]) or "nothing else"
     v.owner_reasons.append(
         f"{death} on rank {e.rank} with no Xid/ECC on {e.node} and no mismatch message: "
-        f"undetermined (also on that rank: {found})"
+        f"undetermined (also on that rank: {found}); {DECIDES}: the node's kernel log (Xid, "
+        "ECC: provider) or the rank's own backtrace or core dump in the job's code (customer)"
     )
 
 

@@ -10,6 +10,7 @@ from django.db import models
 from acceptance.models.burnin import Reservation
 from contracts.models import HandoffTermsRevision
 from core.uploads import StoredUpload
+from engine.failures import contract_owner
 from incidents.models.failed_runs import FailedRun
 
 
@@ -107,6 +108,12 @@ class Incident(models.Model):
 
     def __str__(self) -> str:
         return f"Incident #{self.pk} ({self.severity})"
+
+    @property
+    def owner(self) -> str:
+        """The suggested owner in the handoff terms' words: provider, customer or undetermined
+        (older rows hold the words analyses used before: infrastructure, application)."""
+        return contract_owner(self.suggested_owner)
 
     @property
     def is_open(self) -> bool:

@@ -147,7 +147,7 @@ def incident_open(
         failed_at=failed_at,
         window=win.incident_window([], failure_time=failed_at).to_json(),
         gpus=run.world_size,
-        suggested_owner=str(analysis.get("suggested_owner") or "undetermined"),
+        suggested_owner=failures.contract_owner(analysis.get("suggested_owner")),
         owner_reasons=list(analysis.get("owner_reasons") or []),
         now=now,
     )

@@ -83,7 +83,9 @@ def _run_page(request: HttpRequest, run: FailedRun, **forms: Any) -> HttpRespons
         # Or attach the analysis to an open incident of the reservation that has none.
         "attachable": sel.attachable_incidents(run) if incident is None else [],
         "record_gaps": sel.failure_record_gaps(run),
-        **sel.analysis_view(run, page=request.GET.get("page")),
+        **sel.analysis_view(
+            run, page=request.GET.get("page"), first=request.GET.get("first") or "ending"
+        ),
     }
     return render(request, "incidents/failed_run_detail.html", context)
 

@@ -43,7 +43,7 @@ def test_a_token_uploads_a_bundle_and_reads_the_initiating_rank(
     detail = curl.get(reverse("api:failed-run-detail", args=[created["id"]])).json()
     assert detail["state"] == "analysed"
     assert detail["analysis"]["first_failure"]["rank"] == 137
-    assert detail["analysis"]["suggested_owner"] == "infrastructure"
+    assert detail["analysis"]["suggested_owner"] == "provider"
     # The buyer sees it in its list, filtered by reservation.
     listing = token_client(buyer.user).get(
         reverse("api:failed-run-list"), {"reservation": accepted.reservation.pk}

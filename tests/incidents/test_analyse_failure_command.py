@@ -76,7 +76,7 @@ def test_flight_recorder_mismatch_and_a_rank_without_any_record(
         (tmp_path / f.name).write_bytes(f.data)
     call_command("analyze_failure", str(tmp_path), "--json")
     doc = json.loads(capsys.readouterr().out)
-    assert doc["first_failure"]["rank"] == 5 and doc["suggested_owner"] == "application"
+    assert doc["first_failure"]["rank"] == 5 and doc["suggested_owner"] == "customer"
     (mismatch,) = doc["mismatches"]
     assert {"seq", "ranks", "field", "values"} <= set(mismatch)
     assert (mismatch["seq"], mismatch["ranks"], mismatch["field"]) == (12, [5], "input_sizes")

@@ -55,3 +55,16 @@ def test_the_british_spelling_is_the_same_command() -> None:
     from incidents.management.commands import analyse_failure, analyze_failure
 
     assert analyse_failure.Command is analyze_failure.Command
+
+
+def test_first_ever_heads_a_restarted_jobs_report_with_attempt_0() -> None:
+    restart = ROOT / "tests" / "data" / "failures" / "realruns" / "restart"
+    ending = json.loads(_run(str(restart), "--json").stdout)
+    assert (ending["initiating_rank"], ending["attempt"], ending["first"]) == (6, 1, "ending")
+    ever = _run(str(restart), "--json", "--first-ever")
+    assert ever.returncode == 0, ever.stderr
+    doc = json.loads(ever.stdout)
+    assert (doc["initiating_rank"], doc["attempt"], doc["first"]) == (2, 0, "ever")
+    assert [(a["attempt"], a["initiating_rank"]) for a in doc["attempts"]] == [(1, 6)]
+    text = _run(str(restart), "--first-ever").stdout
+    assert "attempt 0 of 2" in text and "Later attempts:" in text

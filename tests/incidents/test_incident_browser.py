@@ -30,7 +30,7 @@ def test_failed_run_to_closed_incident(
     page.click("#failed-run-upload button[type=submit]")
     page.wait_for_selector("#initiating-rank:has-text('rank 137')")
     assert "1 initiating, 255 secondary" in page.inner_text("#grouping")
-    assert "infrastructure" in page.inner_text("#owner")
+    assert "provider" in page.inner_text("#owner")
     assert page.input_value("#id_severity") == "S1"
 
     page.click("text=Open incident")

@@ -27,7 +27,7 @@ def incident(analysed, buyer) -> Any:
 def test_an_upload_is_stored_then_analysed(analysed) -> None:
     assert analysed.state == FailedRunState.ANALYSED, analysed.error
     assert analysed.analysis["first_failure"]["rank"] == 137
-    assert analysed.analysis["suggested_owner"] == "infrastructure"
+    assert analysed.analysis["suggested_owner"] == "provider"
     assert len(analysed.analysis["secondary_ranks"]) == 255
     (stored,) = analysed.files.all()
     assert len(stored.sha256) == 64 and stored.size > 0

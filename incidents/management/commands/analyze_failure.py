@@ -1,4 +1,5 @@
-"""`manage.py analyze_failure PATH… [--rank-map FILE] [--world-size N] [--json]` (stable name).
+"""`manage.py analyze_failure PATH… [--rank-map FILE] [--world-size N] [--json] [--first-ever]`
+(stable name).
 
 PATH is a folder, an archive (.tar.gz/.tgz/.tar/.zip) or single logs and dumps. Exit 0 with the
 verdict; exit 2 with a one-line reason on stderr when the bundle cannot be read.
@@ -35,6 +36,7 @@ class Command(BaseCommand):
             world_size=options["world_size"],
             year=options["year"],
             as_json=options["json"],
+            first_ever=options["first_ever"],
             out=self.stdout,
             err=sys.stderr,
         )

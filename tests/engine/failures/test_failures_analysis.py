@@ -20,7 +20,7 @@ def test_xid_on_rank_137_beats_511_timeouts_and_the_launcher_root_cause(xid_512)
     assert (a.initiating_rank, a.initiating_node) == (137, "node-17")
     assert a.first_failure.kind == "xid" and a.first_failure.detail["xid"] == 79
     assert a.confidence == "high"
-    assert a.suggested_owner == "infrastructure"
+    assert a.suggested_owner == "provider"
     assert len(a.secondary_ranks) == 511 and 137 not in a.secondary_ranks
     timeouts = next(g for g in a.secondaries if g.kind == "nccl_timeout")
     assert len(timeouts.ranks) == 511 and timeouts.cause == "collective 4242"
@@ -68,8 +68,8 @@ def test_xid_maps_to_rank_through_an_explicit_rank_map_with_pci_ids() -> None:
 @pytest.mark.parametrize(
     ("failure", "kind", "owner"),
     [
-        ("ib", "nccl_warn_transport", "infrastructure"),
-        ("exception", "python_exception", "application"),
+        ("ib", "nccl_warn_transport", "provider"),
+        ("exception", "python_exception", "customer"),
         ("oom", "oom", "undetermined"),
         ("gloo", "oom", "undetermined"),  # host OOM kill; gloo peers report the closed pair
     ],
@@ -111,7 +111,7 @@ def test_flight_recorder_names_the_rank_that_never_entered_and_the_missing_dump(
     assert a.initiating_rank == 9 and a.first_failure.kind == "collective_desync"
     assert a.first_failure.detail["seq"] == 200 and a.first_failure.detail["behind"]
     assert a.missing_dumps == [5] and "no Flight Recorder dump for rank 5" in a.missing
-    assert a.suggested_owner == "application" and a.confidence == "medium"
+    assert a.suggested_owner == "customer" and a.confidence == "medium"
 
 
 def test_flight_recorder_size_mismatch() -> None:

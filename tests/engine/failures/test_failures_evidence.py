@@ -64,7 +64,7 @@ def test_watchdogs_that_disagree_on_seqnum_name_the_lowest() -> None:
     a = analyse([SourceFile("job.log", text.encode())], year=2024)
     assert a.initiating_rank == 6 and a.first_failure.kind == "collective_desync"
     assert a.first_failure.detail["from"] == "watchdog SeqNum"
-    assert a.suggested_owner == "application"
+    assert a.suggested_owner == "customer"
 
 
 def test_the_nccl_debug_prefix_names_the_host_and_the_rank_map_the_rank() -> None:
@@ -84,8 +84,8 @@ def _death(rank: int, code: int, sig: str) -> str:
 @pytest.mark.parametrize(
     ("kernel", "owner"),
     [
-        ("Memory cgroup out of memory: Killed process 9003 (python) total-vm:1kB", "application"),
-        ("Out of memory: Killed process 777 (dcgm-exporter) total-vm:1kB", "infrastructure"),
+        ("Memory cgroup out of memory: Killed process 9003 (python) total-vm:1kB", "customer"),
+        ("Out of memory: Killed process 777 (dcgm-exporter) total-vm:1kB", "provider"),
         ("", "undetermined"),
     ],
 )
@@ -98,13 +98,13 @@ def test_sigkill_owner_follows_the_memory_evidence(kernel: str, owner: str) -> N
     assert a.initiating_rank == 3 and a.suggested_owner == owner, a.owner_reasons
 
 
-def test_sigsegv_next_to_an_xid_on_that_gpu_is_infrastructure() -> None:
+def test_sigsegv_next_to_an_xid_on_that_gpu_is_the_providers() -> None:
     xid = ("2024-05-01T12:00:04,000000+00:00 node-1 kernel: NVRM: Xid (PCI:0000:18:00): 79, "
            "pid=9003, name=python, GPU has fallen off the bus.\n")  # fmt: skip
     files = [MAP, SourceFile("node-1.log", _death(3, -11, "SIGSEGV").encode()),
              SourceFile("kernel/node-1/dmesg.log", xid.encode())]  # fmt: skip
     a = analyse(files, year=2024)
-    assert a.initiating_node == "node-1" and a.suggested_owner == "infrastructure"
+    assert a.initiating_node == "node-1" and a.suggested_owner == "provider"
 
 
 def test_an_empty_or_truncated_dump_is_incomplete_never_clean() -> None:

@@ -1,4 +1,5 @@
-"""Real torchrun jobs (CPU torch, gloo, 2 emulated nodes x 2 ranks), one rank failing each way.
+"""Real torchrun jobs (CPU torch, gloo, 2 emulated nodes x 2 ranks; `restart`: one agent of 8
+ranks restarted once), one rank failing each way.
 
 The bundles under tests/data/failures/realruns/ are committed as `realruns/generate.py` wrote
 them; the last test runs the jobs again when torch is importable and expects the same verdicts.
@@ -10,6 +11,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from failures_helpers import DATA
@@ -22,14 +24,21 @@ EXPECTED = {
     "kill9": (3, "node-1", "undetermined"),  # SIGKILL, no OOM line: the evidence is listed
     "abort": (1, "node-0", "undetermined"),  # os.abort(): SIGABRT with no mismatch message
     "segv": (2, "node-1", "undetermined"),  # SIGSEGV with no Xid/ECC
-    "missized": (3, "node-1", "application"),  # gloo: received data size doesn't match
-    "skip": (3, "node-1", "application"),  # never entered the last all_reduce
-    "raise": (2, "node-1", "application"),  # ValueError in the training step
+    "missized": (3, "node-1", "customer"),  # gloo: received data size doesn't match
+    "skip": (3, "node-1", "customer"),  # never entered the last all_reduce
+    "raise": (2, "node-1", "customer"),  # ValueError in the training step
 }
+# One agent of 8 ranks, `--max-restarts 1`: (rank, node, owner) of the failure that ended the
+# job (attempt 1), then attempt 0's first failure beneath it (test_failures_attempts.py).
+RESTART = ((6, "node-0", "customer"), [(0, 2, "node-0")])
 
 
 def _verdict(a: Analysis) -> tuple[int | None, str | None, str]:
     return a.initiating_rank, a.initiating_node, a.suggested_owner
+
+
+def _attempts(a: Analysis) -> tuple[tuple[int | None, str | None, str], list[tuple[Any, ...]]]:
+    return _verdict(a), [(x.attempt, x.initiating_rank, x.initiating_node) for x in a.attempts]
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
@@ -81,6 +90,10 @@ def test_the_launchers_first_observed_failure_is_weighed_not_trusted() -> None:
     assert any("'first observed failure' is rank 3" in r and "taken" in r for r in kill.reasons)
 
 
+def test_the_restarted_job_names_the_failure_that_ended_it_with_attempt_0_beneath() -> None:
+    assert _attempts(analyse(read_paths([RUNS / "restart"]))) == RESTART
+
+
 def test_the_fixtures_stay_small() -> None:
     total = sum(f.stat().st_size for f in RUNS.rglob("*") if f.is_file())
     assert total < 200_000
@@ -93,14 +106,20 @@ def test_freshly_generated_runs_get_the_same_verdicts(tmp_path: Path) -> None:
         from generate import generate
     finally:
         sys.path.pop(0)
-    jobs = max(2, min(len(EXPECTED), os.cpu_count() or 2))
-    bundles = generate(out=tmp_path / "1", cases=sorted(EXPECTED), timeout_s=45, jobs=jobs)
-    got = {b.name: _verdict(analyse(read_paths([b]))) for b in bundles}
+    expected: dict[str, Any] = {**EXPECTED, "restart": RESTART}
+
+    def read(b: Path) -> Any:
+        a = analyse(read_paths([b]))
+        return _attempts(a) if b.name == "restart" else _verdict(a)
+
+    jobs = max(2, min(len(expected), os.cpu_count() or 2))
+    bundles = generate(out=tmp_path / "1", cases=sorted(expected), timeout_s=90, jobs=jobs)
+    got = {b.name: read(b) for b in bundles}
     # Real processes on a loaded machine: a job cut off by the generator's timeout before its
     # ranks wrote their dumps is not the analyser's fault. Run such a case once more, alone
     # and with more time; a verdict that is still wrong fails.
-    again = sorted(case for case in EXPECTED if got.get(case) != EXPECTED[case])
+    again = sorted(case for case in expected if got.get(case) != expected[case])
     if again:
-        for b in generate(out=tmp_path / "2", cases=again, timeout_s=120, jobs=1):
-            got[b.name] = _verdict(analyse(read_paths([b])))
-    assert got == EXPECTED
+        for b in generate(out=tmp_path / "2", cases=again, timeout_s=180, jobs=1):
+            got[b.name] = read(b)
+    assert got == expected

@@ -14,13 +14,13 @@ Bundle = Callable[[], list[SourceFile]]
 
 SCENARIOS: dict[str, tuple[Bundle, int, str]] = {
     # A rank that skipped a collective: it never enqueued the one the others wait in.
-    "skipped collective": (lambda: flight_recorder(ranks=16, culprit=9), 9, "application"),
+    "skipped collective": (lambda: flight_recorder(ranks=16, culprit=9), 9, "customer"),
     # Xid 79 on one node, the 15 other ranks time out.
-    "xid 79, 15 timeouts": (lambda: cascade(Scenario(ranks=16, culprit=11)), 11, "infrastructure"),
+    "xid 79, 15 timeouts": (lambda: cascade(Scenario(ranks=16, culprit=11)), 11, "provider"),
     "ib transport error": (
         lambda: cascade(Scenario(ranks=64, culprit=21, failure="ib")),
         21,
-        "infrastructure",
+        "provider",
     ),
     "oom on one rank": (
         lambda: cascade(Scenario(ranks=64, culprit=21, failure="oom")),
@@ -30,7 +30,7 @@ SCENARIOS: dict[str, tuple[Bundle, int, str]] = {
     "flight recorder size mismatch": (
         lambda: flight_recorder(ranks=16, culprit=9, mismatch_at=150),
         9,
-        "application",
+        "customer",
     ),
     "a rank with no dump": (lambda: flight_recorder(ranks=16, missing=(5,)), 5, "undetermined"),
     # node-2 runs 45 s fast: its exception reads later than node-5's IB error, yet came first.
@@ -39,7 +39,7 @@ SCENARIOS: dict[str, tuple[Bundle, int, str]] = {
             Scenario(ranks=64, culprit=21, failure="exception", skew_s={"node-2": 45.0}, rival=44)
         ),
         21,
-        "application",
+        "customer",
     ),
 }
 

@@ -9,6 +9,12 @@ unprivileged user namespaces allow it, each agent runs with its own host name (`
 launcher's `host :` lines name the node as on a real cluster; else they name this host and only
 the rank map says which node is which. The rank map is what the launch itself fixed (static
 rendezvous: global rank = node_rank * nproc + local_rank), written as the job starts.
+
+`restart` is one agent of 8 ranks run with `--max-restarts 1` and `LOGLEVEL=INFO`, as elastic jobs
+usually are: the agent logs each attempt's rendezvous (`restart_count=N`) and the restart itself.
+Its attempt 0 fails at rank 2; attempt 1 gets past that step and fails at rank 6. One agent,
+because with two a node that only sees the other restart re-joins without counting a restart,
+and its workers then cannot find their peers.
 """
 
 from __future__ import annotations
@@ -34,7 +40,13 @@ CASES: dict[str, tuple[str, int]] = {
     "missized": ("missized", 3),
     "skip": ("skip", 3),
     "raise": ("raise", 2),
+    "restart": ("restart", 6),  # the rank that ends the job; attempt 0 fails at rank 2
 }
+# case → (nodes, ranks per node, --max-restarts, extra environment) where not the default.
+LAYOUT: dict[str, tuple[int, int, int, dict[str, str]]] = {
+    "restart": (1, 8, 1, {"LOGLEVEL": "INFO"}),
+}
+DEFAULT_LAYOUT: tuple[int, int, int, dict[str, str]] = (NODES, NPROC, 0, {})
 WORKER = Path(__file__).resolve().parent / "worker.py"
 
 
@@ -51,11 +63,13 @@ def _own_hostnames() -> bool:
     return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
 
 
-def _agent_cmd(*, node: int, port: int, mode: str, culprit: int, hostnames: bool) -> list[str]:
-    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nnodes", str(NODES),
-                "--nproc-per-node", str(NPROC), "--node-rank", str(node), "--master-addr",
-                "127.0.0.1", "--master-port", str(port), "--max-restarts", "0", "--tee", "3",
-                str(WORKER), mode, str(culprit)]  # fmt: skip
+def _agent_cmd(*, node: int, port: int, case: str, hostnames: bool) -> list[str]:
+    mode, culprit = CASES[case]
+    nodes, nproc, restarts, _ = LAYOUT.get(case, DEFAULT_LAYOUT)
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nnodes", str(nodes),
+                "--nproc-per-node", str(nproc), "--node-rank", str(node), "--master-addr",
+                "127.0.0.1", "--master-port", str(port), "--max-restarts", str(restarts),
+                "--tee", "3", str(WORKER), mode, str(culprit)]  # fmt: skip
     if not hostnames:
         return torchrun
     # `exec` keeps the agent as the namespace's first process, so a kill reaches it.
@@ -65,12 +79,12 @@ def _agent_cmd(*, node: int, port: int, mode: str, culprit: int, hostnames: bool
 
 def run_case(*, name: str, out: Path, timeout_s: float, hostnames: bool) -> Path:
     """Run one job; its bundle lands in `out/name`. Stragglers are killed after `timeout_s`."""
-    mode, culprit = CASES[name]
+    nodes, nproc, _, extra_env = LAYOUT.get(name, DEFAULT_LAYOUT)
     bundle = out / name
     shutil.rmtree(bundle, ignore_errors=True)
     (bundle / "fr").mkdir(parents=True)
     rows = ["rank,node,local_rank"]
-    rows += [f"{n * NPROC + lr},node-{n},{lr}" for n in range(NODES) for lr in range(NPROC)]
+    rows += [f"{n * nproc + lr},node-{n},{lr}" for n in range(nodes) for lr in range(nproc)]
     (bundle / "rank_map.csv").write_text("\n".join(rows) + "\n")
     env = {
         **os.environ,
@@ -80,11 +94,12 @@ def run_case(*, name: str, out: Path, timeout_s: float, hostnames: bool) -> Path
         "TORCH_FR_DUMP_TEMP_FILE": str(bundle / "fr" / "nccl_trace_rank_"),
         "OMP_NUM_THREADS": "1",
         "GLOO_SOCKET_IFNAME": "lo",
+        **extra_env,
     }
     port = _free_port()
     procs: list[subprocess.Popen[bytes]] = []
-    for node in range(NODES):
-        cmd = _agent_cmd(node=node, port=port, mode=mode, culprit=culprit, hostnames=hostnames)
+    for node in range(nodes):
+        cmd = _agent_cmd(node=node, port=port, case=name, hostnames=hostnames)
         with open(bundle / f"node-{node}.log", "wb") as log:
             procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                                           cwd=bundle, start_new_session=True))  # fmt: skip
