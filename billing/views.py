@@ -42,7 +42,7 @@ def _upload(request: HttpRequest, pk: int) -> UsageUpload:
 def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
     """The reservation's uploads, newest first, and the form to add one."""
     reservation = res_sel.reservation_get(org_ids=_org_ids(request), pk=pk)
-    form = UsageUploadForm()
+    form, status = UsageUploadForm(), 200
     if request.method == "POST":
         form = UsageUploadForm(request.POST, request.FILES)
         if form.is_valid():
@@ -50,6 +50,10 @@ def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
                 row = services.usage_upload(
                     reservation=reservation, user=user_of(request), upload=form.cleaned_data["file"]
                 )
+            except services.UsageRefused as exc:
+                # Stored with its error (listed below), and refused: the form says why.
+                form.add_error("file", exc.summary)
+                status = 400
             except ValidationError as exc:
                 errors_into_form(form, exc)
             else:
@@ -66,7 +70,7 @@ def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
         "page": page,
         "decision": usage_decision(reservation, "usage_upload", user=request.user),
     }
-    return render(request, "billing/usage_list.html", context)
+    return render(request, "billing/usage_list.html", context, status=status)
 
 
 @org_required()
@@ -88,6 +92,14 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
                     upload=upload,
                     user=user_of(request),
                     columns=form.columns(),
+                    unit=form.cleaned_data["unit"],
+                    date_format=form.cleaned_data["date_format"],
+                )
+            except services.UsageRefused as exc:
+                form.add_error(None, exc.summary)
+                # The preview reads the kept rows as typed: each refused line shows its error.
+                mapping = Mapping(
+                    columns={f: h for f, h in form.columns().items() if h},
                     unit=form.cleaned_data["unit"],
                     date_format=form.cleaned_data["date_format"],
                 )
@@ -147,6 +159,8 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
                     answers=form.answers(),
                     node_map=form.node_map(),
                 )
+            except services.UsageRefused as exc:
+                form.add_error(None, exc.summary)  # the cells are listed on this page
             except ValidationError as exc:
                 for key, errors in exc.message_dict.items():
                     form.add_error(form.field_for(key), errors)
@@ -218,6 +232,8 @@ def usage_retry(request: HttpRequest, pk: int) -> HttpResponse:
     upload = _upload(request, pk)
     try:
         services.usage_retry(upload=upload, user=user_of(request))
+    except services.UsageRefused as exc:
+        messages.error(request, exc.summary)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     except QueueUnavailable as exc:
