@@ -110,7 +110,10 @@ def test_the_reconciliation_exports_every_line_in_focus_columns(
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert list(rows[0]) == list(COLUMNS) and len(rows) == detail["lines"]
     assert sum(Decimal(r["BilledCost"]) for r in rows) == Decimal(detail["totals"]["billed"])
-    assert sum(Decimal(r["ContractedCost"]) for r in rows) == Decimal(detail["totals"]["allowed"])
+    assert sum(Decimal(r["EffectiveCost"]) for r in rows) == Decimal(detail["totals"]["allowed"])
+    assert {r["BillingAccountId"] for r in rows} == {
+        f"clusterbid-reservation-{contracted.reservation.pk}"
+    }
     flagged = {r["x_SourceLine"]: r["x_Findings"] for r in rows if r["x_Findings"]}
     assert flagged == {"2": "before-clock", "11": "rate"}
     assert {r["ResourceId"] for r in rows if r["ServiceCategory"] == "Compute"} == {
