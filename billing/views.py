@@ -137,7 +137,17 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
     the form to correct it; saving reconciles, or reads the file again first when the change
     cuts it into rows differently."""
     inspection = dict(upload.inspection or {})
-    questions = [str(q.get("instance_type") or "") for q in inspection.get("questions") or []]
+    asked = list(inspection.get("questions") or [])
+    # Types already answered stay on the form with their answer: a reading after the answer
+    # asks nothing more, and a form without them would confirm the file without its answers.
+    answered = {str(k): v for k, v in dict(upload.mapping.get("answers") or {}).items()}
+    asked_types = {str(q.get("instance_type") or "") for q in asked}
+    asked += [
+        {"instance_type": kind, "ask": f"Answered: one '{kind}' has {gpus} GPUs."}
+        for kind, gpus in answered.items()
+        if kind not in asked_types
+    ]
+    questions = [str(q.get("instance_type") or "") for q in asked]
     billed = [str(b) for b in inspection.get("billed_nodes") or []]
     nodes = [str(n) for n in inspection.get("contract_nodes") or []]
     headers = list(inspection.get("headers") or upload.headers)
@@ -185,9 +195,7 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
         "settings_fields": [form[n] for n in ("profile", "delimiter", "decimal", "date_order")]
         + [form[n] for n in ("header_row", "sheet")],
         "column_fields": [form[f"col_{f}"] for f in BILL_FIELDS],
-        "answer_fields": [
-            (form[f"answer_{i}"], q) for i, q in enumerate(inspection.get("questions") or [])
-        ],
+        "answer_fields": [(form[f"answer_{i}"], q) for i, q in enumerate(asked)],
         "node_rows": [
             (
                 form[f"node_{i}"],
