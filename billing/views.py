@@ -206,6 +206,7 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
             for i, b in enumerate(billed)
         ],
         "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
+        "retry": usage_decision(upload.reservation, "usage_retry", user=request.user),
         "is_provider": usage_party(upload.reservation, user=request.user) == "provider",
     }
     return render(request, "billing/usage_bill_mapping.html", context)
@@ -230,8 +231,17 @@ def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "totals": upload.totals,
         "other": sorted((upload.totals.get("other") or {}).items()),
         "retry": usage_decision(upload.reservation, "usage_retry", user=request.user),
+        # Cells the reading could not read: Retry would meet them again, so it is not offered.
+        "bad_cells": _bad_cell_count(upload),
     }
     return render(request, "billing/usage_detail.html", context)
+
+
+def _bad_cell_count(upload: UsageUpload) -> int:
+    if not bills.is_bill(upload.mapping):
+        return 0
+    cells, more = bills.bad_cells(upload.inspection or {})
+    return len(cells) + more if cells else 0
 
 
 @org_required()
@@ -239,7 +249,7 @@ def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def usage_retry(request: HttpRequest, pk: int) -> HttpResponse:
     upload = _upload(request, pk)
     try:
-        services.usage_retry(upload=upload, user=user_of(request))
+        row = services.usage_retry(upload=upload, user=user_of(request))
     except services.UsageRefused as exc:
         messages.error(request, exc.summary)
     except ValidationError as exc:
@@ -248,6 +258,9 @@ def usage_retry(request: HttpRequest, pk: int) -> HttpResponse:
         exc.next_url = reverse("billing:usage-detail", args=[upload.pk])  # type: ignore[attr-defined]
         raise
     else:
+        if row.state == UsageState.MAPPING:
+            messages.success(request, f"Reading {upload.original_name} again.")
+            return redirect("billing:usage-mapping", pk=upload.pk)
         messages.success(request, f"Reconciling {upload.original_name} again.")
     return redirect("billing:usage-detail", pk=upload.pk)
 

@@ -145,9 +145,14 @@ def _recognised(
 
 @transaction.atomic
 def usage_retry(*, upload: UsageUpload, user: User) -> UsageUpload:
-    """Run a failed reconciliation again, or queue one that never reached a worker."""
+    """Run a failed reconciliation again, or queue one that never reached a worker; for a bill
+    whose reading never reached a worker (the queue was away at upload), send the reading."""
     usage_move(upload.reservation, "usage_retry", user=user)
     row = UsageUpload.objects.select_for_update().get(pk=upload.pk)
+    if row.state == UsageState.MAPPING and bills.is_bill(row.mapping) and not row.inspected_at:
+        _record(row, "usage.retried", user, after={"file": row.original_name, "step": "reading"})
+        _queue_inspection(row)
+        return row
     if row.state not in (UsageState.ERROR, UsageState.QUEUED):
         raise ServiceError(f"This file is {row.get_state_display().lower()}: nothing to retry.")
     if bills.is_bill(row.mapping):

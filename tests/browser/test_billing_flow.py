@@ -2,7 +2,8 @@
 Report whose instance type the catalogue does not know, read what was detected, answer how many
 GPUs the type has, confirm the node identity table, reconcile and read the three planted
 findings; a reconciliation whose worker was lost shows Retry, and Retry runs it; with the task
-queue unreachable, confirming answers the queue-unavailable page and the file is kept."""
+queue unreachable, an upload answers the queue-unavailable page, the file is kept, and once the
+queue is back its page sends the reading again."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.urls import reverse
 
 from billing.models import UsageState, UsageUpload
 from billing.services import LOST_WORKER
@@ -123,3 +125,11 @@ def test_with_the_queue_unreachable_an_upload_answers_the_503_page_and_keeps_the
     assert "Stored, but not started yet" in text and "could not be reached" in text
     row = UsageUpload.objects.get()
     assert row.size > 0 and row.state == UsageState.MAPPING
+
+    # The queue is back: the file's page offers to send its reading again, and it is read.
+    broker_away()
+    page.goto(live_server.url + reverse("billing:usage-mapping", args=[row.pk]))
+    assert "Reading the file" in page.inner_text("#bill-reading")
+    page.click("#usage-retry")
+    page.wait_for_selector(".messages >> text=Reading cur-2026-03.csv again")
+    assert "AWS Cost and Usage Report" in page.inner_text("#bill-profile")

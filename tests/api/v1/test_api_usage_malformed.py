@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
 from openpyxl import Workbook
 
 from billing.models import UsageState, UsageUpload
@@ -255,6 +256,10 @@ def test_a_bill_confirmed_before_it_was_read_fails_naming_the_cell_and_retry_is_
     [cell] = retried.json()["errors"]["cells"]
     assert cell.startswith(f"line {LINE}, column '{HOURS}': 'NaN'")
     assert client.get(base).json()["state"] == "error"
+    # The page says the same and offers no Retry that would fail.
+    detail_url = reverse("billing:usage-detail", args=[response.json()["id"]])
+    page = provider.client().get(detail_url).content.decode()
+    assert 'id="usage-bad-cells"' in page and 'id="usage-retry"' not in page
 
 
 # Our own simple column layout: the first rows are checked against the mapping when it is set.
