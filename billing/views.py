@@ -132,21 +132,25 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "billing/usage_mapping.html", context)
 
 
+def _asked(upload: UsageUpload, inspection: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reading's questions, then the types already answered, with their answer: a reading
+    after the answer asks nothing more, and a form without them would confirm without them."""
+    asked = list(inspection.get("questions") or [])
+    answered = {str(k): v for k, v in dict(upload.mapping.get("answers") or {}).items()}
+    kinds = {str(q.get("instance_type") or "") for q in asked}
+    return asked + [
+        {"instance_type": kind, "ask": f"Answered: one '{kind}' has {gpus} GPUs."}
+        for kind, gpus in answered.items()
+        if kind not in kinds
+    ]
+
+
 def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
     """A bill read by its profile: what the worker found (stored, never read again here) and
     the form to correct it; saving reconciles, or reads the file again first when the change
     cuts it into rows differently."""
     inspection = dict(upload.inspection or {})
-    asked = list(inspection.get("questions") or [])
-    # Types already answered stay on the form with their answer: a reading after the answer
-    # asks nothing more, and a form without them would confirm the file without its answers.
-    answered = {str(k): v for k, v in dict(upload.mapping.get("answers") or {}).items()}
-    asked_types = {str(q.get("instance_type") or "") for q in asked}
-    asked += [
-        {"instance_type": kind, "ask": f"Answered: one '{kind}' has {gpus} GPUs."}
-        for kind, gpus in answered.items()
-        if kind not in asked_types
-    ]
+    asked = _asked(upload, inspection)
     questions = [str(q.get("instance_type") or "") for q in asked]
     billed = [str(b) for b in inspection.get("billed_nodes") or []]
     nodes = [str(n) for n in inspection.get("contract_nodes") or []]

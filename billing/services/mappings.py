@@ -126,6 +126,20 @@ def _refuse_bad_first_rows(upload: UsageUpload, mapping: Mapping) -> None:
         )
 
 
+def _past_bad_cells(
+    upload: UsageUpload, *, before: dict[str, Any], mapping: dict[str, Any]
+) -> bool:
+    """Whether a bill whose reading found bad cells must be read again before anything is
+    reconciled: other columns or another decimal mark may read those cells. Read as the
+    reading read it, the same cells fail: refused, each named, and nothing runs."""
+    if not bills.bad_cells(upload.inspection or {})[0]:
+        return False
+    keys = ("profile", "columns", "overrides")
+    if {k: before.get(k) or {} for k in keys} == {k: mapping.get(k) or {} for k in keys}:
+        refuse_bad_cells(upload, doing="confirm this mapping")
+    return True
+
+
 def _set(
     upload: UsageUpload, mapping: dict[str, Any], *, scope: str, user: User, state: str
 ) -> None:
@@ -251,14 +265,7 @@ def usage_map_bill(
     )
     before = dict(upload.mapping)
     settings_of = lambda m: {k: m.get(k) for k in ("profile", "columns", "overrides", "answers")}  # noqa: E731
-    reading_of = lambda m: {k: m.get(k) or {} for k in ("profile", "columns", "overrides")}  # noqa: E731
-    if not reread and bills.bad_cells(upload.inspection or {})[0]:
-        if reading_of(before) == reading_of(mapping):
-            # Read as the inspection read it, the same cells fail: say which, run nothing.
-            refuse_bad_cells(upload, doing="confirm this mapping")
-        # Other columns or another decimal mark may read those cells: read the file again
-        # with them and show what it finds before anything is reconciled.
-        reread = True
+    reread = reread or _past_bad_cells(upload, before=before, mapping=mapping)
     scope = MappingScope.FILE
     if usage_party(reservation, user=user) == "provider":
         scope = MappingScope.PROVIDER
