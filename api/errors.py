@@ -70,7 +70,8 @@ def _from_django(exc: DjangoValidationError) -> Response:
     if hasattr(exc, "error_dict"):
         errors = _flatten(exc.message_dict)
         only = errors.get(NON_FIELD) if list(errors) == [NON_FIELD] else None
-        detail = " ".join(only) if only else FIELD_PROBLEMS
+        # A refusal may sum itself up (`summary`) better than "check the fields".
+        detail = getattr(exc, "summary", "") or (" ".join(only) if only else FIELD_PROBLEMS)
         return Response(error_body(detail, errors), status=status.HTTP_400_BAD_REQUEST)
     return Response(error_body(" ".join(exc.messages)), status=status.HTTP_400_BAD_REQUEST)
 

@@ -251,6 +251,19 @@ def inspection(
     }
 
 
-def failed_inspection(*, message: str, line: int | None, nodes: list[str]) -> dict[str, Any]:
+def failed_inspection(
+    *, message: str, line: int | None, nodes: list[str], cell: str = ""
+) -> dict[str, Any]:
     """The file cannot be read at all with these settings: why, for the page to show."""
-    return {"error": message, "error_line": line, "contract_nodes": list(nodes)}
+    return {"error": message, "error_line": line, "error_cell": cell, "contract_nodes": list(nodes)}
+
+
+def bad_cells(inspection: dict[str, Any]) -> tuple[list[str], int]:
+    """The cells a stored inspection could not read, each worded with its place (sheet and
+    cell, or line, and column), and how many more were counted beyond those listed. A reading
+    that stopped at one cell (a number no reader can hold) is that cell."""
+    cells = [str(e.get("message") or "") for e in inspection.get("errors") or []]
+    stopped = inspection.get("error_line") is not None or inspection.get("error_cell")
+    if inspection.get("error") and stopped:
+        cells.insert(0, str(inspection["error"]))
+    return cells, int(inspection.get("more_errors") or 0)

@@ -95,6 +95,8 @@ def focus_response(upload: UsageUpload) -> HttpResponse:
             lines=lines,
             contract=contract,
             provider=reservation.bid.provider.name,
+            # The billing account is the reservation: one contract, one buyer, one provider.
+            account=(f"clusterbid-reservation-{reservation.pk}", reservation.request.buyer.name),
             out=out,
             text=lambda value: str(safe_cell(value)),
         )

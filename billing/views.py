@@ -42,7 +42,7 @@ def _upload(request: HttpRequest, pk: int) -> UsageUpload:
 def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
     """The reservation's uploads, newest first, and the form to add one."""
     reservation = res_sel.reservation_get(org_ids=_org_ids(request), pk=pk)
-    form = UsageUploadForm()
+    form, status = UsageUploadForm(), 200
     if request.method == "POST":
         form = UsageUploadForm(request.POST, request.FILES)
         if form.is_valid():
@@ -50,6 +50,10 @@ def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
                 row = services.usage_upload(
                     reservation=reservation, user=user_of(request), upload=form.cleaned_data["file"]
                 )
+            except services.UsageRefused as exc:
+                # Stored with its error (listed below), and refused: the form says why.
+                form.add_error("file", exc.summary)
+                status = 400
             except ValidationError as exc:
                 errors_into_form(form, exc)
             else:
@@ -66,7 +70,7 @@ def usage_list(request: HttpRequest, pk: int) -> HttpResponse:
         "page": page,
         "decision": usage_decision(reservation, "usage_upload", user=request.user),
     }
-    return render(request, "billing/usage_list.html", context)
+    return render(request, "billing/usage_list.html", context, status=status)
 
 
 @org_required()
@@ -88,6 +92,14 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
                     upload=upload,
                     user=user_of(request),
                     columns=form.columns(),
+                    unit=form.cleaned_data["unit"],
+                    date_format=form.cleaned_data["date_format"],
+                )
+            except services.UsageRefused as exc:
+                form.add_error(None, exc.summary)
+                # The preview reads the kept rows as typed: each refused line shows its error.
+                mapping = Mapping(
+                    columns={f: h for f, h in form.columns().items() if h},
                     unit=form.cleaned_data["unit"],
                     date_format=form.cleaned_data["date_format"],
                 )
@@ -120,12 +132,26 @@ def usage_mapping(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "billing/usage_mapping.html", context)
 
 
+def _asked(upload: UsageUpload, inspection: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reading's questions, then the types already answered, with their answer: a reading
+    after the answer asks nothing more, and a form without them would confirm without them."""
+    asked = list(inspection.get("questions") or [])
+    answered = {str(k): v for k, v in dict(upload.mapping.get("answers") or {}).items()}
+    kinds = {str(q.get("instance_type") or "") for q in asked}
+    return asked + [
+        {"instance_type": kind, "ask": f"Answered: one '{kind}' has {gpus} GPUs."}
+        for kind, gpus in answered.items()
+        if kind not in kinds
+    ]
+
+
 def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
     """A bill read by its profile: what the worker found (stored, never read again here) and
     the form to correct it; saving reconciles, or reads the file again first when the change
     cuts it into rows differently."""
     inspection = dict(upload.inspection or {})
-    questions = [str(q.get("instance_type") or "") for q in inspection.get("questions") or []]
+    asked = _asked(upload, inspection)
+    questions = [str(q.get("instance_type") or "") for q in asked]
     billed = [str(b) for b in inspection.get("billed_nodes") or []]
     nodes = [str(n) for n in inspection.get("contract_nodes") or []]
     headers = list(inspection.get("headers") or upload.headers)
@@ -147,6 +173,8 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
                     answers=form.answers(),
                     node_map=form.node_map(),
                 )
+            except services.UsageRefused as exc:
+                form.add_error(None, exc.summary)  # the cells are listed on this page
             except ValidationError as exc:
                 for key, errors in exc.message_dict.items():
                     form.add_error(form.field_for(key), errors)
@@ -171,9 +199,7 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
         "settings_fields": [form[n] for n in ("profile", "delimiter", "decimal", "date_order")]
         + [form[n] for n in ("header_row", "sheet")],
         "column_fields": [form[f"col_{f}"] for f in BILL_FIELDS],
-        "answer_fields": [
-            (form[f"answer_{i}"], q) for i, q in enumerate(inspection.get("questions") or [])
-        ],
+        "answer_fields": [(form[f"answer_{i}"], q) for i, q in enumerate(asked)],
         "node_rows": [
             (
                 form[f"node_{i}"],
@@ -184,6 +210,7 @@ def _bill_mapping(request: HttpRequest, upload: UsageUpload) -> HttpResponse:
             for i, b in enumerate(billed)
         ],
         "decision": usage_decision(upload.reservation, "usage_map", user=request.user),
+        "retry": usage_decision(upload.reservation, "usage_retry", user=request.user),
         "is_provider": usage_party(upload.reservation, user=request.user) == "provider",
     }
     return render(request, "billing/usage_bill_mapping.html", context)
@@ -208,8 +235,17 @@ def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "totals": upload.totals,
         "other": sorted((upload.totals.get("other") or {}).items()),
         "retry": usage_decision(upload.reservation, "usage_retry", user=request.user),
+        # Cells the reading could not read: Retry would meet them again, so it is not offered.
+        "bad_cells": _bad_cell_count(upload),
     }
     return render(request, "billing/usage_detail.html", context)
+
+
+def _bad_cell_count(upload: UsageUpload) -> int:
+    if not bills.is_bill(upload.mapping):
+        return 0
+    cells, more = bills.bad_cells(upload.inspection or {})
+    return len(cells) + more if cells else 0
 
 
 @org_required()
@@ -217,13 +253,18 @@ def usage_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def usage_retry(request: HttpRequest, pk: int) -> HttpResponse:
     upload = _upload(request, pk)
     try:
-        services.usage_retry(upload=upload, user=user_of(request))
+        row = services.usage_retry(upload=upload, user=user_of(request))
+    except services.UsageRefused as exc:
+        messages.error(request, exc.summary)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     except QueueUnavailable as exc:
         exc.next_url = reverse("billing:usage-detail", args=[upload.pk])  # type: ignore[attr-defined]
         raise
     else:
+        if row.state == UsageState.MAPPING:
+            messages.success(request, f"Reading {upload.original_name} again.")
+            return redirect("billing:usage-mapping", pk=upload.pk)
         messages.success(request, f"Reconciling {upload.original_name} again.")
     return redirect("billing:usage-detail", pk=upload.pk)
 

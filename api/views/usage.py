@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from acceptance.selectors import burnin as reservation_selectors
+from api.errors import error_body
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, org_of_kind
 from api.serializers.usage import (
@@ -64,10 +65,11 @@ class ReservationUsageView(generics.ListAPIView[UsageUpload]):
 
     @extend_schema(
         request={"multipart/form-data": UsageUploadWriteSerializer},
-        responses={201: UsageUploadSerializer},
+        responses={201: UsageUploadSerializer, 400: OpenApiTypes.OBJECT},
         parameters=[IDEMPOTENCY_PARAMETER],
         summary="Upload usage or invoice lines (multipart `file`, CSV or XLSX); stored first, "
-        "reconciled with the provider's saved mapping, else waiting for one (state `mapping`)",
+        "reconciled with the provider's saved mapping, else waiting for one (state `mapping`); "
+        "a file that cannot be read at all is 400 with the reason, the stored row in `upload`",
     )
     @idempotent
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -76,11 +78,17 @@ class ReservationUsageView(generics.ListAPIView[UsageUpload]):
         )
         serializer = UsageUploadWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        row = services.usage_upload(
-            reservation=reservation,
-            user=api_user(request),
-            upload=serializer.validated_data["file"],
-        )
+        try:
+            row = services.usage_upload(
+                reservation=reservation,
+                user=api_user(request),
+                upload=serializer.validated_data["file"],
+            )
+        except services.UsageRefused as exc:
+            # Answered, not raised: the stored row (and its error) must outlive this request.
+            body = error_body(exc.summary, exc.message_dict)
+            body["upload"] = UsageUploadSerializer(exc.upload).data
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
         return Response(UsageUploadSerializer(row).data, status=status.HTTP_201_CREATED)
 
 

@@ -6,7 +6,7 @@ always ends: done, or failed with a reason and a Retry (a lost worker, the time 
 reaper in billing.jobs); a broker that is away leaves the row queued and the caller a 503.
 """
 
-from billing.services.common import LOST_WORKER, MAX_LISTED
+from billing.services.common import LOST_WORKER, MAX_LISTED, UsageRefused
 from billing.services.inspection import usage_inspect, usage_mark_inspection_error
 from billing.services.mappings import clean_mapping, usage_map, usage_map_bill
 from billing.services.reconciling import (
@@ -19,6 +19,7 @@ from billing.services.uploads import usage_retry, usage_upload
 __all__ = [
     "LOST_WORKER",
     "MAX_LISTED",
+    "UsageRefused",
     "clean_mapping",
     "credits_for_period",
     "usage_inspect",

@@ -9,10 +9,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from acceptance.audit import record_on_reservation
+from billing import bills
 from billing.models import (
     UsageState,
     UsageUpload,
 )
+from core.errors import ServiceError
 from core.queueing import send_task
 from engine.billing import (
     UsageError,
@@ -20,6 +22,46 @@ from engine.billing import (
 
 # Differences kept per upload for the pages and exports; every one is still counted per rule.
 MAX_LISTED = 50_000
+
+
+class UsageRefused(ServiceError):
+    """A stored file that cannot be read as it stands: the 400 says why (`summary`) and names
+    every cell in error (`cells`); the row and its bytes are kept, committed, with the error."""
+
+    def __init__(self, summary: str, *, field: str, errors: list[str], upload: UsageUpload):
+        super().__init__({field: errors})
+        self.summary = summary
+        self.upload = upload
+
+
+def refuse_unreadable(upload: UsageUpload) -> None:
+    """The file could not be read at all at upload (not a workbook, a zip bomb, a DTD, a cell
+    no reader can hold in the header rows): refused, with the reason, after it was stored."""
+    reason = upload.error or "The file cannot be read."
+    raise UsageRefused(
+        f"{upload.original_name} is stored (upload {upload.pk}) but cannot be read: {reason}",
+        field="file",
+        errors=[reason],
+        upload=upload,
+    )
+
+
+def refuse_bad_cells(upload: UsageUpload, *, doing: str) -> None:
+    """What reading the file found cells it cannot read: `doing` (confirming the mapping,
+    reconciling) is refused with every such cell listed, never run on a part of the file."""
+    cells, more = bills.bad_cells(upload.inspection or {})
+    if not cells:
+        return
+    count = len(cells) + more
+    rest = [f"... and {more} more."] if more else []
+    raise UsageRefused(
+        f"Cannot {doing}: {count} cell(s) of {upload.original_name} cannot be read (each "
+        "is listed, with its place). Fix them and upload the file again, or change the reading "
+        "settings that misread them (columns, decimal mark, date order).",
+        field="cells",
+        errors=cells + rest,
+        upload=upload,
+    )
 
 
 LOST_WORKER = (

@@ -37,7 +37,9 @@ def _inspect(
             propose=propose,
         )
     except UsageError as exc:
-        row.inspection = bills.failed_inspection(message=str(exc), line=exc.line, nodes=nodes)
+        row.inspection = bills.failed_inspection(
+            message=str(exc), line=exc.line, nodes=nodes, cell=exc.cell
+        )
         row.inspected_at = timezone.now()
         return None
     billed = bills.billed_nodes(bill)

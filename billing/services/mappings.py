@@ -18,7 +18,13 @@ from billing.models import (
     UsageState,
     UsageUpload,
 )
-from billing.services.common import _queue, _queue_inspection, _record
+from billing.services.common import (
+    UsageRefused,
+    _queue,
+    _queue_inspection,
+    _record,
+    refuse_bad_cells,
+)
 from engine.billing import (
     FIELDS,
     PROFILES,
@@ -63,6 +69,7 @@ def usage_map(
     mapping = clean_mapping(
         headers=upload.headers, columns=columns, unit=unit, date_format=date_format
     )
+    _refuse_bad_first_rows(upload, mapping)
     before = dict(upload.mapping)
     scope = MappingScope.FILE
     if usage_party(reservation, user=user) == "provider":
@@ -100,6 +107,37 @@ def usage_map(
     _set(upload, mapping.to_json(), scope=scope, user=user, state=UsageState.QUEUED)
     _queue(upload)
     return upload
+
+
+def _refuse_bad_first_rows(upload: UsageUpload, mapping: Mapping) -> None:
+    """The first rows kept at upload, read with this mapping: a cell they cannot read is
+    refused now, named, rather than found by the worker (the rest of the file is read there,
+    and a bad cell further down fails the reconciliation with its line and column)."""
+    shown = selectors.usage_preview(upload=upload, mapping=mapping)
+    cells = [row.error for row in shown.rows if row.error]
+    if cells:
+        raise UsageRefused(
+            f"Cannot confirm this mapping: {len(cells)} of the first {len(shown.rows)} lines "
+            f"of {upload.original_name} cannot be read with it (each is listed). Fix "
+            "the file and upload it again, or map the columns that misread them.",
+            field="cells",
+            errors=cells,
+            upload=upload,
+        )
+
+
+def _past_bad_cells(
+    upload: UsageUpload, *, before: dict[str, Any], mapping: dict[str, Any]
+) -> bool:
+    """Whether a bill whose reading found bad cells must be read again before anything is
+    reconciled: other columns or another decimal mark may read those cells. Read as the
+    reading read it, the same cells fail: refused, each named, and nothing runs."""
+    if not bills.bad_cells(upload.inspection or {})[0]:
+        return False
+    keys = ("profile", "columns", "overrides")
+    if {k: before.get(k) or {} for k in keys} == {k: mapping.get(k) or {} for k in keys}:
+        refuse_bad_cells(upload, doing="confirm this mapping")
+    return True
 
 
 def _set(
@@ -227,6 +265,7 @@ def usage_map_bill(
     )
     before = dict(upload.mapping)
     settings_of = lambda m: {k: m.get(k) for k in ("profile", "columns", "overrides", "answers")}  # noqa: E731
+    reread = reread or _past_bad_cells(upload, before=before, mapping=mapping)
     scope = MappingScope.FILE
     if usage_party(reservation, user=user) == "provider":
         scope = MappingScope.PROVIDER

@@ -17,7 +17,15 @@ from billing.models import (
     UsageState,
     UsageUpload,
 )
-from billing.services.common import _fail, _queue, _queue_inspection, _record
+from billing.services.common import (
+    UsageRefused,
+    _fail,
+    _queue,
+    _queue_inspection,
+    _record,
+    refuse_bad_cells,
+    refuse_unreadable,
+)
 from core.errors import ServiceError
 from core.uploads import check_upload
 from engine.billing import (
@@ -28,10 +36,19 @@ from engine.billing import (
 from engine.billing.preview import head_rows
 
 
-@transaction.atomic
 def usage_upload(*, reservation: Reservation, user: User, upload: UploadedFile) -> UsageUpload:
     """Store the file, read its header, and reconcile it at once when the provider's saved
-    mapping fits; otherwise it waits for the mapping (guessed from the headers)."""
+    mapping fits; otherwise it waits for the mapping (guessed from the headers). A file that
+    cannot be read at all (a damaged or hostile workbook, no header row) is refused with
+    UsageRefused once stored: the row keeps its bytes and its error, nothing is lost."""
+    row = _store(reservation=reservation, user=user, upload=upload)
+    if row.state == UsageState.ERROR:
+        refuse_unreadable(row)
+    return row
+
+
+@transaction.atomic
+def _store(*, reservation: Reservation, user: User, upload: UploadedFile) -> UsageUpload:
     usage_move(reservation, "usage_upload", user=user)
     check_upload(upload, limit=settings.USAGE_MAX_BYTES, field="file")
     row = UsageUpload(reservation=reservation, uploaded_by=user)
@@ -128,14 +145,29 @@ def _recognised(
 
 @transaction.atomic
 def usage_retry(*, upload: UsageUpload, user: User) -> UsageUpload:
-    """Run a failed reconciliation again, or queue one that never reached a worker."""
+    """Run a failed reconciliation again, or queue one that never reached a worker; for a bill
+    whose reading never reached a worker (the queue was away at upload), send the reading."""
     usage_move(upload.reservation, "usage_retry", user=user)
     row = UsageUpload.objects.select_for_update().get(pk=upload.pk)
+    if row.state == UsageState.MAPPING and bills.is_bill(row.mapping) and not row.inspected_at:
+        _record(row, "usage.retried", user, after={"file": row.original_name, "step": "reading"})
+        _queue_inspection(row)
+        return row
     if row.state not in (UsageState.ERROR, UsageState.QUEUED):
         raise ServiceError(f"This file is {row.get_state_display().lower()}: nothing to retry.")
     if bills.is_bill(row.mapping):
         if not row.mapping.get("columns"):
             raise ServiceError("Confirm the columns first: the file cannot be read without them.")
+        refuse_bad_cells(row, doing="reconcile")
+    elif row.state == UsageState.ERROR and row.error_line is not None:
+        # The mapping that met this cell is unchanged: running it again meets it again.
+        raise UsageRefused(
+            f"Cannot reconcile: {row.error}. Fix the cell and upload the file again, or change "
+            "the mapping.",
+            field="cells",
+            errors=[row.error],
+            upload=row,
+        )
     elif Mapping.from_json(row.mapping).missing(row.headers):
         raise ServiceError("Set the column mapping first: the file cannot be read without it.")
     row.state, row.error, row.error_line, row.error_column = UsageState.QUEUED, "", None, ""

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from engine.billing.errors import UsageError
-from engine.billing.guard import check_xlsx
+from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
 
 XLSX_MAGIC = b"PK\x03\x04"
 
@@ -97,18 +98,76 @@ def _xlsx(data: bytes, name: str) -> Table:
     sheet = book.worksheets[0] if book.worksheets else None
     if sheet is None:
         raise UsageError("The workbook has no sheet.")
-    values = sheet.iter_rows(values_only=True)
+    values = xlsx_rows(data, sheet, sheet.title, book)
     first = next(values, None)
     if first is None:
         raise UsageError(f"The first sheet ('{sheet.title}') is empty.")
-    headers = _headers(list(first), 1)
+    headers = _headers(list(first[1]), 1)
 
     def rows() -> Iterator[tuple[int, list[Any]]]:
-        try:
-            for line, cells in enumerate(values, start=2):
-                if any(c is not None and c != "" for c in cells):
-                    yield line, list(cells)
-        finally:
-            book.close()
+        for line, cells in values:
+            if any(c is not None and c != "" for c in cells):
+                yield line, cells
 
     return Table(headers=headers, rows=rows())
+
+
+def _locate(data: bytes, part: str, row: int) -> str:
+    """The cell of `row` whose number openpyxl could not parse ("NaN", 5,000 digits): read
+    again from the sheet's XML only when a row failed, to name the cell rather than the row.
+    The guard has refused DTDs and oversized parts, so parsing the part here is bounded."""
+    from xml.etree.ElementTree import iterparse
+
+    ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive, archive.open(part) as stream:
+            for _, element in iterparse(stream):
+                if element.tag != f"{ns}c":
+                    continue
+                ref = element.get("r", "")
+                value = element.findtext(f"{ns}v") or ""
+                if (
+                    ref.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == str(row)
+                    and element.get("t", "n") == "n"
+                    and not re.fullmatch(r"-?\d{1,30}(\.\d{0,30})?([eE][-+]?\d{1,3})?", value)
+                ):
+                    return f"cell {ref}: '{value[:20]}{'…' if len(value) > 20 else ''}'"
+                element.clear()
+    except Exception:  # only a better message was at stake
+        return ""
+    return ""
+
+
+def xlsx_rows(data: bytes, sheet: Any, title: str, book: Any) -> Iterator[tuple[int, list[Any]]]:
+    """The sheet's rows; a cell text over Excel's own limit, or a workbook openpyxl cannot
+    parse, stops with the sheet and row named rather than an exception from deep inside."""
+    number = 0
+    try:
+        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            cells = list(values)
+            for index, cell in enumerate(cells):
+                if isinstance(cell, str) and len(cell) > MAX_CELL_TEXT:
+                    from openpyxl.utils import get_column_letter
+
+                    raise UsageError(
+                        f"the cell holds {len(cell):,} characters (at most {MAX_CELL_TEXT:,}).",
+                        line=number,
+                        cell=f"sheet '{title}', cell {get_column_letter(index + 1)}{number}",
+                    )
+            yield number, cells
+    except UsageError:
+        raise
+    except Exception as exc:  # openpyxl raises many kinds on a damaged part; all mean the same
+        cell = _locate(data, getattr(sheet, "_worksheet_path", "").lstrip("/"), number + 1)
+        if cell:
+            raise UsageError(
+                "this is not a number a bill can hold; fix the cell and export again.",
+                line=number + 1,
+                cell=f"sheet '{title}', {cell}",
+            ) from None
+        raise UsageError(
+            f"the workbook cannot be read past this row ({type(exc).__name__}: {str(exc)[:200]}).",
+            cell=f"sheet '{title}', row {number + 1}",
+        ) from None
+    finally:
+        book.close()

@@ -5,6 +5,8 @@ the usage and says what it could not check."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from django.urls import reverse
 
@@ -85,3 +87,28 @@ def test_an_unconfirmed_node_is_a_warning_on_the_reconciliation(
     html = client.get(reverse("billing:usage-detail", args=[upload.pk])).content.decode()
     assert 'data-kind="unmatched-outage" data-node="node-b"' in html
     assert html.count('data-kind="unmatched-billed"') == 2
+
+
+def test_confirming_a_bill_with_a_bad_cell_is_refused_on_the_page_naming_it(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    from tests.api.v1.test_api_usage_malformed import LINE, RATE, _invoice_csv
+
+    reservation = _reservation(world, buyer, provider, rate="2.5")
+    client = provider.client()
+    url = reverse("billing:usage-list", args=[reservation.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {"file": usage_file("invoice.csv", _invoice_csv(RATE, "#DIV/0!"))})
+    upload = UsageUpload.objects.get()
+    mapping_url = reverse("billing:usage-mapping", args=[upload.pk])
+    page = client.get(mapping_url)
+    form = page.context["form"]
+    data = _post_data({name: form[name].value() for name in form.fields})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(mapping_url, data)
+    assert response.status_code == 200  # the form again, with why
+    text = html.unescape(response.content.decode())
+    assert "Cannot confirm this mapping: 1 cell(s) of invoice.csv cannot be read" in text
+    assert f"line {LINE}, column '{RATE}': '#DIV/0!' is a spreadsheet error" in text
+    upload.refresh_from_db()
+    assert upload.state == "mapping" and not upload.differences.exists()

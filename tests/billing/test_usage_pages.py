@@ -5,6 +5,7 @@ again once the mapping is fixed; the provider's next file reuses the mapping."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 from datetime import date, timedelta
 
@@ -94,13 +95,13 @@ def test_a_bad_mapping_keeps_the_file_and_a_fixed_one_runs_it_again(
     upload = UsageUpload.objects.get()
     url = reverse("billing:usage-mapping", args=[upload.pk])
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(url, {**MAPPING, "quantity": "usage_end"})
+        response = client.post(url, {**MAPPING, "quantity": "usage_end"})
+    # The first rows, kept at upload, already show the mapping misreads: refused, named.
+    page = html.unescape(response.content.decode())
+    assert "Cannot confirm this mapping: 10 of the first 10 lines" in page
+    assert "line 2, column 'usage_end': '2026-03-01T06:00:00Z' is not a number." in page
     upload.refresh_from_db()
-    assert upload.state == UsageState.ERROR
-    assert upload.error == "line 2, column 'usage_end': '2026-03-01T06:00:00Z' is not a number."
-    assert (upload.error_line, upload.error_column) == (2, "usage_end")
-    page = client.get(reverse("billing:usage-detail", args=[upload.pk])).content.decode()
-    assert "is not a number" in page and "Fix the mapping and run it again" in page
+    assert upload.state == UsageState.MAPPING and upload.error == ""
     with django_capture_on_commit_callbacks(execute=True):
         client.post(url, MAPPING)
     upload.refresh_from_db()
@@ -140,7 +141,13 @@ def test_an_unreadable_file_is_stored_with_its_error(contracted, provider):
     upload = UsageUpload.objects.get()
     assert upload.state == UsageState.ERROR and upload.size == 8
     assert "is not a readable XLSX workbook" in upload.error
-    page = provider.client().get(response["Location"]).content.decode()
+    # Refused on the form, with the reason; the stored file is listed with its error.
+    assert response.status_code == 400
+    refused = html.unescape(response.content.decode())
+    assert f"usage.xlsx is stored (upload {upload.pk}) but cannot be read" in refused
+    assert reverse("billing:usage-detail", args=[upload.pk]) in refused
+    page = provider.client().get(reverse("billing:usage-detail", args=[upload.pk]))
+    page = page.content.decode()
     assert "no header row we could read" in page and "upload a corrected file" in page
     mapping = reverse("billing:usage-mapping", args=[upload.pk])
     assert "nothing to map" in provider.client().get(mapping).content.decode()

@@ -110,7 +110,10 @@ def test_the_reconciliation_exports_every_line_in_focus_columns(
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert list(rows[0]) == list(COLUMNS) and len(rows) == detail["lines"]
     assert sum(Decimal(r["BilledCost"]) for r in rows) == Decimal(detail["totals"]["billed"])
-    assert sum(Decimal(r["ContractedCost"]) for r in rows) == Decimal(detail["totals"]["allowed"])
+    assert sum(Decimal(r["EffectiveCost"]) for r in rows) == Decimal(detail["totals"]["allowed"])
+    assert {r["BillingAccountId"] for r in rows} == {
+        f"clusterbid-reservation-{contracted.reservation.pk}"
+    }
     flagged = {r["x_SourceLine"]: r["x_Findings"] for r in rows if r["x_Findings"]}
     assert flagged == {"2": "before-clock", "11": "rate"}
     assert {r["ResourceId"] for r in rows if r["ServiceCategory"] == "Compute"} == {
@@ -121,7 +124,7 @@ def test_the_reconciliation_exports_every_line_in_focus_columns(
 
 def test_an_xlsx_bomb_upload_is_kept_and_refused_at_once_with_the_reason(contracted, provider):
     """~420 KB whose shared strings unpack to ~400 MB: the upload is stored (as every upload
-    is), read no further than its zip directory, and says why it was refused (the engine's
+    is), read no further than its zip directory, and refused with a 400 saying why (the engine's
     own test holds the refusal to 2 s and 200 MB)."""
     from tests.engine.billing.test_bill_hostile import _deflated, _zip
 
@@ -140,7 +143,11 @@ def test_an_xlsx_bomb_upload_is_kept_and_refused_at_once_with_the_reason(contrac
         {"file": SimpleUploadedFile("bill.xlsx", bomb)},
         format="multipart",
     )
-    assert response.status_code == 201
-    body = response.json()
+    assert response.status_code == 400
+    refused = response.json()
+    assert "bill.xlsx is refused" in refused["detail"]
+    assert refused["errors"]["file"] == [refused["upload"]["error"]]
+    assert "it unpacks to more than 100 MB" in refused["upload"]["error"]
+    body = refused["upload"]
     assert body["state"] == "error" and "bill.xlsx is refused" in body["error"]
     assert UsageUpload.objects.get(pk=body["id"]).size == len(bomb)

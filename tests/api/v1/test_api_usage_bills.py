@@ -294,8 +294,17 @@ def test_every_bad_cell_is_listed_up_to_the_cap_with_a_count_of_the_rest(
     assert len(inspection["errors"]) == 200 and inspection["more_errors"] == 10
     first = inspection["errors"][0]
     assert first["column"] == "Hours" and first["line"] == len(good.splitlines()) + 1
-    detail = _confirm(client, base, capture)
-    assert detail["state"] == "error" and "210 cell(s) cannot be read" in detail["error"]
+    # Confirming, or retrying, is refused with every listed cell named: nothing reconciles.
+    body = {"profile": inspection["profile"], "columns": inspection["columns"]}
+    with capture(execute=True):
+        response = client.put(base + "mapping/", body, format="json")
+    assert response.status_code == 400
+    refused = response.json()
+    assert refused["detail"].startswith("Cannot confirm this mapping: 210 cell(s) of invoice.csv")
+    cells = refused["errors"]["cells"]
+    assert len(cells) == 201 and cells[-1] == "... and 10 more."
+    assert cells[0] == f"line {first['line']}, column 'Hours': 'half' is not a number."
+    assert client.get(base).json()["state"] == "mapping"
 
 
 def test_a_changed_delimiter_reads_the_file_again_before_anything_is_reconciled(

@@ -26,6 +26,7 @@ def _exported(name: str, rate: str) -> tuple[list[dict[str, str]], object]:
         lines=lines,
         contract=_contract(rate, outage, clock=_at(1, 6)),
         provider="Northwind",
+        account=("clusterbid-reservation-7", "Acme Research"),
         out=out,
     )
     return list(csv.DictReader(io.StringIO(out.getvalue()))), result
@@ -36,7 +37,8 @@ def test_every_line_is_a_focus_row_with_its_billed_and_allowed_cost_and_findings
     assert {c for c in COLUMNS if not c.startswith("x_")} <= FOCUS_1_1
     assert len(rows) == result.lines
     billed = sum(Decimal(r["BilledCost"]) for r in rows)
-    allowed = sum(Decimal(r["ContractedCost"]) for r in rows)
+    allowed = sum(Decimal(r["EffectiveCost"]) for r in rows)
+    assert allowed == sum(Decimal(r["x_AllowedCost"]) for r in rows)
     assert billed * 1_000_000 == result.billed_total and allowed * 1_000_000 == result.allowed_total
     found = {int(r["x_SourceLine"]): r["x_Findings"] for r in rows if r["x_Findings"]}
     assert sorted(found.items()) == [(2, "before-clock"), (8, "node-out"), (9, "rate")]
