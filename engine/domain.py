@@ -34,9 +34,12 @@ EVIDENCE_KIND_LABELS: dict[str, str] = {
     "dcgmi-diag": "DCGM diagnostics",
     "ibstat": "InfiniBand ports (ibstat)",
     "step-times": "Step times per rank",
-    "perfquery": "InfiniBand port counters (perfquery)",
+    "perfquery": "InfiniBand port counters (perfquery or ibqueryerrors)",
 }
 EVIDENCE_KINDS: tuple[str, ...] = tuple(EVIDENCE_KIND_LABELS)
+# A required kind another tool's output stands in for: the fabric-wide `ibqueryerrors` reads the
+# same port error counters as `perfquery` does port by port.
+EVIDENCE_ALTERNATIVES: dict[str, tuple[str, ...]] = {"perfquery": ("ibqueryerrors",)}
 
 # The IB port error counters, as perfquery (infiniband-diags) names them in the PortCounters
 # attribute: the fixture's limits, the parser and the checks name a counter the same way.
