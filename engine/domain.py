@@ -58,6 +58,22 @@ IB_ERROR_COUNTERS: tuple[str, ...] = (
     "VL15Dropped",
 )
 
+# How a person names each counter (forms, pages): the spec and the tools use the names above.
+IB_ERROR_COUNTER_LABELS: dict[str, str] = {
+    "SymbolErrorCounter": "Symbol errors",
+    "LinkErrorRecoveryCounter": "Link error recoveries",
+    "LinkDownedCounter": "Link downed",
+    "PortRcvErrors": "Port receive errors",
+    "PortRcvRemotePhysicalErrors": "Receive remote physical errors",
+    "PortRcvSwitchRelayErrors": "Receive switch relay errors",
+    "PortXmitDiscards": "Transmit discards",
+    "PortXmitConstraintErrors": "Transmit constraint errors",
+    "PortRcvConstraintErrors": "Receive constraint errors",
+    "LocalLinkIntegrityErrors": "Local link integrity errors",
+    "ExcessiveBufferOverrunErrors": "Excessive buffer overrun errors",
+    "VL15Dropped": "VL15 packets dropped",
+}
+
 # The backends NCCL's GPU-initiated networking (GIN) assigns a communicator, by the names of
 # NCCL's ncclGinType_t (NCCL_GIN_TYPE 2, 3, 4, 5): the fixture agrees one, the NCCL log shows one.
 COLLECTIVE_BACKENDS: tuple[str, ...] = ("proxy", "gdaki", "gpi", "efa-gda")
