@@ -141,14 +141,19 @@ class FixtureForm(forms.Form):
         help_text="One KEY=VALUE per line, e.g. NCCL_IB_HCA=mlx5_0,mlx5_1.",
     )
     runtime__os_image = _opt(
-        "OS image", "The nodes' image, as the launcher exports CLUSTERBID_OS_IMAGE."
+        "OS image",
+        "As each node reports it (PRETTY_NAME of /etc/os-release; a Kubernetes Node's osImage), "
+        "e.g. Ubuntu 22.04.5 LTS.",
     )
     runtime__scheduler = forms.ChoiceField(
         label="Scheduler", required=False, choices=[("", "not agreed"), *_choices(SCHEDULERS)]
     )
-    runtime__kubernetes_version = _opt("Kubernetes version", "Kubernetes only, e.g. 1.30.")
+    runtime__kubernetes_version = _opt(
+        "Kubernetes version", "Kubernetes only: the nodes' kubelet version, e.g. v1.30.4."
+    )
     runtime__worker_node_spec = _opt(
-        "Worker node spec", "Kubernetes only: the instance type or node label of a worker."
+        "Worker node spec",
+        "Kubernetes only: a worker Node's node.kubernetes.io/instance-type label.",
     )
     runtime__collective_backend = forms.ChoiceField(
         label="Collective backend (NCCL GIN)",

@@ -58,8 +58,9 @@ def test_scripts_parse_under_bash_n(unpacked: Path, name: str) -> None:
 
 def test_the_kubernetes_manifest_parses(unpacked: Path, spec: dict[str, Any]) -> None:
     docs = list(yaml.safe_load_all((unpacked / "fixture-job.yaml").read_text()))
-    assert [d["kind"] for d in docs] == ["Service", "ConfigMap", "Job"]
-    service, config, job = docs
+    kinds = ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Service", "ConfigMap", "Job"]
+    assert [d["kind"] for d in docs] == kinds
+    service, config, job = docs[3:]
     assert service["spec"]["clusterIP"] == "None"
     assert config["data"]["fixture_allreduce.py"] == (unpacked / "fixture_allreduce.py").read_text()
     assert job["spec"]["completionMode"] == "Indexed"
@@ -69,7 +70,7 @@ def test_the_kubernetes_manifest_parses(unpacked: Path, spec: dict[str, Any]) ->
     container = pod["containers"][0]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == 8
     assert "--nproc-per-node=8" in container["args"][0]
-    env = {e["name"]: e["value"] for e in container["env"]}
+    env = {e["name"]: e.get("value") for e in container["env"]}
     assert env["NCCL_DEBUG"] == "INFO"
 
 
