@@ -126,6 +126,7 @@ class Judged:
     over: list[tuple[Port, str, int, int]] = field(default_factory=list)
     unknown: dict[str, str] = field(default_factory=dict)  # counter -> why it is unknown
     resets: list[str] = field(default_factory=list)
+    unpaired: list[str] = field(default_factory=list)  # ports the first reading does not show
     readings: int = 1
 
 
@@ -152,6 +153,8 @@ def _judge_port(
                 judged.unknown.setdefault(counter, _unknown_why(last, counter, bound))
             continue
         before = first.value(key, counter) if first is not last else None
+        if before is None and first is not last and port.label not in judged.unpaired:
+            judged.unpaired.append(port.label)
         if before is not None and after < before:
             judged.resets.append(f"{port.label} {counter} went down from {before} to {after}")
         elif before is not None:
@@ -190,6 +193,11 @@ def _basis(judged: Judged, found: Sequence[Reading]) -> str:
         text += (
             f" {'; '.join(judged.resets[:3])}{more}: the counters were reset between the "
             "readings, so the later reading is judged as read."
+        )
+    if judged.unpaired:
+        more = f" and {len(judged.unpaired) - 3} more" if len(judged.unpaired) > 3 else ""
+        text += (
+            f" {', '.join(judged.unpaired[:3])}{more}: not in the first reading, so judged as read."
         )
     return text
 

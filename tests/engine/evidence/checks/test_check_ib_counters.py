@@ -122,3 +122,17 @@ def test_a_threshold_above_the_limit_leaves_the_counter_unknown(spec):
     check = by_name(run_checks(spec, [item(text.replace("240", "20"))]), FABRIC)[0]
     assert check.status == "inconclusive"
     assert "threshold file lets it reach 100 unshown" in check.message
+
+
+def test_a_port_missing_from_the_first_reading_is_judged_as_read_and_said_so(spec):
+    clean = _body("perfquery/perfquery_8ports_clean.txt")
+    first_block_only = clean.split("# Port counters: Lid 101")[0]
+    before = item(_header("gpu-a02", "2026-11-30T09:00:00Z") + first_block_only, node="gpu-a02")
+    check = by_name(run_checks(spec, [before, data_item(PQ_BAD, "gpu-a02")]), PERFQUERY)[0]
+    assert (
+        check.status == "fail" and "LID 103 port 1 LinkDownedCounter 2 (limit 0)" in check.message
+    )
+    assert (
+        "LID 101 port 1, LID 102 port 1, LID 103 port 1 and 4 more: not in the first reading"
+        in (check.message)
+    )
