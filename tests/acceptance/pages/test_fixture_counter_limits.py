@@ -3,10 +3,16 @@ with its reason, bad input named by field and kept on the page, and only the buy
 
 from __future__ import annotations
 
+import copy
+
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from acceptance.forms.fixtures import FixtureForm
 from acceptance.models import Fixture
+from acceptance.selectors import fixtures as selectors
+from acceptance.services.fixtures import _store, fixture_save
 from tests.acceptance.pages.builders import fixture_post_data
 
 pytestmark = pytest.mark.django_db
@@ -102,3 +108,29 @@ def test_only_the_buyer_may_change_the_limits(fx, role, request):
     )
     assert who.client().post(url, data).status_code == 404
     assert _current(fx).spec["thresholds"]["ib_counter_max"]["LinkDownedCounter"] == 0
+
+
+def test_a_spec_stored_before_the_limits_existed_takes_the_whole_map(fx, buyer):
+    old = copy.deepcopy(fx.version.spec)
+    old["thresholds"].pop("ib_counter_max")
+    stored = _store(fixture=fx.version.fixture, spec=old, user=buyer.user)  # as stored then
+    form = FixtureForm(spec=stored.spec, library=selectors.threshold_library(stored.spec))
+    assert form.initial[f"{F}SymbolErrorCounter"] == 10  # the default the checks read
+    path = "thresholds.ib_counter_max.VL15Dropped"
+    version = fixture_save(
+        fixture=fx.version.fixture, user=buyer.user, changes={path: 0},
+        reasons={path: "VL15 carries subnet management"},
+    )  # fmt: skip
+    limits = version.spec["thresholds"]["ib_counter_max"]
+    assert limits["VL15Dropped"] == 0 and limits["SymbolErrorCounter"] == 10
+    assert version.spec["overrides"][-1]["field"] == "thresholds.ib_counter_max"
+
+
+def test_a_counter_the_spec_does_not_know_is_refused_by_its_path(fx, buyer):
+    path = "thresholds.ib_counter_max.LinkDowned"
+    with pytest.raises(ValidationError) as exc:
+        fixture_save(
+            fixture=fx.version.fixture, user=buyer.user, changes={path: 0},
+            reasons={path: "old name"},
+        )  # fmt: skip
+    assert path in exc.value.message_dict
