@@ -34,9 +34,12 @@ EVIDENCE_KIND_LABELS: dict[str, str] = {
     "dcgmi-diag": "DCGM diagnostics",
     "ibstat": "InfiniBand ports (ibstat)",
     "step-times": "Step times per rank",
-    "perfquery": "InfiniBand port counters (perfquery)",
+    "perfquery": "InfiniBand port counters (perfquery or ibqueryerrors)",
 }
 EVIDENCE_KINDS: tuple[str, ...] = tuple(EVIDENCE_KIND_LABELS)
+# A required kind another tool's output stands in for: the fabric-wide `ibqueryerrors` reads the
+# same port error counters as `perfquery` does port by port.
+EVIDENCE_ALTERNATIVES: dict[str, tuple[str, ...]] = {"perfquery": ("ibqueryerrors",)}
 
 # The IB port error counters, as perfquery (infiniband-diags) names them in the PortCounters
 # attribute: the fixture's limits, the parser and the checks name a counter the same way.
@@ -54,6 +57,22 @@ IB_ERROR_COUNTERS: tuple[str, ...] = (
     "ExcessiveBufferOverrunErrors",
     "VL15Dropped",
 )
+
+# How a person names each counter (forms, pages): the spec and the tools use the names above.
+IB_ERROR_COUNTER_LABELS: dict[str, str] = {
+    "SymbolErrorCounter": "Symbol errors",
+    "LinkErrorRecoveryCounter": "Link error recoveries",
+    "LinkDownedCounter": "Link downed",
+    "PortRcvErrors": "Port receive errors",
+    "PortRcvRemotePhysicalErrors": "Receive remote physical errors",
+    "PortRcvSwitchRelayErrors": "Receive switch relay errors",
+    "PortXmitDiscards": "Transmit discards",
+    "PortXmitConstraintErrors": "Transmit constraint errors",
+    "PortRcvConstraintErrors": "Receive constraint errors",
+    "LocalLinkIntegrityErrors": "Local link integrity errors",
+    "ExcessiveBufferOverrunErrors": "Excessive buffer overrun errors",
+    "VL15Dropped": "VL15 packets dropped",
+}
 
 # The backends NCCL's GPU-initiated networking (GIN) assigns a communicator, by the names of
 # NCCL's ncclGinType_t (NCCL_GIN_TYPE 2, 3, 4, 5): the fixture agrees one, the NCCL log shows one.

@@ -242,6 +242,7 @@ def recovery_context(
             nodes=nodes,
             gpus_per_node=per_node,
             hosts=burnin_hosts(reservation),
+            reservation_nodes=tuple(reservation_nodes(reservation)) or None,
             reused=burnin_copy(reservation, nccl.sha256) if nccl is not None else None,
         ),
         node=failures.NodeShape(gpus_per_node=per_node, gpu_model=model),

@@ -102,18 +102,45 @@ def render_env(spec: dict[str, Any], fixture_sha: str) -> str:
         *(f"{name}={_sh(value)}" for name, value in values),
         "# Environment the agreed runtime requires (runtime.env).",
         *(f"export {name}={_sh(env[name])}" for name in sorted(env)),
+        "# The agreed node runtime (fixture.json's runtime): each node compares what it reads on",
+        "# itself with these before the workers start (fixture_allreduce.py --node-facts).",
+        *(f"export {name}={_sh(value)}" for name, value in agreed_node_runtime(spec)),
     ]
     return "\n".join(lines) + "\n"
+
+
+# The node runtime the fixture agrees, by the variable the launch files export it as. Only the
+# agreed value travels from the spec: what a node ran is read on the node (CLUSTERBID_OS_IMAGE
+# and the others, exported by `fixture_allreduce.py --node-facts`), so the checks compare the
+# two instead of the spec with itself.
+AGREED_NODE_RUNTIME = (
+    ("CLUSTERBID_AGREED_OS_IMAGE", "os_image"),
+    ("CLUSTERBID_AGREED_KUBERNETES_VERSION", "kubernetes_version"),
+    ("CLUSTERBID_AGREED_WORKER_NODE_SPEC", "worker_node_spec"),
+)
+
+
+def agreed_node_runtime(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """(variable, agreed value) for each node runtime value the spec agrees."""
+    runtime = spec["runtime"]
+    return [(var, str(runtime[key])) for var, key in AGREED_NODE_RUNTIME if runtime.get(key)]
 
 
 def _yaml_env_items(spec: dict[str, Any], fixture_sha: str) -> str:
     pairs = [("CLUSTERBID_FIXTURE_SHA256", fixture_sha)]
     pairs += sorted(spec["runtime"]["env"].items())
+    pairs += agreed_node_runtime(spec)
     indent = " " * 12
     # A JSON string is a valid YAML double-quoted scalar.
-    return "\n".join(
+    items = [
         f"{indent}- name: {name}\n{indent}  value: {json.dumps(value)}" for name, value in pairs
+    ]
+    # The pod's node, for --node-facts to read its Node object.
+    items.append(
+        f"{indent}- name: NODE_NAME\n{indent}  valueFrom:\n"
+        f"{indent}    fieldRef:\n{indent}      fieldPath: spec.nodeName"
     )
+    return "\n".join(items)
 
 
 def _indent_block(text: str, spaces: int) -> str:

@@ -10,7 +10,13 @@ from django import forms
 from acceptance.models import AckStatus
 from acceptance.selectors.fixtures import FAILURE_RECORD_LABELS, show_value
 from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NAME_MISSING
-from engine.domain import COLLECTIVE_BACKENDS, COLLECTIVES, EVIDENCE_KINDS
+from engine.domain import (
+    COLLECTIVE_BACKENDS,
+    COLLECTIVES,
+    EVIDENCE_KINDS,
+    IB_ERROR_COUNTER_LABELS,
+    IB_ERROR_COUNTERS,
+)
 from engine.evidence.fixtures import ADDED_DEFAULTS, Threshold, templates
 from engine.evidence.fixtures.schema import (
     DCGM_WARN_POLICIES,
@@ -26,6 +32,9 @@ from engine.formatting import data_size_whole
 _SIZE = re.compile(r"^\s*(\d[\d,]*)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _ENV_LINE = re.compile(r"^([^=\s]+)=(.*)$")
+COUNTER_LIMITS = "thresholds.ib_counter_max"
+# A port's 64-bit extended counters reach far beyond this; a limit above it is a typing slip.
+COUNTER_LIMIT_MAX = 10**12
 
 
 class ByteSizeField(forms.CharField):
@@ -132,14 +141,19 @@ class FixtureForm(forms.Form):
         help_text="One KEY=VALUE per line, e.g. NCCL_IB_HCA=mlx5_0,mlx5_1.",
     )
     runtime__os_image = _opt(
-        "OS image", "The nodes' image, as the launcher exports CLUSTERBID_OS_IMAGE."
+        "OS image",
+        "As each node reports it (PRETTY_NAME of /etc/os-release; a Kubernetes Node's osImage), "
+        "e.g. Ubuntu 22.04.5 LTS.",
     )
     runtime__scheduler = forms.ChoiceField(
         label="Scheduler", required=False, choices=[("", "not agreed"), *_choices(SCHEDULERS)]
     )
-    runtime__kubernetes_version = _opt("Kubernetes version", "Kubernetes only, e.g. 1.30.")
+    runtime__kubernetes_version = _opt(
+        "Kubernetes version", "Kubernetes only: the nodes' kubelet version, e.g. v1.30.4."
+    )
     runtime__worker_node_spec = _opt(
-        "Worker node spec", "Kubernetes only: the instance type or node label of a worker."
+        "Worker node spec",
+        "Kubernetes only: a worker Node's node.kubernetes.io/instance-type label.",
     )
     runtime__collective_backend = forms.ChoiceField(
         label="Collective backend (NCCL GIN)",
@@ -242,6 +256,7 @@ class FixtureForm(forms.Form):
             self.initial.setdefault(
                 f"thresholds__busbw_gbps__{name}", spec["thresholds"]["busbw_gbps"].get(name)
             )
+        self._add_counter_limits(spec)
         for key in FAILURE_RECORD_KEYS:
             self.fields[f"failure_record__{key}"] = forms.BooleanField(
                 label=FAILURE_RECORD_LABELS.get(key, key), required=False
@@ -252,6 +267,28 @@ class FixtureForm(forms.Form):
                 label="Reason", required=False, max_length=300
             )
         self.fields["tests__bisection"].disabled = False
+
+    def _add_counter_limits(self, spec: dict[str, Any]) -> None:
+        """One field per IB error counter: the most the burn-in may add to it (a spec stored
+        before the limits existed shows the defaults the checks read)."""
+        agreed = spec["thresholds"].get("ib_counter_max")
+        table = agreed if isinstance(agreed, dict) else ADDED_DEFAULTS[COUNTER_LIMITS]
+        for name in IB_ERROR_COUNTERS:
+            label = f"{IB_ERROR_COUNTER_LABELS[name]} ({name})"
+            field = f"thresholds__ib_counter_max__{name}"
+            self.fields[field] = forms.IntegerField(
+                label=label,
+                required=False,
+                min_value=0,
+                max_value=COUNTER_LIMIT_MAX,
+                help_text="Most the burn-in may add; empty: not judged.",
+                error_messages={
+                    "invalid": f"{label}: give a whole number of errors, or leave it empty.",
+                    "min_value": f"{label}: give 0 or more errors.",
+                    "max_value": f"{label}: give at most {COUNTER_LIMIT_MAX:,} errors.",
+                },
+            )
+            self.initial.setdefault(field, table.get(name))
 
     @staticmethod
     def initial_from(spec: dict[str, Any]) -> dict[str, Any]:
@@ -290,7 +327,7 @@ class FixtureForm(forms.Form):
         rows = []
         for name in self.threshold_names():
             path = name.replace("__", ".")
-            lib = self.library.get(path)
+            lib = self.library.get(path) or self._counter_default(path)
             key = path.removeprefix("thresholds.")
             unit = threshold_unit(key)
             current = self.initial.get(name)
@@ -305,6 +342,18 @@ class FixtureForm(forms.Form):
                 }
             )
         return rows
+
+    def _counter_default(self, path: str) -> Threshold | None:
+        """A counter's library row, read from the library's limits for every counter."""
+        table = self.library.get(COUNTER_LIMITS)
+        if (
+            table is None
+            or not path.startswith(COUNTER_LIMITS + ".")
+            or not isinstance(table.value, dict)
+        ):
+            return None
+        name = path.rpartition(".")[2]
+        return Threshold(path, table.value.get(name), table.unit, table.source)
 
     def failure_record_fields(self) -> list[forms.BoundField]:
         return self.section("failure_record__")

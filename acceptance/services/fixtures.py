@@ -180,6 +180,37 @@ def _busbw_changes(
     return steps, errors
 
 
+COUNTER_LIMITS = "thresholds.ib_counter_max"
+
+
+def _counter_changes(
+    spec: dict[str, Any], changes: dict[str, Any], reasons: dict[str, str]
+) -> tuple[list[tuple[str, Any, str]], dict[str, list[str]]]:
+    """Overrides for the IB error counter limits, one per changed counter. An emptied limit
+    (not judged) and any limit of a spec stored before the map existed set the whole map."""
+    current = spec["thresholds"].get("ib_counter_max")
+    stored = isinstance(current, dict)
+    wanted: dict[str, Any] = dict(current if stored else ADDED_DEFAULTS[COUNTER_LIMITS])
+    steps: list[tuple[str, Any, str]] = []
+    errors: dict[str, list[str]] = {}
+    for path, value in changes.items():
+        name = path.removeprefix(COUNTER_LIMITS + ".")
+        if name == path or wanted.get(name) == value:
+            continue
+        reason = reasons.get(path, "").strip()
+        if not reason:
+            errors[path] = [REASON_REQUIRED]
+            continue
+        if value is None:
+            wanted.pop(name, None)
+        else:
+            wanted[name] = value
+        whole = value is None or not stored
+        steps.append((COUNTER_LIMITS, dict(wanted), reason) if whole else (path, value, reason))
+        stored = True
+    return steps, errors
+
+
 @transaction.atomic
 def fixture_save(
     *,
@@ -201,8 +232,8 @@ def fixture_save(
     errors: dict[str, list[str]] = {}
     overrides: list[tuple[str, Any, str]] = []
     for path, value in changes.items():
-        if path.startswith("thresholds.busbw_gbps."):
-            continue  # the floors map may gain keys: _busbw_changes below
+        if path.startswith(("thresholds.busbw_gbps.", COUNTER_LIMITS + ".")):
+            continue  # maps that may gain keys: _busbw_changes and _counter_changes below
         found = locate(spec, path)
         added = path in ADDED_DEFAULTS  # a spec stored before the field reads its default
         if found is None or (found[1] not in found[0] and not added):
@@ -228,11 +259,22 @@ def fixture_save(
     if isinstance(alloc.get("nodes"), int) and isinstance(alloc.get("gpus_per_node"), int):
         alloc["gpus"] = alloc["nodes"] * alloc["gpus_per_node"]
     busbw_steps, busbw_errors = _busbw_changes(spec, changes, reasons)
+    counter_steps, counter_errors = _counter_changes(spec, changes, reasons)
     errors.update(busbw_errors)
+    errors.update(counter_errors)
     if errors:
         raise ValidationError(errors)
+    spec = _apply_overrides(spec, [*busbw_steps, *counter_steps, *overrides], user=user)
+    return _store(fixture=fixture, spec=spec, user=user)
+
+
+def _apply_overrides(
+    spec: dict[str, Any], steps: list[tuple[str, Any, str]], *, user: User
+) -> dict[str, Any]:
+    """Each threshold change recorded in turn; every refusal comes back keyed by its path."""
+    errors: dict[str, list[str]] = {}
     at = timezone.now()
-    for path, value, reason in [*busbw_steps, *overrides]:
+    for path, value, reason in steps:
         try:
             spec = apply_override(
                 spec, field=path, value=value, reason=reason, by=user.get_username(), at=at
@@ -244,4 +286,4 @@ def fixture_save(
             errors.setdefault(path, []).append(str(exc))
     if errors:
         raise ValidationError(errors)
-    return _store(fixture=fixture, spec=spec, user=user)
+    return spec

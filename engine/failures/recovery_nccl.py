@@ -2,7 +2,8 @@
 reservation's shape and the hand-over baseline's run.
 
 Compared, each refusal naming the difference: the rank count (the reservation's nodes × GPUs per
-node), the node set (the hosts of the burn-in's run), the collective, the command shape (the
+node), the node set (the hosts of the burn-in's run; where the baseline names none, every host
+must be one of the reservation's nodes), the collective, the command shape (the
 arguments nccl-tests echoes in its header), the NCCL version, each node's CUDA version
 (recovery_versions.py), and the large-message bus bandwidth
 within the agreed margin. A piece the baseline does not hold (baselines frozen before it was
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.evidence.large_message import large_message_bytes, stored_lowest_large_busbw
+from engine.evidence.parsers.header import host_matches
 from engine.formatting import data_size_exact
 
 from .recovery_versions import cuda_problems
@@ -51,6 +53,9 @@ class NcclShape:
     nodes: int | None = None
     gpus_per_node: int | None = None
     hosts: tuple[str, ...] | None = None  # the burn-in run's node set
+    # The reservation's node names, however its burn-in knew them: where the baseline names no
+    # hosts, a recovery run's hosts are still checked against these.
+    reservation_nodes: tuple[str, ...] | None = None
     reused: str | None = None  # "this is the burn-in's …" when the bytes are burn-in evidence
 
 
@@ -117,6 +122,13 @@ def _shape_problems(run: Mapping[str, Any], shape: NcclShape) -> tuple[list[str]
             parts = [f"missing {', '.join(missing)}"] if missing else []
             parts += [f"not in the burn-in: {', '.join(extra)}"] if extra else []
             problems.append(f"node set differs from the burn-in's ({'; '.join(parts)})")
+    elif shape.reservation_nodes and hosts:
+        foreign = [h for h in hosts if not any(host_matches(h, n) for n in shape.reservation_nodes)]
+        if foreign:
+            problems.append(
+                f"{_plural(len(foreign), 'host')} outside the reservation: {', '.join(foreign)} "
+                f"(its nodes: {', '.join(shape.reservation_nodes)})"
+            )
     else:
         unknown.append("node set (the baseline does not name the burn-in's hosts)")
     return problems, unknown
@@ -279,8 +291,9 @@ def _expected(
             continue
         floor = ref * (1 - margin / 100)
         parts.append(f"{coll}: ≥ {floor:.1f} GB/s (baseline {ref:.1f} − {margin:g}%)")
-    if shape.ranks or shape.hosts:
-        where = f" on {', '.join(shape.hosts)}" if shape.hosts else ""
+    if shape.ranks or shape.hosts or shape.reservation_nodes:
+        nodes = shape.hosts or shape.reservation_nodes
+        where = f" on {', '.join(nodes)}" if nodes else ""
         ranks = f"{shape.ranks} ranks" if shape.ranks else "every rank"
         parts.append(f"{ranks}{where}, a new run with the baseline's command and NCCL version")
     return "; ".join(parts)

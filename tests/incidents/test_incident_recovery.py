@@ -111,6 +111,32 @@ def test_a_new_run_on_the_full_node_set_passes(incident, provider) -> None:
     assert "16 ranks on gpu-a01, gpu-a02" in item.expected
 
 
+def test_without_baseline_hosts_foreign_hosts_are_flagged_against_the_reservation_nodes(
+    incident, provider
+) -> None:
+    # A baseline frozen without the burn-in's hosts; the burn-in's evidence labels still name
+    # the reservation's nodes (incidents.selectors.reservation_nodes).
+    baseline = incident.reservation.baseline
+    rows = [{k: v for k, v in r.items() if k != "hosts"} for r in baseline.snapshot["nccl"]]
+    baseline.snapshot = {**baseline.snapshot, "nccl": rows}
+    baseline.save(update_fields=["snapshot"])
+    for node in ("gpu-a01", "gpu-a02"):
+        row = Evidence(run=baseline.run, node=node, kind="ibstat", state=EvidenceState.PARSED,
+                       uploaded_by=provider.user)  # fmt: skip
+        row.store(recovery_file(f"ibstat-{node}.txt", f"CA '{node}'\n".encode()))
+        row.save()
+    text = (RECOVERY / "nccl_all_reduce_recovered.txt").read_text().replace("gpu-a02", "gpu-zz9")
+    row = services.incident_evidence_upload(
+        incident=incident, user=provider.user, kind="nccl-tests", node="",
+        upload=recovery_file("recovery-nccl.txt", text.encode()),
+    )  # fmt: skip
+    assert row.ok, row.error
+    item = _item(incident, "nccl_margin_pct")
+    assert item.status == "fail"
+    assert "1 host outside the reservation: gpu-zz9 (its nodes: gpu-a01, gpu-a02)" in item.measured
+    assert "cannot be compared: node set" not in item.measured
+
+
 # 4. Loss continuity ----------------------------------------------------------------------
 
 

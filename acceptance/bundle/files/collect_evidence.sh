@@ -6,6 +6,7 @@
 #   dcgmi-diag.txt         dcgmi diag -r <agreed level>
 #   ibstat.txt             ibstat
 #   perfquery.txt          perfquery -C <ca> -P <port> for every HCA port (IB error counters)
+#   perfquery-before.txt   the same counters before the workload (--counters-before only)
 #   versions.txt           kernel, driver, CUDA, OFED, DCGM, NCCL and torch versions
 #   commands.txt           every command run and its exit status
 #   missing.txt            tools that were not found (only when some were missing)
@@ -14,7 +15,9 @@
 # collected (the workbench reads it and flags a file whose host is not its node label):
 #   # clusterbid-evidence node=<NODE_NAME> host=<hostname -f> collected=<UTC ISO-8601>
 # Run it once on every node, or once with --all-nodes inside a Slurm job (one srun task per
-# node). Environment: EVIDENCE_DIR (default: evidence), NODE_NAME (default: hostname -s).
+# node). The IB error counters count from the port's last reset, so run it with
+# --counters-before before the workload too: the workbench then judges what the burn-in added.
+# Environment: EVIDENCE_DIR (default: evidence), NODE_NAME (default: hostname -s).
 # Exit status 3 when a tool was missing; the files that could be made are kept either way.
 set -euo pipefail
 
@@ -23,22 +26,27 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "${HERE}/fixture.env"
 
 EVIDENCE_DIR="${EVIDENCE_DIR:-evidence}"
+ALL_NODES=0
+BEFORE=()
 
-case "${1:-}" in
-    --all-nodes)
-        exec srun --nodes="${NODES}" --ntasks="${NODES}" --ntasks-per-node=1 \
-            bash "${HERE}/collect_evidence.sh"
-        ;;
-    -h | --help)
-        sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-        exit 0
-        ;;
-    "") ;;
-    *)
-        echo "collect_evidence: unknown option: $1" >&2
-        exit 2
-        ;;
-esac
+for arg in "$@"; do
+    case "${arg}" in
+        --all-nodes) ALL_NODES=1 ;;
+        --counters-before) BEFORE=(--counters-before) ;;
+        -h | --help)
+            sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *)
+            echo "collect_evidence: unknown option: ${arg}" >&2
+            exit 2
+            ;;
+    esac
+done
+if [[ "${ALL_NODES}" -eq 1 ]]; then
+    exec srun --nodes="${NODES}" --ntasks="${NODES}" --ntasks-per-node=1 \
+        bash "${HERE}/collect_evidence.sh" "${BEFORE[@]}"
+fi
 
 HOST_NAME="${NODE_NAME:-$(hostname -s)}"
 DIR="${EVIDENCE_DIR}/${HOST_NAME}"
@@ -47,7 +55,10 @@ mkdir -p "${DIR}"
 FULL_HOST="$(hostname -f 2> /dev/null || hostname -s 2> /dev/null || echo unknown)"
 TZ=UTC printf -v COLLECTED '%(%Y-%m-%dT%H:%M:%SZ)T' -1
 HEADER="# clusterbid-evidence node=${HOST_NAME} host=${FULL_HOST:-unknown} collected=${COLLECTED}"
-: > "${DIR}/commands.txt"
+# The before-workload reading keeps its own command log, so the later full run does not
+# overwrite it.
+COMMANDS="${DIR}/commands${BEFORE[0]:+-before}.txt"
+: > "${COMMANDS}"
 MISSING=()
 
 # capture FILE COMMAND...: the command's output (stdout and stderr) goes to FILE.
@@ -61,15 +72,8 @@ capture() {
     local rc=0
     printf '%s\n' "${HEADER}" > "${DIR}/${file}"
     "$@" >> "${DIR}/${file}" 2>&1 || rc=$?
-    printf '%s\t%s\texit=%s\n' "${file}" "$*" "${rc}" >> "${DIR}/commands.txt"
+    printf '%s\t%s\texit=%s\n' "${file}" "$*" "${rc}" >> "${COMMANDS}"
 }
-
-capture nvidia-smi-topo.txt nvidia-smi topo -m
-capture nvidia-smi-query.csv nvidia-smi \
-    --query-gpu=index,name,uuid,serial,pci.bus_id,driver_version,memory.total,ecc.errors.uncorrected.volatile.total,temperature.gpu,power.draw \
-    --format=csv
-capture dcgmi-diag.txt dcgmi diag -r "${DCGM_LEVEL}"
-capture ibstat.txt ibstat
 
 # perfquery reads one port at a time and does not print the HCA's name: query every port of
 # every HCA by name, one "# Port counters: Lid N port P" block each.
@@ -82,11 +86,34 @@ ib_counters() {
         done
     done
 }
-if command -v perfquery > /dev/null 2>&1; then
-    capture perfquery.txt ib_counters
-else
-    MISSING+=("perfquery.txt: perfquery not found")
+# counters FILE: the IB error counters of every port into FILE.
+counters() {
+    if command -v perfquery > /dev/null 2>&1; then
+        capture "$1" ib_counters
+    else
+        MISSING+=("$1: perfquery not found")
+    fi
+}
+
+if [[ "${#BEFORE[@]}" -gt 0 ]]; then
+    counters perfquery-before.txt
+    if [[ "${#MISSING[@]}" -gt 0 ]]; then
+        printf '%s\n' "${MISSING[@]}" > "${DIR}/missing-before.txt"
+        echo "collect_evidence: perfquery missing on ${HOST_NAME}, see ${DIR}/missing-before.txt" >&2
+        exit 3
+    fi
+    echo "collect_evidence: IB counters before the workload are in ${DIR}" >&2
+    exit 0
 fi
+
+capture nvidia-smi-topo.txt nvidia-smi topo -m
+capture nvidia-smi-query.csv nvidia-smi \
+    --query-gpu=index,name,uuid,serial,pci.bus_id,driver_version,memory.total,ecc.errors.uncorrected.volatile.total,temperature.gpu,power.draw \
+    --format=csv
+capture dcgmi-diag.txt dcgmi diag -r "${DCGM_LEVEL}"
+capture ibstat.txt ibstat
+
+counters perfquery.txt
 
 # version LABEL COMMAND...: one "label: value" line, "unknown" when the command fails.
 version() {

@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import socket
+import ssl
 import sys
 import time
+import urllib.request
 from datetime import timedelta
 from typing import Any
 
@@ -35,6 +38,12 @@ LAUNCHER_KEYS = {
     "kubernetes_version": "CLUSTERBID_KUBERNETES_VERSION",
     "worker_node_spec": "CLUSTERBID_WORKER_NODE_SPEC",
 }
+# The launch files run `--node-facts` on every node before the workers start and export what it
+# prints: the values read on the node itself, never the agreed ones (a copy of the fixture would
+# pass its own check). The agreed values travel as CLUSTERBID_AGREED_*, only to warn early.
+NODE_FACTS = ("os_image", "kubernetes_version", "worker_node_spec")
+SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
+INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
@@ -73,6 +82,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="R",
         help="testing only: rank R contributes R+1, so every element is off by one",
     )
+    parser.add_argument(
+        "--node-facts",
+        action="store_true",
+        help="print 'export CLUSTERBID_…=…' lines for this node's OS image (and on Kubernetes "
+        "its kubelet version and instance type), read on the node, then exit",
+    )
+    parser.add_argument("--os-release", default="/etc/os-release", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.check_iterations is None:
         args.check_iterations = min(DEFAULT_CHECK_ITERATIONS, args.iterations)
@@ -81,6 +97,84 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.check_iterations > args.iterations:
         parser.error("--check-iterations cannot exceed --iterations")
     return args
+
+
+def os_release_name(path: str) -> str | None:
+    """PRETTY_NAME from os-release ('Ubuntu 22.04.5 LTS'), as a Kubernetes Node reports it."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    fields = {}
+    for line in lines:
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip().strip('"').strip("'")
+    name = fields.get("PRETTY_NAME") or " ".join(
+        v for v in (fields.get("NAME"), fields.get("VERSION_ID")) if v
+    )
+    return name or None
+
+
+def facts_from_node(node: dict[str, Any]) -> dict[str, str]:
+    """OS image, kubelet version and instance type from a Kubernetes Node object."""
+    info = (node.get("status") or {}).get("nodeInfo") or {}
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    facts = {
+        "os_image": info.get("osImage"),
+        "kubernetes_version": info.get("kubeletVersion"),
+        "worker_node_spec": next((labels[k] for k in INSTANCE_TYPE_LABELS if labels.get(k)), None),
+    }
+    return {k: str(v) for k, v in facts.items() if v}
+
+
+def read_own_node() -> dict[str, Any] | None:
+    """This pod's Node, read with the pod's service account (NODE_NAME from the downward API);
+    None outside Kubernetes. A refusal is said on stderr and leaves the facts unreported."""
+    name, host = os.environ.get("NODE_NAME"), os.environ.get("KUBERNETES_SERVICE_HOST")
+    if not name or not host:
+        return None
+    port = os.environ.get("KUBERNETES_SERVICE_PORT", "443")
+    host = f"[{host}]" if ":" in host else host
+    try:
+        with open(f"{SERVICE_ACCOUNT}/token", encoding="utf-8") as handle:
+            token = handle.read().strip()
+        request = urllib.request.Request(
+            f"https://{host}:{port}/api/v1/nodes/{name}",
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+        )
+        context = ssl.create_default_context(cafile=f"{SERVICE_ACCOUNT}/ca.crt")
+        with urllib.request.urlopen(request, context=context, timeout=10) as response:
+            node: dict[str, Any] = json.load(response)
+        return node
+    except (OSError, ValueError) as exc:
+        print(f"fixture: could not read Node {name}: {exc}", file=sys.stderr)
+        return None
+
+
+def node_facts(os_release: str) -> dict[str, str]:
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        # In a pod /etc/os-release is the container image's, not the node's: only the Node says.
+        node = read_own_node()
+        return facts_from_node(node) if node is not None else {}
+    name = os_release_name(os_release)
+    return {"os_image": name} if name else {}
+
+
+def print_node_facts(facts: dict[str, str]) -> None:
+    """The export lines the launcher evaluates; a difference from the agreed value on stderr."""
+    for key in NODE_FACTS:
+        variable = LAUNCHER_KEYS[key]
+        agreed = os.environ.get(variable.replace("CLUSTERBID_", "CLUSTERBID_AGREED_"), "")
+        value = facts.get(key)
+        if value is None:
+            if agreed:
+                print(f"fixture: this node shows no {key}; agreed: {agreed}", file=sys.stderr)
+            continue
+        if agreed and value.strip() != agreed.strip():
+            print(f"fixture: {key} on this node is {value!r}; agreed: {agreed!r}", file=sys.stderr)
+        print(f"export {variable}={shlex.quote(value)}")
 
 
 def env_int(*names: str, default: int | None = None) -> int:
@@ -191,6 +285,9 @@ def free_port() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.node_facts:
+        print_node_facts(node_facts(args.os_release))
+        return 0
     if args.spawn:
         import torch.multiprocessing as mp
 

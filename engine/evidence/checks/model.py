@@ -23,6 +23,7 @@ GROUP_BY_KIND = {
     "ibstat": "ibstat",
     "step-times": "step-times",
     "perfquery": "ib-counters",
+    "ibqueryerrors": "ib-counters",
 }
 
 

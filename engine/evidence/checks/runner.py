@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.domain import EVIDENCE_ALTERNATIVES
 from engine.evidence.checks.dcgm_coverage import check_dcgm_coverage, gpu_counts
 from engine.evidence.checks.findings import Explanation, evidence_findings, finding_results
 from engine.evidence.checks.hardware import (
@@ -13,7 +14,7 @@ from engine.evidence.checks.hardware import (
     check_ibstat,
     check_topology,
 )
-from engine.evidence.checks.ib_counters import check_perfquery
+from engine.evidence.checks.ib_counters import check_ib_counters
 from engine.evidence.checks.model import GROUP_BY_KIND, CheckResult, EvidenceItem
 from engine.evidence.checks.nccl import check_run, check_subsets, runs_of
 from engine.evidence.checks.spec import Spec, load_spec
@@ -24,16 +25,11 @@ from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 PerItemCheck = Callable[[Spec, EvidenceItem, bool], list[CheckResult]]
 
 
-def _perfquery(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckResult]:
-    return check_perfquery(spec=spec, item=item, mandatory=mandatory)
-
-
 PER_NODE: dict[str, PerItemCheck] = {
     "nvidia-smi-topo": check_topology,
     "nvidia-smi-query": check_gpu_query,
     "dcgmi-diag": check_dcgmi,
     "ibstat": check_ibstat,
-    "perfquery": _perfquery,
 }
 
 
@@ -110,15 +106,22 @@ def _by_kind(
     """The readable items by kind, and a result for each unreadable item and each missing kind.
     An unreadable file still counts as present: it is inconclusive, not missing."""
     required = set(spec.required_evidence)
+    stands_in = {alt: kind for kind, alts in EVIDENCE_ALTERNATIVES.items() for alt in alts}
     results: list[CheckResult] = []
     by_kind: dict[str, list[EvidenceItem]] = {}
     for item in items:
         if item.parsed is None:
-            results.append(_unreadable(item, mandatory=item.kind in required))
+            needed = item.kind in required or stands_in.get(item.kind) in required
+            results.append(_unreadable(item, mandatory=needed))
             by_kind.setdefault(item.kind, [])
             continue
         by_kind.setdefault(item.kind, []).append(item)
-    results.extend(_missing(kind) for kind in spec.required_evidence if kind not in by_kind)
+    results.extend(
+        _missing(kind)
+        for kind in spec.required_evidence
+        if kind not in by_kind
+        and not any(alt in by_kind for alt in EVIDENCE_ALTERNATIVES.get(kind, ()))
+    )
     return by_kind, results
 
 
@@ -145,9 +148,22 @@ def run_checks(
         for item in kind_items:
             results.extend(check(spec, item, mandatory(kind)))
         results.extend(_coverage(spec, kind, kind_items, mandatory(kind)))
+    results.extend(_counter_checks(spec, by_kind, mandatory("perfquery")))
     results.extend(_depth_checks(spec, by_kind, mandatory))
     results.extend(check_step_times(spec, by_kind.get("step-times", []), mandatory("step-times")))
     results.extend(finding_results(evidence_findings(spec, items), explanations or {}))
+    return results
+
+
+def _counter_checks(
+    spec: Spec, by_kind: dict[str, list[EvidenceItem]], mandatory: bool
+) -> list[CheckResult]:
+    """IB port error counters, per node and kind. Fabric-wide ibqueryerrors output reads every
+    node's ports, so perfquery is then not needed from each node."""
+    perfquery, fabric = by_kind.get("perfquery", []), by_kind.get("ibqueryerrors", [])
+    results = check_ib_counters(spec=spec, items=[*perfquery, *fabric], mandatory=mandatory)
+    if not fabric:
+        results.extend(_coverage(spec, "perfquery", perfquery, mandatory))
     return results
 
 

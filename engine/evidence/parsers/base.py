@@ -57,6 +57,10 @@ class PerfqueryError(ParseError):
     """perfquery port counter output that cannot be read."""
 
 
+class IbqueryerrorsError(ParseError):
+    """ibqueryerrors output that cannot be read."""
+
+
 class StepTimesError(ParseError):
     """A per-rank step-time CSV that cannot be read."""
 

@@ -34,7 +34,7 @@ _COUNTER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_]*):\.*\s*(\S*)\s*$")
 _FAILURE_RE = re.compile(r"\b(?:ibwarn|iberror|failed|couldn't|can't open)\b", re.I)
 
 # Names older perfquery releases printed, as the current release prints them.
-_ALIASES = {
+ALIASES = {
     "SymbolErrors": "SymbolErrorCounter",
     "LinkRecovers": "LinkErrorRecoveryCounter",
     "LinkDowned": "LinkDownedCounter",
@@ -83,7 +83,7 @@ def detect(text: str) -> float:
     if re.search(r"^#\s*Port\s+(?:extended\s+)?counters:\s*Lid\b", head, re.M | re.I):
         return 0.95
     names = {m.group(1) for m in re.finditer(r"^([A-Za-z]\w*):\.{2,}", head, re.M)}
-    known = names & (set(IB_ERROR_COUNTERS) | set(_ALIASES))
+    known = names & (set(IB_ERROR_COUNTERS) | set(ALIASES))
     return 0.8 if len(known) >= 3 else 0.0
 
 
@@ -137,7 +137,7 @@ def _read(lines: list[str]) -> tuple[list[_Block], list[str]]:
             raise PerfqueryError(
                 "counter before any '# Port counters: Lid N port P' line", line=lineno, kind=KIND
             )
-        name = _ALIASES.get(m_counter.group(1), m_counter.group(1))
+        name = ALIASES.get(m_counter.group(1), m_counter.group(1))
         if not m_counter.group(2):
             raise PerfqueryError(f"{name} has no value", line=lineno, kind=KIND)
         value = _value(name, m_counter.group(2), lineno)

@@ -15,6 +15,7 @@ from engine.collector import collector_paused
 from engine.evidence.parsers import (
     dcgmi_diag,
     fixture_result,
+    ibqueryerrors,
     ibstat,
     nccl_tests,
     nvidia_smi_query,
@@ -31,6 +32,7 @@ from engine.evidence.parsers.base import (
 from engine.evidence.parsers.dcgmi_diag import DcgmiResult
 from engine.evidence.parsers.fixture_result import FixtureResult
 from engine.evidence.parsers.header import split_header
+from engine.evidence.parsers.ibqueryerrors import IbqueryerrorsResult
 from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
@@ -47,6 +49,7 @@ ParsedEvidence = (
     | StepTimesResult
     | FixtureResult
     | PerfqueryResult
+    | IbqueryerrorsResult
 )
 
 # Below this score a file is not claimed by any parser.
@@ -71,6 +74,7 @@ _PARSERS: dict[str, Parser] = {
         Parser(step_times.KIND, step_times.detect, step_times.parse),
         Parser(fixture_result.KIND, fixture_result.detect, fixture_result.parse),
         Parser(perfquery.KIND, perfquery.detect, perfquery.parse),
+        Parser(ibqueryerrors.KIND, ibqueryerrors.detect, ibqueryerrors.parse),
     )
 }
 
@@ -88,8 +92,8 @@ def detect_kind(text: str | bytes) -> str:
         first = next((ln.strip() for ln in decoded.split("\n") if ln.strip()), "")
         raise UnrecognisedEvidence(
             "unrecognised evidence: not nccl-tests, nvidia-smi (topo -m, --query-gpu, table, "
-            "-q), dcgmi diag, ibstat, perfquery, a step-time CSV or fixture output; first line "
-            f"reads {first[:60]!r}"
+            "-q), dcgmi diag, ibstat, perfquery, ibqueryerrors, a step-time CSV or fixture "
+            f"output; first line reads {first[:60]!r}"
         )
     return kind
 

@@ -21,6 +21,7 @@ from typing import Any
 from engine.collector import collector_paused
 from engine.evidence.parsers.dcgmi_diag import DcgmiResult
 from engine.evidence.parsers.fixture_result import FixtureResult
+from engine.evidence.parsers.ibqueryerrors import IbqueryerrorsResult
 from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
@@ -41,6 +42,7 @@ RESULT_TYPES: dict[str, type] = {
         StepTimesResult,
         FixtureResult,
         PerfqueryResult,
+        IbqueryerrorsResult,
     )
 }
 

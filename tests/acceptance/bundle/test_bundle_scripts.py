@@ -58,8 +58,9 @@ def test_scripts_parse_under_bash_n(unpacked: Path, name: str) -> None:
 
 def test_the_kubernetes_manifest_parses(unpacked: Path, spec: dict[str, Any]) -> None:
     docs = list(yaml.safe_load_all((unpacked / "fixture-job.yaml").read_text()))
-    assert [d["kind"] for d in docs] == ["Service", "ConfigMap", "Job"]
-    service, config, job = docs
+    kinds = ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Service", "ConfigMap", "Job"]
+    assert [d["kind"] for d in docs] == kinds
+    service, config, job = docs[3:]
     assert service["spec"]["clusterIP"] == "None"
     assert config["data"]["fixture_allreduce.py"] == (unpacked / "fixture_allreduce.py").read_text()
     assert job["spec"]["completionMode"] == "Indexed"
@@ -69,7 +70,7 @@ def test_the_kubernetes_manifest_parses(unpacked: Path, spec: dict[str, Any]) ->
     container = pod["containers"][0]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == 8
     assert "--nproc-per-node=8" in container["args"][0]
-    env = {e["name"]: e["value"] for e in container["env"]}
+    env = {e["name"]: e.get("value") for e in container["env"]}
     assert env["NCCL_DEBUG"] == "INFO"
 
 
@@ -215,3 +216,30 @@ def test_upload_needs_url_and_token(unpacked: Path) -> None:
     )
     assert result.returncode != 0
     assert "CLUSTERBID_URL" in result.stderr
+
+
+def test_ib_counters_are_read_before_the_workload_too(unpacked: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for tool in ("ibstat", "perfquery"):
+        (fake / tool).write_text(f'#!/usr/bin/env bash\necho "{tool} $*"\n')
+        (fake / tool).chmod(0o755)
+    env = {"NODE_NAME": "node-a", "PATH": f"{fake}:{os.environ['PATH']}"}
+    result = run(["bash", "collect_evidence.sh", "--counters-before"], unpacked, **env)
+    assert result.returncode == 0, result.stderr
+    node = unpacked / "evidence" / "node-a"
+    assert sorted(p.name for p in node.iterdir()) == ["commands-before.txt", "perfquery-before.txt"]
+    origin = read_header((node / "perfquery-before.txt").read_text().split("\n", 1)[0])
+    assert origin is not None and origin.node == "node-a" and origin.collected
+    # The full run afterwards keeps the before reading and its command log.
+    run(["bash", "collect_evidence.sh"], unpacked, **env)
+    names = {p.name for p in node.iterdir()}
+    assert {"perfquery-before.txt", "commands-before.txt", "perfquery.txt"} <= names
+    sbatch = (unpacked / "fixture.sbatch").read_text()
+    before = sbatch.index('collect_evidence.sh" --all-nodes --counters-before')
+    assert before < sbatch.index('"${FIXTURE_CMD[@]}"') < sbatch.index("--all-nodes || STATUS=1")
+
+
+def test_unknown_collector_options_are_refused(unpacked: Path) -> None:
+    result = run(["bash", "collect_evidence.sh", "--counters-after"], unpacked)
+    assert result.returncode == 2 and "unknown option: --counters-after" in result.stderr

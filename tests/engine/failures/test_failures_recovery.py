@@ -161,6 +161,31 @@ def test_an_old_baseline_says_what_cannot_be_compared() -> None:
     )
 
 
+def _without_hosts(baseline: dict[str, Any]) -> dict[str, Any]:
+    rows = [{k: v for k, v in r.items() if k != "hosts"} for r in baseline["nccl"]]
+    return {**baseline, "nccl": rows}
+
+
+def test_without_baseline_hosts_a_run_on_foreign_hosts_is_refused() -> None:
+    text = (RECOVERY / "nccl_all_reduce_recovered.txt").read_text().replace("gpu-a02", "gpu-zz9")
+    run = _parsed("", "nccl-tests", text)
+    shape = NcclShape(ranks=16, reservation_nodes=("gpu-a01", "gpu-a02"))
+    status, measured, expected = check_nccl([run], _without_hosts(_baseline()), 5.0, shape)
+    assert status == "fail"
+    assert "1 host outside the reservation: gpu-zz9 (its nodes: gpu-a01, gpu-a02)" in measured
+    assert "node set" not in measured  # compared, not "cannot be compared"
+    assert "16 ranks on gpu-a01, gpu-a02" in expected
+
+
+def test_without_baseline_hosts_the_reservation_nodes_pass_by_short_name() -> None:
+    text = (RECOVERY / "nccl_all_reduce_recovered.txt").read_text()
+    run = _parsed("", "nccl-tests", text.replace("gpu-a02", "GPU-A02.hel2.example"))
+    shape = NcclShape(ranks=16, reservation_nodes=("gpu-a01", "gpu-a02"))
+    status, measured, _ = check_nccl([run], _without_hosts(_baseline()), 5.0, shape)
+    assert status == "pass", measured
+    assert "outside the reservation" not in measured and "node set" not in measured
+
+
 # 4. Loss continuity -------------------------------------------------------------------------
 
 

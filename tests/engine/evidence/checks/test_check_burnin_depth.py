@@ -104,7 +104,8 @@ def test_ib_counters_over_the_limits_fail_naming_node_port_and_counter(spec):
     assert "LID 105" not in check.message  # 12 discards are within the default 100
     spec["thresholds"]["ib_counter_max"] = {"PortXmitDiscards": 0}
     check = by_name(run_checks(spec, [bad]), "perfquery: error counters")[0]
-    assert check.message.endswith("LID 105 port 1 PortXmitDiscards 12 (limit 0).")
+    assert "on gpu-a02: LID 105 port 1 PortXmitDiscards 12 (limit 0)." in check.message
+    assert "One reading: the counters are judged as read" in check.message
 
 
 def test_clean_ib_counters_pass(spec):

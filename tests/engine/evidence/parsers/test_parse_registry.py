@@ -36,6 +36,7 @@ def test_kinds():
         "step-times",
         "fixture-result",
         "perfquery",
+        "ibqueryerrors",
     }
 
 
