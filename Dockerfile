@@ -27,7 +27,7 @@ RUN --mount=type=secret,id=pipca \
     pip install -r requirements.txt
 COPY . .
 RUN DEBUG=false SECRET_KEY=build-only python manage.py collectstatic --noinput \
- && useradd --system --uid 1000 clusterbid && mkdir -p /data/media /data/metrics && chown -R clusterbid /data
+ && useradd --system --uid 1000 --create-home clusterbid && mkdir -p /data/media /data/metrics && chown -R clusterbid /data
 USER clusterbid
 
 EXPOSE 8000
