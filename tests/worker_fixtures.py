@@ -20,6 +20,7 @@ from django.conf import settings
 
 from config.celery import app as celery_app
 from config.celery import heavy_queue
+from tests.ops.s3 import storage_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,6 +122,7 @@ def worker_process(tmp_path: Any) -> Iterator[subprocess.Popen[bytes]]:
         ),
         "CELERY_QUEUE": queue,
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        **storage_env(),
     }
     log = (tmp_path / "worker.log").open("w")
     worker = subprocess.Popen(

@@ -84,3 +84,23 @@ def s3_storage(settings: Any, s3_endpoint: str) -> Any:
     client = client_for(s3_endpoint)
     client.bucket = options["bucket_name"]
     return client
+
+
+def storage_env() -> dict[str, str]:
+    """The environment that gives a subprocess (a real worker, a management command) the file
+    storage this test process has: the same bucket under FILE_STORAGE=s3, else nothing."""
+    from django.conf import settings
+
+    default = settings.STORAGES["default"]
+    if default["BACKEND"] != "storages.backends.s3.S3Storage":
+        return {}
+    o = default["OPTIONS"]
+    return {
+        "FILE_STORAGE": "s3",
+        "S3_BUCKET": o["bucket_name"],
+        "S3_ENDPOINT_URL": o["endpoint_url"],
+        "S3_REGION": o["region_name"],
+        "S3_ACCESS_KEY_ID": o["access_key"],
+        "S3_SECRET_ACCESS_KEY": o["secret_key"],
+        "S3_ADDRESSING": o["addressing_style"],
+    }
