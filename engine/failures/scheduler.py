@@ -1,0 +1,226 @@
+"""Scheduler and orchestrator evidence as first-class inputs: Slurm, Kubernetes, and any line that
+names a rank's host or the world's size.
+
+`read_scheduler(texts)` reads every log once for what it says about tasks, pods, nodes and the
+world size; `SchedulerEvidence.place(events)` then gives each event its rank and node from that
+(a Slurm task through its rank, a pod through its node) and its time where Kubernetes knows it,
+and ties Slurm's memory-cgroup OOM to the task it killed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
+from typing import Any
+
+from . import kube, slurm
+from .model import Event
+from .normalise import short_node, split_prefixes
+from .rankmap import RankInfo, RankMap
+from .sacct import looks_like_sacct, sacct_events
+
+_HOST = re.compile(
+    r"\b(?:host(?:name)?|SLURMD_NODENAME|node)\s*[=:]\s*([A-Za-z][\w\-]*(?:\.[\w\-]+)*)"
+)
+_RANK_OF = re.compile(r"\bRANK\s*[=:]\s*(\d+)|\brank (\d+)/(\d+)|\brank[=:]\s*(\d+)")
+_WORLD = re.compile(r"\bWORLD_SIZE\s*[=:]\s*(\d+)|\brank \d+/(\d+)\b")
+_NTASKS = re.compile(r"\bSLURM_NTASKS\s*[=:]\s*(\d+)")
+
+
+@dataclass(slots=True)
+class SchedulerEvidence:
+    slurm: slurm.SlurmFacts = field(default_factory=slurm.SlurmFacts)
+    pods: dict[str, kube.Pod] = field(default_factory=dict)
+    file_pods: dict[str, str] = field(default_factory=dict)  # per-pod log → pod
+    rank_nodes: dict[int, str] = field(default_factory=dict)  # any line's `host=` for a rank
+    declared_sizes: set[int] = field(default_factory=set)  # WORLD_SIZE, rank N/M
+    task_sizes: set[int] = field(default_factory=set)  # SLURM_NTASKS
+    events: list[Event] = field(default_factory=list)  # sacct's steps
+
+    def nodes(self) -> set[str]:
+        out = set(self.slurm.task_node.values()) | set(self.slurm.nodelist)
+        out |= {p.node for p in self.pods.values() if p.node}
+        return out | set(self.rank_nodes.values())
+
+    def world_size(self) -> int | None:
+        """What the job says (WORLD_SIZE, rank N/M), else Slurm's task count when tasks are
+        ranks, else the PyTorchJob's replica count."""
+        pod_sizes = [p.world_size for p in self.pods.values() if p.world_size]
+        if self.declared_sizes or pod_sizes:
+            return max([*self.declared_sizes, *pod_sizes])
+        launchers = any(len(r) > 1 for r in self.slurm.task_ranks.values())
+        if self.task_sizes and not launchers:
+            return max(self.task_sizes)
+        return kube.replica_count(self.pods)
+
+    def rank_map(self) -> RankMap:
+        """Rank → node from Slurm's tasks, the pods and any line that names a rank's host."""
+        out = RankMap(derived=True)
+        layout = self.slurm.layout()
+        for task in sorted({*layout, *self.slurm.task_node}):
+            rank, _ = self.slurm.rank_of_task(task)
+            node = self.slurm.task_node.get(task) or layout.get(task)
+            if rank is not None and node:
+                out.ranks.setdefault(rank, RankInfo(rank, node))
+        for pod in self.pods.values():
+            if pod.rank is not None and pod.node:
+                out.ranks.setdefault(pod.rank, RankInfo(pod.rank, pod.node))
+            if pod.ip and pod.node:
+                out.ips.setdefault(pod.ip, pod.node)
+        for rank, node in self.rank_nodes.items():
+            out.ranks[rank] = RankInfo(rank, node)  # the job's own word beats a layout
+        return out
+
+    def place(self, events: list[Event]) -> None:
+        """Rank, node and time of each event from the scheduler's view (see the module doc)."""
+        layout = self.slurm.layout()
+        for e in events:
+            _task(self.slurm, layout, e)
+            _pod(self, e)
+        _tie_slurm_ooms(self.slurm, layout, events)
+        for pod in self.pods.values():
+            for t in pod.terminations:
+                _termination(pod, t, events)
+
+
+def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> SchedulerEvidence:
+    out = SchedulerEvidence()
+    texts = list(texts)
+    for name, text in texts:
+        slurm.scan(name, text, out.slurm)
+        kube.scan(name, text, out.pods)
+        if looks_like_sacct(text):
+            out.events.extend(sacct_events(name, text, tz=tz))
+        _sizes_and_hosts(text, out)
+    for name, text in texts:
+        pod = None if kube.is_listing(text) else kube.pod_of_file(name, out.pods)
+        if pod is None:
+            continue
+        out.file_pods[name] = pod
+        info = out.pods.setdefault(pod, kube.Pod(pod))
+        rank = kube.printed_rank(text)
+        if rank is not None:
+            info.rank, info.rank_from = rank, "log"
+    kube.assign_ranks(out.pods)
+    return out
+
+
+def _sizes_and_hosts(text: str, out: SchedulerEvidence) -> None:
+    for m in _WORLD.finditer(text):
+        out.declared_sizes.add(int(m.group(1) or m.group(2)))
+    out.task_sizes.update(int(n) for n in _NTASKS.findall(text))
+    if "host" not in text and "node" not in text and "NODENAME" not in text:
+        return
+    for m in _HOST.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start : end if end != -1 else len(text)]
+        info, body = split_prefixes(line)
+        rank = _rank_in(body, info)
+        node = short_node(m.group(1))
+        if rank is not None and node:
+            out.rank_nodes.setdefault(rank, node)
+
+
+def _rank_in(body: str, info: dict[str, Any]) -> int | None:
+    """The rank a line is about: its `RANK=`/`rank N/M`/`rank=` words, else its `[rankN]:`
+    prefix. A bare `srun -l` task label is not a rank here (`slurm.scan` reads those)."""
+    m = _RANK_OF.search(body)
+    if m is not None:
+        return int(next(g for g in (m.group(1), m.group(2), m.group(4)) if g))
+    if info.get("rank_from") in ("task", "pg"):
+        return None
+    rank = info.get("rank")
+    return rank if isinstance(rank, int) else None
+
+
+def _task(facts: slurm.SlurmFacts, layout: dict[int, str], e: Event) -> None:
+    """An `srun -l` label or an `srun: error: NODE: task N` line names the task: its rank is
+    the rank that task printed (or SLURM_PROCID), its node the task's node."""
+    task = e.detail.get("task")
+    if not isinstance(task, int):
+        return
+    if e.detail.get("rank_from") == "task":
+        e.rank, _ = facts.rank_of_task(task)
+    if e.node is None:
+        e.node = facts.task_node.get(task) or layout.get(task)
+
+
+def _pod(ev: SchedulerEvidence, e: Event) -> None:
+    """A pod's hostname is its name: the event's node is the pod's Kubernetes node. A per-pod
+    log gives its pod's rank, and a restarted container's log comes after the first one ended."""
+    host_pod = ev.pods.get(e.node) if e.node else None
+    if host_pod is not None or (e.node and kube.is_replica_name(e.node)):
+        e.detail.setdefault("pod", e.node)
+        e.node = host_pod.node if host_pod else None
+    name = ev.file_pods.get(e.source)
+    if name is None:
+        return
+    pod = ev.pods[name]
+    e.detail.setdefault("pod", name)
+    if e.rank is None and pod.rank is not None:
+        e.rank = pod.rank
+        e.detail.setdefault("rank_from", f"pod {name} ({pod.rank_from})")
+    if e.node is None:
+        e.node = pod.node
+    ended = pod.ended()
+    if pod.restarts and ended is not None and not kube.is_previous(e.source):
+        e.detail["after_restart"] = True
+        if e.time_utc is None or e.time_utc < ended:
+            e.time_utc = ended
+            e.detail.update(time_range=[ended.isoformat(), None], time_inferred=True,
+                            time_from=f"after {name}'s first container ended")  # fmt: skip
+
+
+def _tie_slurm_ooms(facts: slurm.SlurmFacts, layout: dict[int, str], events: list[Event]) -> None:
+    """The kernel's memory-cgroup lines name the Slurm task (`task_memcg=…/task_11`); Slurm's
+    `Detected N oom_kill event in StepId=J.S` names only the step, and takes the task that the
+    kernel or srun names for that step when there is exactly one."""
+    killed: dict[str, set[int]] = {}
+    for e in events:
+        found = facts.oom_tasks.get((e.source, e.detail.get("pid", -1)))
+        if e.kind == "oom" and found is not None:
+            job, step, task = found
+            e.detail.update(task=task, slurm_step=f"{job}.{step}", limit=True)
+            e.rank, _ = facts.rank_of_task(task)
+            e.node = e.node or facts.task_node.get(task) or layout.get(task)
+            killed.setdefault(f"{job}.{step}", set()).add(task)
+    srun_ooms = {e.detail["task"] for e in events if e.detail.get("oom") and "task" in e.detail}
+    srun_kills = {
+        e.detail["task"]
+        for e in events
+        if e.kind == "scheduler" and e.detail.get("signal") == 9 and "task" in e.detail
+    }
+    for e in events:
+        named = e.detail.get("slurm_step")
+        if e.kind != "oom" or "task" in e.detail or not isinstance(named, str):
+            continue
+        step = named
+        tasks = killed.get(step) or srun_ooms or srun_kills
+        if len(tasks) == 1:
+            task = next(iter(tasks))
+            e.detail.update(task=task, tied_to=f"task {task}, the one task killed in step {step}")
+            e.rank, _ = facts.rank_of_task(task)
+            e.node = e.node or facts.task_node.get(task) or layout.get(task)
+        elif tasks:
+            e.detail["tasks"] = sorted(tasks)[:64]
+
+
+def _termination(pod: kube.Pod, t: kube.Termination, events: list[Event]) -> None:
+    """The lines of a `State`/`Last State: Terminated` block are one container's end: its
+    pod's rank and node, and the `Finished` time."""
+    for e in events:
+        if e.source != t.source or not t.first_line <= e.line_no <= t.last_line:
+            continue
+        e.rank = pod.rank if e.rank is None else e.rank
+        e.node = pod.node
+        e.detail.update(pod=pod.name, reason=t.reason, restart_count=pod.restarts)
+        if t.exit_code is not None:
+            e.detail["exit_code"] = t.exit_code
+        if t.finished is not None:
+            e.time_utc = t.finished
+            e.detail["time_from"] = "container Finished"
+            for key in ("time_range", "time_inferred"):
+                e.detail.pop(key, None)
