@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from .model import Event
@@ -75,7 +75,7 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
     if m is not None:
         return "oom", {
             "tier": 1, "limit": True, "slurm_step": f"{m.group(2)}.{m.group(3)}",
-            "job_id": m.group(2), "step": m.group(3), "count": int(m.group(1)),
+            "count": int(m.group(1)),
             "cause": "memory cgroup of the Slurm step",
         }  # fmt: skip
     m = _NODE_FAILURE.search(body)
@@ -112,6 +112,7 @@ _DATA_WORDS = re.compile(
 def categorise(events: Iterable[Event]) -> None:
     """Set `category` (and `category_reason`) on each event that says whose side it is on."""
     events = list(events)
+    # A cancel `ON host` names where slurmstepd ran, not the node that failed.
     lost = [e for e in events if e.detail.get("node_failure") and e.node]
     for e in events:
         d = e.detail
@@ -128,8 +129,10 @@ def _category(e: Event) -> tuple[str, str] | None:
     d = e.detail
     if e.kind == "ecc" or (e.kind == "xid" and d.get("tier") == 0):
         return INFRASTRUCTURE, f"{e.kind} {d.get('xid', '')} on the GPU".replace("  ", " ")
-    if e.kind == "scheduler" and (d.get("node_failure") or "node fail" in str(d.get("cause"))):
+    if e.kind == "scheduler" and d.get("node_failure"):
         return INFRASTRUCTURE, f"the scheduler declared {e.node or 'a node'} failed"
+    if e.kind == "scheduler" and "node fail" in str(d.get("cause")):
+        return INFRASTRUCTURE, "Slurm ended the step for a node failure"
     if e.kind == "scheduler" and d.get("cause") in ("NodeNotReady", "NodeLost"):
         return INFRASTRUCTURE, f"Kubernetes reports {d['cause']}"
     if e.kind == "nccl_warn_transport":
@@ -144,15 +147,19 @@ def _category(e: Event) -> tuple[str, str] | None:
 
 
 def _on_lost_node(e: Event, lost: list[Event]) -> tuple[str, str] | None:
+    """A node declared failed after this error, soon enough to be the same incident: the
+    declaration's time is a range when srun's line has no timestamp of its own."""
     if e.node is None or e.time_utc is None:
         return None
     for n in lost:
-        if n.node == e.node and n.time_utc is not None:
-            gap = n.time_utc - e.time_utc
-            if timedelta(0) <= gap <= _NODE_LOSS_WINDOW:
-                minutes = gap.total_seconds() / 60
-                return INFRASTRUCTURE, (
-                    f"{e.node} was declared failed {minutes:.0f} min after this error "
-                    f"({n.source}:{n.line_no}): the node, not the job"
-                )
+        if n.node != e.node or n.time_utc is None:
+            continue
+        bounds = n.detail.get("time_range") or [None, None]
+        latest = datetime.fromisoformat(bounds[1]) if bounds[1] else n.time_utc
+        if latest >= e.time_utc and n.time_utc - e.time_utc <= _NODE_LOSS_WINDOW:
+            minutes = (latest - e.time_utc).total_seconds() / 60
+            return INFRASTRUCTURE, (
+                f"{e.node} was declared failed at most {minutes:.0f} min after this error "
+                f"({n.source}:{n.line_no}): the node, not the job"
+            )
     return None

@@ -216,6 +216,8 @@ def _nearest(ctx: _Ctx, lines: Any, who: tuple[Any, Any]) -> tuple[datetime | No
         if not line:
             continue
         when = parse_line_time(line, year=ctx.year, tz=ctx.tz)
+        if when is None and "CANCELLED AT " in line:  # slurmstepd's own time for that line
+            when = parse_iso(line.split("CANCELLED AT ", 1)[1][:40], tz=ctx.tz)
         if when is None:
             continue
         if who == (None, None):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from . import kube, slurm
@@ -166,9 +166,10 @@ def _pod(ev: SchedulerEvidence, e: Event) -> None:
     if e.node is None:
         e.node = pod.node
     ended = pod.ended()
-    if pod.restarts and ended is not None and not kube.is_previous(e.source):
-        e.detail["after_restart"] = True
-        if e.time_utc is None or e.time_utc < ended:
+    if pod.restarts and not kube.is_previous(e.source):
+        # Whatever the restarted container says, the first failure already happened.
+        e.detail.update(after_restart=True, secondary=True, tier=3)
+        if ended is not None and (e.time_utc is None or e.time_utc < ended):
             e.time_utc = ended
             e.detail.update(time_range=[ended.isoformat(), None], time_inferred=True,
                             time_from=f"after {name}'s first container ended")  # fmt: skip
@@ -206,6 +207,28 @@ def _tie_slurm_ooms(facts: slurm.SlurmFacts, layout: dict[int, str], events: lis
             e.node = e.node or facts.task_node.get(task) or layout.get(task)
         elif tasks:
             e.detail["tasks"] = sorted(tasks)[:64]
+    _after_the_kill(events)
+
+
+def _after_the_kill(events: list[Event]) -> None:
+    """Slurm's report of an OOM kill (`Detected … oom_kill event`, `task 11: Killed`) has no
+    timestamp, and its neighbours' lower bound may precede the kernel's own line for that kill:
+    a report comes after what it reports, so its lower bound is the kernel's time."""
+    kernel: dict[int, datetime] = {}
+    for e in events:
+        task, t = e.detail.get("task"), e.time_utc
+        if e.kind == "oom" and "pid" in e.detail and isinstance(task, int) and t is not None:
+            kernel[task] = min(t, kernel.get(task, t))
+    for e in events:
+        task, bounds = e.detail.get("task"), e.detail.get("time_range")
+        if not isinstance(task, int) or task not in kernel or not bounds or e.time_utc is None:
+            continue
+        if e.kind not in ("oom", "scheduler") or e.time_utc >= kernel[task]:
+            continue
+        if bounds[1] is None or datetime.fromisoformat(bounds[1]) >= kernel[task]:
+            e.time_utc = kernel[task]
+            bounds[0] = kernel[task].isoformat()
+            e.detail["time_from"] = "after the kernel's OOM kill it reports"
 
 
 def _termination(pod: kube.Pod, t: kube.Termination, events: list[Event]) -> None:

@@ -75,7 +75,11 @@ def choose(
     v = Verdict()
     causal = [e for e in events if tier(e) <= 1 and not is_corroboration(e) and not e.secondary]
     corroboration = [e for e in events if is_corroboration(e)]
-    timed = sorted((e for e in causal if when(e) is not None), key=lambda e: (when(e), tier(e)))
+    # At the same instant, a line's own time beats a neighbour's bound (it happened at or after).
+    timed = sorted(
+        (e for e in causal if when(e) is not None),
+        key=lambda e: (when(e), bool(e.detail.get("time_inferred")), tier(e)),
+    )
     if timed:
         first = _follow_peer(timed[0], timed, when, ip_nodes, v.reasons)
         v.event = first
