@@ -24,6 +24,7 @@ _STATE = re.compile(r"^(\s+)(State|Last State):\s+(\w+)", re.MULTILINE)
 _FIELD = re.compile(r"^\s+(Reason|Exit Code|Started|Finished|Signal):\s+(.*?)\s*$")
 _RESTARTS = re.compile(r"^\s+Restart Count:\s+(\d+)", re.MULTILINE)
 _POD_IP = re.compile(r"^IP:\s+([\d.]+)", re.MULTILINE)
+_GET_HEADER = re.compile(r"^NAME .* NODE ", re.MULTILINE)
 _PRINTED_RANK = re.compile(r"\bRANK\s*[=:]\s*(\d+)|\brank (\d+)/\d+")
 
 
@@ -66,7 +67,7 @@ def scan(name: str, text: str, pods: dict[str, Pod]) -> None:
     if "Containers:" in text and _NODE.search(text):
         for block_start, block in _describe_blocks(text):
             _describe(name, block_start, block, pods)
-    if "NODE" in text[:2_000] and "NAME" in text[:2_000]:
+    if _GET_HEADER.search(text) is not None:
         _get_pods(text, pods)
     if "Successfully assigned" in text:
         for m in _ASSIGNED.finditer(text):
