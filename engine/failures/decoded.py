@@ -23,12 +23,10 @@ from typing import Any
 
 from .model import Event
 
-# Literals one of which every line `decode` reads contains (see `lines.ANCHORS`).
-ANCHORS = (
-    "Duplicate GPU", "ncclInvalidUsage", "invalid usage", "DeepSpeed", "deepspeed",
-    "Check batch related parameters", "loss scale already at minimum", "Node failure",
-    "oom_kill event", "oom-kill event", "Out Of Memory",
-)  # fmt: skip
+# Literals that bring a line to `decode` (see `lines.ANCHORS`; each costs one pass over every
+# log). Slurm's OOM and node-failure lines already contain `oom` or `srun`, NCCL's warnings
+# `NCCL WARN`, and a traceback's last line is read whatever it contains.
+ANCHORS = ("Duplicate GPU", "invalid usage", "DeepSpeed")
 
 INFRASTRUCTURE = "infrastructure"
 JOB = "job"

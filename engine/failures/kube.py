@@ -24,6 +24,7 @@ _STATE = re.compile(r"^(\s+)(State|Last State):\s+(\w+)", re.MULTILINE)
 _FIELD = re.compile(r"^\s+(Reason|Exit Code|Started|Finished|Signal):\s+(.*?)\s*$")
 _RESTARTS = re.compile(r"^\s+Restart Count:\s+(\d+)", re.MULTILINE)
 _POD_IP = re.compile(r"^IP:\s+([\d.]+)", re.MULTILINE)
+_LOOK = 65_536
 _GET_HEADER = re.compile(r"^NAME .* NODE ", re.MULTILINE)
 _PRINTED_RANK = re.compile(r"\bRANK\s*[=:]\s*(\d+)|\brank (\d+)/\d+")
 
@@ -64,12 +65,13 @@ class Pod:
 
 def scan(name: str, text: str, pods: dict[str, Pod]) -> None:
     """Add what one text says about pods to `pods`."""
-    if "Containers:" in text and _NODE.search(text):
+    # Listings are small and say what they are near their start: a log is not searched whole.
+    if text.find("Containers:", 0, _LOOK) != -1 and _NODE.search(text):
         for block_start, block in _describe_blocks(text):
             _describe(name, block_start, block, pods)
-    if _GET_HEADER.search(text) is not None:
+    if text.find("NAME ", 0, _LOOK) != -1 and _GET_HEADER.search(text) is not None:
         _get_pods(text, pods)
-    if "Successfully assigned" in text:
+    if text.find("Successfully assigned", 0, _LOOK) != -1:
         for m in _ASSIGNED.finditer(text):
             pods.setdefault(m.group(1), Pod(m.group(1))).node = m.group(2)
 
@@ -168,10 +170,9 @@ def _pod_row(cells: dict[str, str], pods: dict[str, Pod]) -> None:
 
 def is_listing(text: str) -> bool:
     """`kubectl describe pod` or `kubectl get …` output rather than a pod's own log."""
-    head = text[:2_000]
-    return ("Containers:" in text and _NODE.search(text) is not None) or (
-        head.startswith(("NAME ", "LAST SEEN ")) and "\n" in head
-    )
+    if text.find("Containers:", 0, _LOOK) != -1 and _NODE.search(text, 0, _LOOK) is not None:
+        return True
+    return text.startswith(("NAME ", "LAST SEEN "))
 
 
 def is_replica_name(name: str) -> bool:

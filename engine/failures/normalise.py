@@ -191,15 +191,16 @@ def _bounded_time(
     ctx: _Ctx, start: int, info: dict[str, Any], detail: dict[str, Any]
 ) -> datetime | None:
     """A line without a timestamp lies between its stamped neighbours in the same file: the
-    nearest earlier and later lines of the same rank or process, else of any line. The event
-    keeps the lower bound for ordering; `time_range` holds both, and the time counts as the
-    line's own (`time_inferred` false) only when the lower bound is the same process's line."""
+    nearest earlier line of the same rank or process (else of any line) and the next stamped
+    line. The event keeps the lower bound for ordering; `time_range` holds both, and the time
+    counts as the line's own (`time_inferred` false) only when the lower bound is the same
+    process's line."""
     who = info.get("rank"), info.get("pid")
     before = ctx.text[max(0, start - 4096) : start].split("\n")[-31:]
     end = ctx.text.find("\n", start)
     after = [] if end == -1 else ctx.text[end + 1 : end + 4097].split("\n")[:30]
-    low, same = _nearest(ctx, reversed(before), who)
-    high, _ = _nearest(ctx, after, who)
+    low, same = _earlier(ctx, before, who)
+    high = next((t for line in after if line and (t := _stamp(ctx, line))), None)
     if low is None and high is None:
         return None
     detail["time_range"] = [low.isoformat() if low else None, high.isoformat() if high else None]
@@ -208,26 +209,32 @@ def _bounded_time(
     return low
 
 
-def _nearest(ctx: _Ctx, lines: Any, who: tuple[Any, Any]) -> tuple[datetime | None, bool]:
-    """The first stamped line among `lines`: the same rank's or process's if there is one,
-    else any line's. Returns (time, same process)."""
+def _stamp(ctx: _Ctx, line: str) -> datetime | None:
+    when = parse_line_time(line, year=ctx.year, tz=ctx.tz)
+    if when is None and "CANCELLED AT " in line:  # slurmstepd's own time for that line
+        when = parse_iso(line.split("CANCELLED AT ", 1)[1][:40], tz=ctx.tz)
+    return when
+
+
+def _earlier(ctx: _Ctx, lines: list[str], who: tuple[Any, Any]) -> tuple[datetime | None, bool]:
+    """The nearest stamped line before: the same rank's or process's if there is one, else any
+    line's. Returns (time, same process)."""
     anyone: datetime | None = None
-    for line in lines:
+    for line in reversed(lines):
         if not line:
             continue
-        when = parse_line_time(line, year=ctx.year, tz=ctx.tz)
-        if when is None and "CANCELLED AT " in line:  # slurmstepd's own time for that line
-            when = parse_iso(line.split("CANCELLED AT ", 1)[1][:40], tz=ctx.tz)
-        if when is None:
-            continue
         if who == (None, None):
-            return when, False
+            if (when := _stamp(ctx, line)) is not None:
+                return when, False
+            continue
         prev_info, _ = split_prefixes(line)
-        if (who[0] is not None and prev_info.get("rank") == who[0]) or (
+        same = (who[0] is not None and prev_info.get("rank") == who[0]) or (
             who[1] is not None and prev_info.get("pid") == who[1]
-        ):
+        )
+        if same and (when := _stamp(ctx, line)) is not None:
             return when, True
-        anyone = anyone or when
+        if anyone is None and not same:
+            anyone = _stamp(ctx, line)
     return anyone, False
 
 

@@ -21,12 +21,19 @@ from .normalise import short_node, split_prefixes
 from .rankmap import RankInfo, RankMap
 from .sacct import looks_like_sacct, sacct_events
 
-_HOST = re.compile(
-    r"\b(?:host(?:name)?|SLURMD_NODENAME|node)\s*[=:]\s*([A-Za-z][\w\-]*(?:\.[\w\-]+)*)"
+# Each pattern starts with a literal, so `re` scans for it at C speed (an alternation or a
+# leading `\b` would be tried at every position of a 100 MB log).
+_HOSTS = tuple(
+    (word, re.compile(word + r"(?:name)?\s*[=:]\s*([A-Za-z][\w\-]*(?:\.[\w\-]+)*)"))
+    for word in ("host", "SLURMD_NODENAME", "node")
 )
 _RANK_OF = re.compile(r"\bRANK\s*[=:]\s*(\d+)|\brank (\d+)/(\d+)|\brank[=:]\s*(\d+)")
-_WORLD = re.compile(r"\bWORLD_SIZE\s*[=:]\s*(\d+)|\brank \d+/(\d+)\b")
-_NTASKS = re.compile(r"\bSLURM_NTASKS\s*[=:]\s*(\d+)")
+_SIZES = (
+    ("WORLD_SIZE", re.compile(r"WORLD_SIZE\s*[=:]\s*(\d+)")),
+    ("rank ", re.compile(r"rank \d+/(\d+)")),
+)
+_HEAD = 4 * 1024 * 1024
+_NTASKS = re.compile(r"SLURM_NTASKS\s*[=:]\s*(\d+)")
 
 
 @dataclass(slots=True)
@@ -89,14 +96,17 @@ def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> Sch
     out = SchedulerEvidence()
     texts = list(texts)
     for name, text in texts:
-        slurm.scan(name, text, out.slurm)
+        # A job prints its environment, ranks and sizes as it starts, and listings are small:
+        # only srun's errors, kernel OOM lines and host pins are looked for in a whole log.
+        head = min(len(text), _HEAD)
+        slurm.scan(name, text, out.slurm, head=head)
         kube.scan(name, text, out.pods)
         if looks_like_sacct(text):
             out.events.extend(sacct_events(name, text, tz=tz))
-        _sizes_and_hosts(text, out)
+        _sizes_and_hosts(text, head, out)
     for name, text in texts:
-        pod = None if kube.is_listing(text) else kube.pod_of_file(name, out.pods)
-        if pod is None:
+        pod = kube.pod_of_file(name, out.pods)
+        if pod is None or kube.is_listing(text):
             continue
         out.file_pods[name] = pod
         info = out.pods.setdefault(pod, kube.Pod(pod))
@@ -107,21 +117,31 @@ def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> Sch
     return out
 
 
-def _sizes_and_hosts(text: str, out: SchedulerEvidence) -> None:
-    for m in _WORLD.finditer(text):
-        out.declared_sizes.add(int(m.group(1) or m.group(2)))
-    out.task_sizes.update(int(n) for n in _NTASKS.findall(text))
-    if "host" not in text and "node" not in text and "NODENAME" not in text:
-        return
-    for m in _HOST.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        line = text[start : end if end != -1 else len(text)]
-        info, body = split_prefixes(line)
-        rank = _rank_in(body, info)
-        node = short_node(m.group(1))
-        if rank is not None and node:
-            out.rank_nodes.setdefault(rank, node)
+def _sizes_and_hosts(text: str, head: int, out: SchedulerEvidence) -> None:
+    for literal, pattern in _SIZES:
+        if text.find(literal, 0, head) != -1:
+            out.declared_sizes.update(int(n) for n in pattern.findall(text, 0, head))
+    if text.find("SLURM_NTASKS", 0, head) != -1:
+        out.task_sizes.update(int(n) for n in _NTASKS.findall(text, 0, head))
+    for word, pattern in _HOSTS:
+        # `hostname` contains `host`; SLURMD_NODENAME is printed with the environment.
+        if word == "hostname" or text.find(word, 0, head if word.isupper() else None) == -1:
+            continue
+        for m in pattern.finditer(text):
+            if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
+                continue  # `ghost=`, `MASTER_host=`: not a word of its own
+            _pin(text, m, out)
+
+
+def _pin(text: str, m: re.Match[str], out: SchedulerEvidence) -> None:
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start : end if end != -1 else len(text)]
+    info, body = split_prefixes(line)
+    rank = _rank_in(body, info)
+    node = short_node(m.group(1))
+    if rank is not None and node:
+        out.rank_nodes.setdefault(rank, node)
 
 
 def _rank_in(body: str, info: dict[str, Any]) -> int | None:

@@ -19,10 +19,15 @@ from .hostlist import block_layout, expand_nodelist, expand_tasks, tasks_per_nod
 from .normalise import short_node
 
 _SRUN_TASKS = re.compile(r"srun: error: ([A-Za-z][\w.\-]*): tasks? ([\d,\-]+): ")
-_NODELIST = re.compile(r"\b(?:SLURM_JOB_NODELIST|SLURM_NODELIST|NodeList)\s*[=:]\s*([\w.\-\[\],]+)")
-_TPN = re.compile(r"\bSLURM_(?:STEP_)?TASKS_PER_NODE\s*[=:]\s*([\d(x),]+)")
-_NTPN = re.compile(r"\bSLURM_NTASKS_PER_NODE\s*[=:]\s*(\d+)")
-_NTASKS = re.compile(r"\b(?:SLURM_NTASKS|SLURM_NPROCS|NumTasks)\s*[=:]\s*(\d+)")
+_NODELISTS = tuple(
+    re.compile(word + r"\s*[=:]\s*([\w.\-\[\],]+)")
+    for word in ("SLURM_JOB_NODELIST", "SLURM_NODELIST", "NodeList")
+)
+_TPN = re.compile(r"SLURM_(?:STEP_)?TASKS_PER_NODE\s*[=:]\s*([\d(x),]+)")
+_NTPN = re.compile(r"SLURM_NTASKS_PER_NODE\s*[=:]\s*(\d+)")
+_NTASKS = tuple(
+    re.compile(word + r"\s*[=:]\s*(\d+)") for word in ("SLURM_NTASKS", "SLURM_NPROCS", "NumTasks")
+)
 # A labelled line that also says which rank the task is.
 _TASK_RANK = re.compile(
     r"^\s*(\d{1,6}): (?:\[rank(\d+)\]:|.*?(?:\bRANK\s*[=:]\s*(\d+)|\bglobal rank (\d+)"
@@ -34,6 +39,7 @@ _TASK_HOST = re.compile(
     r"([A-Za-z][\w\-]*(?:\.[\w\-]+)*)",
     re.MULTILINE,
 )
+_LABELLED = re.compile(r"^ *\d{1,6}: ", re.MULTILINE)
 _MEMCG = re.compile(
     r"task_memcg=\S*?job_(\d+)/step_(\w+)/(?:\S*?/)?task_(\d+)\S*?,task=[^,]*,pid=(\d+)"
 )
@@ -69,19 +75,21 @@ class SlurmFacts:
         return task, False
 
 
-def scan(name: str, text: str, facts: SlurmFacts) -> None:
-    """Add what one text says about Slurm's tasks to `facts`."""
-    if "srun" in text:
+def scan(name: str, text: str, facts: SlurmFacts, *, head: int | None = None) -> None:
+    """Add what one text says about Slurm's tasks to `facts`. The job's environment and its
+    tasks' ranks and hosts are looked for in the first `head` characters (the start)."""
+    end = len(text) if head is None else head
+    if "srun: error: " in text:
         for m in _SRUN_TASKS.finditer(text):
             for task in expand_tasks(m.group(2)):
                 facts.task_node.setdefault(task, short_node(m.group(1)) or m.group(1))
-    if "SLURM" in text or "NodeList" in text:
-        _environment(text, facts)
-    if ": " in text[:4096] or "\n" in text:
-        for m in _TASK_RANK.finditer(text):
+    if text.find("SLURM", 0, end) != -1 or text.find("NodeList", 0, end) != -1:
+        _environment(text, end, facts)
+    if _LABELLED.search(text, 0, min(end, 65_536)) is not None:  # `srun -l` output
+        for m in _TASK_RANK.finditer(text, 0, end):
             rank = next(g for g in m.groups()[1:] if g)
             facts.task_ranks[int(m.group(1))].add(int(rank))
-        for m in _TASK_HOST.finditer(text):
+        for m in _TASK_HOST.finditer(text, 0, end):
             node = short_node(m.group(2))
             if node:
                 facts.task_node.setdefault(int(m.group(1)), node)
@@ -90,16 +98,18 @@ def scan(name: str, text: str, facts: SlurmFacts) -> None:
             facts.oom_tasks[(name, int(m.group(4)))] = (m.group(1), m.group(2), int(m.group(3)))
 
 
-def _environment(text: str, facts: SlurmFacts) -> None:
-    m = _NODELIST.search(text)
-    if m is not None and not facts.nodelist:
-        facts.nodelist = [short_node(h) or h for h in expand_nodelist(m.group(1))]
-    m = _TPN.search(text)
+def _environment(text: str, end: int, facts: SlurmFacts) -> None:
+    for pattern in _NODELISTS:
+        m = pattern.search(text, 0, end)
+        if m is not None and not facts.nodelist:
+            facts.nodelist = [short_node(h) or h for h in expand_nodelist(m.group(1))]
+    m = _TPN.search(text, 0, end)
     if m is not None and not facts.per_node:
         facts.per_node = tasks_per_node(m.group(1))
-    m = _NTPN.search(text)
+    m = _NTPN.search(text, 0, end)
     if m is not None and not facts.per_node and facts.nodelist:
         facts.per_node = [int(m.group(1))] * len(facts.nodelist)
-    m = _NTASKS.search(text)
-    if m is not None and facts.ntasks is None:
-        facts.ntasks = int(m.group(1))
+    for pattern in _NTASKS:
+        m = pattern.search(text, 0, end)
+        if m is not None and facts.ntasks is None:
+            facts.ntasks = int(m.group(1))

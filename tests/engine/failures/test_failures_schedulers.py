@@ -197,9 +197,12 @@ def test_torchrun_under_srun_a_task_is_a_node_not_a_rank() -> None:
 @pytest.mark.parametrize(
     ("line", "kind", "category"),
     [
-        ("ncclInvalidUsage: This usually reflects invalid usage of NCCL library.",
+        ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+         "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, invalid "
+         "usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.20.5",
          "nccl_invalid_usage", "job"),
-        ("AssertionError: Check batch related parameters. train_batch_size is not equal to "
+        ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+         "AssertionError: Check batch related parameters. train_batch_size is not equal to "
          "micro_batch_per_gpu * gradient_acc_step * world_size 256 != 4 * 8 * 4",
          "deepspeed_error", "job"),
         ("srun: error: Node failure on gpu-node-c", "scheduler", "infrastructure"),
