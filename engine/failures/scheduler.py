@@ -87,9 +87,14 @@ class SchedulerEvidence:
             _task(self.slurm, layout, e)
             _pod(self, e)
         _tie_slurm_ooms(self.slurm, layout, events)
+        listings = {t.source for p in self.pods.values() for t in p.terminations}
+        by_source: dict[str, list[Event]] = {s: [] for s in listings}
+        for e in events:
+            if e.source in by_source:
+                by_source[e.source].append(e)
         for pod in self.pods.values():
             for t in pod.terminations:
-                _termination(pod, t, events)
+                _termination(pod, t, by_source[t.source], events)
 
 
 def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> SchedulerEvidence:
@@ -251,12 +256,24 @@ def _after_the_kill(events: list[Event]) -> None:
             e.detail["time_from"] = "after the kernel's OOM kill it reports"
 
 
-def _termination(pod: kube.Pod, t: kube.Termination, events: list[Event]) -> None:
+def _termination(
+    pod: kube.Pod, t: kube.Termination, listed: list[Event], events: list[Event]
+) -> None:
     """The lines of a `State`/`Last State: Terminated` block are one container's end: its
-    pod's rank and node, and the `Finished` time."""
-    for e in events:
-        if e.source != t.source or not t.first_line <= e.line_no <= t.last_line:
-            continue
+    pod's rank and node, and the `Finished` time. An end that no line rule read (`Reason:
+    Error`, `Exit Code: 1`) becomes an event of its own."""
+    block = [e for e in listed if t.first_line <= e.line_no <= t.last_line]
+    if not block and t.reason != "Completed":
+        detail: dict[str, Any] = {"cause": t.reason, "secondary": True, "tier": 3}
+        if t.exit_code is not None:
+            detail["exitcode"] = t.exit_code
+            if t.exit_code > 128:
+                detail["signal"] = t.exit_code - 128
+        block = [Event(None, None, None, t.source, t.first_line, "scheduler",
+                       f"container of {pod.name} terminated: {t.reason}, exit code "
+                       f"{t.exit_code if t.exit_code is not None else '?'}", detail)]  # fmt: skip
+        events.append(block[0])
+    for e in block:
         e.rank = pod.rank if e.rank is None else e.rank
         e.node = pod.node
         e.detail.update(pod=pod.name, reason=t.reason, restart_count=pod.restarts)

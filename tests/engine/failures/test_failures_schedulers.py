@@ -136,6 +136,21 @@ def test_the_rank_printed_by_the_pod_wins_over_its_replica_index() -> None:
     assert a.initiating_rank == 2  # no master in the bundle: worker-i is rank i
 
 
+def test_a_container_that_exited_with_an_error_is_its_pods_rank_and_node() -> None:
+    describe = (
+        "Name:             ft-worker-1\nNode:             gpu-node-k7/10.128.0.9\n"
+        "Containers:\n  pytorch:\n    State:          Terminated\n"
+        "      Reason:       Error\n      Exit Code:    1\n"
+        "      Started:      Wed, 01 May 2024 12:00:00 +0000\n"
+        "      Finished:     Wed, 01 May 2024 12:07:12 +0000\n    Restart Count:  0\n"
+    )
+    a = analyse([SourceFile("describe.txt", describe.encode())], year=2024)
+    ended = next(e for e in a.timeline if e.kind == "scheduler")
+    assert (ended.rank, ended.node, ended.detail["exitcode"]) == (1, "gpu-node-k7", 1)
+    assert ended.time_utc == datetime(2024, 5, 1, 12, 7, 12, tzinfo=UTC)
+    assert ended.detail["reason"] == "Error" and ended.secondary
+
+
 def test_nccl_duplicate_gpu_is_the_jobs_device_assignment() -> None:
     a = _run("nccl_duplicate_gpu")
     first = a.to_json()["first_failure"]
