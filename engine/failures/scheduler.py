@@ -109,7 +109,8 @@ def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> Sch
         if looks_like_sacct(text):
             out.events.extend(sacct_events(name, text, tz=tz))
         _sizes_and_hosts(text, head, out)
-    for name, text in texts:
+    # Without any Kubernetes listing, a log named `gpu-worker-3.log` is a node's, not a pod's.
+    for name, text in texts if out.pods else ():
         pod = kube.pod_of_file(name, out.pods)
         if pod is None or kube.is_listing(text):
             continue
@@ -177,7 +178,7 @@ def _pod(ev: SchedulerEvidence, e: Event) -> None:
     """A pod's hostname is its name: the event's node is the pod's Kubernetes node. A per-pod
     log gives its pod's rank, and a restarted container's log comes after the first one ended."""
     host_pod = ev.pods.get(e.node) if e.node else None
-    if host_pod is not None or (e.node and kube.is_replica_name(e.node)):
+    if host_pod is not None or (ev.pods and e.node and kube.is_replica_name(e.node)):
         e.detail.setdefault("pod", e.node)
         e.node = host_pod.node if host_pod else None
     name = ev.file_pods.get(e.source)

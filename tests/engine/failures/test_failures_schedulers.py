@@ -127,13 +127,20 @@ def test_the_restarted_containers_later_nccl_warning_is_never_the_first_failure(
 
 
 def test_the_rank_printed_by_the_pod_wins_over_its_replica_index() -> None:
+    events = b"LAST SEEN   TYPE     REASON      OBJECT                MESSAGE\n"
+    events += (b"20m         Normal   Scheduled   pod/big-job-worker-2  Successfully assigned "
+               b"ml/big-job-worker-2 to gpu-node-q\n")  # fmt: skip
     log = b"2024-05-01T12:00:00.000000000Z RANK=7 WORLD_SIZE=8\n"
     log += b"2024-05-01T12:00:03.000000000Z RuntimeError: CUDA error: an illegal memory access\n"
-    a = analyse([SourceFile("logs/big-job-worker-2.log", log)], year=2024)
-    assert a.initiating_rank == 7 and a.world_size == 8
-    a = analyse([SourceFile("logs/big-job-worker-2.log", log.replace(b"RANK=7 ", b""))],
-                year=2024)  # fmt: skip
+    listing = SourceFile("events.txt", events)
+    a = analyse([listing, SourceFile("logs/big-job-worker-2.log", log)], year=2024)
+    assert (a.initiating_rank, a.initiating_node, a.world_size) == (7, "gpu-node-q", 8)
+    unnamed = SourceFile("logs/big-job-worker-2.log", log.replace(b"RANK=7 ", b""))
+    a = analyse([listing, unnamed], year=2024)
     assert a.initiating_rank == 2  # no master in the bundle: worker-i is rank i
+    # Without any Kubernetes listing, a log named like a replica is a node's log.
+    a = analyse([SourceFile("gpu-worker-2.log", log.replace(b"RANK=7 ", b""))], year=2024)
+    assert a.initiating_rank is None
 
 
 def test_a_container_that_exited_with_an_error_is_its_pods_rank_and_node() -> None:
