@@ -16,6 +16,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from . import kube, slurm
+from .errors import MAX_WORLD_SIZE
 from .model import Event
 from .normalise import short_node, split_prefixes
 from .rankmap import RankInfo, RankMap
@@ -54,12 +55,17 @@ class SchedulerEvidence:
     def world_size(self) -> int | None:
         """What the job says (WORLD_SIZE, rank N/M), else Slurm's task count when tasks are
         ranks, else the PyTorchJob's replica count."""
-        pod_sizes = [p.world_size for p in self.pods.values() if p.world_size]
-        if self.declared_sizes or pod_sizes:
-            return max([*self.declared_sizes, *pod_sizes])
+
+        # A number past the analysable world is some other count, never the job's size.
+        def fits(sizes: Iterable[int | None]) -> list[int]:
+            return [s for s in sizes if s and s <= MAX_WORLD_SIZE]
+
+        declared = fits([*self.declared_sizes, *(p.world_size for p in self.pods.values())])
+        if declared:
+            return max(declared)
         launchers = any(len(r) > 1 for r in self.slurm.task_ranks.values())
-        if self.task_sizes and not launchers:
-            return max(self.task_sizes)
+        if fits(self.task_sizes) and not launchers:
+            return max(fits(self.task_sizes))
         return kube.replica_count(self.pods)
 
     def rank_map(self) -> RankMap:
@@ -78,6 +84,8 @@ class SchedulerEvidence:
                 out.ips.setdefault(pod.ip, pod.node)
         for rank, node in self.rank_nodes.items():
             out.ranks[rank] = RankInfo(rank, node)  # the job's own word beats a layout
+        for rank in [r for r in out.ranks if r >= MAX_WORLD_SIZE]:
+            del out.ranks[rank]  # a task id or a number that is no rank of an analysable world
         return out
 
     def place(self, events: list[Event]) -> None:

@@ -196,6 +196,12 @@ def test_the_world_size_from_any_line(line: str, size: int) -> None:
     assert a.world_size == size
 
 
+def test_a_number_past_the_analysable_world_is_not_its_size() -> None:
+    a = analyse([SourceFile("job.log", b"WORLD_SIZE=4\nshard rank 3/99999999 ready\n")],
+                year=2024)  # fmt: skip
+    assert a.world_size == 4
+
+
 def test_a_line_that_names_a_ranks_host_pins_its_node() -> None:
     text = (
         "[2024-05-01 12:00:00,000] INFO rank=2 host=gpu-node-a starting worker\n"
