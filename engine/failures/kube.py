@@ -184,7 +184,7 @@ def pod_of_file(name: str, pods: dict[str, Pod]) -> str | None:
     """The pod a per-pod log is named after: the longest pod name in its path, else a
     PyTorchJob replica name in its file name."""
     base = name.replace("\\", "/")
-    found = [p for p in pods if re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", base)]
+    found = [p for p in pods if re.search(rf"(?<![\w-]){re.escape(p)}(?![0-9A-Za-z]|-\d)", base)]
     if found:
         return max(found, key=len)
     stem = base.rsplit("/", 1)[-1].split(".", 1)[0]

@@ -15,6 +15,7 @@ from failures_helpers import DATA, one
 
 from engine.failures import Analysis, SourceFile, analyse, read_paths
 from engine.failures.hostlist import expand_nodelist, expand_tasks, tasks_per_node
+from engine.failures.kube import Pod, is_previous, pod_of_file
 from engine.failures.sacct import sacct_events
 
 RUNS = DATA / "schedulers"
@@ -156,6 +157,20 @@ def test_a_container_that_exited_with_an_error_is_its_pods_rank_and_node() -> No
     assert (ended.rank, ended.node, ended.detail["exitcode"]) == (1, "gpu-node-k7", 1)
     assert ended.time_utc == datetime(2024, 5, 1, 12, 7, 12, tzinfo=UTC)
     assert ended.detail["reason"] == "Error" and ended.secondary
+
+
+@pytest.mark.parametrize(
+    ("name", "pod", "previous"),
+    [
+        ("logs/llm-ft-worker-3_previous.log", "llm-ft-worker-3", True),
+        ("llm-ft-worker-3-previous.txt", "llm-ft-worker-3", True),
+        ("llm-ft-worker-3/pytorch.log", "llm-ft-worker-3", False),
+        ("logs/llm-ft-worker-30.log", "llm-ft-worker-30", False),
+    ],
+)
+def test_a_pods_log_is_found_by_its_name(name: str, pod: str, previous: bool) -> None:
+    pods = {p: Pod(p) for p in ("llm-ft-worker-3", "llm-ft-worker-30")}
+    assert (pod_of_file(name, pods), is_previous(name)) == (pod, previous)
 
 
 def test_nccl_duplicate_gpu_is_the_jobs_device_assignment() -> None:
