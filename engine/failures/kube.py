@@ -25,7 +25,7 @@ _FIELD = re.compile(r"^\s+(Reason|Exit Code|Started|Finished|Signal):\s+(.*?)\s*
 _RESTARTS = re.compile(r"^\s+Restart Count:\s+(\d+)", re.MULTILINE)
 _POD_IP = re.compile(r"^IP:\s+([\d.]+)", re.MULTILINE)
 _LOOK = 65_536
-_GET_HEADER = re.compile(r"^NAME .* NODE ", re.MULTILINE)
+_GET_HEADER = re.compile(r"^NAME .* NODE\b", re.MULTILINE)
 _PRINTED_RANK = re.compile(r"\bRANK\s*[=:]\s*(\d+)|\brank (\d+)/\d+")
 
 

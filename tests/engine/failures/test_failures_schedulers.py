@@ -211,6 +211,19 @@ def test_the_world_size_from_any_line(line: str, size: int) -> None:
     assert a.world_size == size
 
 
+def test_slurms_older_oom_wording_and_the_replica_count() -> None:
+    e = one(
+        "slurmstepd: error: Detected 1 oom-kill event(s) in step 370626.batch cgroup. Some "
+        "of your processes may have been killed by the cgroup out-of-memory handler."
+    )
+    assert (e.kind, e.detail["slurm_step"], e.detail["limit"]) == ("oom", "370626.batch", True)
+    pods = "NAME         READY   STATUS    RESTARTS   AGE   IP         NODE\n"
+    pods += "".join(f"{f'j-{kind}-{i}':<13}1/1     Running   0          5m    10.0.0.{i}   n{i}\n"
+                    for kind, i in (("master", 0), ("worker", 0), ("worker", 1)))  # fmt: skip
+    a = analyse([SourceFile("pods.txt", pods.encode())], year=2024)
+    assert a.world_size == 3
+
+
 def test_a_number_past_the_analysable_world_is_not_its_size() -> None:
     a = analyse([SourceFile("job.log", b"WORLD_SIZE=4\nshard rank 3/99999999 ready\n")],
                 year=2024)  # fmt: skip
