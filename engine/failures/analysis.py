@@ -11,6 +11,7 @@ from typing import Any
 from .attempts import AttemptFailure, Attempts, by_attempt, headline, read_attempts
 from .calibration import calibrate
 from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
+from .decoded import categorise
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
 from .intake import Intake, take
@@ -25,6 +26,7 @@ from .placement import (
 )
 from .rankmap import RankMap, derive_rank_map, parse_gpu_list
 from .report import SecondaryGroup, chain, group, timeline
+from .scheduler import read_scheduler
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
@@ -181,11 +183,13 @@ class _LogEvents:
     rank_map: RankMap  # the bundle's, completed from what the logs say
     kernel_nodes: frozenset[str]  # nodes whose kernel log (Xid/ECC) was uploaded
     attempts: Attempts  # where torchrun's restarts split the logs
+    declared_world: int | None = None  # WORLD_SIZE, rank N/M, SLURM_NTASKS, replicas
 
 
 def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     rmap = bundle.rank_map
-    known = rmap.nodes()
+    sched = read_scheduler(bundle.got.texts, tz=tz)
+    known = rmap.nodes() | sched.nodes()
     events: list[Event] = []
     kernel_nodes: set[str] = set()
     for name, text in bundle.got.texts:
@@ -201,13 +205,17 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
         if node and (KERNEL_LOG_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
             kernel_nodes.add(node)
         events.extend(evs)
+    events.extend(sched.events)
+    sched.place(events)
     authoritative = {r: i.node for r, i in rmap.ranks.items() if i.node}
     rmap.update(derive_rank_map(events))
+    rmap.update(sched.rank_map())
     for f in bundle.got.gpu_lists:
         node = node_from_path(f.name, rmap.nodes())
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
     place_events(events, rmap, authoritative)
+    categorise(events)
     attempts = read_attempts(bundle.got.texts, year=bundle.year, tz=tz)
     attempts.place(events)
     # A rank that waited in one attempt did not necessarily wait in the next.
@@ -217,7 +225,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
             if attempts.restarts:
                 e.detail.setdefault("attempt", attempt)
             events.append(e)
-    return _LogEvents(events, rmap, frozenset(kernel_nodes), attempts)
+    return _LogEvents(events, rmap, frozenset(kernel_nodes), attempts, sched.world_size())
 
 
 def _world_from_logs(logs: _LogEvents, world_size: int | None) -> int | None:
@@ -225,7 +233,8 @@ def _world_from_logs(logs: _LogEvents, world_size: int | None) -> int | None:
     if world_size is not None:
         return world_size
     inits = [e.detail.get("nranks", 0) for e in logs.events if e.kind == "nccl_init"]
-    world_size = logs.rank_map.world_size() or (max(inits) if inits and max(inits) else None)
+    sizes = [s for s in (logs.rank_map.world_size(), logs.declared_world) if s]
+    world_size = max(sizes) if sizes else (max(inits) if inits and max(inits) else None)
     if world_size is not None and world_size > MAX_WORLD_SIZE:
         raise FailureInputError(
             f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "

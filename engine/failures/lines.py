@@ -12,6 +12,8 @@ from collections.abc import Callable
 from enum import Enum, auto
 from typing import Any
 
+from . import decoded
+
 # Candidate lines are found with `str.find` on these literals (C speed, one pass each) instead of
 # one big regex alternation, which Python's engine tries at every position. Anything a classifier
 # below can return must contain one of them.
@@ -25,6 +27,7 @@ ANCHORS = (
     "pair closure", "NodeNotReady", "Evicted", "NodeLost", "Preempt", "BackOff", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
+    *decoded.ANCHORS,
 )  # fmt: skip
 
 
@@ -196,6 +199,11 @@ def _ecc(body: str) -> _Found:
     return _NEXT if m is None else ("ecc", {"tier": 0, "cause": m.group(0).strip()})
 
 
+def _decoded(body: str) -> _Found:
+    found = decoded.decode(body)
+    return _NEXT if found is None else found
+
+
 def _watchdog_line(body: str) -> _Found:
     if "Watchdog caught" in body or "detected by watchdog" in body:
         return _watchdog(body)
@@ -313,7 +321,7 @@ def _nccl_init(body: str) -> _Found:
 
 
 _RULES: tuple[Callable[[str], _Found], ...] = (
-    _xid_line, _ecc, _watchdog_line, _desync, _collective_error, _terminate, _cuda_first,
+    _xid_line, _ecc, _decoded, _watchdog_line, _desync, _collective_error, _terminate, _cuda_first,
     _timed_out, _oom, _nccl_warn_line, _cuda, _gloo_line, _scheduler_line, _signal_line, _fatal,
     _k8s_exit, _nccl_init,
 )  # fmt: skip

@@ -31,6 +31,9 @@ KINDS = (
     "incomplete_dump",
     "missing_record",
     "nccl_init",
+    "nccl_duplicate_gpu",
+    "nccl_invalid_usage",
+    "deepspeed_error",
 )
 
 
@@ -69,8 +72,13 @@ class Event:
         return bool(self.detail.get("secondary", self.kind in SECONDARY_KINDS))
 
     def to_json(self) -> dict[str, Any]:
+        # A time borrowed from another process's line is no time of this one: only its range.
+        own = self.time_utc is not None and not self.detail.get("time_inferred")
+        bounds = self.detail.get("time_range")
         return {
-            "time": self.time_utc.isoformat() if self.time_utc else None,
+            "time": self.time_utc.isoformat() if own and self.time_utc else None,
+            "time_range": {"after": bounds[0], "before": bounds[1]} if bounds else None,
+            "category": self.detail.get("category"),
             "rank": self.rank,
             "node": self.node,
             "kind": self.kind,

@@ -47,7 +47,7 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
     info: dict[str, Any] = {}
     body = line
     for _ in range(6):
-        for pattern, key in ((_LABEL, "rank"), (_MPI, "rank"), (_RANK, "rank"), (_ROLE, "local")):
+        for pattern, key in ((_LABEL, "task"), (_MPI, "rank"), (_RANK, "rank"), (_ROLE, "local")):
             m = pattern.match(body)
             if m is not None:
                 info.setdefault(key if key != "local" else "local_rank", int(m.group(1)))
@@ -88,6 +88,10 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
             if pg is not None and ("PG GUID" not in body or "default_pg" in body):
                 info["rank"] = int(pg.group(1))
                 info["rank_from"] = "pg"
+    if "rank" not in info and "task" in info:
+        # An `srun -l` label is the Slurm task (SLURM_PROCID); the job's rank until the
+        # scheduler evidence says otherwise (`scheduler.place`).
+        info["rank"], info["rank_from"] = info["task"], "task"
     return info, body
 
 
@@ -161,11 +165,7 @@ def _event(
         when = parse_iso(detail["cancelled_at"], tz=ctx.tz)
         detail["time_from"] = "cancelled_at"
     if when is None:
-        when, same = _inherit_time(ctx, start, info)
-        if when is not None:
-            # An earlier line of the same rank/process is a safe bound; any line is a guess.
-            detail["time_from"] = "earlier line, same process" if same else "earlier line"
-            detail["time_inferred"] = not same
+        when = _bounded_time(ctx, start, info, detail)
     node = info.get("node") or syslog_host(line) or ctx.node
     rank = info.get("rank", ctx.rank)
     if kind == "scheduler" and detail.get("host"):
@@ -173,10 +173,11 @@ def _event(
         tasks = detail.get("tasks", "")
         if tasks.isdigit():
             rank = int(tasks)
+            detail.update(task=rank, rank_from="task")
     if kind == "collective_desync":
         detail["reported_by"] = rank
         rank = detail["culprit"]
-    for key in ("pid", "local_dev", "local_rank", "ip", "rank_from"):
+    for key in ("pid", "local_dev", "local_rank", "ip", "rank_from", "task"):
         if key in info and key not in detail:
             detail[key] = info[key]
     if "local_rank" not in detail and kind == "signal":
@@ -186,25 +187,55 @@ def _event(
     return Event(when, rank, node, ctx.source, line_no, kind, body.strip()[:400], detail)
 
 
-def _inherit_time(ctx: _Ctx, start: int, info: dict[str, Any]) -> tuple[datetime | None, bool]:
-    """A line without a timestamp takes the nearest earlier stamped line of the same rank or
-    process (or of any line when it names neither). Returns (time, same process)."""
+def _bounded_time(
+    ctx: _Ctx, start: int, info: dict[str, Any], detail: dict[str, Any]
+) -> datetime | None:
+    """A line without a timestamp lies between its stamped neighbours in the same file: the
+    nearest earlier line of the same rank or process (else of any line) and the next stamped
+    line. The event keeps the lower bound for ordering; `time_range` holds both, and the time
+    counts as the line's own (`time_inferred` false) only when the lower bound is the same
+    process's line."""
     who = info.get("rank"), info.get("pid")
-    window = ctx.text[max(0, start - 4096) : start].split("\n")
-    for previous in reversed(window[-30:]):
-        if not previous:
+    before = ctx.text[max(0, start - 4096) : start].split("\n")[-31:]
+    end = ctx.text.find("\n", start)
+    after = [] if end == -1 else ctx.text[end + 1 : end + 4097].split("\n")[:30]
+    low, same = _earlier(ctx, before, who)
+    high = next((t for line in after if line and (t := _stamp(ctx, line))), None)
+    if low is None and high is None:
+        return None
+    detail["time_range"] = [low.isoformat() if low else None, high.isoformat() if high else None]
+    detail["time_from"] = "neighbouring lines, same process" if same else "neighbouring lines"
+    detail["time_inferred"] = not same
+    return low
+
+
+def _stamp(ctx: _Ctx, line: str) -> datetime | None:
+    when = parse_line_time(line, year=ctx.year, tz=ctx.tz)
+    if when is None and "CANCELLED AT " in line:  # slurmstepd's own time for that line
+        when = parse_iso(line.split("CANCELLED AT ", 1)[1][:40], tz=ctx.tz)
+    return when
+
+
+def _earlier(ctx: _Ctx, lines: list[str], who: tuple[Any, Any]) -> tuple[datetime | None, bool]:
+    """The nearest stamped line before: the same rank's or process's if there is one, else any
+    line's. Returns (time, same process)."""
+    anyone: datetime | None = None
+    for line in reversed(lines):
+        if not line:
             continue
-        prev_info, _ = split_prefixes(previous)
-        same = who != (None, None) and (
-            (who[0] is not None and prev_info.get("rank") == who[0])
-            or (who[1] is not None and prev_info.get("pid") == who[1])
+        if who == (None, None):
+            if (when := _stamp(ctx, line)) is not None:
+                return when, False
+            continue
+        prev_info, _ = split_prefixes(line)
+        same = (who[0] is not None and prev_info.get("rank") == who[0]) or (
+            who[1] is not None and prev_info.get("pid") == who[1]
         )
-        if who != (None, None) and not same:
-            continue
-        when = parse_line_time(previous, year=ctx.year, tz=ctx.tz)
-        if when is not None:
-            return when, same
-    return None, False
+        if same and (when := _stamp(ctx, line)) is not None:
+            return when, True
+        if anyone is None and not same:
+            anyone = _stamp(ctx, line)
+    return anyone, False
 
 
 def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | None, int]:

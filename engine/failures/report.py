@@ -110,7 +110,8 @@ def timeline(events: list[Event], when: Any) -> list[Event]:
     for e in sorted(events, key=_order_key(when)):
         if tier(e) >= 9:
             continue
-        key = (e.rank, e.node, e.kind, e.detail.get("seq"), e.detail.get("xid"))
+        d = e.detail  # a Slurm step (its cancel, its sacct row) is one line of its own
+        key = (e.rank, e.node, e.kind, d.get("seq"), d.get("xid"), d.get("step"), d.get("from"))
         if key in seen:
             continue
         seen.add(key)

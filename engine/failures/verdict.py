@@ -76,7 +76,11 @@ def choose(
     v = Verdict()
     causal = [e for e in events if tier(e) <= 1 and not is_corroboration(e) and not e.secondary]
     corroboration = [e for e in events if is_corroboration(e)]
-    timed = sorted((e for e in causal if when(e) is not None), key=lambda e: (when(e), tier(e)))
+    # At the same instant, a line's own time beats a neighbour's bound (it happened at or after).
+    timed = sorted(
+        (e for e in causal if when(e) is not None),
+        key=lambda e: (when(e), bool(e.detail.get("time_inferred")), tier(e)),
+    )
     if timed:
         first = _follow_peer(timed[0], timed, when, ip_nodes, v.reasons)
         v.event = first
@@ -298,6 +302,13 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         v.owner_reasons.append(
             f"rank {e.rank}'s transport reports a collective mismatch ({e.detail.get('cause')})"
         )
+    elif e.detail.get("category") in ("infrastructure", "job"):
+        # The decoded line says which side of the matrix it falls on (a node the scheduler
+        # declared failed, a launch failure on it; a GPU given to two ranks, a job's own limit).
+        infrastructure = e.detail["category"] == "infrastructure"
+        v.owner = PROVIDER if infrastructure else CUSTOMER
+        side = "the cluster's" if infrastructure else "the job's own"
+        v.owner_reasons.append(f"{e.kind} on rank {e.rank}: {side} fault by its decoded cause")
     elif e.detail.get("death"):
         _death_owner(v, e, events, when)
     else:
