@@ -131,7 +131,9 @@ def incident_open(
             {"reason": [f"{proposal.severity} was proposed ({proposal.reason}); say why {chosen}."]}
         )
     first = analysis.get("first_failure") or {}
-    failed_at = _parse_time(first.get("time"))
+    # A failing line with no timestamp of its own was printed between its neighbours' times:
+    # the clocks start at the earlier bound, the last moment the run was known to be working.
+    failed_at = _parse_time(first.get("time") or (first.get("time_range") or {}).get("after"))
     # No `nodes` of its own: `repaired_nodes` reads the analysis's initiating node.
     return create_incident(
         reservation=run.reservation,

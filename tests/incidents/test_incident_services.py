@@ -250,3 +250,18 @@ def test_lost_gpu_hours_from_the_incident_marks(incident) -> None:
     lost = lost_time(incident)
     assert [r["gpu_hours"] for r in lost["rows"]] == [16.0, 8.0, 32.0, 16.0, 8.0]
     assert lost["total"] == 80.0
+
+
+def test_a_first_failure_without_its_own_time_starts_the_clocks_at_its_earlier_bound(
+    analysed, buyer
+) -> None:
+    # A line with no timestamp (a bare traceback line) is placed between its neighbours.
+    first = {**analysed.analysis["first_failure"], "time": None}
+    first["time_range"] = {
+        "after": "2025-03-01T11:40:05+00:00",
+        "before": "2025-03-01T11:41:00+00:00",
+    }
+    analysed.analysis = {**analysed.analysis, "first_failure": first}
+    analysed.save(update_fields=["analysis"])
+    incident = services.incident_open(failed_run=analysed, user=buyer.user, now=OPENED)
+    assert incident.failed_at == datetime(2025, 3, 1, 11, 40, 5, tzinfo=UTC)
