@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from .attempts import AttemptFailure, Attempts, by_attempt, headline, read_attempts
+from .attempts import (
+    AttemptFailure,
+    Attempts,
+    by_attempt,
+    headline,
+    headline_json,
+    headline_summary,
+    read_attempts,
+)
 from .calibration import calibrate
 from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
 from .decoded import categorise
@@ -67,33 +75,11 @@ class Analysis:
     first: str = "ending"
 
     def summary(self) -> str:
-        if self.first_failure is None:
-            return "no initiating event found"
-        where = f"rank {self.initiating_rank}" if self.initiating_rank is not None else "rank ?"
-        tries = (
-            f"attempt {self.attempt} of {self.restarts + 1}; " if self.attempt is not None else ""
-        )
-        return (
-            f"{where} on {self.initiating_node or 'unknown node'}: {self.first_failure.kind} "
-            f"({tries}1 initiating, {len(self.secondary_ranks)} secondary; "
-            f"confidence {self.confidence})"
-        )
+        return headline_summary(self, attempt=self.attempt)
 
     def to_json(self) -> dict[str, Any]:
-        first = self.first_failure.to_json() if self.first_failure else None
         return {
-            "summary": self.summary(),
-            "first_failure": first,
-            "initiating_rank": self.initiating_rank,
-            "initiating_node": self.initiating_node,
-            "confidence": self.confidence,
-            "reasons": self.reasons,
-            "candidates": self.candidates,
-            "suggested_owner": self.suggested_owner,
-            "owner_reasons": self.owner_reasons,
-            "chain": [e.to_json() for e in self.chain],
-            "secondary_ranks": self.secondary_ranks,
-            "secondaries": [g.to_json() for g in self.secondaries],
+            **headline_json(self),
             "missing_ranks": self.missing_ranks,
             "missing_dumps": self.missing_dumps,
             "incomplete_dumps": self.incomplete_dumps,
@@ -104,9 +90,6 @@ class Analysis:
                 for m in self.mismatches
             ],
             "clock_skew": [s.to_json() for s in self.skew],
-            "launcher_root_cause": (
-                self.launcher_root_cause.to_json() if self.launcher_root_cause else None
-            ),
             "timeline": [e.to_json() for e in self.timeline],
             "world_size": self.world_size,
             "refused": self.refused,

@@ -135,36 +135,42 @@ class AttemptFailure:
     restarts: int = 0  # of the whole job
 
     def summary(self) -> str:
-        if self.first_failure is None:
-            return "no initiating event found"
-        where = f"rank {self.initiating_rank}" if self.initiating_rank is not None else "rank ?"
-        tries = f"attempt {self.attempt} of {self.restarts + 1}; " if self.restarts else ""
-        return (
-            f"{where} on {self.initiating_node or 'unknown node'}: {self.first_failure.kind} "
-            f"({tries}1 initiating, {len(self.secondary_ranks)} secondary; "
-            f"confidence {self.confidence})"
-        )
+        return headline_summary(self, attempt=self.attempt if self.restarts else None)
 
     def to_json(self) -> dict[str, Any]:
         """The keys an analysis's headline has (`HEADLINE_KEYS`), for this attempt."""
-        return {
-            "attempt": self.attempt,
-            "summary": self.summary(),
-            "first_failure": self.first_failure.to_json() if self.first_failure else None,
-            "initiating_rank": self.initiating_rank,
-            "initiating_node": self.initiating_node,
-            "confidence": self.confidence,
-            "reasons": self.reasons,
-            "candidates": self.candidates,
-            "suggested_owner": self.suggested_owner,
-            "owner_reasons": self.owner_reasons,
-            "chain": [e.to_json() for e in self.chain],
-            "secondary_ranks": self.secondary_ranks,
-            "secondaries": [g.to_json() for g in self.secondaries],
-            "launcher_root_cause": (
-                self.launcher_root_cause.to_json() if self.launcher_root_cause else None
-            ),
-        }
+        return {"attempt": self.attempt, **headline_json(self)}
+
+
+def headline_summary(v: Any, *, attempt: int | None) -> str:
+    """One line for a verdict (an analysis, or one attempt of a restarted job)."""
+    if v.first_failure is None:
+        return "no initiating event found"
+    where = f"rank {v.initiating_rank}" if v.initiating_rank is not None else "rank ?"
+    tries = f"attempt {attempt} of {v.restarts + 1}; " if attempt is not None else ""
+    return (
+        f"{where} on {v.initiating_node or 'unknown node'}: {v.first_failure.kind} "
+        f"({tries}1 initiating, {len(v.secondary_ranks)} secondary; confidence {v.confidence})"
+    )
+
+
+def headline_json(v: Any) -> dict[str, Any]:
+    """The verdict keys an analysis and each attempt of a restarted job share."""
+    return {
+        "summary": v.summary(),
+        "first_failure": v.first_failure.to_json() if v.first_failure else None,
+        "initiating_rank": v.initiating_rank,
+        "initiating_node": v.initiating_node,
+        "confidence": v.confidence,
+        "reasons": v.reasons,
+        "candidates": v.candidates,
+        "suggested_owner": v.suggested_owner,
+        "owner_reasons": v.owner_reasons,
+        "chain": [e.to_json() for e in v.chain],
+        "secondary_ranks": v.secondary_ranks,
+        "secondaries": [g.to_json() for g in v.secondaries],
+        "launcher_root_cause": v.launcher_root_cause.to_json() if v.launcher_root_cause else None,
+    }
 
 
 # What changes when another attempt's failure heads the analysis (`stored.first_ever`).
