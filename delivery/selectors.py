@@ -53,6 +53,8 @@ class Delivery:
     # With disputed incidents: the figures as the party that opened them reads them (counted);
     # `report` is the other party's (left out). None when nothing is disputed.
     report_if_counted: Report | None = None
+    # incident id → how its last checkpoint was estimated, for those with no recorded time
+    checkpoint_sources: dict[int, str] = field(default_factory=dict)
 
     @property
     def disputed(self) -> list[Incident]:
@@ -96,18 +98,20 @@ def node_lanes(labels: list[str], contracted: int) -> list[str]:
     return lanes
 
 
-def _lost(incident: Incident) -> tuple[Decimal, list[str]]:
+def _lost(incident: Incident) -> tuple[Decimal, list[str], str]:
     """The incident's lost GPU-hours as the incident page computes them: an S3 by the nodes
-    out (partial capacity), otherwise by phase; 0 with the missing marks when neither can."""
+    out (partial capacity), otherwise by phase; 0 with the missing marks when neither can. The
+    last item says how an unrecorded checkpoint time was estimated ("" when recorded)."""
     partial = partial_lost_time(incident)
     full = lost_time(incident)
-    if incident.severity == "S3" and partial.get("result"):
-        return Decimal(str(partial["result"]["gpu_hours"])), []
+    result = partial.get("result")
+    if incident.severity == "S3" and result:
+        return Decimal(str(result["gpu_hours"])), [], result.get("checkpoint_source", "")
     if full.get("rows") is not None:
-        return Decimal(str(full["total"])), []
-    if partial.get("result"):
-        return Decimal(str(partial["result"]["gpu_hours"])), []
-    return Decimal(0), list(full.get("missing") or []) or [str(full.get("error") or "")]
+        return Decimal(str(full["total"])), [], full.get("checkpoint_source", "")
+    if result:
+        return Decimal(str(result["gpu_hours"])), [], result.get("checkpoint_source", "")
+    return Decimal(0), list(full.get("missing") or []) or [str(full.get("error") or "")], ""
 
 
 def _outage_start(incident: Incident, clock_start: datetime | None) -> datetime:
@@ -147,13 +151,16 @@ def delivery_for(
     _revision, snapshot, source = terms_for(reservation)
     term = term_bounds(reservation)
     lost_missing: dict[int, list[str]] = {}
+    checkpoint_sources: dict[int, str] = {}
     standing: dict[int, str] = {}
     outages, disputed = [], []
     clock_start = reservation.clock_start
     for item in incidents:
-        lost, missing = _lost(item)
+        lost, missing, checkpoint_source = _lost(item)
         if missing:
             lost_missing[item.pk] = missing
+        if checkpoint_source:
+            checkpoint_sources[item.pk] = checkpoint_source
         # The recorded breaches (facts) and any clock run out since the last sweep.
         breaches = clock_breaches(item, now=now, recorded=item.breaches.all())
         outage = Outage(f"incident #{item.pk}", item.severity, _outage_start(item, clock_start),
@@ -190,7 +197,7 @@ def delivery_for(
                 replace(inputs, outages=(*inputs.outages, *disputed)), billed_usd=billed_usd
             )
     return Delivery(reservation, report, lanes, incidents, windows, source, lost_missing,
-                    standing, report_if_counted)  # fmt: skip
+                    standing, report_if_counted, checkpoint_sources)  # fmt: skip
 
 
 SEVERITY_COLOURS = {"S1": "#b42318", "S2": "#d97706", "S3": "#2563eb"}

@@ -126,6 +126,12 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
                 "restored_at": _iso(i.restored_at),
                 "nodes": list(i.nodes) or ["whole allocation"],
                 "summary": (i.summary or "")[:300],
+                # Only when estimated, so statements without an estimate keep their snapshot.
+                **(
+                    {"checkpoint": delivery.checkpoint_sources[i.pk]}
+                    if i.pk in delivery.checkpoint_sources
+                    else {}
+                ),
             }
             for i in delivery.incidents
             if _overlaps(i.window_start or i.opened_at, i.restored_at, month)

@@ -67,6 +67,11 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
             for i in snap["incidents"]
         ],
     )  # fmt: skip
+    estimates = [
+        (f"Incident #{i['id']}: last checkpoint", i["checkpoint"])
+        for i in snap["incidents"]
+        if i.get("checkpoint")
+    ]
     maintenance = _table(
         "Maintenance in the month",
         ["#", "From", "To", "Nodes", "Counts as", "Reason"],
@@ -107,7 +112,11 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
                 nodes,
             ],
         },
-        {"id": "events", "title": "Incidents and maintenance", "blocks": [incidents, maintenance]},
+        {
+            "id": "events",
+            "title": "Incidents and maintenance",
+            "blocks": [incidents, *([_kv(estimates)] if estimates else []), maintenance],
+        },
         {
             "id": "bills",
             "title": "Billing reconciliation",

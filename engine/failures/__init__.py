@@ -34,10 +34,12 @@ from .errors import (
 from .flightrec import Mismatch
 from .incident import (
     ChecklistItem,
+    CheckpointEstimate,
     ClockStatus,
     IncidentClocks,
     SeverityProposal,
     clock_status,
+    estimate_checkpoint,
     incident_clocks,
     lost_gpu_hours,
     propose_severity,
@@ -70,6 +72,7 @@ __all__ = [
     "BundleLimits",
     "BundleTooLarge",
     "ChecklistItem",
+    "CheckpointEstimate",
     "CheckpointVerdict",
     "ClockSkew",
     "ClockStatus",
@@ -97,6 +100,7 @@ __all__ = [
     "analyse",
     "assess_checkpoints",
     "clock_status",
+    "estimate_checkpoint",
     "evaluate",
     "incident_clocks",
     "incident_window",
