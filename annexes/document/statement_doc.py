@@ -43,6 +43,41 @@ def _realised_section(realised: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _disputed_section(disputed: Mapping[str, Any]) -> dict[str, Any]:
+    """Both parties' figures while incidents are disputed, and whose the totals above are."""
+    used = disputed["totals_use"]
+
+    def head(party: str) -> str:
+        return f"{party.capitalize()}'s figure" + (" (used in the totals)" if party == used else "")
+
+    opened = _table(
+        "Disputed incidents",
+        ["#", "Severity", "Opened by", "Disputed", "Reason"],
+        [
+            [i["id"], i["severity"], f"the {i['opened_by'] or 'unknown party'}",
+             when(i["disputed_at"]), i["reason"] or "—"]
+            for i in disputed["incidents"]
+        ],
+    )  # fmt: skip
+    figures = _table(
+        "Each party's figures (the disputed incidents its side opened counted, those it "
+        "disputes left out)",
+        ["Figure", head("buyer"), head("provider")],
+        [[f["label"], f.get("buyer", "—"), f.get("provider", "—")] for f in disputed["figures"]],
+    )
+    totals = (
+        f"The {used}'s figures: the disputed incidents are left out until the parties settle."
+        if used
+        else "Neither party's: each opened some of the disputed incidents, and the totals count "
+        "none of them until the parties settle."
+    )
+    return {
+        "id": "disputed",
+        "title": "Disputed incidents: both figures",
+        "blocks": [opened, figures, _kv([("The totals above use", totals)])],
+    }
+
+
 def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req, month, period = snap["request"], snap["month"], snap["period"]
     figures = _table(
@@ -123,6 +158,8 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
             "blocks": [bills, *([_kv(checks)] if checks else [])],
         },
     ]
+    if snap.get("disputed"):
+        sections.insert(2, _disputed_section(snap["disputed"]))
     realised = snap.get("realised")
     if realised:
         sections.append(_realised_section(realised))
