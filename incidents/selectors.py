@@ -22,6 +22,8 @@ from engine import failures
 from engine.failures import incident as failures_incident
 from engine.formatting import countdown
 from incidents.models import (
+    BaselineProposal,
+    BaselineProposalStatus,
     ClockBreach,
     FailedRun,
     FailedRunFile,
@@ -119,10 +121,29 @@ def terms_for(
     return None, dict(STANDARD), "standard terms (the request has none)"
 
 
+def agreed_baseline(reservation: Reservation) -> BaselineProposal | None:
+    """The buyer's proposed baseline the provider accepted last, if any."""
+    return (
+        BaselineProposal.objects.filter(
+            reservation=reservation, status=BaselineProposalStatus.ACCEPTED
+        )
+        .select_related("proposed_by", "decided_by")
+        .order_by("-decided_at", "-pk")
+        .first()
+    )
+
+
 def step_time_baseline(reservation: Reservation) -> tuple[float | None, str]:
     """The job's step time a degraded-throughput verdict is measured against, and where it
-    comes from: the hand-over baseline's burn-in median. None when the baseline records no
-    step time (no step-times evidence in the accepted run, or the contracted thresholds)."""
+    comes from: a baseline the buyer proposed and the provider accepted, else the hand-over
+    baseline's burn-in median. None when neither records a step time (no step-times evidence
+    in the accepted run, or the contracted thresholds)."""
+    agreed = agreed_baseline(reservation)
+    if agreed is not None:
+        return agreed.step_time_s, (
+            f"baseline agreed by both parties: {agreed.original_name} (proposal #{agreed.pk} by "
+            f"{agreed.proposed_by}, accepted by {agreed.decided_by}), median step time"
+        )
     baseline = getattr(reservation, "baseline", None)
     if baseline is None:
         return None, "no hand-over baseline"
