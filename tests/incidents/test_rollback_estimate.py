@@ -92,3 +92,24 @@ def test_a_recorded_checkpoint_time_is_used_as_given(incident) -> None:
 def test_without_listing_or_interval_the_checkpoint_is_still_asked_for(incident) -> None:
     _interval(incident, None)
     assert "last checkpoint" in lost_time(incident)["missing"]
+
+
+def test_the_statement_says_the_checkpoint_was_estimated(buyer, provider, settings, tmp_path):
+    """The worked example's January S1 (docs/availability.md) without its checkpoint time, the
+    buyer's interval 60 min: the checkpoint is taken as 07:30, 30 min before the 08:00 failure,
+    which is what was recorded there, so January still loses 240 GPU-h; the statement says so."""
+    from incidents.models import Incident
+    from tests.annexes.test_statement import _generate, _text
+    from tests.delivery.test_worked_example import build
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    reservation = build(buyer, provider)
+    s1 = Incident.objects.get(reservation=reservation, severity="S1")
+    services.incident_set_times(incident=s1, last_checkpoint_at=None)
+    _interval(s1, 60)
+    annex = _generate(reservation, buyer.user, "2026-01").annex
+    assert annex is not None
+    text = " ".join(_text(annex).split())
+    assert f"Incident #{s1.pk}: last checkpoint" in text
+    assert "half of every 60 min = 30 min before the failure (2026-01-10 07:30 UTC)" in text
+    assert "240.00 (incident" in text  # the lost GPU-hours' working, as with the recorded time
