@@ -9,6 +9,7 @@ from api.views import (
     annexes,
     attachments,
     audit,
+    baseline,
     bids,
     buyer,
     clarifications,
@@ -260,6 +261,17 @@ v1 = [
         "reservations/<int:pk>/usage/<int:uid>/retry/",
         usage.UsageRetryView.as_view(),
         name="usage-retry",
+    ),
+    path("reservations/<int:pk>/baseline/", baseline.BaselineView.as_view(), name="baseline"),
+    path(
+        "reservations/<int:pk>/baseline/accept/",
+        baseline.BaselineAcceptView.as_view(),
+        name="baseline-accept",
+    ),
+    path(
+        "reservations/<int:pk>/baseline/reject/",
+        baseline.BaselineRejectView.as_view(),
+        name="baseline-reject",
     ),
     path("incidents/<int:pk>/", incidents.IncidentDetailView.as_view(), name="incident-detail"),
     path(

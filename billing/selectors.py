@@ -93,22 +93,31 @@ def _seconds(moment: datetime) -> int:
 
 def outages(*, reservation: Reservation, until: datetime) -> list[Outage]:
     """The nodes out of service, from the incidents whose severity the terms count as downtime:
-    opened to restored (still open: to `until`); an incident naming no node took them all."""
+    opened to restored (still open: to `until`); an incident naming no node took them all. A
+    degraded S2 the terms count at a share (`degraded_downtime_pct`) is out for that share."""
     _, terms, _ = terms_for(reservation)
     if not terms.get("outage_not_billed", STANDARD["outage_not_billed"]):
         return []
-    severities = terms.get("downtime_severities") or STANDARD["downtime_severities"]
+    severities = list(terms.get("downtime_severities") or STANDARD["downtime_severities"])
     whole = terms.get("whole_allocation_severities", STANDARD["whole_allocation_severities"])
-    rows = Incident.objects.filter(reservation=reservation, severity__in=severities).only(
+    degraded = Decimal(str(terms.get("degraded_downtime_pct") or 0))
+    shares = dict.fromkeys(severities, 1000)
+    if "S2" not in shares and degraded > 0:
+        shares["S2"] = int(degraded * 10)
+    rows = Incident.objects.filter(reservation=reservation, severity__in=list(shares)).only(
         "pk", "severity", "nodes", "opened_at", "restored_at"
     )
     found = []
     for incident in rows.order_by("opened_at", "pk"):
         end = incident.restored_at or until
-        label = f"incident #{incident.pk} ({incident.severity})"
+        share = shares[incident.severity]
+        label = f"incident #{incident.pk} ({incident.severity}" + (
+            f", {share / 10:g} % of it)" if share != 1000 else ")"
+        )
         # A whole-allocation severity (S1) takes every node out, whichever it names.
         for node in (incident.nodes if incident.severity not in (whole or ()) else []) or [""]:
-            found.append(Outage(str(node), _seconds(incident.opened_at), _seconds(end), label))
+            start = _seconds(incident.opened_at)
+            found.append(Outage(str(node), start, _seconds(end), label, share))
     return found
 
 

@@ -85,6 +85,9 @@ STANDARD: dict[str, Any] = {
     # Scope: an S1 is the job down across the cluster, so the whole allocation is down whichever
     # nodes it names; an S3 takes out the nodes it names.
     "whole_allocation_severities": ["S1"],
+    # An S2 (degraded, the job runs on) counts this % of its duration as downtime on its nodes;
+    # 0: not downtime, only lost time. A percentage the parties agree, not a market default.
+    "degraded_downtime_pct": Decimal("0.0"),
     "clock_breach_credit_pct": Decimal("0.0"),
     "outage_not_billed": True,
 }

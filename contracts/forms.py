@@ -72,6 +72,7 @@ TERMS_FIELDSETS: list[tuple[str, list[str]]] = [
             "sla_credit_cap_pct",
             "downtime_severities",
             "whole_allocation_severities",
+            "degraded_downtime_pct",
             "clock_breach_credit_pct",
             "outage_not_billed",
         ],

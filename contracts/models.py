@@ -158,6 +158,15 @@ class TermsFields(models.Model):
         "incident names (S1: the job is down across the cluster); other downtime counts the "
         "nodes named.",
     )
+    degraded_downtime_pct = models.DecimalField(
+        "Degraded (S2) counts as downtime at (% of its duration)",
+        max_digits=5,
+        decimal_places=1,
+        default=STANDARD["degraded_downtime_pct"],
+        validators=PCT,
+        help_text="An S2 of 4 h at 50 % counts 2 h of downtime on its nodes. 0: an S2 is not "
+        "downtime (the job runs on) but still counts as lost time.",
+    )
     clock_breach_credit_pct = models.DecimalField(
         "Credit per clock breach (% of the month's fees)",
         max_digits=5,

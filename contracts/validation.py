@@ -14,6 +14,7 @@ PERCENT_FIELDS = (
     "degraded_step_time_pct",
     "recovery_nccl_margin_pct",
     "recovery_smoke_margin_pct",
+    "degraded_downtime_pct",
 )
 
 
@@ -88,6 +89,19 @@ def validate_terms(
             not isinstance(severities, list) or not set(map(str, severities)) <= names
         ):
             add(field, f"Choose among {', '.join(sorted(names))}.")
+    fraction = values.get("degraded_downtime_pct")
+    downtime = values.get("downtime_severities")
+    if (
+        isinstance(fraction, int | float | Decimal)
+        and 0 < fraction < 100
+        and isinstance(downtime, list)
+        and "S2" in downtime
+    ):
+        add(
+            "degraded_downtime_pct",
+            "S2 is ticked as downtime, which counts all of it: untick S2 there to count it at "
+            f"{fraction} %, or leave this at 0.",
+        )
     tz = values.get("coverage_timezone")
     if isinstance(tz, str) and tz:
         try:

@@ -36,6 +36,8 @@ from incidents.selectors import (
     terms_for,
 )
 
+PARTIES = ("buyer", "provider")
+
 
 @dataclass
 class Delivery:
@@ -53,6 +55,19 @@ class Delivery:
     # With disputed incidents: the figures as the party that opened them reads them (counted);
     # `report` is the other party's (left out). None when nothing is disputed.
     report_if_counted: Report | None = None
+    # incident id → how its last checkpoint was estimated, for those with no recorded time
+    checkpoint_sources: dict[int, str] = field(default_factory=dict)
+    # With disputed incidents: "buyer" and "provider" → the figures as that party reads them
+    # (the disputed incidents it opened counted, those it disputes left out).
+    readings: dict[str, Report] = field(default_factory=dict)
+
+    @property
+    def totals_reading(self) -> str:
+        """Whose reading the totals (`report`) are: the party that opened none of the disputed
+        incidents; "" when each party opened some (the totals then count only what is not in
+        dispute)."""
+        same = [party for party, found in self.readings.items() if found is self.report]
+        return same[0] if len(same) == 1 else ""
 
     @property
     def disputed(self) -> list[Incident]:
@@ -96,18 +111,20 @@ def node_lanes(labels: list[str], contracted: int) -> list[str]:
     return lanes
 
 
-def _lost(incident: Incident) -> tuple[Decimal, list[str]]:
+def _lost(incident: Incident) -> tuple[Decimal, list[str], str]:
     """The incident's lost GPU-hours as the incident page computes them: an S3 by the nodes
-    out (partial capacity), otherwise by phase; 0 with the missing marks when neither can."""
+    out (partial capacity), otherwise by phase; 0 with the missing marks when neither can. The
+    last item says how an unrecorded checkpoint time was estimated ("" when recorded)."""
     partial = partial_lost_time(incident)
     full = lost_time(incident)
-    if incident.severity == "S3" and partial.get("result"):
-        return Decimal(str(partial["result"]["gpu_hours"])), []
+    result = partial.get("result")
+    if incident.severity == "S3" and result:
+        return Decimal(str(result["gpu_hours"])), [], result.get("checkpoint_source", "")
     if full.get("rows") is not None:
-        return Decimal(str(full["total"])), []
-    if partial.get("result"):
-        return Decimal(str(partial["result"]["gpu_hours"])), []
-    return Decimal(0), list(full.get("missing") or []) or [str(full.get("error") or "")]
+        return Decimal(str(full["total"])), [], full.get("checkpoint_source", "")
+    if result:
+        return Decimal(str(result["gpu_hours"])), [], result.get("checkpoint_source", "")
+    return Decimal(0), list(full.get("missing") or []) or [str(full.get("error") or "")], ""
 
 
 def _outage_start(incident: Incident, clock_start: datetime | None) -> datetime:
@@ -122,6 +139,77 @@ def _outage_start(incident: Incident, clock_start: datetime | None) -> datetime:
     return start
 
 
+@dataclass
+class _Counted:
+    """The incidents as the calculator takes them: those that count, and the disputed ones
+    with the party that opened each (it counts them; the other party does not)."""
+
+    outages: list[Outage] = field(default_factory=list)
+    disputed: list[tuple[Outage, str]] = field(default_factory=list)
+    lost_missing: dict[int, list[str]] = field(default_factory=dict)
+    checkpoint_sources: dict[int, str] = field(default_factory=dict)
+    standing: dict[int, str] = field(default_factory=dict)
+
+
+def _counted(incidents: list[Incident], *, now: datetime, clock_start: datetime | None) -> _Counted:
+    out = _Counted()
+    for item in incidents:
+        lost, missing, checkpoint_source = _lost(item)
+        if missing:
+            out.lost_missing[item.pk] = missing
+        if checkpoint_source:
+            out.checkpoint_sources[item.pk] = checkpoint_source
+        # The recorded breaches (facts) and any clock run out since the last sweep.
+        breaches = clock_breaches(item, now=now, recorded=item.breaches.all())
+        outage = Outage(f"incident #{item.pk}", item.severity, _outage_start(item, clock_start),
+                        item.restored_at, tuple(repaired_nodes(item)), breaches, lost)  # fmt: skip
+        out.standing[item.pk] = incident_standing(item, now=now)
+        if counts(out.standing[item.pk]):
+            out.outages.append(outage)
+        elif out.standing[item.pk] == "disputed":
+            out.disputed.append((outage, item.opened_by_party))
+    return out
+
+
+def _readings(
+    inputs: Inputs, counted: _Counted, *, report: Report, billed_usd: Decimal | None
+) -> tuple[Report | None, dict[str, Report]]:
+    """With disputed incidents: the figures counting all of them, and each party's reading
+    (the disputed incidents it opened counted, those it disputes left out)."""
+    if not counted.disputed:
+        return None, {}
+
+    def with_(extra: list[Outage]) -> Report:
+        return compute(replace(inputs, outages=(*inputs.outages, *extra)), billed_usd=billed_usd)
+
+    every = with_([o for o, _party in counted.disputed])
+    readings: dict[str, Report] = {}
+    for party in PARTIES:
+        own = [o for o, opener in counted.disputed if opener == party]
+        if not own:
+            readings[party] = report
+        elif len(own) == len(counted.disputed):
+            readings[party] = every
+        else:
+            readings[party] = with_(own)
+    return every, readings
+
+
+def _lanes_for(
+    reservation: Reservation, incidents: list[Incident], windows: list[Any]
+) -> list[str]:
+    nodes, _per_node, _model = contract_shape(reservation)
+    labels = _evidence_nodes(reservation)
+    for item in incidents:
+        # The reservation already read (with its revision and request), not one per incident:
+        # an S3's lost time reads the reservation's shape.
+        item.reservation = reservation
+        labels += repaired_nodes(item)
+    for window in windows:
+        labels += list(window.nodes)
+    return node_lanes(labels, nodes or 1)
+
+
 def delivery_for(
     *, reservation: Reservation, now: datetime | None = None, billed_usd: Decimal | None = None
 ) -> Delivery:
@@ -134,63 +222,39 @@ def delivery_for(
     )
     windows = list(maintenance_list(reservation=reservation).order_by("starts_at", "pk"))
     nodes, per_node, _model = contract_shape(reservation)
-    contracted = nodes or 1
-    labels = _evidence_nodes(reservation)
-    for item in incidents:
-        # The reservation already read (with its revision and request), not one per incident:
-        # an S3's lost time reads the reservation's shape.
-        item.reservation = reservation
-        labels += repaired_nodes(item)
-    for window in windows:
-        labels += list(window.nodes)
-    lanes = node_lanes(labels, contracted)
+    lanes = _lanes_for(reservation, incidents, windows)
     _revision, snapshot, source = terms_for(reservation)
     term = term_bounds(reservation)
-    lost_missing: dict[int, list[str]] = {}
-    standing: dict[int, str] = {}
-    outages, disputed = [], []
-    clock_start = reservation.clock_start
-    for item in incidents:
-        lost, missing = _lost(item)
-        if missing:
-            lost_missing[item.pk] = missing
-        # The recorded breaches (facts) and any clock run out since the last sweep.
-        breaches = clock_breaches(item, now=now, recorded=item.breaches.all())
-        outage = Outage(f"incident #{item.pk}", item.severity, _outage_start(item, clock_start),
-                        item.restored_at, tuple(repaired_nodes(item)), breaches, lost)  # fmt: skip
-        standing[item.pk] = incident_standing(item, now=now)
-        if counts(standing[item.pk]):
-            outages.append(outage)
-        elif standing[item.pk] == "disputed":
-            disputed.append(outage)
+    counted = _counted(incidents, now=now, clock_start=reservation.clock_start)
     for w in windows:
         if not w.excluded:
-            outages.append(
+            counted.outages.append(
                 Outage(f"maintenance #{w.pk} (short notice, not agreed)", UNAGREED_MAINTENANCE,
                        w.starts_at, w.ends_at, tuple(w.nodes))
             )  # fmt: skip
     report = report_if_counted = None
+    readings: dict[str, Report] = {}
     if term is not None:
         revision = reservation.bid_revision
         first, _end = contracted_bounds(reservation)
         inputs = Inputs(
             term_start=term[0], term_end=term[1], contracted_start=first,
-            nodes=tuple(lanes), contracted_nodes=contracted, gpus_per_node=per_node or 1,
+            nodes=tuple(lanes), contracted_nodes=nodes or 1, gpus_per_node=per_node or 1,
             rate=revision.price_per_gpu_hour or Decimal(0),
             fees_usd=revision.fees_usd or Decimal(0), egress_usd=revision.egress_usd or Decimal(0),
-            terms=credit_terms(snapshot), now=now, outages=tuple(outages),
+            terms=credit_terms(snapshot), now=now, outages=tuple(counted.outages),
             maintenance=tuple(
                 Window(f"maintenance #{w.pk}", w.starts_at, w.ends_at, tuple(w.nodes))
                 for w in windows if w.excluded
             ),
         )  # fmt: skip
         report = compute(inputs, billed_usd=billed_usd)
-        if disputed:
-            report_if_counted = compute(
-                replace(inputs, outages=(*inputs.outages, *disputed)), billed_usd=billed_usd
-            )
-    return Delivery(reservation, report, lanes, incidents, windows, source, lost_missing,
-                    standing, report_if_counted)  # fmt: skip
+        report_if_counted, readings = _readings(
+            inputs, counted, report=report, billed_usd=billed_usd
+        )
+    return Delivery(reservation, report, lanes, incidents, windows, source, counted.lost_missing,
+                    counted.standing, report_if_counted, counted.checkpoint_sources,
+                    readings)  # fmt: skip
 
 
 SEVERITY_COLOURS = {"S1": "#b42318", "S2": "#d97706", "S3": "#2563eb"}

@@ -52,4 +52,5 @@ def credit_terms(snapshot: dict[str, Any]) -> CreditTerms:
             or ()
         ),
         breach_credit_pct=_decimal(snapshot.get("clock_breach_credit_pct"), Decimal(0)),
+        degraded_downtime_pct=_decimal(snapshot.get("degraded_downtime_pct"), Decimal(0)),
     )

@@ -11,7 +11,13 @@ from typing import Any
 from acceptance.models import Reservation, ReservationStatus
 from bids.lifecycle import BUYER_TEAM, PROVIDER_TEAM, ROLE_LABELS
 from core.lifecycle import Actor, Decision, Lifecycle, Move, MoveRefused, Need
-from incidents.models import Incident, SeverityChange, SeverityChangeStatus
+from incidents.models import (
+    BaselineProposal,
+    BaselineProposalStatus,
+    Incident,
+    SeverityChange,
+    SeverityChangeStatus,
+)
 from orgs.choices import MemberRole
 from orgs.selectors import actor_for
 
@@ -251,3 +257,49 @@ def require_other_party(incident: Incident, name: str, *, proposed_party: str, u
             f"{'approve' if name == 'change_approve' else 'decline'} it.",
         )
     return party
+
+
+def _no_pending_baseline(reservation: Reservation) -> str | None:
+    pending = BaselineProposal.objects.filter(
+        reservation=reservation, status=BaselineProposalStatus.PENDING
+    ).first()
+    if pending is not None:
+        return (
+            f"A baseline of {pending.step_time_s:g} s is already proposed; it waits for the "
+            "provider's answer first."
+        )
+    return None
+
+
+def _a_pending_baseline(reservation: Reservation) -> str | None:
+    if _no_pending_baseline(reservation) is None:
+        return "No baseline proposal is waiting for an answer."
+    return None
+
+
+_LIVE = frozenset({ReservationStatus.ACCEPTED})
+# The hand-over baseline is what S2 is measured against: the buyer may propose its own job's
+# step time instead, and it replaces the burn-in's only once the provider's approver or admin
+# accepts it (the baseline moves the S2 threshold, hence the credits).
+BASELINE: Lifecycle[Reservation] = Lifecycle(
+    name="reservation",
+    status_of=lambda r: r.status,
+    status_label=lambda r: r.get_status_display(),
+    role_labels=ROLE_LABELS,
+    moves=[
+        Move("baseline_propose", "Propose a baseline step time", "buyer", BUYER_TEAM, _LIVE,
+             needs=frozenset({Need.REASON}), guard=_no_pending_baseline, verb="changed"),
+        Move("baseline_accept", "Accept the buyer's baseline", "provider", APPROVERS, _LIVE,
+             guard=_a_pending_baseline, verb="changed"),
+        Move("baseline_reject", "Reject the buyer's baseline", "provider", APPROVERS, _LIVE,
+             needs=frozenset({Need.REASON}), guard=_a_pending_baseline, verb="changed"),
+    ],
+)  # fmt: skip
+
+
+def baseline_decision(reservation: Reservation, name: str, *, user: Any) -> Decision[Reservation]:
+    return BASELINE.decide(reservation, name, actor=reservation_actor(reservation, user))
+
+
+def require_baseline_move(reservation: Reservation, name: str, *, user: Any) -> None:
+    BASELINE.require(reservation, name, actor=reservation_actor(reservation, user))

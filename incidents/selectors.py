@@ -24,6 +24,8 @@ from engine.failures import incident as failures_incident
 from engine.failures.record import record_gaps
 from engine.formatting import countdown
 from incidents.models import (
+    BaselineProposal,
+    BaselineProposalStatus,
     ClockBreach,
     FailedRun,
     FailedRunFile,
@@ -121,10 +123,29 @@ def terms_for(
     return None, dict(STANDARD), "standard terms (the request has none)"
 
 
+def agreed_baseline(reservation: Reservation) -> BaselineProposal | None:
+    """The buyer's proposed baseline the provider accepted last, if any."""
+    return (
+        BaselineProposal.objects.filter(
+            reservation=reservation, status=BaselineProposalStatus.ACCEPTED
+        )
+        .select_related("proposed_by", "decided_by")
+        .order_by("-decided_at", "-pk")
+        .first()
+    )
+
+
 def step_time_baseline(reservation: Reservation) -> tuple[float | None, str]:
     """The job's step time a degraded-throughput verdict is measured against, and where it
-    comes from: the hand-over baseline's burn-in median. None when the baseline records no
-    step time (no step-times evidence in the accepted run, or the contracted thresholds)."""
+    comes from: a baseline the buyer proposed and the provider accepted, else the hand-over
+    baseline's burn-in median. None when neither records a step time (no step-times evidence
+    in the accepted run, or the contracted thresholds)."""
+    agreed = agreed_baseline(reservation)
+    if agreed is not None:
+        return agreed.step_time_s, (
+            f"baseline agreed by both parties: {agreed.original_name} (proposal #{agreed.pk} by "
+            f"{agreed.proposed_by}, accepted by {agreed.decided_by}), median step time"
+        )
     baseline = getattr(reservation, "baseline", None)
     if baseline is None:
         return None, "no hand-over baseline"
@@ -530,10 +551,39 @@ def clock_rows(incident: Incident, *, now: datetime) -> list[dict[str, Any]]:
     ]
 
 
+def checkpoint_mark(
+    incident: Incident, *, failed_at: datetime | None
+) -> tuple[datetime | None, str]:
+    """The last complete checkpoint the lost time counts back to, and how it is known: the
+    recorded time; else estimated from the failed run's checkpoint listing (the steps since its
+    newest complete checkpoint × the job's step time), else from the buyer's declared
+    checkpoint interval (half of it); (None, "") when none of these is there."""
+    if incident.last_checkpoint_at is not None:
+        return incident.last_checkpoint_at, ""
+    if failed_at is None:
+        return None, ""
+    # An inconclusive listing may hide a newer checkpoint: its rewind would overstate the loss.
+    listing = incident.checkpoint if (incident.checkpoint or {}).get("status") == "complete" else {}
+    rewind, step = (listing or {}).get("rewind_steps"), (listing or {}).get("step")
+    step_s = incident_step_baseline(incident)[0] if isinstance(rewind, int) else None
+    estimate = failures.estimate_checkpoint(
+        failed_at=failed_at,
+        rewind_steps=rewind if isinstance(rewind, int) else None,
+        checkpoint_step=step if isinstance(step, int) else None,
+        step_seconds=step_s,
+        interval_minutes=incident.reservation.request.checkpoint_interval_minutes,
+    )
+    if estimate is None:
+        return None, ""
+    return estimate.at, estimate.text
+
+
 def lost_time(incident: Incident) -> dict[str, Any]:
-    """GPU-hours per phase, or the marks still missing."""
+    """GPU-hours per phase, or the marks still missing. Without a recorded checkpoint time the
+    rollback is estimated (`checkpoint_mark`), and `checkpoint_source` says how."""
+    checkpoint, source = checkpoint_mark(incident, failed_at=incident.failed_at)
     marks = {
-        "last checkpoint": incident.last_checkpoint_at,
+        "last checkpoint": checkpoint,
         "failure": incident.failed_at,
         "detection (incident opened)": incident.opened_at,
         "repair (restored)": incident.restored_at,
@@ -565,7 +615,7 @@ def lost_time(incident: Incident) -> dict[str, Any]:
         "restart": "Restart and load",
     }
     rows = [{"label": labels[k], "gpu_hours": hours[k]} for k in labels]
-    return {"missing": [], "rows": rows, "total": hours["total"]}
+    return {"missing": [], "rows": rows, "total": hours["total"], "checkpoint_source": source}
 
 
 def failure_record_gaps(run: FailedRun) -> list[dict[str, str]]:
@@ -657,6 +707,7 @@ def partial_lost_time(incident: Incident) -> dict[str, Any]:
         return {"missing": missing, "result": None}
     contracted_nodes, _per_node, _model = contract_shape(incident.reservation)
     job_gpus = incident.gpus or (contracted_nodes or 0) * (incident.gpus_per_node or 0)
+    checkpoint, source = checkpoint_mark(incident, failed_at=out_at)
     try:
         result = failures_incident.partial_gpu_hours(
             nodes_out=len(nodes),
@@ -665,11 +716,11 @@ def partial_lost_time(incident: Incident) -> dict[str, Any]:
             restored_at=incident.restored_at,  # type: ignore[arg-type]
             all_gpus=job_gpus or None,
             fewer_nodes_at=incident.fewer_nodes_at,
-            last_checkpoint=incident.last_checkpoint_at,
+            last_checkpoint=checkpoint,
         )
     except failures.IncidentTermsError as exc:
         return {"missing": [], "result": None, "error": str(exc)}
-    return {"missing": [], "result": result}
+    return {"missing": [], "result": result | {"checkpoint_source": source}}
 
 
 def attachable_incidents(run: FailedRun) -> list[Incident]:

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from incidents import views as v
+from incidents.views import baseline as vb
 from incidents.views import opening as vo
 from incidents.views import record
 
@@ -15,6 +16,12 @@ urlpatterns = [
     path("failed-runs/<int:pk>/retry/", v.failed_run_retry, name="failed-run-retry"),
     path("failed-runs/<int:pk>/incident/", v.incident_open, name="incident-open"),
     path("failed-runs/<int:pk>/attach/", vo.failed_run_attach, name="failed-run-attach"),
+    path("reservations/<int:pk>/baseline/", vb.baseline, name="baseline"),
+    path(
+        "reservations/<int:pk>/baseline/<str:answer>/",
+        vb.baseline_answer,
+        name="baseline-answer",
+    ),
     path("reservations/<int:pk>/incidents/new/", vo.incident_new, name="incident-new"),
     path(
         "reservations/<int:pk>/incidents/step-times/",

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from openpyxl import Workbook
 
 from core.spreadsheet import safe_row
+from engine.delivery.availability import Report
 from scorecards.realised import Realised
 from scorecards.selectors import SEVERITIES, Scorecard
 
@@ -27,6 +28,13 @@ HEADER: list[object] = [
     "Lost GPU-hours",
     "Realised USD per useful GPU-hour",
     "Predicted at award",
+    # While incidents are disputed: both parties' figures, and whose the columns above are.
+    "Disputed incidents",
+    "Availability, buyer's figure (%)",
+    "Availability, provider's figure (%)",
+    "Credits, buyer's figure (USD)",
+    "Credits, provider's figure (USD)",
+    "Totals use",
 ]
 
 
@@ -46,8 +54,28 @@ def rows(card: Scorecard) -> Iterator[list[object]]:
                 *[line.incidents[s] for s in SEVERITIES],
                 line.breaches,
                 *_delivered(line.realised),
+                *_disputed(line.realised),
             ]
         )
+
+
+def _disputed(r: Realised | None) -> list[object]:
+    if r is None or not r.disputed:
+        return [0 if r is not None else "", "", "", "", "", ""]
+    buyer, provider = r.readings["buyer"], r.readings["provider"]
+
+    def pct(report: Report) -> object:
+        value = report.availability_pct.value
+        return "" if value is None else round(float(value), 3)
+
+    return [
+        r.disputed,
+        pct(buyer),
+        pct(provider),
+        float(buyer.credits.value or 0),
+        float(provider.credits.value or 0),
+        f"the {r.totals_reading}'s figures" if r.totals_reading else "neither: undisputed only",
+    ]
 
 
 def _delivered(r: Realised | None) -> list[object]:

@@ -41,6 +41,11 @@ class Realised:
     report: Report
     predicted: Predicted | None
     reasons: list[str] = field(default_factory=list)
+    # With disputed incidents: each party's reading ("buyer", "provider" → its report), how
+    # many are disputed, and whose reading `report` is ("" when neither's).
+    readings: dict[str, Report] = field(default_factory=dict)
+    disputed: int = 0
+    totals_reading: str = ""
 
     @property
     def availability_pct(self) -> Decimal | None:
@@ -125,7 +130,13 @@ def realised_from(delivery: Delivery, *, note: str, predicted: Predicted | None)
     reservation, report = delivery.reservation, delivery.report
     if reservation.status != ReservationStatus.ACCEPTED or report is None:
         return None
-    realised = Realised(report=report, predicted=predicted)
+    realised = Realised(
+        report=report,
+        predicted=predicted,
+        readings=delivery.readings,
+        disputed=len(delivery.disputed),
+        totals_reading=delivery.totals_reading,
+    )
     realised.reasons = [*_reasons(realised, report), note, *report.notes]
     return realised
 

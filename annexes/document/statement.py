@@ -16,6 +16,7 @@ from django.utils import timezone
 from acceptance.models import Reservation, ReservationStatus
 from bids.models import CapacityRequest
 from billing.models import UsageState, UsageUpload
+from delivery.selectors import Delivery
 from delivery.terms import term_bounds
 from engine.delivery.availability import Figure, Month, month_bounds
 from engine.formatting import fixed, usd
@@ -93,6 +94,8 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
     month = next(m for m in report.months if m.label == period)
     predicted = predictions([reservation]).get(reservation.pk)
     realised = realised_from(delivery, note=note, predicted=predicted)
+    # Only with disputed incidents, so that other statements keep their snapshot and version.
+    disputed = {"disputed": _disputed(delivery, period)} if delivery.disputed else {}
     return {
         "schema": SCHEMA,
         "kind": KIND_STATEMENT,
@@ -126,6 +129,12 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
                 "restored_at": _iso(i.restored_at),
                 "nodes": list(i.nodes) or ["whole allocation"],
                 "summary": (i.summary or "")[:300],
+                # Only when estimated, so statements without an estimate keep their snapshot.
+                **(
+                    {"checkpoint": delivery.checkpoint_sources[i.pk]}
+                    if i.pk in delivery.checkpoint_sources
+                    else {}
+                ),
             }
             for i in delivery.incidents
             if _overlaps(i.window_start or i.opened_at, i.restored_at, month)
@@ -156,6 +165,53 @@ def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dic
             # The report's notes are the workings printed above; said once is enough here.
             "reasons": [r for r in realised.reasons if r not in report.notes],
         },
+        **disputed,
+    }
+
+
+DISPUTED_MONTH = (
+    ("availability_pct", "Availability"),
+    ("down_node_hours", "Down node-hours"),
+    ("credit", "Credit"),
+    ("lost_gpu_hours", "Lost GPU-hours"),
+)
+DISPUTED_TERM = (
+    ("credits", "Credits, term to date"),
+    ("paid", "Paid after credits, term to date"),
+    ("cost_per_useful_gpu_hour", "Realised cost per useful GPU-hour"),
+)
+
+
+def _disputed(delivery: Delivery, period: str) -> dict[str, Any]:
+    """The disputed incidents, and each party's reading of the figures: the disputed
+    incidents it opened counted, those it disputes left out; `totals_use` says whose reading
+    the figures above are ("" when each party opened some: then neither, only what is not in
+    dispute)."""
+    readings = delivery.readings
+    months = {
+        party: next(m for m in found.months if m.label == period)
+        for party, found in readings.items()
+    }
+    return {
+        "incidents": [
+            {
+                "id": i.pk,
+                "severity": i.severity,
+                "opened_by": i.opened_by_party,
+                "disputed_at": _iso(i.disputed_at),
+                "reason": i.dispute_reason[:300],
+            }
+            for i in delivery.disputed
+        ],
+        "figures": [
+            {"label": label, **{p: getattr(m, key).text for p, m in months.items()}}
+            for key, label in DISPUTED_MONTH
+        ]
+        + [
+            {"label": label, **{p: getattr(r, key).text for p, r in readings.items()}}
+            for key, label in DISPUTED_TERM
+        ],
+        "totals_use": delivery.totals_reading,
     }
 
 

@@ -43,6 +43,41 @@ def _realised_section(realised: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _disputed_section(disputed: Mapping[str, Any]) -> dict[str, Any]:
+    """Both parties' figures while incidents are disputed, and whose the totals above are."""
+    used = disputed["totals_use"]
+
+    def head(party: str) -> str:
+        return f"{party.capitalize()}'s figure" + (" (used in the totals)" if party == used else "")
+
+    opened = _table(
+        "Disputed incidents",
+        ["#", "Severity", "Opened by", "Disputed", "Reason"],
+        [
+            [i["id"], i["severity"], f"the {i['opened_by'] or 'unknown party'}",
+             when(i["disputed_at"]), i["reason"] or "—"]
+            for i in disputed["incidents"]
+        ],
+    )  # fmt: skip
+    figures = _table(
+        "Each party's figures (the disputed incidents its side opened counted, those it "
+        "disputes left out)",
+        ["Figure", head("buyer"), head("provider")],
+        [[f["label"], f.get("buyer", "—"), f.get("provider", "—")] for f in disputed["figures"]],
+    )
+    totals = (
+        f"The {used}'s figures: the disputed incidents are left out until the parties settle."
+        if used
+        else "Neither party's: each opened some of the disputed incidents, and the totals count "
+        "none of them until the parties settle."
+    )
+    return {
+        "id": "disputed",
+        "title": "Disputed incidents: both figures",
+        "blocks": [opened, figures, _kv([("The totals above use", totals)])],
+    }
+
+
 def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req, month, period = snap["request"], snap["month"], snap["period"]
     figures = _table(
@@ -67,6 +102,11 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
             for i in snap["incidents"]
         ],
     )  # fmt: skip
+    estimates = [
+        (f"Incident #{i['id']}: last checkpoint", i["checkpoint"])
+        for i in snap["incidents"]
+        if i.get("checkpoint")
+    ]
     maintenance = _table(
         "Maintenance in the month",
         ["#", "From", "To", "Nodes", "Counts as", "Reason"],
@@ -107,13 +147,19 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
                 nodes,
             ],
         },
-        {"id": "events", "title": "Incidents and maintenance", "blocks": [incidents, maintenance]},
+        {
+            "id": "events",
+            "title": "Incidents and maintenance",
+            "blocks": [incidents, *([_kv(estimates)] if estimates else []), maintenance],
+        },
         {
             "id": "bills",
             "title": "Billing reconciliation",
             "blocks": [bills, *([_kv(checks)] if checks else [])],
         },
     ]
+    if snap.get("disputed"):
+        sections.insert(2, _disputed_section(snap["disputed"]))
     realised = snap.get("realised")
     if realised:
         sections.append(_realised_section(realised))

@@ -101,6 +101,11 @@ class LostTimeSerializer(serializers.Serializer):
     rows = _LostRow(many=True, allow_null=True)
     total = serializers.FloatField(required=False, allow_null=True)
     error = serializers.CharField(required=False)
+    checkpoint_source = serializers.CharField(
+        required=False,
+        help_text="Empty when the last checkpoint time is recorded; else how it was estimated "
+        "(the checkpoint listing's steps × the step time, or half the buyer's interval).",
+    )
 
 
 class SeverityChangeSerializer(serializers.ModelSerializer[SeverityChange]):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from engine.billing.lines import EGRESS, FEE
 
@@ -22,6 +23,12 @@ class Outage:
     start: int
     end: int
     label: str  # e.g. "incident #12 (S1)"
+    # The share of the time not billed, in thousandths: all of it for a node out of service;
+    # the agreed fraction for a degraded S2 the terms count as downtime at a share.
+    permille: int = 1000
+
+
+_Merged = tuple[list[int], list[int], list[str], list[int]]
 
 
 @dataclass
@@ -116,7 +123,9 @@ class Outages:
         self.whole_span = (self.whole[0][0], self.whole[1][-1]) if self.whole[0] else (0, 0)
 
     @staticmethod
-    def _merge(rows: list[Outage]) -> tuple[list[int], list[int], list[str]]:
+    def _merge(rows: list[Outage]) -> _Merged:
+        if any(o.permille != 1000 for o in rows):
+            return Outages._shares(rows)
         starts: list[int] = []
         ends: list[int] = []
         labels: list[str] = []
@@ -129,11 +138,34 @@ class Outages:
                 starts.append(o.start)
                 ends.append(o.end)
                 labels.append(o.label)
-        return starts, ends, labels
+        return starts, ends, labels, [1000] * len(starts)
+
+    @staticmethod
+    def _shares(rows: list[Outage]) -> _Merged:
+        """Disjoint pieces, each at the largest share of the outages covering it: a node out of
+        service during a degraded S2 is out in full once, not in full plus the S2's share."""
+        cuts = sorted({t for o in rows for t in (o.start, o.end)})
+        out: _Merged = ([], [], [], [])
+        for a, b in pairwise(cuts):
+            covering = [o for o in rows if o.start <= a and b <= o.end]
+            if not covering:
+                continue
+            share = max(o.permille for o in covering)
+            label = ", ".join(dict.fromkeys(o.label for o in covering))
+            starts, ends, labels, shares = out
+            if starts and ends[-1] == a and shares[-1] == share and labels[-1] == label:
+                ends[-1] = b
+            else:
+                starts.append(a)
+                ends.append(b)
+                labels.append(label)
+                shares.append(share)
+        return out
 
     def overlap(self, node: str, start: int, end: int) -> tuple[int, list[str]]:
-        """Seconds of [start, end) during which `node` was out, and which outages."""
-        starts, ends, labels = self.by_node.get(node, self.whole)
+        """Seconds of [start, end) during which `node` was out (a share of an outage's seconds
+        where the terms count it at a share), and which outages."""
+        starts, ends, labels, shares = self.by_node.get(node, self.whole)
         if not starts:
             return 0, []
         i = max(bisect_right(starts, start) - 1, 0)
@@ -141,10 +173,11 @@ class Outages:
         while i < len(starts) and starts[i] < end:
             seconds = min(end, ends[i]) - max(start, starts[i])
             if seconds > 0:
-                total += seconds
-                hit.append(labels[i])
+                total += seconds * shares[i]
+                if labels[i] not in hit:
+                    hit.append(labels[i])
             i += 1
-        return total, hit
+        return (total + 500) // 1000, hit
 
 
 @dataclass(frozen=True, slots=True)

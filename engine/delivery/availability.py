@@ -75,8 +75,24 @@ def _segments_in(
     return list(pairwise(ordered))
 
 
-def _active(spans: Sequence[tuple[datetime, datetime, tuple[str, ...]]], at: datetime) -> list:
+# A span of downtime: [start, end), its nodes (empty: the whole allocation) and the share of
+# each node-hour it counts (1, or the agreed fraction for a degraded S2).
+_Down = tuple[datetime, datetime, tuple[str, ...], Decimal]
+_Span = tuple[datetime, datetime, tuple[str, ...]]
+
+
+def _active(spans: Sequence[_Span], at: datetime) -> list:
     return [nodes for a, b, nodes in spans if a <= at < b]
+
+
+def _weights(down: Sequence[_Down], at: datetime, lanes: tuple[str, ...]) -> dict[str, Decimal]:
+    """Each node down at `at`, with the largest share any of its spans counts."""
+    out: dict[str, Decimal] = {}
+    for a, b, nodes, weight in down:
+        if a <= at < b:
+            for node in nodes or lanes:
+                out[node] = max(out.get(node, Decimal(0)), weight)
+    return out
 
 
 @dataclass
@@ -93,34 +109,31 @@ def _tally(
     *,
     lanes: tuple[str, ...],
     capacity: int,
-    down: Sequence[tuple[datetime, datetime, tuple[str, ...]]],
-    maint: Sequence[tuple[datetime, datetime, tuple[str, ...]]],
+    down: Sequence[_Down],
+    maint: Sequence[_Span],
 ) -> _Tally:
     """Node-hours in maintenance and down over [start, end), per allocation and per lane. At
-    any instant the allocation counts at most `capacity` nodes, and a node in maintenance is not
-    down."""
+    any instant the allocation counts at most `capacity` nodes (the most-down ones), a node in
+    maintenance is not down, and a node down at a share (a degraded S2) counts that share."""
     tally = _Tally(
         per_node_maint=dict.fromkeys(lanes, Decimal(0)),
         per_node_down=dict.fromkeys(lanes, Decimal(0)),
     )
-    spans = [(a, b) for a, b, _ in (*down, *maint)]
+    spans = [(a, b) for a, b, *_ in down] + [(a, b) for a, b, _ in maint]
     for a, b in _segments_in(start, end, spans):
         hours = _hours((b - a).total_seconds())
         in_maint: set[str] = set()
         for nodes in _active(maint, a):
             in_maint.update(nodes or lanes)
-        out: set[str] = set()
-        for nodes in _active(down, a):
-            out.update(nodes or lanes)
-        out -= in_maint
+        out = {n: w for n, w in _weights(down, a, lanes).items() if n not in in_maint}
         m = min(capacity, len(in_maint))
-        d = min(capacity - m, len(out))
+        d = sum(sorted(out.values(), reverse=True)[: capacity - m], Decimal(0))
         tally.maintenance += hours * m
         tally.down += hours * d
         for node in in_maint:
             tally.per_node_maint[node] += hours
-        for node in out:
-            tally.per_node_down[node] += hours
+        for node, weight in out.items():
+            tally.per_node_down[node] += hours * weight
     return tally
 
 
@@ -160,18 +173,8 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
     as_of = max(start, min(end, now))
     lanes, extra = _lanes(inputs)
     capacity = inputs.contracted_nodes
-    sev, allocation_wide = (
-        inputs.terms.downtime_severities,
-        inputs.terms.whole_allocation_severities,
-    )
-    down = []
-    for o in inputs.outages:
-        if o.severity not in sev and o.severity != UNAGREED_MAINTENANCE:
-            continue
-        span = _clip(_utc(o.opened_at), _utc(o.restored_at or now), start, as_of)
-        if span:
-            down.append((*span, () if o.severity in allocation_wide else o.nodes))
-    maint = []
+    down = _down_spans(inputs, start=start, as_of=as_of, now=now)
+    maint: list[_Span] = []
     for w in inputs.maintenance:
         span = _clip(_utc(w.starts_at), _utc(w.ends_at), start, as_of)
         if span:
@@ -200,6 +203,26 @@ def compute(inputs: Inputs, *, billed_usd: Decimal | None = None) -> Report:
             f"nodes; shown as lanes, and the allocation never counts more than {capacity} nodes."
         )
     return report
+
+
+def _down_spans(inputs: Inputs, *, start: datetime, as_of: datetime, now: datetime) -> list[_Down]:
+    """The outages that count as downtime, clipped to the term so far: a downtime severity in
+    full (a whole-allocation one on every node), a degraded S2 at the agreed share."""
+    terms = inputs.terms
+    degraded = terms.degraded_downtime_pct / HUNDRED
+    down: list[_Down] = []
+    for o in inputs.outages:
+        if o.severity in terms.downtime_severities or o.severity == UNAGREED_MAINTENANCE:
+            weight = Decimal(1)
+        elif o.severity == "S2" and degraded > 0:
+            weight = degraded
+        else:
+            continue
+        span = _clip(_utc(o.opened_at), _utc(o.restored_at or now), start, as_of)
+        if span:
+            nodes = () if o.severity in terms.whole_allocation_severities else o.nodes
+            down.append((*span, nodes, weight))
+    return down
 
 
 def _availability(scheduled: Decimal, maint: Decimal, down: Decimal, *, unit: str) -> Figure:
@@ -295,8 +318,8 @@ def _month(
     *,
     inputs: Inputs,
     lanes: tuple[str, ...],
-    down: list[tuple[datetime, datetime, tuple[str, ...]]],
-    maint: list[tuple[datetime, datetime, tuple[str, ...]]],
+    down: list[_Down],
+    maint: list[_Span],
     gpus: int,
 ) -> Month:
     capacity = inputs.contracted_nodes
@@ -310,6 +333,8 @@ def _month(
     opened = _opened_in(inputs, a, b)
     credit = _credit(avail=avail, fees=fees, opened=opened, terms=inputs.terms)
     severities = ", ".join(sorted(inputs.terms.downtime_severities)) or "none"
+    if inputs.terms.degraded_downtime_pct and "S2" not in inputs.terms.downtime_severities:
+        severities += f" (S2 at {percent(inputs.terms.degraded_downtime_pct)} of its duration)"
     return Month(
         label=f"{a:%Y-%m}",
         start=a,

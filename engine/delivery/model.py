@@ -34,6 +34,9 @@ class CreditTerms:
     breach_credit_pct: Decimal = Decimal(0)
     # Downtime of these takes every node of the allocation, whichever nodes it names.
     whole_allocation_severities: frozenset[str] = frozenset({"S1"})
+    # An S2 (degraded) not among the downtime severities counts this % of its duration as
+    # downtime on its nodes; 0: not downtime at all.
+    degraded_downtime_pct: Decimal = Decimal(0)
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,12 @@ from .errors import (
 from .flightrec import Mismatch
 from .incident import (
     ChecklistItem,
+    CheckpointEstimate,
     ClockStatus,
     IncidentClocks,
     SeverityProposal,
     clock_status,
+    estimate_checkpoint,
     incident_clocks,
     lost_gpu_hours,
     propose_severity,
@@ -77,6 +79,7 @@ __all__ = [
     "BundleLimits",
     "BundleTooLarge",
     "ChecklistItem",
+    "CheckpointEstimate",
     "CheckpointVerdict",
     "ClockSkew",
     "ClockStatus",
@@ -105,6 +108,7 @@ __all__ = [
     "assess_checkpoints",
     "clock_status",
     "contract_owner",
+    "estimate_checkpoint",
     "evaluate",
     "first_ever",
     "incident_clocks",

@@ -384,3 +384,21 @@ def _slowest(
         {"rank": None if rank < 0 else rank, "node": node, "seconds": round(seconds, 4)}
         for seconds, rank, node in (standing or found)[:SLOWEST]
     ]
+
+
+def proposed_baseline(rows: list[RankRow], *, name: str = "step times") -> tuple[float, int]:
+    """A baseline step time from the job's own log (a buyer's proposal): each step's median
+    across ranks, then the median over the steps, as the detector reads steps; and how many
+    steps it rests on. Fewer than 10 steps is too little to agree on."""
+    by_step: dict[int, list[float]] = {}
+    for row in rows:
+        by_step.setdefault(row.step, []).append(row.seconds)
+    if len(by_step) < 10:
+        raise FailureInputError(
+            f"{name}: {len(by_step)} steps; a baseline needs at least 10 steps of the job"
+        )
+    medians = [statistics.median(v) for v in by_step.values()]
+    value = statistics.median(medians)
+    if value <= 0:
+        raise FailureInputError(f"{name}: the median step time is {value:g} s, not a baseline")
+    return round(value, 6), len(medians)

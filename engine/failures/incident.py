@@ -242,3 +242,49 @@ def partial_gpu_hours(
         "needs": [] if last_checkpoint is not None else ["the last complete checkpoint"],
         "formula": " + ".join(text for _, _, text in parts) + f" = {total:.1f} GPU-h",
     }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointEstimate:
+    """Where the job's last complete checkpoint is taken to be when no time was recorded."""
+
+    at: datetime
+    source: str  # "listing" or "interval"
+    text: str  # the working, for the page and the statement
+
+
+def estimate_checkpoint(
+    *,
+    failed_at: datetime,
+    rewind_steps: int | None = None,
+    checkpoint_step: int | None = None,
+    step_seconds: float | None = None,
+    interval_minutes: int | None = None,
+) -> CheckpointEstimate | None:
+    """The last checkpoint before `failed_at`, estimated. From the failed run's checkpoint
+    listing when it gives the steps since the newest complete checkpoint and a step time is
+    known (steps × step time); else from the buyer's declared checkpoint interval: half of it.
+
+    Half, not the whole: with checkpoints every T minutes and a failure that can fall anywhere
+    in between, the work lost is T/2 on average; the whole interval is only the worst case, and
+    charging every incident the worst case would overstate the lost time of all of them. The
+    interval is the buyer's lever (seed 002), the expected loss its fair price. None when
+    neither source is given."""
+    if rewind_steps is not None and rewind_steps >= 0 and step_seconds and step_seconds > 0:
+        seconds = rewind_steps * step_seconds
+        at = failed_at - timedelta(seconds=seconds)
+        where = f" since checkpoint step {checkpoint_step}" if checkpoint_step is not None else ""
+        return CheckpointEstimate(at, "listing", (
+            f"estimated from the checkpoint listing: {rewind_steps} steps{where} × "
+            f"{step_seconds:g} s a step = {seconds / 60:.1f} min before the failure "
+            f"({_utc(at)})"
+        ))  # fmt: skip
+    if interval_minutes is not None and interval_minutes > 0:
+        minutes = interval_minutes / 2
+        at = failed_at - timedelta(minutes=minutes)
+        return CheckpointEstimate(at, "interval", (
+            f"estimated from the buyer's checkpoint interval: half of every {interval_minutes} "
+            f"min = {minutes:g} min before the failure ({_utc(at)}), the expected loss when a "
+            "failure can fall anywhere in the interval"
+        ))  # fmt: skip
+    return None

@@ -5,6 +5,7 @@ the page always shows what became of the upload. Clocks, terms and checklist ite
 the incident when it opens, so later edits to the terms never move a running clock.
 """
 
+from incidents.models.baseline import BaselineProposal, BaselineProposalStatus
 from incidents.models.failed_runs import FailedRun, FailedRunFile, FailedRunState
 from incidents.models.incident import (
     ChecklistDispute,
@@ -29,6 +30,8 @@ from incidents.models.record import (
 from incidents.models.signals import StepTimesUpload
 
 __all__ = [
+    "BaselineProposal",
+    "BaselineProposalStatus",
     "CauseClass",
     "ChangeKind",
     "ChangeLogEntry",

@@ -65,3 +65,30 @@ def test_without_a_burn_in_baseline_the_allocation_is_its_node_count(contracted)
     reservation = Reservation.objects.get(pk=contracted.reservation.pk)
     contract = contract_for(reservation=reservation)
     assert (contract.nodes, contract.node_count, contract.node_gpus) == ((), 2, 8)
+
+
+def test_a_degraded_s2_is_out_for_the_share_the_acknowledged_terms_agree(contracted):
+    from acceptance.models import Acknowledgement
+    from contracts.models import HandoffTermsRevision
+    from incidents.selectors import terms_for
+
+    reservation = contracted.reservation
+    revision, snapshot, _source = terms_for(reservation)
+    assert revision is not None
+    # Terms agreeing 50 %, acknowledged by the provider: a new revision, as an edit makes one.
+    agreed = HandoffTermsRevision.objects.create(
+        terms=revision.terms, number=revision.number + 1, sha256="0" * 64,
+        snapshot={**snapshot, "degraded_downtime_pct": "50.0"},
+    )  # fmt: skip
+    ack = Acknowledgement.objects.filter(bid_id=reservation.bid_id).latest("at")
+    ack.pk, ack.terms_revision = None, agreed
+    ack.save()
+    t = datetime(2026, 4, 2, 10, tzinfo=UTC)
+    s2 = _incident(reservation, "S2", ["gpu-b01"], t, datetime(2026, 4, 2, 14, tzinfo=UTC))
+
+    contract = contract_for(reservation=reservation)
+
+    start = int(t.timestamp())
+    assert contract.outages == [
+        Outage("gpu-b01", start, start + 4 * 3600, f"incident #{s2.pk} (S2, 50 % of it)", 500)
+    ]

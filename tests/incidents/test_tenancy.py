@@ -48,6 +48,10 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
         PARTIES_POST,
     ),
     "incidents:incident-answer": ("post", lambda w: [w.incident.pk, "acknowledge"], PARTIES_POST),
+    # The S2 baseline (tests/incidents/test_baseline_agreement.py): nothing proposed yet, so an
+    # answer sends the parties back with the reason; an empty proposal comes back with errors.
+    "incidents:baseline": ("get", lambda w: [w.reservation.pk], PARTIES_GET),
+    "incidents:baseline-answer": ("post", lambda w: [w.reservation.pk, "accept"], PARTIES_POST),
 }
 tenancy_registry.register(*ROUTES)
 

@@ -123,6 +123,23 @@ def severity_proposed(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.incident.pk}
 
 
+def baseline_proposed(w: ApiWorld) -> dict[str, Any]:
+    """The incident's reservation with a baseline step time the buyer proposed, waiting."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from incidents.services.baseline import baseline_propose
+
+    rows = ["time,step,step_seconds"] + [f"2026-01-01T00:{m:02d}:00Z,{m},0.9" for m in range(12)]
+    reservation = w.incident.reservation
+    baseline_propose(
+        reservation=reservation,
+        user=reservation.request.buyer.memberships.order_by("pk").first().user,
+        upload=SimpleUploadedFile("ours.csv", "\n".join(rows).encode()),
+        reason="Our own job's step time.",
+    )
+    return {"id": reservation.pk}
+
+
 def signal_body(w: ApiWorld) -> dict[str, Any]:
     """An incident from a signal: inside the term (after the acceptance), on any node (the
     reservation's burn-in names none)."""

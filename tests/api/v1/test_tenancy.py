@@ -38,6 +38,7 @@ from tests.api.v1.tenancy_builders import (
     Multipart,
     Params,
     addendum,
+    baseline_proposed,
     bid,
     bid_attachment,
     change_approved,
@@ -299,6 +300,29 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "reservations_usage_retry_create": (usage, None, OWNER_AND_BUYER_400),
     # Not reconciled yet (it waits for its mapping): nothing to export, for anyone.
     "reservations_usage_focus_retrieve": (usage, None, only()),
+    # The baseline S2 is measured against (tests/incidents/test_baseline_agreement.py): both
+    # parties read it; the buyer proposes (the all_reduce log is no step-time file: 400), the
+    # provider's approver or admin answers.
+    "reservations_baseline_retrieve": (
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
+    ),
+    "reservations_baseline_create": (
+        lambda w: {"id": w.incident.reservation_id},
+        lambda w: Multipart(reason="Our own job's step time."),
+        only(provider=FORBIDDEN, buyer=REFUSED),
+    ),
+    "reservations_baseline_accept_create": (
+        baseline_proposed,
+        lambda w: {"reason": "Matches our smoke run."},
+        only(provider=OK, buyer=FORBIDDEN),
+    ),
+    "reservations_baseline_reject_create": (
+        baseline_proposed,
+        lambda w: {"reason": "A different batch size."},
+        only(provider=OK, buyer=FORBIDDEN),
+    ),
     "incidents_partial_update": (incident, lambda w: {"gpus": 16}, OWNER_AND_BUYER),
     # Either party proposes a severity change; it waits for the other party's answer, so the
     # buyer, asking after the provider, finds one waiting (409).

@@ -219,3 +219,21 @@ def test_a_line_whose_end_the_reader_works_out_holds_its_whole_quantity():
     assert line.end - line.start == 1200  # 0.333333 h is 1,199.9988 s: the period rounds up
     result = reconcile([line], contract())
     assert rules(result) == [] and result.allowed_total == 6_666_660  # 2.666664 GPU-h × 2.50
+
+
+def test_a_degraded_s2_at_an_agreed_share_is_out_for_that_share_and_a_full_outage_once():
+    """Terms at 50 %: a 4-hour S2 on node-b is 2 h not billed; an S3 from its second to its
+    third hour on the same node is out in full there, once: 1 h × 0.5 + 1 h + 2 h × 0.5 = 2.5 h."""
+    from engine.billing.terms import Outage, Outages
+
+    h = 3600
+    s2 = Outage("node-b", 0, 4 * h, "incident #1 (S2, 50 % of it)", permille=500)
+    assert Outages([s2]).overlap("node-b", 0, 4 * h) == (2 * h, ["incident #1 (S2, 50 % of it)"])
+    assert Outages([s2]).overlap("node-a", 0, 4 * h) == (0, [])
+    s3 = Outage("node-b", h, 2 * h, "incident #2 (S3)")
+    out, labels = Outages([s2, s3]).overlap("node-b", 0, 4 * h)
+    assert out == int(2.5 * h)
+    assert labels == [
+        "incident #1 (S2, 50 % of it)",
+        "incident #1 (S2, 50 % of it), incident #2 (S3)",
+    ]

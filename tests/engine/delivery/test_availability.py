@@ -155,3 +155,24 @@ def test_a_twelve_hour_s1_naming_one_node_takes_the_whole_allocation_down():
 def test_an_s3_takes_down_only_the_nodes_it_names():
     s3 = Outage("i1", "S3", at(1, 10, 6), at(1, 10, 18), ("b",))
     assert compute(inputs(outages=(s3,))).months[0].down_node_hours.value == 12
+
+
+def test_a_degraded_s2_counts_as_downtime_at_the_agreed_fraction():
+    """docs/availability.md: an 8-hour S2 on one node of 4, terms at 50 %: 8 h × 0.5 = 4 down
+    node-hours of 2,976 in January, 1 − 4 ÷ 2,976 = 99.866 %, below 99.9 %: a 10 % credit. At
+    the default 0 % the S2 is not downtime: 100 % and no credit."""
+    s2 = Outage("i1", "S2", at(1, 10, 6), at(1, 10, 14), ("b",))
+    half = CreditTerms(tiers=TIERS, degraded_downtime_pct=D(50))
+    report = compute(inputs(outages=(s2,), terms=half))
+    jan = report.months[0]
+    assert jan.down_node_hours.value == 4
+    assert f"{jan.availability_pct.value:.3f}" == "99.866" and jan.tier_credit_pct.value == 10
+    assert "S2 at 50 % of its duration" in jan.down_node_hours.formula
+    assert {n.node: n.down_hours for n in report.nodes}["b"] == 4
+    default = compute(inputs(outages=(s2,))).months[0]
+    assert default.down_node_hours.value == 0 and default.tier_credit_pct.value == 0
+    # A node fully down (an S3 from 10:00 to 12:00) inside the S2 counts once, in full:
+    # 4 h × 0.5 + 2 h × 1 + 2 h × 0.5 = 5 node-hours, not 6.
+    s3 = Outage("i2", "S3", at(1, 10, 10), at(1, 10, 12), ("b",))
+    both = compute(inputs(outages=(s2, s3), terms=half)).months[0]
+    assert both.down_node_hours.value == 5

@@ -89,3 +89,28 @@ def test_lost_gpu_hours_per_phase() -> None:
     with pytest.raises(IncidentTermsError, match=r"failure \(.*\) comes before last checkpoint"):
         lost_gpu_hours(gpus=8, last_checkpoint=t, failed_at=t - timedelta(1), detected_at=t,
                        repaired_at=t, revalidated_at=t, restarted_at=t)  # fmt: skip
+
+
+def test_a_missing_checkpoint_time_is_estimated_from_the_listing_else_the_interval() -> None:
+    from engine.failures import estimate_checkpoint
+    from engine.failures.incident import partial_gpu_hours
+
+    failed = DETECTED
+    listed = estimate_checkpoint(failed_at=failed, rewind_steps=900, checkpoint_step=3000,
+                                 step_seconds=2.0, interval_minutes=60)  # fmt: skip
+    assert listed is not None and listed.source == "listing"
+    assert listed.at == failed - timedelta(minutes=30)  # 900 steps × 2 s = 30 min
+    halved = estimate_checkpoint(failed_at=failed, rewind_steps=None, interval_minutes=60)
+    assert halved is not None and halved.source == "interval"
+    assert halved.at == failed - timedelta(minutes=30)
+    assert "half of every 60 min" in halved.text
+    assert estimate_checkpoint(failed_at=failed) is None
+    # Seed 002's S3 with a restart on fewer nodes: 16 nodes × 8 GPUs, a 60-min interval (30 min
+    # expected rollback), stopped 20 min before the restart on 15 nodes, restored 4 h after the
+    # failure: 128 × 0.5 + 128 × 0.333 + 8 × 3.667 = 64 + 42.667 + 29.333 = 136.0 GPU-h.
+    s3 = partial_gpu_hours(
+        nodes_out=1, gpus_per_node=8, out_at=failed, restored_at=failed + timedelta(hours=4),
+        all_gpus=128, fewer_nodes_at=failed + timedelta(minutes=20), last_checkpoint=halved.at,
+    )  # fmt: skip
+    assert s3["parts"] == {"rollback": 64.0, "stopped": 42.667, "reduced": 29.333}
+    assert s3["gpu_hours"] == 136.0 and s3["needs"] == []
