@@ -11,7 +11,15 @@ from pathlib import Path
 import plotly
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_rate, env_str
+from config.env import (
+    database_from_url,
+    env_bool,
+    env_header,
+    env_int,
+    env_list,
+    env_rate,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -73,18 +81,26 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account,
-# or from one address, sign-in is refused for AXES_COOLOFF_MINUTES, even with the right one.
+# Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account
+# from one client address, that pair is paused for AXES_COOLOFF_MINUTES. Locking on the pair
+# (never on the account alone or the address alone) means nobody can lock another person out:
+# the victim's right password from their own address, and every other account from the
+# attacker's address, still sign in. docs/sign-in.md explains the trade-off.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every worker process
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client address: REMOTE_ADDR unless a trusted reverse proxy's header is named (never
+# X-Forwarded-For by default: the client writes it). See core/client_address.py.
+AXES_CLIENT_IP_CALLABLE = "core.client_address.client_address"
+CLIENT_IP_HEADER = env_header("CLIENT_IP_HEADER")
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 1, minimum=1)
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
