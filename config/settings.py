@@ -210,7 +210,11 @@ WAITING_TASKS_SECONDS = env_int("WAITING_TASKS_SECONDS", 60, minimum=5)
 ANALYSIS_ISOLATED = env_bool("ANALYSIS_ISOLATED", True)
 ANALYSIS_MEMORY_BYTES = env_int("ANALYSIS_MEMORY_BYTES", 4 * 1024**3, minimum=256 * 1024**2)
 ANALYSIS_MAX_BYTES = env_int("ANALYSIS_MAX_BYTES", 16 * 1024**2, minimum=64 * 1024)
-# Failed-run analyses one organisation may have queued or running at once.
+# The heavy queue is fair: each organisation has at most HEAVY_IN_FLIGHT_PER_ORG failed-run
+# analyses queued or running; its further uploads are stored as "waiting" and queued one by one
+# as its earlier ones end. Past HEAVY_JOBS_PER_ORG stored (waiting, queued or running) the next
+# upload is refused with 429.
+HEAVY_IN_FLIGHT_PER_ORG = env_int("HEAVY_IN_FLIGHT_PER_ORG", 1, minimum=1)
 HEAVY_JOBS_PER_ORG = env_int("HEAVY_JOBS_PER_ORG", 4, minimum=1)
 # `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
 NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)
