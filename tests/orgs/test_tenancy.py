@@ -4,6 +4,8 @@ that organisation's administrator acting elsewhere) is a 404."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
@@ -26,7 +28,7 @@ tenancy_registry.register(*ROUTES)
 
 # The object is Helix Labs' open invitation to carol, who holds none of the roles: only Helix
 # Labs' administrators withdraw it, only carol answers it, and everyone reads their own list.
-INVITATION_ROUTES = {
+INVITATION_ROUTES: dict[str, tuple[str, dict[str, str] | None, dict[str, Any]]] = {
     "orgs:invitations": ("get", None, EVERY_MEMBER),
     "orgs:invitation-withdraw": ("post", {}, HELIX_ADMINS),
     "orgs:invitation-accept": ("post", {}, _only({})),
