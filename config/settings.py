@@ -5,6 +5,7 @@ See the README's table of environment variables.
 
 from __future__ import annotations
 
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -158,6 +159,15 @@ STATICFILES_DIRS = [
 ]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
+# Uploads past FILE_UPLOAD_MAX_MEMORY_SIZE wait here while their request runs. Django deletes
+# each when its request ends, even with an error; a worker killed mid-request (a timeout, out
+# of memory) leaves its file, so the job reaper deletes what is older than
+# UPLOAD_TEMP_MAX_MINUTES (longer than any request may take).
+FILE_UPLOAD_TEMP_DIR = env_str(
+    "FILE_UPLOAD_TEMP_DIR", str(Path(tempfile.gettempdir()) / "clusterbid-uploads")
+)
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+UPLOAD_TEMP_MAX_MINUTES = env_int("UPLOAD_TEMP_MAX_MINUTES", 60, minimum=5)
 
 # Uploads: evidence files are read whole by the parsers, so the limit is a real bound.
 EVIDENCE_MAX_BYTES = env_int("EVIDENCE_MAX_BYTES", 50 * 1024 * 1024, minimum=1024)

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class CoreConfig(AppConfig):
     name = "core"
     verbose_name = "Core"
+
+    def ready(self) -> None:
+        from core.jobs import register_reaper
+        from core.orphans import sweep_temporary_uploads
+
+        # Beat runs the reapers: a worker killed mid-request leaves its temporary upload.
+        register_reaper("temporary uploads", sweep_temporary_uploads)
