@@ -4,6 +4,7 @@ them."""
 
 from __future__ import annotations
 
+from html import unescape
 from typing import Any
 
 import pytest
@@ -91,3 +92,16 @@ def test_a_waiting_analysis_starts_when_the_reaper_frees_its_turn(accepted, prov
     assert reaped["failed-run analyses"] == 1 and reaped["failed-run analyses, waiting"] == 1
     assert _state(curl, first["id"]) == "error"
     assert _state(curl, second["id"]) == "queued"
+
+
+def test_the_upload_page_says_the_analysis_waits(accepted, provider):
+    _upload(_client(provider.user), accepted.reservation)
+    browser = Client()
+    browser.force_login(provider.user)
+    page = browser.post(
+        reverse("incidents:failed-run-upload", args=[accepted.reservation.pk]),
+        {"bundle": scenario_upload(), "label": "Job 2"},
+        follow=True,
+    ).content.decode()
+    assert "Stored Job 2; it waits for your organisation" in unescape(page)
+    assert FailedRun.objects.get(label="Job 2").state == "waiting"
