@@ -6,7 +6,6 @@ See the README's table of environment variables.
 from __future__ import annotations
 
 import tempfile
-from datetime import timedelta
 from pathlib import Path
 
 import plotly
@@ -92,7 +91,12 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_COOLOFF_MINUTES = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1)
+AXES_COOLOFF_MAX_HOURS = env_int("AXES_COOLOFF_MAX_HOURS", 24, minimum=1)
+# Progressive: the pause doubles with each further AXES_FAILURE_LIMIT failures of the pair.
+# Each attempt's expiry is stored, so one pair's longer pause is never cut short by another's.
+AXES_COOLOFF_TIME = "core.client_address.cool_off"
+AXES_USE_ATTEMPT_EXPIRATION = True
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every worker process

@@ -4,12 +4,15 @@ passwords meet Django's four checks."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from axes.models import AccessAttempt, AccessAttemptExpiration
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.conftest import clear_cache
 from tests.factories import PASSWORD
@@ -43,6 +46,23 @@ def test_the_right_password_is_refused_from_the_address_that_failed(buyer, setti
         assert _sign_in(client, name, "wrong-password", address="10.0.0.7") != "signed in"
     page = _sign_in(Client(), name, PASSWORD, address="10.0.0.7")
     assert 'id="locked-out"' in page and "Sign-in paused" in page
+
+
+def test_the_pause_grows_while_someone_keeps_trying(buyer, settings):
+    name = buyer.user.get_username()
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _sign_in(client, name, "wrong-password", address="10.0.0.13")
+    assert "paused for 15 min" in _sign_in(client, name, PASSWORD, address="10.0.0.13")
+    for _ in range(2 * settings.AXES_FAILURE_LIMIT):  # tries while paused count too
+        _sign_in(client, name, "wrong-password", address="10.0.0.13")
+    assert "paused for 1 h," in _sign_in(client, name, PASSWORD, address="10.0.0.13")
+    # Twenty minutes of quiet would end a first pause, not this one.
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=20))
+    assert 'id="locked-out"' in _sign_in(client, name, PASSWORD, address="10.0.0.13")
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=61))
+    AccessAttemptExpiration.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert _sign_in(client, name, PASSWORD, address="10.0.0.13") == "signed in"
 
 
 def test_an_attackers_thousand_failures_lock_out_nobody_else(buyer, provider):
