@@ -1,7 +1,8 @@
 """Which organisation an API call acts for, and the 404-never-a-hint guards per kind.
 
 A browser session acts for the organisation chosen in the page header; a token acts for the
-user's first organisation unless the `X-Clusterbid-Org: <slug>` header names another of theirs.
+user's default organisation (orgs.selectors.default_membership: the one they last chose, else
+the one they joined first) unless the `X-Clusterbid-Org: <slug>` header names another of theirs.
 """
 
 from __future__ import annotations

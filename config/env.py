@@ -7,6 +7,7 @@ instead of running with a surprising value.
 from __future__ import annotations
 
 import os
+import re
 from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -101,3 +102,21 @@ def env_rate(name: str, default: str) -> str:
             f"{name} must look like 60/min (a positive count per s, min, hour or day), got {raw!r}"
         )
     return f"{int(count)}/{period.strip().lower()}"
+
+
+_HEADER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9-]*$")
+
+
+def env_header(name: str) -> str:
+    """An HTTP request header named in the environment (`X-Forwarded-For`), returned as its key
+    in Django's `request.META` (`HTTP_X_FORWARDED_FOR`); empty when unset."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return ""
+    if raw.upper().startswith("HTTP_"):
+        raw = raw[5:].replace("_", "-")
+    if not _HEADER_NAME.match(raw):
+        raise ImproperlyConfigured(
+            f"{name} must be an HTTP header name such as X-Forwarded-For or X-Real-IP, got {raw!r}"
+        )
+    return "HTTP_" + raw.upper().replace("-", "_")

@@ -5,7 +5,7 @@ See the README's table of environment variables.
 
 from __future__ import annotations
 
-from datetime import timedelta
+import tempfile
 from pathlib import Path
 
 import plotly
@@ -15,6 +15,7 @@ from config.env import (
     database_from_url,
     env_bool,
     env_choice,
+    env_header,
     env_int,
     env_list,
     env_rate,
@@ -86,18 +87,31 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account,
-# or from one address, sign-in is refused for AXES_COOLOFF_MINUTES, even with the right one.
+# Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one account
+# from one client address, that pair is paused for AXES_COOLOFF_MINUTES. Locking on the pair
+# (never on the account alone or the address alone) means nobody can lock another person out:
+# the victim's right password from their own address, and every other account from the
+# attacker's address, still sign in. docs/sign-in.md explains the trade-off.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_COOLOFF_MINUTES = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1)
+AXES_COOLOFF_MAX_HOURS = env_int("AXES_COOLOFF_MAX_HOURS", 24, minimum=1)
+# Progressive: the pause doubles with each further AXES_FAILURE_LIMIT failures of the pair.
+# Each attempt's expiry is stored, so one pair's longer pause is never cut short by another's.
+AXES_COOLOFF_TIME = "core.client_address.cool_off"
+AXES_USE_ATTEMPT_EXPIRATION = True
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every worker process
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client address: REMOTE_ADDR unless a trusted reverse proxy's header is named (never
+# X-Forwarded-For by default: the client writes it). See core/client_address.py.
+AXES_CLIENT_IP_CALLABLE = "core.client_address.client_address"
+CLIENT_IP_HEADER = env_header("CLIENT_IP_HEADER")
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 1, minimum=1)
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
@@ -155,6 +169,15 @@ STATICFILES_DIRS = [
 ]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
+# Uploads past FILE_UPLOAD_MAX_MEMORY_SIZE wait here while their request runs. Django deletes
+# each when its request ends, even with an error; a worker killed mid-request (a timeout, out
+# of memory) leaves its file, so the job reaper deletes what is older than
+# UPLOAD_TEMP_MAX_MINUTES (longer than any request may take).
+FILE_UPLOAD_TEMP_DIR = env_str(
+    "FILE_UPLOAD_TEMP_DIR", str(Path(tempfile.gettempdir()) / "clusterbid-uploads")
+)
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+UPLOAD_TEMP_MAX_MINUTES = env_int("UPLOAD_TEMP_MAX_MINUTES", 60, minimum=5)
 
 # Stored files (uploads, evidence, annexes, statements): the local disk under MEDIA_ROOT, or an
 # S3-compatible bucket (FILE_STORAGE=s3) that web and worker hosts share. Downloads always
@@ -238,7 +261,11 @@ WAITING_TASKS_SECONDS = env_int("WAITING_TASKS_SECONDS", 60, minimum=5)
 ANALYSIS_ISOLATED = env_bool("ANALYSIS_ISOLATED", True)
 ANALYSIS_MEMORY_BYTES = env_int("ANALYSIS_MEMORY_BYTES", 4 * 1024**3, minimum=256 * 1024**2)
 ANALYSIS_MAX_BYTES = env_int("ANALYSIS_MAX_BYTES", 16 * 1024**2, minimum=64 * 1024)
-# Failed-run analyses one organisation may have queued or running at once.
+# The heavy queue is fair: each organisation has at most HEAVY_IN_FLIGHT_PER_ORG failed-run
+# analyses queued or running; its further uploads are stored as "waiting" and queued one by one
+# as its earlier ones end. Past HEAVY_JOBS_PER_ORG stored (waiting, queued or running) the next
+# upload is refused with 429.
+HEAVY_IN_FLIGHT_PER_ORG = env_int("HEAVY_IN_FLIGHT_PER_ORG", 1, minimum=1)
 HEAVY_JOBS_PER_ORG = env_int("HEAVY_JOBS_PER_ORG", 4, minimum=1)
 # `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
 NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)

@@ -8,3 +8,8 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         # Connects the Celery task signals in every process, web and worker alike.
         from core import metrics  # noqa: F401
+        from core.jobs import register_reaper
+        from core.orphans import sweep_temporary_uploads
+
+        # Beat runs the reapers: a worker killed mid-request leaves its temporary upload.
+        register_reaper("temporary uploads", sweep_temporary_uploads)

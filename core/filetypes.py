@@ -16,6 +16,8 @@ LABELS = {PDF: "a PDF", PNG: "a PNG image", JPEG: "a JPEG image", TEXT: "plain t
 # As a table or a list names the kind.
 KIND_NAMES = {PDF: "PDF", PNG: "PNG image", JPEG: "JPEG image", TEXT: "Plain text"}
 ACCEPTED = "a PDF, a PNG or JPEG image, or plain text (UTF-8)"
+# The extension a checked file is stored under: its kind's, never the one it was sent with.
+STORED_EXTENSIONS = {PDF: ".pdf", PNG: ".png", JPEG: ".jpg", TEXT: ".txt"}
 
 # What a name's extension promises, to say so when the bytes disagree.
 _EXTENSIONS = {

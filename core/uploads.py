@@ -22,6 +22,7 @@ from django.db import models, transaction
 from django.utils.text import get_valid_filename
 
 from core.errors import ServiceError
+from core.filetypes import STORED_EXTENSIONS
 from engine.formatting import data_size
 
 
@@ -75,9 +76,35 @@ def atomic_keeping_no_orphans() -> Iterator[None]:
         _STORED.reset(token)
 
 
+# Extensions a browser or a web server would treat as active content (a page, a script, an
+# image that runs script). A stored name never ends in one, whatever the file was called: were
+# MEDIA_ROOT ever served directly, `report.html` would run in the site's origin.
+ACTIVE_EXTENSIONS = frozenset(
+    {".htm", ".html", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".js",
+     ".mjs", ".css", ".php", ".phtml", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".py", ".sh",
+     ".swf", ".hta", ".wasm", ".mht", ".mhtml", ".rss", ".atom", ".appcache", ".manifest"}
+)  # fmt: skip
+
+
+def neutral_name(filename: str, *, extension: str | None = None, fallback: str) -> str:
+    """A safe stored name: no folders, no odd characters, no dots inside (a server that reads
+    several extensions sees only the last) and never an active extension. With `extension`
+    (a checked file's kind) that is the extension; otherwise the sent one is kept unless
+    active, in which case it becomes part of the name and `.bin` is added."""
+    safe = get_valid_filename(PurePath(filename.replace("\\", "/")).name) or fallback
+    path = PurePath(safe)
+    stem = path.stem.replace(".", "_")[:90] or "file"
+    suffix = path.suffix.lower()
+    if extension is not None:
+        return f"{stem}{extension}"
+    if suffix in ACTIVE_EXTENSIONS or any(s.lower() in ACTIVE_EXTENSIONS for s in path.suffixes):
+        return f"{safe.replace('.', '_')[:90]}.bin"
+    return safe[-100:]
+
+
 def stored_upload_path(instance: StoredUpload, filename: str) -> str:
     """`<owner dir>/<sha256>/<safe name>`: the same bytes under one owner land in one place."""
-    name = get_valid_filename(PurePath(filename).name)[-100:] or instance.FALLBACK_NAME
+    name = neutral_name(filename, fallback=instance.FALLBACK_NAME)
     return f"{instance.upload_dir()}/{instance.sha256}/{name}"
 
 
@@ -107,6 +134,26 @@ class StoredUpload(models.Model):
         self.file.save(name, upload, save=False)
         if (stored := _STORED.get()) is not None and self.file.name:
             stored.append((self.file.storage, self.file.name))
+
+    def keep_as(self, content_type: str) -> None:
+        """After its content was checked (core.filetypes), file the bytes under the checked
+        kind's extension (`report.html` holding text is kept as `report.txt`); the sent name
+        stays in `original_name` for downloads. The row is not saved yet."""
+        wanted = neutral_name(
+            self.original_name,
+            extension=STORED_EXTENSIONS[content_type],
+            fallback=self.FALLBACK_NAME,
+        )
+        old = self.file.name
+        if not old or PurePath(old).name == wanted:
+            return
+        storage = self.file.storage
+        with storage.open(old, "rb") as handle:
+            new = storage.save(f"{self.upload_dir()}/{self.sha256}/{wanted}", handle)
+        if (stored := _STORED.get()) is not None:
+            stored.append((storage, new))
+        storage.delete(old)
+        self.file = new  # a fresh FieldFile: the old one holds the closed upload
 
     def read_bytes(self) -> bytes:
         with self.file.open("rb") as handle:

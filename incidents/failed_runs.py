@@ -5,6 +5,7 @@ memory cap, keep the result within its size. Keyword-only writes; the analysis i
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from typing import IO, Any
 
 from django.conf import settings
@@ -23,8 +24,10 @@ from engine.failures.fit import fit_analysis
 from engine.failures.isolated import AnalysisAborted, Job, analyse_isolated
 from engine.failures.record import InputsSeen
 from engine.formatting import data_size
-from incidents.jobs import require_share_of_workers
+from incidents.jobs import admit_analysis, may_start
 from incidents.models import FailedRun, FailedRunFile, FailedRunState
+
+RELEASE_BATCH = 500
 
 
 def _streams(rows: list[FailedRunFile]) -> Iterator[tuple[IO[bytes], str]]:
@@ -79,19 +82,21 @@ def failed_run_upload(
         )
     if world_size is not None and (problem := failures.world_size_problem(world_size)):
         raise ValidationError({"world_size": [problem]})
-    require_share_of_workers(reservation=reservation, user=user)
+    state = admit_analysis(reservation=reservation, user=user)
     count = FailedRun.objects.filter(reservation=reservation).count() + 1
     run = FailedRun.objects.create(
         reservation=reservation,
         label=(label.strip() or f"Failed run {count}")[:120],
         world_size=world_size or default_world_size(reservation),
         uploaded_by=user,
+        state=state,
     )
     for upload, is_map in files:
         row = FailedRunFile(failed_run=run, is_rank_map=is_map)
         row.store(upload)  # the bytes are stored before anything reads them
         row.save()
-    _queue(run)
+    if state == FailedRunState.QUEUED:
+        _queue(run)
     return run
 
 
@@ -102,6 +107,31 @@ def _queue(run: FailedRun) -> None:
     transaction.on_commit(
         lambda: send_task(analyse_failed_run, run_id, what=f"Failed run #{run_id}")
     )
+
+
+def release_waiting(now: datetime | None = None) -> int:
+    """Queue each waiting analysis, oldest first, whose organisations have none in flight.
+    Runs when an analysis ends, and with the reaper (a worker lost mid-analysis is failed
+    there, which frees its organisation's turn). How many were queued."""
+    released = 0
+    for pk in (
+        FailedRun.objects.filter(state=FailedRunState.WAITING)
+        .order_by("uploaded_at", "pk")[:RELEASE_BATCH]
+        .values_list("pk", flat=True)
+    ):
+        with transaction.atomic():
+            run = (
+                FailedRun.objects.select_for_update(of=("self",))
+                .select_related("reservation__request", "reservation__bid", "uploaded_by")
+                .filter(pk=pk, state=FailedRunState.WAITING)
+                .first()
+            )
+            if run is None or not may_start(run=run):
+                continue
+            FailedRun.objects.filter(pk=pk).update(state=FailedRunState.QUEUED)
+            _queue(run)
+            released += 1
+    return released
 
 
 def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
@@ -130,6 +160,7 @@ def failed_run_analyse(*, failed_run_id: int) -> FailedRun:
         state=state, error=error, analysis=result, analysed_at=timezone.now()
     )
     run.refresh_from_db()
+    release_waiting()
     return run
 
 
@@ -173,6 +204,7 @@ def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:
         state=FailedRunState.ERROR,
         error=f"The analysis crashed ({type(error).__name__}: {str(error)[:300]}). Retry it.",
     )
+    release_waiting()
 
 
 @transaction.atomic
@@ -180,7 +212,13 @@ def failed_run_retry(*, failed_run: FailedRun) -> FailedRun:
     if failed_run.state not in (FailedRunState.ERROR, FailedRunState.UNREADABLE):
         # A stuck analysis is failed by the reaper first, then offered again.
         raise ServiceError("Only a failed or unreadable analysis can be retried.")
-    FailedRun.objects.filter(pk=failed_run.pk).update(state=FailedRunState.QUEUED, error="")
+    state = (
+        FailedRunState.QUEUED
+        if failed_run.uploaded_by is None
+        else admit_analysis(reservation=failed_run.reservation, user=failed_run.uploaded_by)
+    )
+    FailedRun.objects.filter(pk=failed_run.pk).update(state=state, error="")
     failed_run.refresh_from_db()
-    _queue(failed_run)
+    if state == FailedRunState.QUEUED:
+        _queue(failed_run)
     return failed_run

@@ -6,12 +6,13 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from acceptance.models import Reservation
 from core.errors import TooBusy
 from core.jobs import NEVER_STARTED, STUCK_REASON, limit_words, queued_cutoff, running_cutoff
 from incidents.models import FailedRun, FailedRunState
+from orgs.models import Organization
 
 
 def failed_runs_reap(now: datetime) -> int:
@@ -35,28 +36,57 @@ def failed_runs_reap(now: datetime) -> int:
     return running + queued
 
 
-def analyses_in_progress(*, organization_ids: list[int]) -> int:
-    """Failed-run analyses queued or running that members of these organisations uploaded."""
-    return (
-        FailedRun.objects.filter(
-            state__in=[FailedRunState.QUEUED, FailedRunState.ANALYSING],
-            uploaded_by__memberships__organization_id__in=organization_ids,
-        )
-        .distinct()
-        .count()
+IN_FLIGHT = (FailedRunState.QUEUED, FailedRunState.ANALYSING)
+PENDING = (FailedRunState.WAITING, *IN_FLIGHT)
+
+
+def _runs_for(org_id: int) -> QuerySet[FailedRun]:
+    """Failed runs a member of this organisation uploaded to one of its reservations."""
+    return FailedRun.objects.filter(
+        Q(reservation__request__buyer_id=org_id) | Q(reservation__bid__provider_id=org_id),
+        uploaded_by__memberships__organization_id=org_id,
     )
 
 
-def require_share_of_workers(*, reservation: Reservation, user: User) -> None:
-    """One organisation's uploads must not fill the heavy queue for everyone: past
-    HEAVY_JOBS_PER_ORG analyses in progress, the next waits (429 in the API)."""
+def uploading_orgs(*, reservation: Reservation, user: User | None) -> list[int]:
+    """The organisations an upload counts against: the uploader's among the reservation's
+    parties, locked (in id order) so that two uploads at once take turns."""
+    if user is None:
+        return []
     parties = {reservation.request.buyer_id, reservation.bid.provider_id}
-    mine = [m.organization_id for m in user.memberships.all() if m.organization_id in parties]
-    busy = analyses_in_progress(organization_ids=mine)
+    mine = sorted(m.organization_id for m in user.memberships.all() if m.organization_id in parties)
+    list(Organization.objects.select_for_update().filter(pk__in=mine).order_by("pk"))
+    return mine
+
+
+def admit_analysis(*, reservation: Reservation, user: User) -> str:
+    """The state a new analysis starts in. The heavy queue runs one analysis per organisation
+    at a time (HEAVY_IN_FLIGHT_PER_ORG) so that one tenant's batch never holds up everyone's:
+    the rest wait, and past HEAVY_JOBS_PER_ORG stored the next is refused (429 in the API).
+    Call inside the upload's transaction."""
+    mine = uploading_orgs(reservation=reservation, user=user)
     limit = settings.HEAVY_JOBS_PER_ORG
-    if busy >= limit:
-        raise TooBusy(
-            f"Your organisation already has {busy} failed-run analyses queued or running (the "
-            f"limit is {limit}, so that one organisation cannot hold up everyone's). Upload "
-            "this one when one of them has finished; nothing was stored."
-        )
+    for org_id in mine:
+        busy = _runs_for(org_id).filter(state__in=PENDING).distinct().count()
+        if busy >= limit:
+            raise TooBusy(
+                f"Your organisation already has {busy} failed-run analyses waiting, queued or "
+                f"running (the limit is {limit}, so that one organisation cannot hold up "
+                "everyone's). Upload this one when one of them has finished; nothing was stored."
+            )
+    return FailedRunState.WAITING if _any_full(mine) else FailedRunState.QUEUED
+
+
+def _any_full(org_ids: list[int]) -> bool:
+    limit = settings.HEAVY_IN_FLIGHT_PER_ORG
+    return any(
+        _runs_for(org_id).filter(state__in=IN_FLIGHT).distinct().count() >= limit
+        for org_id in org_ids
+    )
+
+
+def may_start(*, run: FailedRun) -> bool:
+    """Whether a waiting run's organisations have room now. Call inside a transaction."""
+    if run.uploaded_by is None:
+        return True
+    return not _any_full(uploading_orgs(reservation=run.reservation, user=run.uploaded_by))

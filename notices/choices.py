@@ -30,6 +30,8 @@ class Event(models.TextChoices):
     REPAIR_ESTIMATE = "repair_estimate", "Repair estimate posted or revised"
     MAINTENANCE_ANNOUNCED = "maintenance_announced", "Maintenance announced"
     MAINTENANCE_AGREED = "maintenance_agreed", "Short-notice maintenance agreed"
+    # Wired from orgs' invitation signals (notices.members).
+    MEMBERSHIP = "membership", "Invitation to join an organisation, or a member joining another"
 
 
 # Who receives each event, as the preferences page says it.
@@ -56,4 +58,5 @@ AUDIENCE = {
     Event.REPAIR_ESTIMATE: "buyers",
     Event.MAINTENANCE_ANNOUNCED: "buyers",
     Event.MAINTENANCE_AGREED: "providers",
+    Event.MEMBERSHIP: "the invited person; administrators",
 }

@@ -10,11 +10,12 @@ from orgs.models import Organization
 from orgs.selectors import roles_for
 
 
-class MemberAddForm(forms.Form):
-    identifier = forms.CharField(
-        label="Username or e-mail",
+class InviteForm(forms.Form):
+    # A CharField: the service checks the address and names the field in its own words.
+    email = forms.CharField(
+        label="E-mail address",
         max_length=254,
-        help_text="Someone who already has a Clusterbid account.",
+        help_text="They join once they accept, signed in to the account with this address.",
     )
     role = forms.ChoiceField(label="Role")
 

@@ -13,7 +13,8 @@ SESSION_KEY = "active_org_id"
 class ActiveOrganizationMiddleware:
     """Attach the signed-in user's active organisation (`request.org`) from the session.
 
-    The first membership is the default; a stale or foreign id in the session is ignored.
+    Without a choice in this session, the person's stored default (the organisation they last
+    chose, else the one they joined first); a stale or foreign id in the session is ignored.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

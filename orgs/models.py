@@ -36,6 +36,9 @@ class Membership(models.Model):
     )
     role = models.CharField(max_length=10, choices=MemberRole.choices)
     created_at = models.DateTimeField("member since", default=timezone.now)
+    # When the person last chose this organisation in the page header: the newest is where
+    # their next sign-in and their header-less token calls act (orgs.selectors).
+    chosen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "bids_membership"  # the table and its rows stay put (core/model_moves.py)
@@ -46,3 +49,43 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} @ {self.organization.name}"
+
+
+class InvitationState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+class MemberInvitation(models.Model):
+    """An administrator's offer of membership to an e-mail address. It names no account: the
+    person whose account has that address accepts or declines it while signed in, and until
+    they accept the organisation learns nothing of theirs."""
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="member_invitations"
+    )
+    email = models.EmailField()  # stored lower-case
+    role = models.CharField(max_length=10, choices=MemberRole.choices)
+    state = models.CharField(
+        max_length=10, choices=InvitationState.choices, default=InvitationState.PENDING
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "email"],
+                condition=models.Q(state="pending"),
+                name="one_pending_invitation_per_address",
+            )
+        ]
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.email} → {self.organization.name} ({self.state})"

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404
 
 from core.lifecycle import Actor
 from orgs.choices import ROLES_BY_KIND, MemberRole, OrgKind
-from orgs.models import Membership, Organization
+from orgs.models import InvitationState, MemberInvitation, Membership, Organization
 
 
 def actor_for(
@@ -38,14 +38,26 @@ def acting_organization(
 ) -> Organization | None:
     """The one rule for which organisation a request acts for: the one named (by the API's
     `X-Clusterbid-Org` slug, or the id the page header stored in the session) if the user
-    belongs to it, else the first. A slug naming none of theirs acts for none: a 404 follows,
-    never another organisation's data."""
+    belongs to it, else their default (`default_membership`). A slug naming none of theirs acts
+    for none: a 404 follows, never another organisation's data."""
     if slug:
         return next((m.organization for m in memberships if m.organization.slug == slug), None)
     chosen = next((m for m in memberships if m.organization_id == org_id), None)
-    if chosen is None and memberships:
-        chosen = memberships[0]
+    if chosen is None:
+        chosen = default_membership(memberships)
     return chosen.organization if chosen else None
+
+
+def default_membership(memberships: list[Membership]) -> Membership | None:
+    """The organisation the person last chose in the page header (stored on the membership);
+    never chosen, the one they joined first. Never the alphabetical first: joining another
+    organisation must not move where their sign-ins and token calls act."""
+    if not memberships:
+        return None
+    chosen = [m for m in memberships if m.chosen_at is not None]
+    if chosen:
+        return max(chosen, key=lambda m: (m.chosen_at, m.pk))
+    return min(memberships, key=lambda m: (m.created_at, m.pk))
 
 
 def memberships_of(user: Any) -> list[Membership]:
@@ -80,3 +92,28 @@ def is_member_admin(*, org: Organization | None, user: Any) -> bool:
 def roles_for(org: Organization) -> list[tuple[str, str]]:
     """The roles an organisation of this kind has, as (value, label) choices."""
     return [(role.value, role.label) for role in ROLES_BY_KIND[OrgKind(org.kind)]]
+
+
+def invitations_pending(*, org: Organization) -> QuerySet[MemberInvitation]:
+    """The organisation's open invitations: the address its administrator typed, nothing of
+    any account's."""
+    return MemberInvitation.objects.filter(organization=org, state=InvitationState.PENDING)
+
+
+def invitations_for(*, user: Any) -> QuerySet[MemberInvitation]:
+    """The open invitations to the signed-in person's e-mail address."""
+    email = (getattr(user, "email", "") or "").strip()
+    if not email:
+        return MemberInvitation.objects.none()
+    return MemberInvitation.objects.filter(
+        email__iexact=email, state=InvitationState.PENDING
+    ).select_related("organization", "invited_by")
+
+
+def invitation_for_invitee(*, user: Any, pk: int) -> MemberInvitation:
+    """One open invitation to this person's address; anyone else's (or a closed one) is a 404."""
+    return get_object_or_404(invitations_for(user=user), pk=pk)
+
+
+def invitation_for_admin(*, org: Organization, pk: int) -> MemberInvitation:
+    return get_object_or_404(invitations_pending(org=org), pk=pk)

@@ -1,12 +1,15 @@
-"""Managing an organisation's members: add an existing account, change a role, remove.
+"""Managing an organisation's members: invite an e-mail address, change a role, remove; and
+the invited person's answer.
 
-Only the organisation's administrators may (`PermissionDenied` otherwise), a role must be one of
-the organisation's kind (buyer: requester, approver, admin; provider: engineer, approver, admin)
-and an organisation always keeps one administrator. Each change is sent as `membership_changed`
-inside the transaction, which the audit trail records.
+Only the organisation's administrators invite, withdraw, change and remove (`PermissionDenied`
+otherwise), a role must be one of the organisation's kind (buyer: requester, approver, admin;
+provider: engineer, approver, admin) and an organisation always keeps one administrator.
 
-There is no invitation flow: a member is added from an account that already exists (site staff
-create accounts in the admin), found by username or e-mail.
+Nobody becomes a member without consent: an invitation names an e-mail address, never an
+account, and the person with that address accepts or declines it while signed in. What the
+administrator is told is the same whether or not any account has the address, and nothing of
+the person (username, name) reaches the organisation until they accept. Each change is sent as
+`membership_changed` inside the transaction, which the audit trail records.
 """
 
 from __future__ import annotations
@@ -15,32 +18,91 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
+from django.utils import timezone
 
 from core.errors import ServiceError
 from orgs.choices import MemberRole
-from orgs.models import Membership, Organization
+from orgs.models import InvitationState, MemberInvitation, Membership, Organization
 from orgs.selectors import is_member_admin, roles_for
-from orgs.signals import membership_changed
+from orgs.signals import invitation_answered, invitation_sent, membership_changed
 
 
 @transaction.atomic
-def member_add(*, org: Organization, user: User, identifier: str, role: str) -> Membership:
-    """Add the account named by `identifier` (username or e-mail) to `org` with `role`."""
+def invitation_send(*, org: Organization, user: User, email: str, role: str) -> MemberInvitation:
+    """Invite `email` to `org` with `role`; the person joins only when they accept."""
     org = _locked_for(org=org, user=user)
     _check_role(org=org, role=role)
-    account = _account(identifier)
-    existing = Membership.objects.filter(organization=org, user=account).first()
-    if existing is not None:
+    address = _address(email)
+    if MemberInvitation.objects.filter(
+        organization=org, email=address, state=InvitationState.PENDING
+    ).exists():
         raise ValidationError(
-            {
-                "identifier": f"{account.get_username()} is already a member of {org.name} "
-                f"({existing.get_role_display().lower()}); change the role in the list instead."
-            }
-        )
-    membership = Membership.objects.create(user=account, organization=org, role=role)
-    _changed(org=org, user=user, action="member.add", after=_state(membership))
+            {"email": f"{address} already has an open invitation to {org.name}; withdraw it "
+             "first to offer another role."}
+        )  # fmt: skip
+    invitation = MemberInvitation.objects.create(
+        organization=org, email=address, role=role, invited_by=user
+    )
+    _changed(org=org, user=user, action="member.invite", after=_offer(invitation))
+    invitation_sent.send(sender=MemberInvitation, invitation=invitation)
+    return invitation
+
+
+@transaction.atomic
+def invitation_withdraw(*, invitation: MemberInvitation, user: User) -> None:
+    org = _locked_for(org=invitation.organization, user=user)
+    invitation = _open(invitation.pk)
+    _answer(invitation, InvitationState.WITHDRAWN)
+    _changed(org=org, user=user, action="member.withdraw", before=_offer(invitation))
+
+
+@transaction.atomic
+def invitation_accept(*, invitation: MemberInvitation, user: User) -> Membership:
+    """The invited person joins. Their default organisation stays the one they last chose."""
+    invitation = _open(invitation.pk, for_user=user)
+    previous = list(Membership.objects.filter(user=user).values_list("organization_id", flat=True))
+    membership, _ = Membership.objects.get_or_create(
+        user=user, organization=invitation.organization, defaults={"role": invitation.role}
+    )
+    _answer(invitation, InvitationState.ACCEPTED)
+    _changed(org=invitation.organization, user=user, action="member.join", after=_state(membership))
+    invitation_answered.send(
+        sender=MemberInvitation,
+        invitation=invitation,
+        user=user,
+        accepted=True,
+        previous_org_ids=[pk for pk in previous if pk != invitation.organization_id],
+    )
     return membership
+
+
+@transaction.atomic
+def invitation_decline(*, invitation: MemberInvitation, user: User) -> None:
+    invitation = _open(invitation.pk, for_user=user)
+    _answer(invitation, InvitationState.DECLINED)
+    _changed(
+        org=invitation.organization, user=user, action="member.decline", before=_offer(invitation)
+    )
+    invitation_answered.send(
+        sender=MemberInvitation,
+        invitation=invitation,
+        user=user,
+        accepted=False,
+        previous_org_ids=[],
+    )
+
+
+@transaction.atomic
+def choose_organization(*, user: User, org_id: int) -> bool:
+    """Remember `org_id` as the person's default (where their next sign-in and header-less
+    token calls act); False when they are not a member of it."""
+    return bool(
+        Membership.objects.filter(user=user, organization_id=org_id).update(
+            chosen_at=timezone.now()
+        )
+    )
 
 
 @transaction.atomic
@@ -102,26 +164,42 @@ def _keep_an_admin(*, org: Organization, membership: Membership, doing: str) -> 
         )
 
 
-def _account(identifier: str) -> User:
-    wanted = identifier.strip()
-    if not wanted:
-        raise ValidationError({"identifier": "Give the person's username or e-mail address."})
-    by_username = User.objects.filter(username=wanted, is_active=True).first()
-    if by_username is not None:
-        return by_username
-    matches = list(User.objects.filter(email__iexact=wanted, is_active=True)[:2])
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
+def _address(email: str) -> str:
+    wanted = email.strip().lower()
+    try:
+        validate_email(wanted)
+    except ValidationError:
         raise ValidationError(
-            {"identifier": f"More than one account uses {wanted}; give the username instead."}
-        )
-    raise ValidationError(
-        {
-            "identifier": f"No Clusterbid account has the username or e-mail “{wanted}”. "
-            "Accounts are created by the site's operators; once they have one, add them here."
-        }
+            {"email": f"“{email.strip()}” is not an e-mail address; give the person's address."}
+        ) from None
+    return wanted
+
+
+def _open(pk: int, *, for_user: User | None = None) -> MemberInvitation:
+    """The invitation, locked, still open (and, for its answer, addressed to `for_user`)."""
+    invitation = (
+        MemberInvitation.objects.select_for_update(of=("self",))
+        .select_related("organization")
+        .get(pk=pk)
     )
+    addressed = for_user is None or (
+        bool(for_user.email) and for_user.email.strip().lower() == invitation.email
+    )
+    if invitation.state != InvitationState.PENDING or not addressed:
+        raise ServiceError(
+            f"This invitation to {invitation.organization.name} is no longer open "
+            f"({invitation.get_state_display().lower()})."
+        )
+    return invitation
+
+
+def _answer(invitation: MemberInvitation, state: str) -> None:
+    invitation.state, invitation.answered_at = state, timezone.now()
+    invitation.save(update_fields=["state", "answered_at"])
+
+
+def _offer(invitation: MemberInvitation) -> dict[str, Any]:
+    return {"invited": invitation.email, "role": invitation.role}
 
 
 def _state(membership: Membership) -> dict[str, Any]:

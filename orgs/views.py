@@ -11,7 +11,7 @@ from core.web import errors_into_form, flash_errors
 from orgs import selectors, services
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import MemberRole
-from orgs.forms import MemberAddForm, MemberRoleForm
+from orgs.forms import InviteForm, MemberRoleForm
 from orgs.middleware import SESSION_KEY
 from orgs.models import Organization
 
@@ -23,25 +23,27 @@ def switch_org(request: HttpRequest) -> HttpResponse:
     allowed = {m.organization_id for m in getattr(request, "memberships", [])}
     if wanted.isdigit() and int(wanted) in allowed:
         request.session[SESSION_KEY] = int(wanted)
+        # Remembered: the next sign-in and header-less token calls act for it too.
+        services.choose_organization(user=user_of(request), org_id=int(wanted))
     # Pages of the previous organisation 404 for the new one, so land on its home.
     return redirect("home")
 
 
 @org_required()
 def member_list(request: HttpRequest) -> HttpResponse:
-    """Every member reads the list; an administrator also adds members here (POST)."""
+    """Every member reads the list; an administrator also invites here (POST)."""
     org = _org(request)
     user = user_of(request)
-    form = MemberAddForm(request.POST or None, org=org)
+    form = InviteForm(request.POST or None, org=org)
     if request.method == "POST":
         if not selectors.is_member_admin(org=org, user=user):
             return _refused(request, org)
         if form.is_valid():
             try:
-                membership = services.member_add(
+                invitation = services.invitation_send(
                     org=org,
                     user=user,
-                    identifier=form.cleaned_data["identifier"],
+                    email=form.cleaned_data["email"],
                     role=form.cleaned_data["role"],
                 )
             except PermissionDenied:
@@ -49,13 +51,63 @@ def member_list(request: HttpRequest) -> HttpResponse:
             except ValidationError as exc:
                 errors_into_form(form, exc)
             else:
+                # The same words whether or not an account has this address.
                 messages.success(
                     request,
-                    f"{membership.user.get_username()} is now a member of {org.name} "
-                    f"({membership.get_role_display().lower()}).",
+                    f"Invitation to {invitation.email} "
+                    f"({invitation.get_role_display().lower()}) recorded. If an account uses "
+                    f"this address, its owner is told and joins {org.name} once they accept.",
                 )
                 return redirect("orgs:members")
     return _page(request, org, form=form)
+
+
+@org_required()
+@require_POST
+def invitation_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    org = _org(request)
+    invitation = selectors.invitation_for_admin(org=org, pk=pk)
+    try:
+        services.invitation_withdraw(invitation=invitation, user=user_of(request))
+    except PermissionDenied:
+        return _refused(request, org)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, f"The invitation to {invitation.email} is withdrawn.")
+    return redirect("orgs:members")
+
+
+@login_required
+def my_invitations(request: HttpRequest) -> HttpResponse:
+    """The signed-in person's open invitations, to accept or decline."""
+    invitations = list(selectors.invitations_for(user=request.user))
+    return render(request, "orgs/invitations.html", {"invitations": invitations})
+
+
+@login_required
+@require_POST
+def invitation_answer(request: HttpRequest, pk: int, answer: str) -> HttpResponse:
+    user = user_of(request)
+    invitation = selectors.invitation_for_invitee(user=user, pk=pk)
+    name = invitation.organization.name
+    try:
+        if answer == "accept":
+            membership = services.invitation_accept(invitation=invitation, user=user)
+        else:
+            services.invitation_decline(invitation=invitation, user=user)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        if answer == "accept":
+            messages.success(
+                request,
+                f"You are now a member of {name} ({membership.get_role_display().lower()}). "
+                "Choose it in the page header to act for it.",
+            )
+        else:
+            messages.success(request, f"You declined the invitation to {name}.")
+    return redirect("orgs:invitations")
 
 
 @org_required()
@@ -118,7 +170,7 @@ def _refused(request: HttpRequest, org: Organization) -> HttpResponse:
 
 
 def _page(
-    request: HttpRequest, org: Organization, *, form: MemberAddForm | None, status: int = 200
+    request: HttpRequest, org: Organization, *, form: InviteForm | None, status: int = 200
 ) -> HttpResponse:
     members = list(selectors.member_list(org=org))
     is_admin = selectors.is_member_admin(org=org, user=request.user)
@@ -129,5 +181,6 @@ def _page(
         "is_admin": is_admin,
         "roles": selectors.roles_for(org),
         "form": form if is_admin else None,
+        "invitations": list(selectors.invitations_pending(org=org)) if is_admin else [],
     }
     return render(request, "orgs/members.html", context, status=status)

@@ -75,6 +75,7 @@ def bid_attachment_add(
             # Rolling back deletes the stored bytes: a refused file leaves nothing behind.
             raise ValidationError({"file": [str(exc)]}) from None
         attachment.content_type = kind.content_type
+        attachment.keep_as(kind.content_type)  # never stored as .html or .svg
         attachment.save()
         _changed(bid)
         _record(bid, "bid.attachment.add", user, attachment)

@@ -28,3 +28,10 @@ def usd(value: Any, places: int = 2) -> str:
 def percent(value: Any, places: int | None = None) -> str:
     """`{{ pct|percent:3 }}` -> '99.500 %' (a value already times 100)."""
     return formatting.percent(value, places=None if places is None else int(places))
+
+
+@register.filter
+def span(value: Any) -> str:
+    """`{{ delta|span }}`: a timedelta as `duration` words ('15 min', '2 h')."""
+    seconds = getattr(value, "total_seconds", None)
+    return formatting.duration(int(seconds() // 60)) if seconds else formatting.DASH

@@ -185,6 +185,27 @@ class _Budget:
 
     def __init__(self, limits: BundleLimits, name: str, packed: int) -> None:
         self.limits, self.name, self.packed, self.files, self.bytes = limits, name, packed, 0, 0
+        self.declared = 0
+
+    def declare(self, member: str, size: int) -> None:
+        """Refuse the archive on a member's declared size, before a byte of it is inflated: a
+        tar header (or a zip directory entry) says how big the member is, and a bomb says so
+        honestly or the read below stops it at the same limits."""
+        lim = self.limits
+        self.declared += max(size, 0)
+        if self.declared > lim.max_total_bytes:
+            raise BundleTooLarge(
+                f"{self.name}: {member} declares {data_size(size)}, which takes the bundle over "
+                f"the {data_size(lim.max_total_bytes)} limit for all files together"
+            )
+        if self.declared > lim.ratio_from_bytes and self.declared > lim.max_ratio * max(
+            self.packed, 1
+        ):
+            raise BundleTooLarge(
+                f"{self.name}: {member} declares {data_size(size)}, more than {lim.max_ratio}x "
+                f"the {data_size(self.packed)} archive (with the members before it): refused as "
+                "a decompression bomb before unpacking"
+            )
 
     def count(self) -> None:
         self.files += 1
@@ -232,6 +253,8 @@ def _read_tar(
                 if member.isdir():
                     continue
                 budget.count()
+                if member.isfile():
+                    budget.declare(member.name, member.size)
                 why = _unsafe_path(member.name)
                 if why is None and (member.issym() or member.islnk()):
                     why = f"link to {member.linkname!r}"
@@ -264,6 +287,7 @@ def _read_zip(
     budget = _Budget(limits, name, packed)
     try:
         with zipfile.ZipFile(stream) as zf:
+            _declared_zip(zf, name=name, limits=limits, packed=packed)
             for info in zf.infolist():
                 if info.is_dir():
                     continue
@@ -295,6 +319,17 @@ def _read_zip(
         raise BundleError(f"{name}: corrupt or truncated zip archive ({why})") from exc
     except (NotImplementedError, RuntimeError) as exc:  # encrypted or unsupported compression
         raise BundleError(f"{name}: unsupported zip archive ({_one_line(str(exc))})") from exc
+
+
+def _declared_zip(zf: zipfile.ZipFile, *, name: str, limits: BundleLimits, packed: int) -> None:
+    """The zip's central directory declares every member's size: refuse on the count, the
+    total and the ratio before any member is inflated."""
+    budget = _Budget(limits, name, packed)
+    for info in zf.infolist():
+        if info.is_dir():
+            continue
+        budget.count()
+        budget.declare(info.filename, info.file_size)
 
 
 def _check_ratio(unpacked: int, packed: int, member: str, name: str, limits: BundleLimits) -> None:

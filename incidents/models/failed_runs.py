@@ -10,6 +10,8 @@ from core.uploads import StoredUpload
 
 
 class FailedRunState(models.TextChoices):
+    # Stored, behind the organisation's analysis in flight (one at a time per organisation).
+    WAITING = "waiting", "Waiting"
     QUEUED = "queued", "Queued"
     ANALYSING = "analysing", "Analysing"
     ANALYSED = "analysed", "Analysed"
@@ -46,7 +48,11 @@ class FailedRun(models.Model):
 
     @property
     def in_progress(self) -> bool:
-        return self.state in (FailedRunState.QUEUED, FailedRunState.ANALYSING)
+        return self.state in (
+            FailedRunState.WAITING,
+            FailedRunState.QUEUED,
+            FailedRunState.ANALYSING,
+        )
 
 
 class FailedRunFile(StoredUpload):

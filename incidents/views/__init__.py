@@ -29,7 +29,7 @@ from incidents.forms import (
     SignoffForm,
 )
 from incidents.lifecycle import INCIDENT, close_decision, incident_actor, item_owner
-from incidents.models import FailedRun, Incident
+from incidents.models import FailedRun, FailedRunState, Incident
 from incidents.views.record_page import record_context
 from orgs.access import active_org, org_required, user_of
 
@@ -61,7 +61,12 @@ def failed_run_upload(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
-            messages.success(request, f"Stored {run.label}; the analysis has started.")
+            started = (
+                "it waits for your organisation's earlier analysis to end (one at a time each)"
+                if run.state == FailedRunState.WAITING
+                else "the analysis has started"
+            )
+            messages.success(request, f"Stored {run.label}; {started}.")
             return redirect("incidents:failed-run-detail", pk=run.pk)
     for errors in form.errors.values():
         for error in errors:

@@ -112,5 +112,7 @@ def test_one_organisation_cannot_fill_the_heavy_queue(accepted, provider, settin
         assert curl.post(_url(accepted.reservation), {"file": scenario_upload()}).status_code == 201
     refused = curl.post(_url(accepted.reservation), {"file": scenario_upload()})
     assert refused.status_code == 429 and refused["Retry-After"] == "60"
-    assert "already has 2 failed-run analyses queued or running" in refused.json()["detail"]
+    assert (
+        "already has 2 failed-run analyses waiting, queued or running" in (refused.json()["detail"])
+    )
     assert FailedRun.objects.count() == 2

@@ -204,7 +204,7 @@ def test_a_demo_member_who_is_not_admin_meets_the_read_only_members_page(demo):
     token = client.cookies["csrftoken"].value
     refused = client.post(
         reverse("orgs:members"),
-        {"identifier": "nora", "role": "admin", "csrfmiddlewaretoken": token},
+        {"email": "nora@example.com", "role": "admin", "csrfmiddlewaretoken": token},
     )
     assert refused.status_code == 403 and "Only an administrator" in _check(refused, "bob POST")
 

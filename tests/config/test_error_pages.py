@@ -76,7 +76,9 @@ def test_a_refusal_shows_the_products_403(settings, buyer):
 def test_an_expired_form_says_so_in_the_products_words(buyer):
     client = Client(enforce_csrf_checks=True)
     client.force_login(buyer.user)
-    response = client.post(url_for("orgs:members"), {"identifier": "bob", "role": "approver"})
+    response = client.post(
+        url_for("orgs:members"), {"email": "bob@example.com", "role": "approver"}
+    )
     html = response.content.decode()
     assert response.status_code == 403 and 'id="form-expired"' in html
     assert "CSRF verification failed" not in html and "DEBUG=True" not in html

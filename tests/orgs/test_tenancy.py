@@ -4,12 +4,16 @@ that organisation's administrator acting elsewhere) is a 404."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
-from orgs.models import Membership
+from orgs.models import MemberInvitation, Membership
+from orgs.services import invitation_send
 from tests import tenancy_registry
 from tests.bids.test_tenancy import LOGIN, OK, REDIRECT, ROLES, _only, client_for
+from tests.factories import UserFactory
 
 EVERY_MEMBER = {**dict.fromkeys(ROLES, OK), "anonymous": LOGIN}
 HELIX_ADMINS = _only({"buyer": REDIRECT, "buyer_colleague": REDIRECT})
@@ -21,6 +25,36 @@ ROUTES = {
     "orgs:member-remove": ("post", {}, HELIX_ADMINS),
 }
 tenancy_registry.register(*ROUTES)
+
+# The object is Helix Labs' open invitation to carol, who holds none of the roles: only Helix
+# Labs' administrators withdraw it, only carol answers it, and everyone reads their own list.
+INVITATION_ROUTES: dict[str, tuple[str, dict[str, str] | None, dict[str, Any]]] = {
+    "orgs:invitations": ("get", None, EVERY_MEMBER),
+    "orgs:invitation-withdraw": ("post", {}, HELIX_ADMINS),
+    "orgs:invitation-accept": ("post", {}, _only({})),
+    "orgs:invitation-decline": ("post", {}, _only({})),
+}
+tenancy_registry.register(*INVITATION_ROUTES)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(INVITATION_ROUTES))
+def test_invitation_route_gives_each_role_what_it_may_see(
+    name, role, buyer, buyer_colleague, request
+):
+    carol = UserFactory(username="carol", email="carol@example.com")
+    invitation = invitation_send(org=buyer.org, user=buyer.user, email=carol.email, role="approver")
+    method, data, expected = INVITATION_ROUTES[name]
+    args = [] if name == "orgs:invitations" else [invitation.pk]
+    response = getattr(client_for(role, request), method)(reverse(name, args=args), data)
+    want = expected[role]
+    if want == LOGIN:
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    else:
+        assert response.status_code == want, f"{name} as {role}"
+    if role != "anonymous" and name == "orgs:invitations":
+        assert "Helix Labs" not in response.content.decode().split('id="invitations"')[1]
+    assert not Membership.objects.filter(user=carol).exists()
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -44,12 +78,13 @@ def test_each_organisation_lists_only_its_own_members(buyer, buyer_colleague, pr
     assert "oscar" in html and "alice" not in html
 
 
-def test_an_admin_of_another_organisation_cannot_add_to_this_one(buyer, provider):
+def test_an_admin_of_another_organisation_cannot_invite_to_this_one(buyer, provider):
     """The page always acts on the acting organisation: nothing in the form names another."""
     provider.client().post(
         reverse("orgs:members"),
-        {"identifier": "nora", "role": "admin", "organization": buyer.org.pk},
+        {"email": "nora@example.com", "role": "admin", "organization": buyer.org.pk},
     )
+    assert not MemberInvitation.objects.filter(organization=buyer.org).exists()
     assert not Membership.objects.filter(user=provider.user, organization=buyer.org).exists()
 
 
