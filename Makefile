@@ -14,7 +14,7 @@ DEMO_ENV = DEBUG=$${DEBUG:-false} SESSION_COOKIE_SECURE=$${SESSION_COOKIE_SECURE
 	CSRF_COOKIE_SECURE=$${CSRF_COOKIE_SECURE:-false} SECRET_KEY="$${SECRET_KEY:-$$(cat $(DEMO_KEY))}" \
 	SITE_URL=$(SITE_URL)
 
-.PHONY: install run test lint typecheck pytest worker beat bench clean compose-env
+.PHONY: install run test test-s3 lint typecheck pytest worker beat bench clean compose-env
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Clusterbid needs Python 3.11 or newer")'
@@ -62,6 +62,11 @@ typecheck: install
 PYTEST_XDIST ?=
 pytest: install
 	$(VENV)/bin/pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
+
+# The same tests with every stored file in an S3 bucket (moto's server on loopback), as
+# FILE_STORAGE=s3 runs the product. Not part of `make test`: it doubles the suite's time.
+test-s3: install
+	TEST_FILE_STORAGE=s3 $(VENV)/bin/pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
