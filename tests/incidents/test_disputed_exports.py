@@ -80,3 +80,13 @@ def test_the_scorecard_exports_carry_both_figures(buyer, provider):
     sheet = load_workbook(io.BytesIO(book.content)).active
     header, row = [list(r) for r in sheet.iter_rows(max_row=2, values_only=True)]
     assert row[header.index("Totals use")] == "the provider's figures"
+
+
+def test_the_scorecard_page_shows_both_figures_where_an_incident_is_disputed(buyer, provider):
+    _disputed_s1(buyer, provider)
+    for client in (buyer.client(), provider.client()):
+        page = client.get(reverse("scorecards:provider-scorecard", args=[provider.org.pk]))
+        assert page.status_code == 200
+        text = " ".join(page.content.decode().split())
+        assert "1 disputed: buyer 9" in text  # the buyer counts the S1 (under 100 %)
+        assert "provider 100.000" in text and "shown: the provider's" in text
