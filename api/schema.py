@@ -38,9 +38,13 @@ ERRORS = {
     "403": "Signed in, but the call is not allowed (e.g. a missing CSRF token).",
     "404": "Not found, or not yours to see.",
     "422": "The Idempotency-Key was already used with a different body.",
+    "409": "The object's state does not allow this move now (already decided, closed, sealed, "
+    "or another one waits); `detail` says which and what would allow it.",
     "429": "Too many writes with this token; retry after the Retry-After seconds.",
+    "503": "The task queue, or the rate limiter's store, is unreachable: what the call stored "
+    "waits to be queued (the body says where); retry after the Retry-After seconds.",
 }
-WRITE_ONLY = {"400", "422", "429"}
+WRITE_ONLY = {"400", "409", "422", "429", "503"}
 
 
 def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:

@@ -12,13 +12,22 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from api.services import token_create
 from config.wsgi import application
 
 MAX_EXAMPLES = 5
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+CHECKS = [
+    not_a_server_error,
+    response_schema_conformance,
+    content_type_conformance,
+    status_code_conformance,  # every status an operation answers is documented
+]
 
 
 @pytest.fixture
