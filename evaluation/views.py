@@ -112,7 +112,8 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required(OrgKind.BUYER)
 def compare_status(request: HttpRequest, pk: int) -> JsonResponse:
-    """What the page polls while scoring runs: state, and counts, never numbers."""
+    """What the page polls while scoring runs: state, and counts, never numbers. Never the
+    run's id either: ids are global, and every sealed submit anywhere queues a run."""
     req = _buyer_request(request, pk)
     state, run = comparison.comparison_state(capacity_request=req)
     body: dict[str, object] = {"state": state}
@@ -120,7 +121,6 @@ def compare_status(request: HttpRequest, pk: int) -> JsonResponse:
         body.update(
             status=run.status,
             status_label=run.get_status_display(),
-            run=run.pk,
             bids=run.bid_count,
             error=run.error,
             attempts=run.attempts,
