@@ -145,7 +145,9 @@ def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
     form = _weights_form(req, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            request_set_weights(capacity_request=req, weights=form.cleaned_data)
+            request_set_weights(
+                capacity_request=req, user=user_of(request), weights=form.cleaned_data
+            )
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
