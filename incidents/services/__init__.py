@@ -215,6 +215,20 @@ def incident_evidence_upload(
     if row.ok and kind == IncidentEvidenceKind.STEP_LOG:
         incident.window = row.parsed
         incident.save(update_fields=["window"])
+    # An unreadable file is evidence too (its error says why): on the record either way.
+    node_read = (row.parsed or {}).get("node") if row.ok else None
+    _record(
+        incident,
+        "incident.evidence",
+        user,
+        after={
+            "file": row.original_name,
+            "kind": kind,
+            "sha256": row.sha256,
+            "read": row.ok,
+            **({"node": node_read} if node_read else {}),
+        },
+    )
     return row
 
 
