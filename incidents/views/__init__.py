@@ -112,7 +112,7 @@ def failed_run_status(request: HttpRequest, pk: int) -> HttpResponse:
 def failed_run_retry(request: HttpRequest, pk: int) -> HttpResponse:
     run = sel.failed_run_get(org_ids=_org_ids(request), pk=pk)
     try:
-        services.failed_run_retry(failed_run=run)
+        services.failed_run_retry(failed_run=run, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
