@@ -341,14 +341,22 @@ def incident_dispute(*, incident: Incident, user: User, key: str, reason: str) -
 
 
 @transaction.atomic
-def incident_set_times(*, incident: Incident, **marks: Any) -> Incident:
-    """Lost-time marks (UTC) and the GPU count; `None` leaves a mark empty."""
+@transaction.atomic
+def incident_set_times(*, incident: Incident, user: User | None, **marks: Any) -> Incident:
+    """Lost-time marks (UTC) and the GPU count; `None` leaves a mark empty. They decide the
+    lost GPU-hours, so each change is on the record with who made it."""
     allowed = {"failed_at", "last_checkpoint_at", "revalidated_at", "restarted_at", "gpus"}
+    before: dict[str, Any] = {}
     for key, value in marks.items():
         if key not in allowed:
             raise ServiceError(f"unknown mark {key}")
+        if getattr(incident, key) != value:
+            before[key] = getattr(incident, key)
         setattr(incident, key, value)
     incident.save(update_fields=list(marks))
+    if before:
+        after = {k: getattr(incident, k) for k in before}
+        _record(incident, "incident.times", user, before=before, after=after)
     return incident
 
 

@@ -387,7 +387,9 @@ def incident_times(request: HttpRequest, pk: int) -> HttpResponse:
         valid = form.is_valid()
     if valid:
         try:
-            services.incident_set_times(incident=incident, **form.cleaned_data)
+            services.incident_set_times(
+                incident=incident, user=user_of(request), **form.cleaned_data
+            )
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:
