@@ -62,11 +62,13 @@ def annex_request(
     return job
 
 
-def annex_retry(*, job: AnnexJob) -> AnnexJob:
+@transaction.atomic
+def annex_retry(*, job: AnnexJob, user: User | None) -> AnnexJob:
     if job.status != AnnexJobStatus.FAILED:
         raise ValidationError("Only a failed render can be retried.")
     AnnexJob.objects.filter(pk=job.pk).update(status=AnnexJobStatus.QUEUED, error="")
     job.refresh_from_db()
+    record_annex(job=job, action="annex.retry", user=user, after={})
     _queue(job)
     return job
 
