@@ -15,6 +15,7 @@ from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from pypdf import PdfReader
 
+from annexes.audit import record_annex
 from annexes.document.present import document_for
 from annexes.document.render import render_html, render_pdf, snapshot_sha256
 from annexes.document.snapshot import snapshot_for
@@ -31,6 +32,7 @@ def annex_snapshot(*, capacity_request: CapacityRequest, kind: str, period: str 
         raise ValidationError(str(exc)) from exc
 
 
+@transaction.atomic
 def annex_request(
     *, capacity_request: CapacityRequest, kind: str, user: User | None, period: str = ""
 ) -> AnnexJob:
@@ -55,15 +57,18 @@ def annex_request(
     job = AnnexJob.objects.create(
         request=capacity_request, kind=kind, period=period, requested_by=user
     )
+    record_annex(job=job, action="annex.request", user=user, after={})
     _queue(job)
     return job
 
 
-def annex_retry(*, job: AnnexJob) -> AnnexJob:
+@transaction.atomic
+def annex_retry(*, job: AnnexJob, user: User | None) -> AnnexJob:
     if job.status != AnnexJobStatus.FAILED:
         raise ValidationError("Only a failed render can be retried.")
     AnnexJob.objects.filter(pk=job.pk).update(status=AnnexJobStatus.QUEUED, error="")
     job.refresh_from_db()
+    record_annex(job=job, action="annex.retry", user=user, after={})
     _queue(job)
     return job
 
@@ -144,6 +149,13 @@ def _issue(
     )
     annex.pdf.save(annex.filename, ContentFile(pdf), save=False)
     annex.save()
+    # Recorded as the one who asked for it: the worker renders on their behalf.
+    record_annex(
+        job=job,
+        action="annex.issue",
+        user=job.requested_by,
+        after={"version": version, "pdf_sha256": annex.pdf_sha256},
+    )
     return _finish(job, annex, reused=False)
 
 

@@ -98,7 +98,7 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
 def annex_job_retry(request: HttpRequest, pk: int) -> HttpResponse:
     job = selectors.annex_job_for_org(org=active_org(request), pk=pk)
     try:
-        annex_retry(job=job)
+        annex_retry(job=job, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     return redirect("annexes:list", pk=job.request_id)

@@ -1,6 +1,6 @@
 """What the audit trail records about an organisation's members: each addition, role change and
-removal (sent by orgs.services as `membership_changed`), on the object `org:<id>`, readable by
-that organisation alone."""
+removal (sent by orgs.services as `membership_changed`), and each API token a member creates or
+revokes (api.services), on the object `org:<id>`, readable by that organisation alone."""
 
 from __future__ import annotations
 

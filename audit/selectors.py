@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from audit.chain import HASHED_FIELDS
 from audit.models import AuditEntry, AuditHead
@@ -39,10 +40,26 @@ def visible_to(*, org: Organization | None) -> QuerySet[AuditEntry]:
 
 
 def entries_for(*, org: Organization | None, obj_key: str) -> QuerySet[AuditEntry]:
-    """One object's history as `org` may read it, oldest first."""
+    """One object's history as `org` may read it, oldest first, each entry with `number`: its
+    place in that history (1, 2, 3, …) as this organisation reads it.
+
+    The global `seq` counts every organisation's entries, sealed bids' included, so a tenant's
+    gaps in it would count and time other parties' moves. `number` is computed at read, by a
+    window over exactly the rows the reader may see, so nothing hidden can move it; it needs
+    no lock and no stored counter. Appends commit in `seq` order (the chain head's lock), so a
+    reader never sees a number that a later commit slips in under. When a sealed request's
+    bids open, the entries that were hidden take their places in time and the buyer's later
+    numbers move on with them: the staff-only `seq` is the stable reference.
+    """
     if not valid_object_key(obj_key):
         return AuditEntry.objects.none()
-    return visible_to(org=org).filter(obj_key=obj_key).select_related("org").order_by("seq")
+    return (
+        visible_to(org=org)
+        .filter(obj_key=obj_key)
+        .select_related("org")
+        .annotate(number=Window(RowNumber(), order_by=F("seq").asc()))
+        .order_by("seq")
+    )
 
 
 def chain_verify() -> Result:

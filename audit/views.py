@@ -11,9 +11,11 @@ from audit.selectors import chain_verify, entries_for, valid_object_key
 from core.spreadsheet import safe_row
 from orgs.access import active_org, org_required
 
+# `number`: the entry's place in the object's history as the reader's organisation reads it
+# (audit.selectors.entries_for); the chain's global `seq` and hashes are staff-only.
 CSV_COLUMNS = [
-    "seq", "at", "actor", "organisation", "party", "action", "object", "before", "after",
-    "reason", "prev_sha256", "sha256",
+    "number", "at", "actor", "organisation", "party", "action", "object", "before", "after",
+    "reason",
 ]  # fmt: skip
 
 
@@ -34,12 +36,12 @@ def export_csv(request: HttpRequest, obj_key: str) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
     for e in entries_for(org=active_org(request), obj_key=obj_key):
+        number: int = e.number  # type: ignore[attr-defined]  # annotated by entries_for
         writer.writerow(
             safe_row(
             [
-                e.seq, e.at.isoformat(), e.actor_name, e.org.name if e.org else "", e.party,
+                number, e.at.isoformat(), e.actor_name, e.org.name if e.org else "", e.party,
                 e.action, e.obj_key, _json(e.before), _json(e.after), e.reason,
-                e.prev_sha256, e.sha256,
             ])
         )  # fmt: skip
     return response

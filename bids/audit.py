@@ -5,10 +5,11 @@ Visibility (see `audit.services.Audience`):
   award's status change) are shared with every provider invited to the request;
 - a draft's edits, and invitations, are the buyer's (an invitation also its provider's: a rival
   never learns who else was invited);
-- a bid's entries (start, submit, withdraw, award, loss) are its provider's, and its buyer's
-  only once the request's bids are visible to the buyer: a sealed request's buyer learns
-  neither that a bid arrived nor from whom before the deadline or an early close. The start
-  of a draft is the provider's alone, as drafts are.
+- a bid's entries (start, submit, withdraw, award, loss), and an invitee's questions and
+  acknowledgements, are its provider's, and its buyer's only once the request's bids are
+  visible to the buyer: a sealed request's buyer learns neither that a bid arrived nor from
+  whom before the deadline or an early close. The start of a draft is the provider's alone,
+  as drafts are.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.db.models import QuerySet
 
 from audit import tenancy
 from audit.models import Party
-from audit.services import Audience, audit_record, bid_audience, buyer_only, parties, shared
+from audit.services import Audience, audit_record, bid_audience, buyer_only, shared
 from bids.choices import RequestStatus
 from bids.models import Bid, CapacityRequest, Invitation
 
@@ -102,7 +103,9 @@ def record_invitee(
     after: dict[str, Any] | None = None,
 ) -> None:
     """An invited provider's move on the request (a question, an acknowledgement): its own and
-    the buyer's to read, never a rival's (a rival must not learn who asked or acknowledged)."""
+    the buyer's to read, never a rival's (a rival must not learn who asked or acknowledged).
+    Hidden from a sealed request's buyer until the bids open, like a bid's entries: who is
+    engaged, and when, says who is bidding."""
     audit_record(
         action=action,
         obj_key=f"request:{capacity_request.pk}",
@@ -110,6 +113,6 @@ def record_invitee(
         user=user,
         org_id=provider_id,
         party=Party.PROVIDER,
-        audience=parties(buyer_org_id=capacity_request.buyer_id, provider_org_id=provider_id),
+        audience=bid_audience(buyer_org_id=capacity_request.buyer_id, provider_org_id=provider_id),
         after=after,
     )

@@ -2,7 +2,9 @@
 
 A rival invitee reads a published question without its asker: the rows below carry the
 asking organisation and person only for the buyer and for the asker itself, so no page or
-serializer can print what it was never given.
+serializer can print what it was never given. While a request's bids are sealed its buyer reads
+the questions without their askers and no acknowledgement at all: who is engaged, and when,
+would tell the buyer who is bidding.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def question_rows(*, capacity_request: CapacityRequest, org: Organization) -> li
     with the asker; a provider its own (with their state) and the published ones, anonymous
     unless its own. Pass a request `org` may see (`request_get_for_org`)."""
     is_buyer = capacity_request.buyer_id == org.pk
+    sealed = is_buyer and capacity_request.bids_hidden_from_buyer
     qs = Question.objects.filter(request=capacity_request).select_related(
         "provider", "asked_by", "addendum"
     )
@@ -54,7 +57,7 @@ def question_rows(*, capacity_request: CapacityRequest, org: Organization) -> li
     rows = []
     for q in qs.order_by("number"):
         own = q.provider_id == org.pk
-        named = is_buyer or own
+        named = (is_buyer and not sealed) or own
         addendum = getattr(q, "addendum", None)
         rows.append(
             QuestionRow(
@@ -112,22 +115,28 @@ class AddendumAcks:
     addendum: Addendum
     mine: AddendumAcknowledgement | None = None
     by_provider: list[tuple[str, AddendumAcknowledgement | None]] = field(default_factory=list)
+    sealed: bool = False  # the buyer's, while the bids are sealed: no row, no count
+
+
+def acknowledgements_sealed(*, capacity_request: CapacityRequest, org: Organization) -> bool:
+    return capacity_request.buyer_id == org.pk and capacity_request.bids_hidden_from_buyer
 
 
 def addendum_acks(*, capacity_request: CapacityRequest, org: Organization) -> list[AddendumAcks]:
     """Every addendum with who acknowledged it (two queries, whatever the count)."""
     is_buyer = capacity_request.buyer_id == org.pk
+    sealed = acknowledgements_sealed(capacity_request=capacity_request, org=org)
     addenda = list(
         capacity_request.addenda.select_related("question", "published_by").order_by("number")
     )
     acks = AddendumAcknowledgement.objects.filter(
         addendum__request=capacity_request
     ).select_related("provider", "acknowledged_by")
-    if not is_buyer:
+    if not is_buyer or sealed:
         acks = acks.filter(provider=org)
     by_key = {(a.addendum_id, a.provider_id): a for a in acks}
     invitees: list[Organization] = []
-    if is_buyer:
+    if is_buyer and not sealed:
         invitees = [
             i.provider
             for i in capacity_request.invitations.select_related("provider").order_by(
@@ -136,7 +145,7 @@ def addendum_acks(*, capacity_request: CapacityRequest, org: Organization) -> li
         ]
     rows = []
     for addendum in addenda:
-        row = AddendumAcks(addendum=addendum, mine=by_key.get((addendum.pk, org.pk)))
+        row = AddendumAcks(addendum=addendum, mine=by_key.get((addendum.pk, org.pk)), sealed=sealed)
         row.by_provider = [(p.name, by_key.get((addendum.pk, p.pk))) for p in invitees]
         rows.append(row)
     return rows

@@ -164,14 +164,16 @@ def _sealed(capacity_request: CapacityRequest) -> bool:
 
 
 def question_asked_notify(*, question: Question) -> list[Notice]:
-    """The buyer's members hear who asked (they answer it); nobody else hears of it."""
+    """The buyer's members hear who asked (they answer it), unless the bids are sealed: then
+    "an invited provider", as who asks would say who is bidding. Nobody else hears of it."""
     request = question.request
+    asker = "An invited provider" if request.bids_hidden_from_buyer else question.provider.name
     return notify_members(
         event=Event.QUESTION_ASKED,
         organization=request.buyer,
-        subject=f"{question.provider.name} asked question {question.number} on “{request.title}”",
+        subject=f"{asker} asked question {question.number} on “{request.title}”",
         body=(
-            f"{question.provider.name} asked on “{request.title}”:\n\n{question.text}\n\n"
+            f"{asker} asked on “{request.title}”:\n\n{question.text}\n\n"
             "Answer it privately, or publish it to every invitee without the asker's name."
         ),
         path=_path(request) + "#questions",

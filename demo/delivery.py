@@ -131,7 +131,7 @@ def _history(reservation: Reservation, alice: Any, arun: Any, first: date) -> No
     )
     incidents.incident_mark(incident=s1, user=arun, what="restored", now=_at(s1_day, 14))
     incidents.incident_set_times(
-        incident=s1, last_checkpoint_at=_at(s1_day, 7) + timedelta(minutes=30),
+        incident=s1, user=arun, last_checkpoint_at=_at(s1_day, 7) + timedelta(minutes=30),
         revalidated_at=_at(s1_day, 14) + timedelta(minutes=30), restarted_at=_at(s1_day, 15),
     )  # fmt: skip
     s3 = incident_open_signal(

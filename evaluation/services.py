@@ -11,11 +11,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from django.contrib.auth.models import User
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from audit.services import buyer_only
+from bids.audit import record_request
 from bids.choices import BidStatus, RequestStatus
 from bids.models import BidRevision, CapacityRequest
 from core.errors import ServiceError
@@ -252,9 +255,10 @@ def _score(
 
 @transaction.atomic
 def request_set_weights(
-    *, capacity_request: CapacityRequest, weights: Mapping[str, object]
+    *, capacity_request: CapacityRequest, user: User, weights: Mapping[str, object]
 ) -> CapacityRequest:
-    """Validate each weight, store the set, and queue re-scoring."""
+    """Validate each weight, store the set, and queue re-scoring. On the record for the buyer
+    alone: how a buyer weighs the bids is never an invitee's to read."""
     if capacity_request.status in (RequestStatus.AWARDED, RequestStatus.CANCELLED):
         raise ServiceError(
             f"A request that is {capacity_request.get_status_display().lower()} keeps its weights."
@@ -271,8 +275,17 @@ def request_set_weights(
         parsed = Weights.from_dict({name: weights.get(name) for name in CRITERIA})
     except WeightError as exc:
         raise ServiceError({exc.weight or NON_FIELD_ERRORS: [_weight_message(exc)]}) from exc
+    before = weights_of(capacity_request).to_dict()
     capacity_request.weights = parsed.to_dict()
     capacity_request.save(update_fields=["weights", "updated_at"])
+    record_request(
+        capacity_request=capacity_request,
+        action="request.weights",
+        user=user,
+        before=before,
+        after=capacity_request.weights,
+        audience=buyer_only(buyer_org_id=capacity_request.buyer_id),
+    )
     scoring_queue(capacity_request=capacity_request)
     return capacity_request
 

@@ -112,7 +112,8 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required(OrgKind.BUYER)
 def compare_status(request: HttpRequest, pk: int) -> JsonResponse:
-    """What the page polls while scoring runs: state, and counts, never numbers."""
+    """What the page polls while scoring runs: state, and counts, never numbers. Never the
+    run's id either: ids are global, and every sealed submit anywhere queues a run."""
     req = _buyer_request(request, pk)
     state, run = comparison.comparison_state(capacity_request=req)
     body: dict[str, object] = {"state": state}
@@ -120,7 +121,6 @@ def compare_status(request: HttpRequest, pk: int) -> JsonResponse:
         body.update(
             status=run.status,
             status_label=run.get_status_display(),
-            run=run.pk,
             bids=run.bid_count,
             error=run.error,
             attempts=run.attempts,
@@ -145,7 +145,9 @@ def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
     form = _weights_form(req, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            request_set_weights(capacity_request=req, weights=form.cleaned_data)
+            request_set_weights(
+                capacity_request=req, user=user_of(request), weights=form.cleaned_data
+            )
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:

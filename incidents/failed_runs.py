@@ -15,6 +15,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from acceptance.audit import record_on_reservation
 from acceptance.models import Reservation, ReservationStatus
 from core.errors import ServiceError
 from core.queueing import send_task
@@ -91,10 +92,18 @@ def failed_run_upload(
         uploaded_by=user,
         state=state,
     )
+    stored = []
     for upload, is_map in files:
         row = FailedRunFile(failed_run=run, is_rank_map=is_map)
         row.store(upload)  # the bytes are stored before anything reads them
         row.save()
+        stored.append({"file": row.original_name, "sha256": row.sha256})
+    record_on_reservation(
+        reservation=reservation,
+        action="failed_run.upload",
+        user=user,
+        after={"failed_run": run.pk, "label": run.label, "files": stored, "state": state},
+    )
     if state == FailedRunState.QUEUED:
         _queue(run)
     return run
@@ -208,10 +217,11 @@ def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:
 
 
 @transaction.atomic
-def failed_run_retry(*, failed_run: FailedRun) -> FailedRun:
+def failed_run_retry(*, failed_run: FailedRun, user: User) -> FailedRun:
     if failed_run.state not in (FailedRunState.ERROR, FailedRunState.UNREADABLE):
         # A stuck analysis is failed by the reaper first, then offered again.
         raise ServiceError("Only a failed or unreadable analysis can be retried.")
+    before = {"state": failed_run.state, "error": failed_run.error}
     state = (
         FailedRunState.QUEUED
         if failed_run.uploaded_by is None
@@ -219,6 +229,13 @@ def failed_run_retry(*, failed_run: FailedRun) -> FailedRun:
     )
     FailedRun.objects.filter(pk=failed_run.pk).update(state=state, error="")
     failed_run.refresh_from_db()
+    record_on_reservation(
+        reservation=failed_run.reservation,
+        action="failed_run.retry",
+        user=user,
+        before=before,
+        after={"failed_run": failed_run.pk, "state": failed_run.state},
+    )
     if state == FailedRunState.QUEUED:
         _queue(failed_run)
     return failed_run

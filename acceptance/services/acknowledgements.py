@@ -10,6 +10,7 @@ from django.db import transaction
 
 from acceptance.models import Acknowledgement, AckStatus, Fixture, FixtureVersion
 from acceptance.selectors.fixtures import exception_field_choices
+from bids.audit import record_bid
 from bids.models import Bid
 from bids.signals import scoring_inputs_changed_on_commit
 from contracts.models import HandoffTerms, HandoffTermsRevision
@@ -141,6 +142,18 @@ def acknowledgement_submit(
         provider_owner_name=owner_name,
         provider_owner_contact=owner_contact,
         by=user,
+    )
+    # A bid's entry: hidden from a sealed request's buyer until the bids open, like the bid.
+    record_bid(
+        bid=bid,
+        action="bid.acknowledge",
+        user=user,
+        after={
+            "status": status,
+            "fixture_version": version.number if version is not None else None,
+            "terms_revision": revision.number if revision is not None else None,
+            "exceptions": len(cleaned),
+        },
     )
     # The acceptance-terms criterion reads the acknowledgement: re-score once it is committed.
     scoring_inputs_changed_on_commit(capacity_request=req)

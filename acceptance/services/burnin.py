@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from acceptance.audit import record_on_reservation
 from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import (
     BurnInRun,
@@ -82,10 +83,26 @@ def _require_move(reservation: Reservation, name: str, user: User) -> None:
     reservation_move(case_for(reservation), name, user=user)
 
 
+@transaction.atomic
 def run_create(*, reservation: Reservation, user: User, label: str = "") -> BurnInRun:
     _require_move(reservation, "start_run", user)
     label = label.strip() or f"Burn-in run {reservation.runs.count() + 1}"
-    return BurnInRun.objects.create(reservation=reservation, label=label[:120], created_by=user)
+    run = BurnInRun.objects.create(reservation=reservation, label=label[:120], created_by=user)
+    _record(run, "burnin.run_create", user, {"run": run.pk, "label": run.label})
+    return run
+
+
+def _record(run: BurnInRun, action: str, user: User, after: dict[str, Any]) -> None:
+    record_on_reservation(reservation=run.reservation, action=action, user=user, after=after)
+
+
+def _file(evidence: Evidence) -> dict[str, Any]:
+    return {
+        "run": evidence.run_id,
+        "file": evidence.original_name,
+        "node": evidence.node,
+        "sha256": evidence.sha256,
+    }
 
 
 def _evidence_changed(run: BurnInRun) -> None:
@@ -140,6 +157,7 @@ def evidence_upload(
             existing.withdrawn_at, existing.withdrawn_by = None, None
             existing.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
             _evidence_changed(run)
+            _record(run, "burnin.evidence_restore", user, _file(existing))
         return EvidenceUpload(existing, duplicate=True)
     evidence = Evidence(
         run=run, node=node, kind=kind or "", kind_given=bool(kind), uploaded_by=user
@@ -153,6 +171,7 @@ def evidence_upload(
         return EvidenceUpload(Evidence.objects.get(run=run, sha256=sha, node=node), duplicate=True)
     _queue_parse(evidence)
     _evidence_changed(run)
+    _record(run, "burnin.evidence_upload", user, _file(evidence))
     return EvidenceUpload(evidence, duplicate=False)
 
 
@@ -274,7 +293,7 @@ def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
 
 
 @transaction.atomic
-def evidence_retry(*, evidence: Evidence) -> Evidence:
+def evidence_retry(*, evidence: Evidence, user: User) -> Evidence:
     _require_pending(evidence.run.reservation)
     if evidence.withdrawn_at is not None:
         raise ServiceError(
@@ -285,6 +304,7 @@ def evidence_retry(*, evidence: Evidence) -> Evidence:
     evidence.save(update_fields=["state", "error", "error_line", "state_changed_at"])
     _queue_parse(evidence)
     _evidence_changed(evidence.run)
+    _record(evidence.run, "burnin.evidence_retry", user, _file(evidence))
     return evidence
 
 
@@ -296,13 +316,15 @@ def evidence_withdraw(*, evidence: Evidence, user: User) -> Evidence:
         evidence.withdrawn_at, evidence.withdrawn_by = timezone.now(), user
         evidence.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
         _evidence_changed(evidence.run)
+        _record(evidence.run, "burnin.evidence_withdraw", user, _file(evidence))
     return evidence
 
 
 @transaction.atomic
-def run_request_recheck(*, run: BurnInRun) -> BurnInRun:
+def run_request_recheck(*, run: BurnInRun, user: User) -> BurnInRun:
     _require_pending(run.reservation)
     _evidence_changed(run)
+    _record(run, "burnin.recheck", user, {"run": run.pk, "label": run.label})
     return run
 
 

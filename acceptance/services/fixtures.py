@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from acceptance.bundle import build_bundle
 from acceptance.models import Fixture, FixtureVersion
+from bids.audit import record_request
 from bids.lifecycle import require_preparing
 from bids.models import CapacityRequest
 from core.errors import ServiceError
@@ -103,11 +104,13 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
     if errors:
         raise ValidationError(spec_errors_to_dict(errors))
     sha = spec_sha256(spec)
+    before = current.spec_sha256 if current is not None else None
     _archive, manifest = build_bundle(spec)
     if current is not None and not fixture.request.published_to_providers:
         current.spec, current.spec_sha256, current.manifest = spec, sha, manifest
         current.template, current.created_by = spec["template"], user
         current.save()
+        _record(fixture.request, current, user=user, before=before)
         return current
     number = fixture.current_number + 1 if current is not None else fixture.current_number
     version = FixtureVersion.objects.create(
@@ -121,7 +124,26 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
     )
     fixture.current_number = number
     fixture.save(update_fields=["current_number", "updated_at"])
+    _record(fixture.request, version, user=user, before=before)
     return version
+
+
+def _record(
+    capacity_request: CapacityRequest, version: FixtureVersion, *, user: User, before: str | None
+) -> None:
+    """On the request's record: the version and its spec's SHA-256, before and after (the
+    spec itself, with every threshold override's reason, is the version's)."""
+    record_request(
+        capacity_request=capacity_request,
+        action="fixture.version",
+        user=user,
+        before={"spec_sha256": before} if before else None,
+        after={
+            "version": version.number,
+            "template": version.template,
+            "spec_sha256": version.spec_sha256,
+        },
+    )
 
 
 @transaction.atomic

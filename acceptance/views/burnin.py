@@ -205,7 +205,7 @@ def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
 def run_recheck(request: HttpRequest, pk: int) -> HttpResponse:
     run = sel.run_get(org_ids=_org_ids(request), pk=pk)
     try:
-        services.run_request_recheck(run=run)
+        services.run_request_recheck(run=run, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -276,7 +276,7 @@ def evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
 def evidence_retry(request: HttpRequest, pk: int) -> HttpResponse:
     evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
     try:
-        services.evidence_retry(evidence=evidence)
+        services.evidence_retry(evidence=evidence, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:

@@ -11,11 +11,16 @@ class AuditEntrySerializer(serializers.ModelSerializer[AuditEntry]):
         source="org.slug", allow_null=True, help_text="The organisation the actor acted for."
     )
     object = serializers.CharField(source="obj_key")
+    number = serializers.IntegerField(
+        help_text="The entry's place in the object's history as your organisation reads it "
+        "(1: the oldest). The chain's global sequence and hashes are staff-only "
+        "(`manage.py verify_audit`): they would count other parties' entries."
+    )
 
     class Meta:
         model = AuditEntry
         fields = [
-            "seq",
+            "number",
             "at",
             "actor",
             "organization",
@@ -25,7 +30,5 @@ class AuditEntrySerializer(serializers.ModelSerializer[AuditEntry]):
             "before",
             "after",
             "reason",
-            "prev_sha256",
-            "sha256",
         ]
         read_only_fields = fields

@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from evaluation.comparison import Comparison
+from evaluation.models import ScoringRun
 from evaluation.rounds import RoundComparison
 
 
@@ -90,7 +91,10 @@ class ComparisonSerializer(serializers.Serializer):
     state = serializers.CharField()
     stale = serializers.BooleanField()
     anonymised = serializers.BooleanField()
-    run = serializers.IntegerField(allow_null=True, help_text="The scoring run shown.")
+    run = serializers.IntegerField(
+        allow_null=True,
+        help_text="The scoring run shown, numbered within this request (1: its first run).",
+    )
     columns = ColumnSerializer(many=True)
     groups = GroupSerializer(many=True)
     sensitivity = serializers.JSONField()
@@ -146,7 +150,7 @@ def comparison_data(view: Comparison) -> dict[str, Any]:
         "state": view.state,
         "stale": view.stale,
         "anonymised": view.anonymised,
-        "run": view.shown_run.pk if view.shown_run is not None else None,
+        "run": _run_number(view.shown_run),
         "columns": columns,
         "groups": groups,
         "sensitivity": view.sensitivity,
@@ -164,3 +168,11 @@ def comparison_payload(view: Comparison, rounds: RoundComparison | None) -> dict
     rows = rounds_data(rounds, anonymised=view.anonymised)
     data["rounds"] = None if rows is None else RoundRowSerializer(rows, many=True).data
     return data
+
+
+def _run_number(run: ScoringRun | None) -> int | None:
+    """The run's place among its request's runs: a run's id is global, and every sealed
+    submit on any request queues a run, so the id would count other buyers' bids."""
+    if run is None:
+        return None
+    return ScoringRun.objects.filter(request_id=run.request_id, pk__lte=run.pk).count()

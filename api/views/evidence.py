@@ -124,7 +124,7 @@ class RunRecheckView(generics.GenericAPIView[BurnInRun]):
     )
     def post(self, request: Request, pk: int) -> Response:
         run = sel.run_get(org_ids=[org_of_kind(request).pk], pk=pk)
-        run = services.run_request_recheck(run=run)
+        run = services.run_request_recheck(run=run, user=api_user(request))
         return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -141,7 +141,7 @@ class EvidenceRetryView(generics.GenericAPIView[Evidence]):
         summary="Queue an evidence file for parsing again (e.g. after a parser fix)",
     )
     def post(self, request: Request, pk: int) -> Response:
-        evidence = services.evidence_retry(evidence=_evidence(request, pk))
+        evidence = services.evidence_retry(evidence=_evidence(request, pk), user=api_user(request))
         return Response(EvidenceSerializer(evidence).data, status=status.HTTP_202_ACCEPTED)
 
 

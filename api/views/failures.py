@@ -123,5 +123,5 @@ class FailedRunRetryView(generics.GenericAPIView[FailedRun]):
     )
     def post(self, request: Request, pk: int) -> Response:
         run = incident_selectors.failed_run_get(org_ids=[org_of_kind(request).pk], pk=pk)
-        run = services.failed_run_retry(failed_run=run)
+        run = services.failed_run_retry(failed_run=run, user=api_user(request))
         return Response(FailedRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -139,7 +139,9 @@ class IncidentDetailView(generics.GenericAPIView[Incident]):
         incident = _incident(request, pk)
         serializer = IncidentTimesSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        incident = services.incident_set_times(incident=incident, **serializer.validated_data)
+        incident = services.incident_set_times(
+            incident=incident, user=api_user(request), **serializer.validated_data
+        )
         return _show(incident)
 
 

@@ -222,5 +222,7 @@ class WeightsView(APIView):
         req = request_for_buyer(request, pk)
         serializer = WeightsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        req = request_set_weights(capacity_request=req, weights=serializer.validated_data)
+        req = request_set_weights(
+            capacity_request=req, user=api_user(request), weights=serializer.validated_data
+        )
         return Response(WeightsSerializer(req.weights).data)

@@ -94,6 +94,18 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
     )
     # Only the terms: a stale instance must never roll back status or revision bookkeeping.
     bid.save(update_fields=[*Bid.term_field_names(), "has_unsubmitted_changes", "updated_at"])
+    before, after = stored.terms_dict(), bid.terms_dict()
+    changed = sorted(k for k in after if before.get(k) != after[k])
+    if changed:
+        # A draft is the provider's notes: its edits are the provider's alone to read.
+        record_bid(
+            bid=bid,
+            action="bid.draft",
+            user=user,
+            before={k: before.get(k) for k in changed},
+            after={k: after[k] for k in changed},
+            audience=Audience(provider_org_id=bid.provider_id),
+        )
     return bid
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from bids.audit import record_request
 from bids.lifecycle import require_preparing
 from bids.models import CapacityRequest
 from bids.signals import scoring_inputs_changed_on_commit
@@ -38,14 +39,26 @@ def _check(terms: HandoffTerms, *, owners_required: bool = True) -> None:
     terms.full_clean(exclude=["request", "updated_by", "template", "version"])
 
 
-def _freeze(terms: HandoffTerms, user: User) -> HandoffTermsRevision:
+def _freeze(
+    terms: HandoffTerms, user: User, before: dict[str, Any] | None = None
+) -> HandoffTermsRevision:
     snapshot = terms.snapshot()
+    # New terms are named by their template; a new version by the values that changed.
+    changed = sorted(k for k in snapshot if before and before.get(k) != snapshot[k])
     revision = HandoffTermsRevision.objects.create(
         terms=terms,
         number=terms.version,
         snapshot=snapshot,
         sha256=_snapshot_sha(snapshot),
         created_by=user,
+    )
+    record_request(
+        capacity_request=terms.request,
+        action="terms.version",
+        user=user,
+        before={k: before[k] for k in changed} if before else None,
+        after={"version": revision.number, "template": terms.template}
+        | {k: snapshot[k] for k in changed},
     )
     # The target clocks come from the terms: bids are compared against them when re-scored.
     scoring_inputs_changed_on_commit(capacity_request=terms.request)
@@ -123,5 +136,5 @@ def _apply(
         terms.template = template
     terms.updated_by = user
     terms.save()
-    _freeze(terms, user)
+    _freeze(terms, user, before)
     return terms

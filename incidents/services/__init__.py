@@ -217,6 +217,20 @@ def incident_evidence_upload(
     if row.ok and kind == IncidentEvidenceKind.STEP_LOG:
         incident.window = row.parsed
         incident.save(update_fields=["window"])
+    # An unreadable file is evidence too (its error says why): on the record either way.
+    node_read = (row.parsed or {}).get("node") if row.ok else None
+    _record(
+        incident,
+        "incident.evidence",
+        user,
+        after={
+            "file": row.original_name,
+            "kind": kind,
+            "sha256": row.sha256,
+            "read": row.ok,
+            **({"node": node_read} if node_read else {}),
+        },
+    )
     return row
 
 
@@ -329,14 +343,22 @@ def incident_dispute(*, incident: Incident, user: User, key: str, reason: str) -
 
 
 @transaction.atomic
-def incident_set_times(*, incident: Incident, **marks: Any) -> Incident:
-    """Lost-time marks (UTC) and the GPU count; `None` leaves a mark empty."""
+@transaction.atomic
+def incident_set_times(*, incident: Incident, user: User | None, **marks: Any) -> Incident:
+    """Lost-time marks (UTC) and the GPU count; `None` leaves a mark empty. They decide the
+    lost GPU-hours, so each change is on the record with who made it."""
     allowed = {"failed_at", "last_checkpoint_at", "revalidated_at", "restarted_at", "gpus"}
+    before: dict[str, Any] = {}
     for key, value in marks.items():
         if key not in allowed:
             raise ServiceError(f"unknown mark {key}")
+        if getattr(incident, key) != value:
+            before[key] = getattr(incident, key)
         setattr(incident, key, value)
     incident.save(update_fields=list(marks))
+    if before:
+        after = {k: getattr(incident, k) for k in before}
+        _record(incident, "incident.times", user, before=before, after=after)
     return incident
 
 

@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from acceptance.audit import record_on_reservation
 from acceptance.models import Reservation
 from bids.models.requests import term_end_utc
 from core.errors import ServiceError
@@ -331,6 +332,13 @@ def step_times_upload(
     row.store(upload)
     rmap = _read_rank_map(row, rank_map)
     row.save()
+    # Kept as evidence whether or not it opens an incident: on the reservation's record.
+    record_on_reservation(
+        reservation=reservation,
+        action="steps.upload",
+        user=user,
+        after={"file": row.original_name, "sha256": row.sha256},
+    )
     _revision, snapshot, source = terms_for(reservation)
     pct = float(snapshot.get("degraded_step_time_pct") or 10)
     minutes = float(snapshot.get("degraded_window_minutes") or 15)

@@ -120,7 +120,7 @@ def failed_run_status(request: HttpRequest, pk: int) -> HttpResponse:
 def failed_run_retry(request: HttpRequest, pk: int) -> HttpResponse:
     run = sel.failed_run_get(org_ids=_org_ids(request), pk=pk)
     try:
-        services.failed_run_retry(failed_run=run)
+        services.failed_run_retry(failed_run=run, user=user_of(request))
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -395,7 +395,9 @@ def incident_times(request: HttpRequest, pk: int) -> HttpResponse:
         valid = form.is_valid()
     if valid:
         try:
-            services.incident_set_times(incident=incident, **form.cleaned_data)
+            services.incident_set_times(
+                incident=incident, user=user_of(request), **form.cleaned_data
+            )
         except ValidationError as exc:
             errors_into_form(form, exc)
         else:

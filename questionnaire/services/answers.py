@@ -10,6 +10,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from audit.services import Audience
+from bids.audit import record_bid
 from bids.models import Bid
 from bids.services import require_draft_editable
 from core import jsonsafe
@@ -68,6 +70,16 @@ def _store(
         # A changed answer is a changed offer: the next submit makes a new revision.
         Bid.objects.filter(pk=bid.pk).update(has_unsubmitted_changes=True)
         bid.has_unsubmitted_changes = True
+        old = previous.answers if previous is not None else {}
+        keys = sorted(k for k in {*old, *values} if old.get(k) != values.get(k))
+        # Draft answers are the provider's notes: on the record for the provider alone.
+        record_bid(
+            bid=bid,
+            action="bid.answers",
+            user=user,
+            after={"question_set": qs.version, "changed": keys},
+            audience=Audience(provider_org_id=bid.provider_id),
+        )
     return row
 
 

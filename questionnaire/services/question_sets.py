@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from bids.audit import record_request
 from bids.lifecycle import require_preparing
 from bids.models import CapacityRequest
 from core.errors import ServiceError
@@ -88,7 +89,27 @@ def question_set_attach_default(
         what="questionnaire",
         too_late="The questionnaire can only be attached while the request takes bids.",
     )
-    return _copy(question_set_default(), capacity_request=capacity_request, version=1, user=user)
+    attached = _copy(
+        question_set_default(), capacity_request=capacity_request, version=1, user=user
+    )
+    _record(capacity_request, "questionnaire.attach", user, attached, {"name": attached.name})
+    return attached
+
+
+def _record(
+    capacity_request: CapacityRequest,
+    action: str,
+    user: User | None,
+    question_set: QuestionSet,
+    after: dict[str, Any],
+) -> None:
+    """On the request's record (invitees read the questionnaire, so its changes too)."""
+    record_request(
+        capacity_request=capacity_request,
+        action=action,
+        user=user,
+        after={"version": question_set.version, **after},
+    )
 
 
 def question_set_in_use(question_set: QuestionSet) -> bool:
@@ -192,6 +213,18 @@ def question_set_update(
     target.save(
         update_fields=["target_response_minutes", "target_restore_minutes", "required_transport"]
     )
+    _record(
+        capacity_request,
+        "questionnaire.edit",
+        user,
+        target,
+        {
+            "questions": changed,
+            "target_response_minutes": response,
+            "target_restore_minutes": restore,
+            "required_transport": target.required_transport,
+        },
+    )
     return target
 
 
@@ -245,6 +278,7 @@ def question_add(
         required=bool(data.get("required")),
         order=last + 10,
     )
+    _record(capacity_request, "questionnaire.add", user, target, {"question": key})
     return target
 
 
@@ -257,4 +291,5 @@ def question_remove(
         raise ServiceError(f"No question '{key}' in this questionnaire.")
     target = _writable(capacity_request, user)
     target.questions.filter(key=key).delete()
+    _record(capacity_request, "questionnaire.remove", user, target, {"question": key})
     return target

@@ -228,7 +228,9 @@ def test_no_summary_is_issued_from_scores_that_are_not_current(world, buyer):
 
     request_score(capacity_request=world.request)
     # The re-scoring is queued for after the commit, which this test never reaches.
-    request_set_weights(capacity_request=world.request, weights=dict.fromkeys(CRITERIA, 10))
+    request_set_weights(
+        capacity_request=world.request, user=buyer.user, weights=dict.fromkeys(CRITERIA, 10)
+    )
     with pytest.raises(ValidationError, match="still running"):
         annex_request(capacity_request=world.request, kind=AnnexKind.COMPARISON, user=buyer.user)
     page = buyer.client().get(f"/requests/{world.request.pk}/annexes/").content.decode()

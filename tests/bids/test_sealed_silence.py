@@ -1,10 +1,11 @@
 """Sealed means silent: before the bids open, nothing its buyer can see, read or try on a sealed
 request answers differently because a provider acknowledged, drafted or submitted.
 
-One request is rendered to its buyer (pages, downloads, API answers, and the answers to edits
-the buyer may try) before any provider acts, and again after a provider acknowledged the
-fixture, saved questionnaire answers and submitted a bid; the two must match once volatile bits
-(CSRF tokens, times) are normalised.
+One request is rendered to its buyer (pages, downloads, API answers, the audit trail, and the
+answers to edits the buyer may try) before any provider acts, and again after a provider
+acknowledged the fixture and the buyer's addendum, saved questionnaire answers and submitted a
+bid; the two must match once volatile bits (CSRF tokens, times) are normalised. A question
+does reach the buyer, who answers it; but the buyer reads the same whichever invitee asked.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ from acceptance.services import acknowledgement_submit, fixture_from_template
 from bids.choices import RequestStatus
 from bids.models import Bid, CapacityRequest
 from bids.services import (
+    addendum_acknowledge,
+    addendum_publish,
     bid_save_draft,
     bid_start,
     bid_submit,
+    question_ask,
+    request_close,
     request_invite,
     request_publish,
 )
@@ -91,6 +96,7 @@ VOLATILE = [
 
 
 ROW_ID = re.compile(r'"(id|pk)":\s*\d+')
+NOTICE_LINK = re.compile(r"/notices/\d+/")
 
 
 def next_id(model: Any) -> int:
@@ -223,10 +229,21 @@ def sealed(buyer: Any, provider: Any, rival_provider: Any) -> CapacityRequest:
     fixture_from_template(capacity_request=req, user=buyer.user, template="rank-sum-allreduce")
     terms_create(capacity_request=req, user=buyer.user, template=DEFAULT_TERMS_TEMPLATE)
     question_set_attach_default(capacity_request=req, user=buyer.user)
-    return request_publish(capacity_request=req, user=buyer.user)
+    req = request_publish(capacity_request=req, user=buyer.user)
+    addendum_publish(
+        capacity_request=req,
+        user=buyer.user,
+        title="Site visits",
+        text="Site visits are on 3 March.",
+        confirmed=True,
+    )
+    return req
 
 
 def _provider_acts(req: CapacityRequest, provider: Any) -> Bid:
+    addendum_acknowledge(
+        addendum=req.addenda.get(number=1), provider=provider.org, user=provider.user
+    )
     bid = bid_start(capacity_request=req, provider=provider.org, user=provider.user)
     bid_save_draft(
         bid=bid,
@@ -290,12 +307,64 @@ def test_the_buyer_sees_the_same_whichever_page_it_opens_first(sealed, buyer):
 
 
 def test_once_the_bids_open_the_buyer_sees_them(sealed, buyer, provider):
-    from bids.services import request_close
-
     bid = _provider_acts(sealed, provider)
+    question_ask(capacity_request=sealed, provider=provider.org, user=provider.user, text="Rails?")
     bid_submit(bid=bid, user=provider.user)
+    api = APIClient()
+    api.force_login(buyer.user)
+    trail = f"/api/v1/audit/?object=request:{sealed.pk}"
+    sealed_trail = api.get(trail).json()["results"]
     request_close(capacity_request=sealed, user=buyer.user, confirmed=True)
     html = buyer.client().get(reverse("bids:request-detail", args=[sealed.pk])).content.decode()
     assert "Northwind" in html
+    assert "(Northwind)" in html  # the question's asker
+    acks = html[html.index('id="addendum-1"') :]
+    assert "Who acknowledged is shown when the bids open" not in acks
+    assert "not yet" in acks  # the rival has not acknowledged; Northwind has
     page = buyer.client().get(reverse("acceptance:fixture-detail", args=[sealed.pk]))
     assert "1 acknowledgement" in page.content.decode()
+    # The provider's entries take their places in the buyer's history, numbered without gaps.
+    opened = api.get(trail).json()["results"]
+    actions = [(e["action"], e["organization"]) for e in opened]
+    assert ("addendum.acknowledge", "northwind") in actions
+    assert ("question.ask", "northwind") in actions
+    assert not {"addendum.acknowledge", "question.ask"} & {e["action"] for e in sealed_trail}
+    assert [e["number"] for e in opened] == list(range(1, len(opened) + 1))
+    assert len(opened) > len(sealed_trail)
+
+
+def test_the_audit_views_show_the_buyer_its_own_numbers_and_no_chain_fields(sealed, buyer):
+    """The chain's global sequence and hashes count every party's entries: staff's only."""
+    api = APIClient()
+    api.force_login(buyer.user)
+    entries = api.get(f"/api/v1/audit/?object=request:{sealed.pk}").json()["results"]
+    assert entries and [e["number"] for e in entries] == list(range(1, len(entries) + 1))
+    assert not {"seq", "prev_sha256", "sha256"} & set(entries[0])
+    csv = buyer.client().get(reverse("audit:export", args=[f"request:{sealed.pk}"]))
+    header = csv.content.decode().splitlines()[0]
+    assert header.startswith("number,") and "sha256" not in header and "seq" not in header
+
+
+def _buyer_after_question(req: CapacityRequest, buyer: Any, asker: Any) -> dict[str, str]:
+    """What the buyer reads (its notices included) after `asker` asked, rolled back after."""
+    with transaction.atomic():
+        question_ask(capacity_request=req, provider=asker.org, user=asker.user, text="Rails?")
+        seen = buyer_view(req, buyer, 1)
+        transaction.set_rollback(True)
+    # Row ids (a question's, a notice's) come from sequences that rollbacks leave moved on.
+    return {
+        name: NOTICE_LINK.sub("/notices/N/", ROW_ID.sub(r'"\1":N', text))
+        for name, text in seen.items()
+    }
+
+
+def test_a_question_reads_the_same_to_the_buyer_whoever_asked(
+    sealed, buyer, provider, rival_provider
+):
+    by_provider = _buyer_after_question(sealed, buyer, provider)
+    by_rival = _buyer_after_question(sealed, buyer, rival_provider)
+    _assert_same(by_provider, by_rival)
+    # The question did reach the buyer, who must answer it: only not who asked.
+    assert "Rails?" in by_provider["bids:request-detail"]
+    assert "An invited provider asked question 1" in by_provider["notices:list"]
+    assert "asked by" not in by_provider["bids:request-detail"]

@@ -32,8 +32,8 @@ def build(buyer, provider):
     incident_services.incident_mark(incident=s1, user=provider.user, what="restored",
                                      now=utc(1, 10, 14))  # fmt: skip
     incident_services.incident_set_times(
-        incident=s1, last_checkpoint_at=utc(1, 10, 7, 30), revalidated_at=utc(1, 10, 14, 30),
-        restarted_at=utc(1, 10, 15),
+        incident=s1, user=buyer.user, last_checkpoint_at=utc(1, 10, 7, 30),
+        revalidated_at=utc(1, 10, 14, 30), restarted_at=utc(1, 10, 15),
     )  # fmt: skip
     s3 = incident_open_signal(
         reservation=reservation, user=provider.user, severity="S3", nodes="gpu-03",

@@ -28,12 +28,12 @@ def test_a_stuck_analysis_is_failed_then_retried(
         state=FailedRunState.ANALYSING, analysis_started_at=started
     )
     with pytest.raises(Exception, match="Only a failed or unreadable analysis"):
-        services.failed_run_retry(failed_run=FailedRun.objects.get(pk=run.pk))
+        services.failed_run_retry(failed_run=FailedRun.objects.get(pk=run.pk), user=provider.user)
     assert reap_stuck_jobs()["failed-run analyses"] == 1
     run.refresh_from_db()
     assert run.state == FailedRunState.ERROR and "time limit" in run.error
     with django_capture_on_commit_callbacks(execute=True):
-        services.failed_run_retry(failed_run=run)
+        services.failed_run_retry(failed_run=run, user=provider.user)
     run.refresh_from_db()
     assert run.state == FailedRunState.ANALYSED  # tasks run in-process here
 

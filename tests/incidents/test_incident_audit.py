@@ -48,6 +48,7 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
         ("incident.severity.propose", "provider"),
         ("incident.severity.accept", "buyer"),
         ("incident.responded", "provider"),
+        *[("incident.evidence", "provider")] * 3,
         ("incident.restored", "provider"),
         ("incident.signoff", "buyer"),
         ("incident.close", "buyer"),
@@ -57,6 +58,12 @@ def test_every_incident_move_is_on_the_record(analysed, buyer, provider, rival_p
     assert proposed.reason == "Degraded, still running."
     assert (accepted.before, accepted.after["severity"]) == ({"severity": "S1"}, "S2")
     assert accepted.after["proposed_by"] == "nora" and accepted.reason == "Agreed."
+    evidence = [r.after for r in rows if r.action == "incident.evidence"]
+    assert [(e["file"], e["read"], len(e["sha256"])) for e in evidence] == [
+        ("nccl_all_reduce_recovered.txt", True, 64),
+        ("pre_incident_steps.csv", True, 64),
+        ("megatron_resumed_continuous.log", True, 64),
+    ]
     assert len(entries_for(org=buyer.org, obj_key=key)) == len(rows)
     assert len(entries_for(org=provider.org, obj_key=key)) == len(rows)
     assert not entries_for(org=rival_provider.org, obj_key=key).exists()

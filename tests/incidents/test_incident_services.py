@@ -240,6 +240,7 @@ def test_lost_gpu_hours_from_the_incident_marks(incident) -> None:
     assert "last checkpoint" in lost_time(incident)["missing"]
     services.incident_set_times(
         incident=incident,
+        user=None,
         gpus=16,
         failed_at=OPENED - timedelta(minutes=30),
         last_checkpoint_at=OPENED - timedelta(hours=1, minutes=30),

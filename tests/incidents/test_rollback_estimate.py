@@ -32,7 +32,9 @@ LISTING = {
 def incident(analysed, buyer) -> Any:
     found = services.incident_open(failed_run=analysed, user=buyer.user, now=OPENED)
     # 16 GPUs; failed 30 min before opening; restored 2 h, revalidated 3 h, restarted 3.5 h after.
-    services.incident_set_times(incident=found, gpus=16, failed_at=OPENED - timedelta(minutes=30))
+    services.incident_set_times(
+        incident=found, user=None, gpus=16, failed_at=OPENED - timedelta(minutes=30)
+    )
     found.restored_at = OPENED + timedelta(hours=2)
     found.revalidated_at = OPENED + timedelta(hours=3)
     found.restarted_at = OPENED + timedelta(hours=3, minutes=30)
@@ -83,7 +85,9 @@ def test_the_checkpoint_listing_wins_over_the_interval(incident, provider) -> No
 
 def test_a_recorded_checkpoint_time_is_used_as_given(incident) -> None:
     _interval(incident, 60)
-    services.incident_set_times(incident=incident, last_checkpoint_at=OPENED - timedelta(hours=2))
+    services.incident_set_times(
+        incident=incident, user=None, last_checkpoint_at=OPENED - timedelta(hours=2)
+    )
     lost = lost_time(incident)
     assert lost["rows"][0]["gpu_hours"] == 24.0  # 10:00 → 11:30, 1.5 h × 16
     assert lost["checkpoint_source"] == ""
@@ -105,7 +109,7 @@ def test_the_statement_says_the_checkpoint_was_estimated(buyer, provider, settin
     settings.MEDIA_ROOT = tmp_path / "media"
     reservation = build(buyer, provider)
     s1 = Incident.objects.get(reservation=reservation, severity="S1")
-    services.incident_set_times(incident=s1, last_checkpoint_at=None)
+    services.incident_set_times(incident=s1, user=None, last_checkpoint_at=None)
     _interval(s1, 60)
     annex = _generate(reservation, buyer.user, "2026-01").annex
     assert annex is not None

@@ -164,7 +164,7 @@ def test_a_crash_is_a_visible_error_and_retry_recovers(
     assert "disk went away" in evidence.error
     monkeypatch.undo()
     with django_capture_on_commit_callbacks(execute=True):
-        services.evidence_retry(evidence=evidence)
+        services.evidence_retry(evidence=evidence, user=provider.user)
     evidence.refresh_from_db()
     assert evidence.state == EvidenceState.PARSED
 
@@ -235,7 +235,7 @@ def test_a_result_stored_in_an_older_shape_is_parsed_again_once(
     older.refresh_from_db()
     type(older).objects.filter(pk=older.pk).update(parsed_format="0:old", parsed={"kind": "x"})
     with django_capture_on_commit_callbacks(execute=True):
-        services.run_request_recheck(run=awarded.run)
+        services.run_request_recheck(run=awarded.run, user=provider.user)
     awarded.run.refresh_from_db()
     older.refresh_from_db()
     assert awarded.run.checks_current and awarded.run.gate_passed, awarded.run.gate_summary

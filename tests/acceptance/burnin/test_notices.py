@@ -36,7 +36,7 @@ def test_a_passing_verdict_asks_the_buyer_once_then_the_decision_tells_the_provi
     assert f"http://cluster.example:8443/runs/{awarded.run.pk}/" in asked[0].body
     # Another re-check with the same verdict asks nobody again.
     with django_capture_on_commit_callbacks(execute=True):
-        run_request_recheck(run=awarded.run)
+        run_request_recheck(run=awarded.run, user=provider.user)
     awarded.run.refresh_from_db()
     assert awarded.run.gate_passed is True
     assert Notice.objects.filter(event=Event.ACCEPTANCE_REQUESTED).count() == 2

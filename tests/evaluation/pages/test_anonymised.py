@@ -149,10 +149,10 @@ SLA_ONLY = {**COST_ONLY, "effective_cost": 0, "incident_sla": 100}
 
 
 def test_labels_stay_with_their_bid_whatever_the_weights(seeded, buyer):
-    request_set_weights(capacity_request=seeded.request, weights=COST_ONLY)
+    request_set_weights(capacity_request=seeded.request, user=buyer.user, weights=COST_ONLY)
     score(seeded.request)
     cheap_first = _columns(buyer, seeded.request)
-    request_set_weights(capacity_request=seeded.request, weights=SLA_ONLY)
+    request_set_weights(capacity_request=seeded.request, user=buyer.user, weights=SLA_ONLY)
     score(seeded.request)
     support_first = _columns(buyer, seeded.request)
     # The ranking flips with the weights...

@@ -83,6 +83,7 @@ def test_while_rescoring_the_old_numbers_are_labelled_stale(
     with django_capture_on_commit_callbacks(execute=False):
         request_set_weights(
             capacity_request=scored.request,
+            user=buyer.user,
             weights={
                 "effective_cost": 90,
                 "fabric_placement": 5,

@@ -64,11 +64,13 @@ def test_a_redelivered_task_for_a_running_run_replaces_its_rows(world):
 
 
 def test_a_weight_change_makes_the_shown_run_stale_and_queues_a_new_one(
-    world, django_capture_on_commit_callbacks
+    world, buyer, django_capture_on_commit_callbacks
 ):
     old = score(world.request)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        request_set_weights(capacity_request=world.request, weights=_weights(effective_cost="80"))
+        request_set_weights(
+            capacity_request=world.request, user=buyer.user, weights=_weights(effective_cost="80")
+        )
     old.refresh_from_db()
     assert old.stale
     queued = ScoringRun.objects.get(request=world.request, stale=False)
@@ -81,11 +83,15 @@ def test_a_weight_change_makes_the_shown_run_stale_and_queues_a_new_one(
     assert BidScore.objects.filter(run=queued, weights_hash=queued.weights_hash).count() == 2
 
 
-def test_going_back_to_earlier_weights_reuses_their_run(world, django_capture_on_commit_callbacks):
+def test_going_back_to_earlier_weights_reuses_their_run(
+    world, buyer, django_capture_on_commit_callbacks
+):
     first = score(world.request)
     with django_capture_on_commit_callbacks(execute=True):
-        request_set_weights(capacity_request=world.request, weights=_weights(effective_cost="80"))
-        request_set_weights(capacity_request=world.request, weights=_weights())
+        request_set_weights(
+            capacity_request=world.request, user=buyer.user, weights=_weights(effective_cost="80")
+        )
+        request_set_weights(capacity_request=world.request, user=buyer.user, weights=_weights())
     first.refresh_from_db()
     assert not first.stale
     assert ScoringRun.objects.filter(request=world.request).count() == 2
@@ -142,9 +148,9 @@ def _weights(**overrides: str) -> dict[str, str]:
         (dict.fromkeys(_weights(), "0"), "__all__", "At least one weight must be above zero"),
     ],
 )
-def test_weights_are_validated_one_by_one(world, weights, field, message):
+def test_weights_are_validated_one_by_one(world, buyer, weights, field, message):
     with pytest.raises(ValidationError) as caught:
-        request_set_weights(capacity_request=world.request, weights=weights)
+        request_set_weights(capacity_request=world.request, user=buyer.user, weights=weights)
     assert any(message in m for m in caught.value.message_dict[field])
     world.request.refresh_from_db()
     assert world.request.weights["effective_cost"] == 40
