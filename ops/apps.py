@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from core import panels
+
 
 class OpsConfig(AppConfig):
     name = "ops"
@@ -10,3 +12,4 @@ class OpsConfig(AppConfig):
         from ops.jobs import export_jobs_reap
 
         register_reaper("organisation exports", export_jobs_reap)
+        panels.register("orgs.members", "ops/_members_export_link.html", order=10)
