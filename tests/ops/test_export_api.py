@@ -3,11 +3,14 @@ told why not; another organisation's export is a 404, its file included."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from audit.models import AuditEntry
+from core.jobs import reap_stuck_jobs
 from ops.models import ExportJob, ExportStatus
 from tests.api.v1.conftest import token_client
 from tests.ops.export_helpers import read_archive
@@ -77,3 +80,19 @@ def test_a_failed_export_shows_its_error_and_is_built_again_on_retry(
     again = client.post(f"{URL}{job.pk}/retry/")
     assert again.status_code == 400
     assert again.json()["detail"] == "Only a failed export can be retried."
+
+
+def test_an_export_stuck_running_is_failed_by_the_reaper_and_offered_again(
+    buyer: Any, settings: Any
+) -> None:
+    job = ExportJob.objects.create(
+        organization=buyer.org,
+        status=ExportStatus.RUNNING,
+        started_at=timezone.now() - timedelta(seconds=settings.JOB_TIME_LIMIT_SECONDS + 120),
+    )
+    assert reap_stuck_jobs()["organisation exports"] == 1
+    polled = token_client(buyer.user).get(f"{URL}{job.pk}/").json()
+    assert polled["status"] == "failed"
+    assert polled["error"].startswith("The job stopped without finishing")
+    page = buyer.client().get("/org/export/").content.decode()
+    assert f'action="/org/export/{job.pk}/retry/"' in page
