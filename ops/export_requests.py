@@ -4,10 +4,13 @@ and the API use for that organisation."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from acceptance.models import FixtureVersion
 from acceptance.selectors.fixtures import fixture_for_request, fixture_version_list
 from annexes.models import Annex
 from annexes.selectors import annex_kinds_for, annex_list
+from bids.clarification_selectors import question_rows
 from bids.models import Addendum, Bid, BidAttachment, BidRevision, CapacityRequest
 from bids.selectors import (
     addendum_list,
@@ -26,6 +29,21 @@ from questionnaire.selectors import current_question_set
 
 # What only the buyer reads of its own request: how it scores the bids.
 BUYER_ONLY_REQUEST_FIELDS = ("weights",)
+CLARIFICATION_KEYS = {
+    "request_id": "the id of the capacity request",
+    "id": "the question's id",
+    "number": "its number on the request",
+    "text": "the question",
+    "state": "its state (`state_label` in words)",
+    "state_label": "its state in words",
+    "asked_at": "when it was asked",
+    "answer": "the buyer's answer, empty until answered",
+    "answered_at": "when it was answered, or null",
+    "own": "whether your organisation asked it",
+    "addendum_number": "the addendum that published it, or null",
+    "asker_org": "the asking provider (the buyer and the asker only; else null)",
+    "asker_name": "who asked (the buyer and the asker only; else null)",
+}
 
 
 def declare_request_tables(export: Export, org: Organization) -> None:
@@ -45,6 +63,13 @@ def declare_request_tables(export: Export, org: Organization) -> None:
     export.table("questionnaires", QuestionSet, "The questionnaire attached to each request.")
     export.table("questions", Question, "The questions of each questionnaire.")
     export.table("addenda", Addendum, "The addenda published on each request.")
+    export.table(
+        "clarifications",
+        None,
+        "Questions asked about each request, as you may read them: the buyer all of them with "
+        "the asker, a provider its own and the published ones (anonymous unless its own).",
+        extra=CLARIFICATION_KEYS,
+    )
     export.table(
         "bids",
         Bid if org.is_provider else None,
@@ -80,6 +105,10 @@ def collect_requests(export: Export, org: Organization) -> list[CapacityRequest]
     for capacity_request in requests:
         export.add("requests", capacity_request)
         _request_parts(export, capacity_request)
+        for question in question_rows(capacity_request=capacity_request, org=org):
+            export.tables["clarifications"].rows.append(
+                {"request_id": capacity_request.pk, **asdict(question)}
+            )
         for annex in annex_list(
             capacity_request=capacity_request,
             kinds=annex_kinds_for(org=org, capacity_request=capacity_request),

@@ -12,6 +12,7 @@ from typing import Any
 
 from bids.models import Bid
 from bids.services import bid_submit
+from bids.services.clarifications import question_ask
 from ops.models import ExportJob
 from ops.services import export_request
 from tests.acceptance.burnin.helpers import GOOD_SET, Awarded, award, upload
@@ -20,6 +21,7 @@ from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactor
 RIVAL_NOTES = "RIVAL-NOTES-7c1e: our margin is thin"
 PROVIDER_DRAFT = "NORTHWIND-UNSUBMITTED-9f2a"
 SEALED_NOTES = "SEALED-BID-NOTES-41d0"
+RIVAL_QUESTION = "RIVAL-QUESTION-5b3e: may we bring our own switches?"
 EVIDENCE_NAME, EVIDENCE_NODE = GOOD_SET[0]
 
 
@@ -30,6 +32,9 @@ class Scene:
 
 
 def scene(world: Any, buyer: Any, provider: Any, rival: Any, capture: Any) -> Scene:
+    question_ask(
+        capacity_request=world.request, provider=rival.org, user=rival.user, text=RIVAL_QUESTION
+    )
     Bid.objects.filter(pk=world.rival_bid.pk).update(
         notes=RIVAL_NOTES, has_unsubmitted_changes=True
     )

@@ -18,6 +18,7 @@ from tests.ops.export_helpers import (
     EVIDENCE_NAME,
     PROVIDER_DRAFT,
     RIVAL_NOTES,
+    RIVAL_QUESTION,
     SEALED_NOTES,
     export_of,
     job_archive,
@@ -61,6 +62,8 @@ def test_the_buyer_reads_its_requests_the_visible_bids_and_the_burn_in_files(
     assert evidence["file"] in archive.names and evidence["file"].startswith("files/")
     assert archive.zip.read(evidence["file"]) == _evidence_bytes()
     assert archive.json("burnin_checks.json")
+    [question] = archive.json("clarifications.json")
+    assert (question["text"], question["asker_org"]) == (RIVAL_QUESTION, "Rival Cloud")
 
 
 def test_the_manifest_lists_every_entry_with_its_sha256(
@@ -89,6 +92,7 @@ def test_the_provider_reads_its_own_bids_and_never_a_rivals(
     everything = archive.text()
     assert PROVIDER_DRAFT.encode() in everything and SEALED_NOTES.encode() in everything
     assert RIVAL_NOTES.encode() not in everything
+    assert RIVAL_QUESTION.encode() not in everything  # asked privately, not published
     assert b'"weights"' not in archive.zip.read("requests.json")  # how the buyer scores
     assert len(archive.json("burnin_evidence.json")) == 1
 
@@ -101,6 +105,7 @@ def test_the_rival_and_an_outsider_read_nothing_of_the_others(
 ) -> None:
     rival = job_archive(export_of(rival_provider, django_capture_on_commit_callbacks))
     assert {row["id"] for row in rival.json("bids.json")} == {exported.awarded.rival_bid.pk}
+    assert [row["own"] for row in rival.json("clarifications.json")] == [True]
     assert rival.json("reservations.json") == [] and rival.json("burnin_evidence.json") == []
     assert not [name for name in rival.names if name.startswith("files/")]
     text = rival.text()
