@@ -1,5 +1,6 @@
 """The organisation export through the API over the API's world: the parties of a reservation
-get its annex PDF, failed-run files and incident; a rival and an outsider get none of them."""
+get its annex PDF, failed-run files, incident and usage bill; a rival and an outsider get none
+of them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.api.v1.conftest import ApiWorld, token_client
+from tests.api.v1.tenancy_builders import USAGE_CSV, usage
 from tests.ops.export_helpers import Archive, read_archive
 
 pytestmark = pytest.mark.django_db
@@ -33,6 +35,8 @@ def test_the_parties_get_annexes_failed_runs_and_incidents_and_no_one_else(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     incident = api_world.incident
+    with django_capture_on_commit_callbacks(execute=True):
+        bill = usage(api_world)["uid"]
     pdf = api_world.annex.pdf.open("rb").read()
     for party in (buyer, provider):
         archive = _export(party, django_capture_on_commit_callbacks)
@@ -43,9 +47,13 @@ def test_the_parties_get_annexes_failed_runs_and_incidents_and_no_one_else(
         assert files and all(archive.zip.read(row["file"]) for row in files)
         runs = {row["id"] for row in archive.json("failed_runs.json")}
         assert {api_world.failed_run.pk, incident.failed_run_id} <= runs
+        [usage_bill] = archive.json("usage_bills.json")
+        assert usage_bill["id"] == bill
+        assert archive.zip.read(usage_bill["file"]) == USAGE_CSV.read_bytes()
     for stranger in (rival_provider, outsider):
         archive = _export(stranger, django_capture_on_commit_callbacks)
-        for kind in ("annexes", "incidents", "failed_runs", "failed_run_files", "reservations"):
+        for kind in ("annexes", "incidents", "failed_runs", "failed_run_files", "usage_bills"):
             assert archive.json(f"{kind}.json") == [], (stranger.user, kind)
         assert not [name for name in archive.names if name.startswith("files/")]
-        assert pdf not in archive.text()
+        assert archive.json("reservations.json") == []
+        assert pdf not in archive.text() and USAGE_CSV.read_bytes() not in archive.text()
