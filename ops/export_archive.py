@@ -65,6 +65,8 @@ def readme_text(export: Export, *, org: Organization) -> str:
         "## The JSON files",
     ]
     for name, table in export.tables.items():
-        lines += ["", f"### `{name}.json` ({len(table.rows)} rows)", "", table.about, ""]
+        count = len(table.rows)
+        rows = f"{count} row{'' if count == 1 else 's'}"
+        lines += ["", f"### `{name}.json` ({rows})", "", table.about, ""]
         lines += [f"- `{key}`: {meaning}" for key, meaning in field_docs(table)]
     return "\n".join(lines) + "\n"
