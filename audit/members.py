@@ -1,6 +1,7 @@
-"""What the audit trail records about an organisation's members: each addition, role change and
-removal (sent by orgs.services as `membership_changed`), and each API token a member creates or
-revokes (api.services), on the object `org:<id>`, readable by that organisation alone."""
+"""What the audit trail records about an organisation itself, on the object `org:<id>`, readable
+by that organisation alone: each addition, role change and removal of a member (sent by
+orgs.services as `membership_changed`), each API token a member creates or revokes
+(api.services), and each export of its data (ops)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,19 @@ def record_membership_change(
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
     **_: Any,
+) -> None:
+    record_org_action(
+        organization=organization, user=user, action=action, before=before, after=after
+    )
+
+
+def record_org_action(
+    *,
+    organization: Organization,
+    user: Any,
+    action: str,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
 ) -> None:
     if organization.is_buyer:
         party, audience = Party.BUYER, Audience(buyer_org_id=organization.pk)

@@ -17,6 +17,7 @@ HEAVY_TASKS = frozenset(
         "incidents.tasks.analyse_failed_run",
         "acceptance.tasks.recheck_run",
         "billing.tasks.reconcile_usage",  # a year of lines: up to USAGE_MAX_BYTES
+        "ops.tasks.build_export",  # every file an organisation may read, zipped
     }
 )
 

@@ -25,8 +25,10 @@ urlpatterns = [
     path("", include("annexes.urls")),
     path("", include("audit.urls")),
     path("", include("notices.urls")),
-    path("", include("api.urls")),
+    # Before api.urls: its last route answers every other /api/ path with a JSON 404, and ops
+    # serves /api/v1/organization/export/.
     path("", include("ops.urls")),
+    path("", include("api.urls")),
 ]
 
 # API paths that match no route still answer in the API's JSON error shape.

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -44,6 +44,32 @@ def _party(prefix: str, org_ids: Iterable[int]) -> Q:
     return Q(**{f"{prefix}request__buyer_id__in": ids}) | Q(
         **{f"{prefix}bid__provider_id__in": ids}
     )
+
+
+def failed_run_list(*, org_ids: Iterable[int]) -> QuerySet[FailedRun]:
+    """Failed-run bundles on the reservations the organisation is a party to."""
+    ids = list(org_ids)
+    return (
+        FailedRun.objects.filter(
+            Q(reservation__request__buyer_id__in=ids) | Q(reservation__bid__provider_id__in=ids)
+        )
+        .select_related("incident", "reservation__fixture_version")
+        .prefetch_related("files")
+        .order_by("-uploaded_at", "-pk")
+    )
+
+
+def incident_list(*, reservation: Reservation) -> QuerySet[Incident]:
+    """A reservation's incidents, newest first, with the people the rows name."""
+    return (
+        Incident.objects.filter(reservation=reservation)
+        .select_related("opened_by")
+        .order_by("-opened_at", "-pk")
+    )
+
+
+def incident_evidence_list(*, incident: Incident) -> QuerySet[IncidentEvidence]:
+    return incident.evidence.select_related("uploaded_by").order_by("uploaded_at", "pk")
 
 
 def failed_run_get(*, org_ids: Iterable[int], pk: int) -> FailedRun:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from acceptance.models import (
@@ -16,6 +16,8 @@ from acceptance.models import (
     ChecksState,
     Evidence,
     EvidenceState,
+    OverrideOutcome,
+    OverrideRequest,
     Reservation,
 )
 from bids.choices import BidStatus
@@ -64,6 +66,32 @@ def reservation_get(*, org_ids: Iterable[int], pk: int) -> Reservation:
         )
     except Reservation.DoesNotExist:
         raise Http404 from None
+
+
+def reservation_list(*, org_ids: Iterable[int]) -> QuerySet[Reservation]:
+    """Reservations where the organisation is the buyer or the awarded provider."""
+    ids = list(org_ids)
+    return (
+        Reservation.objects.filter(Q(request__buyer_id__in=ids) | Q(bid__provider_id__in=ids))
+        .select_related(
+            "bid__provider",
+            "bid_revision",
+            "fixture_version",
+            "decision__by",
+            "decision__override__requested_by",
+        )
+        .prefetch_related(
+            Prefetch("runs", queryset=BurnInRun.objects.order_by("created_at")),
+            Prefetch(
+                "override_requests",
+                queryset=OverrideRequest.objects.filter(
+                    outcome=OverrideOutcome.PENDING
+                ).select_related("requested_by", "decided_by"),
+                to_attr="pending_overrides",
+            ),
+        )
+        .order_by("-awarded_at")
+    )
 
 
 def run_get(*, org_ids: Iterable[int], pk: int) -> BurnInRun:

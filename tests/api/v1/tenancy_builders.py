@@ -278,3 +278,19 @@ def signoff_dispute_body(w: ApiWorld) -> dict[str, Any]:
         or w.incident.disputes.values_list("key", flat=True).first()
     )
     return {"key": key, "reason": "The loss curve jumps after the restart."}
+
+
+def export_job(status: str) -> Params:
+    """An export of the buyer's organisation: `done` with its zip stored, or `failed`."""
+
+    def build(w: ApiWorld) -> dict[str, Any]:
+        from django.core.files.base import ContentFile
+
+        from ops.models import ExportJob
+
+        job = ExportJob.objects.create(organization=w.request.buyer, status=status)
+        if status == "done":
+            job.file.save("export.zip", ContentFile(b"PK\x05\x06" + bytes(18)))
+        return {"id": job.pk}
+
+    return build

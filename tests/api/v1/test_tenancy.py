@@ -45,6 +45,7 @@ from tests.api.v1.tenancy_builders import (
     change_body,
     change_proposed,
     estimate_body,
+    export_job,
     fewer_nodes_body,
     incident,
     maintenance,
@@ -74,6 +75,17 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "audit_list": (none, lambda w: {"object": f"request:{w.request.pk}"}, ALL_ORGS),
     # Each organisation's own members (tests/api/v1/test_api_members.py).
     "members_list": (none, None, ALL_ORGS),
+    # Each organisation's administrators export its own data (tests/ops/test_export*.py);
+    # every role here is an administrator of the organisation it acts for.
+    "organization_export_list": (none, None, ALL_ORGS),
+    "organization_export_create": (
+        none,
+        None,
+        only(buyer=202, provider=202, rival_provider=202, outsider=202),
+    ),
+    "organization_export_retrieve": (export_job("done"), None, BUYER),
+    "organization_export_file_retrieve": (export_job("done"), None, BUYER),
+    "organization_export_retry_create": (export_job("failed"), None, only(buyer=202)),
     "providers_list": (none, None, ANY_BUYER),
     # The awarded provider's card: itself and its buyer (tests/scorecards/test_scorecard.py).
     "providers_scorecard_retrieve": (
