@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from core.admin_tools import RecordAdmin
 from incidents.models import (
+    BaselineProposal,
     ChangeLogEntry,
     ChecklistDispute,
     ChecklistSignoff,
@@ -73,3 +74,9 @@ class SeverityChangeAdmin(RecordAdmin):
 class ClockBreachAdmin(RecordAdmin):
     list_display = ["pk", "incident", "clock", "severity", "recorded_at"]
     list_select_related = ["incident"]
+
+
+@admin.register(BaselineProposal)
+class BaselineProposalAdmin(RecordAdmin):
+    list_display = ["pk", "reservation", "step_time_s", "steps", "status", "proposed_at"]
+    list_select_related = ["reservation"]

@@ -97,7 +97,7 @@ def test_every_environment_variable_is_documented_in_the_readme():
     import re
 
     source = (ROOT / "config" / "settings.py").read_text()
-    names = set(re.findall(r'env_(?:str|bool|int|list)\(\s*"([A-Z_]+)"', source))
+    names = set(re.findall(r'env_(?:str|bool|int|list|choice|header|rate)\(\s*"([A-Z_]+)"', source))
     names.add("DATABASE_URL")
     readme = (ROOT / "README.md").read_text()
     undocumented = sorted(n for n in names if f"`{n}`" not in readme)

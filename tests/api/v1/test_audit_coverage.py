@@ -65,6 +65,10 @@ ELSEWHERE = {
     "reservations_usage_retry_create": "billing/services/uploads.py (usage.retried)",
     "maintenance_agree_create": "tests/audit/test_recorded_writes.py (maintenance.agree)",
     "incidents_close_create": "tests/incidents/test_incident_audit.py (incident.close)",
+    # An S3 of the table's world with nodes out, and a step-time file with a sustained rise.
+    "incidents_fewer_nodes_create": "incidents/services/opening.py (_record(",
+    "reservations_incidents_step_times_create": "incidents/services/opening.py (steps.upload)",
+    "reservations_baseline_create": "tests/incidents/test_baseline_agreement.py (baseline.propose)",
 }
 
 
@@ -194,6 +198,8 @@ PAGE_READS = {
     "notices:list", "questionnaire:answers-export", "questionnaire:matrix",
     "questionnaire:revision-diff", "scorecards:provider-scorecard",
     "scorecards:provider-scorecard-csv", "scorecards:provider-scorecard-xlsx",
+    "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
+    "orgs:invitations",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -254,6 +260,12 @@ PAGE_WRITES = {
     "incidents:incident-signoff": "incidents_signoff_create",
     "incidents:incident-times": "incidents_partial_update",
     "questionnaire:set-attach": "requests_questionnaire_create",
+    "incidents:baseline": "reservations_baseline_create",
+    "incidents:baseline-answer": "reservations_baseline_accept_create",
+    "ops:export": "organization_export_create",
+    "ops:export-retry": "organization_export_retry_create",
+    "ops:api-export-list": "organization_export_create",
+    "ops:api-export-retry": "organization_export_retry_create",
 }
 
 # Page writes with no API operation: the test that makes them and names their entry, or, where
@@ -272,7 +284,10 @@ PAGE_ELSEWHERE = {
     "incidents:incident-from-steps": "incidents/services/opening.py (steps.upload)",
     "orgs:member-remove": "orgs/services.py (member.remove)",
     "orgs:member-role": "orgs/services.py (member.role)",
-    "orgs:members": "orgs/services.py (member.add)",
+    "orgs:members": "orgs/services.py (member.invite)",
+    "orgs:invitation-accept": "orgs/services.py (member.join)",
+    "orgs:invitation-decline": "orgs/services.py (member.decline)",
+    "orgs:invitation-withdraw": "orgs/services.py (member.withdraw)",
     "questionnaire:answers-copy": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:answers-edit": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:answers-import": "questionnaire/services/answers.py (bid.answers)",
