@@ -171,13 +171,13 @@ class MetricsMiddleware:
         return response
 
 
-_STARTED: dict[str, float] = {}
+_STARTED = "_clusterbid_started"  # on the task's request: it goes when the request goes
 
 
 @task_prerun.connect
-def _task_started(task_id: str | None = None, **_: Any) -> None:
-    if task_id:
-        _STARTED[task_id] = time.perf_counter()
+def _task_started(task: Any = None, **_: Any) -> None:
+    if task is not None:
+        setattr(task.request, _STARTED, time.perf_counter())
 
 
 @task_failure.connect
@@ -187,10 +187,8 @@ def _task_failed(sender: Any = None, **_: Any) -> None:
 
 
 @task_postrun.connect
-def _task_finished(
-    task_id: str | None = None, task: Any = None, state: str | None = None, **_: Any
-) -> None:
-    started = _STARTED.pop(task_id or "", None)
+def _task_finished(task: Any = None, state: str | None = None, **_: Any) -> None:
+    started = getattr(getattr(task, "request", None), _STARTED, None)
     if started is None:
         return
     name = getattr(task, "name", "unknown")
