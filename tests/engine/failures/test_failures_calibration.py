@@ -11,18 +11,14 @@ the loudest rank is not the first.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from failures_helpers import DATA
 
 from engine.failures import SourceFile, analyse, read_paths
 
+# Built in the shape of seed 004's watchdog_scatter…rootcause_rank3 sample (the shared samples
+# are not part of the repository, so the test reads this committed copy, not the sample).
 SHAPED = DATA / "watchdog_scatter_sigabrt_8rank.log"
-SAMPLE = Path(
-    "/work/shared/samples/torch-nccl-logs/"
-    "watchdog_scatter_timeout_cpp_frames_childfailederror_8xh100_rootcause_rank3.txt"
-)
 
 
 def _check_not_high(data: bytes, name: str) -> None:
@@ -39,18 +35,19 @@ def _check_not_high(data: bytes, name: str) -> None:
     assert doc["confidence"] == "low" and {4, 5, 7} <= {c["rank"] for c in doc["candidates"]}
 
 
-@pytest.mark.parametrize("name", ["torchrun.log", "job_rank3.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torchrun.log",
+        "job_rank3.txt",
+        "watchdog_scatter_timeout_cpp_frames_childfailederror_8xh100_rootcause_rank3.txt",
+    ],
+)
 def test_a_sigabrt_minutes_after_the_watchdog_timeouts_shared_by_several_ranks_is_low(
     name: str,
 ) -> None:
     # Also under a name that (wrongly) reads as rank 3's own log, as the sample's name does.
     _check_not_high(SHAPED.read_bytes(), name)
-
-
-@pytest.mark.skipif(not SAMPLE.exists(), reason="the shared samples are not on this machine")
-@pytest.mark.parametrize("name", ["torchrun.log", SAMPLE.name])
-def test_the_real_sample_is_not_high_either(name: str) -> None:
-    _check_not_high(SAMPLE.read_bytes(), name)
 
 
 @pytest.mark.parametrize("case", ["kill9", "abort", "segv", "raise", "missized"])
