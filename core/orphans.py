@@ -1,14 +1,14 @@
 """Files no row points to: media left by a worker killed between storing the bytes and
 committing the row, and temporary uploads left by a request whose worker died.
 
-`find_orphans` compares every file under MEDIA_ROOT with every FileField value of every model;
-a file younger than `older_than` is never reported, because its row's transaction may still be
-open. `manage.py find_orphans` lists them, and with `--delete` removes them.
+`find_orphans` compares every file in default storage (the local media folder, or the S3 bucket
+with FILE_STORAGE=s3) with every FileField value of every model; a file younger than
+`older_than` is never reported, because its row's transaction may still be open.
+`manage.py find_orphans` lists them, and with `--delete` removes them.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,13 +16,14 @@ from pathlib import Path
 
 from django.apps import apps
 from django.conf import settings
+from django.core.files.storage import Storage, default_storage
 from django.db import models
 from django.utils import timezone
 
 
 @dataclass(frozen=True)
 class Orphan:
-    name: str  # relative to MEDIA_ROOT, with forward slashes
+    name: str  # the storage name, with forward slashes
     size: int
     modified: datetime
 
@@ -40,39 +41,42 @@ def referenced_media() -> set[str]:
     return names
 
 
-def _files(root: Path) -> Iterator[tuple[str, os.stat_result]]:
-    for folder, _, files in os.walk(root, followlinks=False):
-        for name in files:
-            full = Path(folder) / name
-            if full.is_symlink() or not full.is_file():
-                continue
-            yield full.relative_to(root).as_posix(), full.stat()
+def stored_names(storage: Storage | None = None, folder: str = "") -> Iterator[str]:
+    """Every file name in the storage, walking its folders (S3 prefixes alike)."""
+    storage = storage or default_storage
+    try:
+        folders, files = storage.listdir(folder)
+    except FileNotFoundError:  # a local media folder not made yet
+        return
+    prefix = f"{folder}/" if folder else ""
+    for name in files:
+        yield f"{prefix}{name}"
+    for sub in folders:
+        yield from stored_names(storage, f"{prefix}{sub}")
 
 
 def find_orphans(*, older_than: timedelta, now: datetime | None = None) -> list[Orphan]:
-    """Media files no row points to, older than `older_than`, by name."""
-    root = Path(settings.MEDIA_ROOT)
-    if not root.is_dir():
-        return []
+    """Stored files no row points to, older than `older_than`, by name."""
     cutoff = (now or timezone.now()) - older_than
     referenced = referenced_media()
     found = []
-    for name, stat in _files(root):
-        modified = datetime.fromtimestamp(stat.st_mtime, tz=timezone.get_current_timezone())
-        if name not in referenced and modified < cutoff:
-            found.append(Orphan(name=name, size=stat.st_size, modified=modified))
+    for name in stored_names():
+        if name in referenced:
+            continue
+        modified = default_storage.get_modified_time(name)
+        if modified < cutoff:
+            found.append(Orphan(name=name, size=default_storage.size(name), modified=modified))
     return sorted(found, key=lambda o: o.name)
 
 
 def delete_orphans(orphans: list[Orphan]) -> int:
     """Delete the listed files (each checked again: a row may point to it by now)."""
-    root = Path(settings.MEDIA_ROOT)
     referenced = referenced_media()
     deleted = 0
     for orphan in orphans:
         if orphan.name in referenced:
             continue
-        (root / orphan.name).unlink(missing_ok=True)
+        default_storage.delete(orphan.name)
         deleted += 1
     return deleted
 

@@ -5,20 +5,26 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from acceptance.models import Evidence
 from core.jobs import reap_stuck_jobs
+from core.orphans import find_orphans
 from core.uploads import atomic_keeping_no_orphans
 from tests.acceptance.burnin.helpers import awarded
 from tests.incidents.helpers import accepted
+from tests.stored import empty_storage, stored_file_names
 
 pytestmark = pytest.mark.django_db
 
@@ -40,27 +46,49 @@ def _run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_find_orphans_lists_then_deletes_only_files_no_row_points_to(awarded, settings, tmp_path):
-    media = tmp_path / "media"
-    settings.MEDIA_ROOT = media
+def _stored(name: str) -> str:
+    return default_storage.save(name, ContentFile(b"left behind\n"))
+
+
+def _kept(awarded) -> Evidence:
     kept = Evidence(run=awarded.run)
     with atomic_keeping_no_orphans():
         kept.store(SimpleUploadedFile("kept.log", b"committed bytes\n"))
         kept.save()
-    os.utime(media / kept.file.name, (HOURS_AGO, HOURS_AGO))
-    lost = _stray(media, "evidence/run-9/ab/lost.log")
-    annex = _stray(media, "annexes/3/annex.pdf")
-    young = _stray(media, "failed-runs/7/cd/rank0.log", old=False)  # its row may be committing
+    return kept
+
+
+def test_only_files_no_row_points_to_and_old_enough_are_orphans(awarded, empty_storage):
+    kept = _kept(awarded)
+    lost = _stored("evidence/run-9/ab/lost.log")
+    annex = _stored("annexes/3/annex.pdf")
+    time.sleep(1.1)  # S3 keeps modification times to the second
+    young = _stored("failed-runs/7/cd/rank0.log")  # its row may still be committing
+    now = default_storage.get_modified_time(young)
+
+    found = find_orphans(older_than=timedelta(0), now=now)
+
+    assert [o.name for o in found] == sorted([annex, lost])
+    assert kept.file.name not in {o.name for o in found}
+    assert all(o.size == len(b"left behind\n") for o in found)
+
+
+def test_find_orphans_lists_then_deletes_only_files_no_row_points_to(
+    awarded, empty_storage, monkeypatch
+):
+    kept = _kept(awarded)
+    lost = _stored("evidence/run-9/ab/lost.log")
+    annex = _stored("annexes/3/annex.pdf")
+    later = timezone.now() + timedelta(hours=3)  # every file is past the 60-minute default
+    monkeypatch.setattr("core.orphans.timezone.now", lambda: later)
 
     listed = _run()
-    assert "evidence/run-9/ab/lost.log" in listed and "annexes/3/annex.pdf" in listed
-    assert kept.file.name not in listed and "rank0.log" not in listed
+    assert lost in listed and annex in listed and kept.file.name not in listed
     assert "2 orphaned files" in listed and "run with --delete" in listed
-    assert lost.exists()  # listing deletes nothing
+    assert "lost.log" in stored_file_names()  # listing deletes nothing
 
     assert "2 orphaned files deleted" in _run("--delete")
-    assert not lost.exists() and not annex.exists()
-    assert young.exists() and (media / kept.file.name).exists()
+    assert stored_file_names() == ["kept.log"]
     assert "0 orphaned files" in _run()
 
 
@@ -94,4 +122,4 @@ def test_a_request_that_ends_in_an_error_leaves_no_temporary_upload(
     assert list((tmp_path / "uploads").iterdir()) == []
 
 
-__all__ = ["accepted", "awarded"]  # fixtures
+__all__ = ["accepted", "awarded", "empty_storage"]  # fixtures

@@ -8,6 +8,7 @@ import pytest
 from bids.services import bid_attachment_add
 from core.uploads import neutral_name
 from tests.bids.attachment_helpers import PNG_BYTES, upload
+from tests.stored import empty_storage, stored_file_names
 
 
 @pytest.mark.parametrize(
@@ -35,12 +36,13 @@ def test_an_upload_never_keeps_an_active_extension(sent, stored):
     ],
 )
 def test_an_attachment_is_stored_under_its_checked_kind(
-    world, provider, settings, tmp_path, sent, data, stored
+    world, provider, empty_storage, sent, data, stored
 ):
-    settings.MEDIA_ROOT = tmp_path / "media"
     att = bid_attachment_add(bid=world.bid, user=provider.user, upload=upload(sent, data))
     assert att.file.name.endswith(f"/{stored}")
     assert att.original_name == sent  # the name it came with, for the download
     assert att.read_bytes() == data
-    files = [p.name for p in (tmp_path / "media").rglob("*") if p.is_file()]
-    assert files == [stored]  # the first name was not left behind
+    assert stored_file_names() == [stored]  # the first name was not left behind
+
+
+__all__ = ["empty_storage"]  # a fixture

@@ -13,6 +13,7 @@ from core.errors import ServiceError
 from core.uploads import atomic_keeping_no_orphans, check_upload, sha256_of, stored_upload_path
 from incidents.models import FailedRunFile, IncidentEvidence
 from tests.acceptance.burnin.helpers import awarded
+from tests.stored import empty_storage, stored_file_names
 
 
 def test_each_upload_lands_under_its_owner_and_its_hash() -> None:
@@ -48,10 +49,7 @@ class _Rollback(Exception):
 
 
 @pytest.mark.django_db
-def test_files_stored_in_a_transaction_that_rolls_back_are_deleted(
-    awarded, settings, tmp_path
-) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
+def test_files_stored_in_a_transaction_that_rolls_back_are_deleted(awarded, empty_storage) -> None:
     kept = Evidence(run=awarded.run)
     with atomic_keeping_no_orphans():
         kept.store(SimpleUploadedFile("kept.log", b"committed bytes\n"))
@@ -61,9 +59,8 @@ def test_files_stored_in_a_transaction_that_rolls_back_are_deleted(
         lost.store(SimpleUploadedFile("lost.log", b"bytes of a row that never was\n"))
         lost.save()
         raise _Rollback
-    files = sorted(p.name for p in (tmp_path / "media").rglob("*") if p.is_file())
-    assert files == ["kept.log"]
+    assert stored_file_names() == ["kept.log"]
     assert Evidence.objects.filter(original_name="lost.log").count() == 0
 
 
-__all__ = ["awarded"]  # a fixture
+__all__ = ["awarded", "empty_storage"]  # fixtures

@@ -13,7 +13,7 @@ from engine.formatting import data_size
 
 
 class Command(BaseCommand):
-    help = "List the files under MEDIA_ROOT that no row points to; --delete removes them."
+    help = "List the stored files (media folder or bucket) no row points to; --delete removes them."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--delete", action="store_true", help="remove the files listed")
