@@ -16,6 +16,7 @@ from django.http import Http404
 
 from bids.models import BidTerms, CapacityRequest, Lot
 from engine.lots import (
+    MAX_TOTAL,
     Bundle,
     LotInputError,
     LotOffer,
@@ -29,7 +30,7 @@ from engine.lots import (
 
 
 def lot_list(*, capacity_request: CapacityRequest) -> QuerySet[Lot]:
-    return Lot.objects.filter(request=capacity_request).order_by("number")
+    return Lot.objects.filter(request=capacity_request).select_related("request").order_by("number")
 
 
 def lot_get(*, capacity_request: CapacityRequest, number: int) -> Lot:
@@ -54,8 +55,13 @@ class LotTerms:
     def offer_for(self, number: int) -> LotOffer | None:
         return next((o for o in self.offers if o.lot == number), None)
 
-    def bundle_lines(self) -> list[str]:
-        return [describe_bundle(b) for b in self.bundles]
+    def bundle_lines(self, *, lot: int | None = None) -> list[str]:
+        """The conditions in words; with `lot`, those that bear on that lot."""
+        return [
+            describe_bundle(b)
+            for b in self.bundles
+            if lot is None or b.kind == MAX_TOTAL or lot in b.lots
+        ]
 
 
 def lot_terms(terms: BidTerms, specs: list[LotSpec]) -> LotTerms:

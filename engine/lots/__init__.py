@@ -16,6 +16,7 @@ from .model import (
     LotSpec,
     describe_bundle,
 )
+from .scoring import LotFigures, lot_figures
 from .validate import LotInputError, bundle_errors, offer_errors, read_bundles, read_offers
 
 __all__ = [
@@ -25,11 +26,13 @@ __all__ = [
     "MAX_DISCOUNT_PCT",
     "MAX_TOTAL",
     "Bundle",
+    "LotFigures",
     "LotInputError",
     "LotOffer",
     "LotSpec",
     "bundle_errors",
     "describe_bundle",
+    "lot_figures",
     "offer_errors",
     "read_bundles",
     "read_offers",

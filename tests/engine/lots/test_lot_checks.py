@@ -120,3 +120,33 @@ def test_good_bundles_pass_and_none_are_taken_without_lots():
     ]
     two_maxima = [Bundle(kind="max_total", max_gpus=64), Bundle(kind="max_total", max_gpus=96)]
     assert bundle_errors(two_maxima, OFFERS, LOTS) == ["Give at most one maximum total."]
+
+
+def test_a_lot_offer_is_scored_on_the_lots_gpus_term_and_price():
+    from datetime import date
+
+    from engine.lots import lot_figures
+    from engine.scoring import compute_cost
+    from engine.scoring.demo import demo_cheap, demo_request
+
+    request, bid = demo_request(), demo_cheap()
+    lot = LotSpec(number=1, nodes=4, gpus_per_node=8, divisible=True, min_block_nodes=2)
+    start, end = date(2027, 1, 1), date(2027, 1, 10)  # 240 hours
+
+    def figures(price: str, nodes: int):
+        offer = LotOffer(lot=1, price_per_gpu_hour=Decimal(price), nodes=nodes)
+        result = lot_figures(request=request, bid=bid, lot=lot, offer=offer, start=start, end=end)
+        assert result is not None
+        return result
+
+    full, half = figures("2.00", 4), figures("2.00", 2)
+    assert (full.gpus, half.gpus) == (32, 16)
+    assert full.total_cost_usd == pytest.approx(2.00 * 32 * 240)  # fees stay with the bid
+    # Fewer nodes fail less often: half the lot keeps more than half the useful hours.
+    assert half.useful_gpu_hours > full.useful_gpu_hours / 2
+    assert figures("4.00", 4).useful_gpu_hours_per_dollar == pytest.approx(
+        full.useful_gpu_hours_per_dollar / 2
+    )
+    # The same model as the whole bid: goodput below 1, so fewer useful hours than paid for.
+    assert full.useful_gpu_hours < 32 * 240
+    assert compute_cost(request=request, bid=bid).useful_gpu_hours > 0
