@@ -10,23 +10,15 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from bids.audit import record_request
-from bids.choices import RequestStatus
 from bids.lifecycle import request_move
 from bids.models import CapacityRequest, Lot
 from bids.models.lots import LOT_FIELDS
 from core.errors import ServiceError
 
-LOTS_FIXED = (
-    "Lots can change only while the request is a draft: providers bid on the lots as "
-    "published. To ask for something else, cancel this request and post a new one."
-)
-
 
 def _lock_draft(*, capacity_request: CapacityRequest, user: User) -> CapacityRequest:
     stored = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
-    request_move(stored, "edit", user=user)
-    if stored.status != RequestStatus.DRAFT:
-        raise ServiceError(LOTS_FIXED)
+    request_move(stored, "lots", user=user)  # the buyer's team, while a draft
     return stored
 
 

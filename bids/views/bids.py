@@ -118,3 +118,36 @@ def _errors_onto_forms(exc: ValidationError, form: BidForm, lot_form: LotOffersF
             lot_form.add_error(None, errors.pop(key))
     if errors:
         errors_into_form(form, ValidationError(errors))
+
+
+@org_required(OrgKind.PROVIDER)
+@require_POST
+def bid_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    try:
+        revision = services.bid_submit(bid=bid, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, f"Revision {revision.number} submitted and frozen.")
+    return redirect("bids:bid-detail", pk=pk)
+
+
+@org_required(OrgKind.PROVIDER)
+@require_POST
+def bid_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    bid = selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    try:
+        services.bid_withdraw(bid=bid, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, "Bid withdrawn. You can submit again before the deadline.")
+    return redirect("bids:bid-detail", pk=pk)
+
+
+@org_required()
+def revision_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    bid = get_for_acting_org(request, lambda o: selectors.bid_get_for_org(org=o, pk=pk))
+    revision = selectors.revision_get(bid=bid, number=number)
+    return render(request, "bids/revision_detail.html", {"bid": bid, "revision": revision})

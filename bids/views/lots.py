@@ -11,11 +11,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
-from bids.choices import RequestStatus
+from bids.lifecycle import REQUEST, request_actor
 from bids.lot_forms import LotForm
 from bids.lots import lot_get
 from bids.models import CapacityRequest, Lot
-from bids.services.lots import LOTS_FIXED
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -26,8 +25,9 @@ def _back(req: CapacityRequest) -> HttpResponse:
 
 
 def _lot_page(request: HttpRequest, req: CapacityRequest, lot: Lot | None) -> HttpResponse:
-    if req.status != RequestStatus.DRAFT:
-        messages.error(request, LOTS_FIXED)
+    decision = REQUEST.decide(req, "lots", actor=request_actor(req, request.user))
+    if not decision.allowed:
+        messages.error(request, decision.reason)
         return _back(req)
     form = LotForm(request.POST or None, instance=lot)
     if request.method == "POST" and form.is_valid():

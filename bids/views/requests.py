@@ -11,7 +11,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
-from bids.choices import RequestStatus
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
 from bids.lots import lot_list
@@ -90,7 +89,6 @@ def _detail_page(
         "req": req,
         "addenda": selectors.addendum_list(capacity_request=req),
         "lots": lot_list(capacity_request=req),
-        "lots_editable": org.is_buyer and req.status == RequestStatus.DRAFT,
     }
     # Questions and addenda (bids/_clarifications.html), with a failed form's typed text.
     context.update(clarification_context(request, req, org, **(clarifications or {})))

@@ -73,9 +73,9 @@ def test_a_lot_ending_before_it_starts_is_refused(draft, buyer):
 def test_lots_are_fixed_once_published(buyer):
     req = CapacityRequestFactory(buyer=buyer.org)
     lot = LotFactory(request=req)
-    with pytest.raises(ValidationError, match="only while the request is a draft"):
+    with pytest.raises(ValidationError, match="cannot be split into other lots"):
         services.lot_update(lot=lot, user=buyer.user, data={"nodes": 1})
-    with pytest.raises(ValidationError, match="only while the request is a draft"):
+    with pytest.raises(ValidationError, match="cannot be split into other lots"):
         services.lot_add(capacity_request=req, user=buyer.user, data=LOT)
 
 
