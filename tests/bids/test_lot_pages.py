@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from audit.models import AuditEntry
 from bids.choices import RequestStatus
-from bids.models import Lot
+from bids.models import CapacityRequest, Lot
 from tests.factories import BidFactory, CapacityRequestFactory, LotFactory
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +176,22 @@ def test_a_bad_bundle_on_the_form_is_named_and_what_was_typed_stays(lot_bid, pro
         ),
     )
     assert "Bundle 1: you make no offer on lot 2." in response.content.decode()
+
+
+def test_the_demo_has_a_request_in_three_lots_with_each_kind_of_bundle(client):
+    from django.http import HttpRequest
+
+    from demo.lots import LOTS_TITLE
+    from demo.seed import DEMO_PASSWORD, seed_demo
+
+    seed_demo()
+    seed_demo()  # a second run adds nothing
+    req = CapacityRequest.objects.get(title=LOTS_TITLE)
+    assert list(req.lots.values_list("number", flat=True)) == [1, 2, 3]
+    assert req.bids.filter(latest_revision_number=1).count() == 3
+    assert client.login(request=HttpRequest(), username="alice", password=DEMO_PASSWORD)
+    html = client.get(reverse("evaluation:request-compare", args=[req.pk])).content.decode()
+    assert all(f'id="lot-{n}"' in html for n in (1, 2, 3))
+    for words in ("−4 % if awarded all of lot 1 and lot 2.", "Only together: lot 1 and lot 2",
+                  "At most 96 GPUs across all lots."):  # fmt: skip
+        assert words in html
