@@ -51,7 +51,8 @@ def read_offers(raw: Any) -> list[LotOffer]:
     """`[{"lot": 1, "price_per_gpu_hour": "2.10", "nodes": 32}, ...]` → offers."""
     if not isinstance(raw, list):
         raise LotInputError(["Lot offers must be a list of {lot, price_per_gpu_hour, nodes}."])
-    offers, problems = [], []
+    offers: list[LotOffer] = []
+    problems: list[str] = []
     for i, row in enumerate(raw, start=1):
         where = f"Lot offer {i}"
         if not isinstance(row, Mapping):
@@ -104,7 +105,8 @@ def read_bundles(raw: Any) -> list[Bundle]:
     """`[{"kind": "discount", "lots": [1, 2], "discount_pct": "4"}, ...]` → bundles."""
     if not isinstance(raw, list):
         raise LotInputError(["Bundle conditions must be a list."])
-    bundles, problems = [], []
+    bundles: list[Bundle] = []
+    problems: list[str] = []
     for i, row in enumerate(raw, start=1):
         bundle = _read_bundle(f"Bundle {i}", row, problems)
         if bundle is not None:
