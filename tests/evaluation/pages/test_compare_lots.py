@@ -153,3 +153,12 @@ def test_the_same_queries_for_2_bids_on_3_lots_and_12_on_5(
     with django_assert_max_num_queries(small):
         html = _page(client, lotted)
     assert html.count("Lot provider") >= 40 and "Only together: lot 2 and lot 3" in html
+
+
+def test_anonymised_labels_name_the_lot_offers_too(lotted, buyer):
+    score(lotted)
+    url = reverse("evaluation:request-compare", args=[lotted.pk])
+    html = buyer.client().get(url, {"labels": "anonymous"}).content.decode()
+    lots = html[html.index('id="lots"') : html.index('id="lot-3"')]
+    assert "Northwind" not in lots and "Rival Cloud" not in lots
+    assert re.search(r"<td>Bid [A-Z]+</td>", _section(html, 1))
