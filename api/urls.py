@@ -20,6 +20,7 @@ from api.views import (
     incident_record,
     incidents,
     invitations,
+    lots,
     me,
     members,
     notices,
@@ -98,6 +99,8 @@ v1 = [
         requests.RequestFinalRoundView.as_view(),
         name="request-final-round",
     ),
+    path("requests/<int:pk>/lots/", lots.LotListView.as_view(), name="request-lots"),
+    path("requests/<int:pk>/lots/<int:number>/", lots.LotDetailView.as_view(), name="request-lot"),
     path("requests/<int:pk>/addenda/", requests.AddendumListView.as_view(), name="request-addenda"),
     path(
         "requests/<int:pk>/addenda/<int:number>/acknowledge/",

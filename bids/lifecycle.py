@@ -106,6 +106,14 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             verb="changed",
         ),
         Move(
+            "lots",
+            "Change the lots",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.DRAFT}),
+            verb="split into other lots: providers bid on the lots as published",
+        ),
+        Move(
             "publish",
             "Publish",
             "buyer",

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from bids.views import attachments, bids, clarifications, final_round, requests
+from bids.views import attachments, bids, clarifications, final_round, lots, requests
 
 app_name = "bids"
 
@@ -31,6 +31,9 @@ urlpatterns = [
         name="addendum-acknowledge",
     ),
     path("requests/<int:pk>/invite/", requests.request_invite, name="request-invite"),
+    path("requests/<int:pk>/lots/new/", lots.lot_add, name="lot-add"),
+    path("requests/<int:pk>/lots/<int:number>/edit/", lots.lot_edit, name="lot-edit"),
+    path("requests/<int:pk>/lots/<int:number>/remove/", lots.lot_remove, name="lot-remove"),
     path("requests/<int:pk>/bid/", bids.bid_start, name="bid-start"),
     path("inbox/", requests.inbox, name="inbox"),
     path("bids/<int:pk>/", bids.bid_detail, name="bid-detail"),

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
-from decimal import Decimal
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -16,7 +15,8 @@ from acceptance.demo import seed_fixture_demo
 from bids import services
 from bids.choices import RequestStatus
 from bids.models import Bid, CapacityRequest
-from engine.scoring import BidOffer
+from demo.lots import seed_lots_demo
+from demo.offers import offer_terms
 from engine.scoring import demo as scoring_demo
 from evaluation.services import scoring_queue
 from orgs.choices import MemberRole, OrgKind
@@ -41,50 +41,6 @@ class DemoLogin:
     username: str
     organization: str
     role: str
-
-
-# The bid terms come from the scoring package's demo offers, so the seeded comparison page and
-# the pure scoring tests read the same numbers (docs/scoring.md, section 6, explains them).
-_OFFER_FIELDS = (
-    "price_per_gpu_hour",
-    "fees_usd",
-    "egress_usd",
-    "region",
-    "available_end",
-    "gpu_model",
-    "nodes",
-    "gpus_per_node",
-    "nvlink_domain_size",
-    "fabric",
-    "nics_per_node",
-    "nic_rate_gbps",
-    "rail_optimised",
-    "leaf_switches",
-    "isolation_class",
-    "scheduler",
-    "topology_aware",
-    "gang_scheduling",
-    "health_checks_auto_drain",
-    "spares_count",
-    "spares_location",
-    "coverage",
-    "site_readiness",
-)
-
-
-def offer_terms(offer: BidOffer, *, reservation_start: date) -> dict[str, Any]:
-    """A scoring demo offer as bid terms, its start shifted to the seeded reservation's."""
-    terms = {name: getattr(offer, name) for name in _OFFER_FIELDS}
-    lead = scoring_demo.demo_request().reservation_start - offer.available_start
-    mtbf = offer.declared_node_mtbf_hours
-    terms.update(
-        available_start=reservation_start - lead,
-        oversubscription_ratio=Decimal(str(offer.oversubscription_ratio)),
-        uptime_pct=Decimal(str(offer.uptime_pct)),
-        node_replacement_hours=Decimal(str(offer.node_replacement_hours)),
-        declared_node_mtbf_hours=int(mtbf) if mtbf is not None else None,
-    )
-    return terms
 
 
 PROVIDERS: list[dict[str, Any]] = [
@@ -169,6 +125,7 @@ def seed_demo() -> list[DemoLogin]:
     both = " + ".join(org.name for org, _, _ in providers[:2])
     logins.append(DemoLogin("sam", both, " / ".join(sorted(roles))))
 
+    seed_lots_demo(buyer=buyer, user=alice, providers=providers)
     existing = CapacityRequest.objects.filter(buyer=buyer, title=REQUEST_TITLE).first()
     if existing is not None:
         _score_after_commit(existing)

@@ -15,6 +15,7 @@ from bids.models import CapacityRequest
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from engine.scoring import CRITERIA
 from evaluation import comparison, exports, rounds
+from evaluation.lots import lot_comparison
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
 from evaluation.team.services import evaluator_view_save
@@ -55,12 +56,22 @@ def _compare_page(
     status: int = 200,
 ) -> HttpResponse:
     req = view.request
+    lots = (
+        []
+        if view.state == comparison.SEALED
+        else lot_comparison(
+            capacity_request=req,
+            names={col.bid_id: col.name for col in view.columns},
+            anonymise=view.anonymised,
+        )
+    )
     return render(
         request,
         "evaluation/compare.html",
         {
             "req": req,
             "cmp": view,
+            "lots": lots,
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
             "rounds": rounds.round_comparison(capacity_request=req, anonymise=view.anonymised),

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
-from bids.models import Bid, CapacityRequest, Invitation
+from bids.models import Bid, CapacityRequest, Invitation, Lot
 from orgs.choices import MemberRole, OrgKind
 from orgs.models import Membership, Organization
 
@@ -99,3 +99,16 @@ class BidFactory(factory.django.DjangoModelFactory):
     def invite(self, create: bool, extracted: object, **kwargs: object) -> None:
         if create:
             Invitation.objects.get_or_create(request=self.request, provider=self.provider)
+
+
+class LotFactory(factory.django.DjangoModelFactory):
+    """An indivisible lot of 2 × 8 GPUs; pass `number` for the second and later lots."""
+
+    class Meta:
+        model = Lot
+
+    request = factory.SubFactory(CapacityRequestFactory)
+    number = 1
+    name = factory.Sequence(lambda n: f"Lot block {n}")
+    nodes = 2
+    gpus_per_node = 8

@@ -19,13 +19,14 @@ from annexes.document.facts import answer_text, snapshot_conflicts
 from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
-from annexes.document.snapshot import KIND_CONTRACT
+from annexes.document.snapshot import KIND_CONTRACT, LOT_TERMS
 from annexes.document.statement import KIND_STATEMENT
 from annexes.document.statement_doc import statement_document
 from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
 from contracts.models import TermsFields
 from engine.formatting import duration
+from engine.lots import LotInputError, describe_bundle, read_bundles, read_offers
 from questionnaire.answer_types import QuestionSpec, format_answer
 
 # The parts of a fixture spec printed verbatim (the thresholds get a labelled table).
@@ -58,12 +59,27 @@ def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": "allocation", "title": "Allocation and term", "blocks": blocks}
 
 
+def _lot_rows(terms: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The offers per lot and the bundle conditions in words (a request with lots only)."""
+    try:
+        offers = read_offers(terms.get("lot_offers") or [])
+        bundles = read_bundles(terms.get("bundles") or [])
+    except LotInputError:  # only checked rows are stored
+        return []
+    rows = [
+        (f"Lot {o.lot}", f"{o.nodes} nodes at ${o.price_per_gpu_hour} per GPU-hour") for o in offers
+    ]
+    return rows + [(f"Bundle {i}", describe_bundle(b)) for i, b in enumerate(bundles, start=1)]
+
+
 def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     revision = snap["bid_revision"]
     rows = [
         (_label(BidTerms, name), _display(BidTerms, name, value))
         for name, value in _ordered(revision["terms"], BidTerms)
+        if name not in LOT_TERMS
     ]
+    rows += _lot_rows(revision["terms"])
     intro = (
         f"Bid revision {revision['number']}, submitted {when(revision['submitted_at'])} by "
         f"{revision.get('submitted_by') or '—'}. These terms are frozen; a new revision would "

@@ -53,13 +53,21 @@ def request_part(capacity_request: CapacityRequest) -> dict[str, Any]:
     }
 
 
+LOT_TERMS = ("lot_offers", "bundles")
+
+
 def revision_part(revision: BidRevision) -> dict[str, Any]:
     return {
         "bid_id": revision.bid_id,
         "number": revision.number,
         "submitted_at": plain(revision.submitted_at),
         "submitted_by": revision.submitted_by.get_username() if revision.submitted_by else None,
-        "terms": {name: plain(getattr(revision, name)) for name in BidTerms.term_field_names()},
+        # Lot offers and bundles only on a request with lots: other annexes keep their checksum.
+        "terms": {
+            name: plain(getattr(revision, name))
+            for name in BidTerms.term_field_names()
+            if name not in LOT_TERMS or getattr(revision, name)
+        },
         # Only when it carried files: annexes of revisions without any keep their checksum.
         **({"attachments": plain(revision.attachments)} if revision.attachments else {}),
     }

@@ -10,11 +10,18 @@ from rest_framework import serializers
 
 from api.serializers.attachments import RevisionAttachmentSerializer
 from api.serializers.common import ReadModelSerializer
+from api.serializers.lots import BundlesField, LotOffersField
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision
 from evaluation.models import BidScore
 
-BID_TERM_FIELDS = [name for _, names in BID_FIELDSETS for name in names]
+# The form's terms, then what a bid offers per lot on a request with lots (empty without).
+BID_TERM_FIELDS = [name for _, names in BID_FIELDSETS for name in names] + ["lot_offers", "bundles"]
+LOTS_HELP = (
+    "On a request with lots: one offer per lot you bid on. Saving one sets the bid's `nodes` "
+    "and `price_per_gpu_hour` to the offers' total and GPU-weighted price."
+)
+BUNDLES_HELP = "On a request with lots: conditions on your lot offers (see docs/lots.md)."
 ANSWERS_HELP = (
     "Questionnaire answers keyed by question key (see the request's `questionnaire`). "
     "When given, they replace the draft's answers."
@@ -22,6 +29,8 @@ ANSWERS_HELP = (
 
 
 class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
+    lot_offers = LotOffersField(required=False, help_text=LOTS_HELP)
+    bundles = BundlesField(required=False, help_text=BUNDLES_HELP)
     answers = serializers.DictField(
         child=serializers.JSONField(), required=False, help_text=ANSWERS_HELP
     )
@@ -63,6 +72,8 @@ class BidSerializer(ReadModelSerializer[Bid]):
 
     request = serializers.IntegerField(source="request_id", read_only=True)
     provider = serializers.CharField(source="provider.name", read_only=True)
+    lot_offers = LotOffersField(read_only=True, help_text=LOTS_HELP)
+    bundles = BundlesField(read_only=True, help_text=BUNDLES_HELP)
     answers = serializers.SerializerMethodField()
     shows_revision = serializers.SerializerMethodField(
         help_text="The revision number the terms and answers come from; null for the draft."
@@ -138,6 +149,8 @@ class BuyerBidSerializer(BidSerializer):
 
 class BidRevisionSerializer(ReadModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
+    lot_offers = LotOffersField(read_only=True, help_text=LOTS_HELP)
+    bundles = BundlesField(read_only=True, help_text=BUNDLES_HELP)
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)
 

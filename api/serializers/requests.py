@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import ConfirmSerializer, OrganizationSerializer, ReadModelSerializer
+from api.serializers.lots import LotSerializer
 from api.serializers.parts import (
     FixtureVersionSerializer,
     QuestionSetSerializer,
@@ -165,9 +166,13 @@ class RequestDetailSerializer(RequestSerializer):
     fixture = serializers.SerializerMethodField()
     terms = serializers.SerializerMethodField()
     questionnaire = serializers.SerializerMethodField()
+    lots = serializers.SerializerMethodField(
+        help_text="The request's lots, by number (also at `lots/`); empty: one implicit lot, "
+        "the request's own allocation and term."
+    )
 
     class Meta(RequestSerializer.Meta):
-        fields = [*RequestSerializer.Meta.fields, "fixture", "terms", "questionnaire"]
+        fields = [*RequestSerializer.Meta.fields, "fixture", "terms", "questionnaire", "lots"]
         read_only_fields = fields
 
     def _part(self, name: str, serializer: type[serializers.BaseSerializer]) -> Any:
@@ -181,6 +186,10 @@ class RequestDetailSerializer(RequestSerializer):
     @extend_schema_field(TermsSerializer(allow_null=True))
     def get_terms(self, obj: CapacityRequest) -> Any:
         return self._part("terms", TermsSerializer)
+
+    @extend_schema_field(LotSerializer(many=True))
+    def get_lots(self, obj: CapacityRequest) -> Any:
+        return LotSerializer(self.context.get("parts", {}).get("lots", []), many=True).data
 
     @extend_schema_field(QuestionSetSerializer(allow_null=True))
     def get_questionnaire(self, obj: CapacityRequest) -> Any:

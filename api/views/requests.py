@@ -27,6 +27,7 @@ from api.serializers.requests import (
     RequestWriteSerializer,
 )
 from bids import selectors, services
+from bids.lots import lot_list
 from bids.models import Addendum, CapacityRequest
 from contracts import selectors as terms_selectors
 from orgs.choices import OrgKind
@@ -51,6 +52,7 @@ def request_parts(req: CapacityRequest) -> dict[str, Any]:
         "fixture": fixture_payload(req, fixture) if fixture is not None else None,
         "terms": terms_selectors.terms_for_request(capacity_request=req),
         "questionnaire": current_question_set(capacity_request=req),
+        "lots": list(lot_list(capacity_request=req)),
     }
 
 

@@ -2,6 +2,7 @@ from bids.models.addenda import Addendum, AddendumAcknowledgement
 from bids.models.attachments import BidAttachment
 from bids.models.bids import Bid, BidRevision, BidTerms
 from bids.models.clarifications import Question, QuestionState
+from bids.models.lots import Lot
 from bids.models.requests import CapacityRequest, Invitation
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "BidTerms",
     "CapacityRequest",
     "Invitation",
+    "Lot",
     "Question",
     "QuestionState",
 ]

@@ -131,6 +131,11 @@ class BidTerms(models.Model):
     )
     notes = models.TextField(blank=True)
 
+    # On a request with lots: the offer per lot and the bundle conditions, as the plain data
+    # `engine.lots` reads (see docs/lots.md). Empty on a request without lots.
+    lot_offers = models.JSONField(default=list, blank=True)
+    bundles = models.JSONField("Bundle conditions", default=list, blank=True)
+
     class Meta:
         abstract = True
 

@@ -11,6 +11,7 @@ from bids.services.bids import (
 )
 from bids.services.clarifications import question_answer, question_ask
 from bids.services.final_round import final_round_open
+from bids.services.lots import lot_add, lot_remove, lot_update
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -34,6 +35,9 @@ __all__ = [
     "bid_submit",
     "bid_withdraw",
     "final_round_open",
+    "lot_add",
+    "lot_remove",
+    "lot_update",
     "question_answer",
     "question_ask",
     "request_cancel",

@@ -12,6 +12,7 @@ from bids.audit import record_bid
 from bids.choices import BidStatus
 from bids.clarification_selectors import addenda_unacknowledged
 from bids.lifecycle import bid_move, open_for_bidding
+from bids.lots import bid_lot_totals, canonical_lot_json, lot_specs, lot_terms
 from bids.models import Bid, BidRevision, CapacityRequest
 from bids.models.bids import validate_bid_terms
 from bids.models.requests import FIRST_ROUND
@@ -32,6 +33,25 @@ def require_draft_editable(*, bid: Bid, user: User | None) -> None:
     reason = bid.draft_locked_reason()
     if reason is not None:
         raise ServiceError(reason)
+
+
+def lot_rules(*, bid: Bid, for_submit: bool) -> dict[str, list[str]]:
+    """Check the bid's lot offers and bundles against the request's lots. When they hold, store
+    them in their plain form, and on a request with lots set the bid's own nodes and price to
+    its offers' total and GPU-weighted price, which whole-bid scoring reads."""
+    specs = lot_specs(capacity_request=bid.request)
+    terms = lot_terms(bid, specs)
+    errors = dict(terms.errors)
+    if for_submit and specs and not terms.offers and not errors:
+        errors["lot_offers"] = ["Make an offer on at least one lot before submitting."]
+    if errors:
+        return errors
+    canonical = canonical_lot_json(terms)
+    bid.lot_offers, bid.bundles = canonical["lot_offers"], canonical["bundles"]
+    totals = bid_lot_totals(terms.offers, specs)
+    if totals is not None:
+        bid.nodes, bid.price_per_gpu_hour = totals
+    return {}
 
 
 def _require_invited(capacity_request: CapacityRequest, provider: Organization) -> None:
@@ -84,7 +104,7 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
         if field not in Bid.term_field_names():
             raise ServiceError(f"{field} is not a bid term.")
         setattr(bid, field, value)
-    errors = validate_bid_terms(bid, for_submit=False)
+    errors = lot_rules(bid=bid, for_submit=False) | validate_bid_terms(bid, for_submit=False)
     if errors:
         raise ValidationError(errors)
     bid.full_clean(exclude=["request", "provider", "created_by"])
@@ -132,7 +152,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     bid_move(bid, "submit", user=user)
     _require_invited(bid.request, bid.provider)
     _require_addenda_acknowledged(bid)
-    errors = validate_bid_terms(bid, for_submit=True)
+    errors = lot_rules(bid=bid, for_submit=True) | validate_bid_terms(bid, for_submit=True)
     if errors:
         raise ValidationError(errors)
     frozen = frozen_parts(bid=bid)

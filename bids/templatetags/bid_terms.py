@@ -10,6 +10,7 @@ from django.utils.text import capfirst
 
 from bids.forms import BID_FIELDSETS
 from bids.models import BidTerms
+from engine.lots import LotInputError, describe_bundle, read_bundles, read_offers
 
 register = template.Library()
 
@@ -45,3 +46,20 @@ def terms_sections(obj: BidTerms) -> list[tuple[str, list[tuple[str, str]]]]:
 @register.filter
 def get_item(mapping: dict[str, Any], key: str) -> Any:
     return mapping.get(key)
+
+
+@register.simple_tag
+def lot_lines(obj: BidTerms) -> dict[str, list[str]]:
+    """The offers per lot and the bundle conditions in words; empty on a request without lots."""
+    try:
+        offers, bundles = read_offers(obj.lot_offers or []), read_bundles(obj.bundles or [])
+    except LotInputError:  # only checked offers are stored; a hand-edited row prints nothing
+        return {"offers": [], "bundles": []}
+    return {
+        "offers": [
+            f"Lot {o.lot}: {o.nodes} node{'s' if o.nodes != 1 else ''} at "
+            f"${o.price_per_gpu_hour} per GPU-hour"
+            for o in offers
+        ],
+        "bundles": [describe_bundle(b) for b in bundles],
+    }

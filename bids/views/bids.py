@@ -10,6 +10,9 @@ from bids import selectors, services
 from bids.choices import BidStatus
 from bids.forms import BidForm
 from bids.lifecycle import BID, bid_actor
+from bids.lot_forms import LotOffersForm
+from bids.lots import lot_list, lot_terms
+from bids.models import Bid
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -61,15 +64,18 @@ def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, edit.reason)
         return redirect("bids:bid-detail", pk=bid.pk)
     form = BidForm(request.POST or None, instance=bid)
-    if request.method == "POST" and form.is_valid():
+    lot_form = _lot_offers_form(request, bid, form)
+    if request.method == "POST" and form.is_valid() and (lot_form is None or lot_form.is_valid()):
         data = {name: form.cleaned_data[name] for name in form.Meta.fields}
+        if lot_form is not None:
+            data.update(lot_form.lot_data())
         submitting = "submit" in request.POST
         try:
             services.bid_save_draft(bid=bid, user=user_of(request), data=data)
             if submitting:
                 revision = services.bid_submit(bid=bid, user=user_of(request))
         except ValidationError as exc:
-            errors_into_form(form, exc)
+            _errors_onto_forms(exc, form, lot_form)
             if submitting:
                 # A refusal naming no field (acknowledge an addendum first) says so itself.
                 fix = "fix the fields marked below" if hasattr(exc, "error_dict") else "see above"
@@ -82,7 +88,36 @@ def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
                     request, "Draft saved. It is not visible to the buyer until you submit."
                 )
             return redirect("bids:bid-detail", pk=bid.pk)
-    return render(request, "bids/bid_form.html", {"form": form, "bid": bid})
+    return render(request, "bids/bid_form.html", {"form": form, "bid": bid, "lot_form": lot_form})
+
+
+DERIVED_FROM_LOTS = "Worked out from your lot offers below."
+
+
+def _lot_offers_form(request: HttpRequest, bid: Bid, form: BidForm) -> LotOffersForm | None:
+    """On a request with lots: the offers per lot; the bid's own price and nodes then follow
+    from them (see `services.bids.lot_rules`), so they are shown, not typed."""
+    lots = list(lot_list(capacity_request=bid.request))
+    if not lots:
+        return None
+    for name in ("price_per_gpu_hour", "nodes"):
+        form.fields[name].disabled = True
+        form.fields[name].help_text = DERIVED_FROM_LOTS
+    terms = lot_terms(bid, [lot.spec() for lot in lots])
+    return LotOffersForm(request.POST or None, lots=lots, terms=terms)
+
+
+def _errors_onto_forms(exc: ValidationError, form: BidForm, lot_form: LotOffersForm | None) -> None:
+    """Lot offer and bundle problems go above the lots (they name the lot or bundle)."""
+    if lot_form is None or not hasattr(exc, "error_dict"):
+        errors_into_form(form, exc)
+        return
+    errors = exc.message_dict
+    for key in ("lot_offers", "bundles"):
+        if key in errors:
+            lot_form.add_error(None, errors.pop(key))
+    if errors:
+        errors_into_form(form, ValidationError(errors))
 
 
 @org_required(OrgKind.PROVIDER)

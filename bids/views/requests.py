@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors, services
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
+from bids.lots import lot_list
 from bids.models import CapacityRequest
 from bids.views.clarifications import clarification_context
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
@@ -87,6 +88,7 @@ def _detail_page(
     context: dict[str, object] = {
         "req": req,
         "addenda": selectors.addendum_list(capacity_request=req),
+        "lots": lot_list(capacity_request=req),
     }
     # Questions and addenda (bids/_clarifications.html), with a failed form's typed text.
     context.update(clarification_context(request, req, org, **(clarifications or {})))

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 # What a buyer may do with a request, by its state (deadline in the future, not sealed).
 REQUEST_MOVES = {
-    RequestStatus.DRAFT: {"edit", "prepare", "publish", "invite", "uninvite", "cancel"},
+    RequestStatus.DRAFT: {"edit", "prepare", "lots", "publish", "invite", "uninvite", "cancel"},
     RequestStatus.OPEN: {
         "edit",
         "prepare",

@@ -60,6 +60,12 @@ def _addendum(w: Any) -> int:
     return a.number
 
 
+def _lot(w: Any) -> int:
+    from tests.factories import LotFactory
+
+    return LotFactory(request=w.request).number
+
+
 # name -> (method, args from the world, expected per role)
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "orgs:switch-org": ("post", lambda w: [], {**_all(REDIRECT), "anonymous": LOGIN}),
@@ -87,6 +93,11 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
         _only({"provider": REDIRECT, "rival_provider": REDIRECT}),
     ),
     "bids:request-invite": ("post", lambda w: [w.request.pk], BUYERS_POST),
+    # The request is open, so its lots are fixed: the buyers are sent back to it, told why
+    # (the forms themselves: tests/bids/test_lot_pages.py).
+    "bids:lot-add": ("get", lambda w: [w.request.pk], BUYERS_POST),
+    "bids:lot-edit": ("get", lambda w: [w.request.pk, _lot(w)], BUYERS_POST),
+    "bids:lot-remove": ("post", lambda w: [w.request.pk, _lot(w)], BUYERS_POST),
     # An empty post: the buyer's page again, naming the missing fields (tests/bids/test_addenda.py).
     "bids:request-addendum": ("post", lambda w: [w.request.pk], BUYERS_ONLY),
     "bids:bid-start": (

@@ -63,6 +63,12 @@ def reservation(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.reservation.pk}
 
 
+def lot(w: ApiWorld) -> dict[str, Any]:
+    from tests.factories import LotFactory
+
+    return {"id": w.request.pk, "number": LotFactory(request=w.request).number}
+
+
 def none(w: ApiWorld) -> dict[str, Any]:
     return {}
 

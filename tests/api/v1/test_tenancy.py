@@ -48,6 +48,7 @@ from tests.api.v1.tenancy_builders import (
     export_job,
     fewer_nodes_body,
     incident,
+    lot,
     maintenance,
     maintenance_body,
     none,
@@ -121,6 +122,17 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         },
         only(buyer=CONFLICT),
     ),
+    # A request's lots are part of it: every invitee reads them. The request is open, so they
+    # are fixed (409); the buyer's writes on a draft: tests/api/v1/test_api_lots.py.
+    "requests_lots_list": (req, None, INVITED),
+    "requests_lots_create": (
+        req,
+        lambda w: {"name": "Inference", "nodes": 1, "gpus_per_node": 8},
+        only(buyer=CONFLICT),
+    ),
+    "requests_lots_retrieve": (lot, None, INVITED),
+    "requests_lots_partial_update": (lot, lambda w: {"nodes": 1}, only(buyer=CONFLICT)),
+    "requests_lots_destroy": (lot, None, only(buyer=CONFLICT)),
     # The same addenda for the buyer and every invitee; only the buyer publishes one.
     "requests_addenda_list": (req, None, INVITED),
     "requests_addenda_create": (

@@ -1,0 +1,197 @@
+"""The pages for lots: the buyer's lot editor on a draft, the lots on the request page, and the
+provider's bid form with a price and nodes per lot and bundle rows."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from audit.models import AuditEntry
+from bids.choices import RequestStatus
+from bids.models import CapacityRequest, Lot
+from tests.factories import BidFactory, CapacityRequestFactory, LotFactory
+
+pytestmark = pytest.mark.django_db
+
+LOT_POST = {
+    "name": "Pre-training",
+    "nodes": "32",
+    "gpus_per_node": "8",
+    "single_fabric_domain": "on",
+    "region": "",
+    "reservation_start": "",
+    "reservation_end": "",
+    "min_block_nodes": "",
+}
+
+
+@pytest.fixture
+def draft(buyer):
+    return CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
+
+
+def test_a_buyer_adds_edits_and_removes_lots_on_a_draft(draft, buyer):
+    client = buyer.client()
+    detail = reverse("bids:request-detail", args=[draft.pk])
+    assert "No lots: providers bid on the whole allocation" in client.get(detail).content.decode()
+    added = client.post(reverse("bids:lot-add", args=[draft.pk]), LOT_POST)
+    assert added.status_code == 302
+    client.post(
+        reverse("bids:lot-add", args=[draft.pk]),
+        {**LOT_POST, "name": "Inference", "nodes": "4", "divisible": "on", "min_block_nodes": "1"},
+    )
+    page = client.get(detail).content.decode()
+    assert "Pre-training" in page and "256" in page and "divisible, at least 1 node" in page
+    edited = client.post(reverse("bids:lot-edit", args=[draft.pk, 1]), {**LOT_POST, "nodes": "16"})
+    assert edited.status_code == 302
+    assert client.post(reverse("bids:lot-remove", args=[draft.pk, 2])).status_code == 302
+    assert list(Lot.objects.values_list("number", "nodes")) == [(1, 16)]
+    assert AuditEntry.objects.filter(action__startswith="request.lot_").count() == 4
+
+
+def test_a_bad_lot_keeps_what_was_typed_and_names_the_field(draft, buyer):
+    response = buyer.client().post(
+        reverse("bids:lot-add", args=[draft.pk]),
+        {**LOT_POST, "name": "Odd block", "divisible": "on"},
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Give the minimum block in nodes for a divisible lot." in html
+    assert 'value="Odd block"' in html
+    assert not Lot.objects.exists()
+
+
+def test_published_lots_are_shown_to_invitees_and_fixed_for_the_buyer(buyer, provider):
+    req = CapacityRequestFactory(buyer=buyer.org)
+    LotFactory(request=req, name="Fine-tuning")
+    BidFactory(request=req, provider=provider.org)  # invites the provider
+    detail = reverse("bids:request-detail", args=[req.pk])
+    assert "Fine-tuning" in provider.client().get(detail).content.decode()
+    buyer_page = buyer.client().get(detail).content.decode()
+    assert "Fine-tuning" in buyer_page and "Add a lot" not in buyer_page
+    refused = buyer.client().get(reverse("bids:lot-add", args=[req.pk]), follow=True)
+    assert "cannot be split into other lots" in refused.content.decode()
+
+
+@pytest.fixture
+def lot_bid(buyer, provider):
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=False)
+    LotFactory(request=req, number=1, name="Pre-training", nodes=4)
+    LotFactory(request=req, number=2, name="Inference", nodes=4, divisible=True, min_block_nodes=2)
+    return BidFactory(request=req, provider=provider.org)
+
+
+def _bid_post(bid, **extra):
+    form = {
+        "price_per_gpu_hour": "9.999",  # disabled on a lot request: ignored
+        "fees_usd": "0",
+        "egress_usd": "0",
+        "region": "eu",
+        "available_start": bid.request.reservation_start.isoformat(),
+        "gpu_model": "H200",
+        "nodes": "99",
+        "gpus_per_node": "8",
+        "nvlink_domain_size": "8",
+        "fabric": "infiniband",
+        "nics_per_node": "8",
+        "nic_rate_gbps": "400",
+        "rail_optimised": "on",
+        "oversubscription_ratio": "1.00",
+        "isolation_class": "whole_device",
+        "scheduler": "slurm",
+        "uptime_pct": "99.9",
+        "node_replacement_hours": "24",
+        "spares_count": "0",
+        "spares_location": "none",
+        "coverage": "business_hours",
+        "site_readiness": "live",
+        "lots-lot_1_price": "2.00",
+        "lots-lot_1_nodes": "4",
+        "lots-lot_2_price": "",
+        "lots-lot_2_nodes": "",
+    }
+    form.update(extra)
+    return form
+
+
+def test_a_provider_bids_per_lot_with_a_bundle_and_the_buyer_reads_it(lot_bid, provider, buyer):
+    client = provider.client()
+    edit = reverse("bids:bid-edit", args=[lot_bid.pk])
+    form_page = client.get(edit).content.decode()
+    assert (
+        "Lot 1: price per GPU-hour" in form_page and "Inference: at least 2, at most 4" in form_page
+    )
+    assert "Worked out from your lot offers below." in form_page
+    response = client.post(
+        edit,
+        _bid_post(
+            lot_bid,
+            **{
+                "lots-lot_2_price": "2.40",
+                "lots-lot_2_nodes": "2",
+                "lots-bundle_1_kind": "discount",
+                "lots-bundle_1_lots": "1, 2",
+                "lots-bundle_1_amount": "5",
+                "submit": "1",
+            },
+        ),
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    lot_bid.refresh_from_db()
+    assert lot_bid.lot_offers == [
+        {"lot": 1, "price_per_gpu_hour": "2.00", "nodes": 4},
+        {"lot": 2, "price_per_gpu_hour": "2.40", "nodes": 2},
+    ]
+    assert (lot_bid.nodes, lot_bid.price_per_gpu_hour) == (6, Decimal("2.133"))
+    shown = buyer.client().get(reverse("bids:bid-detail", args=[lot_bid.pk])).content.decode()
+    assert "Lot 2: 2 nodes at $2.40 per GPU-hour" in shown
+    assert "−5 % if awarded all of lot 1 and lot 2." in shown
+
+
+def test_a_bad_bundle_on_the_form_is_named_and_what_was_typed_stays(lot_bid, provider):
+    response = provider.client().post(
+        reverse("bids:bid-edit", args=[lot_bid.pk]),
+        _bid_post(
+            lot_bid,
+            **{
+                "lots-bundle_1_kind": "all_or_nothing",
+                "lots-bundle_1_lots": "1, 2",
+                "lots-bundle_2_kind": "max_total",
+                "lots-bundle_2_amount": "lots",
+            },
+        ),
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Bundle 2: give the maximum GPUs as a whole number." in html
+    assert 'value="1, 2"' in html and 'value="lots"' in html
+    lot_bid.refresh_from_db()
+    assert lot_bid.lot_offers == []
+    response = provider.client().post(
+        reverse("bids:bid-edit", args=[lot_bid.pk]),
+        _bid_post(
+            lot_bid, **{"lots-bundle_1_kind": "all_or_nothing", "lots-bundle_1_lots": "1, 2"}
+        ),
+    )
+    assert "Bundle 1: you make no offer on lot 2." in response.content.decode()
+
+
+def test_the_demo_has_a_request_in_three_lots_with_each_kind_of_bundle(client):
+    from django.http import HttpRequest
+
+    from demo.lots import LOTS_TITLE
+    from demo.seed import DEMO_PASSWORD, seed_demo
+
+    seed_demo()
+    seed_demo()  # a second run adds nothing
+    req = CapacityRequest.objects.get(title=LOTS_TITLE)
+    assert list(req.lots.values_list("number", flat=True)) == [1, 2, 3]
+    assert req.bids.filter(latest_revision_number=1).count() == 3
+    assert client.login(request=HttpRequest(), username="alice", password=DEMO_PASSWORD)
+    html = client.get(reverse("evaluation:request-compare", args=[req.pk])).content.decode()
+    assert all(f'id="lot-{n}"' in html for n in (1, 2, 3))
+    for words in ("−4 % if awarded all of lot 1 and lot 2.", "Only together: lot 1 and lot 2",
+                  "At most 96 GPUs across all lots."):  # fmt: skip
+        assert words in html
