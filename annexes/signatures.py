@@ -15,7 +15,6 @@ from signing import pki
 from signing.pdf import SignatureCheck, validate_pdf
 from signing.selectors import instance_ca_certificate, trust_roots
 
-TRIAL_MARK = "Issued by this Clusterbid instance's trial CA — not a legal identity."
 OWN_CLOCK = (
     "No timestamp authority is configured: each signing time is the signer's own clock, as "
     "Clusterbid's server read it."

@@ -13,10 +13,17 @@ from orgs.models import Organization
 from signing import pki
 from signing.models import InstanceCA, SigningIdentity
 
+TRIAL_MARK = "Issued by this Clusterbid instance's trial CA — not a legal identity."
+
 
 def identity_current(*, org: Organization | int) -> SigningIdentity | None:
     org_id = org if isinstance(org, int) else org.pk
     return SigningIdentity.objects.filter(organization_id=org_id, replaced_at__isnull=True).first()
+
+
+def identity_history(*, org: Organization) -> list[SigningIdentity]:
+    """The current identity and the ten it replaced most recently, newest first."""
+    return list(SigningIdentity.objects.filter(organization=org).select_related("created_by")[:11])
 
 
 def identity_key(*, identity: SigningIdentity) -> bytes:

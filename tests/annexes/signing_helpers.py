@@ -100,3 +100,26 @@ def pkcs12_file(
 
 def ca_pem(ca: tuple[Any, Any]) -> bytes:
     return ca[1].public_bytes(serialization.Encoding.PEM)
+
+
+def placeholder_signature(annex: Annex) -> Annex:
+    """The buyer's signature row on `annex` with placeholder bytes: for who-reaches-what tests."""
+    from django.core.files.base import ContentFile
+    from django.utils import timezone
+
+    from annexes.models import AnnexSignature
+    from orgs.models import Membership
+    from signing.services import identity_trial
+
+    buyer = annex.request.buyer
+    admin = Membership.objects.filter(organization=buyer, role=MemberRole.ADMIN).first().user
+    identity = identity_trial(org=buyer, user=admin)
+    row = AnnexSignature(
+        annex=annex, party="buyer", organization=buyer, identity=identity,
+        signer=admin, signer_name=admin.username, signer_role=MemberRole.ADMIN,
+        field_name="Signature-buyer", pdf_sha256="0" * 64, pdf_bytes=9,
+        signed_over_sha256=annex.pdf_sha256, signed_at=timezone.now(),
+    )  # fmt: skip
+    row.pdf.save("signed.pdf", ContentFile(b"%PDF-1.4\n"), save=False)
+    row.save()
+    return annex

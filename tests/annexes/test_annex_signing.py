@@ -18,16 +18,22 @@ from pyhanko_certvalidator import ValidationContext
 from acceptance.models import Acknowledgement
 from annexes.models import AnnexJob, AnnexKind, AnnexSignature
 from annexes.services import annex_render_job
-from annexes.signatures import TRIAL_MARK, signing_report
+from annexes.signatures import signing_report
 from annexes.signing import BUYER_SIGNED, SIGNED, UNSIGNED, annex_sign, signing_state
 from audit.models import AuditEntry
 from audit.selectors import chain_verify
 from core.errors import ServiceError
 from core.lifecycle import MoveRefused
 from orgs.choices import MemberRole
-from signing.selectors import instance_ca_certificate
-from signing.services import identity_trial
-from tests.annexes.signing_helpers import approver_of, rendered_contract
+from signing.selectors import TRIAL_MARK, instance_ca_certificate
+from signing.services import identity_trial, identity_upload
+from tests.annexes.signing_helpers import (
+    approver_of,
+    ca_pem,
+    own_ca,
+    pkcs12_file,
+    rendered_contract,
+)
 
 
 @pytest.fixture
@@ -182,3 +188,20 @@ def test_an_organisation_without_an_identity_is_told_how_to_get_one(awarded, buy
     assert not AnnexSignature.objects.exists()
     assert signing_report(state=signing_state(annex=annex)).status == UNSIGNED
     assert BUYER_SIGNED != UNSIGNED
+
+
+def test_an_uploaded_identity_signs_and_is_trusted_once_its_root_is_configured(
+    awarded, buyer, buyer_approver, settings, tmp_path
+):
+    ca = own_ca()
+    identity_upload(org=buyer.org, user=buyer.user, pkcs12=pkcs12_file(ca=ca), password="s3cret")
+    annex = rendered_contract(awarded)
+    annex_sign(annex=annex, user=buyer_approver.user, org=buyer.org, confirmed=True)
+    (view,) = signing_report(state=signing_state(annex=annex)).signatures
+    assert view.unchanged and not view.trusted and not view.trial
+    assert "trust root" in view.verdict
+    root = tmp_path / "helix-root.pem"
+    root.write_bytes(ca_pem(ca))
+    settings.SIGNING_TRUST_ROOTS = [str(root)]
+    (view,) = signing_report(state=signing_state(annex=annex)).signatures
+    assert view.trusted and view.verdict == "Intact and trusted."
