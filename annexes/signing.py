@@ -4,9 +4,9 @@ Each signature is a PAdES baseline signature added to the PDF as an incremental 
 (signing.pdf), so the earlier signature still covers the revision it signed. A version that
 carries a signature is final: regenerating issues a new version, which carries none.
 
-Signing runs in the request, not in a worker: it takes about a tenth of a second (one EC
-signature over a hash of a few hundred KiB; docs/annexes.md), and the signer is told at once
-whether it worked. With a timestamp authority configured its answer is awaited for at most
+Signing runs in the request, not in a worker: it takes about a quarter of a second for a
+7-page annex on the 2-core CI machine (docs/annexes.md), and the signer is told at once whether
+it worked. With a timestamp authority configured its answer is awaited for at most
 SIGNING_TSA_TIMEOUT_SECONDS, and a failure signs nothing.
 """
 

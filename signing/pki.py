@@ -15,6 +15,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric.types import PublicKeyTypes
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
@@ -60,7 +61,7 @@ def encrypt(keys: list[str], data: bytes) -> bytes:
     return MultiFernet([Fernet(k) for k in keys]).encrypt(data)
 
 
-def decrypt(keys: list[str], token: bytes) -> bytes:
+def decrypt(keys: list[str], token: bytes | memoryview) -> bytes:
     try:
         return MultiFernet([Fernet(k) for k in keys]).decrypt(bytes(token))
     except InvalidToken:
@@ -146,8 +147,8 @@ def _check_signing_cert(key: object, cert: x509.Certificate, *, now: datetime) -
         )
 
 
-def _der_public(public_key: object) -> bytes:
-    return public_key.public_bytes(  # type: ignore[attr-defined, no-any-return]
+def _der_public(public_key: PublicKeyTypes) -> bytes:
+    return public_key.public_bytes(
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )
 

@@ -3,6 +3,8 @@ they act for; only its administrators change it; no page names another organisat
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
@@ -13,7 +15,7 @@ from tests.bids.test_tenancy import LOGIN, OK, REDIRECT, ROLES, client_for
 
 EVERY_MEMBER = {**dict.fromkeys(ROLES, OK), "anonymous": LOGIN}
 # Every named role administers its own organisation; an upload without a file is a 400 naming it.
-ROUTES = {
+ROUTES: dict[str, tuple[str, dict[str, str] | None, dict[str, Any]]] = {
     "signing:identity": ("get", None, EVERY_MEMBER),
     "signing:identity-upload": ("post", {}, {**dict.fromkeys(ROLES, 400), "anonymous": LOGIN}),
     "signing:identity-trial": ("post", {}, {**dict.fromkeys(ROLES, REDIRECT), "anonymous": LOGIN}),
