@@ -10,7 +10,7 @@ from datetime import datetime
 from django.conf import settings
 
 from annexes.models import Annex, AnnexSignature
-from annexes.signing import STATUS_LABELS, SigningState, _status
+from annexes.signing import STATUS_LABELS, SigningState, signing_status
 from signing import pki
 from signing.pdf import SignatureCheck, validate_pdf
 from signing.selectors import instance_ca_certificate, trust_roots
@@ -95,8 +95,8 @@ def signing_report(*, state: SigningState, pdf: bytes | None = None) -> SigningR
     tsa = settings.SIGNING_TSA_URL
     return SigningReport(
         annex=state.annex,
-        status=_status(state),
-        status_label=STATUS_LABELS[_status(state)],
+        status=signing_status(state),
+        status_label=STATUS_LABELS[signing_status(state)],
         signatures=tuple(_view(row, checks.get(row.field_name), ca) for row in rows),
         signed_pdf_sha256=last.pdf_sha256 if last is not None else "",
         stored_matches=last is None or hashlib.sha256(pdf or b"").hexdigest() == last.pdf_sha256,

@@ -59,7 +59,7 @@ class SigningState:
         return next((s for s in self.signatures if s.party == party), None)
 
 
-def _status(state: SigningState) -> str:
+def signing_status(state: SigningState) -> str:
     if state.annex.kind != AnnexKind.CONTRACT or state.provider_id is None:
         return NOT_SIGNABLE
     parties = {s.party for s in state.signatures}
@@ -81,8 +81,8 @@ def _not_the_buyer_signer(state: SigningState, actor: Actor) -> str | None:
 
 SIGNING: Lifecycle[SigningState] = Lifecycle(
     name="annex version",
-    status_of=_status,
-    status_label=lambda s: STATUS_LABELS[_status(s)],
+    status_of=signing_status,
+    status_label=lambda s: STATUS_LABELS[signing_status(s)],
     role_labels=ROLE_LABELS,
     moves=[
         Move("sign_buyer", "Sign as the buyer", "buyer", APPROVERS, frozenset({UNSIGNED}),

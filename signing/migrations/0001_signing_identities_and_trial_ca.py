@@ -6,52 +6,93 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('orgs', '0002_member_invitations_and_chosen_org'),
+        ("orgs", "0002_member_invitations_and_chosen_org"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='InstanceCA',
+            name="InstanceCA",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('certificate_der', models.BinaryField()),
-                ('key_encrypted', models.BinaryField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("certificate_der", models.BinaryField()),
+                ("key_encrypted", models.BinaryField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('pk', 1)), name='one_instance_ca')],
+                "constraints": [
+                    models.CheckConstraint(condition=models.Q(("pk", 1)), name="one_instance_ca")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SigningIdentity',
+            name="SigningIdentity",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('uploaded', 'Uploaded PKCS#12'), ('trial', "Issued by this Clusterbid instance's trial CA")], max_length=10)),
-                ('certificate_der', models.BinaryField()),
-                ('chain_der', models.BinaryField(default=b'')),
-                ('chain_lengths', models.JSONField(default=list)),
-                ('key_encrypted', models.BinaryField()),
-                ('subject', models.CharField(max_length=500)),
-                ('common_name', models.CharField(blank=True, max_length=200)),
-                ('issuer', models.CharField(max_length=500)),
-                ('serial', models.CharField(max_length=80)),
-                ('not_before', models.DateTimeField()),
-                ('not_after', models.DateTimeField()),
-                ('certificate_sha256', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('replaced_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='signing_identities', to='orgs.organization')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("uploaded", "Uploaded PKCS#12"),
+                            ("trial", "Issued by this Clusterbid instance's trial CA"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("certificate_der", models.BinaryField()),
+                ("chain_der", models.BinaryField(default=b"")),
+                ("chain_lengths", models.JSONField(default=list)),
+                ("key_encrypted", models.BinaryField()),
+                ("subject", models.CharField(max_length=500)),
+                ("common_name", models.CharField(blank=True, max_length=200)),
+                ("issuer", models.CharField(max_length=500)),
+                ("serial", models.CharField(max_length=80)),
+                ("not_before", models.DateTimeField()),
+                ("not_after", models.DateTimeField()),
+                ("certificate_sha256", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("replaced_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="signing_identities",
+                        to="orgs.organization",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'signing identities',
-                'ordering': ['-created_at', '-pk'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('replaced_at__isnull', True)), fields=('organization',), name='one_current_signing_identity')],
+                "verbose_name_plural": "signing identities",
+                "ordering": ["-created_at", "-pk"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("replaced_at__isnull", True)),
+                        fields=("organization",),
+                        name="one_current_signing_identity",
+                    )
+                ],
             },
         ),
     ]
