@@ -32,8 +32,9 @@ $(DEMO_KEY):
 # random values and readable by its owner only. The compose file holds no secret.
 .env:
 	@umask 077 && $(PYTHON) -c 'import secrets; t = secrets.token_urlsafe; \
-	print(f"SECRET_KEY={t(50)}\nPOSTGRES_PASSWORD={t(24)}\nMETRICS_TOKEN={t(24)}")' > $@
-	@echo "wrote .env (SECRET_KEY, POSTGRES_PASSWORD, METRICS_TOKEN); keep it out of version control"
+	import base64, os; k = base64.urlsafe_b64encode(os.urandom(32)).decode(); \
+	print(f"SECRET_KEY={t(50)}\nPOSTGRES_PASSWORD={t(24)}\nMETRICS_TOKEN={t(24)}\nSIGNING_KEY={k}")' > $@
+	@echo "wrote .env (SECRET_KEY, POSTGRES_PASSWORD, METRICS_TOKEN, SIGNING_KEY); keep it out of version control"
 
 compose-env: .env
 

@@ -124,3 +124,50 @@ class AnnexJob(models.Model):
     @property
     def in_progress(self) -> bool:
         return self.status in (AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING)
+
+
+class SigningParty(models.TextChoices):
+    BUYER = "buyer", "Buyer"
+    PROVIDER = "provider", "Provider"
+
+
+def signed_path(instance: AnnexSignature, filename: str) -> str:
+    return f"annexes/{instance.annex.request_id}/signed/{filename}"
+
+
+class AnnexSignature(models.Model):
+    """One party's PAdES signature on an issued version. `pdf` is the document as it stood right
+    after this signature (the previous signed copy, or the issued PDF, plus one incremental
+    update), so the newest signature's file carries every signature."""
+
+    annex = models.ForeignKey(Annex, on_delete=models.PROTECT, related_name="signatures")
+    party = models.CharField(max_length=10, choices=SigningParty.choices)
+    organization = models.ForeignKey(
+        "orgs.Organization", on_delete=models.PROTECT, related_name="+"
+    )
+    identity = models.ForeignKey(
+        "signing.SigningIdentity", on_delete=models.PROTECT, related_name="annex_signatures"
+    )
+    signer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signer_name = models.CharField(max_length=200)
+    signer_role = models.CharField(max_length=10)
+    field_name = models.CharField(max_length=60)
+    pdf = models.FileField(upload_to=signed_path, max_length=200)
+    pdf_sha256 = models.CharField(max_length=64)  # the signed document, as stored
+    pdf_bytes = models.PositiveIntegerField()
+    signed_over_sha256 = models.CharField(max_length=64)  # the bytes this signature extended
+    timestamped = models.BooleanField(default=False)
+    signed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["annex", "party"], name="one_signature_per_party")
+        ]
+        ordering = ["annex", "signed_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.get_party_display()} signature on {self.annex}"
+
+    @property
+    def filename(self) -> str:
+        return self.annex.filename.removesuffix(".pdf") + "-signed.pdf"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404
 
 from acceptance.models import Reservation, ReservationStatus
@@ -96,6 +96,7 @@ def annex_list(*, capacity_request: CapacityRequest, kinds: list[str]) -> QueryS
     return (
         Annex.objects.filter(request=capacity_request, kind__in=kinds)
         .select_related("created_by")
+        .annotate(signature_count=Count("signatures"))
         .defer("snapshot")
         .order_by("kind", "-period", "-version")
     )
@@ -125,3 +126,11 @@ def annex_job_for_org(*, org: Organization | None, pk: int) -> AnnexJob:
     ):
         raise Http404
     return job
+
+
+def annex_signable_for_org(*, org: Organization | None, pk: int) -> Annex:
+    """A contract annex version the org may read (only contract annexes are signed)."""
+    annex = annex_get_for_org(org=org, pk=pk)
+    if annex.kind != AnnexKind.CONTRACT:
+        raise Http404
+    return annex

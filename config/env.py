@@ -6,6 +6,7 @@ instead of running with a surprising value.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from urllib.parse import parse_qs, unquote, urlparse
@@ -120,3 +121,30 @@ def env_header(name: str) -> str:
             f"{name} must be an HTTP header name such as X-Forwarded-For or X-Real-IP, got {raw!r}"
         )
     return "HTTP_" + raw.upper().replace("-", "_")
+
+
+def env_fernet_keys(name: str, *, default: str, required: bool) -> list[str]:
+    """Comma-separated Fernet keys (urlsafe base64 of 32 bytes): the first encrypts, every one
+    decrypts, so an old key stays listed after the new one while stored secrets are re-encrypted.
+    `required` (production) refuses the embedded `default`, which only a demo or a test may use."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        if required:
+            raise ImproperlyConfigured(
+                f"{name} must be set in production: it encrypts the organisations' signing keys "
+                "at rest. Make one with: python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())'"
+            )
+        raw = default
+    keys = [key.strip() for key in raw.split(",") if key.strip()]
+    for position, key in enumerate(keys, start=1):
+        try:
+            decoded = base64.urlsafe_b64decode(key.encode("ascii"))
+        except (ValueError, UnicodeEncodeError):
+            decoded = b""
+        if len(decoded) != 32:
+            raise ImproperlyConfigured(
+                f"{name}: key {position} is not a Fernet key (urlsafe base64 of 32 bytes, "
+                "44 characters ending in '=')"
+            )
+    return keys

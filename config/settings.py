@@ -15,6 +15,7 @@ from config.env import (
     database_from_url,
     env_bool,
     env_choice,
+    env_fernet_keys,
     env_header,
     env_int,
     env_list,
@@ -51,6 +52,7 @@ INSTALLED_APPS = [
     "core",
     "orgs",
     "audit",
+    "signing",
     "notices",
     "bids",
     "questionnaire",
@@ -366,6 +368,19 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _HTTPS else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
+# Contract signing (docs/annexes.md, "Signed contracts"). SIGNING_KEY encrypts each
+# organisation's signing key at rest; production (DEBUG off, served over HTTPS) must set it,
+# while a demo on plain HTTP and the tests use the embedded key below, which protects nothing.
+SIGNING_KEYS = env_fernet_keys(
+    "SIGNING_KEY", default="UyZFESjCwf-iyxZBd1gPKCwL6mD0_7gURJbuf7fE4qw=", required=_HTTPS
+)
+# Trust roots besides this instance's trial CA: PEM files of the CAs whose certificates the
+# signature validation accepts (an organisation's own CA, a trust service's root).
+SIGNING_TRUST_ROOTS = env_list("SIGNING_TRUST_ROOTS", [])
+# An RFC 3161 timestamp authority; without one a signing time is the signer's own clock.
+SIGNING_TSA_URL = env_str("SIGNING_TSA_URL", "").strip()
+SIGNING_TSA_TIMEOUT_SECONDS = env_int("SIGNING_TSA_TIMEOUT_SECONDS", 10, minimum=1)
+
 # Behind a TLS-terminating proxy: the header it sets, e.g. HTTP_X_FORWARDED_PROTO.
 if _proxy_header := env_str("SECURE_PROXY_SSL_HEADER", ""):
     SECURE_PROXY_SSL_HEADER = (_proxy_header, "https")

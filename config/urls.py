@@ -12,6 +12,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("orgs.urls")),
+    path("", include("signing.urls")),
     path("", include("bids.urls")),
     path("", include("questionnaire.urls")),
     path("", include("contracts.urls")),

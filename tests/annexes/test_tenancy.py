@@ -13,6 +13,7 @@ from django.urls import reverse
 from annexes.models import Annex, AnnexJob, AnnexKind
 from annexes.services import annex_render_job
 from tests import tenancy_registry
+from tests.annexes.signing_helpers import placeholder_signature
 
 ROLES = ["buyer", "buyer_colleague", "provider", "rival_provider", "outsider", "anonymous"]
 LOGIN = "login"
@@ -45,6 +46,16 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any], dict[st
     ),
     "annexes:download": ("get", lambda s: [s.contract.pk], BOTH_PARTIES, {}),
     "annexes:preview": ("get", lambda s: [s.real.pk], BOTH_PARTIES, {}),
+    # Signing: the two parties only. The buyer has no signing identity yet, so the sign button
+    # redirects with the reason; the signed copy exists once someone signed.
+    "annexes:signatures": ("get", lambda s: [s.contract.pk], BOTH_PARTIES, {}),
+    "annexes:sign": (
+        "post",
+        lambda s: [s.contract.pk],
+        _expect(buyer=302, buyer_colleague=302, provider=302),
+        {"confirm": "on"},
+    ),
+    "annexes:signed-download": ("get", lambda s: [s.signed().pk], BOTH_PARTIES, {}),
     "annexes:retry": (
         "post",
         lambda s: [s.job.pk],
@@ -79,6 +90,9 @@ class Scene:
         self.job = AnnexJob.objects.create(
             request=self.request, kind=AnnexKind.CONTRACT, status="failed"
         )
+
+    def signed(self) -> Annex:
+        return placeholder_signature(self.contract)
 
 
 @pytest.fixture

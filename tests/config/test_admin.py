@@ -19,6 +19,7 @@ OUR_APPS = {
     "billing",
     "evaluation",
     "annexes",
+    "signing",
 }
 
 

@@ -93,11 +93,28 @@ def test_production_without_a_secret_key_refuses_to_start():
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
 
 
+def test_production_without_a_signing_key_refuses_to_start():
+    production = {"DEBUG": "false", "SECRET_KEY": "x" * 50, "SITE_URL": "https://cb.example"}
+    result = _settings_process(DJANGO_SETTINGS_MODULE="config.settings", **production)
+    assert result.returncode != 0
+    assert "SIGNING_KEY must be set in production" in result.stderr
+    bad = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", SIGNING_KEY="not-a-key", **production
+    )
+    assert bad.returncode != 0 and "SIGNING_KEY: key 1 is not a Fernet key" in bad.stderr
+    # The demo on plain HTTP (make run) starts with the embedded key.
+    demo = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false", SECRET_KEY="x" * 50
+    )
+    assert demo.returncode == 0, demo.stderr
+
+
 def test_every_environment_variable_is_documented_in_the_readme():
     import re
 
     source = (ROOT / "config" / "settings.py").read_text()
-    names = set(re.findall(r'env_(?:str|bool|int|list|choice|header|rate)\(\s*"([A-Z_]+)"', source))
+    helpers = r"env_(?:str|bool|int|list|choice|header|rate|fernet_keys)"
+    names = set(re.findall(helpers + r'\(\s*"([A-Z_]+)"', source))
     names.add("DATABASE_URL")
     readme = (ROOT / "README.md").read_text()
     undocumented = sorted(n for n in names if f"`{n}`" not in readme)
@@ -156,6 +173,7 @@ def test_the_production_settings_pass_the_deploy_check():
         "SECRET_KEY": "x9" * 30 + "-not-a-real-key-but-long-and-varied-7Qz",
         "SITE_URL": "https://clusterbid.example",
         "ALLOWED_HOSTS": "clusterbid.example",
+        "SIGNING_KEY": "Yq3Jm8sH0c4hR2Tz5wq1Kf9Lb7Nd6Pv3Xe0Ga2Ui4Oo=",
     }
     env.pop("DATABASE_URL", None)
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser tests set it for this process

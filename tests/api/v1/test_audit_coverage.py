@@ -72,6 +72,9 @@ ELSEWHERE = {
     "incidents_fewer_nodes_create": "incidents/services/opening.py (_record(",
     "reservations_incidents_step_times_create": "incidents/services/opening.py (steps.upload)",
     "reservations_baseline_create": "tests/incidents/test_baseline_agreement.py (baseline.propose)",
+    # Signing needs identities and a real PDF; the buyer signs first.
+    "annexes_sign_create": "tests/annexes/test_annex_signing.py (annex.sign)",
+    "organization_signing_identity_create": "tests/signing/test_identity.py (signing.identity_set)",
 }
 
 
@@ -193,6 +196,7 @@ PAGE_READS = {
     "acceptance:fixture-bundle", "acceptance:fixture-detail", "acceptance:fixture-json",
     "acceptance:fixture-reference-download", "annexes:diff", "annexes:download",
     "annexes:incident-ticket-pdf", "annexes:list", "annexes:preview", "annexes:status",
+    "annexes:signatures", "annexes:signed-download", "signing:identity",
     "audit:export", "audit:verify", "bids:bid-attachment-download", "bids:bid-detail",
     "bids:inbox", "bids:request-detail", "bids:request-list", "bids:revision-detail",
     "billing:usage-detail", "billing:usage-export", "billing:usage-file", "billing:usage-focus",
@@ -215,6 +219,9 @@ PAGE_WRITES = {
     "acceptance:fixture-edit": "requests_fixture_partial_update",
     "acceptance:fixture-reference-upload": "requests_fixture_references_create",
     "annexes:generate": "requests_annexes_create",
+    "annexes:sign": "annexes_sign_create",
+    "signing:identity-trial": "organization_signing_identity_trial_create",
+    "signing:identity-upload": "organization_signing_identity_create",
     "bids:addendum-acknowledge": "requests_addenda_acknowledge_create",
     "bids:bid-attachments": "bids_attachments_create",
     "bids:bid-edit": "bids_partial_update",

@@ -21,6 +21,7 @@ from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from tests import tenancy_registry
 from tests.acceptance.burnin.helpers import DATA
 from tests.api.v1.conftest import ROLES
+from tests.api.v1.signing_builders import signed_annex
 from tests.api.v1.tenancy_builders import (
     ALL_ORGS,
     ANY_BUYER,
@@ -216,6 +217,27 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(buyer=202, provider=202),
     ),
     "annex_jobs_retrieve": (lambda w: {"id": w.annex_job.pk}, None, OWNER_AND_BUYER),
+    # Signatures: the two parties read them; the buyer's approver signs first (the buyer here
+    # has no signing identity yet: 400 naming it), so the provider's turn has not come (409).
+    "annexes_signatures_retrieve": (lambda w: {"id": w.annex.pk}, None, OWNER_AND_BUYER),
+    "annexes_sign_create": (
+        lambda w: {"id": w.annex.pk},
+        lambda w: {"confirm": True},
+        only(buyer=REFUSED, provider=CONFLICT),
+    ),
+    "annexes_signed_pdf_retrieve": (signed_annex, None, OWNER_AND_BUYER),
+    # Each organisation's own signing identity; every role here is an administrator of it.
+    "organization_signing_identity_retrieve": (none, None, ALL_ORGS),
+    "organization_signing_identity_create": (
+        none,
+        lambda w: Multipart(password="x"),  # no `pkcs12` field: 400 names it
+        only(buyer=REFUSED, provider=REFUSED, rival_provider=REFUSED, outsider=REFUSED),
+    ),
+    "organization_signing_identity_trial_create": (
+        none,
+        None,
+        only(buyer=CREATED, provider=CREATED, rival_provider=CREATED, outsider=CREATED),
+    ),
     "bids_list": (none, None, BIDDERS),
     # Both providers already have a bid on the request: 200 with it.
     "bids_create": (none, lambda w: {"request": w.request.pk}, BIDDERS),
