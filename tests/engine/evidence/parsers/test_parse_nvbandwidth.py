@@ -92,6 +92,18 @@ def test_errors_name_the_line(evidence, name, line, words):
     assert exc.value.line == line and words in str(exc.value)
 
 
+def test_perf_formatter_lines_stand_for_sum_lines():
+    r = nvbandwidth.parse(
+        "Running host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "           0         1\n"
+        " 0     55.21     55.19\n"
+        "\n"
+        "&&&& PERF host_to_device_memcpy_ce 110.4GB/s\n"
+    )
+    assert (r.matrices[0].key, r.matrices[0].total) == ("host_to_device_memcpy_ce", 110.4)
+
+
 def test_a_testcase_cut_off_before_its_matrix_names_its_line():
     with pytest.raises(NvbandwidthError, match="printed no matrix") as exc:
         nvbandwidth.parse("nvbandwidth Version: v0.8\n\nRunning host_to_device_memcpy_ce.\n")
