@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from django.db.models import Field
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -11,7 +12,7 @@ from rest_framework import serializers
 from api.serializers.attachments import RevisionAttachmentSerializer
 from api.serializers.common import ReadModelSerializer
 from bids.forms import BID_FIELDSETS
-from bids.models import Bid, BidRevision
+from bids.models import Bid, BidRevision, BidTerms
 from evaluation.models import BidScore
 
 BID_TERM_FIELDS = [name for _, names in BID_FIELDSETS for name in names]
@@ -19,6 +20,19 @@ ANSWERS_HELP = (
     "Questionnaire answers keyed by question key (see the request's `questionnaire`). "
     "When given, they replace the draft's answers."
 )
+
+
+def optional_choice(name: str) -> serializers.ChoiceField:
+    """A choice a bid may leave blank, as read: DRF drops `allow_blank` from read-only fields, so
+    without this the schema would not admit the "" an unanswered envelope field reads."""
+    field = cast("Field[Any, Any]", BidTerms._meta.get_field(name))
+    return serializers.ChoiceField(
+        choices=field.choices or [],
+        allow_blank=True,
+        read_only=True,
+        label=str(field.verbose_name)[:1].upper() + str(field.verbose_name)[1:],
+        help_text=str(field.help_text) or None,
+    )
 
 
 class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
@@ -63,6 +77,8 @@ class BidSerializer(ReadModelSerializer[Bid]):
 
     request = serializers.IntegerField(source="request_id", read_only=True)
     provider = serializers.CharField(source="provider.name", read_only=True)
+    placement_class = optional_choice("placement_class")
+    reclaim_effect = optional_choice("reclaim_effect")
     answers = serializers.SerializerMethodField()
     shows_revision = serializers.SerializerMethodField(
         help_text="The revision number the terms and answers come from; null for the draft."
@@ -138,6 +154,8 @@ class BuyerBidSerializer(BidSerializer):
 
 class BidRevisionSerializer(ReadModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
+    placement_class = optional_choice("placement_class")
+    reclaim_effect = optional_choice("reclaim_effect")
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)
 

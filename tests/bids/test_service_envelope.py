@@ -115,6 +115,9 @@ def test_the_api_saves_the_envelope_audits_it_and_refuses_slips_by_field(provide
     bid = BidFactory(request=req, provider=provider.org)
     api = token_client(provider.user)
     url = f"/api/v1/bids/{bid.pk}/"
+    unstated = api.get(url).json()  # nothing promised: blank choices, null numbers and yes/no
+    assert (unstated["placement_class"], unstated["reclaim_effect"]) == ("", "")
+    assert unstated["preemptible"] is None and unstated["start_p95_minutes"] is None
     response = api.patch(url, {**ENVELOPE, "start_p95_minutes": 5}, format="json")
     assert response.status_code == 400
     errors = response.json()["errors"]
