@@ -25,6 +25,25 @@ class IsolationClass(models.TextChoices):
     TIME_SLICED = "time_sliced", "Time-sliced"
 
 
+class PlacementClass(models.TextChoices):
+    """Where a job of the fixture's size is promised to land (seed 003: placement is part of
+    what is bought, not only the GPU count)."""
+
+    NVLINK_DOMAIN = "nvlink_domain", "Inside one NVLink domain"
+    SAME_LEAF = "same_leaf", "Under one leaf / rail group (non-blocking)"
+    SAME_FABRIC = "same_fabric", "One fabric, across the spine"
+    ANYWHERE = "anywhere", "Anywhere in the fleet (no placement promise)"
+
+
+class ReclaimEffect(models.TextChoices):
+    """What happens to the buyer's running job when capacity is reclaimed from it."""
+
+    CHECKPOINT_REQUEUE = "checkpoint_requeue", "Signalled to checkpoint, then requeued"
+    REQUEUE = "requeue", "Stopped and requeued"
+    KILLED = "killed", "Stopped, not requeued"
+    SUSPENDED = "suspended", "Suspended, resumed in place"
+
+
 class Scheduler(models.TextChoices):
     SLURM = "slurm", "Slurm"
     KUBERNETES = "kubernetes", "Kubernetes"

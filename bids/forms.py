@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
+from bids.models.envelope import INFERENCE_FIELDS, SCHEDULING_FIELDS
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 from core.forms import bounds_from_model
 from engine.formatting import data_size
@@ -113,6 +114,8 @@ BID_FIELDSETS: list[tuple[str, list[str]]] = [
             "notes",
         ],
     ),
+    ("Service envelope", list(SCHEDULING_FIELDS)),
+    ("Inference offer (leave empty for training-only capacity)", list(INFERENCE_FIELDS)),
 ]
 
 

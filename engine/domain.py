@@ -40,6 +40,12 @@ EVIDENCE_KINDS: tuple[str, ...] = tuple(EVIDENCE_KIND_LABELS)
 # A required kind another tool's output stands in for: the fabric-wide `ibqueryerrors` reads the
 # same port error counters as `perfquery` does port by port.
 EVIDENCE_ALTERNATIVES: dict[str, tuple[str, ...]] = {"perfquery": ("ibqueryerrors",)}
+# A pilot's probes: parsed like burn-in evidence and judged against the floors a fixture may
+# agree (checks/probes.py), but never required by default, so a burn-in needs none of them.
+PROBE_KIND_LABELS: dict[str, str] = {
+    "nvbandwidth": "Host and peer copy bandwidth (nvbandwidth)",
+    "perftest": "Fabric bandwidth and latency (perftest ib_write_bw, ib_write_lat...)",
+}
 
 # The IB port error counters, as perfquery (infiniband-diags) names them in the PortCounters
 # attribute: the fixture's limits, the parser and the checks name a counter the same way.

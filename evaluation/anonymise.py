@@ -3,9 +3,9 @@ text that could name its provider.
 
 Labels follow the order bids were first submitted, never the ranking: "Bid A" is the same bid
 whatever the weights, later revisions or withdrawals. Every text a provider wrote itself (site,
-billing and support terms, notes, free-text answers and comments) is hidden from the matrix, and
-scrubbed from whatever else the comparison says (rationales, reasons, explanations), so the
-page, the API and the exports, which all read one build, identify nobody.
+billing and support terms, what fails a node, notes, free-text answers and comments) is hidden
+from the matrix, and scrubbed from whatever else the comparison says (rationales, reasons,
+explanations), so the page, the API and the exports, which all read one build, identify nobody.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 HIDDEN = "hidden while anonymised"
 # Rows that show a provider's own words: hidden whole (the numbers stay).
-IDENTIFYING_ROWS = frozenset({"site", "billing", "credits"})
+IDENTIFYING_ROWS = frozenset({"site", "billing", "credits", "node_fail"})
 # Shorter texts ("EU", "24x7") would blank ordinary words elsewhere, and identify nobody.
 MIN_SCRUBBED = 4
 
@@ -68,6 +68,7 @@ def identifying_texts(revision: BidRevision) -> list[str]:
         revision.site,
         revision.billing_terms,
         revision.sla_credits,
+        revision.node_fail_criteria,
         revision.notes,
         *_free_text(revision.questionnaire),
     ]

@@ -132,6 +132,16 @@ def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
 
+def _stated(name: str) -> Getter:
+    """A yes/no the provider may leave unstated: None shows as "—", never as "no"."""
+    return lambda rev, cost: None if getattr(rev, name) is None else _yes(getattr(rev, name))
+
+
+def _choice(name: str) -> Getter:
+    """A choice the provider may leave empty: "—" rather than an empty label."""
+    return lambda rev, cost: getattr(rev, f"get_{name}_display")() if getattr(rev, name) else None
+
+
 def _spares(rev: BidRevision, cost: dict[str, Any]) -> str:
     if not rev.spares_count:
         return "none"
@@ -333,6 +343,34 @@ SLA_ROWS = [
     RowSpec("restore", "Restore (questionnaire)", "", _r("pk"), fact=_clocks("restore")),
 ]
 
+ENVELOPE_ROWS = [
+    RowSpec("placement", "Placement class", "", _choice("placement_class")),
+    RowSpec("start_p50", "Time to running, median", "min", _r("start_p50_minutes"), 0, "low"),
+    RowSpec("start_p95", "Time to running, p95", "min", _r("start_p95_minutes"), 0, "low"),
+    RowSpec("lent", "Idle reserved capacity lent to others", "", _stated("idle_capacity_lent")),
+    RowSpec("preemptible", "Running jobs can be reclaimed", "", _stated("preemptible")),
+    RowSpec("notice", "Reclaim notice", "min", _r("reclaim_notice_minutes"), 0, "high"),
+    RowSpec(
+        "reclaim_effect", "What a reclaim does to a running job", "", _choice("reclaim_effect")
+    ),
+    RowSpec("health_check", "Health-check cadence", "min", _r("health_check_minutes"), 0, "low"),
+    RowSpec("node_fail", "What fails a node", "", _r("node_fail_criteria")),
+]
+
+INFERENCE_ROWS = [
+    RowSpec("concurrency", "Stated concurrency", "requests", _r("inference_concurrency"), 0),
+    RowSpec("ttft_p50", "Time to first token, median", "ms", _r("ttft_p50_ms"), 1, "low"),
+    RowSpec("ttft_p95", "Time to first token, p95", "ms", _r("ttft_p95_ms"), 1, "low"),
+    RowSpec("itl_p50", "Inter-token latency, median", "ms", _r("itl_p50_ms"), 1, "low"),
+    RowSpec("itl_p95", "Inter-token latency, p95", "ms", _r("itl_p95_ms"), 1, "low"),
+    RowSpec(
+        "throughput", "Output throughput", "tokens/s", _r("throughput_tokens_per_s"), 0, "high"
+    ),
+    RowSpec(
+        "cost_mtok", "Cost per million output tokens", "$", _r("cost_per_million_tokens"), 2, "low"
+    ),
+]
+
 ACCEPTANCE_ROWS = [
     RowSpec(
         "acknowledgement",
@@ -358,5 +396,7 @@ ROW_GROUPS: list[tuple[str, list[RowSpec]]] = [
     ("Price and cost model", PRICE_ROWS),
     ("Hardware and fabric", HARDWARE_ROWS),
     ("SLA and incident response", SLA_ROWS),
+    ("Service envelope", ENVELOPE_ROWS),
+    ("Inference offer", INFERENCE_ROWS),
     ("Acceptance terms", ACCEPTANCE_ROWS),
 ]

@@ -33,6 +33,14 @@ _SIZE = re.compile(r"^\s*(\d[\d,]*)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _ENV_LINE = re.compile(r"^([^=\s]+)=(.*)$")
 COUNTER_LIMITS = "thresholds.ib_counter_max"
+# Optional floats stored as the number typed (a whole number stays an int in the spec).
+NUMBERS = (
+    "thresholds__per_gpu_network_gbps",
+    "thresholds__ib_rate_gbps",
+    "thresholds__host_device_gbps_min",
+    "thresholds__fabric_gbps_min",
+    "thresholds__fabric_p99_latency_us_max",
+)
 # A port's 64-bit extended counters reach far beyond this; a limit above it is a typing slip.
 COUNTER_LIMIT_MAX = 10**12
 
@@ -220,6 +228,25 @@ class FixtureForm(forms.Form):
     thresholds__step_time_tail_factor = forms.FloatField(
         label="Step-time tail (rank p95 ÷ run median)", min_value=1, required=False
     )
+    # Pilot probe floors: empty means not agreed, and the probe is then not judged.
+    thresholds__host_device_gbps_min = forms.FloatField(
+        label="Pilot: slowest host-device copy (nvbandwidth) at least",
+        required=False,
+        min_value=0.01,
+        help_text="Empty: no nvbandwidth check.",
+    )
+    thresholds__fabric_gbps_min = forms.FloatField(
+        label="Pilot: slowest fabric bandwidth run (perftest) at least",
+        required=False,
+        min_value=0.01,
+        help_text="Empty: no perftest bandwidth check.",
+    )
+    thresholds__fabric_p99_latency_us_max = forms.FloatField(
+        label="Pilot: worst fabric p99 latency (perftest) at most",
+        required=False,
+        min_value=0.01,
+        help_text="Empty: no perftest latency check.",
+    )
     required_evidence = forms.MultipleChoiceField(
         label="Required evidence files",
         choices=[(k, k) for k in EVIDENCE_KINDS],
@@ -365,9 +392,7 @@ class FixtureForm(forms.Form):
         for name, value in data.items():
             if name.startswith("reason__"):
                 continue
-            if name in ("thresholds__per_gpu_network_gbps", "thresholds__ib_rate_gbps") or (
-                name.startswith("thresholds__busbw_gbps__")
-            ):
+            if name in NUMBERS or (name.startswith("thresholds__busbw_gbps__")):
                 value = _number(value)
             elif isinstance(value, str) and name.startswith(("runtime__", "thresholds__nvlink")):
                 value = value.strip() or None

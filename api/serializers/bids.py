@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from django.db.models import Field
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -12,7 +13,7 @@ from api.serializers.attachments import RevisionAttachmentSerializer
 from api.serializers.common import ReadModelSerializer
 from api.serializers.lots import BundlesField, LotOffersField
 from bids.forms import BID_FIELDSETS
-from bids.models import Bid, BidRevision
+from bids.models import Bid, BidRevision, BidTerms
 from evaluation.models import BidScore
 
 # The form's terms, then what a bid offers per lot on a request with lots (empty without).
@@ -26,6 +27,19 @@ ANSWERS_HELP = (
     "Questionnaire answers keyed by question key (see the request's `questionnaire`). "
     "When given, they replace the draft's answers."
 )
+
+
+def optional_choice(name: str) -> serializers.ChoiceField:
+    """A choice a bid may leave blank, as read: DRF drops `allow_blank` from read-only fields, so
+    without this the schema would not admit the "" an unanswered envelope field reads."""
+    field = cast("Field[Any, Any]", BidTerms._meta.get_field(name))
+    return serializers.ChoiceField(
+        choices=field.choices or [],
+        allow_blank=True,
+        read_only=True,
+        label=str(field.verbose_name)[:1].upper() + str(field.verbose_name)[1:],
+        help_text=str(field.help_text) or None,
+    )
 
 
 class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
@@ -74,6 +88,8 @@ class BidSerializer(ReadModelSerializer[Bid]):
     provider = serializers.CharField(source="provider.name", read_only=True)
     lot_offers = LotOffersField(read_only=True, help_text=LOTS_HELP)
     bundles = BundlesField(read_only=True, help_text=BUNDLES_HELP)
+    placement_class = optional_choice("placement_class")
+    reclaim_effect = optional_choice("reclaim_effect")
     answers = serializers.SerializerMethodField()
     shows_revision = serializers.SerializerMethodField(
         help_text="The revision number the terms and answers come from; null for the draft."
@@ -151,6 +167,8 @@ class BidRevisionSerializer(ReadModelSerializer[BidRevision]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
     lot_offers = LotOffersField(read_only=True, help_text=LOTS_HELP)
     bundles = BundlesField(read_only=True, help_text=BUNDLES_HELP)
+    placement_class = optional_choice("placement_class")
+    reclaim_effect = optional_choice("reclaim_effect")
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)
 

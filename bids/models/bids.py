@@ -13,12 +13,15 @@ from bids.choices import (
     Fabric,
     GpuModel,
     IsolationClass,
+    PlacementClass,
+    ReclaimEffect,
     Region,
     Scheduler,
     SiteReadiness,
     SparesLocation,
 )
 from bids.models import bounds
+from bids.models.envelope import validate_envelope
 from bids.models.requests import FIRST_ROUND, CapacityRequest
 from orgs.models import Organization
 
@@ -135,6 +138,123 @@ class BidTerms(models.Model):
     # `engine.lots` reads (see docs/lots.md). Empty on a request without lots.
     lot_offers = models.JSONField(default=list, blank=True)
     bundles = models.JSONField("Bundle conditions", default=list, blank=True)
+    # The promised service envelope (seed 003). All optional: a bid made before they existed,
+    # or one that promises nothing here, stays valid and shows "—" on the comparison.
+    placement_class = models.CharField(
+        max_length=16,
+        choices=PlacementClass.choices,
+        blank=True,
+        help_text="Where a job of the fixture's size is placed.",
+    )
+    start_p50_minutes = models.PositiveIntegerField(
+        "Time to running, median (min)",
+        null=True,
+        blank=True,
+        validators=bounds.ENVELOPE_MINUTES,
+        help_text="From the request to the job running, for a job of the fixture's size.",
+    )
+    start_p95_minutes = models.PositiveIntegerField(
+        "Time to running, p95 (min)",
+        null=True,
+        blank=True,
+        validators=bounds.ENVELOPE_MINUTES,
+        help_text="19 of 20 jobs of the fixture's size run within this.",
+    )
+    idle_capacity_lent = models.BooleanField(
+        "Idle reserved capacity lent to others",
+        null=True,
+        blank=True,
+        help_text="Yes: while your jobs leave it idle, others may borrow it; it is reclaimed "
+        "for you within the time-to-running promise.",
+    )
+    preemptible = models.BooleanField(
+        "Running jobs can be reclaimed",
+        null=True,
+        blank=True,
+        help_text="Yes: capacity may be taken back from your running job (burst or "
+        "interruptible capacity); give the notice and what happens to the job.",
+    )
+    reclaim_notice_minutes = models.PositiveIntegerField(
+        "Reclaim notice (min)",
+        null=True,
+        blank=True,
+        validators=bounds.ENVELOPE_MINUTES,
+        help_text="How long before capacity is taken back from a running job.",
+    )
+    reclaim_effect = models.CharField(
+        "What a reclaim does to a running job",
+        max_length=20,
+        choices=ReclaimEffect.choices,
+        blank=True,
+    )
+    health_check_minutes = models.PositiveIntegerField(
+        "Health-check cadence (min)",
+        null=True,
+        blank=True,
+        validators=bounds.HEALTH_CHECK_MINUTES,
+        help_text="How often each node's health checks run while it is in service.",
+    )
+    node_fail_criteria = models.CharField(
+        "What fails a node",
+        max_length=300,
+        blank=True,
+        help_text="E.g. a DCGM diag failure, an XID 79, a link down, ECC over a limit.",
+    )
+    # Inference offers only: the latencies are promised at the stated concurrency.
+    inference_concurrency = models.PositiveIntegerField(
+        "Inference: stated concurrency (requests)",
+        null=True,
+        blank=True,
+        validators=bounds.CONCURRENCY,
+        help_text="Concurrent requests the latencies below hold at.",
+    )
+    ttft_p50_ms = models.DecimalField(
+        "Inference: time to first token, median (ms)",
+        max_digits=8,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=bounds.LATENCY_MS,
+    )
+    ttft_p95_ms = models.DecimalField(
+        "Inference: time to first token, p95 (ms)",
+        max_digits=8,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=bounds.LATENCY_MS,
+    )
+    itl_p50_ms = models.DecimalField(
+        "Inference: inter-token latency, median (ms)",
+        max_digits=8,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=bounds.LATENCY_MS,
+    )
+    itl_p95_ms = models.DecimalField(
+        "Inference: inter-token latency, p95 (ms)",
+        max_digits=8,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=bounds.LATENCY_MS,
+    )
+    throughput_tokens_per_s = models.PositiveIntegerField(
+        "Inference: output throughput (tokens/s)",
+        null=True,
+        blank=True,
+        validators=bounds.TOKENS_PER_S,
+        help_text="Output tokens per second across all requests, at the stated concurrency.",
+    )
+    cost_per_million_tokens = models.DecimalField(
+        "Inference: cost per million output tokens (USD)",
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+    )
 
     class Meta:
         abstract = True
@@ -315,4 +435,6 @@ def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[s
         add("spares_location", "Say where the spare nodes sit.")
     if not terms.spares_count and terms.spares_location != SparesLocation.NONE:
         add("spares_count", "Give the number of spare nodes, or choose 'No spares'.")
+    for field, messages in validate_envelope(terms).items():
+        errors.setdefault(field, []).extend(messages)
     return errors

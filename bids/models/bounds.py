@@ -20,5 +20,12 @@ LINK_GBPS = [MaxValueValidator(1_600)]
 SWITCHES = [MinValueValidator(1), MaxValueValidator(4_096)]
 SPARES = [MaxValueValidator(1_024)]
 MTBF_HOURS = [MinValueValidator(1), MaxValueValidator(1_000_000)]
+# The service envelope: a start or a reclaim notice past 30 days, a health check rarer than weekly
+# or a token slower than a minute is a typing slip, not an offer.
+ENVELOPE_MINUTES = [MinValueValidator(0), MaxValueValidator(30 * 24 * 60)]
+HEALTH_CHECK_MINUTES = [MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
+LATENCY_MS = [MinValueValidator(0), MaxValueValidator(60_000)]
+CONCURRENCY = [MinValueValidator(1), MaxValueValidator(1_000_000)]
+TOKENS_PER_S = [MinValueValidator(1), MaxValueValidator(100_000_000)]
 # A checkpoint less often than weekly is no checkpoint policy for a multi-node job.
 CHECKPOINT_INTERVAL_MINUTES = [MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]

@@ -8,6 +8,7 @@ from engine.domain import (
     EVIDENCE_ALTERNATIVES,
     EVIDENCE_KINDS,
     PALETTE,
+    PROBE_KIND_LABELS,
     series_colours,
 )
 from engine.evidence.parsers import KINDS
@@ -23,7 +24,8 @@ def test_every_collective_is_known_to_the_parser_and_has_its_own_colour() -> Non
 def test_each_evidence_kind_has_one_parser() -> None:
     # A kind that stands in for a required one (ibqueryerrors for perfquery) has a parser too.
     stand_ins = {alt for alts in EVIDENCE_ALTERNATIVES.values() for alt in alts}
-    assert set(KINDS) == set(EVIDENCE_KINDS) | stand_ins
+    assert set(KINDS) == set(EVIDENCE_KINDS) | stand_ins | set(PROBE_KIND_LABELS)
+    assert not set(PROBE_KIND_LABELS) & set(EVIDENCE_KINDS)  # a burn-in needs no pilot probe
     assert set(EVIDENCE_ALTERNATIVES) <= set(EVIDENCE_KINDS)
 
 

@@ -24,6 +24,8 @@ GROUP_BY_KIND = {
     "step-times": "step-times",
     "perfquery": "ib-counters",
     "ibqueryerrors": "ib-counters",
+    "nvbandwidth": "host-device",
+    "perftest": "fabric-probe",
 }
 
 

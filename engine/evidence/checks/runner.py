@@ -17,6 +17,7 @@ from engine.evidence.checks.hardware import (
 from engine.evidence.checks.ib_counters import check_ib_counters
 from engine.evidence.checks.model import GROUP_BY_KIND, CheckResult, EvidenceItem
 from engine.evidence.checks.nccl import check_run, check_subsets, runs_of
+from engine.evidence.checks.probes import check_probes
 from engine.evidence.checks.spec import Spec, load_spec
 from engine.evidence.checks.versions import check_backend, check_versions
 from engine.evidence.checks.workload import check_fixture, check_step_times
@@ -151,6 +152,7 @@ def run_checks(
     results.extend(_counter_checks(spec, by_kind, mandatory("perfquery")))
     results.extend(_depth_checks(spec, by_kind, mandatory))
     results.extend(check_step_times(spec, by_kind.get("step-times", []), mandatory("step-times")))
+    results.extend(check_probes(spec=spec, by_kind=by_kind))
     results.extend(finding_results(evidence_findings(spec, items), explanations or {}))
     return results
 

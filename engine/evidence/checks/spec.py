@@ -41,6 +41,10 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "burnin_min_minutes": 120.0,
     "step_time_tail_factor": 1.2,
     "ib_counter_max": IB_COUNTER_MAX_DEFAULT,
+    # Pilot probe floors (checks/probes.py): none by default, so a burn-in does not need them.
+    "host_device_gbps_min": None,
+    "fabric_gbps_min": None,
+    "fabric_p99_latency_us_max": None,
 }
 
 

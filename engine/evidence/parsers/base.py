@@ -61,6 +61,14 @@ class IbqueryerrorsError(ParseError):
     """ibqueryerrors output that cannot be read."""
 
 
+class NvbandwidthError(ParseError):
+    """nvbandwidth output (text or -j JSON) that cannot be read."""
+
+
+class PerftestError(ParseError):
+    """perftest (ib_write_bw, ib_write_lat, ...) output that cannot be read."""
+
+
 class StepTimesError(ParseError):
     """A per-rank step-time CSV that cannot be read."""
 

@@ -18,9 +18,11 @@ from engine.evidence.parsers import (
     ibqueryerrors,
     ibstat,
     nccl_tests,
+    nvbandwidth,
     nvidia_smi_query,
     nvidia_smi_topo,
     perfquery,
+    perftest,
     step_times,
 )
 from engine.evidence.parsers.base import (
@@ -35,9 +37,11 @@ from engine.evidence.parsers.header import split_header
 from engine.evidence.parsers.ibqueryerrors import IbqueryerrorsResult
 from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
+from engine.evidence.parsers.nvbandwidth import NvbandwidthResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 from engine.evidence.parsers.nvidia_smi_topo import TopoResult
 from engine.evidence.parsers.perfquery import PerfqueryResult
+from engine.evidence.parsers.perftest import PerftestResult
 from engine.evidence.parsers.step_times import StepTimesResult
 
 ParsedEvidence = (
@@ -50,6 +54,8 @@ ParsedEvidence = (
     | FixtureResult
     | PerfqueryResult
     | IbqueryerrorsResult
+    | NvbandwidthResult
+    | PerftestResult
 )
 
 # Below this score a file is not claimed by any parser.
@@ -75,6 +81,8 @@ _PARSERS: dict[str, Parser] = {
         Parser(fixture_result.KIND, fixture_result.detect, fixture_result.parse),
         Parser(perfquery.KIND, perfquery.detect, perfquery.parse),
         Parser(ibqueryerrors.KIND, ibqueryerrors.detect, ibqueryerrors.parse),
+        Parser(nvbandwidth.KIND, nvbandwidth.detect, nvbandwidth.parse),
+        Parser(perftest.KIND, perftest.detect, perftest.parse),
     )
 }
 
@@ -92,8 +100,9 @@ def detect_kind(text: str | bytes) -> str:
         first = next((ln.strip() for ln in decoded.split("\n") if ln.strip()), "")
         raise UnrecognisedEvidence(
             "unrecognised evidence: not nccl-tests, nvidia-smi (topo -m, --query-gpu, table, "
-            "-q), dcgmi diag, ibstat, perfquery, ibqueryerrors, a step-time CSV or fixture "
-            f"output; first line reads {first[:60]!r}"
+            "-q), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, perftest "
+            "(ib_write_bw, ib_write_lat...), a step-time CSV or fixture output; "
+            f"first line reads {first[:60]!r}"
         )
     return kind
 

@@ -37,6 +37,8 @@ def test_kinds():
         "fixture-result",
         "perfquery",
         "ibqueryerrors",
+        "nvbandwidth",
+        "perftest",
     }
 
 
