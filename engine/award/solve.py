@@ -60,6 +60,28 @@ def _check(
     return by_key
 
 
+def _unsolved(
+    problem: Problem, status: str, ineligible: dict[str, str], started: float
+) -> AwardResult:
+    """The answer without an allocation: infeasible (with what to drop) or out of time."""
+    if status == "no_solution":
+        return AwardResult(
+            status="no_solution",
+            objective=problem.scenario.objective,
+            ineligible=ineligible,
+            wall_s=perf_counter() - started,
+        )
+    found = conflicts(problem)
+    return AwardResult(
+        status="infeasible",
+        objective=problem.scenario.objective,
+        conflicts=found,
+        uncoverable_lots=() if found else uncoverable_lots(problem),
+        ineligible=ineligible,
+        wall_s=perf_counter() - started,
+    )
+
+
 def solve(
     scenario: Scenario,
     lots: Sequence[LotSpec],
@@ -90,34 +112,18 @@ def solve(
         rel_gap=rel_gap,
     )
     base = optimise(problem)
-    if base.status == "infeasible":
-        found = conflicts(problem)
-        return AwardResult(
-            status="infeasible",
-            conflicts=found,
-            uncoverable_lots=() if found else uncoverable_lots(problem),
-            wall_s=perf_counter() - started,
-            objective=scenario.objective,
-            ineligible=ineligible,
-        )
-    if base.status == "no_solution":
-        return AwardResult(
-            status="no_solution",
-            objective=scenario.objective,
-            ineligible=ineligible,
-            wall_s=perf_counter() - started,
-        )
+    if base.status in ("infeasible", "no_solution"):
+        return _unsolved(problem, base.status, ineligible, started)
     awarded = fig.lines(by_key, eligible, base.nodes)
     figures = fig.figures(awarded, problem.bundles)
-    costs = rule_costs(problem, base, figures) if with_rule_costs else ()
     return AwardResult(
         status="optimal" if base.status == "optimal" else "best_found",
+        objective=scenario.objective,
         lines=awarded,
         figures=figures,
         mip_gap=base.gap,
         iterations=base.iterations,
-        rule_costs=costs,
-        wall_s=perf_counter() - started,
-        objective=scenario.objective,
+        rule_costs=rule_costs(problem, base, figures) if with_rule_costs else (),
         ineligible=ineligible,
+        wall_s=perf_counter() - started,
     )
