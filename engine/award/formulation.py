@@ -66,12 +66,30 @@ class Formulation:
         return {self.nodes[o.key]: float(self.lots[o.lot].gpus_per_node) for o in offers}
 
     def lot_of(self, provider: str, lot: str) -> int:
-        """The binary "provider wins some of lot"; fixed at 0 where it did not bid on it."""
+        """The binary "provider wins some of lot" (built on first use, for bundles); fixed at 0
+        where the provider did not bid on the lot."""
         if (provider, lot) not in self.on_lot:
-            column = self.program.binary()
-            self.program.fix(column, 0.0)
-            self.on_lot[(provider, lot)] = column
+            members = [
+                self.used[o.key] for o in self.offers if o.provider == provider and o.lot == lot
+            ]
+            if len(members) == 1:
+                self.on_lot[(provider, lot)] = members[0]
+            else:
+                column = self.program.binary()
+                _link_any(self.program, column, members)
+                self.on_lot[(provider, lot)] = column
         return self.on_lot[(provider, lot)]
+
+    def provider_flags(self) -> list[int]:
+        """One binary per provider, 1 exactly when it wins anything (built on first use)."""
+        if not self.provider_used:
+            by_provider: dict[str, list[int]] = defaultdict(list)
+            for offer in self.offers:
+                by_provider[offer.provider].append(self.used[offer.key])
+            for provider, members in by_provider.items():
+                self.provider_used[provider] = flag = self.program.binary()
+                _link_any(self.program, flag, members)
+        return list(self.provider_used.values())
 
 
 Builder = Callable[[Formulation], None]
@@ -113,7 +131,6 @@ def build(
     form = Formulation(Program(), offers, lots)
     _offer_columns(form)
     _coverage(form)
-    _provider_links(form)
     for bundle in bundles:
         if bundle.kind == "discount":
             _discount(form, bundle)
@@ -149,28 +166,14 @@ def _coverage(form: Formulation) -> None:
 
 
 def _link_any(program: Program, flag: int, members: Iterable[int]) -> None:
-    """flag = 1 exactly when at least one of the binaries `members` is 1."""
+    """flag = 1 exactly when at least one of the binaries `members` is 1 (0 when none)."""
     members = list(members)
+    if not members:
+        program.fix(flag, 0.0)
+        return
     for member in members:
         program.row({member: 1.0, flag: -1.0}, upper=0.0)
     program.row({flag: 1.0, **dict.fromkeys(members, -1.0)}, upper=0.0)
-
-
-def _provider_links(form: Formulation) -> None:
-    by_provider: dict[str, list[int]] = defaultdict(list)
-    by_pair: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for offer in form.offers:
-        by_provider[offer.provider].append(form.used[offer.key])
-        by_pair[(offer.provider, offer.lot)].append(form.used[offer.key])
-    for provider, members in by_provider.items():
-        form.provider_used[provider] = flag = form.program.binary()
-        _link_any(form.program, flag, members)
-    for pair, members in by_pair.items():
-        if len(members) == 1:
-            form.on_lot[pair] = members[0]
-        else:
-            form.on_lot[pair] = flag = form.program.binary()
-            _link_any(form.program, flag, members)
 
 
 def _discount(form: Formulation, bundle: Bundle) -> None:

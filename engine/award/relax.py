@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from .formulation import build
+from .formulation import Rule, build
 from .mip import run
 from .model import Conflict, Figures, RuleCost
 from .optimise import Problem, Solved, optimise
@@ -20,29 +20,63 @@ from .optimise import Problem, Solved, optimise
 MAX_PAIRS = 200
 
 
-def rule_costs(problem: Problem, base: Solved, base_figures: Figures) -> tuple[RuleCost, ...]:
-    """For every rule in force: this scenario's figures less those without the rule."""
-    out = []
-    for rule, _ in problem.rules:
-        if problem.remaining() <= 0:
-            out.append(RuleCost(rule.key, rule.label, "not_computed", None, None, None))
-            continue
-        relaxed = optimise(problem, drop=frozenset({rule.key}), start=base.nodes)
-        if not relaxed.nodes:
-            out.append(RuleCost(rule.key, rule.label, relaxed.status, None, None, None))
-            continue
-        without = problem.figures(relaxed.nodes)
-        out.append(
-            RuleCost(
-                rule=rule.key,
-                label=rule.label,
-                status=relaxed.status,
-                cost_delta=base_figures.cost - without.cost,
-                useful_delta=base_figures.useful_gpu_hours - without.useful_gpu_hours,
-                useful_per_dollar_delta=base_figures.useful_per_dollar - without.useful_per_dollar,
-            )
-        )
-    return tuple(out)
+def _better(problem: Problem, relaxed: Figures, base: Figures) -> bool:
+    """Whether dropping rules found a better award than the scenario's own."""
+    if problem.scenario.objective == "min_cost_for_required_useful":
+        return relaxed.cost < base.cost
+    return relaxed.useful_per_dollar > base.useful_per_dollar
+
+
+def _priced(rule: Rule, relaxed: Solved, without: Figures | None, base: Figures) -> RuleCost:
+    if without is None:
+        return RuleCost(rule.key, rule.label, relaxed.status, None, None, None)
+    return RuleCost(
+        rule=rule.key,
+        label=rule.label,
+        status=relaxed.status,
+        cost_delta=base.cost - without.cost,
+        useful_delta=base.useful_gpu_hours - without.useful_gpu_hours,
+        useful_per_dollar_delta=base.useful_per_dollar - without.useful_per_dollar,
+    )
+
+
+def _price(
+    problem: Problem, base: Solved, figures: Figures, group: list[Rule], out: dict[str, RuleCost]
+) -> None:
+    """Price `group` together first: when dropping all of it finds nothing better, the
+    scenario's allocation stays optimal without any one of them, and each costs nothing;
+    otherwise split it in halves. Bundles are many and seldom bind, so this saves solves."""
+    if problem.remaining() <= 0:
+        out |= {
+            rule.key: RuleCost(rule.key, rule.label, "not_computed", None, None, None)
+            for rule in group
+        }
+        return
+    relaxed = optimise(problem, drop=frozenset(rule.key for rule in group), start=base.nodes)
+    without = problem.figures(relaxed.nodes) if relaxed.nodes else None
+    if without is not None and not _better(problem, without, figures):
+        out |= {rule.key: _priced(rule, relaxed, figures, figures) for rule in group}
+    elif len(group) == 1:
+        out[group[0].key] = _priced(group[0], relaxed, without, figures)
+    else:
+        half = len(group) // 2
+        _price(problem, base, figures, group[:half], out)
+        _price(problem, base, figures, group[half:], out)
+
+
+def rule_costs(problem: Problem, base: Solved, figures: Figures) -> tuple[RuleCost, ...]:
+    """For every rule in force: this scenario's figures less those without the rule.
+
+    A rule costs nothing (all deltas zero) when the scenario's own allocation is still
+    optimal without it, even where another allocation would tie with it.
+    """
+    rules = [rule for rule, _ in problem.rules]
+    out: dict[str, RuleCost] = {}
+    for rule in rules:
+        if not rule.key.startswith("bundle:"):
+            _price(problem, base, figures, [rule], out)
+    _price(problem, base, figures, [r for r in rules if r.key.startswith("bundle:")], out)
+    return tuple(out[rule.key] for rule in rules)
 
 
 def _feasible(problem: Problem, drop: frozenset[str]) -> bool | None:

@@ -2,9 +2,9 @@
 
 Keys are stable names a page or an API can show and compare across scenarios:
 `min_providers`, `max_providers`, `max_share`, `min_share:<provider>`, `min_regions`,
-`budget`, `excluded:<provider>`, `fabric_domain:<lot>`, `bundle:<n>` (the n-th bundle, from 1;
-all-or-nothing and maximum-total conditions; a discount is a price, not a rule) and
-`required_useful`.
+`budget`, `excluded:<provider>`, `fabric_domain` (lots kept in one fabric domain each),
+`bundle:<n>` (the n-th bundle, from 1: all-or-nothing and maximum-total conditions; a discount
+is a price, not a rule) and `required_useful`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .model import Bundle, LotSpec, Offer, Scenario
 
 
 def _count_providers(form: Formulation, *, lower: float, upper: float) -> None:
-    form.program.row(dict.fromkeys(form.provider_used.values(), 1.0), lower, upper)
+    form.program.row(dict.fromkeys(form.provider_flags(), 1.0), lower, upper)
 
 
 def _share(form: Formulation, provider: str, pct: Decimal, basis: str, *, at_most: bool) -> None:
@@ -38,7 +38,7 @@ def _share(form: Formulation, provider: str, pct: Decimal, basis: str, *, at_mos
 
 
 def _max_share(form: Formulation, pct: Decimal, basis: str) -> None:
-    for provider in form.provider_used:
+    for provider in dict.fromkeys(o.provider for o in form.offers):
         _share(form, provider, pct, basis, at_most=True)
 
 
@@ -65,19 +65,23 @@ def _exclude(form: Formulation, provider: str) -> None:
             form.program.fix(form.used[offer.key], 0.0)
 
 
-def _one_fabric(form: Formulation, lot: str) -> None:
-    """One binary per fabric domain the lot's offers are in; exactly one may be used."""
-    domains: dict[str, list[int]] = defaultdict(list)
+def _one_fabric(form: Formulation, lots: tuple[str, ...]) -> None:
+    """Per lot, one binary per fabric domain its offers are in; at most one may be used.
+
+    Indivisible lots need none of this: they go to one offer whole.
+    """
+    domains: dict[tuple[str, str], list[int]] = defaultdict(list)
     for offer in form.offers:
-        if offer.lot == lot:
-            domains[offer.fabric_domain].append(form.used[offer.key])
-    chosen = {}
-    for members in domains.values():
+        if offer.lot in lots:
+            domains[(offer.lot, offer.fabric_domain)].append(form.used[offer.key])
+    chosen: dict[str, dict[int, float]] = defaultdict(dict)
+    for (lot, _), members in domains.items():
         flag = form.program.binary()
         for member in members:
             form.program.row({member: 1.0, flag: -1.0}, upper=0.0)
-        chosen[flag] = 1.0
-    form.program.row(chosen, upper=1.0)
+        chosen[lot][flag] = 1.0
+    for flags in chosen.values():
+        form.program.row(flags, upper=1.0)
 
 
 def _all_or_nothing(form: Formulation, bundle: Bundle) -> None:
@@ -149,10 +153,18 @@ def _lot_and_bundle_rules(
     scenario: Scenario, lots: Mapping[str, LotSpec], bundles: Sequence[Bundle]
 ) -> list[tuple[Rule, Builder]]:
     out: list[tuple[Rule, Builder]] = []
-    for key, lot in lots.items():
-        if lot.divisible and (lot.fabric_domain_required or scenario.one_fabric_domain_per_lot):
-            rule = Rule(f"fabric_domain:{key}", f"lot {key} in one fabric domain")
-            out.append((rule, partial(_one_fabric, lot=key)))
+    fabric = [
+        key
+        for key, lot in lots.items()
+        if lot.divisible and (lot.fabric_domain_required or scenario.one_fabric_domain_per_lot)
+    ]
+    if fabric:
+        label = (
+            "every lot in one fabric domain"
+            if scenario.one_fabric_domain_per_lot
+            else f"lot{'s' if len(fabric) > 1 else ''} {', '.join(fabric)} in one fabric domain"
+        )
+        out.append((Rule("fabric_domain", label), partial(_one_fabric, lots=tuple(fabric))))
     for index, bundle in enumerate(bundles, start=1):
         if bundle.kind == "all_or_nothing":
             out.append(
