@@ -39,7 +39,7 @@ def requests(draw: st.DrawFn) -> tuple[Scenario, list[LotSpec], list[Offer], lis
                     key=f"{lot.key}o{index}",
                     provider=draw(st.sampled_from(PROVIDERS)),
                     lot=lot.key,
-                    max_nodes=draw(st.integers(1, lot.nodes)),
+                    max_nodes=draw(st.just(lot.nodes) | st.integers(1, lot.nodes)),
                     price_per_gpu_hour=Decimal(
                         draw(st.sampled_from(["1.80", "2.00", "2.15", "2.40"]))
                     ),
@@ -55,6 +55,8 @@ def requests(draw: st.DrawFn) -> tuple[Scenario, list[LotSpec], list[Offer], lis
         for _ in range(draw(st.integers(0, 2))):
             pair = tuple(draw(st.permutations(keys))[:2])
             kind = draw(st.sampled_from(["all_or_nothing", "discount", "max_total"]))
+            if kind == "max_total" and draw(st.booleans()):
+                pair = ()  # a cap on everything the provider supplies
             bundles.append(
                 Bundle(
                     provider=draw(st.sampled_from(PROVIDERS)),
@@ -64,21 +66,28 @@ def requests(draw: st.DrawFn) -> tuple[Scenario, list[LotSpec], list[Offer], lis
                     max_gpus=draw(st.sampled_from([8, 16, 24])) if kind == "max_total" else None,
                 )
             )
+
+    def sometimes(value: object) -> object:
+        """Each rule is in force in about a third of the scenarios, so most are feasible."""
+        return draw(st.sampled_from([None, None, value]))
+
     scenario = Scenario(
         objective=draw(st.sampled_from(["min_cost_for_required_useful", "max_useful_per_dollar"])),
-        min_providers=draw(st.none() | st.integers(1, 2)),
-        max_providers=draw(st.none() | st.integers(1, 2)),
-        max_share_pct=draw(st.none() | st.sampled_from([Decimal(50), Decimal(75)])),
+        min_providers=sometimes(2),
+        max_providers=sometimes(2),
+        max_share_pct=sometimes(draw(st.sampled_from([Decimal(50), Decimal(75)]))),
         share_basis=draw(st.sampled_from(["gpus", "value"])),
-        min_share_pct=draw(st.sampled_from([{}, {"P1": Decimal(20)}])),
-        min_regions=draw(st.none() | st.just(2)),
-        excluded_providers=draw(st.sampled_from([frozenset(), frozenset({"P2"})])),
+        min_share_pct=sometimes({"P1": Decimal(20)}) or {},
+        min_regions=sometimes(2),
+        excluded_providers=sometimes(frozenset({"P2"})) or frozenset(),
         one_fabric_domain_per_lot=draw(st.booleans()),
+        budget=sometimes(draw(st.sampled_from([Decimal(3000), Decimal(6000)]))),
+        required_useful_gpu_hours=sometimes(draw(st.sampled_from([Decimal(500), Decimal(1500)]))),
     )
     return scenario, lots, offers, bundles
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
 def test_the_solver_agrees_with_brute_force(
     request: tuple[Scenario, list[LotSpec], list[Offer], list[Bundle]],
