@@ -29,8 +29,10 @@ rel_gap=1e-6) -> AwardResult`:
 - `conflicts` (infeasible only): the rules whose removal, alone (or failing that in pairs),
   makes it feasible; `uncoverable_lots` when no rule is to blame;
 - `ineligible`: offers that can take no part (wrong region, too small for the lot), with why.
-Bad input raises `AwardInputError` naming the field. docs/award-optimisation.md has the model,
-the ratio objective (Dinkelbach's method) and a worked example.
+`result_to_dict(result)` gives the answer as JSON types (Decimals as strings) for a JSONField
+or a Celery result. Bad input raises `AwardInputError` naming the field.
+docs/award-optimisation.md has the model, the ratio objective (Dinkelbach's method) and a
+worked example.
 """
 
 from .formulation import Rule
@@ -46,6 +48,7 @@ from .model import (
     RuleCost,
     Scenario,
 )
+from .serialize import result_to_dict
 from .solve import solve
 
 __all__ = [
@@ -60,5 +63,6 @@ __all__ = [
     "Rule",
     "RuleCost",
     "Scenario",
+    "result_to_dict",
     "solve",
 ]

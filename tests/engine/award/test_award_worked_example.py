@@ -3,10 +3,11 @@ cost of each rule are the ones worked by hand there."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from decimal import Decimal
 
-from engine.award import solve
+from engine.award import result_to_dict, solve
 
 from .example import BUNDLES, LOTS, OFFERS, SCENARIO
 
@@ -62,4 +63,23 @@ def test_the_ratio_objective_keeps_the_allocation_and_prices_the_rules_by_ratio(
         "min_regions": Decimal(0),
         "bundle:1": Decimal(0),
         "bundle:4": Decimal(0),
+    }
+
+
+def test_the_answer_travels_as_json_with_its_cents_intact() -> None:
+    result = solve(SCENARIO, LOTS, OFFERS, BUNDLES, time_limit_s=30)
+
+    stored = json.loads(json.dumps(result_to_dict(result)))
+
+    assert stored["status"] == "optimal"
+    assert stored["allocation"] == {"b1": 32, "b2": 10, "c1": 6, "a2": 8}
+    assert stored["figures"]["cost"] == "677606.40"
+    assert stored["lines"][0]["offer"] == "b1"
+    assert stored["rule_costs"][2] == {
+        "rule": "bundle:1",
+        "label": "Borealis: A + B together or not at all",
+        "status": "optimal",
+        "cost_delta": "13824.00",
+        "useful_delta": "12441.60",
+        "useful_per_dollar_delta": stored["rule_costs"][2]["useful_per_dollar_delta"],
     }
