@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from time import perf_counter
 
 import highspy
 
@@ -98,6 +99,7 @@ def run(
     """
     if program.unmeetable:
         return Outcome("infeasible")
+    started = perf_counter()
     if time_limit_s <= 0:
         return Outcome("none")
     if not program.lower:
@@ -131,7 +133,27 @@ def run(
     if start:
         solver.setSolution(len(start), list(start), list(start.values()))
     solver.run()
-    return _outcome(solver)
+    outcome = _outcome(solver)
+    if start and not _consistent(outcome, objective):
+        # HiGHS 1.16 can map a start through presolve to a point whose objective is not the
+        # one it reports (seen on parallel columns); the answer is then solved again cold.
+        return run(
+            program,
+            costs,
+            maximise=maximise,
+            time_limit_s=time_limit_s - (perf_counter() - started),
+            rel_gap=rel_gap,
+            abs_gap=abs_gap,
+        )
+    return outcome
+
+
+def _consistent(outcome: Outcome, objective: list[float]) -> bool:
+    """Whether the reported objective is the objective of the values reported."""
+    if not outcome.values or outcome.objective is None:
+        return True
+    achieved = sum(coef * value for coef, value in zip(objective, outcome.values, strict=True))
+    return abs(achieved - outcome.objective) <= 1e-6 * max(1.0, abs(outcome.objective))
 
 
 def _outcome(solver: highspy.Highs) -> Outcome:

@@ -139,9 +139,7 @@ def _dinkelbach(problem: Problem, form: Formulation, start: Mapping[str, int]) -
         found = _nodes(form, outcome)
         found_ratio, found_useful = _ratio(problem, found)
         if found_ratio <= ratio:
-            if outcome.status == "optimal":
-                return Solved("optimal", current, 0.0, rounds)
-            break
+            break  # the solver claims better than it shows: keep λ's allocation, not "optimal"
         current, ratio, useful = found, found_ratio, found_useful
     gap = (upper - ratio) / ratio if ratio > 0 and upper < float("inf") else None
     return Solved("best_found", current, gap, rounds)

@@ -139,3 +139,34 @@ def test_unusable_input_is_refused_naming_the_field(
         solve(SCENARIO, lots, offers, bundles)
 
     assert error.value.field == field
+
+
+def test_the_ratio_objective_picks_the_more_useful_of_equally_priced_bids() -> None:
+    # Three same-priced bids on lot P, one with better goodput. Each Dinkelbach round starts
+    # HiGHS from the last allocation; HiGHS 1.16 once reported a better objective there than
+    # the point it handed back, and the award stopped at the worse bid.
+    lots = [
+        LotSpec("P", gpus=8, gpus_per_node=8),
+        LotSpec("Q", gpus=16, gpus_per_node=8, divisible=True),
+        LotSpec("R", gpus=8, gpus_per_node=8),
+    ]
+
+    def bid(key: str, lot: str, nodes: int, useful: str) -> Offer:
+        return Offer(key, "North", lot, nodes, Decimal("1.80"), 24, Decimal(useful), "EU", "n1")
+
+    offers = [
+        bid("p1", "P", 1, "0.80"),
+        bid("p2", "P", 1, "0.80"),
+        bid("p3", "P", 1, "0.88"),
+        bid("q1", "Q", 2, "0.80"),
+        bid("q2", "Q", 2, "0.80"),
+        bid("r1", "R", 1, "0.80"),
+    ]
+
+    result = solve(Scenario(objective="max_useful_per_dollar"), lots, offers)
+
+    assert result.status == "optimal"
+    assert result.allocation["p3"] == 1
+    assert result.figures is not None
+    # (0.88 + 3 × 0.80) / 4 useful GPU-hours per paid GPU-hour, at $1.80.
+    assert result.figures.useful_per_dollar == Decimal("0.82") / Decimal("1.80")
