@@ -83,6 +83,30 @@ def _highs() -> highspy.Highs:
     return solver
 
 
+def _load(program: Program, objective: list[float], *, maximise: bool) -> highspy.Highs:
+    """This thread's HiGHS, cleared, single-threaded, holding `program` and `objective`."""
+    solver = _highs()
+    solver.setOptionValue("threads", 1)
+    solver.passModel(
+        len(program.lower),
+        len(program.row_lower),
+        len(program.index),
+        _ROWWISE,
+        -1 if maximise else 1,
+        0.0,
+        objective,
+        program.lower,
+        program.upper,
+        program.row_lower,
+        program.row_upper,
+        program.starts[:-1],
+        program.index,
+        program.value,
+        program.integer,
+    )
+    return solver
+
+
 def run(
     program: Program,
     costs: Mapping[int, float],
@@ -104,32 +128,13 @@ def run(
         return Outcome("none")
     if not program.lower:
         return Outcome("optimal", (), 0.0, 0.0, 0.0)
-    columns = len(program.lower)
-    objective = [0.0] * columns
+    objective = [0.0] * len(program.lower)
     for column, coef in costs.items():
         objective[column] += coef
-    solver = _highs()
+    solver = _load(program, objective, maximise=maximise)
     solver.setOptionValue("time_limit", float(time_limit_s))
     solver.setOptionValue("mip_rel_gap", rel_gap)
     solver.setOptionValue("mip_abs_gap", abs_gap)
-    solver.setOptionValue("threads", 1)
-    solver.passModel(
-        columns,
-        len(program.row_lower),
-        len(program.index),
-        _ROWWISE,
-        -1 if maximise else 1,
-        0.0,
-        objective,
-        program.lower,
-        program.upper,
-        program.row_lower,
-        program.row_upper,
-        program.starts[:-1] if program.row_lower else [],
-        program.index,
-        program.value,
-        program.integer,
-    )
     if start:
         solver.setSolution(len(start), list(start), list(start.values()))
     solver.run()
