@@ -182,9 +182,9 @@ def _discount(form: Formulation, bundle: Bundle) -> None:
     Pinned from both sides (not just capped), so no rule can be met by forgoing a discount.
     """
     program = form.program
-    lots = set(bundle.lots)
+    lots = list(dict.fromkeys(bundle.lots))  # ordered, so the program is the same every run
     mine = [o for o in form.offers if o.provider == bundle.provider and o.lot in lots]
-    if {o.lot for o in mine} != lots:
+    if {o.lot for o in mine} != set(lots):
         return
     rate = float(bundle.discount_pct) / 100
     value = {form.nodes[o.key]: -rate * form.node_cost(o) for o in mine}
