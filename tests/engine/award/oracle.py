@@ -110,7 +110,7 @@ def breaks(
     for lot in lots:
         one_fabric = lot.fabric_domain_required or scenario.one_fabric_domain_per_lot
         if one_fabric and len({o.fabric_domain for o in used if o.lot == lot.key}) > 1:
-            broken.append(f"fabric_domain:{lot.key}")
+            broken.append("fabric_domain")
     for index, bundle in enumerate(bundles, start=1):
         mine = {o.lot for o in used if o.provider == bundle.provider}
         if bundle.kind == "all_or_nothing" and 0 < len(mine & set(bundle.lots)) < len(
@@ -137,12 +137,18 @@ def breaks(
 
 
 def best(
-    scenario: Scenario, lots: Sequence[LotSpec], offers: Sequence[Offer], bundles: Sequence[Bundle]
+    scenario: Scenario,
+    lots: Sequence[LotSpec],
+    offers: Sequence[Offer],
+    bundles: Sequence[Bundle],
+    *,
+    ignore: str | None = None,
 ) -> Decimal | None:
-    """The best objective value over every allocation that breaks no rule (None: infeasible)."""
+    """The best objective value over every allocation that breaks no rule but `ignore`
+    (None: infeasible)."""
     values = []
     for nodes in allocations(lots, offers):
-        if breaks(scenario, lots, offers, bundles, nodes):
+        if set(breaks(scenario, lots, offers, bundles, nodes)) - {ignore}:
             continue
         cost, useful, _, _ = totals(lots, offers, bundles, nodes)
         values.append(

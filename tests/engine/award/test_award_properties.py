@@ -3,6 +3,7 @@ allocation: same feasibility, same best cost or ratio, and its allocation breaks
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
@@ -114,3 +115,23 @@ def test_the_solver_agrees_with_brute_force(
         assert cost == expected
     else:
         assert abs(useful / cost - expected) <= expected * Decimal("1e-6")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests())
+def test_each_rule_costs_what_brute_force_says(
+    request: tuple[Scenario, list[LotSpec], list[Offer], list[Bundle]],
+) -> None:
+    scenario, lots, offers, bundles = request
+    scenario = replace(scenario, objective="min_cost_for_required_useful")
+
+    result = solve(scenario, lots, offers, bundles, time_limit_s=60)
+
+    if result.status != "optimal":
+        return
+    assert result.figures is not None
+    for rule in result.rule_costs:
+        without = oracle.best(scenario, lots, offers, bundles, ignore=rule.rule)
+        assert without is not None, rule.rule
+        assert rule.status == "optimal"
+        assert rule.cost_delta == result.figures.cost - without, rule.rule
