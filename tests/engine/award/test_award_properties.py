@@ -100,6 +100,13 @@ def test_the_solver_agrees_with_brute_force(
 
     if expected is None:
         assert result.status == "infeasible"
+        alone = {
+            next(iter(broken))
+            for nodes in oracle.allocations(lots, offers)
+            if len(broken := set(oracle.breaks(scenario, lots, offers, bundles, nodes))) == 1
+        }
+        if alone:
+            assert {conflict.rules for conflict in result.conflicts} == {(key,) for key in alone}
         return
     assert result.status == "optimal"
     nodes = result.allocation
