@@ -8,8 +8,9 @@ named (`<name>_load`), never touching the named one. The gunicorn workers share 
 CACHE_URL names (Redis, as docker-compose has it), else each keeps its own in memory. It migrates
 the load database, builds 50 requests × 20 bids and one 200-bid request through the project's
 factories, scores them, starts gunicorn with DEBUG off on a free loopback port, and measures each
-endpoint for --seconds at --concurrency: /healthz, the request list (API), one bid (API), the
-comparison API and the comparison page (20 bids), every answer built afresh: no request carries
+endpoint for --seconds at --concurrency: /healthz, /api/v1/me/ (the floor under every API
+answer: token, memberships and DRF with next to no body), the request list (API), one bid (API),
+the comparison API and the comparison page (20 bids), every answer built afresh: no request carries
 a validator (If-None-Match), so none is a 304. It prints req/s and p50/p95/p99 per endpoint, the
 errors, the gunicorn workers' resident memory after the run, and one last line of ratios to
 /healthz in the same run, which is what docs/benchmarks.md records: a shared machine's absolute
@@ -312,6 +313,9 @@ def main() -> None:
         }
         endpoints = [
             ("healthz", "/healthz", {}),
+            # No target: the floor under every API answer (token, memberships, DRF), three
+            # queries and a 160-byte body, measured beside the others.
+            ("me", "/api/v1/me/", api),
             ("requests_list", "/api/v1/requests/", api),
             ("bid", f"/api/v1/bids/{data.bid}/", api),
             ("compare_api", f"/api/v1/requests/{data.request_20}/comparison/", api),
@@ -343,6 +347,7 @@ def main() -> None:
                 f"{n}={rates[n] / base:.3f}"
                 for n in ("requests_list", "bid", "compare_api", "compare_page")
             )
+            + f" (floor: me={rates['me'] / base:.3f})"
         )
     finally:
         server.send_signal(signal.SIGTERM)

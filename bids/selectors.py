@@ -151,6 +151,12 @@ def revision_list(*, bid: Bid) -> QuerySet[BidRevision]:
     return bid.revisions.select_related("submitted_by").order_by("-number")
 
 
+def latest_revision(*, bid: Bid) -> BidRevision | None:
+    """The bid's latest submitted revision (what its buyer reads of it), without who submitted
+    it; None before the first submit."""
+    return bid.revisions.order_by("-number").first()
+
+
 def revision_get(*, bid: Bid, number: int) -> BidRevision:
     try:
         return bid.revisions.select_related("submitted_by").get(number=number)

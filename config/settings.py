@@ -135,6 +135,9 @@ TEMPLATES = [
         },
     },
 ]
+# Widgets render through Jinja2's copies of Django's widget templates (faster, same markup);
+# the admin's own widget templates, which only Django's engine has, still load (core/renderers).
+FORM_RENDERER = "core.renderers.WidgetRenderer"
 
 _database_url = env_str("DATABASE_URL")
 DATABASES = {

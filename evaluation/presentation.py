@@ -55,10 +55,10 @@ def presentation_inputs(
     *, capacity_request: CapacityRequest, run: ScoringRun, anonymise: bool, live: LiveInputs | None
 ) -> Inputs:
     """`live`: what the live inputs' fingerprint read, when `run` is theirs (then it names the
-    same bids). One query, two anonymised, whatever the number of bids; two more for an
-    earlier run."""
+    same bids and the same terms). No query, one anonymised, whatever the number of bids;
+    three more for an earlier run."""
     if live is not None:
-        names, acks = live.names, live.context.acks
+        names, acks, agreed = live.names, live.context.acks, live.context.agreed
     else:
         names = dict(
             BidScore.objects.filter(run=run).values_list(
@@ -66,10 +66,11 @@ def presentation_inputs(
             )
         )
         acks = acknowledgements_for_bids(list(names))
+        agreed = agreed_terms(capacity_request=capacity_request)
     return Inputs(
         names=names,
         acks=acks,
-        agreed=agreed_terms(capacity_request=capacity_request),
+        agreed=agreed,
         labels=anonymous_labels(capacity_request=capacity_request) if anonymise else {},
     )
 

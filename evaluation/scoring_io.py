@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from acceptance.selectors.fixtures import acknowledgements_for_bids
+from bids import request_facts
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
 from engine.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
@@ -121,11 +122,14 @@ Targets = dict[str, dict[str, float]]
 @dataclass(frozen=True)
 class ScoringContext:
     """What scoring reads besides the revisions: target clocks, acknowledgements, and each
-    provider's track record (by provider id)."""
+    provider's track record (by provider id). `agreed` is the handoff terms the target clocks
+    come from, kept for the comparison's fact conflicts (the targets stand for them in the
+    fingerprint)."""
 
     targets: Targets | None
     acks: dict[int, Ack]
     histories: dict[int, ProviderHistory]
+    agreed: dict[str, Any] | None
 
     def fingerprint(self) -> dict[str, Any]:
         return {
@@ -139,12 +143,14 @@ def scoring_context(
     *, capacity_request: CapacityRequest, bids: Sequence[tuple[int, int]]
 ) -> ScoringContext:
     """`bids`: (bid id, provider id) pairs. A constant number of queries for any bid count."""
+    terms = request_facts.agreed_terms(capacity_request)
     return ScoringContext(
-        target_clock_minutes(capacity_request=capacity_request),
+        target_clock_minutes(capacity_request=capacity_request, terms=terms),
         acknowledgements_for_bids([bid_id for bid_id, _ in bids]),
         provider_histories(
             provider_ids=[provider for _, provider in bids], as_of=history_as_of(capacity_request)
         ),
+        terms.values if terms is not None else None,
     )
 
 

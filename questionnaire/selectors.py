@@ -51,7 +51,12 @@ def targets_for(
     *, capacity_request: CapacityRequest, question_set: QuestionSet | None
 ) -> dict[str, Any]:
     """Target clocks: the request's handoff terms when they exist, else the buyer's entries."""
-    terms = request_facts.agreed_terms(capacity_request)
+    return _targets(request_facts.agreed_terms(capacity_request), question_set)
+
+
+def _targets(
+    terms: request_facts.AgreedTerms | None, question_set: QuestionSet | None
+) -> dict[str, Any]:
     if terms is None:
         return {**targets_of(question_set), "source": "questionnaire targets"}
     clocks = {
@@ -66,11 +71,13 @@ def targets_for(
 
 
 def target_clock_minutes(
-    *, capacity_request: CapacityRequest
+    *, capacity_request: CapacityRequest, terms: request_facts.AgreedTerms | None
 ) -> dict[str, dict[str, float]] | None:
-    """For scoring's target_response_minutes and target_restore_minutes, by clock."""
-    qs = current_question_set(capacity_request=capacity_request)
-    targets = targets_for(capacity_request=capacity_request, question_set=qs)
+    """For scoring's target_response_minutes and target_restore_minutes, by clock. `terms`:
+    the request's agreed handoff terms (`bids.request_facts.agreed_terms`), which the caller
+    reads for other uses too; the question set is read only where there are none."""
+    qs = None if terms is not None else current_question_set(capacity_request=capacity_request)
+    targets = _targets(terms, qs)
     out = {
         clock: {sev: float(v) for sev, v in (targets.get(clock) or {}).items() if v}
         for clock in ("response", "restore")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from django.db import models
 from rest_framework import serializers
@@ -23,12 +24,28 @@ class UtcDateTimeField(serializers.DateTimeField):
 
 
 class ReadModelSerializer(serializers.ModelSerializer[M]):
-    """A model serializer whose stored times print in UTC (the times the database holds)."""
+    """A model serializer whose stored times print in UTC (the times the database holds).
+
+    Its fields are worked out from the model once per class and copied for each instance, as
+    DRF does with declared fields: working them out (model introspection, one field built per
+    column) cost more than printing a whole object. The copies are unbound, so no instance,
+    request or context is ever shared between two serializers.
+    """
 
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
         models.DateTimeField: UtcDateTimeField,
     }
+    _unbound_fields: ClassVar[dict[str, serializers.Field]]
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        cls = type(self)
+        unbound = cls.__dict__.get("_unbound_fields")
+        if unbound is None:
+            # A subclass gets its own (its Meta differs); two threads at once build the same.
+            unbound = super().get_fields()
+            cls._unbound_fields = unbound
+        return copy.deepcopy(unbound)
 
 
 class FileListField(serializers.ListField):

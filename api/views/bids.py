@@ -38,7 +38,7 @@ def bid_response(request: Request, bid: Bid, code: int = status.HTTP_200_OK) -> 
     org = api_org(request)
     context: dict[str, Any] = {}
     if org is None or bid.provider_id != org.pk:
-        latest = selectors.revision_list(bid=bid).first()
+        latest = selectors.latest_revision(bid=bid)
         context["revisions"] = {bid.pk: latest} if latest is not None else {}
     return Response(BidSerializer(bid, context=context).data, status=code)
 
