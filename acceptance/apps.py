@@ -12,6 +12,10 @@ class AcceptanceConfig(AppConfig):
         from bids.request_facts import register_transport_reader
 
         register_transport_reader(fixture_transport_of)
+        from acceptance.jobs import burnin_jobs_reap
+        from core.jobs import register_reaper
+
+        register_reaper("burn-in parses and re-checks", burnin_jobs_reap)
 
         panels.register("bids.request_detail", "acceptance/_request_fixture_panel.html", order=20)
         panels.register("bids.bid_detail", "acceptance/_bid_ack_panel.html", order=10)

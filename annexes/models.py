@@ -111,6 +111,9 @@ class AnnexJob(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     requested_at = models.DateTimeField(auto_now_add=True)
+    # When it was last sent to the queue (a retry sends it again): the reaper's "never picked
+    # up" clock starts here, not at the first request.
+    queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

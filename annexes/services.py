@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import Max, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pypdf import PdfReader
 
@@ -76,6 +77,7 @@ def annex_retry(*, job: AnnexJob, user: User | None) -> AnnexJob:
 def _queue(job: AnnexJob) -> None:
     from annexes.tasks import render_annex
 
+    AnnexJob.objects.filter(pk=job.pk).update(queued_at=timezone.now())
     transaction.on_commit(lambda: send_task(render_annex, job.pk, what=f"Annex render #{job.pk}"))
 
 
@@ -171,10 +173,15 @@ def annex_jobs_reap(now: datetime) -> int:
     """Fail renders that ran past the time limit or were never picked up (see core.jobs)."""
     limit = settings.JOB_TIME_LIMIT_SECONDS
     stuck = Q(status=AnnexJobStatus.RENDERING, started_at__lt=running_cutoff(now)) | Q(
-        status=AnnexJobStatus.QUEUED, requested_at__lt=queued_cutoff(now)
+        status=AnnexJobStatus.QUEUED, since__lt=queued_cutoff(now)
     )
-    return AnnexJob.objects.filter(stuck).update(
-        status=AnnexJobStatus.FAILED,
-        error=STUCK_REASON.format(limit=limit_words(limit)),
-        finished_at=now,
+    since = Coalesce("queued_at", "requested_at")
+    return (
+        AnnexJob.objects.alias(since=since)
+        .filter(stuck)
+        .update(
+            status=AnnexJobStatus.FAILED,
+            error=STUCK_REASON.format(limit=limit_words(limit)),
+            finished_at=now,
+        )
     )

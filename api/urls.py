@@ -78,7 +78,7 @@ v1 = [
     path("members/", members.MemberListView.as_view(), name="member-list"),
     path("audit/", audit.AuditListView.as_view(), name="audit-list"),
     path("notices/", notices.NoticeListView.as_view(), name="notice-list"),
-    path("notices/<int:pk>/read/", notices.NoticeReadView.as_view(), name="notice-read"),
+    path("notices/<uuid:pk>/read/", notices.NoticeReadView.as_view(), name="notice-read"),
     path("providers/", invitations.ProviderListView.as_view(), name="provider-list"),
     path(
         "providers/<int:pk>/scorecard/",

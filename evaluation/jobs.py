@@ -1,20 +1,32 @@
-"""Scoring runs that never stay "running" (registered with core.jobs)."""
+"""Scoring runs that never stay "running" or "queued" (registered with core.jobs)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models.functions import Coalesce
 
-from core.jobs import STUCK_REASON, limit_words, running_cutoff
+from core.jobs import NEVER_STARTED, STUCK_REASON, limit_words, queued_cutoff, running_cutoff
 from evaluation.models import ScoringRun, ScoringStatus
 
 
 def scoring_runs_reap(now: datetime) -> int:
-    return ScoringRun.objects.filter(
+    running = ScoringRun.objects.filter(
         status=ScoringStatus.RUNNING, started_at__lt=running_cutoff(now)
     ).update(
         status=ScoringStatus.FAILED,
         error=STUCK_REASON.format(limit=limit_words(settings.JOB_TIME_LIMIT_SECONDS)),
         finished_at=now,
     )
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    queued = (
+        ScoringRun.objects.alias(since=Coalesce("queued_at", "created_at"))
+        .filter(status=ScoringStatus.QUEUED, since__lt=queued_cutoff(now))
+        .update(
+            status=ScoringStatus.FAILED,
+            error=NEVER_STARTED.format(limit=limit_words(visibility)),
+            finished_at=now,
+        )
+    )
+    return running + queued

@@ -39,6 +39,8 @@ class ScoringRun(models.Model):
     bid_count = models.PositiveIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When it was last sent to the queue (a change of inputs or a retry sends it again).
+    queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     winner_label = models.CharField(max_length=40, blank=True)

@@ -122,6 +122,7 @@ def scoring_queue(*, capacity_request: CapacityRequest) -> ScoringRun:
     from evaluation.tasks import score_request
 
     request_id = capacity_request.pk
+    ScoringRun.objects.filter(pk=run.pk).update(queued_at=timezone.now())
     transaction.on_commit(
         lambda: send_task(
             score_request, request_id, what=f"Scoring of request #{request_id}", quiet=True

@@ -113,6 +113,7 @@ def _queue(run: FailedRun) -> None:
     from incidents.tasks import analyse_failed_run
 
     run_id = run.pk
+    FailedRun.objects.filter(pk=run_id).update(queued_at=timezone.now())
     transaction.on_commit(
         lambda: send_task(analyse_failed_run, run_id, what=f"Failed run #{run_id}")
     )

@@ -7,6 +7,7 @@ from datetime import datetime
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from acceptance.models import Reservation
 from core.errors import TooBusy
@@ -25,13 +26,15 @@ def failed_runs_reap(now: datetime) -> int:
         ),
         state=FailedRunState.ANALYSING,
     ).update(state=FailedRunState.ERROR, error=STUCK_REASON.format(limit=limit_words(limit)))
-    queued = FailedRun.objects.filter(
-        state=FailedRunState.QUEUED, uploaded_at__lt=queued_cutoff(now)
-    ).update(
-        state=FailedRunState.ERROR,
-        error=NEVER_STARTED.format(
-            limit=limit_words(settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
-        ),
+    queued = (
+        FailedRun.objects.alias(since=Coalesce("queued_at", "uploaded_at"))
+        .filter(state=FailedRunState.QUEUED, since__lt=queued_cutoff(now))
+        .update(
+            state=FailedRunState.ERROR,
+            error=NEVER_STARTED.format(
+                limit=limit_words(settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
+            ),
+        )
     )
     return running + queued
 

@@ -7,6 +7,8 @@ channels are on.
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 
@@ -15,6 +17,10 @@ from orgs.models import Organization
 
 
 class Notice(models.Model):
+    """Addressed by `public_id` everywhere a person sees one: the row id is a global counter,
+    and its gaps would tell a reader how much happened elsewhere (while bids are sealed, too)."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     recipient = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices"
     )

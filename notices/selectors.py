@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from uuid import UUID
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
@@ -21,10 +22,11 @@ def unread_count(*, user: AbstractBaseUser) -> int:
     return Notice.objects.filter(recipient_id=user.pk, in_app=True, read_at__isnull=True).count()
 
 
-def notice_get(*, user: AbstractBaseUser, pk: int) -> Notice:
-    """The user's own notice, else 404: another user's notice does not exist for them."""
+def notice_get(*, user: AbstractBaseUser, public_id: UUID) -> Notice:
+    """The user's own notice by its public id, else 404: another user's notice does not exist
+    for them, and the row id is never an address."""
     return get_object_or_404(
-        Notice.objects.select_related("organization"), pk=pk, recipient_id=user.pk
+        Notice.objects.select_related("organization"), public_id=public_id, recipient_id=user.pk
     )
 
 

@@ -8,5 +8,5 @@ urlpatterns = [
     path("notices/", views.notice_list, name="list"),
     path("notices/read-all/", views.notice_read_all, name="read-all"),
     path("notices/preferences/", views.preferences, name="preferences"),
-    path("notices/<int:pk>/", views.notice_open, name="open"),
+    path("notices/<uuid:public_id>/", views.notice_open, name="open"),
 ]

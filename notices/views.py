@@ -5,6 +5,8 @@ signed-in user's own, and another user's notice is a 404."""
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -35,9 +37,9 @@ def notice_list(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def notice_open(request: HttpRequest, pk: int) -> HttpResponse:
+def notice_open(request: HttpRequest, public_id: UUID) -> HttpResponse:
     """Mark it read and go to its object, acting for the organisation the notice is for."""
-    notice = selectors.notice_get(user=_user(request), pk=pk)
+    notice = selectors.notice_get(user=_user(request), public_id=public_id)
     services.notice_mark_read(notice=notice)
     if any(m.organization_id == notice.organization_id for m in request.memberships):  # type: ignore[attr-defined]
         request.session[SESSION_KEY] = notice.organization_id

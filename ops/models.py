@@ -36,6 +36,8 @@ class ExportJob(models.Model):
     sha256 = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When it was last sent to the queue (a retry sends it again): see core.jobs.
+    queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -71,6 +71,7 @@ def export_retry(*, job: ExportJob, user: Any) -> ExportJob:
 def _queue(job: ExportJob) -> None:
     from ops.tasks import build_export
 
+    ExportJob.objects.filter(pk=job.pk).update(queued_at=timezone.now())
     transaction.on_commit(
         lambda: send_task(build_export, job.pk, what=f"Export #{job.pk} of your data")
     )

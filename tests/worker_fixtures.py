@@ -100,6 +100,43 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in out.stdout.split()]
 
 
+def start_worker_process(
+    queue: str, log_path: Path, **env_overrides: str
+) -> subprocess.Popen[bytes]:
+    """A real `celery worker` subprocess (prefork, one child) on this test's PostgreSQL database,
+    consuming `queue` and its heavy twin, in a session of its own so that a test can kill the
+    whole worker (parent, pool child and any analysis child) with `os.killpg`. `env_overrides`
+    replace the environment's settings (another broker, another cache)."""
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DATABASE_URL": (
+            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+            f"{db['PORT'] or 5432}/{db['NAME']}"
+        ),
+        "CELERY_QUEUE": queue,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        **storage_env(),
+        **env_overrides,
+    }
+    with log_path.open("a") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "prefork", "-c", "1",
+             "-Q", f"{queue},{heavy_queue(queue)}", "--without-gossip", "--without-mingle",
+             "--loglevel=INFO"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
+def stop_worker_process(worker: subprocess.Popen[bytes]) -> None:
+    worker.terminate()
+    try:
+        worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait(timeout=20)
+
+
 @pytest.fixture
 def worker_process(tmp_path: Any) -> Iterator[subprocess.Popen[bytes]]:
     """A real `celery worker` subprocess (prefork, one child) on this test's PostgreSQL database
@@ -112,25 +149,8 @@ def worker_process(tmp_path: Any) -> Iterator[subprocess.Popen[bytes]]:
     broker = settings.CELERY_BROKER_URL
     require_service(bool(broker) and _redis_reachable(broker), "no Redis broker to test with")
     require_service(connection.vendor == "postgresql", "a worker process needs PostgreSQL")
-    db = settings.DATABASES["default"]
     queue = f"test-killed-{uuid.uuid4().hex[:8]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": (
-            f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
-            f"{db['PORT'] or 5432}/{db['NAME']}"
-        ),
-        "CELERY_QUEUE": queue,
-        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        **storage_env(),
-    }
-    log = (tmp_path / "worker.log").open("w")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "prefork", "-c", "1",
-         "-Q", f"{queue},{heavy_queue(queue)}", "--without-gossip", "--without-mingle",
-         "--loglevel=INFO"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    worker = start_worker_process(queue, tmp_path / "worker.log")
     previous = celery_app.conf.task_default_queue
     celery_app.conf.task_always_eager = False
     celery_app.conf.task_default_queue = queue
@@ -140,12 +160,7 @@ def worker_process(tmp_path: Any) -> Iterator[subprocess.Popen[bytes]]:
     finally:
         celery_app.conf.task_default_queue = previous
         celery_app.conf.task_always_eager = True
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
+        stop_worker_process(worker)
         end_other_database_sessions()
 
 

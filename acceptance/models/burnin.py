@@ -96,6 +96,8 @@ class BurnInRun(models.Model):
     # Set while a re-check is queued and not yet started: forty uploads queue one re-check,
     # not forty (the task clears it before it reads the evidence, so none is missed).
     recheck_queued_at = models.DateTimeField(null=True, blank=True)
+    # When the latest re-check started: one whose worker was lost is failed from here.
+    checks_started_at = models.DateTimeField(null=True, blank=True)
     gate_passed = models.BooleanField(null=True, blank=True)
     gate_summary = models.TextField(blank=True)
 

@@ -105,7 +105,7 @@ def _file(evidence: Evidence) -> dict[str, Any]:
     }
 
 
-def _evidence_changed(run: BurnInRun) -> None:
+def evidence_changed(run: BurnInRun) -> None:
     """A new evaluation is due: bump the version and, unless a re-check is already queued and
     not yet started, queue one once this commits. A queued flag older than the time limit is
     taken as lost (its task never ran) and queued again."""
@@ -156,7 +156,7 @@ def evidence_upload(
         if existing.withdrawn_at is not None:
             existing.withdrawn_at, existing.withdrawn_by = None, None
             existing.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
-            _evidence_changed(run)
+            evidence_changed(run)
             _record(run, "burnin.evidence_restore", user, _file(existing))
         return EvidenceUpload(existing, duplicate=True)
     evidence = Evidence(
@@ -170,7 +170,7 @@ def evidence_upload(
     except IntegrityError:  # the same file arrived concurrently
         return EvidenceUpload(Evidence.objects.get(run=run, sha256=sha, node=node), duplicate=True)
     _queue_parse(evidence)
-    _evidence_changed(run)
+    evidence_changed(run)
     _record(run, "burnin.evidence_upload", user, _file(evidence))
     return EvidenceUpload(evidence, duplicate=False)
 
@@ -274,7 +274,7 @@ def evidence_parse(*, evidence_id: int) -> Evidence:
             evidence.error = item.error or "unreadable"
             evidence.error_line = item.error_line
         evidence.save()
-        _evidence_changed(evidence.run)
+        evidence_changed(evidence.run)
     return evidence
 
 
@@ -289,7 +289,7 @@ def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
         found.error = f"Processing failed ({type(error).__name__}: {str(error)[:300]}). Retry it."
         found.error_line = None
         found.save(update_fields=["state", "error", "error_line", "state_changed_at"])
-        _evidence_changed(found.run)
+        evidence_changed(found.run)
 
 
 @transaction.atomic
@@ -303,7 +303,7 @@ def evidence_retry(*, evidence: Evidence, user: User) -> Evidence:
     evidence.error, evidence.error_line = "", None
     evidence.save(update_fields=["state", "error", "error_line", "state_changed_at"])
     _queue_parse(evidence)
-    _evidence_changed(evidence.run)
+    evidence_changed(evidence.run)
     _record(evidence.run, "burnin.evidence_retry", user, _file(evidence))
     return evidence
 
@@ -315,7 +315,7 @@ def evidence_withdraw(*, evidence: Evidence, user: User) -> Evidence:
     if evidence.withdrawn_at is None:
         evidence.withdrawn_at, evidence.withdrawn_by = timezone.now(), user
         evidence.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
-        _evidence_changed(evidence.run)
+        evidence_changed(evidence.run)
         _record(evidence.run, "burnin.evidence_withdraw", user, _file(evidence))
     return evidence
 
@@ -323,7 +323,7 @@ def evidence_withdraw(*, evidence: Evidence, user: User) -> Evidence:
 @transaction.atomic
 def run_request_recheck(*, run: BurnInRun, user: User) -> BurnInRun:
     _require_pending(run.reservation)
-    _evidence_changed(run)
+    evidence_changed(run)
     _record(run, "burnin.recheck", user, {"run": run.pk, "label": run.label})
     return run
 
@@ -359,7 +359,9 @@ def run_recheck(*, run_id: int) -> BurnInRun:
     """Evaluate the run's current evidence against the reservation's fixture version."""
     # Started: a change from now on queues its own re-check (cleared before reading, so a
     # change made while this one parses is never lost).
-    BurnInRun.objects.filter(pk=run_id).update(recheck_queued_at=None)
+    BurnInRun.objects.filter(pk=run_id).update(
+        recheck_queued_at=None, checks_started_at=timezone.now()
+    )
     run = BurnInRun.objects.select_related("reservation__fixture_version").get(pk=run_id)
     if run.checks_state == ChecksState.DONE and run.checked_version == run.evidence_version:
         return run  # already current: a duplicate delivery, nothing to parse

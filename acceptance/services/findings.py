@@ -13,7 +13,7 @@ from django.db import transaction
 from acceptance.audit import record_on_reservation
 from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import BurnInRun, Check, Evidence, FindingExplanation
-from acceptance.services.burnin import _evidence_changed, _require_pending
+from acceptance.services.burnin import _require_pending, evidence_changed
 from core.errors import ServiceError
 from core.sentences import sentence_problem
 
@@ -63,5 +63,5 @@ def finding_explain(*, run: BurnInRun, user: User, key: str, reason: str) -> Fin
         },
         reason=reason,
     )
-    _evidence_changed(run)  # the check runs again without this finding blocking
+    evidence_changed(run)  # the check runs again without this finding blocking
     return explanation

@@ -7,6 +7,9 @@ from notices.services import absolute_url
 
 
 class NoticeSerializer(serializers.ModelSerializer[Notice]):
+    id = serializers.UUIDField(
+        source="public_id", read_only=True, help_text="The notice's id: mark it read with it."
+    )
     event_label = serializers.CharField(source="get_event_display")
     organization = serializers.CharField(
         source="organization.slug", help_text="The organisation the notice is for."

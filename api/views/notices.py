@@ -1,7 +1,10 @@
 """`/api/v1/notices/`: the caller's own notices (whatever organisation it acts for), and marking
-one read. Another user's notice is a 404, exactly like one that does not exist."""
+one read. Another user's notice is a 404, exactly like one that does not exist. A notice's
+`id` is its public UUID: the row counter, whose gaps tell of others' activity, never shows."""
 
 from __future__ import annotations
+
+from uuid import UUID
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
@@ -35,6 +38,6 @@ class NoticeReadView(generics.GenericAPIView[Notice]):
     @extend_schema(
         request=None, responses=NoticeSerializer, summary="Mark one of your notices read"
     )
-    def post(self, request: Request, pk: int) -> Response:
-        notice = selectors.notice_get(user=api_user(request), pk=pk)
+    def post(self, request: Request, pk: UUID) -> Response:
+        notice = selectors.notice_get(user=api_user(request), public_id=pk)
         return Response(NoticeSerializer(services.notice_mark_read(notice=notice)).data)

@@ -35,6 +35,9 @@ class FailedRun(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
+    # When it was last sent to the queue: a run that waited its turn, or was retried, is judged
+    # "never picked up" from here, not from its upload.
+    queued_at = models.DateTimeField(null=True, blank=True)
     analysed_at = models.DateTimeField(null=True, blank=True)
     # When the current attempt started: the reaper fails an attempt that outlived its limit.
     analysis_started_at = models.DateTimeField(null=True, blank=True)

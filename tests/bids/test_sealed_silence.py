@@ -95,8 +95,8 @@ VOLATILE = [
 ]
 
 
-ROW_ID = re.compile(r'"(id|pk)":\s*\d+')
-NOTICE_LINK = re.compile(r"/notices/\d+/")
+ROW_ID = re.compile(r'"(id|pk)":\s*(\d+|"[0-9a-f-]{36}")')
+NOTICE_LINK = re.compile(r"/notices/[0-9a-f-]{36}/")
 
 
 def next_id(model: Any) -> int:

@@ -77,7 +77,7 @@ def test_opening_a_notice_marks_it_read_and_acts_for_its_organisation(buyer, out
     session = client.session
     session[SESSION_KEY] = outsider.org.pk
     session.save()
-    response = client.get(reverse("notices:open", args=[notice.pk]))
+    response = client.get(reverse("notices:open", args=[notice.public_id]))
     assert response.status_code == 302 and response["Location"] == "/requests/"
     assert client.session[SESSION_KEY] == buyer.org.pk
     notice.refresh_from_db()
@@ -87,7 +87,7 @@ def test_opening_a_notice_marks_it_read_and_acts_for_its_organisation(buyer, out
 def test_a_notice_path_never_leaves_the_site(buyer):
     _send(buyer.org, path="//evil.example/phish")
     notice = Notice.objects.get(recipient=buyer.user)
-    response = buyer.client().get(reverse("notices:open", args=[notice.pk]))
+    response = buyer.client().get(reverse("notices:open", args=[notice.public_id]))
     assert response["Location"] == reverse("notices:list")
 
 

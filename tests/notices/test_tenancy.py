@@ -21,7 +21,7 @@ SIGNED_IN = {**_all(OK), "anonymous": LOGIN}
 
 def alices_notice(w: Any) -> list[Any]:
     # The world's submitted bids told the buyer's members (alice) of each revision.
-    return [Notice.objects.filter(recipient__username="alice").first().pk]
+    return [Notice.objects.filter(recipient__username="alice").first().public_id]
 
 
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
@@ -71,15 +71,21 @@ def test_the_api_lists_and_marks_only_ones_own(world, buyer, provider):
     mine = Notice.objects.filter(recipient=buyer.user).first()
     client = token_client(buyer.user)
     listed = client.get("/api/v1/notices/").json()["results"]
-    assert {n["id"] for n in listed} == set(
-        Notice.objects.filter(recipient=buyer.user).values_list("pk", flat=True)
-    )
+    assert {n["id"] for n in listed} == {
+        str(i)
+        for i in Notice.objects.filter(recipient=buyer.user).values_list("public_id", flat=True)
+    }
     assert token_client(provider.user).get("/api/v1/notices/").json()["results"] == []
-    assert token_client(provider.user).post(f"/api/v1/notices/{mine.pk}/read/").status_code == 404
+    assert (
+        token_client(provider.user).post(f"/api/v1/notices/{mine.public_id}/read/").status_code
+        == 404
+    )
     mine.refresh_from_db()
     assert mine.read_at is None
-    response = client.post(f"/api/v1/notices/{mine.pk}/read/")
+    response = client.post(f"/api/v1/notices/{mine.public_id}/read/")
     assert response.status_code == 200 and response.json()["unread"] is False
     assert [
         n["id"] for n in client.get("/api/v1/notices/", {"unread": "true"}).json()["results"]
-    ] == [n.pk for n in Notice.objects.filter(recipient=buyer.user, read_at__isnull=True)]
+    ] == [
+        str(n.public_id) for n in Notice.objects.filter(recipient=buyer.user, read_at__isnull=True)
+    ]

@@ -87,7 +87,8 @@ def providers_notice(w: ApiWorld) -> dict[str, Any]:
         path="/",
         key="api-tenancy",
     )
-    return {"id": Notice.objects.get(key="api-tenancy", recipient__username="nora").pk}
+    notice = Notice.objects.get(key="api-tenancy", recipient__username="nora")
+    return {"id": str(notice.public_id)}
 
 
 def _member(org: Any) -> Any:

@@ -6,6 +6,7 @@ table only reaches a refusal, and counts the chain's entries before and after. T
 walks the URL resolver: every page route is a read, or a write that calls the service of a
 named API operation (so the API half covers its entry), or a write on the allow-list below.
 A new write route that is on none of these lists fails here, as does one that writes no entry.
+test_audit_coverage_pages.py posts a growing share of the page writes themselves.
 """
 
 from __future__ import annotations
