@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annexes', '0001_initial'),
+        ('annexes', '0002_annex_signatures'),
     ]
 
     operations = [
