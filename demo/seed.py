@@ -21,7 +21,7 @@ from engine.scoring import demo as scoring_demo
 from evaluation.services import scoring_queue
 from orgs.choices import MemberRole, OrgKind
 from orgs.models import Membership, Organization
-from questionnaire.demo import seed_questionnaire_demo
+from questionnaire.demo import demo_submit, seed_questionnaire_demo
 
 DEMO_PASSWORD = "clusterbid-demo"
 REQUEST_TITLE = "16 × H200, two 8-GPU servers"
@@ -264,7 +264,7 @@ def _seed_clarifications(
         upload=SimpleUploadedFile("aurora-fabric-plan.txt", AURORA_FABRIC_PLAN.encode()),
         description="Fabric plan for the two servers (leaf, rails, spares)",
     )
-    services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
+    demo_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
 
 
 def rescore_open_demo() -> None:
