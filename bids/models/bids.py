@@ -20,6 +20,7 @@ from bids.choices import (
 )
 from bids.models import bounds
 from bids.models.requests import FIRST_ROUND, CapacityRequest
+from core.limits import TEXT_LIMIT
 from orgs.models import Organization
 
 
@@ -129,7 +130,7 @@ class BidTerms(models.Model):
     site_readiness = models.CharField(
         max_length=20, choices=SiteReadiness.choices, default=SiteReadiness.LIVE
     )
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, max_length=TEXT_LIMIT)
 
     class Meta:
         abstract = True
