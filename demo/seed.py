@@ -268,11 +268,12 @@ def _seed_clarifications(
 
 
 def rescore_open_demo() -> None:
-    """Score the open request again once every demo part is in: the delivery demo's past
-    incidents are Aurora's track record, which the open request's scoring reads, so scores
-    taken before it was seeded show as outdated on the first visit."""
-    req = CapacityRequest.objects.filter(title=REQUEST_TITLE, buyer__name="Helix Labs").first()
-    if req is not None:
+    """Score every demo request again once every demo part is in: the delivery demo's past
+    incidents are the providers' track record, which scoring reads (as of a closed request's
+    close), so scores taken before it was seeded show as outdated on the first visit."""
+    for req in CapacityRequest.objects.filter(buyer__name="Helix Labs").exclude(
+        status__in=(RequestStatus.DRAFT, RequestStatus.CANCELLED)
+    ):
         _score_after_commit(req)
 
 
