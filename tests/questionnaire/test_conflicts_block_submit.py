@@ -79,3 +79,21 @@ def test_the_page_keeps_a_refused_reason_and_prints_each_conflict_once(conflicti
 def _draft_post(bid):
     data = model_to_dict(bid, fields=BidForm.Meta.fields)
     return {k: v for k, v in data.items() if v is not None and v is not False}
+
+
+def test_the_api_keeps_conflicts_with_a_reason_and_then_submits(conflicting, provider):
+    from tests.api.v1.conftest import token_client
+
+    api = token_client(provider.user)
+    refused = api.post(f"/api/v1/bids/{conflicting.pk}/submit/", format="json")
+    assert refused.status_code == 400 and "One fact, two values" in str(refused.json())
+    short = api.post(
+        f"/api/v1/bids/{conflicting.pk}/conflicts/keep/", {"reason": "Ok."}, format="json"
+    )
+    assert short.status_code == 400 and "full sentence" in str(short.json())
+    kept = api.post(
+        f"/api/v1/bids/{conflicting.pk}/conflicts/keep/", {"reason": REASON}, format="json"
+    )
+    assert kept.status_code == 200 and kept.json()["reason"] == REASON
+    assert len(kept.json()["kept"]) == 1
+    assert api.post(f"/api/v1/bids/{conflicting.pk}/submit/", format="json").status_code == 201
