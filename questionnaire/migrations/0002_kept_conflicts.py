@@ -6,23 +6,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bids', '0001_initial'),
-        ('questionnaire', '0001_initial'),
+        ("bids", "0001_initial"),
+        ("questionnaire", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='KeptConflicts',
+            name="KeptConflicts",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('messages', models.JSONField(default=list)),
-                ('reason', models.TextField(max_length=2000)),
-                ('kept_at', models.DateTimeField(auto_now=True)),
-                ('bid', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='kept_conflicts', to='bids.bid')),
-                ('kept_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("messages", models.JSONField(default=list)),
+                ("reason", models.TextField(max_length=2000)),
+                ("kept_at", models.DateTimeField(auto_now=True)),
+                (
+                    "bid",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="kept_conflicts",
+                        to="bids.bid",
+                    ),
+                ),
+                (
+                    "kept_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
     ]
