@@ -42,8 +42,8 @@ compose-env: .env
 # in STATIC_ROOT.
 run: install $(DEMO_KEY)
 	$(DEMO_ENV) $(PY) manage.py migrate --noinput
-	$(DEMO_ENV) $(PY) manage.py seed_demo
 	$(DEMO_ENV) $(PY) manage.py collectstatic --noinput -v0
+	$(DEMO_ENV) EMAIL_BACKEND=core.mail.MailLogBackend $(PY) manage.py seed_demo
 	$(DEMO_ENV) $(PY) manage.py runserver $(HOST)
 
 lint: install

@@ -13,11 +13,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.core.exceptions import NON_FIELD_ERRORS
+from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
+from django.views.defaults import bad_request as default_bad_request
 from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -26,6 +29,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from api.throttling import LimiterUnavailable
 from core.errors import QueueUnavailable, TooBusy
 from core.lifecycle import MoveRefused
+from core.limits import TEXT_LIMIT
+from engine.formatting import data_size
 
 NON_FIELD = "non_field_errors"
 FIELD_PROBLEMS = "Check the fields named in errors."
@@ -111,6 +116,23 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     else:
         response.data = error_body("Request refused.", _flatten(response.data))
     return response
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler400: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is too large (413), said in the
+    product's words, not a puzzle about host names; anything else is Django's 400 page."""
+    if not isinstance(exception, RequestDataTooBig):
+        return default_bad_request(request, exception)
+    limit = data_size(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    detail = f"Too large: one form or request may carry at most {limit} of text."
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body(detail), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    return render(
+        request,
+        "413.html",
+        {"detail": detail, "text_limit": TEXT_LIMIT},
+        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    )
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

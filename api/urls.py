@@ -188,6 +188,11 @@ v1 = [
     path("bids/<int:pk>/", bids.BidDetailView.as_view(), name="bid-detail"),
     path("bids/<int:pk>/submit/", bids.BidSubmitView.as_view(), name="bid-submit"),
     path("bids/<int:pk>/withdraw/", bids.BidWithdrawView.as_view(), name="bid-withdraw"),
+    path(
+        "bids/<int:pk>/conflicts/keep/",
+        bids.BidConflictsKeepView.as_view(),
+        name="bid-conflicts-keep",
+    ),
     path("bids/<int:pk>/revisions/", bids.RevisionListView.as_view(), name="bid-revisions"),
     path(
         "bids/<int:pk>/attachments/",

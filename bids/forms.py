@@ -211,9 +211,28 @@ class FinalRoundForm(ConfirmForm):
         "until then, and every invited provider is told whether it is shortlisted.",
     )
 
+    confirm_single = forms.BooleanField(
+        required=False,
+        label="I understand: with one shortlisted bid, the final round is with that provider "
+        "alone, the other bids can no longer win, and the round cannot be undone or repeated.",
+    )
+
     def __init__(self, *args: Any, bids: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["shortlist"].queryset = bids  # type: ignore[attr-defined]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        shortlist = data.get("shortlist") or []
+        if len(shortlist) == 1 and not data.get("confirm_single"):
+            # Irreversible and easy to do by a slip of one tick: ask once more, in words.
+            self.add_error(
+                "confirm_single",
+                "Only one bid is shortlisted: this final round is a negotiation with "
+                f"{shortlist[0].provider.name} alone and cannot be undone. Tick to open it "
+                "anyway, or shortlist more bids.",
+            )
+        return data
 
 
 class AttachmentForm(forms.Form):

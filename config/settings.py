@@ -224,6 +224,8 @@ USAGE_MAX_BYTES = env_int("USAGE_MAX_BYTES", 256 * 1024**2, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024, minimum=1024)
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Where core.mail.MailLogBackend appends messages (`make run` seeds the demo with it).
+MAIL_LOG_FILE = env_str("MAIL_LOG_FILE", str(BASE_DIR / "var" / "demo-mail.log"))
 EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")

@@ -35,4 +35,5 @@ urlpatterns = [
 ]
 
 # API paths that match no route still answer in the API's JSON error shape.
+handler400 = "api.errors.bad_request"
 handler404 = "api.errors.not_found"

@@ -12,6 +12,7 @@ from django.db import models
 
 from bids.models import CapacityRequest
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE, STANDARD
+from core.limits import TEXT_LIMIT
 
 PCT = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
 MINUTES = [MinValueValidator(1)]
@@ -36,7 +37,9 @@ def default_whole_allocation_severities() -> list[str]:
 
 
 def _text(label: str, key: str, help_text: str = "") -> models.TextField:
-    return models.TextField(label, default=STANDARD[key], blank=True, help_text=help_text)
+    return models.TextField(
+        label, default=STANDARD[key], blank=True, help_text=help_text, max_length=TEXT_LIMIT
+    )
 
 
 class TermsFields(models.Model):

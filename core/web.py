@@ -8,6 +8,20 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+KEPT_INPUT = "kept_input:"
+
+
+def keep_input(request: HttpRequest, *, key: str, data: dict[str, str]) -> None:
+    """What a refused form held, for the page the refusal redirects to: a form posted from a
+    page it does not own (a panel) cannot be shown again with its errors, so the page that
+    draws it fills it back in from here, once."""
+    request.session[KEPT_INPUT + key] = data
+
+
+def kept_input(request: HttpRequest, *, key: str) -> dict[str, str]:
+    kept = request.session.pop(KEPT_INPUT + key, None)
+    return kept if isinstance(kept, dict) else {}
+
 
 def flash_errors(request: HttpRequest, exc: ValidationError) -> None:
     for message in exc.messages:

@@ -21,7 +21,7 @@ from engine.scoring import demo as scoring_demo
 from evaluation.services import scoring_queue
 from orgs.choices import MemberRole, OrgKind
 from orgs.models import Membership, Organization
-from questionnaire.demo import seed_questionnaire_demo
+from questionnaire.demo import demo_submit, seed_questionnaire_demo
 
 DEMO_PASSWORD = "clusterbid-demo"
 REQUEST_TITLE = "16 × H200, two 8-GPU servers"
@@ -221,15 +221,16 @@ def _seed_clarifications(
         upload=SimpleUploadedFile("aurora-fabric-plan.txt", AURORA_FABRIC_PLAN.encode()),
         description="Fabric plan for the two servers (leaf, rails, spares)",
     )
-    services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
+    demo_submit(bid=Bid.objects.get(pk=bid.pk), user=arun)
 
 
 def rescore_open_demo() -> None:
-    """Score the open request again once every demo part is in: the delivery demo's past
-    incidents are Aurora's track record, which the open request's scoring reads, so scores
-    taken before it was seeded show as outdated on the first visit."""
-    req = CapacityRequest.objects.filter(title=REQUEST_TITLE, buyer__name="Helix Labs").first()
-    if req is not None:
+    """Score every demo request again once every demo part is in: the delivery demo's past
+    incidents are the providers' track record, which scoring reads (as of a closed request's
+    close), so scores taken before it was seeded show as outdated on the first visit."""
+    for req in CapacityRequest.objects.filter(buyer__name="Helix Labs").exclude(
+        status__in=(RequestStatus.DRAFT, RequestStatus.CANCELLED)
+    ):
         _score_after_commit(req)
 
 

@@ -18,4 +18,5 @@ class EvaluationConfig(AppConfig):
         register_reaper("scoring runs", scoring_runs_reap)
 
         panels.register("bids.request_detail", "evaluation/_award_panel.html", order=10)
+        panels.register("bids.bid_detail", "evaluation/_debrief_panel.html", order=5)
         panels.register("bids.request_bid_actions", "evaluation/_request_bid_actions.html")

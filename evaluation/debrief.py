@@ -18,9 +18,11 @@ from django.urls import reverse
 
 from acceptance.models import Reservation
 from acceptance.services.award import request_award
+from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
 from evaluation.comparison import CRITERION_LABELS
-from evaluation.models import AwardView, BidScore
+from evaluation.models import AwardView, BidDebrief, BidScore
+from evaluation.rounds import round_comparison
 from evaluation.selectors import AwardRow, award_needs_justification, award_rows
 from evaluation.team.selectors import (
     REQUEST_CHOICE,
@@ -89,40 +91,98 @@ def debrief_of(score: BidScore | None, *, ranked: int) -> Debrief:
     return Debrief(True, rank, ranked, score.total, criteria, reasons)
 
 
-def award_notify(*, reservation: Reservation, rows: list[AwardRow]) -> list[Notice]:
-    """The winner's members and each losing bidder's members, each told of its own bid only."""
+def left_out_debriefs(*, capacity_request: CapacityRequest, rows: list[AwardRow]) -> dict[Bid, str]:
+    """The submitted bids the award did not decide between (left out of a best-and-final round),
+    each with its debrief: why it was not in the final choice, and how it ranked in round 1."""
+    if not capacity_request.in_final_round:
+        return {}
+    decided = {row.bid.pk for row in rows}
+    left_out = [
+        bid
+        for bid in capacity_request.bids.filter(status=BidStatus.SUBMITTED)
+        .exclude(latest_revision_number=0)
+        .select_related("provider")
+        if bid.pk not in decided
+    ]
+    if not left_out:
+        return {}
+    rounds = round_comparison(capacity_request=capacity_request)
+    first = {row.bid_id: row.first for row in rounds.rows} if rounds else {}
+    ranked = sum(1 for f in first.values() if f is not None and f.qualified)
+    out = {}
+    for bid in left_out:
+        lines = [
+            "Your bid was not shortlisted for the best-and-final round, so the award was made "
+            "between the shortlisted bids only."
+        ]
+        figures = first.get(bid.pk)
+        if figures is not None and figures.rank is not None:
+            lines.append(
+                f"In round 1 your bid ranked {figures.rank} of {ranked} qualified "
+                f"bid{'s' if ranked != 1 else ''}, with a weighted total of "
+                f"{figures.total:.1f} out of 100."
+            )
+        elif figures is not None:
+            lines.append("In round 1 scoring disqualified your bid.")
+        out[bid] = "\n".join(lines)
+    return out
+
+
+def _debrief_kept(*, bid: Bid, won: bool, body: str) -> None:
+    BidDebrief.objects.update_or_create(bid=bid, defaults={"won": won, "body": body})
+
+
+def _loss_notice(
+    *, request: CapacityRequest, bid: Bid, revision: int, debrief: str
+) -> list[Notice]:
+    _debrief_kept(bid=bid, won=False, body=debrief)
+    return notify_members(
+        event=Event.LOSS,
+        organization=bid.provider,
+        subject=f"“{request.title}” was awarded to another bid",
+        body=(
+            f"{request.buyer.name} awarded “{request.title}” to another bid; "
+            f"{bid.provider.name}'s bid (revision {revision}) did not win. "
+            f"Here is how your bid scored.\n\n{debrief}"
+        ),
+        path=reverse("bids:bid-detail", args=[bid.pk]),
+        key=f"loss:{request.pk}:{bid.pk}",
+    )
+
+
+def award_notify(
+    *, reservation: Reservation, rows: list[AwardRow], left_out: dict[Bid, str] | None = None
+) -> list[Notice]:
+    """The winner's members and each losing bidder's members, each told of its own bid only;
+    the bids left out of a final round hear it too. Each debrief is also kept for the bid page."""
     request = reservation.request
     ranked = sum(1 for r in rows if r.score is not None and r.score.qualified)
     sent: list[Notice] = []
     for row in rows:
         provider = row.bid.provider
         debrief = debrief_of(row.score, ranked=ranked).text()
-        if row.bid.pk == reservation.bid_id:
-            sent += notify_members(
-                event=Event.AWARD,
-                organization=provider,
-                subject=f"You won “{request.title}”",
-                body=(
-                    f"{request.buyer.name} awarded “{request.title}” to {provider.name} "
-                    f"(revision {row.revision.number}). The reservation waits for your burn-in "
-                    f"evidence and the buyer's acceptance.\n\n{debrief}"
-                ),
-                path=reverse("burnin:reservation-detail", args=[reservation.pk]),
-                key=f"award:{request.pk}:{row.bid.pk}",
+        if row.bid.pk != reservation.bid_id:
+            sent += _loss_notice(
+                request=request, bid=row.bid, revision=row.revision.number, debrief=debrief
             )
-        else:
-            sent += notify_members(
-                event=Event.LOSS,
-                organization=provider,
-                subject=f"“{request.title}” was awarded to another bid",
-                body=(
-                    f"{request.buyer.name} awarded “{request.title}” to another bid; "
-                    f"{provider.name}'s bid (revision {row.revision.number}) did not win. "
-                    f"Here is how your bid scored.\n\n{debrief}"
-                ),
-                path=reverse("bids:bid-detail", args=[row.bid.pk]),
-                key=f"loss:{request.pk}:{row.bid.pk}",
-            )
+            continue
+        _debrief_kept(bid=row.bid, won=True, body=debrief)
+        sent += notify_members(
+            event=Event.AWARD,
+            organization=provider,
+            subject=f"You won “{request.title}”",
+            body=(
+                f"{request.buyer.name} awarded “{request.title}” to {provider.name} "
+                f"(revision {row.revision.number}). The reservation waits for your burn-in "
+                f"evidence and the buyer's acceptance.\n\n{debrief}"
+            ),
+            path=reverse("burnin:reservation-detail", args=[reservation.pk]),
+            key=f"award:{request.pk}:{row.bid.pk}",
+        )
+    for bid, debrief in (left_out or {}).items():
+        sent += _loss_notice(
+            request=request, bid=bid, revision=bid.latest_revision_number, debrief=debrief
+        )
     return sent
 
 
@@ -158,6 +218,7 @@ def award_with_debrief(
     as the buyer saw them when awarding. `view` names the ranking the award follows: the
     request's weights (the current scores), the consensus, or `evaluator:<user id>`."""
     rows = award_rows(capacity_request=capacity_request)
+    left_out = left_out_debriefs(capacity_request=capacity_request, rows=rows)
     chosen = award_view_chosen(capacity_request=capacity_request, rows=rows, choice=view)
     if chosen.kind == AwardView.REQUEST:
         required = award_needs_justification(capacity_request=capacity_request, bid=bid)
@@ -171,5 +232,5 @@ def award_with_debrief(
         justification_required=required,
     )
     award_basis_record(capacity_request=capacity_request, bid=bid, user=user, ranking=chosen)
-    award_notify(reservation=reservation, rows=rows)
+    award_notify(reservation=reservation, rows=rows, left_out=left_out)
     return reservation

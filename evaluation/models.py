@@ -215,3 +215,16 @@ class AwardBasis(models.Model):
 
     def __str__(self) -> str:
         return f"Award of {self.request_id} followed {self.label}"
+
+
+class BidDebrief(models.Model):
+    """What the bidder was told of its own bid at the award, kept for its bid page: the notice
+    goes to the members of the day, the page to whoever reads the bid later."""
+
+    bid = models.OneToOneField(Bid, on_delete=models.CASCADE, related_name="debrief")
+    won = models.BooleanField()
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Debrief of bid {self.bid_id}"

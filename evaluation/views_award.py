@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from bids import selectors as bid_selectors
-from core.web import flash_errors
+from core.web import flash_errors, keep_input
 from evaluation.debrief import award_with_debrief
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -22,16 +22,23 @@ from orgs.choices import OrgKind
 def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
     bid = bid_selectors.bid_get_for_org(org=active_org(request), pk=pk)
     req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=bid.request_id)
+    justification = request.POST.get("justification", "")
+    view = request.POST.get("view") or "request"
     try:
         reservation = award_with_debrief(
             capacity_request=req,
             bid=bid,
             user=user_of(request),
-            justification=request.POST.get("justification", ""),
-            view=request.POST.get("view") or "request",
+            justification=justification,
+            view=view,
         )
     except ValidationError as exc:
         flash_errors(request, exc)
+        keep_input(
+            request,
+            key=f"award:{req.pk}",
+            data={"bid": str(bid.pk), "justification": justification, "view": view},
+        )
         return redirect("bids:request-detail", pk=req.pk)
     messages.success(
         request,

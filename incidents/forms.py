@@ -9,6 +9,7 @@ from django import forms
 from core.uploads import MultipleFileField
 from engine import failures
 from incidents.models import IncidentEvidenceKind, Severity, Signal
+from incidents.services.opening import HAND_SIGNALS
 
 
 class FailedRunUploadForm(forms.Form):
@@ -114,6 +115,17 @@ class SignalOpenForm(forms.Form):
     summary = forms.CharField(
         label="What was seen", max_length=2000, widget=forms.Textarea(attrs={"rows": 3})
     )
+
+    def __init__(self, *args: Any, party: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if party in HAND_SIGNALS:
+            # Offer only the party's own signals, its first one chosen: a choice the service
+            # would refuse must never be the default.
+            own = HAND_SIGNALS[party]
+            field = self.fields["signal"]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices = [(s.value, s.label) for s in own]
+            self.initial.setdefault("signal", own[0].value)
 
 
 class StepTimesOpenForm(forms.Form):

@@ -176,6 +176,12 @@ def opening_decision(reservation: Reservation, *, user: Any) -> Decision[Reserva
     return OPENING.decide(reservation, "open", actor=reservation_actor(reservation, user))
 
 
+def opening_party(reservation: Reservation, *, user: Any) -> str | None:
+    """The party the user would open an incident as ("buyer" or "provider"), if either."""
+    roles = reservation_actor(reservation, user).roles
+    return "buyer" if "buyer" in roles else "provider" if "provider" in roles else None
+
+
 def require_open_move(reservation: Reservation, *, user: Any) -> str:
     """Refused unless the user is on either team of an accepted reservation; returns the party
     ("buyer" or "provider") that opens."""

@@ -36,6 +36,9 @@ class Conflict:
     other_value: str
     other_where: str  # e.g. "the bid's notes"
     quote: str = ""  # the words that state it there: "'… 2 spare nodes …'"
+    # An answer stored before its question was bound to a bid field: the submit freezes the
+    # field's value and ignores it, so it needs no settling before the submit.
+    settles_itself: bool = False
 
     @property
     def message(self) -> str:
@@ -161,6 +164,7 @@ def find_conflicts(
                 f"the bid field '{binding.label}'",
                 format_answer(spec, given),
                 f"the questionnaire answer '{spec.text}' (stored before it was bound to the bid)",
+                settles_itself=True,
             )
         )
     if (notice := notice_conflict(specs, answers, agreed)) is not None:
@@ -181,7 +185,15 @@ def find_conflicts(
                 if value != home:
                     other = str(value) if fact == SPARES else duration(value)
                     out.append(Conflict(fact, shown, where, other, text_where, quote))
-    return out
+    # Two phrasings can match the same words ("2 hot spare nodes"): each conflict once.
+    seen: set[tuple[str, str, str]] = set()
+    unique = []
+    for conflict in out:
+        key = (conflict.fact, conflict.other_value, conflict.other_where)
+        if key not in seen:
+            seen.add(key)
+            unique.append(conflict)
+    return unique
 
 
 def _same(given: Any, expected: Any) -> bool:

@@ -12,7 +12,12 @@ from bids.models import Bid, CapacityRequest
 from bids.services import bid_submit
 from questionnaire.defaults import SEVERITIES
 from questionnaire.models import BidQuestionnaire
-from questionnaire.services import answers_save, question_set_attach_default
+from questionnaire.services import (
+    answers_save,
+    conflicts_keep,
+    question_set_attach_default,
+    unresolved_conflicts,
+)
 
 # Per profile: first-response and restore clocks per severity (minutes), as in scoring's demo.
 PROFILES: dict[str, dict[str, Any]] = {
@@ -132,6 +137,20 @@ def demo_answers(profile: dict[str, Any], bid: Bid) -> dict[str, Any]:
     return raw
 
 
+DEMO_KEPT_REASON = (
+    "These are our standard terms as we give them to every customer, and we will settle the "
+    "difference with the buyer before signing."
+)
+
+
+def demo_submit(*, bid: Bid, user: Any) -> None:
+    """Submit as a demo provider would: a fact its standard terms state otherwise than the
+    agreed ones is kept as stated, with its reason, so the buyer reads both values and why."""
+    if unresolved_conflicts(bid=bid):
+        conflicts_keep(bid=bid, user=user, reason=DEMO_KEPT_REASON)
+    bid_submit(bid=bid, user=user)
+
+
 @transaction.atomic
 def seed_questionnaire_demo(capacity_request: CapacityRequest) -> None:
     """Attach the default set and answer it for the demo providers. Running it again is a no-op."""
@@ -154,7 +173,7 @@ def seed_questionnaire_demo(capacity_request: CapacityRequest) -> None:
             # A first answer with slower clocks, then the improved one: a revision diff to show.
             slower = {**profile, "response": {"S1": 480, "S2": 960, "S3": 2880}}
             answers_save(bid=bid, user=user, raw=demo_answers(slower, bid))
-            bid_submit(bid=bid, user=user)  # type: ignore[arg-type]
+            demo_submit(bid=bid, user=user)
         answers_save(bid=bid, user=user, raw=demo_answers(profile, bid))
         if was_submitted:
-            bid_submit(bid=bid, user=user)  # type: ignore[arg-type]
+            demo_submit(bid=bid, user=user)

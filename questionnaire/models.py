@@ -124,3 +124,19 @@ class BidQuestionnaire(models.Model):
 
     def __str__(self) -> str:
         return f"Answers for {self.bid}"
+
+
+class KeptConflicts(models.Model):
+    """The conflicts a provider chose to keep as stated, with why. A submit goes through only
+    when every current conflict is among `messages`: a new or changed one blocks it again."""
+
+    bid = models.OneToOneField(Bid, on_delete=models.CASCADE, related_name="kept_conflicts")
+    messages = models.JSONField(default=list)
+    reason = models.TextField(max_length=2000)
+    kept_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    kept_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Conflicts kept on {self.bid}"

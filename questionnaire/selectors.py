@@ -15,7 +15,7 @@ from bids.models import Bid, BidRevision, CapacityRequest
 from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.conflicts import Conflict, find_conflicts
 from questionnaire.facts import bound_answers, bound_labels, bound_text
-from questionnaire.models import BidQuestionnaire, QuestionSet
+from questionnaire.models import BidQuestionnaire, KeptConflicts, QuestionSet
 from questionnaire.snapshot import (
     AnswerChange,
     ScoringAnswers,
@@ -258,3 +258,8 @@ def scoring_inputs_for_revisions(
     ids = [r if isinstance(r, int) else r.pk for r in revisions]
     rows = BidRevision.objects.filter(pk__in=ids).values_list("pk", "questionnaire")
     return {pk: scoring_answers(snapshot) for pk, snapshot in rows}
+
+
+def kept_conflicts(*, bid: Bid) -> KeptConflicts | None:
+    """The conflicts the provider kept as stated on this bid, with its reason."""
+    return KeptConflicts.objects.filter(bid=bid).select_related("kept_by").first()

@@ -9,6 +9,9 @@ urlpatterns = [
     path("bids/<int:pk>/questionnaire/export/", views.answers_export, name="answers-export"),
     path("bids/<int:pk>/questionnaire/import/", views.answers_import, name="answers-import"),
     path("bids/<int:pk>/questionnaire/copy/", views.answers_copy, name="answers-copy"),
+    path(
+        "bids/<int:pk>/questionnaire/conflicts/keep/", views.conflicts_keep, name="conflicts-keep"
+    ),
     path("bids/<int:pk>/questionnaire/changes/", views.revision_diff, name="revision-diff"),
     path("requests/<int:pk>/questionnaire/", views.set_edit, name="set-edit"),
     path("requests/<int:pk>/questionnaire/attach/", views.set_attach, name="set-attach"),

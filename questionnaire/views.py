@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors as bid_selectors
 from bids.lifecycle import REQUEST, request_actor
 from bids.services import bid_submit
-from core.web import errors_into_form, flash_errors
+from core.web import errors_into_form, flash_errors, keep_input
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 from questionnaire import selectors, services
@@ -150,6 +150,22 @@ def answers_copy(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, f"{count} answers copied from your bid on {source.request}.")
     return redirect("questionnaire:answers-edit", pk=pk)
+
+
+@org_required(OrgKind.PROVIDER)
+@require_POST
+def conflicts_keep(request: HttpRequest, pk: int) -> HttpResponse:
+    """Keep the draft's conflicting values as stated, with a reason, so the submit may go on."""
+    bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
+    reason = request.POST.get("reason", "")
+    try:
+        services.conflicts_keep(bid=bid, user=user_of(request), reason=reason)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        keep_input(request, key=f"conflicts:{bid.pk}", data={"reason": reason})
+    else:
+        messages.success(request, "Both values kept as stated; the buyer reads your reason.")
+    return redirect("bids:bid-detail", pk=bid.pk)
 
 
 @org_required()

@@ -5,6 +5,7 @@ frozen in the summary's snapshot. Names come from providers: every text is escap
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
@@ -14,8 +15,15 @@ from engine.domain import PALETTE
 from engine.formatting import percent
 
 W, H = 640, 260
-LEFT, RIGHT, TOP, BOTTOM = 150, 16, 12, 34
+LEFT, RIGHT, TOP, BOTTOM = 170, 16, 12, 34
 Block = dict[str, Any]
+# A row label wraps onto two lines of this many characters (9 px DejaVu Sans fits them in LEFT)
+# instead of being cut: "Some Long Provider Name · effective" must keep its last word.
+LABEL_CHARS = 30
+# Series are told apart by more than colour: bar parts by a fill pattern (the first solid), and
+# curves by a dash pattern (the first solid); the legend names each one.
+PATTERNS = ("solid", "hatched", "dotted", "cross-hatched", "striped")
+DASHES = ("", "6 3", "2 2", "8 3 2 3", "1 3")
 
 
 def _svg(body: list[str], height: int = H) -> str:
@@ -54,26 +62,85 @@ def _x_axis(top: float, plot_h: float, x_max: float, unit: str) -> list[str]:
     return out
 
 
+def _wrap(text: str) -> list[str]:
+    """At most two lines of LABEL_CHARS, broken between words; an ellipsis only past that."""
+    words, lines, line = text.split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > LABEL_CHARS:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    if len(lines) > 2 or any(len(x) > LABEL_CHARS for x in lines[:2]):
+        second = " ".join(lines[1:])
+        lines = [lines[0][:LABEL_CHARS], second[: LABEL_CHARS - 1] + "…"]
+    return lines[:2]
+
+
+def _label(x: float, y: float, text: str) -> str:
+    lines = _wrap(text)
+    spans = "".join(
+        f'<tspan x="{x:.1f}" dy="{0 if i == 0 else 10}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    top = y - (5 if len(lines) > 1 else 0)
+    return f'<text x="{x:.1f}" y="{top:.1f}" text-anchor="end">{spans}</text>'
+
+
+def _patterns(key: str) -> str:
+    """One fill pattern per stacked part after the first (drawn in white over its colour).
+    `key` keeps the ids apart: the charts are inline in one HTML document."""
+    shapes = {
+        "hatched": '<path d="M0,6 L6,0" stroke="#fff" stroke-width="1.6"/>',
+        "dotted": '<circle cx="3" cy="3" r="1.2" fill="#fff"/>',
+        "cross-hatched": '<path d="M0,6 L6,0 M0,0 L6,6" stroke="#fff" stroke-width="1.1"/>',
+        "striped": '<path d="M0,3 L6,3" stroke="#fff" stroke-width="1.4"/>',
+    }
+    return (
+        "<defs>"
+        + "".join(
+            f'<pattern id="{key}-{name}" width="6" height="6" patternUnits="userSpaceOnUse">{shape}'
+            "</pattern>"
+            for name, shape in shapes.items()
+        )
+        + "</defs>"
+    )
+
+
 def _hbars(names: Sequence[str], stacks: Sequence[tuple[str, Sequence[float]]], unit: str) -> str:
-    """Horizontal bars, one per name, each the sum of its stacked parts."""
-    row_h = 18
+    """Horizontal bars, one per name, each the sum of its stacked parts; each part has its
+    colour and, after the first, a white pattern over it."""
+    row_h = 24 if any(len(_wrap(n)) > 1 for n in names) else 18
     plot_h = max(len(names), 1) * row_h + 8
     totals = [sum(_num(v[i]) or 0.0 for _, v in stacks) for i in range(len(names))]
     x_max = _nice(max([*totals, 1e-9]))
     plot_w = W - LEFT - RIGHT
-    out = _x_axis(TOP, plot_h, x_max, unit)
+    key = "p" + hashlib.sha256(f"{unit}|{'|'.join(names)}".encode()).hexdigest()[:8]
+    out = [_patterns(key), *_x_axis(TOP, plot_h, x_max, unit)]
     for i, name in enumerate(names):
         y = TOP + 4 + i * row_h
-        out.append(f'<text x="{LEFT - 6}" y="{y + 11}" text-anchor="end">'
-                   f"{escape(name[:28])}</text>")  # fmt: skip
+        out.append(_label(LEFT - 6, y + (row_h - 5) / 2 + 3, name))
         start = 0.0
-        for colour, (_, values) in zip(PALETTE, stacks, strict=False):
+        for k, (colour, (_, values)) in enumerate(zip(PALETTE, stacks, strict=False)):
             value = _num(values[i]) or 0.0
-            out.append(f'<rect x="{LEFT + start / x_max * plot_w:.1f}" y="{y}" '
-                       f'width="{value / x_max * plot_w:.1f}" height="{row_h - 5}" '
-                       f'fill="{colour}"/>')  # fmt: skip
+            box = (f'x="{LEFT + start / x_max * plot_w:.1f}" y="{y}" '
+                   f'width="{value / x_max * plot_w:.1f}" height="{row_h - 5}"')  # fmt: skip
+            out.append(f'<rect {box} fill="{colour}"/>')
+            pattern = PATTERNS[k % len(PATTERNS)]
+            if value and pattern != "solid":
+                out.append(f'<rect {box} fill="url(#{key}-{pattern})"/>')
             start += value
     return _svg(out, TOP + plot_h + BOTTOM)
+
+
+def _styled(names: Sequence[str], kinds: Sequence[str]) -> list[str]:
+    """Legend names that say the non-colour cue too: 'Effective price (hatched)'."""
+    styled = []
+    for i, name in enumerate(names):
+        kind = kinds[i % len(kinds)]
+        styled.append(name if kind in ("solid", "") else f"{name} ({kind})")
+    return styled
 
 
 def _lines(curves: Sequence[Mapping[str, Any]]) -> str:
@@ -99,11 +166,13 @@ def _lines(curves: Sequence[Mapping[str, Any]]) -> str:
         value = y_min + (y_max - y_min) * i / 5
         out.append(f'<text x="{LEFT - 6}" y="{py(value) + 3:.1f}" text-anchor="end">'
                    f"{percent(value, places=2)}</text>")  # fmt: skip
-    for colour, curve in zip(PALETTE, curves, strict=False):
+    for k, (colour, curve) in enumerate(zip(PALETTE, curves, strict=False)):
+        dash = DASHES[k % len(DASHES)]
         coords = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(curve["x"], curve["y"],
                                                                      strict=False))  # fmt: skip
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" '
-                   'stroke-width="1.4"/>')  # fmt: skip
+                   f'stroke-width="1.4"{dashed}/>')  # fmt: skip
         chosen = curve.get("chosen") or []
         if len(chosen) == 2 and all(_num(v) is not None for v in chosen):
             out.append(f'<circle cx="{px(chosen[0]):.1f}" cy="{py(chosen[1]):.1f}" r="2.5" '
@@ -139,14 +208,15 @@ def comparison_charts(charts: Mapping[str, Any]) -> list[Block]:
     shares = charts.get("shares") or []
     figures = [
         _figure(_hbars(names, scores, "weighted score (0–100)"), "Weighted scores",
-                [(c, n) for c, (n, _) in zip(PALETTE, scores, strict=False)],
+                list(zip(PALETTE, _styled([n for n, _ in scores], PATTERNS), strict=False)),
                 "Each bid's total, split by criterion as weighted"),
         _figure(_hbars(price_rows, interleaved, "$ per GPU-hour"), "List and effective price",
-                [(c, n) for c, (n, _) in zip(PALETTE, price_stacks, strict=False)],
+                list(zip(PALETTE, _styled([n for n, _ in price_stacks], PATTERNS), strict=False)),
                 "Effective price: the all-in price per useful GPU-hour, after goodput"),
         _figure(_lines(charts.get("curves") or []), "Goodput against checkpoint interval",
-                [(c, str(cv["name"])) for c, cv in zip(PALETTE, charts.get("curves") or [],
-                                                         strict=False)],
+                list(zip(PALETTE, _styled([str(cv["name"]) for cv in charts.get("curves") or []],
+                                          ["", "dashed", "dotted", "dash-dotted", "sparse dots"]),
+                         strict=False)),
                 "Goodput for each qualified bid; the dot is the interval scored (the buyer's, "
                 "when given), the ring the bid's optimum when that differs"),
         _figure(_hbars([str(s["name"]) for s in shares],

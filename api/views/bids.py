@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -23,6 +23,7 @@ from api.serializers.bids import (
 )
 from bids import selectors, services
 from bids.models import Bid, BidRevision
+from questionnaire.services.conflicts import conflicts_keep
 from questionnaire.services.drafts import bid_draft_save, bid_draft_submit
 
 
@@ -140,6 +141,34 @@ class BidSubmitView(generics.GenericAPIView[BidRevision]):
         bid = selectors.bid_get_for_provider(org=provider_org(request), pk=pk)
         revision = bid_draft_submit(bid=bid, user=api_user(request))
         return Response(BidRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
+
+
+class ConflictsKeepSerializer(serializers.Serializer[Any]):
+    reason = serializers.CharField(
+        max_length=2000,
+        help_text="Why both values stand: at least one full sentence. The buyer reads it.",
+    )
+
+
+class ConflictsKeptSerializer(serializers.Serializer[Any]):
+    kept = serializers.ListField(child=serializers.CharField(), source="messages")
+    reason = serializers.CharField()
+
+
+class BidConflictsKeepView(generics.GenericAPIView[Bid]):
+    serializer_class = ConflictsKeepSerializer
+
+    @extend_schema(
+        request=ConflictsKeepSerializer,
+        responses={200: ConflictsKeptSerializer},
+        summary="Keep the draft's conflicting values (one fact, two values) as stated, with why",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        bid = selectors.bid_get_for_provider(org=provider_org(request), pk=pk)
+        body = ConflictsKeepSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        kept = conflicts_keep(bid=bid, user=api_user(request), reason=body.validated_data["reason"])
+        return Response(ConflictsKeptSerializer(kept).data)
 
 
 class BidWithdrawView(generics.GenericAPIView[Bid]):

@@ -23,6 +23,7 @@ from bids.choices import (
 from bids.models import bounds
 from bids.models.envelope import validate_envelope
 from bids.models.requests import FIRST_ROUND, CapacityRequest
+from core.limits import TEXT_LIMIT
 from orgs.models import Organization
 
 
@@ -132,7 +133,7 @@ class BidTerms(models.Model):
     site_readiness = models.CharField(
         max_length=20, choices=SiteReadiness.choices, default=SiteReadiness.LIVE
     )
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, max_length=TEXT_LIMIT)
 
     # On a request with lots: the offer per lot and the bundle conditions, as the plain data
     # `engine.lots` reads (see docs/lots.md). Empty on a request without lots.

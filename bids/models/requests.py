@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from bids.choices import Fabric, GpuModel, IsolationClass, Region, RequestStatus, Scheduler
 from bids.models import bounds
+from core.limits import TEXT_LIMIT, year_problem
 from orgs.models import Organization
 
 
@@ -86,7 +87,7 @@ class CapacityRequest(models.Model):
         related_name="+",
     )
     title = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, max_length=TEXT_LIMIT)
     status = models.CharField(
         max_length=12, choices=RequestStatus.choices, default=RequestStatus.DRAFT, db_index=True
     )
@@ -302,6 +303,12 @@ def validate_request_consistency(req: CapacityRequest) -> dict[str, list[str]]:
             f"An NVLink domain of {req.nvlink_domain_size} GPUs is larger than the "
             f"{req.gpu_count} GPUs requested.",
         )
+    for name in ("reservation_start", "reservation_end"):
+        day = getattr(req, name)
+        if day and (problem := year_problem(day.year)):
+            add(name, problem)
+    if req.bid_deadline and (problem := year_problem(req.bid_deadline.year)):
+        add("bid_deadline", problem)
     if (
         req.reservation_start
         and req.reservation_end

@@ -21,6 +21,7 @@ from bids.notices import (
     reopened_notify,
 )
 from bids.selectors import request_locked_fields
+from bids.signals import scoring_inputs_changed_on_commit
 from core.errors import ServiceError
 from core.lifecycle import require_confirmation
 from orgs.choices import OrgKind
@@ -189,6 +190,8 @@ def request_close(
         },
     )
     closed_early_notify(capacity_request=capacity_request)
+    # Scoring reads each provider's record as of the close: the scores move with it.
+    scoring_inputs_changed_on_commit(capacity_request=capacity_request)
     return capacity_request
 
 
@@ -239,6 +242,8 @@ def request_reopen(
         after={"status": capacity_request.status, "bid_deadline": capacity_request.bid_deadline},
     )
     reopened_notify(capacity_request=capacity_request)
+    # Open again, the record is read as of today: the scores move back with it.
+    scoring_inputs_changed_on_commit(capacity_request=capacity_request)
     return capacity_request
 
 

@@ -319,27 +319,25 @@ def score_incident_sla(*, request: RequestProfile, bid: BidOffer) -> CriterionSc
 def score_acceptance_terms(*, bid: BidOffer) -> CriterionScore:
     t = _Tally()
     mismatch = bid.execution_path_mismatch
-    # An acceptance run that misses the required transport is an exception even when the
-    # provider accepted the fixture as it stands: the run would not test what was agreed.
-    exceptions = bid.acknowledgement_exceptions + (1 if mismatch else 0)
+    # An acceptance run that misses the required transport costs as much as an exception even
+    # when the provider accepted the fixture as it stands: the run would not test what was
+    # agreed. The words keep them apart: the provider took no exception to the terms.
+    penalties = bid.acknowledgement_exceptions + (1 if mismatch else 0)
     status = bid.acknowledgement
-    if status == "accepted" and mismatch:
-        status = "accepted_with_exceptions"
-    if status == "accepted":
+    if status == "accepted" and not mismatch:
         share = 1.0
-    elif status == "accepted_with_exceptions":
-        share = max(20.0, 60.0 - 10.0 * max(1, exceptions)) / 60.0
+    elif status in ("accepted", "accepted_with_exceptions"):
+        share = max(20.0, 60.0 - 10.0 * max(1, penalties)) / 60.0
     else:
         share = 0.0
-    bad = (
-        f"accepted with {exceptions} exception(s)"
-        if status == "accepted_with_exceptions"
-        else "acceptance terms not acknowledged"
-    )
-    if mismatch and status == "accepted_with_exceptions":
-        bad += f", one of them the acceptance run's path: {mismatch}"
-    elif mismatch:
-        bad += f"; {mismatch}"
+    if status == "accepted":
+        bad = f"accepted, but the acceptance run's path does not match: {mismatch}"
+    elif status == "accepted_with_exceptions":
+        bad = f"accepted with {bid.acknowledgement_exceptions} exception(s)"
+        if mismatch:
+            bad += f"; the acceptance run's path does not match either: {mismatch}"
+    else:
+        bad = "acceptance terms not acknowledged" + (f"; {mismatch}" if mismatch else "")
     t.part(60, share, good="acceptance test and handoff terms accepted", bad=bad)
     t.part(
         40,

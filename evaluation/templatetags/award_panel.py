@@ -11,6 +11,7 @@ from acceptance.services.award import MIN_JUSTIFICATION
 from bids.choices import RequestStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
+from core.web import kept_input
 from evaluation.models import AwardBasis
 from evaluation.selectors import award_rows
 from evaluation.team.selectors import scored_from_award_rows, team_evaluation
@@ -37,7 +38,11 @@ def burnin_request_panel(
     ):
         rows = award_rows(capacity_request=req)
         award = REQUEST.decide(req, "award", actor=request_actor(req, user))
+        kept = kept_input(context["request"], key=f"award:{req.pk}")
         panel.update(
+            kept_bid=int(kept["bid"]) if kept.get("bid", "").isdigit() else None,
+            kept_justification=kept.get("justification", ""),
+            kept_view=kept.get("view", ""),
             show_award=bool(rows),
             rows=rows,
             scored=any(row.scored for row in rows),

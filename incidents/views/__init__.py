@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from acceptance.selectors import burnin as res_sel
-from core.web import errors_into_form, flash_errors
+from core.web import errors_into_form, flash_errors, keep_input, kept_input
 from incidents import selectors as sel
 from incidents import services
 from incidents.forms import (
@@ -167,6 +167,17 @@ def incident_open(request: HttpRequest, pk: int) -> HttpResponse:
     return _run_page(request, run, open_form=form)
 
 
+def _answer_reason(form: AnswerForm) -> str:
+    if not form.is_valid():
+        raise ValidationError({"reason": [f"Why: {e}" for e in form.errors.get("reason", [])]})
+    return str(form.cleaned_data["reason"])
+
+
+def _keep_reason(request: HttpRequest, *, pk: int, answer: str) -> None:
+    """A refused answer's reason, as typed, for the incident page to fill back in."""
+    keep_input(request, key=f"incident:{pk}", data={answer: request.POST.get("reason", "")})
+
+
 def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> HttpResponse:
     evidence = list(incident.evidence.select_related("uploaded_by").order_by("pk"))
     actor = incident_actor(incident, request.user)
@@ -175,6 +186,7 @@ def _incident_page(request: HttpRequest, incident: Incident, **forms: Any) -> Ht
     signed = set(incident.signoffs.values_list("key", flat=True))
     context = {
         "incident": incident,
+        "kept": kept_input(request, key=f"incident:{incident.pk}"),
         # Which items this user may sign off, and which signed items they may dispute.
         "may_sign": {s.key for s in checklist if item_owner(s.key) in actor.roles},
         "may_dispute": {k for k in signed if actor.roles and item_owner(k) not in actor.roles},
@@ -259,8 +271,8 @@ def incident_severity_answer(request: HttpRequest, pk: int, answer: str) -> Http
     """Accept or reject the other party's proposed severity (an approver or admin)."""
     incident = _get_incident(request, pk)
     form = AnswerForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
+        reason = _answer_reason(form)
         if answer == "accept":
             change = services.incident_severity_accept(
                 incident=incident, user=user_of(request), reason=reason
@@ -275,6 +287,7 @@ def incident_severity_answer(request: HttpRequest, pk: int, answer: str) -> Http
             raise Http404
     except ValidationError as exc:
         flash_errors(request, exc)
+        _keep_reason(request, pk=pk, answer=answer)
     return redirect("incidents:incident-detail", pk=pk)
 
 
@@ -284,8 +297,8 @@ def incident_answer(request: HttpRequest, pk: int, answer: str) -> HttpResponse:
     """Acknowledge or dispute the other party's incident."""
     incident = _get_incident(request, pk)
     form = AnswerForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else ""
     try:
+        reason = _answer_reason(form)
         if answer == "acknowledge":
             services.incident_acknowledge(incident=incident, user=user_of(request))
             messages.success(request, "Acknowledged: the incident counts toward availability.")
@@ -298,6 +311,7 @@ def incident_answer(request: HttpRequest, pk: int, answer: str) -> HttpResponse:
             raise Http404
     except ValidationError as exc:
         flash_errors(request, exc)
+        _keep_reason(request, pk=pk, answer=answer)
     return redirect("incidents:incident-detail", pk=pk)
 
 

@@ -19,7 +19,7 @@ from acceptance.selectors import burnin as res_sel
 from core.web import errors_into_form, flashed_or_onto_form
 from incidents import selectors as sel
 from incidents.forms import AttachForm, FewerNodesForm, SignalOpenForm, StepTimesOpenForm
-from incidents.lifecycle import opening_decision
+from incidents.lifecycle import opening_decision, opening_party
 from incidents.services import opening
 from incidents.views import _incident_page, _org_ids
 from orgs.access import org_required, user_of
@@ -32,7 +32,10 @@ def _new_page(
     context = {
         "reservation": reservation,
         "decision": opening_decision(reservation, user=request.user),
-        "signal_form": forms.get("signal_form") or SignalOpenForm(initial={"severity": "S1"}),
+        "signal_form": forms.get("signal_form")
+        or SignalOpenForm(
+            initial={"severity": "S1"}, party=opening_party(reservation, user=request.user)
+        ),
         "steps_form": forms.get("steps_form") or StepTimesOpenForm(),
         "found": forms.get("found"),
         "threshold_pct": snapshot.get("degraded_step_time_pct"),
@@ -51,7 +54,7 @@ def incident_new(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "GET":
         return _new_page(request, reservation)
     with timezone.override(UTC):
-        form = SignalOpenForm(request.POST)
+        form = SignalOpenForm(request.POST, party=opening_party(reservation, user=request.user))
         valid = form.is_valid()
     if valid:
         try:

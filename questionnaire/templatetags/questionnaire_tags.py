@@ -7,6 +7,7 @@ from typing import Any
 from django import template
 
 from bids.models import Bid, BidRevision, CapacityRequest
+from core.web import kept_input
 from questionnaire import selectors
 from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.defaults import CLOCKS, SEVERITIES, STEPS
@@ -78,6 +79,14 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
     elif latest is not None:
         agreed = selectors.agreed_terms(capacity_request=bid.request)
         out["conflicts"] = selectors.revision_conflicts(revision=latest, agreed=agreed)
+    if out.get("conflicts"):
+        kept = selectors.kept_conflicts(bid=bid)
+        kept_messages = kept.messages if kept is not None else []
+        out["kept"] = kept
+        out["unresolved"] = [c.message for c in out["conflicts"] if c.message not in kept_messages]
+        if is_owner:
+            typed = kept_input(context["request"], key=f"conflicts:{bid.pk}")
+            out["kept_reason"] = typed.get("reason", "")
     return out
 
 

@@ -72,3 +72,25 @@ def test_the_goodput_figure_rings_the_optimum_when_the_buyers_interval_was_score
     ring = re.compile(r'<circle[^>]*fill="none"')
     assert at_optimum.count("<circle") == 1 and not ring.search(at_optimum)
     assert at_buyers.count("<circle") == 2 and len(ring.findall(at_buyers)) == 1
+
+
+def test_long_labels_wrap_instead_of_being_cut_and_series_differ_by_more_than_colour():
+    """GIVEN a provider name longer than the label column THEN its list and effective rows
+    keep their last words (the two bars of one provider are told apart by text), the second
+    price series is hatched, and the legend says which is which without colour."""
+    long_name = "Pacifica Neocloud Hillsboro Region"
+    charts = {
+        "names": [long_name],
+        "scores": [{"name": "Effective cost", "values": [40.0]},
+                   {"name": "Delivery risk", "values": [20.0]}],
+        "prices": {"list": [2.4], "effective": [3.1]},
+        "curves": [],
+        "shares": [],
+    }  # fmt: skip
+    figures = {f["heading"]: f for f in comparison_charts(charts)}
+    scores, prices = figures["Weighted scores"], figures["List and effective price"]
+    assert "list</tspan>" in prices["svg"] and "effective</tspan>" in prices["svg"]
+    assert re.search(r'fill="url\(#p[0-9a-f]{8}-hatched\)"', prices["svg"])
+    assert [name for _, name in prices["legend"]] == ["List price", "Effective price (hatched)"]
+    assert [name for _, name in scores["legend"]] == ["Effective cost", "Delivery risk (hatched)"]
+    assert long_name[:28] + "</tspan>" not in prices["svg"]  # not cut at 28 characters

@@ -20,7 +20,10 @@ from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services.terms import terms_create
 from engine.evidence.fixtures import DEFAULT_TEMPLATE
 from questionnaire import selectors, services
+from questionnaire.services import conflicts_keep
 from tests.questionnaire.conftest import full_answers
+
+KEPT_REASON = "Two spares are on site; one is reserved for this cluster alone."
 
 
 def _text(html: str) -> str:
@@ -49,8 +52,9 @@ def conflicting(world: Any, buyer: Any, provider: Any) -> Any:
         },
     )
     qs = selectors.current_question_set(capacity_request=world.request)
-    answers = full_answers(qs) | {"maintenance.notice": "7 days"}
+    answers = full_answers(qs, spares=1) | {"maintenance.notice": "7 days"}
     services.answers_save(bid=world.bid, user=provider.user, raw=answers)
+    conflicts_keep(bid=world.bid, user=provider.user, reason=KEPT_REASON)
     bid_submit(bid=world.bid, user=provider.user)
     fixture_from_template(
         capacity_request=world.request, user=buyer.user, template=DEFAULT_TEMPLATE

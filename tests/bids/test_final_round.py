@@ -215,7 +215,15 @@ def test_the_pages_offer_the_round_and_refuse_the_others(
     assert again.status_code == 200
     body = again.content.decode()
     assert "Shortlist at least one submitted bid" in body and typed in body
-    done = client.post(url, {"bid_deadline": typed, "confirm": "on", "shortlist": [world.bid.pk]})
+    one = {"bid_deadline": typed, "confirm": "on", "shortlist": [world.bid.pk]}
+    # One shortlisted bid is irreversible and one tick away: the page asks again, in words.
+    warned = client.post(url, one)
+    assert warned.status_code == 200
+    warning = warned.content.decode()
+    assert "Only one bid is shortlisted" in warning and "cannot be undone" in warning
+    closed.refresh_from_db()
+    assert not closed.in_final_round
+    done = client.post(url, {**one, "confirm_single": "on"})
     assert done.status_code == 302
     rival_page = rival_provider.client().get(reverse("bids:request-detail", args=[closed.pk]))
     text = rival_page.content.decode()

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bids.forms import BidForm, CapacityRequestForm
+from core.limits import TEXT_LIMIT
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory
 
 pytestmark = pytest.mark.django_db
@@ -63,3 +64,48 @@ def test_the_api_refuses_the_same_slip_by_field(provider):
     assert response.status_code == 400
     body = str(response.json())
     assert "spares_count" in body and "less than or equal to 1024" in body, body
+
+
+def test_a_description_over_the_limit_is_too_long_in_words_and_kept(buyer):
+    """GIVEN a description one character over the limit THEN the page says it is too long,
+    with both numbers, in the product's words, and what was typed stays in the form."""
+    typed = "x" * (TEXT_LIMIT + 1)
+    response = buyer.client().post(
+        reverse("bids:request-create"), request_data(title="Kept title", description=typed)
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f"Too long: at most {TEXT_LIMIT} characters (this has {TEXT_LIMIT + 1})." in html
+    assert 'value="Kept title"' in html and typed in html
+    assert f'maxlength="{TEXT_LIMIT}"' in html
+
+
+def test_the_api_says_too_long_in_the_same_words(provider):
+    from tests.api.v1.conftest import token_client
+
+    req = CapacityRequestFactory(status="open")
+    InvitationFactory(request=req, provider=provider.org)
+    bid = BidFactory(request=req, provider=provider.org)
+    response = token_client(provider.user).patch(
+        f"/api/v1/bids/{bid.pk}/", {"notes": "y" * (TEXT_LIMIT + 1)}, format="json"
+    )
+    assert response.status_code == 400
+    assert f"Too long: at most {TEXT_LIMIT} characters." in str(response.json())
+
+
+@pytest.mark.parametrize("year", ["0001", "9999"])
+def test_a_year_far_outside_any_reservation_is_refused(year):
+    form = CapacityRequestForm(data=request_data(reservation_start=f"{year}-01-10"))
+    assert not form.is_valid()
+    assert f"Check the year: {year} is outside 2000–2100." in form.errors["reservation_start"]
+
+
+def test_a_body_over_the_upload_limit_is_too_large_not_a_host_puzzle(buyer, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+    response = buyer.client().post(
+        reverse("bids:request-create"), request_data(description="z" * (128 * 1024))
+    )
+    html = response.content.decode()
+    assert response.status_code == 413
+    assert "Too large: one form or request may carry at most 64 KiB" in html
+    assert "ALLOWED_HOSTS" not in html

@@ -32,7 +32,6 @@ from bids.services import (
     addendum_publish,
     bid_save_draft,
     bid_start,
-    bid_submit,
     question_ask,
     request_close,
     request_invite,
@@ -40,7 +39,7 @@ from bids.services import (
 )
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services import terms_create
-from questionnaire.demo import PROFILES, demo_answers
+from questionnaire.demo import PROFILES, demo_answers, demo_submit
 from questionnaire.services import answers_save, question_set_attach_default
 from questionnaire.services.question_sets import question_set_update
 from tests.factories import CapacityRequestFactory
@@ -285,7 +284,7 @@ def test_a_sealed_request_looks_the_same_to_its_buyer_with_and_without_bids(
         bid = _provider_acts(sealed, provider)
         assert bid.pk == next_bid
         drafted = buyer_view(sealed, buyer, next_bid)
-        bid_submit(bid=bid, user=provider.user)
+        demo_submit(bid=bid, user=provider.user)  # keeps the demo answers' conflicts
         submitted = buyer_view(sealed, buyer, next_bid)
     assert not [m.subject for m in mail.outbox if buyer.user.email in m.to]
     _assert_same(before, drafted)
@@ -309,7 +308,7 @@ def test_the_buyer_sees_the_same_whichever_page_it_opens_first(sealed, buyer):
 def test_once_the_bids_open_the_buyer_sees_them(sealed, buyer, provider):
     bid = _provider_acts(sealed, provider)
     question_ask(capacity_request=sealed, provider=provider.org, user=provider.user, text="Rails?")
-    bid_submit(bid=bid, user=provider.user)
+    demo_submit(bid=bid, user=provider.user)
     api = APIClient()
     api.force_login(buyer.user)
     trail = f"/api/v1/audit/?object=request:{sealed.pk}"

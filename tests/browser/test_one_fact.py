@@ -29,7 +29,7 @@ def test_a_conflict_is_flagged_before_submit_and_cleared_on_the_bid(
             "notes": "We keep 2 spare nodes on site.",
         },
     )
-    services.answers_save(bid=bid, user=provider.user, raw=full_answers(qs))
+    services.answers_save(bid=bid, user=provider.user, raw=full_answers(qs, spares=1))
     assert selectors.draft_state(bid=bid).missing == []
 
     page = login_as(new_page(), "nora")

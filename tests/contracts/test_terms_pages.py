@@ -95,3 +95,26 @@ def test_a_bad_tier_line_is_named_and_the_text_kept(fx, buyer, tiers, words):
     assert response.status_code == 200
     assert words in response.context["form"].errors["sla_credit_tiers"][0]
     assert tiers.split("\n")[0] in response.content.decode()
+
+
+def test_the_terms_page_shows_the_availability_terms_the_provider_acknowledges(fx, buyer, provider):
+    """GIVEN terms with a cap, a breach credit and outages not billed WHEN the invited provider
+    reads the terms page THEN every availability term it acknowledges is on it, not only in
+    the annex."""
+    HandoffTerms.objects.filter(pk=fx.terms.pk).update(
+        sla_credit_cap_pct="50.0",
+        clock_breach_credit_pct="2.5",
+        outage_not_billed=True,
+        downtime_severities=["S1", "S3"],
+        whole_allocation_severities=["S1"],
+    )
+    page = provider.client().get(reverse("contracts:terms-detail", args=[fx.request.pk]))
+    html = page.content.decode()
+    sla = html[html.index('id="terms-sla"') :]
+    assert "below 99.9 %: 10 % of the month's fees" in sla
+    assert "below 95.0 %: 100 % of the month's fees" in sla
+    assert "50.0 % of the month's fees" in sla
+    assert "S1, S3 count as downtime" in sla
+    assert "downtime of S1 counts every node" in sla
+    assert "2.5 % of the month's fees per breached clock" in sla
+    assert "not billed while out" in sla

@@ -8,7 +8,9 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -20,6 +22,8 @@ from bids.models import CapacityRequest
 from core.errors import ServiceError
 from evaluation.debrief import award_with_debrief
 from evaluation.rounds import round_comparison
+from notices.choices import Event
+from notices.models import Notice
 from tests.factories import BidFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -159,3 +163,39 @@ def test_the_award_follows_the_final_round(world, third, buyer):
     third.refresh_from_db()
     world.bid.refresh_from_db()
     assert third.status == BidStatus.LOST and world.bid.status == BidStatus.LOST
+
+
+def test_a_bid_left_out_of_the_final_round_is_debriefed_by_notice_and_on_its_page(
+    world, third, buyer, provider, django_capture_on_commit_callbacks
+):
+    """GIVEN a final round between two of three bids WHEN the buyer awards one finalist THEN the
+    bid left out hears that it lost and why, by notice and on its own bid page, and the losing
+    finalist reads its debrief on its page too; neither page names the winner."""
+    req = world.request
+    fixture_from_template(capacity_request=req, user=buyer.user, template="rank-sum-allreduce")
+    _final_round(req, buyer, [world.bid, world.rival_bid])
+    services.request_close(capacity_request=req, user=buyer.user, confirmed=True)
+    req.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=True):
+        award_with_debrief(
+            capacity_request=req, bid=world.rival_bid, user=buyer.user, justification="Site"
+        )
+    tess = User.objects.get(username="tess")
+    notice = Notice.objects.get(recipient=tess, event=Event.LOSS)
+    assert "not shortlisted for the best-and-final round" in notice.body
+    assert "In round 1 your bid ranked" in notice.body
+    assert notice.path == reverse("bids:bid-detail", args=[third.pk])
+
+    client = Client()
+    client.force_login(tess)
+    page = client.get(reverse("bids:bid-detail", args=[third.pk])).content.decode()
+    debrief = page[page.index('id="debrief"') :]
+    assert "not shortlisted for the best-and-final round" in debrief
+    assert "Rival Cloud" not in debrief
+    finalist = provider.client().get(reverse("bids:bid-detail", args=[world.bid.pk]))
+    assert 'id="debrief"' in finalist.content.decode()
+    # The buyer's view of the same bid carries no debrief: it is the bidder's.
+    assert (
+        'id="debrief"'
+        not in buyer.client().get(reverse("bids:bid-detail", args=[third.pk])).content.decode()
+    )

@@ -213,6 +213,23 @@ def test_the_page_buttons_propose_and_accept(buyer, provider):
     assert Incident.objects.get(pk=incident.pk).severity == "S2"
 
 
+def test_a_refused_rejection_keeps_the_reason_typed(buyer, provider):
+    """GIVEN a proposal WHEN the buyer's reason is refused (too long) THEN the page says why
+    and the reject box still holds what was typed."""
+    reservation = live_reservation(buyer, provider)
+    incident = _buyer_s1(reservation, buyer, provider, hours_ago=1)
+    provider.client().post(
+        reverse("incidents:incident-severity", args=[incident.pk]),
+        {"severity": "S2", "reason": "Throughput only."},
+    )
+    typed = "Every rank is stuck on the same all-reduce. " * 50
+    url = reverse("incidents:incident-severity-answer", args=[incident.pk, "reject"])
+    page = buyer.client().post(url, {"reason": typed}, follow=True).content.decode()
+    assert "Too long: at most 2000 characters" in page
+    assert f"required>{typed}</textarea>" in page
+    assert Incident.objects.get(pk=incident.pk).severity == "S1"
+
+
 def test_a_backdated_or_foreign_node_incident_is_refused(buyer, provider):
     reservation = live_reservation(buyer, provider, nodes=NODES)
     alice = _api(buyer.user)

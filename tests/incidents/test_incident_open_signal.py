@@ -171,3 +171,28 @@ def test_opening_from_a_failed_run_still_works_and_names_its_door(analysed, buye
     incident = services.incident_open(failed_run=analysed, user=buyer.user)
     assert incident.signal == Signal.FAILED_RUN and incident.opened_by_party == "buyer"
     assert repaired_nodes(incident) == [analysed.analysis["initiating_node"]]
+
+
+def test_the_form_offers_each_party_its_own_signals_with_one_chosen(accepted, buyer, provider):
+    """GIVEN the buyer's form THEN 'Provider alert', which the buyer may not choose, is neither
+    offered nor chosen: the form's own default goes through on the first submit."""
+    url = reverse("incidents:incident-new", args=[accepted.reservation.pk])
+    mine = buyer.client().get(url).context["signal_form"]
+    assert [value for value, _ in mine.fields["signal"].choices] == ["slow-job", "other"]
+    assert mine["signal"].value() == "slow-job"
+    html = buyer.client().get(url).content.decode()
+    assert "Provider alert" not in html.split('name="signal"', 1)[1].split("</select>", 1)[0]
+    theirs = provider.client().get(url).context["signal_form"]
+    assert theirs["signal"].value() == "alert"
+    page = buyer.client().post(
+        url,
+        {
+            "severity": "S2",
+            "signal": mine["signal"].value(),
+            "nodes": "gpu-a02",
+            "window_start": "2026-11-04 10:00",
+            "summary": "Step time doubled on every rank",
+        },
+    )
+    assert page.status_code == 302
+    assert Incident.objects.get().signal == "slow-job"

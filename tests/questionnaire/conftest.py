@@ -29,13 +29,17 @@ def valid_raw(spec: QuestionSpec) -> Any:
     return "Named on-call engineer"
 
 
-def full_answers(question_set: QuestionSet) -> dict[str, Any]:
-    """A valid answer to every question the questionnaire asks (bound ones are the bid's)."""
-    return {
+def full_answers(question_set: QuestionSet, *, spares: int = 0) -> dict[str, Any]:
+    """A valid answer to every question the questionnaire asks (bound ones are the bid's),
+    agreeing with a bid of `spares` spare nodes: a conflict would block its submit."""
+    raw = {
         s.key: valid_raw(s)
         for s in selectors.question_specs(question_set=question_set)
         if not s.bound_to
     }
+    if "spares.reservation" in raw:
+        raw["spares.reservation"] = "reserved" if spares else "none"
+    return raw
 
 
 @pytest.fixture

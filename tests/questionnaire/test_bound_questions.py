@@ -77,7 +77,7 @@ def test_submit_freezes_the_bid_fields_value_and_ignores_an_older_stored_answer(
         data={"spares_count": 1, "spares_location": "same_site", "node_replacement_hours": 4},
     )
     qs = selectors.current_question_set(capacity_request=draft.request)
-    services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs))
+    services.answers_save(bid=draft, user=provider.user, raw=full_answers(qs, spares=1))
     BidQuestionnaire.objects.filter(bid=draft).update(
         answers={**BidQuestionnaire.objects.get(bid=draft).answers, "spares.count": 5}
     )
@@ -192,6 +192,9 @@ def test_the_buyer_sees_the_submitted_revisions_conflicts_on_the_bid_page(world,
         bid=world.bid,
         user=provider.user,
         data={"spares_count": 1, "spares_location": "same_site", "notes": "3 spare nodes."},
+    )
+    services.conflicts_keep(
+        bid=world.bid, user=provider.user, reason="Three sit on site; one is this cluster's own."
     )
     bid_submit(bid=world.bid, user=provider.user)
     html = buyer.client().get(reverse("bids:bid-detail", args=[world.bid.pk])).content.decode()

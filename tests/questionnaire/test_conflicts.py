@@ -153,3 +153,8 @@ def test_the_handoff_terms_own_words_on_spares_are_read_too():
     )
     default = "Hot spares in the same fabric domain; a replacement node passes the fixture."
     assert _messages(agreed={"spares": default}) == []
+
+
+def test_one_statement_two_phrasings_match_is_one_conflict():
+    """'2 hot spare nodes' matches two phrasings; the warning prints its conflict once."""
+    assert len(_messages("We rack 2 hot spare nodes on the job's leaf.")) == 1

@@ -32,6 +32,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "questionnaire:answers-export": ("get", lambda w: [w.bid.pk], OWNER_ONLY),
     "questionnaire:answers-import": ("post", lambda w: [w.bid.pk], OWNER_POST),
     "questionnaire:answers-copy": ("post", lambda w: [w.bid.pk], OWNER_POST),
+    "questionnaire:conflicts-keep": ("post", lambda w: [w.bid.pk], OWNER_POST),
     "questionnaire:revision-diff": (
         "get",
         lambda w: [w.bid.pk],

@@ -1,8 +1,10 @@
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from acceptance.demo_burnin import seed_burnin_demo
+from core.mail import mail_log_path
 from demo.delivery import seed_delivery_demo
 from demo.seed import DEMO_PASSWORD, rescore_open_demo, seed_demo
 
@@ -18,6 +20,9 @@ class Command(BaseCommand):
         # A third, in service for 40 days: the delivery, billing and scorecard pages' history.
         seed_delivery_demo()
         rescore_open_demo()
+        if settings.EMAIL_BACKEND == "core.mail.MailLogBackend":
+            self.stdout.write(f"The seed's e-mails are in {mail_log_path()}.")
+        # The sign-in lines come last: they are what a newcomer needs from this output.
         self.stdout.write(self.style.SUCCESS("Demo data ready. Sign in at /accounts/login/ with:"))
         for login in logins:
             self.stdout.write(

@@ -309,6 +309,7 @@ PAGE_ELSEWHERE = {
     "questionnaire:answers-copy": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:answers-edit": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:answers-import": "questionnaire/services/answers.py (bid.answers)",
+    "questionnaire:conflicts-keep": "questionnaire/services/conflicts.py (bid.conflicts.keep)",
     "questionnaire:set-edit": "questionnaire/services/question_sets.py (questionnaire.edit)",
     "api:token-list": "tests/audit/test_recorded_writes.py (token.create)",
     "api:token-revoke": "tests/audit/test_recorded_writes.py (token.revoke)",

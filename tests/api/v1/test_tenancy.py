@@ -246,6 +246,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     # Revision 1 already holds these terms.
     "bids_submit_create": (bid, None, only(provider=CONFLICT)),  # nothing new to submit
     "bids_withdraw_create": (bid, None, only(provider=OK)),
+    # The table's bid states a fact twice (its coverage against the handoff terms').
+    "bids_conflicts_keep_create": (
+        bid,
+        lambda w: {"reason": "Both values stand, and we will settle them before signing."},
+        only(provider=OK),
+    ),
     "bids_revisions_list": (bid, None, OWNER_AND_BUYER),
     # A bid's files: the buyer reads the submitted ones (tests/api/v1/test_api_attachments.py).
     "bids_attachments_list": (bid, None, OWNER_AND_BUYER),

@@ -189,18 +189,24 @@ def test_acceptance_terms() -> None:
     assert score_acceptance_terms(bid=many).score == 60  # floor of 20 of 60, plus evidence
 
 
-def test_an_acceptance_run_on_the_wrong_path_is_an_exception_and_says_which() -> None:
+def test_an_acceptance_run_on_the_wrong_path_costs_like_an_exception_but_is_not_called_one() -> (
+    None
+):
     """GIVEN a provider that accepted the fixture but whose own acceptance run used another
-    transport THEN that costs as one exception and the rationale names it."""
+    transport THEN that costs as much as one exception, and the rationale names the path
+    without calling it an exception the provider took to the terms."""
     message = "the fixture needs IB verbs; the provider's run used TCP sockets"
     accepted = replace(demo_premium(), execution_path_mismatch=message)
     scored = score_acceptance_terms(bid=accepted)
     assert scored.score == pytest.approx(100 * (50 / 60 * 60 + 40) / 100)  # 50 of 60, plus 40
-    assert "accepted with 1 exception(s)" in scored.rationale and message in scored.rationale
+    assert "exception" not in scored.rationale
+    assert "path does not match" in scored.rationale and message in scored.rationale
     two = replace(
         accepted, acknowledgement="accepted_with_exceptions", acknowledgement_exceptions=1
     )
-    assert "accepted with 2 exception(s)" in score_acceptance_terms(bid=two).rationale
+    both = score_acceptance_terms(bid=two)
+    assert "accepted with 1 exception(s)" in both.rationale and message in both.rationale
+    assert both.score == pytest.approx(100 * (40 / 60 * 60 + 40) / 100)  # two penalties
 
 
 def test_delivery_risk() -> None:

@@ -96,6 +96,22 @@ def test_awarding_below_the_top_needs_a_full_sentence(world, buyer, text):
     assert not Reservation.objects.filter(request=world.request).exists()
 
 
+def test_a_refused_award_keeps_the_justification_typed(world, buyer):
+    """GIVEN a justification the award refuses (no full stop) WHEN the request page comes back
+    THEN the text is still in that bid's box, once: a reload shows the box empty again."""
+    _closed(world)
+    score(world.request)
+    client = buyer.client()
+    typed = "The rival can deliver two weeks earlier and we need that"
+    url = reverse("evaluation:bid-award", args=[world.rival_bid.pk])
+    html = client.post(url, {"justification": typed}, follow=True).content.decode()
+    assert "at least one full sentence" in html
+    box = html[html.index(f'id="justification-{world.rival_bid.pk}"') :]
+    assert box[box.index(">") + 1 :].startswith(typed + "</textarea>")
+    again = _panel(client, world)
+    assert typed not in again
+
+
 def test_awarding_below_the_top_with_a_reason_records_it(world, buyer):
     _closed(world)
     score(world.request)

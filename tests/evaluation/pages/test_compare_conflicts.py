@@ -7,7 +7,10 @@ from typing import Any
 from django.urls import reverse
 
 from bids.services import bid_save_draft, bid_submit
+from questionnaire.services import conflicts_keep
 from tests.evaluation.pages.conftest import score
+
+KEPT_REASON = "Two spares are on site; one is reserved for this cluster alone."
 
 
 def _page(client: Any, req: Any, query: str = "") -> str:
@@ -28,6 +31,7 @@ def test_a_conflicting_bid_is_flagged_on_the_comparison_with_both_values(world, 
             "notes": "Northwind keeps 2 spare nodes on site.",
         },
     )
+    conflicts_keep(bid=world.bid, user=provider.user, reason=KEPT_REASON)
     bid_submit(bid=world.bid, user=provider.user)
     assert score(world.request).status == "done"
 
