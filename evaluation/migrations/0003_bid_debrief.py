@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("bids", "0001_initial"),
-        ("evaluation", "0001_initial"),
+        ("evaluation", "0002_scoringrun_queued_at"),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("bids", "0001_initial"),
+        ("bids", "0003_bid_service_envelope"),
     ]
 
     operations = [
