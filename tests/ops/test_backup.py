@@ -17,8 +17,11 @@ from django.core.management import call_command
 from django.db import connection
 
 from ops.backup import MANIFEST, BackupError, backup_create, backup_restore, restore_check
+from tests.stored import empty_storage
 
 ROOT = Path(__file__).resolve().parents[2]
+# A store holding only what each test puts there: a backup copies every stored file.
+__all__ = ["empty_storage"]  # a fixture
 
 
 def _fresh_database(tmp_path: Path) -> tuple[str, str | None]:
@@ -44,7 +47,9 @@ def _manage(*args: str, database_url: str, media: Path) -> subprocess.CompletedP
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_backup_of_the_demo_restores_whole_into_a_fresh_database_and_store(tmp_path):
+def test_a_backup_of_the_demo_restores_whole_into_a_fresh_database_and_store(
+    tmp_path, empty_storage
+):
     call_command("seed_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
     default_storage.save("evidence/extra/notes.txt", ContentFile(b"kept byte for byte\n"))
     out = tmp_path / "backup"
@@ -72,7 +77,7 @@ def test_a_backup_of_the_demo_restores_whole_into_a_fresh_database_and_store(tmp
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_tampered_file_is_named_by_the_check(tmp_path):
+def test_a_tampered_file_is_named_by_the_check(tmp_path, empty_storage):
     name = default_storage.save("annexes/a.pdf", ContentFile(b"%PDF-1.7 original"))
     manifest = backup_create(out=tmp_path / "backup")
     assert restore_check(manifest=manifest, storage=default_storage).problems == []
@@ -83,7 +88,9 @@ def test_a_tampered_file_is_named_by_the_check(tmp_path):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_restore_refuses_a_database_that_is_not_empty_and_a_folder_that_is_no_backup(tmp_path):
+def test_restore_refuses_a_database_that_is_not_empty_and_a_folder_that_is_no_backup(
+    tmp_path, empty_storage
+):
     with pytest.raises(BackupError, match=r"holds no manifest\.json"):
         backup_restore(source=tmp_path)
     out = tmp_path / "backup"
