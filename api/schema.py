@@ -3,10 +3,11 @@ and the evidence upload endpoint's shapes (its view lives in api/views/evidence.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiViewExtension
-from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -47,9 +48,71 @@ ERRORS = {
 WRITE_ONLY = {"400", "409", "422", "429", "503"}
 
 
+class ApiAutoSchema(AutoSchema):
+    """Only a GET lists: a write that answers several rows (inviting providers) answers them
+    as a plain array, and takes no filter, ordering or page parameters. A list that may not
+    be empty says so (`minItems`)."""
+
+    def get_filter_backends(self) -> list[Any]:
+        return super().get_filter_backends() if self.method == "GET" else []
+
+    def _get_paginator(self) -> Any:
+        return super()._get_paginator() if self.method == "GET" else None
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (
+            isinstance(field, serializers.ListField | serializers.MultipleChoiceField)
+            and not field.allow_empty
+            and schema.get("type") == "array"
+        ):
+            schema.setdefault("minItems", 1)
+        return schema
+
+
+# DRF reads "", "-" and "." as no number at all; drf-spectacular's pattern lets them through.
+_DECIMAL = re.compile(r"^\^-\?\\d\{0,(\d+)\}(?:\(\?:\\\.\\d\{0,(\d+)\}\)\?)?\$$")
+
+
+def _decimal_pattern(pattern: str) -> str:
+    match = _DECIMAL.match(pattern)
+    if match is None:
+        return pattern
+    whole, places = match.group(1), match.group(2)
+    if not places or places == "0":
+        return rf"^-?\d{{1,{whole}}}$"
+    return rf"^-?(?:\d{{1,{whole}}}(?:\.\d{{0,{places}}})?|\.\d{{1,{places}}})$"
+
+
+def _stated_rules(node: Any) -> None:
+    """Walk the schema: decimals need a digit, and a property marked `x-required` (a rule the
+    service words itself, e.g. `confirm` must be true) joins its object's `required`."""
+    if isinstance(node, list):
+        for item in node:
+            _stated_rules(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("format") == "decimal" and isinstance(node.get("pattern"), str):
+        node["pattern"] = _decimal_pattern(node["pattern"])
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        for name, prop in properties.items():
+            required = node.setdefault("required", [])
+            if isinstance(prop, dict) and prop.pop("x-required", False) and name not in required:
+                required.append(name)
+        if not node["required"]:
+            del node["required"]
+    for value in node.values():
+        _stated_rules(value)
+
+
 def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
     """Document the shared error body on every operation that can answer with it."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    _stated_rules(result)
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})
@@ -111,8 +174,16 @@ class RunEvidenceStateSerializer(serializers.Serializer):
 
 
 PAGE_PARAMETERS = [
-    OpenApiParameter("page", OpenApiTypes.INT, description="A page number within the results."),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description="Results per page (at most 200)."),
+    OpenApiParameter(
+        "page",
+        {"type": "integer", "minimum": 1},
+        description="A page number, from 1; past the last page is a 404.",
+    ),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": 200},
+        description="Results per page, 1 to 200 (50 when not given).",
+    ),
 ]
 
 

@@ -54,6 +54,7 @@ class ReservationUsageView(generics.ListAPIView[UsageUpload]):
 
     serializer_class = UsageUploadSummarySerializer
     parser_classes = [MultiPartParser, FormParser]
+    ordering_fields = ["uploaded_at", "original_name", "state"]
 
     def get_queryset(self) -> QuerySet[UsageUpload]:
         if getattr(self, "swagger_fake_view", False):

@@ -30,6 +30,7 @@ from tests.api.v1.tenancy_builders import (
     CREATED,
     FORBIDDEN,
     INVITED,
+    NO_CONTENT,
     OK,
     OWNER_AND_BUYER,
     REFUSED,
@@ -47,9 +48,11 @@ from tests.api.v1.tenancy_builders import (
     estimate_body,
     export_job,
     fewer_nodes_body,
+    fresh_invite_body,
     incident,
     maintenance,
     maintenance_body,
+    member_invitation,
     none,
     only,
     providers_notice,
@@ -67,6 +70,7 @@ from tests.api.v1.tenancy_builders import (
 from tests.api.v1.test_api_team import COST_ONLY
 
 OWNER_AND_BUYER_400 = only(provider=REFUSED, buyer=REFUSED)
+OWNER_AND_BUYER_409 = only(provider=CONFLICT, buyer=CONFLICT)
 
 # operationId -> (path parameters, JSON body (None: no body), expected status per role)
 OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
@@ -75,6 +79,19 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "audit_list": (none, lambda w: {"object": f"request:{w.request.pk}"}, ALL_ORGS),
     # Each organisation's own members (tests/api/v1/test_api_members.py).
     "members_list": (none, None, ALL_ORGS),
+    # Invitations (tests/api/v1/test_api_member_invitations.py): each administrator lists and
+    # sends its own organisation's; only the buyer's withdraws the buyer's; only the invited
+    # person (the provider's user here) lists, accepts or declines an invitation to them.
+    "members_invitations_list": (none, None, ALL_ORGS),
+    "members_invitations_create": (
+        none,
+        fresh_invite_body,
+        only(buyer=CREATED, provider=CREATED, rival_provider=CREATED, outsider=CREATED),
+    ),
+    "members_invitations_destroy": (member_invitation, None, only(buyer=NO_CONTENT)),
+    "me_invitations_list": (none, None, ALL_ORGS),
+    "me_invitations_accept_create": (member_invitation, None, only(provider=OK)),
+    "me_invitations_decline_create": (member_invitation, None, only(provider=NO_CONTENT)),
     # Each organisation's administrators export its own data (tests/ops/test_export*.py);
     # every role here is an administrator of the organisation it acts for.
     "organization_export_list": (none, None, ALL_ORGS),
@@ -309,7 +326,7 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(provider=202, buyer=202),
     ),
     # Waiting for its mapping: the parties are told there is nothing to retry.
-    "reservations_usage_retry_create": (usage, None, OWNER_AND_BUYER_400),
+    "reservations_usage_retry_create": (usage, None, OWNER_AND_BUYER_409),
     # Not reconciled yet (it waits for its mapping): nothing to export, for anyone.
     "reservations_usage_focus_retrieve": (usage, None, only()),
     # The baseline S2 is measured against (tests/incidents/test_baseline_agreement.py): both
