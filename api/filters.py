@@ -9,6 +9,7 @@ import django_filters
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions
 from rest_framework.filters import OrderingFilter
 from rest_framework.pagination import PageNumberPagination
@@ -80,7 +81,7 @@ class Pagination(PageNumberPagination):
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
         # A view that already counted the rows it lists (for its ETag) says so: not counted twice.
         self.counted_rows: int | None = getattr(view, "counted_rows", None)
-        _page_number(request, self.page_query_param)
+        page_number(request, self.page_query_param)
         return super().paginate_queryset(queryset, request, view)
 
     def get_page_size(self, request: Request) -> int:
@@ -132,12 +133,24 @@ def _positive(value: str) -> int | None:
     return int(text)
 
 
-def _page_number(request: Request, name: str) -> None:
+def page_number(request: Request, name: str = "page") -> int:
+    """`?page=` as a number from 1 (1 when not given); anything else is a 400 naming it."""
     wanted = request.query_params.get(name)
-    if wanted is not None and _positive(wanted) is None:
+    if wanted is None:
+        return 1
+    number = _positive(wanted)
+    if number is None:
         raise exceptions.ValidationError(
             {name: ["Pages are numbered from 1; give a whole number."]}
         )
+    return number
+
+
+PAGE = OpenApiParameter(
+    "page",
+    {"type": "integer", "minimum": 1},
+    description="A page number, from 1 (past the last page: the last page).",
+)
 
 
 class StrictOrderingFilter(OrderingFilter):

@@ -4,6 +4,7 @@ and the evidence upload endpoint's shapes (its view lives in api/views/evidence.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiViewExtension
@@ -47,6 +48,42 @@ ERRORS = {
 }
 WRITE_ONLY = {"400", "409", "422", "429", "503"}
 
+# Rules a JSON schema cannot hold: a file's contents, one field against another, a value that
+# depends on who calls or on what is stored. Each operation's description states its rule, and
+# a body the schema allows but the rule refuses is a 400 naming the field. The Schemathesis run
+# (tests/api/v1/test_schemathesis.py) reads this table: only these operations may answer a
+# schema-valid body with 400.
+STATED_RULES: dict[str, str] = {
+    "requests_create": "the reservation ends after it starts, the bid deadline falls before "
+    "the reservation starts, and the backend bandwidth per GPU is above 0 Gb/s",
+    "requests_partial_update": "the same date and bandwidth rules as creating a request, "
+    "checked on the request as it will be",
+    "requests_invitations_create": "every slug names a provider organisation",
+    "requests_addenda_create": "a new `bid_deadline` is later than the current one",
+    "requests_annexes_create": "`period` (YYYY-MM) is given for a monthly statement and for no "
+    "other kind",
+    "requests_terms_partial_update": "a more severe level never has a slower clock (S1 ≤ S2 ≤ "
+    "S3), percentages lie between 0 and 100, and S2 counted as downtime excludes a partial "
+    "`degraded_downtime_pct`",
+    "requests_team_mine_update": "at least one weight is above zero",
+    "requests_final_round_create": "the new deadline is in the future",
+    "reservations_incidents_create": "`signal` is one the calling party opens from (a buyer: "
+    "slow job, other), and the window lies within the reservation's term",
+    "reservations_usage_create": "`file` is a CSV or XLSX usage or invoice file",
+    "reservations_usage_mapping_update": "every column the file's kind needs is named",
+    "reservations_baseline_create": "`file` is a step-time CSV (rank,node,step,seconds,"
+    "timestamp or time,step,step_seconds[,rank])",
+    "reservations_incidents_step_times_create": "`file` is a step-time CSV, as for the baseline",
+    "reservations_failed_runs_create": "`file` holds the failed job's logs or an archive of them",
+    "runs_evidence_upload": "each `file` is burn-in evidence a parser reads (`kind` names one, "
+    "or it is detected)",
+    "incidents_evidence_create": "`file` is evidence of the named `kind`",
+    "reservations_maintenance_create": "the window lies within the reservation's term and "
+    "ends after it starts",
+    "members_invitations_create": "`role` is one of the organisation's kind's roles (buyer: "
+    "requester, approver, admin; provider: engineer, approver, admin)",
+}
+
 
 class ApiAutoSchema(AutoSchema):
     """Only a GET lists: a write that answers several rows (inviting providers) answers them
@@ -69,7 +106,38 @@ class ApiAutoSchema(AutoSchema):
             and schema.get("type") == "array"
         ):
             schema.setdefault("minItems", 1)
+        if isinstance(field, serializers.DecimalField) and schema.get("type") == "string":
+            bounded = _bounded_decimal(field)
+            if bounded:
+                schema["pattern"] = bounded
         return schema
+
+
+def _bounded_decimal(field: serializers.DecimalField) -> str | None:
+    """A decimal sent as a string cannot carry `minimum`/`maximum`: its pattern states the
+    bounds the API checks (non-negative, positive, at least 1, at most 100)."""
+    if field.max_digits is None or field.decimal_places is None:
+        return None
+    places, whole = field.decimal_places, field.max_digits - field.decimal_places
+    low, high = field.min_value, field.max_value
+    if low is None or low < 0 or whole < 1 or places < 1:
+        return None
+    fraction = rf"(?:\.\d{{0,{places}}})?"
+    if high is not None and high == 100 and whole >= 3 and low == 0:
+        return rf"^(?:100(?:\.0{{0,{places}}})?|\d{{1,2}}{fraction}|\.\d{{1,{places}}})$"
+    if high is not None:
+        return None
+    if low == 0:
+        return rf"^(?:\d{{1,{whole}}}{fraction}|\.\d{{1,{places}}})$"
+    if low == 1:
+        return rf"^[1-9]\d{{0,{whole - 1}}}{fraction}$"
+    if low == Decimal(1).scaleb(-places):  # the smallest positive value: any positive one
+        tails = "|".join(
+            "0" * k + "[1-9]" + (rf"\d{{0,{places - 1 - k}}}" if places - 1 - k else "")
+            for k in range(places)
+        )
+        return rf"^(?:[1-9]\d{{0,{whole - 1}}}{fraction}|0?\.(?:{tails}))$"
+    return None
 
 
 # DRF reads "", "-" and "." as no number at all; drf-spectacular's pattern lets them through.
@@ -116,6 +184,12 @@ def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})
+            rule = STATED_RULES.get(operation.get("operationId", ""))
+            if rule:
+                said = f"Refused with 400 naming the field unless {rule}."
+                operation["description"] = "\n\n".join(
+                    part for part in (operation.get("description", ""), said) if part
+                )
             for code, text in ERRORS.items():
                 if code in WRITE_ONLY and method == "get" and code != "400":
                     continue

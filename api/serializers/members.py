@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import OrganizationSerializer, ReadModelSerializer
+from api.serializers.common import OrganizationSerializer, ReadModelSerializer, stated
 from orgs.choices import MemberRole
 from orgs.models import MemberInvitation, Membership
 
@@ -48,8 +48,11 @@ class MemberInvitationSerializer(ReadModelSerializer[MemberInvitation]):
 
 
 class MemberInviteSerializer(serializers.Serializer):
-    email = serializers.CharField(
-        max_length=254, help_text="The person's e-mail address; they join once they accept."
+    email = stated(
+        serializers.CharField(
+            max_length=254, help_text="The person's e-mail address; they join once they accept."
+        ),
+        {"type": "string", "format": "email", "maxLength": 254, "x-required": True},
     )
     role = serializers.ChoiceField(
         choices=MemberRole.choices,

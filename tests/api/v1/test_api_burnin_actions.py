@@ -67,5 +67,5 @@ def test_after_the_decision_the_evidence_is_closed(awarded, buyer, provider):
         f"/api/v1/runs/{awarded.run.pk}/recheck/",
     ):
         response = client.post(url)
-        assert response.status_code == 400, url
+        assert response.status_code == 409, url
         assert "burn-in evidence is closed" in response.json()["detail"]
