@@ -78,6 +78,9 @@ STATED_RULES: dict[str, str] = {
     "runs_evidence_upload": "each `file` is burn-in evidence a parser reads (`kind` names one, "
     "or it is detected)",
     "incidents_evidence_create": "`file` is evidence of the named `kind`",
+    "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
+    "calling party signs",
+    "incidents_severity_create": "the terms give clocks for the proposed severity",
     "reservations_maintenance_create": "the window lies within the reservation's term and "
     "ends after it starts",
     "members_invitations_create": "`role` is one of the organisation's kind's roles (buyer: "
@@ -96,9 +99,19 @@ class ApiAutoSchema(AutoSchema):
     def _get_paginator(self) -> Any:
         return super()._get_paginator() if self.method == "GET" else None
 
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        if getattr(field, "stated_schema", None) is None:  # a stated rule is exactly that
+            super()._insert_field_validators(field, schema)
+
     def _map_serializer_field(
         self, field: Any, direction: Any, bypass_extensions: bool = False
     ) -> Any:
+        stated = getattr(field, "stated_schema", None)
+        if stated is not None:  # api.serializers.common.stated: exactly the rule, no blank
+            schema = dict(stated)
+            if field.help_text:
+                schema["description"] = str(field.help_text)
+            return schema
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if (
             isinstance(field, serializers.ListField | serializers.MultipleChoiceField)

@@ -36,8 +36,13 @@ class ReadModelSerializer(serializers.ModelSerializer[M]):
 def stated(field: F, schema: dict[str, Any]) -> F:
     """The schema states a rule that the service words itself, in a 400 naming the field: the
     serializer stays lenient so that the caller reads the service's sentence, not DRF's.
-    `x-required` puts the field in its object's `required` (api.schema)."""
-    return extend_schema_field(schema)(field)  # type: ignore[no-any-return]
+    `x-required` puts the field in its object's `required` (api.schema.ApiAutoSchema writes
+    the schema as given, with the field's help text)."""
+    # On a class of its own: DRF copies a declared field by calling its class again, which
+    # would drop anything set on the instance.
+    kind = type(f"Stated{type(field).__name__}", (type(field),), {"stated_schema": schema})
+    field.__class__ = kind
+    return field
 
 
 def confirm_field(help_text: str) -> serializers.BooleanField:

@@ -27,7 +27,7 @@ from api.serializers.members import (
     MyInvitationSerializer,
 )
 from orgs import selectors, services
-from orgs.models import MemberInvitation, Organization
+from orgs.models import MemberInvitation, Membership, Organization
 
 
 def _admin_org(request: Request) -> Organization:
@@ -100,7 +100,7 @@ class MyInvitationListView(generics.ListAPIView[MemberInvitation]):
         return super().get(request, *args, **kwargs)
 
 
-class MyInvitationAcceptView(generics.GenericAPIView[MemberInvitation]):
+class MyInvitationAcceptView(generics.GenericAPIView[Membership]):
     serializer_class = JoinedSerializer
 
     @extend_schema(

@@ -283,11 +283,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(provider=CREATED, buyer=OK),
     ),
     # Failed-run bundles belong to accepted reservations: this one is only awarded (400).
-    "reservations_failed_runs_create": (reservation, lambda w: "multipart", OWNER_AND_BUYER_400),
+    # Pending acceptance: failed-run evidence waits for an accepted reservation (its state).
+    "reservations_failed_runs_create": (reservation, lambda w: "multipart", OWNER_AND_BUYER_409),
     "failed_runs_list": (none, None, ALL_ORGS),
     "failed_runs_retrieve": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER),
-    # Only a crashed or unreadable analysis is retried; this one is still queued.
-    "failed_runs_retry_create": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER_400),
+    # Only a crashed or unreadable analysis is retried; this one is still queued (its state).
+    "failed_runs_retry_create": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER_409),
     "runs_recheck_create": (lambda w: {"id": w.run.pk}, None, only(provider=202, buyer=202)),
     "evidence_retry_create": (lambda w: {"id": w.evidence.pk}, None, only(provider=202, buyer=202)),
     "evidence_withdraw_create": (lambda w: {"id": w.evidence.pk}, None, OWNER_AND_BUYER),
@@ -303,11 +304,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         signal_body,
         only(provider=CREATED, buyer=CREATED),
     ),
-    # The failed run already has its incident: the parties reach the rule, nobody else the run.
+    # The failed run already has its incident: the parties reach the rule (409, its state),
+    # nobody else the run.
     "failed_runs_incident_create": (
         lambda w: {"id": w.incident.failed_run_id},
         lambda w: {},
-        OWNER_AND_BUYER_400,
+        OWNER_AND_BUYER_409,
     ),
     "incidents_retrieve": (incident, None, OWNER_AND_BUYER),
     # Usage reconciliation: the accepted reservation's parties (tests/api/v1/test_api_usage.py).
