@@ -77,4 +77,4 @@ def test_the_schema_states_the_orderings_and_the_page_bounds(db):
                     "minimum": 1,
                     "maximum": 200,
                 }
-    assert lists >= 20
+    assert lists >= 19
