@@ -114,7 +114,7 @@ PAGE_PARAMETERS: list[dict[str, Any]] = [
         "required": False,
         "in": "query",
         "description": "A page number, from 1; past the last page is a 404.",
-        "schema": {"type": "integer", "minimum": 1},
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
     },
     {
         "name": "page_size",
@@ -126,11 +126,15 @@ PAGE_PARAMETERS: list[dict[str, Any]] = [
 ]
 
 
+MAX_PAGE = 1_000_000_000
+
+
 def _positive(value: str) -> int | None:
     text = value.strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
         return None
-    return int(text)
+    number = int(text)
+    return number if 1 <= number <= MAX_PAGE else None
 
 
 def page_number(request: Request, name: str = "page") -> int:
@@ -148,7 +152,7 @@ def page_number(request: Request, name: str = "page") -> int:
 
 PAGE = OpenApiParameter(
     "page",
-    {"type": "integer", "minimum": 1},
+    {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
     description="A page number, from 1 (past the last page: the last page).",
 )
 

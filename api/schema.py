@@ -81,6 +81,8 @@ STATED_RULES: dict[str, str] = {
     "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
     "calling party signs",
     "incidents_severity_create": "the terms give clocks for the proposed severity",
+    "bids_create": "the offer ends after it starts",
+    "bids_partial_update": "the offer ends after it starts",
     "reservations_maintenance_create": "the window lies within the reservation's term and "
     "ends after it starts",
     "members_invitations_create": "`role` is one of the organisation's kind's roles (buyer: "
@@ -119,6 +121,8 @@ class ApiAutoSchema(AutoSchema):
             and schema.get("type") == "array"
         ):
             schema.setdefault("minItems", 1)
+        if isinstance(field, serializers.FileField) and not field.allow_empty_file:
+            schema.setdefault("minLength", 1)  # an empty file is refused
         if isinstance(field, serializers.DecimalField) and schema.get("type") == "string":
             bounded = _bounded_decimal(field)
             if bounded:
@@ -263,7 +267,7 @@ class RunEvidenceStateSerializer(serializers.Serializer):
 PAGE_PARAMETERS = [
     OpenApiParameter(
         "page",
-        {"type": "integer", "minimum": 1},
+        {"type": "integer", "minimum": 1, "maximum": 1_000_000_000},
         description="A page number, from 1; past the last page is a 404.",
     ),
     OpenApiParameter(

@@ -296,7 +296,7 @@ def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
 def evidence_retry(*, evidence: Evidence, user: User) -> Evidence:
     _require_pending(evidence.run.reservation)
     if evidence.withdrawn_at is not None:
-        raise ServiceError(
+        raise Conflict(
             f"{evidence.original_name} was withdrawn from the checks; upload it again to use it."
         )
     evidence.state = EvidenceState.QUEUED

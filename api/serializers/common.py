@@ -61,7 +61,11 @@ def reason_field(help_text: str) -> serializers.CharField:
 
 
 @extend_schema_field(
-    {"type": "array", "items": {"type": "string", "format": "binary"}, "minItems": 1}
+    {
+        "type": "array",
+        "items": {"type": "string", "format": "binary", "minLength": 1},
+        "minItems": 1,
+    }
 )
 class FileListField(serializers.ListField):
     """A repeated multipart file field: the API's side of the pages' `MultipleFileField`."""
