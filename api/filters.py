@@ -31,6 +31,7 @@ from notices.models import Notice
 from orgs.models import Organization
 
 OUT_OF_RANGE = "This time falls outside the years 1 to 9999 in UTC."
+MAX_PAGE = 1_000_000_000
 
 
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
@@ -124,9 +125,6 @@ PAGE_PARAMETERS: list[dict[str, Any]] = [
         "schema": {"type": "integer", "minimum": 1, "maximum": 200},
     },
 ]
-
-
-MAX_PAGE = 1_000_000_000
 
 
 def _positive(value: str) -> int | None:

@@ -33,7 +33,7 @@ from acceptance.models import (
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
-from core.errors import Conflict, ServiceError
+from core.errors import Conflict
 from core.queueing import send_task
 from core.recent import Recent
 from core.uploads import check_upload, sha256_of

@@ -33,7 +33,7 @@ def test_a_withdrawn_file_leaves_the_checks_but_stays_listed(
     assert all(c["evidence_id"] != evidence.pk for c in state["checks"])
     # A withdrawn file is out of the checks: a retry would quietly parse it for nothing.
     retried = client.post(f"/api/v1/evidence/{evidence.pk}/retry/")
-    assert retried.status_code == 400 and "was withdrawn" in retried.json()["detail"]
+    assert retried.status_code == 409 and "was withdrawn" in retried.json()["detail"]
 
 
 def test_a_retry_queues_an_unreadable_file_again(awarded, provider):
