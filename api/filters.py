@@ -6,10 +6,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
+from django import forms
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import exceptions
 from rest_framework.filters import OrderingFilter
 from rest_framework.pagination import PageNumberPagination
@@ -32,6 +33,7 @@ from orgs.models import Organization
 
 OUT_OF_RANGE = "This time falls outside the years 1 to 9999 in UTC."
 MAX_PAGE = 1_000_000_000
+MAX_ID = 2_147_483_647  # PostgreSQL's integer
 
 
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
@@ -48,6 +50,18 @@ class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
                     {(names or [self.field_name])[0]: [OUT_OF_RANGE]}
                 ) from None
         return super().filter(qs, value)
+
+
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
+class IdFilter(django_filters.NumberFilter):
+    """An object id: a whole number a database id can be (anything else is a 400 naming it)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
 
 
 class StrictFilterBackend(DjangoFilterBackend):
@@ -237,7 +251,7 @@ REQUEST_ORDERING = ["created_at", "bid_deadline", "title", "status", "reservatio
 
 class BidFilter(django_filters.FilterSet):
     status = django_filters.MultipleChoiceFilter(choices=BidStatus.choices)
-    request = django_filters.NumberFilter(field_name="request_id")
+    request = IdFilter(field_name="request_id")
     region = django_filters.CharFilter()
 
     class Meta:
@@ -294,7 +308,7 @@ PROVIDER_ORDERING = ["name", "created_at"]
 
 class ReservationFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=ReservationStatus.choices)
-    request = django_filters.NumberFilter(field_name="request_id")
+    request = IdFilter(field_name="request_id")
 
     class Meta:
         model = Reservation
@@ -305,7 +319,7 @@ RESERVATION_ORDERING = ["awarded_at", "status"]
 
 
 class FailedRunFilter(django_filters.FilterSet):
-    reservation = django_filters.NumberFilter(field_name="reservation_id")
+    reservation = IdFilter(field_name="reservation_id")
     state = django_filters.ChoiceFilter(choices=FailedRunState.choices)
 
     class Meta:

@@ -82,6 +82,8 @@ STATED_RULES: dict[str, str] = {
     "calling party signs",
     "incidents_severity_create": "the terms give clocks for the proposed severity",
     "bids_create": "the offer ends after it starts",
+    "bids_attachments_create": "`file` is a PDF, a PNG or JPEG image, or UTF-8 text, by its "
+    "content whatever its name",
     "bids_partial_update": "the offer ends after it starts",
     "reservations_maintenance_create": "the window lies within the reservation's term and "
     "ends after it starts",
