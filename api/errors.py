@@ -1,10 +1,11 @@
 """One error shape for the whole API: `{"detail": "...", "errors": {"field": ["..."]}}`.
 
 Service rules raise Django's `ValidationError` (or `ServiceError`); they come back as 400 with
-the field (or the questionnaire answer, `answers.<key>`) named in `errors`. A lifecycle move
-refused by its table (`MoveRefused`) answers 403 (not your party or role) or 409 (not in this
-state), with the move's name; a move that needs a confirmation sent without `"confirm": true`
-answers 400 with `errors.confirm`.
+the field (or the questionnaire answer, `answers.<key>`) named in `errors`. A refusal because
+of the object's state (`core.errors.Conflict`: awarded, accepted, nothing to retry) answers
+409. A lifecycle move refused by its table (`MoveRefused`) answers 403 (not your party or role)
+or 409 (not in this state), with the move's name; a move that needs a confirmation sent
+without `"confirm": true` answers 400 with `errors.confirm`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from api.throttling import LimiterUnavailable
-from core.errors import QueueUnavailable, TooBusy
+from core.errors import Conflict, QueueUnavailable, TooBusy
 from core.lifecycle import MoveRefused
 from core.limits import TEXT_LIMIT
 from engine.formatting import data_size
@@ -100,6 +101,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         waiting = Response(error_body(exc.message), status=503)
         waiting["Retry-After"] = str(exc.retry_after_seconds)
         return waiting
+    if isinstance(exc, Conflict):
+        refused = _from_django(exc)
+        refused.status_code = status.HTTP_409_CONFLICT
+        return refused
     if isinstance(exc, DjangoValidationError):
         return _from_django(exc)
     if isinstance(exc, Http404):

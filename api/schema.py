@@ -3,10 +3,12 @@ and the evidence upload endpoint's shapes (its view lives in api/views/evidence.
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiViewExtension
-from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -46,13 +48,167 @@ ERRORS = {
 }
 WRITE_ONLY = {"400", "409", "422", "429", "503"}
 
+# Rules a JSON schema cannot hold: a file's contents, one field against another, a value that
+# depends on who calls or on what is stored. Each operation's description states its rule, and
+# a body the schema allows but the rule refuses is a 400 naming the field. The Schemathesis run
+# (tests/api/v1/test_schemathesis.py) reads this table: only these operations may answer a
+# schema-valid body with 400.
+STATED_RULES: dict[str, str] = {
+    "requests_create": "the reservation ends after it starts, the bid deadline falls before "
+    "the reservation starts, and the backend bandwidth per GPU is above 0 Gb/s",
+    "requests_partial_update": "the same date and bandwidth rules as creating a request, "
+    "checked on the request as it will be",
+    "requests_invitations_create": "every slug names a provider organisation",
+    "requests_addenda_create": "a new `bid_deadline` is later than the current one",
+    "requests_annexes_create": "`period` (YYYY-MM) is given for a monthly statement and for no "
+    "other kind",
+    "requests_terms_partial_update": "a more severe level never has a slower clock (S1 ≤ S2 ≤ "
+    "S3), percentages lie between 0 and 100, and S2 counted as downtime excludes a partial "
+    "`degraded_downtime_pct`",
+    "requests_team_mine_update": "at least one weight is above zero",
+    "requests_final_round_create": "the new deadline is in the future",
+    "reservations_incidents_create": "`signal` is one the calling party opens from (a buyer: "
+    "slow job, other), and the window lies within the reservation's term",
+    "reservations_usage_create": "`file` is a CSV or XLSX usage or invoice file",
+    "reservations_usage_mapping_update": "every column the file's kind needs is named",
+    "reservations_baseline_create": "`file` is a step-time CSV (rank,node,step,seconds,"
+    "timestamp or time,step,step_seconds[,rank])",
+    "reservations_incidents_step_times_create": "`file` is a step-time CSV, as for the baseline",
+    "reservations_failed_runs_create": "`file` holds the failed job's logs or an archive of them",
+    "runs_evidence_upload": "each `file` is burn-in evidence a parser reads (`kind` names one, "
+    "or it is detected)",
+    "incidents_evidence_create": "`file` is evidence of the named `kind`",
+    "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
+    "calling party signs",
+    "incidents_severity_create": "the terms give clocks for the proposed severity",
+    "bids_create": "the offer ends after it starts",
+    "bids_attachments_create": "`file` is a PDF, a PNG or JPEG image, or UTF-8 text, by its "
+    "content whatever its name",
+    "bids_partial_update": "the offer ends after it starts",
+    "reservations_maintenance_create": "the window lies within the reservation's term and "
+    "ends after it starts",
+    "members_invitations_create": "`role` is one of the organisation's kind's roles (buyer: "
+    "requester, approver, admin; provider: engineer, approver, admin)",
+}
+
+
+class ApiAutoSchema(AutoSchema):
+    """Only a GET lists: a write that answers several rows (inviting providers) answers them
+    as a plain array, and takes no filter, ordering or page parameters. A list that may not
+    be empty says so (`minItems`)."""
+
+    def get_filter_backends(self) -> list[Any]:
+        return super().get_filter_backends() if self.method == "GET" else []
+
+    def _get_paginator(self) -> Any:
+        return super()._get_paginator() if self.method == "GET" else None
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        if getattr(field, "stated_schema", None) is None:  # a stated rule is exactly that
+            super()._insert_field_validators(field, schema)
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> Any:
+        stated = getattr(field, "stated_schema", None)
+        if stated is not None:  # api.serializers.common.stated: exactly the rule, no blank
+            schema = dict(stated)
+            if field.help_text:
+                schema["description"] = str(field.help_text)
+            return schema
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (
+            isinstance(field, serializers.ListField | serializers.MultipleChoiceField)
+            and not field.allow_empty
+            and schema.get("type") == "array"
+        ):
+            schema.setdefault("minItems", 1)
+        if isinstance(field, serializers.FileField) and not field.allow_empty_file:
+            schema.setdefault("minLength", 1)  # an empty file is refused
+        if isinstance(field, serializers.DecimalField) and schema.get("type") == "string":
+            bounded = _bounded_decimal(field)
+            if bounded:
+                schema["pattern"] = bounded
+        return schema
+
+
+def _bounded_decimal(field: serializers.DecimalField) -> str | None:
+    """A decimal sent as a string cannot carry `minimum`/`maximum`: its pattern states the
+    bounds the API checks (non-negative, positive, at least 1, at most 100)."""
+    if field.max_digits is None or field.decimal_places is None:
+        return None
+    places, whole = field.decimal_places, field.max_digits - field.decimal_places
+    low, high = field.min_value, field.max_value
+    if low is None or low < 0 or whole < 1 or places < 1:
+        return None
+    fraction = rf"(?:\.\d{{0,{places}}})?"
+    if high is not None and high == 100 and whole >= 3 and low == 0:
+        return rf"^(?:100(?:\.0{{0,{places}}})?|\d{{1,2}}{fraction}|\.\d{{1,{places}}})$"
+    if high is not None:
+        return None
+    if low == 0:
+        return rf"^(?:\d{{1,{whole}}}{fraction}|\.\d{{1,{places}}})$"
+    if low == 1:
+        return rf"^[1-9]\d{{0,{whole - 1}}}{fraction}$"
+    if low == Decimal(1).scaleb(-places):  # the smallest positive value: any positive one
+        tails = "|".join(
+            "0" * k + "[1-9]" + (rf"\d{{0,{places - 1 - k}}}" if places - 1 - k else "")
+            for k in range(places)
+        )
+        return rf"^(?:[1-9]\d{{0,{whole - 1}}}{fraction}|0?\.(?:{tails}))$"
+    return None
+
+
+# DRF reads "", "-" and "." as no number at all; drf-spectacular's pattern lets them through.
+_DECIMAL = re.compile(r"^\^-\?\\d\{0,(\d+)\}(?:\(\?:\\\.\\d\{0,(\d+)\}\)\?)?\$$")
+
+
+def _decimal_pattern(pattern: str) -> str:
+    match = _DECIMAL.match(pattern)
+    if match is None:
+        return pattern
+    whole, places = match.group(1), match.group(2)
+    if not places or places == "0":
+        return rf"^-?\d{{1,{whole}}}$"
+    return rf"^-?(?:\d{{1,{whole}}}(?:\.\d{{0,{places}}})?|\.\d{{1,{places}}})$"
+
+
+def _stated_rules(node: Any) -> None:
+    """Walk the schema: decimals need a digit, and a property marked `x-required` (a rule the
+    service words itself, e.g. `confirm` must be true) joins its object's `required`."""
+    if isinstance(node, list):
+        for item in node:
+            _stated_rules(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("format") == "decimal" and isinstance(node.get("pattern"), str):
+        node["pattern"] = _decimal_pattern(node["pattern"])
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        for name, prop in properties.items():
+            required = node.setdefault("required", [])
+            if isinstance(prop, dict) and prop.pop("x-required", False) and name not in required:
+                required.append(name)
+        if not node["required"]:
+            del node["required"]
+    for value in node.values():
+        _stated_rules(value)
+
 
 def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
     """Document the shared error body on every operation that can answer with it."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    _stated_rules(result)
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})
+            rule = STATED_RULES.get(operation.get("operationId", ""))
+            if rule:
+                said = f"Refused with 400 naming the field unless {rule}."
+                operation["description"] = "\n\n".join(
+                    part for part in (operation.get("description", ""), said) if part
+                )
             for code, text in ERRORS.items():
                 if code in WRITE_ONLY and method == "get" and code != "400":
                     continue
@@ -111,8 +267,16 @@ class RunEvidenceStateSerializer(serializers.Serializer):
 
 
 PAGE_PARAMETERS = [
-    OpenApiParameter("page", OpenApiTypes.INT, description="A page number within the results."),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description="Results per page (at most 200)."),
+    OpenApiParameter(
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": 1_000_000_000},
+        description="A page number, from 1; past the last page is a 404.",
+    ),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1, "maximum": 200},
+        description="Results per page, 1 to 200 (50 when not given).",
+    ),
 ]
 
 

@@ -22,6 +22,7 @@ from api.views import (
     invitations,
     lots,
     me,
+    member_invitations,
     members,
     notices,
     parts,
@@ -76,6 +77,29 @@ v1 = [
     path("fixture-schema/", fixture_schema.fixture_schema, name="fixture-schema"),
     path("me/", me.MeView.as_view(), name="me"),
     path("members/", members.MemberListView.as_view(), name="member-list"),
+    path(
+        "members/invitations/",
+        member_invitations.MemberInvitationListView.as_view(),
+        name="member-invitations",
+    ),
+    path(
+        "members/invitations/<int:pk>/",
+        member_invitations.MemberInvitationDetailView.as_view(),
+        name="member-invitation",
+    ),
+    path(
+        "me/invitations/", member_invitations.MyInvitationListView.as_view(), name="my-invitations"
+    ),
+    path(
+        "me/invitations/<int:pk>/accept/",
+        member_invitations.MyInvitationAcceptView.as_view(),
+        name="my-invitation-accept",
+    ),
+    path(
+        "me/invitations/<int:pk>/decline/",
+        member_invitations.MyInvitationDeclineView.as_view(),
+        name="my-invitation-decline",
+    ),
     path("audit/", audit.AuditListView.as_view(), name="audit-list"),
     path("notices/", notices.NoticeListView.as_view(), name="notice-list"),
     path("notices/<uuid:pk>/read/", notices.NoticeReadView.as_view(), name="notice-read"),

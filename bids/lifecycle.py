@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from bids.choices import BidStatus, RequestStatus
 from bids.models import Bid, CapacityRequest
-from core.errors import ServiceError
+from core.errors import Conflict
 from core.lifecycle import Actor, Decision, Lifecycle, Move, MoveRefused, Need
 from orgs.choices import MemberRole
 from orgs.selectors import actor_for
@@ -349,7 +349,7 @@ def require_preparing(
         capacity_request, "prepare", actor=request_actor(capacity_request, user)
     )
     if decision.why == "state":
-        raise ServiceError(
+        raise Conflict(
             too_late
             or f"The request is {capacity_request.get_status_display().lower()}; its {what} can no "
             "longer change."

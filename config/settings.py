@@ -98,6 +98,8 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# An invitation to join an organisation can be accepted for this many days after it is sent.
+MEMBER_INVITATION_DAYS = env_int("MEMBER_INVITATION_DAYS", 7, minimum=1)
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_MINUTES = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1)
 AXES_COOLOFF_MAX_HOURS = env_int("AXES_COOLOFF_MAX_HOURS", 24, minimum=1)
@@ -307,7 +309,7 @@ CACHES = {
 }
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ApiAutoSchema",
     "DEFAULT_METADATA_CLASS": "api.metadata.WriteFieldsMetadata",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "api.authentication.ApiTokenAuthentication",
@@ -322,7 +324,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "api.filters.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
+        "api.filters.StrictFilterBackend",
         "api.filters.StrictOrderingFilter",
     ],
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.TokenWriteThrottle"],

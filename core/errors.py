@@ -5,6 +5,12 @@ class ServiceError(ValidationError):
     """A rule refused the action; the message is meant for the person who tried it."""
 
 
+class Conflict(ServiceError):
+    """Refused because of the object's state, not the input: the same call could succeed
+    once the state changes (it is awarded, accepted, closed, or nothing waits for it). The API
+    answers 409; a page shows the message."""
+
+
 class TooBusy(ServiceError):
     """Refused for now, not for good: the organisation's share of the workers is in use. The
     API answers 429 with Retry-After; a page shows the message."""

@@ -21,7 +21,7 @@ from audit.services import buyer_only
 from bids.audit import record_request
 from bids.choices import BidStatus, RequestStatus
 from bids.models import BidRevision, CapacityRequest
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from core.queueing import send_task
 from engine.scoring import (
     CRITERIA,
@@ -261,7 +261,7 @@ def request_set_weights(
     """Validate each weight, store the set, and queue re-scoring. On the record for the buyer
     alone: how a buyer weighs the bids is never an invitee's to read."""
     if capacity_request.status in (RequestStatus.AWARDED, RequestStatus.CANCELLED):
-        raise ServiceError(
+        raise Conflict(
             f"A request that is {capacity_request.get_status_display().lower()} keeps its weights."
         )
     errors: dict[str, list[str]] = {}

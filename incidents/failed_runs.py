@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from acceptance.audit import record_on_reservation
 from acceptance.models import Reservation, ReservationStatus
-from core.errors import ServiceError
+from core.errors import Conflict
 from core.queueing import send_task
 from engine import failures
 from engine.evidence.checks import load_spec
@@ -40,7 +40,7 @@ def _streams(rows: list[FailedRunFile]) -> Iterator[tuple[IO[bytes], str]]:
 
 def require_accepted(reservation: Reservation) -> None:
     if reservation.status != ReservationStatus.ACCEPTED:
-        raise ServiceError(
+        raise Conflict(
             "Failed-run evidence belongs to an accepted reservation; this one is "
             f"{reservation.get_status_display().lower()}."
         )
@@ -221,7 +221,7 @@ def failed_run_mark_error(*, failed_run_id: int, error: BaseException) -> None:
 def failed_run_retry(*, failed_run: FailedRun, user: User) -> FailedRun:
     if failed_run.state not in (FailedRunState.ERROR, FailedRunState.UNREADABLE):
         # A stuck analysis is failed by the reaper first, then offered again.
-        raise ServiceError("Only a failed or unreadable analysis can be retried.")
+        raise Conflict("Only a failed or unreadable analysis can be retried.")
     before = {"state": failed_run.state, "error": failed_run.error}
     state = (
         FailedRunState.QUEUED

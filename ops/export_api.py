@@ -120,7 +120,9 @@ class ExportRetryView(APIView):
 
 class ExportFileView(APIView):
     @extend_schema(
-        responses={200: OpenApiResponse(OpenApiTypes.BINARY, description="The zip")},
+        responses={
+            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="The zip")
+        },
         summary="Download a finished data export",
     )
     def get(self, request: Request, pk: int) -> Any:

@@ -7,12 +7,13 @@ import hashlib
 import tempfile
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 
 from audit.members import record_org_action
+from core.errors import Conflict
 from core.queueing import send_task
 from ops.export_archive import CHUNK, write_archive
 from ops.export_collect import collect
@@ -52,7 +53,7 @@ def export_retry(*, job: ExportJob, user: Any) -> ExportJob:
     if not is_member_admin(org=job.organization, user=user):
         raise PermissionDenied(export_refusal(job.organization))
     if job.status != ExportStatus.FAILED:
-        raise ValidationError("Only a failed export can be retried.")
+        raise Conflict("Only a failed export can be retried.")
     with transaction.atomic():
         ExportJob.objects.filter(pk=job.pk).update(
             status=ExportStatus.QUEUED, error="", created_by=user, finished_at=None

@@ -1,3 +1,5 @@
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -56,6 +58,12 @@ class InvitationState(models.TextChoices):
     ACCEPTED = "accepted", "Accepted"
     DECLINED = "declined", "Declined"
     WITHDRAWN = "withdrawn", "Withdrawn"
+    EXPIRED = "expired", "Expired"
+
+
+def invitation_expiry() -> datetime:
+    """When an invitation sent now stops being acceptable (MEMBER_INVITATION_DAYS)."""
+    return timezone.now() + timedelta(days=settings.MEMBER_INVITATION_DAYS)
 
 
 class MemberInvitation(models.Model):
@@ -75,6 +83,9 @@ class MemberInvitation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    # Past it the invitation can no longer be accepted; the next invitation to the same
+    # address closes it as expired.
+    expires_at = models.DateTimeField(default=invitation_expiry)
     answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -89,3 +100,7 @@ class MemberInvitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} → {self.organization.name} ({self.state})"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.state == InvitationState.PENDING and self.expires_at <= timezone.now()

@@ -96,12 +96,16 @@ def roles_for(org: Organization) -> list[tuple[str, str]]:
 
 def invitations_pending(*, org: Organization) -> QuerySet[MemberInvitation]:
     """The organisation's open invitations: the address its administrator typed, nothing of
-    any account's."""
-    return MemberInvitation.objects.filter(organization=org, state=InvitationState.PENDING)
+    any account's. Expired ones stay listed (`is_expired`) until the address is invited again
+    or the invitation withdrawn."""
+    return MemberInvitation.objects.filter(
+        organization=org, state=InvitationState.PENDING
+    ).select_related("invited_by")
 
 
 def invitations_for(*, user: Any) -> QuerySet[MemberInvitation]:
-    """The open invitations to the signed-in person's e-mail address."""
+    """The open invitations to the signed-in person's e-mail address, expired ones included
+    (shown as such, and refused if accepted)."""
     email = (getattr(user, "email", "") or "").strip()
     if not email:
         return MemberInvitation.objects.none()

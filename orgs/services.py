@@ -10,10 +10,15 @@ account, and the person with that address accepts or declines it while signed in
 administrator is told is the same whether or not any account has the address, and nothing of
 the person (username, name) reaches the organisation until they accept. Each change is sent as
 `membership_changed` inside the transaction, which the audit trail records.
+
+An invitation can be accepted until its `expires_at` (MEMBER_INVITATION_DAYS after it is
+sent); after that accepting it is refused with the date, and the next invitation to the same
+address closes it as expired.
 """
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -22,7 +27,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from orgs.choices import MemberRole
 from orgs.models import InvitationState, MemberInvitation, Membership, Organization
 from orgs.selectors import is_member_admin, roles_for
@@ -35,9 +40,12 @@ def invitation_send(*, org: Organization, user: User, email: str, role: str) -> 
     org = _locked_for(org=org, user=user)
     _check_role(org=org, role=role)
     address = _address(email)
-    if MemberInvitation.objects.filter(
+    pending = MemberInvitation.objects.filter(
         organization=org, email=address, state=InvitationState.PENDING
-    ).exists():
+    )
+    expired = list(pending.filter(expires_at__lte=timezone.now()).values_list("pk", flat=True))
+    pending.filter(pk__in=expired).update(state=InvitationState.EXPIRED)
+    if pending.exclude(pk__in=expired).exists():
         raise ValidationError(
             {"email": f"{address} already has an open invitation to {org.name}; withdraw it "
              "first to offer another role."}
@@ -45,7 +53,9 @@ def invitation_send(*, org: Organization, user: User, email: str, role: str) -> 
     invitation = MemberInvitation.objects.create(
         organization=org, email=address, role=role, invited_by=user
     )
-    _changed(org=org, user=user, action="member.invite", after=_offer(invitation))
+    # The expired invitation it replaces is closed by the same move, on the same entry.
+    before = {"expired": expired} if expired else None
+    _changed(org=org, user=user, action="member.invite", before=before, after=_offer(invitation))
     invitation_sent.send(sender=MemberInvitation, invitation=invitation)
     return invitation
 
@@ -60,8 +70,15 @@ def invitation_withdraw(*, invitation: MemberInvitation, user: User) -> None:
 
 @transaction.atomic
 def invitation_accept(*, invitation: MemberInvitation, user: User) -> Membership:
-    """The invited person joins. Their default organisation stays the one they last chose."""
+    """The invited person joins. Their default organisation stays the one they last chose.
+    An expired invitation is refused (`Conflict`) with the date it expired."""
     invitation = _open(invitation.pk, for_user=user)
+    if invitation.expires_at <= timezone.now():
+        when = invitation.expires_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        raise Conflict(
+            f"This invitation to {invitation.organization.name} expired on {when}. Ask an "
+            f"administrator of {invitation.organization.name} to invite you again."
+        )
     previous = list(Membership.objects.filter(user=user).values_list("organization_id", flat=True))
     membership, _ = Membership.objects.get_or_create(
         user=user, organization=invitation.organization, defaults={"role": invitation.role}
@@ -186,7 +203,7 @@ def _open(pk: int, *, for_user: User | None = None) -> MemberInvitation:
         bool(for_user.email) and for_user.email.strip().lower() == invitation.email
     )
     if invitation.state != InvitationState.PENDING or not addressed:
-        raise ServiceError(
+        raise Conflict(
             f"This invitation to {invitation.organization.name} is no longer open "
             f"({invitation.get_state_display().lower()})."
         )
@@ -199,7 +216,11 @@ def _answer(invitation: MemberInvitation, state: str) -> None:
 
 
 def _offer(invitation: MemberInvitation) -> dict[str, Any]:
-    return {"invited": invitation.email, "role": invitation.role}
+    return {
+        "invited": invitation.email,
+        "role": invitation.role,
+        "expires_at": invitation.expires_at.isoformat(),
+    }
 
 
 def _state(membership: Membership) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from acceptance.models import (
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
-from core.errors import ServiceError
+from core.errors import Conflict
 from core.queueing import send_task
 from core.recent import Recent
 from core.uploads import check_upload, sha256_of
@@ -54,7 +54,7 @@ class EvidenceUpload:
 
 def _require_pending(reservation: Reservation) -> None:
     if not reservation.is_pending:
-        raise ServiceError(
+        raise Conflict(
             f"The reservation is {reservation.get_status_display().lower()}; "
             "its burn-in evidence is closed."
         )
@@ -296,7 +296,7 @@ def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
 def evidence_retry(*, evidence: Evidence, user: User) -> Evidence:
     _require_pending(evidence.run.reservation)
     if evidence.withdrawn_at is not None:
-        raise ServiceError(
+        raise Conflict(
             f"{evidence.original_name} was withdrawn from the checks; upload it again to use it."
         )
     evidence.state = EvidenceState.QUEUED

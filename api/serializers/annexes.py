@@ -45,7 +45,7 @@ class AnnexRequestSerializer(serializers.Serializer[None]):
 
 
 class AnnexJobSerializer(serializers.ModelSerializer[AnnexJob]):
-    annex = AnnexSerializer(read_only=True)
+    annex = AnnexSerializer(read_only=True, allow_null=True, help_text="Null until rendered.")
     status_url = serializers.SerializerMethodField()
 
     class Meta:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import ConfirmSerializer
+from api.serializers.common import ConfirmSerializer, stated
 from bids.models import AddendumAcknowledgement, QuestionState
 
 
@@ -29,13 +29,23 @@ class ClarificationQuestionSerializer(serializers.Serializer):
 
 class ClarificationQuestionWriteSerializer(serializers.Serializer):
     # Not required or bounded here: the service words the error (400 naming `text`).
-    text = serializers.CharField(
-        required=False, allow_blank=True, default="", help_text="At most 4,000 characters."
+    text = stated(
+        serializers.CharField(
+            required=False, allow_blank=True, default="", help_text="At most 4,000 characters."
+        ),
+        {"type": "string", "minLength": 1, "maxLength": 4000, "pattern": r"\S", "x-required": True},
     )
 
 
 class AnswerWriteSerializer(ConfirmSerializer):
-    answer = serializers.CharField(required=False, allow_blank=True, default="")
+    answer = stated(
+        serializers.CharField(required=False, allow_blank=True, default=""),
+        {"type": "string", "minLength": 1, "pattern": r"\S", "x-required": True},
+    )
+    # Needed only when the answer also publishes an addendum (`bid_deadline` or `summary`).
+    confirm = serializers.BooleanField(
+        default=False, help_text="true confirms the addendum this answer publishes, if any."
+    )
     publish = serializers.BooleanField(
         default=False,
         help_text="false: only the asking provider reads it; true: every invitee, without the "

@@ -7,11 +7,13 @@ from datetime import UTC
 from typing import Any, ClassVar, TypeVar
 
 from django.db import models
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from orgs.models import Organization
 
 M = TypeVar("M", bound=models.Model)
+F = TypeVar("F", bound=serializers.Field)
 
 
 class UtcDateTimeField(serializers.DateTimeField):
@@ -48,6 +50,40 @@ class ReadModelSerializer(serializers.ModelSerializer[M]):
         return copy.deepcopy(unbound)
 
 
+def stated(field: F, schema: dict[str, Any]) -> F:
+    """The schema states a rule that the service words itself, in a 400 naming the field: the
+    serializer stays lenient so that the caller reads the service's sentence, not DRF's.
+    `x-required` puts the field in its object's `required` (api.schema.ApiAutoSchema writes
+    the schema as given, with the field's help text)."""
+    # On a class of its own: DRF copies a declared field by calling its class again, which
+    # would drop anything set on the instance.
+    kind = type(f"Stated{type(field).__name__}", (type(field),), {"stated_schema": schema})
+    field.__class__ = kind
+    return field
+
+
+def confirm_field(help_text: str) -> serializers.BooleanField:
+    return stated(
+        serializers.BooleanField(default=False, help_text=help_text),
+        {"type": "boolean", "enum": [True], "x-required": True},
+    )
+
+
+def reason_field(help_text: str) -> serializers.CharField:
+    """A reason the service requires in words: present and not blank."""
+    return stated(
+        serializers.CharField(allow_blank=True, help_text=help_text),
+        {"type": "string", "minLength": 1, "pattern": r"\S", "x-required": True},
+    )
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "format": "binary", "minLength": 1},
+        "minItems": 1,
+    }
+)
 class FileListField(serializers.ListField):
     """A repeated multipart file field: the API's side of the pages' `MultipleFileField`."""
 
@@ -67,9 +103,8 @@ class ErrorSerializer(serializers.Serializer):
 class ConfirmSerializer(serializers.Serializer):
     """The body of a move whose lifecycle table says it needs a confirmation."""
 
-    confirm = serializers.BooleanField(
-        default=False,
-        help_text="true confirms the move; without it the move is refused: 400 naming `confirm`.",
+    confirm = confirm_field(
+        "Must be true: it confirms the move; without it the move is refused: 400 naming `confirm`."
     )
 
 

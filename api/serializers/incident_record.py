@@ -8,7 +8,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.serializers.common import stated
 from incidents.models import ChangeLogEntry, ChecklistDispute, RepairEstimate
+from incidents.models.record import ChangeKind
 
 
 def _username(field: str) -> serializers.CharField:
@@ -92,9 +94,15 @@ class _EvidenceIds(serializers.Serializer):
 
 
 class ChangeProposeSerializer(_EvidenceIds):
-    kind = serializers.CharField(help_text="`config` (configuration change) or `workaround`.")
-    what = serializers.CharField(
-        allow_blank=True, help_text="What changes (the setting, the node, before and after)."
+    kind = stated(
+        serializers.CharField(help_text="`config` (configuration change) or `workaround`."),
+        {"type": "string", "enum": list(ChangeKind.values), "x-required": True},
+    )
+    what = stated(
+        serializers.CharField(
+            allow_blank=True, help_text="What changes (the setting, the node, before and after)."
+        ),
+        {"type": "string", "minLength": 1, "pattern": r"\S", "x-required": True},
     )
 
 

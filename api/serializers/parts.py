@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers.common import stated
 from contracts.defaults import terms_templates
 from contracts.models import HandoffTerms, TermsFields
 from engine.evidence.fixtures import templates as fixture_templates
@@ -30,9 +31,12 @@ class FixtureCreateSerializer(serializers.Serializer):
 
 
 class FixtureChangeSerializer(serializers.Serializer):
-    changes = serializers.DictField(
-        child=serializers.JSONField(),
-        help_text='Dotted spec path → new value, e.g. {"tests.nccl_tests.iterations": 50}.',
+    changes = stated(
+        serializers.DictField(
+            child=serializers.JSONField(),
+            help_text='Dotted spec path → new value, e.g. {"tests.nccl_tests.iterations": 50}.',
+        ),
+        {"type": "object", "additionalProperties": {}, "x-required": True},
     )
     reasons = serializers.DictField(
         child=serializers.CharField(),

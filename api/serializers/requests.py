@@ -7,7 +7,12 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import ConfirmSerializer, OrganizationSerializer, ReadModelSerializer
+from api.serializers.common import (
+    ConfirmSerializer,
+    OrganizationSerializer,
+    ReadModelSerializer,
+    stated,
+)
 from api.serializers.lots import LotSerializer
 from api.serializers.parts import (
     FixtureVersionSerializer,
@@ -111,15 +116,27 @@ class AddendumSerializer(serializers.ModelSerializer[Addendum]):
 
 class AddendumWriteSerializer(ConfirmSerializer):
     # Not required or bounded here: the service words each field's error (400 naming it).
-    title = serializers.CharField(
-        required=False, allow_blank=True, default="", help_text="Required, at most 120 characters."
+    title = stated(
+        serializers.CharField(
+            required=False, allow_blank=True, default="", help_text="At most 120 characters."
+        ),
+        {"type": "string", "minLength": 1, "maxLength": 120, "pattern": r"\S", "x-required": True},
     )
-    text = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        default="",
-        trim_whitespace=True,
-        help_text="Required, at most 20,000 characters.",
+    text = stated(
+        serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            trim_whitespace=True,
+            help_text="At most 20,000 characters.",
+        ),
+        {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 20000,
+            "pattern": r"\S",
+            "x-required": True,
+        },
     )
     bid_deadline = serializers.DateTimeField(
         required=False,

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from acceptance.lifecycle import pending_override
 from acceptance.models import Acceptance, BurnInRun, OverrideRequest, Reservation
+from api.serializers.common import confirm_field, reason_field
 
 
 class AwardSerializer(serializers.Serializer):
@@ -205,9 +206,7 @@ class OverrideRequestSerializer(serializers.Serializer):
         help_text="True makes the overridden run the recovery baseline; by default the "
         "contracted thresholds are.",
     )
-    confirm = serializers.BooleanField(
-        default=False, help_text="Must be true: you ask to accept over a failing gate."
-    )
+    confirm = confirm_field("Must be true: you ask to accept over a failing gate.")
 
 
 class DeclineSerializer(serializers.Serializer):
@@ -215,4 +214,4 @@ class DeclineSerializer(serializers.Serializer):
 
 
 class RejectSerializer(serializers.Serializer):
-    reason = serializers.CharField(allow_blank=True, help_text="Why the reservation is rejected.")
+    reason = reason_field("Why the reservation is rejected.")

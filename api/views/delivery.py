@@ -52,6 +52,7 @@ class MaintenanceListView(generics.ListAPIView[MaintenanceWindow]):
     """The reservation's maintenance windows, by start; POST announces one (the provider)."""
 
     serializer_class = MaintenanceWindowSerializer
+    ordering_fields = ["starts_at", "announced_at"]
 
     def get_queryset(self) -> QuerySet[MaintenanceWindow]:
         if getattr(self, "swagger_fake_view", False):

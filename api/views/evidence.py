@@ -23,6 +23,7 @@ from api.idempotency import idempotent
 from api.permissions import api_user, org_of_kind
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer, upload_result
 from api.serializers.reservations import RunSerializer
+from core.errors import Conflict
 
 
 def _coded_checks(run: BurnInRun) -> list[Check]:
@@ -87,6 +88,8 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
                 outcome = services.evidence_upload(
                     run=run, user=user, upload=upload, node=node, kind=kind
                 )
+            except Conflict:
+                raise  # the run's state refuses every file alike: 409
             except ValidationError as exc:
                 if hasattr(exc, "error_dict"):
                     raise  # `node` or `kind` is wrong for every file: the 400 names that field

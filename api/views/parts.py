@@ -20,6 +20,7 @@ from acceptance.models import Fixture
 from acceptance.selectors import fixtures as fixture_selectors
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user
+from api.schema import ERROR_REF
 from api.serializers.parts import (
     FixtureChangeSerializer,
     FixtureCreateSerializer,
@@ -33,6 +34,8 @@ from api.views.requests import request_for_buyer, request_for_org
 from bids.models import CapacityRequest
 from contracts import selectors as terms_selectors
 from contracts import services as terms_services
+from core.errors import Conflict
+from engine.evidence.fixtures.spec import InvalidSpecError
 from evaluation.services import request_set_weights
 from questionnaire import services as questionnaire_services
 from questionnaire.selectors import current_question_set
@@ -120,7 +123,12 @@ class FixtureBundleView(APIView):
                 "version", OpenApiTypes.INT, description="A version number; default: current"
             )
         ],
-        responses={(200, "application/gzip"): OpenApiResponse(OpenApiTypes.BINARY)},
+        responses={
+            (200, "application/gzip"): OpenApiResponse(OpenApiTypes.BINARY),
+            409: OpenApiResponse(
+                ERROR_REF, "The version's spec is not complete: `detail` lists what is missing."
+            ),
+        },
         summary="Download the runnable fixture bundle (.tar.gz)",
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
@@ -131,7 +139,13 @@ class FixtureBundleView(APIView):
             raise Http404
         number = int(raw) if raw else fixture.current_number
         version = fixture_selectors.fixture_version_get(fixture=fixture, number=number)
-        archive, _manifest = build_bundle(version.spec)
+        try:
+            archive, _manifest = build_bundle(version.spec)
+        except InvalidSpecError as exc:
+            raise Conflict(
+                f"Fixture version {number} cannot be built into a bundle until it is complete: "
+                f"{exc}."
+            ) from None
         response = HttpResponse(archive, content_type="application/gzip")
         name = f"clusterbid-fixture-v{number}-{version.spec_sha256[:12]}.tar.gz"
         response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -213,6 +213,7 @@ class AddendumListView(generics.ListAPIView[Addendum]):
     """A request's addenda, oldest first: the buyer's and every invitee's alike."""
 
     serializer_class = AddendumSerializer
+    ordering_fields = ["number", "published_at"]
 
     def get_queryset(self) -> QuerySet[Addendum]:
         if getattr(self, "swagger_fake_view", False):

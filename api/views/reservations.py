@@ -20,6 +20,7 @@ from acceptance.services import override as override_services
 from api import selectors as api_selectors
 from api.filters import RESERVATION_ORDERING, ReservationFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
+from api.parsers import JSONParser
 from api.permissions import api_user, org_of_kind
 from api.serializers.reservations import (
     AcceptSerializer,
@@ -141,6 +142,8 @@ class ReservationRejectView(generics.GenericAPIView[Acceptance]):
 
 class OverrideRequestView(generics.GenericAPIView[OverrideRequest]):
     serializer_class = OverrideSerializer
+    # JSON only: `waived` may be an empty list, which a form body cannot carry.
+    parser_classes = [JSONParser]
 
     @extend_schema(
         request=OverrideRequestSerializer,

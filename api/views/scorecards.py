@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.filters import PAGE, page_number
 from api.permissions import org_of_kind
 from api.serializers.scorecards import ScorecardSerializer, scorecard_data
 from scorecards import selectors
@@ -16,7 +16,7 @@ from scorecards import selectors
 
 class ScorecardView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("page", OpenApiTypes.INT, description="ten lines a page")],
+        parameters=[PAGE],
         responses=ScorecardSerializer,
         summary="A provider's scorecard (the provider: every customer; a buyer: its own rows)",
     )
@@ -27,6 +27,6 @@ class ScorecardView(APIView):
             provider=provider,
             viewer=viewer,
             now=timezone.now(),
-            page=request.query_params.get("page") or 1,
+            page=page_number(request),
         )
         return Response(ScorecardSerializer(scorecard_data(card)).data)

@@ -12,13 +12,14 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
+from rest_framework import exceptions, generics, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from acceptance.selectors import burnin as reservation_selectors
 from api.errors import error_body
+from api.filters import PAGE, page_number
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, org_of_kind
 from api.serializers.usage import (
@@ -35,7 +36,7 @@ from billing.exports import focus_response
 from billing.models import UsageUpload
 from engine.billing import FIELDS, RULES, Mapping, Preview
 
-PAGE = 100
+DIFFERENCES_PER_PAGE = 100
 
 
 def _org_ids(request: Request) -> list[int]:
@@ -54,6 +55,7 @@ class ReservationUsageView(generics.ListAPIView[UsageUpload]):
 
     serializer_class = UsageUploadSummarySerializer
     parser_classes = [MultiPartParser, FormParser]
+    ordering_fields = ["uploaded_at", "original_name", "state"]
 
     def get_queryset(self) -> QuerySet[UsageUpload]:
         if getattr(self, "swagger_fake_view", False):
@@ -98,7 +100,7 @@ class UsageDetailView(generics.GenericAPIView[UsageUpload]):
     @extend_schema(
         parameters=[
             OpenApiParameter("rule", OpenApiTypes.STR, enum=list(RULES), required=False),
-            OpenApiParameter("page", OpenApiTypes.INT, required=False),
+            PAGE,
         ],
         summary="One upload: state (with the line and column of a file error), totals "
         "(billed, allowed, credits, net), the count per rule and a page of differences",
@@ -106,10 +108,12 @@ class UsageDetailView(generics.GenericAPIView[UsageUpload]):
     def get(self, request: Request, pk: int, uid: int) -> Response:
         upload = _upload(request, pk, uid)
         rule = request.query_params.get("rule", "")
-        rows = sel.differences(upload=upload, rule=rule if rule in RULES else "")
-        page = Paginator(rows, PAGE).get_page(request.query_params.get("page"))
+        if rule and rule not in RULES:
+            raise exceptions.ValidationError({"rule": [f"Choose one of: {', '.join(RULES)}."]})
+        rows = sel.differences(upload=upload, rule=rule)
+        page = Paginator(rows, DIFFERENCES_PER_PAGE).get_page(page_number(request))
         listing = {
-            "rule": rule if rule in RULES else "",
+            "rule": rule,
             "page": page.number,
             "pages": page.paginator.num_pages,
             "count": page.paginator.count,

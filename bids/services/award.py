@@ -16,6 +16,7 @@ from bids.choices import BidStatus, RequestStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, BidRevision, CapacityRequest
 from core.errors import ServiceError
+from core.lifecycle import MoveRefused
 
 
 def award_refusal(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> str | None:
@@ -39,6 +40,11 @@ def bid_award(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> Bid
     """The bid wins and every other submitted bid loses; returns the winning revision.
 
     The caller holds both rows locked (`select_for_update`)."""
+    decision = REQUEST.decide(
+        capacity_request, "award", actor=request_actor(capacity_request, user)
+    )
+    if not decision.allowed:
+        raise MoveRefused(decision)  # type: ignore[arg-type]  # 403 by role, 409 by state
     refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
     if refusal:
         raise ServiceError(refusal)

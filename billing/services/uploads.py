@@ -26,7 +26,7 @@ from billing.services.common import (
     refuse_bad_cells,
     refuse_unreadable,
 )
-from core.errors import ServiceError
+from core.errors import Conflict
 from core.uploads import check_upload
 from engine.billing import (
     Mapping,
@@ -154,10 +154,10 @@ def usage_retry(*, upload: UsageUpload, user: User) -> UsageUpload:
         _queue_inspection(row)
         return row
     if row.state not in (UsageState.ERROR, UsageState.QUEUED):
-        raise ServiceError(f"This file is {row.get_state_display().lower()}: nothing to retry.")
+        raise Conflict(f"This file is {row.get_state_display().lower()}: nothing to retry.")
     if bills.is_bill(row.mapping):
         if not row.mapping.get("columns"):
-            raise ServiceError("Confirm the columns first: the file cannot be read without them.")
+            raise Conflict("Confirm the columns first: the file cannot be read without them.")
         refuse_bad_cells(row, doing="reconcile")
     elif row.state == UsageState.ERROR and row.error_line is not None:
         # The mapping that met this cell is unchanged: running it again meets it again.
@@ -169,7 +169,7 @@ def usage_retry(*, upload: UsageUpload, user: User) -> UsageUpload:
             upload=row,
         )
     elif Mapping.from_json(row.mapping).missing(row.headers):
-        raise ServiceError("Set the column mapping first: the file cannot be read without it.")
+        raise Conflict("Set the column mapping first: the file cannot be read without it.")
     row.state, row.error, row.error_line, row.error_column = UsageState.QUEUED, "", None, ""
     row.save(update_fields=["state", "error", "error_line", "error_column"])
     _record(row, "usage.retried", user, after={"file": row.original_name})

@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from core.lifecycle import MoveRefused, require_confirmation
 from core.uploads import check_upload
 from engine import failures
@@ -121,7 +121,7 @@ def incident_open(
     if run.state != FailedRunState.ANALYSED or not run.analysis:
         raise ServiceError("Open an incident from an analysed failed run.")
     if Incident.objects.filter(failed_run=run).exists():
-        raise ServiceError("This failed run already has an incident.")
+        raise Conflict("This failed run already has an incident.")
     analysis = run.analysis
     proposal = propose(analysis)
     chosen = severity or proposal.severity

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+from django.http import Http404
 from django.utils import timezone
 
 from core.errors import ServiceError
@@ -56,7 +57,8 @@ def _entry(incident: Incident, entry: ChangeLogEntry | int) -> ChangeLogEntry:
     try:
         return ChangeLogEntry.objects.select_for_update().get(pk=pk, incident=incident)
     except ChangeLogEntry.DoesNotExist:
-        raise ServiceError("That change is not on this incident's change log.") from None
+        # The change is named in the URL: one of another incident is not found, as any id.
+        raise Http404("That change is not on this incident's change log.") from None
 
 
 @transaction.atomic

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from incidents.lifecycle import (
     actor_party,
     incident_move,
@@ -80,7 +80,7 @@ def incident_severity_propose(
     incident_move(incident, "severity_propose", user=user)
     check_severity(severity)
     if severity == incident.severity:
-        raise ValidationError({"severity": [f"The incident is already {severity}."]})
+        raise Conflict({"severity": [f"The incident is already {severity}."]})
     if not incident.clocks.get(severity):
         raise ValidationError({"severity": [f"The terms give no {severity} clocks."]})
     text = _reason(reason, what="the severity should change")

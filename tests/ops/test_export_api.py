@@ -78,7 +78,7 @@ def test_a_failed_export_shows_its_error_and_is_built_again_on_retry(
     assert response.status_code == 202
     assert client.get(f"{URL}{job.pk}/").json()["status"] == "done"
     again = client.post(f"{URL}{job.pk}/retry/")
-    assert again.status_code == 400
+    assert again.status_code == 409  # the job's state, not the input
     assert again.json()["detail"] == "Only a failed export can be retried."
 
 

@@ -6,12 +6,14 @@ itself."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from html import unescape
 
 import pytest
 from django.core import mail
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from api.services import token_create
 from audit.models import AuditEntry
@@ -169,3 +171,36 @@ def test_one_open_invitation_per_address(provider):
     page = _text(_invite(provider, "Carol@Example.com", role="approver"))
     assert "carol@example.com already has an open invitation to Northwind" in page
     assert MemberInvitation.objects.count() == 1
+
+
+def test_both_pages_show_when_it_expires(buyer, provider, settings):
+    settings.MEMBER_INVITATION_DAYS = 10
+    _invite(provider, buyer.user.email)
+    invitation = MemberInvitation.objects.get()
+    when = f"{invitation.expires_at:%-d %b %Y, %H:%M} UTC"
+    assert when in _text(_signed_in(buyer.user).get(INVITATIONS))
+    assert when in _text(provider.client().get(MEMBERS))
+    assert timedelta(days=9, hours=23) < invitation.expires_at - timezone.now()
+
+
+def test_an_expired_invitation_says_so_and_cannot_be_accepted(buyer, provider):
+    _invite(provider, buyer.user.email)
+    invitation = MemberInvitation.objects.get()
+    MemberInvitation.objects.filter(pk=invitation.pk).update(
+        expires_at=timezone.now() - timedelta(hours=1)
+    )
+    client = _signed_in(buyer.user)
+    page = _text(client.get(INVITATIONS))
+    assert "Expired" in page and "ask Northwind to invite you again" in page
+    assert f'id="accept-{invitation.pk}"' not in page  # nothing to press
+    answered = _text(
+        client.post(reverse("orgs:invitation-accept", args=[invitation.pk]), follow=True)
+    )
+    assert "This invitation to Northwind expired on" in answered
+    assert "Ask an administrator of Northwind to invite you again." in answered
+    assert not Membership.objects.filter(user=buyer.user, organization=provider.org).exists()
+    # The administrator sees it expired, and inviting again renews it.
+    assert "invite the address again to renew it" in _text(provider.client().get(MEMBERS))
+    _invite(provider, buyer.user.email)
+    states = dict(MemberInvitation.objects.values_list("pk", "state"))
+    assert states[invitation.pk] == "expired" and list(states.values()).count("pending") == 1

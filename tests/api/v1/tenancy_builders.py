@@ -3,6 +3,7 @@ the objects each operation is called on, and the role sets its rows name."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
@@ -301,3 +302,24 @@ def export_job(status: str) -> Params:
         return {"id": job.pk}
 
     return build
+
+
+_ADDRESSES = itertools.count(1)
+
+
+def fresh_invite_body(w: ApiWorld) -> dict[str, Any]:
+    """A new address per call: each administrator's invitation is its own first."""
+    return {"email": f"new-member-{next(_ADDRESSES)}@example.com", "role": "admin"}
+
+
+def member_invitation(w: ApiWorld) -> dict[str, Any]:
+    """The buyer's open invitation to the provider's own address: only the buyer's
+    administrators withdraw it, only the provider's user answers it."""
+    from orgs.services import invitation_send
+
+    buyer_admin = _member(w.request.buyer)
+    provider_user = _member(w.bid.provider)
+    invitation = invitation_send(
+        org=w.request.buyer, user=buyer_admin, email=provider_user.email, role="approver"
+    )
+    return {"id": invitation.pk}

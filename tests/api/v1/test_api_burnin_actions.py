@@ -33,7 +33,7 @@ def test_a_withdrawn_file_leaves_the_checks_but_stays_listed(
     assert all(c["evidence_id"] != evidence.pk for c in state["checks"])
     # A withdrawn file is out of the checks: a retry would quietly parse it for nothing.
     retried = client.post(f"/api/v1/evidence/{evidence.pk}/retry/")
-    assert retried.status_code == 400 and "was withdrawn" in retried.json()["detail"]
+    assert retried.status_code == 409 and "was withdrawn" in retried.json()["detail"]
 
 
 def test_a_retry_queues_an_unreadable_file_again(awarded, provider):
@@ -67,5 +67,5 @@ def test_after_the_decision_the_evidence_is_closed(awarded, buyer, provider):
         f"/api/v1/runs/{awarded.run.pk}/recheck/",
     ):
         response = client.post(url)
-        assert response.status_code == 400, url
+        assert response.status_code == 409, url
         assert "burn-in evidence is closed" in response.json()["detail"]

@@ -144,7 +144,7 @@ def test_retry_runs_a_failed_reconciliation_again_for_either_party_only(
     assert AuditEntry.objects.filter(action="usage.retried").count() == 1
     # Nothing to retry once done.
     refused = token_client(buyer.user).post(base + "retry/")
-    assert refused.status_code == 400 and "nothing to retry" in refused.json()["detail"]
+    assert refused.status_code == 409 and "nothing to retry" in refused.json()["detail"]
 
 
 @pytest.mark.django_db(transaction=True)  # commits for real, so the queueing runs in the request

@@ -284,6 +284,10 @@ PAGE_WRITES = {
     "ops:export-retry": "organization_export_retry_create",
     "ops:api-export-list": "organization_export_create",
     "ops:api-export-retry": "organization_export_retry_create",
+    "orgs:members": "members_invitations_create",
+    "orgs:invitation-withdraw": "members_invitations_destroy",
+    "orgs:invitation-accept": "me_invitations_accept_create",
+    "orgs:invitation-decline": "me_invitations_decline_create",
 }
 
 # Page writes with no API operation: the test that makes them and names their entry, or, where
@@ -302,10 +306,6 @@ PAGE_ELSEWHERE = {
     "incidents:incident-from-steps": "incidents/services/opening.py (steps.upload)",
     "orgs:member-remove": "orgs/services.py (member.remove)",
     "orgs:member-role": "orgs/services.py (member.role)",
-    "orgs:members": "orgs/services.py (member.invite)",
-    "orgs:invitation-accept": "orgs/services.py (member.join)",
-    "orgs:invitation-decline": "orgs/services.py (member.decline)",
-    "orgs:invitation-withdraw": "orgs/services.py (member.withdraw)",
     "questionnaire:answers-copy": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:answers-edit": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:answers-import": "questionnaire/services/answers.py (bid.answers)",

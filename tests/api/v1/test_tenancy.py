@@ -31,6 +31,7 @@ from tests.api.v1.tenancy_builders import (
     CREATED,
     FORBIDDEN,
     INVITED,
+    NO_CONTENT,
     OK,
     OWNER_AND_BUYER,
     REFUSED,
@@ -48,10 +49,12 @@ from tests.api.v1.tenancy_builders import (
     estimate_body,
     export_job,
     fewer_nodes_body,
+    fresh_invite_body,
     incident,
     lot,
     maintenance,
     maintenance_body,
+    member_invitation,
     none,
     only,
     providers_notice,
@@ -69,6 +72,7 @@ from tests.api.v1.tenancy_builders import (
 from tests.api.v1.test_api_team import COST_ONLY
 
 OWNER_AND_BUYER_400 = only(provider=REFUSED, buyer=REFUSED)
+OWNER_AND_BUYER_409 = only(provider=CONFLICT, buyer=CONFLICT)
 
 # operationId -> (path parameters, JSON body (None: no body), expected status per role)
 OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
@@ -77,6 +81,19 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "audit_list": (none, lambda w: {"object": f"request:{w.request.pk}"}, ALL_ORGS),
     # Each organisation's own members (tests/api/v1/test_api_members.py).
     "members_list": (none, None, ALL_ORGS),
+    # Invitations (tests/api/v1/test_api_member_invitations.py): each administrator lists and
+    # sends its own organisation's; only the buyer's withdraws the buyer's; only the invited
+    # person (the provider's user here) lists, accepts or declines an invitation to them.
+    "members_invitations_list": (none, None, ALL_ORGS),
+    "members_invitations_create": (
+        none,
+        fresh_invite_body,
+        only(buyer=CREATED, provider=CREATED, rival_provider=CREATED, outsider=CREATED),
+    ),
+    "members_invitations_destroy": (member_invitation, None, only(buyer=NO_CONTENT)),
+    "me_invitations_list": (none, None, ALL_ORGS),
+    "me_invitations_accept_create": (member_invitation, None, only(provider=OK)),
+    "me_invitations_decline_create": (member_invitation, None, only(provider=NO_CONTENT)),
     # Each organisation's administrators export its own data (tests/ops/test_export*.py);
     # every role here is an administrator of the organisation it acts for.
     "organization_export_list": (none, None, ALL_ORGS),
@@ -306,11 +323,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(provider=CREATED, buyer=OK),
     ),
     # Failed-run bundles belong to accepted reservations: this one is only awarded (400).
-    "reservations_failed_runs_create": (reservation, lambda w: "multipart", OWNER_AND_BUYER_400),
+    # Pending acceptance: failed-run evidence waits for an accepted reservation (its state).
+    "reservations_failed_runs_create": (reservation, lambda w: "multipart", OWNER_AND_BUYER_409),
     "failed_runs_list": (none, None, ALL_ORGS),
     "failed_runs_retrieve": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER),
-    # Only a crashed or unreadable analysis is retried; this one is still queued.
-    "failed_runs_retry_create": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER_400),
+    # Only a crashed or unreadable analysis is retried; this one is still queued (its state).
+    "failed_runs_retry_create": (lambda w: {"id": w.failed_run.pk}, None, OWNER_AND_BUYER_409),
     "runs_recheck_create": (lambda w: {"id": w.run.pk}, None, only(provider=202, buyer=202)),
     "evidence_retry_create": (lambda w: {"id": w.evidence.pk}, None, only(provider=202, buyer=202)),
     "evidence_withdraw_create": (lambda w: {"id": w.evidence.pk}, None, OWNER_AND_BUYER),
@@ -326,11 +344,12 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         signal_body,
         only(provider=CREATED, buyer=CREATED),
     ),
-    # The failed run already has its incident: the parties reach the rule, nobody else the run.
+    # The failed run already has its incident: the parties reach the rule (409, its state),
+    # nobody else the run.
     "failed_runs_incident_create": (
         lambda w: {"id": w.incident.failed_run_id},
         lambda w: {},
-        OWNER_AND_BUYER_400,
+        OWNER_AND_BUYER_409,
     ),
     "incidents_retrieve": (incident, None, OWNER_AND_BUYER),
     # Usage reconciliation: the accepted reservation's parties (tests/api/v1/test_api_usage.py).
@@ -349,7 +368,7 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(provider=202, buyer=202),
     ),
     # Waiting for its mapping: the parties are told there is nothing to retry.
-    "reservations_usage_retry_create": (usage, None, OWNER_AND_BUYER_400),
+    "reservations_usage_retry_create": (usage, None, OWNER_AND_BUYER_409),
     # Not reconciled yet (it waits for its mapping): nothing to export, for anyone.
     "reservations_usage_focus_retrieve": (usage, None, only()),
     # The baseline S2 is measured against (tests/incidents/test_baseline_agreement.py): both
