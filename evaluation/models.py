@@ -213,3 +213,27 @@ class AwardBasis(models.Model):
 
     def __str__(self) -> str:
         return f"Award of {self.request_id} followed {self.label}"
+
+
+from evaluation.scenario_models import (  # noqa: E402  (registered with the app's models)
+    AwardScenario,
+    ScenarioObjective,
+    ScenarioStatus,
+    ShareBasis,
+)
+
+__all__ = [
+    "AwardBasis",
+    "AwardScenario",
+    "AwardView",
+    "BidScore",
+    "ComparisonPresentation",
+    "EvaluatorView",
+    "JudgedCriterion",
+    "Judgement",
+    "ScenarioObjective",
+    "ScenarioStatus",
+    "ScoringRun",
+    "ScoringStatus",
+    "ShareBasis",
+]

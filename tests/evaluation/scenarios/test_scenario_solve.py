@@ -1,0 +1,61 @@
+"""Solving a stored scenario on the worked example's request: the allocation, cost and the
+cost of each rule of docs/award-optimisation.md, stored once per revision, audited."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from audit.models import AuditEntry
+from evaluation.scenario_inputs import award_inputs
+from evaluation.scenario_models import ScenarioStatus
+from evaluation.scenario_services import scenario_solve
+from tests.evaluation.scenarios.conftest import define
+
+pytestmark = pytest.mark.django_db
+
+
+def test_inputs_come_from_the_lots_and_latest_lot_offers(worked):
+    inputs = award_inputs(capacity_request=worked)
+    assert [lot.key for lot in inputs.lots] == ["Lot 1", "Lot 2", "Lot 3"]
+    assert {(o.provider, o.lot, o.max_nodes, o.hours, o.region) for o in inputs.offers} == {
+        ("Rival Cloud", "Lot 1", 32, 720, "us-east"),
+        ("Rival Cloud", "Lot 2", 16, 720, "us-east"),
+        ("Northwind", "Lot 1", 32, 720, "eu"),
+        ("Northwind", "Lot 3", 8, 720, "eu"),
+        ("Cirrus Compute", "Lot 2", 16, 720, "eu"),
+    }
+    assert all(Decimal(0) < o.useful_fraction <= 1 for o in inputs.offers)
+    assert len(inputs.bundles) == 4
+
+
+def test_the_solved_scenario_stores_the_worked_allocation_and_cost(worked, buyer):
+    scenario = define(worked, buyer.user)
+    solved = scenario_solve(scenario_id=scenario.pk, revision=scenario.revision)
+    assert solved is not None and solved.status == ScenarioStatus.SOLVED, solved.error
+    result = solved.result
+    assert result["status"] == "optimal"
+    assert result["figures"]["cost"] == "677606.40"
+    nodes = {(line["provider"], line["lot"]): line["nodes"] for line in result["lines"]}
+    assert nodes == {
+        ("Rival Cloud", "Lot 1"): 32,
+        ("Rival Cloud", "Lot 2"): 10,
+        ("Cirrus Compute", "Lot 2"): 6,
+        ("Northwind", "Lot 3"): 8,
+    }
+    costs = {rc["rule"]: rc["cost_delta"] for rc in result["rule_costs"]}
+    assert Decimal(costs["max_share"]) == Decimal("2073.60")
+    assert Decimal(costs["min_regions"]) == 0
+    assert AuditEntry.objects.filter(
+        obj_key=f"scenario:{scenario.pk}", action="scenario.solved"
+    ).exists()
+    # A second delivery of the same task stores nothing new.
+    assert scenario_solve(scenario_id=scenario.pk, revision=scenario.revision) is None
+
+
+def test_an_infeasible_scenario_names_the_conflicting_rule(worked, buyer):
+    scenario = define(worked, buyer.user, name="Cap 60 %", max_share_pct=Decimal("60"))
+    solved = scenario_solve(scenario_id=scenario.pk, revision=scenario.revision)
+    assert solved.status == ScenarioStatus.INFEASIBLE
+    assert [c["rules"] for c in solved.result["conflicts"]] == [["max_share"]]
