@@ -6,7 +6,10 @@ them into the names the engine and its rule keys use."""
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -92,6 +95,11 @@ class AwardScenario(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        errors = scenario_errors(self)
+        if errors:
+            raise ValidationError(errors)
+
     @property
     def finished(self) -> bool:
         return self.status not in (ScenarioStatus.QUEUED, ScenarioStatus.SOLVING)
@@ -112,3 +120,42 @@ SCENARIO_FIELDS = (
     "one_fabric_domain_per_lot",
     "required_useful_gpu_hours",
 )
+
+
+def _pct(value: object) -> Decimal | None:
+    try:
+        pct = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    return pct if pct.is_finite() and 0 <= pct <= 100 else None
+
+
+def scenario_errors(s: AwardScenario) -> dict[str, list[str]]:
+    """Field-level messages for rules that contradict each other or are malformed."""
+    errors: dict[str, list[str]] = {}
+    if s.min_providers and s.max_providers and s.min_providers > s.max_providers:
+        errors["max_providers"] = [
+            f"At most {s.max_providers} providers cannot meet the minimum of {s.min_providers}."
+        ]
+    if s.max_share_pct is not None and s.max_share_pct <= 0:
+        errors["max_share_pct"] = ["Give a share above 0 %, or leave it empty for no cap."]
+    if not isinstance(s.min_share, dict):
+        errors["min_share"] = ["Give minimum shares as {provider id: percent}."]
+    else:
+        bad = [str(k) for k, v in s.min_share.items() if not str(k).isdigit() or _pct(v) is None]
+        if bad:
+            errors["min_share"] = [f"Give each minimum share as 0–100 %: {', '.join(bad)}."]
+        elif sum((_pct(v) or Decimal(0)) for v in s.min_share.values()) > 100:
+            errors["min_share"] = ["The minimum shares add up to more than 100 %."]
+    ids = s.excluded_providers
+    if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
+        errors["excluded_providers"] = ["Give excluded providers as a list of provider ids."]
+    elif isinstance(s.min_share, dict) and (both := {str(i) for i in ids} & set(s.min_share)):
+        errors["excluded_providers"] = [
+            f"Provider {', '.join(sorted(both))} cannot be excluded and keep a minimum share."
+        ]
+    if s.required_useful_gpu_hours and s.objective != ScenarioObjective.MIN_COST:
+        errors["required_useful_gpu_hours"] = [
+            "Required useful GPU-hours apply to the lowest-cost objective only."
+        ]
+    return errors
