@@ -263,6 +263,8 @@ PAGE_WRITES = {
     "evaluation:request-compare": "requests_team_mine_update",  # the team form posts here
     "evaluation:request-team-view": "requests_team_mine_update",
     "evaluation:request-weights": "requests_weights_update",
+    "evaluation:request-scenarios": "requests_scenarios_create",
+    "evaluation:request-scenario-solve": "requests_scenarios_solve_create",
     "incidents:failed-run-retry": "failed_runs_retry_create",
     "incidents:failed-run-upload": "reservations_failed_runs_create",
     "incidents:incident-answer": "incidents_acknowledge_create",
@@ -288,6 +290,9 @@ PAGE_WRITES = {
 # Page writes with no API operation: the test that makes them and names their entry, or, where
 # no test makes that write yet, the service that records it (checked: the file names it).
 PAGE_ELSEWHERE = {
+    "evaluation:request-scenario-edit": (
+        "tests/evaluation/scenarios/test_scenario_pages.py (scenario.edit)"
+    ),
     "acceptance:acknowledge": "tests/audit/test_recorded_writes.py (bid.acknowledge)",
     "annexes:retry": "annexes/services.py (annex.retry)",
     "bids:bid-attachment-remove": "bids/services/attachments.py (record_bid)",

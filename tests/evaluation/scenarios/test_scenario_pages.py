@@ -103,3 +103,26 @@ def test_the_page_costs_the_same_queries_for_1_and_6_scenarios(
         define(worked, buyer.user, name=f"Variant {i}")
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(_url(worked))
+
+
+def test_editing_a_scenario_requeues_it_and_records_before_and_after(worked, buyer):
+    scenario = define(worked, buyer.user)
+    scenario_solve(scenario_id=scenario.pk, revision=scenario.revision)
+    url = reverse("evaluation:request-scenario-edit", args=[worked.pk, scenario.pk])
+    page = buyer.client().get(url).content.decode()
+    assert 'value="75.00"' in page and "Save and solve" in page
+    response = buyer.client().post(
+        url,
+        {
+            "name": "Cap 80 %",
+            "objective": "min_cost_for_required_useful",
+            "share_basis": "gpus",
+            "max_share_pct": "80",
+            "min_regions": "2",
+        },
+    )
+    assert response.status_code == 302
+    scenario.refresh_from_db()
+    assert scenario.status == ScenarioStatus.QUEUED and scenario.result == {}
+    entry = AuditEntry.objects.get(obj_key=f"scenario:{scenario.pk}", action="scenario.edit")
+    assert entry.before["max_share_pct"] == "75.00" and entry.after["max_share_pct"] == "80"
