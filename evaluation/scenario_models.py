@@ -35,6 +35,7 @@ class ScenarioStatus(models.TextChoices):
 
 
 PCT = [MinValueValidator(0), MaxValueValidator(100)]
+AT_LEAST_1 = [MinValueValidator(1)]
 
 
 class AwardScenario(models.Model):
@@ -45,8 +46,8 @@ class AwardScenario(models.Model):
     objective = models.CharField(
         max_length=40, choices=ScenarioObjective.choices, default=ScenarioObjective.MIN_COST
     )
-    min_providers = models.PositiveIntegerField(null=True, blank=True)
-    max_providers = models.PositiveIntegerField(null=True, blank=True)
+    min_providers = models.PositiveIntegerField(null=True, blank=True, validators=AT_LEAST_1)
+    max_providers = models.PositiveIntegerField(null=True, blank=True, validators=AT_LEAST_1)
     max_share_pct = models.DecimalField(
         "Maximum share per provider (%)",
         max_digits=5,
@@ -58,14 +59,16 @@ class AwardScenario(models.Model):
     share_basis = models.CharField(max_length=8, choices=ShareBasis.choices, default="gpus")
     # {"<provider org id>": "<pct>"}: incumbents that keep at least that share.
     min_share = models.JSONField(default=dict, blank=True)
-    min_regions = models.PositiveIntegerField("At least N regions", null=True, blank=True)
+    min_regions = models.PositiveIntegerField(
+        "At least N regions", null=True, blank=True, validators=AT_LEAST_1
+    )
     budget = models.DecimalField(
         "Budget cap ($)",
         max_digits=14,
         decimal_places=2,
         null=True,
         blank=True,
-        validators=[MinValueValidator(0)],
+        validators=[MinValueValidator(Decimal("0.01"))],
     )
     # [<provider org id>, ...]
     excluded_providers = models.JSONField(default=list, blank=True)
