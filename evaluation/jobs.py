@@ -7,7 +7,7 @@ from datetime import datetime
 from django.conf import settings
 
 from core.jobs import STUCK_REASON, limit_words, running_cutoff
-from evaluation.models import ScoringRun, ScoringStatus
+from evaluation.models import AwardScenario, ScenarioStatus, ScoringRun, ScoringStatus
 
 
 def scoring_runs_reap(now: datetime) -> int:
@@ -17,4 +17,16 @@ def scoring_runs_reap(now: datetime) -> int:
         status=ScoringStatus.FAILED,
         error=STUCK_REASON.format(limit=limit_words(settings.JOB_TIME_LIMIT_SECONDS)),
         finished_at=now,
+    )
+
+
+def scenarios_reap(now: datetime) -> int:
+    """A scenario left solving by a worker that died: failed with the reason, so Retry shows.
+    `updated_at` is when the worker claimed it."""
+    return AwardScenario.objects.filter(
+        status=ScenarioStatus.SOLVING, updated_at__lt=running_cutoff(now)
+    ).update(
+        status=ScenarioStatus.FAILED,
+        error=STUCK_REASON.format(limit=limit_words(settings.JOB_TIME_LIMIT_SECONDS)),
+        solved_at=now,
     )

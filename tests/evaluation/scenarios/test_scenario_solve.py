@@ -3,11 +3,15 @@ cost of each rule of docs/award-optimisation.md, stored once per revision, audit
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from audit.models import AuditEntry
+from core.jobs import reap_stuck_jobs
+from evaluation.models import AwardScenario
 from evaluation.scenario_inputs import award_inputs
 from evaluation.scenario_models import ScenarioStatus
 from evaluation.scenario_services import scenario_solve
@@ -59,3 +63,13 @@ def test_an_infeasible_scenario_names_the_conflicting_rule(worked, buyer):
     solved = scenario_solve(scenario_id=scenario.pk, revision=scenario.revision)
     assert solved.status == ScenarioStatus.INFEASIBLE
     assert [c["rules"] for c in solved.result["conflicts"]] == [["max_share"]]
+
+
+def test_a_scenario_left_solving_by_a_dead_worker_is_failed_with_the_reason(worked, buyer):
+    scenario = define(worked, buyer.user)
+    AwardScenario.objects.filter(pk=scenario.pk).update(
+        status=ScenarioStatus.SOLVING, updated_at=timezone.now() - timedelta(hours=2)
+    )
+    assert reap_stuck_jobs()["award scenarios"] == 1
+    scenario.refresh_from_db()
+    assert scenario.status == ScenarioStatus.FAILED and scenario.error
