@@ -19,6 +19,11 @@ urlpatterns = [
     path("requests/<int:pk>/weights/", views.request_weights, name="request-weights"),
     path("requests/<int:pk>/scenarios/", views_scenarios.scenarios, name="request-scenarios"),
     path(
+        "requests/<int:pk>/scenarios/export.xlsx",
+        views_scenarios.scenarios_xlsx,
+        name="request-scenarios-xlsx",
+    ),
+    path(
         "requests/<int:pk>/scenarios/<int:sid>/edit/",
         views_scenarios.scenario_edit,
         name="request-scenario-edit",

@@ -9,7 +9,7 @@ import copy
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -17,6 +17,8 @@ from bids import selectors
 from bids.models import CapacityRequest
 from core.web import flashed_or_onto_form
 from evaluation.scenario_compare import scenario_table
+from evaluation.scenario_export import XLSX_TYPE, scenarios_filename
+from evaluation.scenario_export import scenarios_xlsx as scenarios_xlsx_bytes
 from evaluation.scenario_forms import ScenarioForm
 from evaluation.scenario_models import AwardScenario
 from evaluation.scenario_selectors import scenario_bidders, scenario_get, scenario_list
@@ -112,3 +114,16 @@ def scenario_solve(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     else:
         messages.success(request, f"Scenario “{scenario.name}” is queued for solving.")
     return redirect("evaluation:request-scenarios", pk=req.pk)
+
+
+@org_required(OrgKind.BUYER)
+def scenarios_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
+    req = _request(request, pk)
+    if req.bids_hidden_from_buyer:
+        raise Http404
+    body = scenarios_xlsx_bytes(
+        capacity_request=req, scenarios=list(scenario_list(capacity_request=req))
+    )
+    response = HttpResponse(body, content_type=XLSX_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{scenarios_filename(req)}"'
+    return response

@@ -35,6 +35,7 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     ),
     # Award scenarios: the buyer's deliberation, never a provider's or another buyer's.
     "evaluation:request-scenarios": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-scenarios-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "evaluation:request-scenario-edit": (
         "get",
         lambda w: [w.request.pk, _scenario(w)],

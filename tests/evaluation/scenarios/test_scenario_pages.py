@@ -3,10 +3,12 @@ the field, the empty state, the sealed notice, and flat query counts."""
 
 from __future__ import annotations
 
+import io
 from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from openpyxl import load_workbook
 
 from audit.models import AuditEntry
 from evaluation.models import AwardScenario, ScenarioStatus
@@ -126,3 +128,20 @@ def test_editing_a_scenario_requeues_it_and_records_before_and_after(worked, buy
     assert scenario.status == ScenarioStatus.QUEUED and scenario.result == {}
     entry = AuditEntry.objects.get(obj_key=f"scenario:{scenario.pk}", action="scenario.edit")
     assert entry.before["max_share_pct"] == "75.00" and entry.after["max_share_pct"] == "80"
+
+
+def test_the_xlsx_holds_the_comparison_as_numbers(worked, buyer):
+    first = define(worked, buyer.user)
+    second = define(worked, buyer.user, name="Cap 60 %", max_share_pct=Decimal("60"))
+    for s in (first, second):
+        scenario_solve(scenario_id=s.pk, revision=s.revision)
+    response = buyer.client().get(reverse("evaluation:request-scenarios-xlsx", args=[worked.pk]))
+    assert response.status_code == 200
+    sheet = load_workbook(io.BytesIO(response.content))["Scenarios"]
+    rows = {(r[0], r[1]): r[2:] for r in sheet.iter_rows(values_only=True)}
+    assert rows[("Group", "Row")] == ("Cap 75 %, two regions", "Cap 60 %")
+    assert rows[("Outcome", "Cost ($)")] == (677606.4, None)
+    assert rows[("GPUs awarded", "Lot 2 · Cirrus Compute")] == (48, None)
+    assert rows[("Outcome", "Status")] == ("Optimal", "Infeasible")
+    conflicts = rows[("Infeasible", "Conflicting rules")]
+    assert conflicts[0] in ("", None) and "75" not in conflicts[1] and conflicts[1]
