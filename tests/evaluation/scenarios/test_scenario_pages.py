@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from audit.models import AuditEntry
 from evaluation.models import AwardScenario, ScenarioStatus
 from evaluation.scenario_services import scenario_solve
-from tests.evaluation.scenarios.conftest import define
+from tests.evaluation.scenarios.world import define
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from evaluation.models import AwardScenario
 from evaluation.scenario_inputs import award_inputs
 from evaluation.scenario_models import ScenarioStatus
 from evaluation.scenario_services import scenario_solve
-from tests.evaluation.scenarios.conftest import define
+from tests.evaluation.scenarios.world import define
 
 pytestmark = pytest.mark.django_db
 
