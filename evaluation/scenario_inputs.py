@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from bids.choices import BidStatus
-from bids.lots import lot_list, lot_terms
-from bids.models import CapacityRequest, Lot
+from bids.lots import LotTerms, lot_list, lot_terms
+from bids.models import BidRevision, CapacityRequest, Lot
 from bids.selectors import bid_rows_for_buyer
 from engine import award
 from engine.lots import LotOffer, lot_figures
@@ -34,13 +34,41 @@ class AwardInputs:
     skipped: list[str] = field(default_factory=list)  # offers left out, and why
 
 
+WHOLE_REQUEST = "Whole request"
+
+
 def lot_key(number: int) -> str:
     return f"Lot {number}"
 
 
+def _key(lot: Lot) -> str:
+    return lot_key(lot.number) if lot.pk is not None else WHOLE_REQUEST
+
+
+def _implicit_lot(capacity_request: CapacityRequest) -> Lot:
+    """A request without lots is one indivisible lot, its own capacity and term (as bidding and
+    scoring treat it): a scenario then chooses the one bid that best meets its rules."""
+    return Lot(
+        request=capacity_request,
+        number=1,
+        name=WHOLE_REQUEST,
+        nodes=capacity_request.nodes,
+        gpus_per_node=capacity_request.gpus_per_node,
+        divisible=False,
+    )
+
+
+def _offers_of(revision: BidRevision, terms: LotTerms, implicit: bool) -> list[LotOffer]:
+    if not implicit:
+        return terms.offers
+    if not revision.price_per_gpu_hour or not revision.nodes:
+        return []
+    return [LotOffer(lot=1, price_per_gpu_hour=revision.price_per_gpu_hour, nodes=revision.nodes)]
+
+
 def _lot_spec(lot: Lot) -> award.LotSpec:
     return award.LotSpec(
-        key=lot_key(lot.number),
+        key=_key(lot),
         gpus=lot.gpu_count,
         gpus_per_node=lot.gpus_per_node,
         divisible=lot.divisible,
@@ -65,6 +93,9 @@ def _useful_fraction(
 def award_inputs(*, capacity_request: CapacityRequest) -> AwardInputs:
     """A constant number of queries for any number of lots and bids."""
     lots = {lot.number: lot for lot in lot_list(capacity_request=capacity_request)}
+    implicit = not lots
+    if implicit:
+        lots = {1: _implicit_lot(capacity_request)}
     rows = [
         (bid, rev)
         for bid, rev in bid_rows_for_buyer(capacity_request=capacity_request)
@@ -74,7 +105,7 @@ def award_inputs(*, capacity_request: CapacityRequest) -> AwardInputs:
         capacity_request=capacity_request, bids=[(bid.pk, bid.provider_id) for bid, _ in rows]
     )
     profile = request_profile(capacity_request, targets=context.targets)
-    specs = [lot.spec() for lot in lots.values()]
+    specs = [] if implicit else [lot.spec() for lot in lots.values()]
     out = AwardInputs(
         lots=[_lot_spec(lot) for lot in lots.values()],
         offers=[],
@@ -91,19 +122,19 @@ def award_inputs(*, capacity_request: CapacityRequest) -> AwardInputs:
             ack=context.acks.get(bid.pk, (NOT_ACKNOWLEDGED, 0)),
             history=context.histories.get(bid.provider_id),
         )
-        for offer in terms.offers:
+        for offer in _offers_of(revision, terms, implicit):
             lot = lots.get(offer.lot)
             if lot is None:
                 continue
             fraction = _useful_fraction(lot=lot, offer=offer, base=base, profile=profile)
             if fraction is None:
-                out.skipped.append(f"{provider} on {lot_key(offer.lot)}: it cannot be scored.")
+                out.skipped.append(f"{provider} on {_key(lot)}: it cannot be scored.")
                 continue
             out.offers.append(
                 award.Offer(
-                    key=f"{provider} · {lot_key(offer.lot)}",
+                    key=f"{provider} · {_key(lot)}",
                     provider=provider,
-                    lot=lot_key(offer.lot),
+                    lot=_key(lot),
                     max_nodes=offer.nodes,
                     price_per_gpu_hour=offer.price_per_gpu_hour,
                     hours=lot.term_hours,

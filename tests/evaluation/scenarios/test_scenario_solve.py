@@ -73,3 +73,30 @@ def test_a_scenario_left_solving_by_a_dead_worker_is_failed_with_the_reason(work
     assert reap_stuck_jobs()["award scenarios"] == 1
     scenario.refresh_from_db()
     assert scenario.status == ScenarioStatus.FAILED and scenario.error
+
+
+def test_a_request_without_lots_is_one_lot_and_a_rule_moves_it_to_the_other_bid(world, buyer):
+    cheapest = define(
+        world.request, buyer.user, name="Cheapest", max_share_pct=None, min_regions=None
+    )
+    solved = scenario_solve(scenario_id=cheapest.pk, revision=cheapest.revision)
+    assert solved.status == ScenarioStatus.SOLVED, solved.error
+    (line,) = solved.result["lines"]
+    assert line["lot"] == "Whole request" and line["gpus"] == world.request.gpu_count
+    winner = next(
+        b.provider for b in world.request.bids.all() if b.provider.name == line["provider"]
+    )
+    other = define(
+        world.request,
+        buyer.user,
+        name="Not the cheapest",
+        max_share_pct=None,
+        min_regions=None,
+        excluded_providers=[winner.pk],
+    )
+    solved = scenario_solve(scenario_id=other.pk, revision=other.revision)
+    assert solved.status == ScenarioStatus.SOLVED, solved.error
+    (line,) = solved.result["lines"]
+    assert line["provider"] != winner.name
+    cheapest.refresh_from_db()
+    assert Decimal(solved.result["figures"]["cost"]) >= Decimal(cheapest.result["figures"]["cost"])
