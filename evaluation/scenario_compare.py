@@ -20,6 +20,7 @@ class Column:
     per_dollar: Decimal | None
     rule_costs: dict[str, dict[str, Any]]
     conflicts: list[str]
+    stale: bool = False  # solved on bid revisions that are no longer the latest
 
 
 @dataclass
@@ -43,8 +44,9 @@ def _status_text(scenario: AwardScenario) -> str:
     return scenario.get_status_display()
 
 
-def _column(scenario: AwardScenario) -> Column:
+def _column(scenario: AwardScenario, current: list[int] | None) -> Column:
     result = scenario.result or {}
+    read = result.get("bid_revisions")
     figures = result.get("figures") or {}
     conflicts = [" + ".join(c.get("labels") or c["rules"]) for c in result.get("conflicts", [])]
     conflicts += [
@@ -58,6 +60,7 @@ def _column(scenario: AwardScenario) -> Column:
         per_dollar=_dec(figures.get("useful_per_dollar")),
         rule_costs={rc["rule"]: rc for rc in result.get("rule_costs", [])},
         conflicts=conflicts,
+        stale=current is not None and read is not None and sorted(read) != current,
     )
 
 
@@ -70,8 +73,12 @@ def _rule_cell(rule: dict[str, Any] | None) -> str:
     return f"${cost:,.2f} · {useful or 0:+,.1f} useful GPU-h"
 
 
-def scenario_table(scenarios: list[AwardScenario]) -> Table:
-    table = Table(columns=[_column(s) for s in scenarios])
+def scenario_table(
+    scenarios: list[AwardScenario], *, current_revisions: list[int] | None = None
+) -> Table:
+    """`current_revisions`: the bid revisions a solve would read now (`current_revision_ids`);
+    answers solved on others are marked stale."""
+    table = Table(columns=[_column(s, current_revisions) for s in scenarios])
     cells: dict[tuple[str, str], dict[int, str]] = {}
     for i, scenario in enumerate(scenarios):
         for line in (scenario.result or {}).get("lines", []):

@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from bids.choices import BidStatus
 from bids.lots import LotTerms, lot_list, lot_terms
-from bids.models import BidRevision, CapacityRequest, Lot
+from bids.models import Bid, BidRevision, CapacityRequest, Lot
 from bids.selectors import bid_rows_for_buyer
 from engine import award
 from engine.lots import LotOffer, lot_figures
@@ -32,6 +32,20 @@ class AwardInputs:
     bundles: list[award.Bundle]
     providers: dict[int, str]  # org id → the name the engine and its rule keys use
     skipped: list[str] = field(default_factory=list)  # offers left out, and why
+    revision_ids: list[int] = field(default_factory=list)  # the bid revisions read
+
+
+def _solvable_rows(capacity_request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
+    return [
+        (bid, rev)
+        for bid, rev in bid_rows_for_buyer(capacity_request=capacity_request)
+        if bid.status in (BidStatus.SUBMITTED, BidStatus.AWARDED, BidStatus.LOST)
+    ]
+
+
+def current_revision_ids(*, capacity_request: CapacityRequest) -> list[int]:
+    """What a solve would read now: a stored answer from other revisions is out of date."""
+    return sorted(rev.pk for _, rev in _solvable_rows(capacity_request))
 
 
 WHOLE_REQUEST = "Whole request"
@@ -96,11 +110,7 @@ def award_inputs(*, capacity_request: CapacityRequest) -> AwardInputs:
     implicit = not lots
     if implicit:
         lots = {1: _implicit_lot(capacity_request)}
-    rows = [
-        (bid, rev)
-        for bid, rev in bid_rows_for_buyer(capacity_request=capacity_request)
-        if bid.status in (BidStatus.SUBMITTED, BidStatus.AWARDED, BidStatus.LOST)
-    ]
+    rows = _solvable_rows(capacity_request)
     context = scoring_context(
         capacity_request=capacity_request, bids=[(bid.pk, bid.provider_id) for bid, _ in rows]
     )
@@ -111,6 +121,7 @@ def award_inputs(*, capacity_request: CapacityRequest) -> AwardInputs:
         offers=[],
         bundles=[],
         providers={bid.provider_id: bid.provider.name for bid, _ in rows},
+        revision_ids=sorted(rev.pk for _, rev in rows),
     )
     for bid, revision in rows:
         bid.request = capacity_request

@@ -134,7 +134,10 @@ def _answer(scenario: AwardScenario) -> tuple[str, dict[str, Any], str]:
         )
     except award.AwardInputError as exc:
         return ScenarioStatus.FAILED, {}, f"The scenario cannot be solved: {exc}"
-    stored = award.result_to_dict(result) | {"skipped_offers": inputs.skipped}
+    stored = award.result_to_dict(result) | {
+        "skipped_offers": inputs.skipped,
+        "bid_revisions": inputs.revision_ids,
+    }
     if result.status in ("optimal", "best_found"):
         return ScenarioStatus.SOLVED, stored, ""
     if result.status == "infeasible":

@@ -20,6 +20,7 @@ from evaluation.scenario_compare import scenario_table
 from evaluation.scenario_export import XLSX_TYPE, scenarios_filename
 from evaluation.scenario_export import scenarios_xlsx as scenarios_xlsx_bytes
 from evaluation.scenario_forms import ScenarioForm
+from evaluation.scenario_inputs import current_revision_ids
 from evaluation.scenario_models import AwardScenario
 from evaluation.scenario_selectors import scenario_bidders, scenario_get, scenario_list
 from evaluation.scenario_services import scenario_create, scenario_solve_queue, scenario_update
@@ -47,7 +48,10 @@ def _page(
             "req": req,
             "form": form,
             "editing": editing,
-            "table": scenario_table(scenarios),
+            "table": scenario_table(
+                scenarios,
+                current_revisions=current_revision_ids(capacity_request=req) if scenarios else None,
+            ),
             "solving": any(not s.finished for s in scenarios),
             "sealed": req.bids_hidden_from_buyer,
         },

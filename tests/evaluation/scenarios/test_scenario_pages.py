@@ -11,6 +11,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from audit.models import AuditEntry
+from bids.services import bid_save_draft, bid_submit
 from evaluation.models import AwardScenario, ScenarioStatus
 from evaluation.scenario_services import scenario_solve
 from tests.evaluation.scenarios.world import define
@@ -145,3 +146,16 @@ def test_the_xlsx_holds_the_comparison_as_numbers(worked, buyer):
     assert rows[("Outcome", "Status")] == ("Optimal", "Infeasible")
     conflicts = rows[("Infeasible", "Conflicting rules")]
     assert conflicts[0] in ("", None) and "75" not in conflicts[1] and conflicts[1]
+
+
+def test_an_answer_from_older_bids_is_marked_stale(worked, buyer, cirrus):
+    scenario = define(worked, buyer.user)
+    scenario_solve(scenario_id=scenario.pk, revision=scenario.revision)
+    page = buyer.client().get(_url(worked)).content.decode()
+    assert "the bids changed since it was solved" not in page
+    bid = worked.bids.get(provider=cirrus.org)
+    offers = [{"lot": 2, "price_per_gpu_hour": "2.05", "nodes": 16}]
+    bid_save_draft(bid=bid, user=cirrus.user, data={"lot_offers": offers})
+    bid_submit(bid=bid, user=cirrus.user)
+    page = buyer.client().get(_url(worked)).content.decode()
+    assert "the bids changed since it was solved" in page
