@@ -204,6 +204,7 @@ PAGE_READS = {
     "burnin:run-detail", "burnin:run-status", "contracts:terms-detail",
     "delivery:availability-csv", "delivery:availability-xlsx", "evaluation:request-compare-csv",
     "evaluation:request-compare-status", "evaluation:request-compare-xlsx",
+    "evaluation:request-scenarios-xlsx",
     "incidents:failed-run-detail", "incidents:failed-run-file", "incidents:failed-run-status",
     "incidents:incident-detail", "incidents:incident-evidence-download", "incidents:ticket-txt",
     "notices:list", "questionnaire:answers-export", "questionnaire:matrix",
