@@ -29,6 +29,7 @@ from api.views import (
     references,
     requests,
     reservations,
+    scenarios,
     scorecards,
     signing,
     team,
@@ -126,6 +127,21 @@ v1 = [
     ),
     path("requests/<int:pk>/lots/", lots.LotListView.as_view(), name="request-lots"),
     path("requests/<int:pk>/lots/<int:number>/", lots.LotDetailView.as_view(), name="request-lot"),
+    path(
+        "requests/<int:pk>/scenarios/",
+        scenarios.ScenarioListView.as_view(),
+        name="request-scenarios",
+    ),
+    path(
+        "requests/<int:pk>/scenarios/<int:sid>/",
+        scenarios.ScenarioDetailView.as_view(),
+        name="request-scenario",
+    ),
+    path(
+        "requests/<int:pk>/scenarios/<int:sid>/solve/",
+        scenarios.ScenarioSolveView.as_view(),
+        name="request-scenario-solve",
+    ),
     path("requests/<int:pk>/addenda/", requests.AddendumListView.as_view(), name="request-addenda"),
     path(
         "requests/<int:pk>/addenda/<int:number>/acknowledge/",

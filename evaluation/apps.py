@@ -13,9 +13,10 @@ class EvaluationConfig(AppConfig):
 
         scoring_inputs_changed.connect(rescore, dispatch_uid="evaluation.rescore")
         from core.jobs import register_reaper
-        from evaluation.jobs import scoring_runs_reap
+        from evaluation.jobs import scenarios_reap, scoring_runs_reap
 
         register_reaper("scoring runs", scoring_runs_reap)
+        register_reaper("award scenarios", scenarios_reap)
 
         panels.register("bids.request_detail", "evaluation/_award_panel.html", order=10)
         panels.register("bids.bid_detail", "evaluation/_debrief_panel.html", order=5)

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db.models.functions import Coalesce
 
 from core.jobs import NEVER_STARTED, STUCK_REASON, limit_words, queued_cutoff, running_cutoff
-from evaluation.models import ScoringRun, ScoringStatus
+from evaluation.models import AwardScenario, ScenarioStatus, ScoringRun, ScoringStatus
 
 
 def scoring_runs_reap(now: datetime) -> int:
@@ -30,3 +30,25 @@ def scoring_runs_reap(now: datetime) -> int:
         )
     )
     return running + queued
+
+
+def scenarios_reap(now: datetime) -> int:
+    """A scenario left solving by a worker that died, or queued with a message that never
+    arrived: failed with the reason, so Retry shows. `updated_at` is when it was last queued or
+    claimed."""
+    solving = AwardScenario.objects.filter(
+        status=ScenarioStatus.SOLVING, updated_at__lt=running_cutoff(now)
+    ).update(
+        status=ScenarioStatus.FAILED,
+        error=STUCK_REASON.format(limit=limit_words(settings.JOB_TIME_LIMIT_SECONDS)),
+        solved_at=now,
+    )
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    queued = AwardScenario.objects.filter(
+        status=ScenarioStatus.QUEUED, updated_at__lt=queued_cutoff(now)
+    ).update(
+        status=ScenarioStatus.FAILED,
+        error=NEVER_STARTED.format(limit=limit_words(visibility)),
+        solved_at=now,
+    )
+    return solving + queued

@@ -228,3 +228,28 @@ class BidDebrief(models.Model):
 
     def __str__(self) -> str:
         return f"Debrief of bid {self.bid_id}"
+
+
+from evaluation.scenario_models import (  # noqa: E402  (registered with the app's models)
+    AwardScenario,
+    ScenarioObjective,
+    ScenarioStatus,
+    ShareBasis,
+)
+
+__all__ = [
+    "AwardBasis",
+    "AwardScenario",
+    "AwardView",
+    "BidDebrief",
+    "BidScore",
+    "ComparisonPresentation",
+    "EvaluatorView",
+    "JudgedCriterion",
+    "Judgement",
+    "ScenarioObjective",
+    "ScenarioStatus",
+    "ScoringRun",
+    "ScoringStatus",
+    "ShareBasis",
+]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from evaluation import views, views_award
+from evaluation import views, views_award, views_scenarios
 
 app_name = "evaluation"
 
@@ -17,4 +17,20 @@ urlpatterns = [
     path("requests/<int:pk>/compare/export.xlsx", views.compare_xlsx, name="request-compare-xlsx"),
     path("requests/<int:pk>/compare/team/", views.team_view_save, name="request-team-view"),
     path("requests/<int:pk>/weights/", views.request_weights, name="request-weights"),
+    path("requests/<int:pk>/scenarios/", views_scenarios.scenarios, name="request-scenarios"),
+    path(
+        "requests/<int:pk>/scenarios/export.xlsx",
+        views_scenarios.scenarios_xlsx,
+        name="request-scenarios-xlsx",
+    ),
+    path(
+        "requests/<int:pk>/scenarios/<int:sid>/edit/",
+        views_scenarios.scenario_edit,
+        name="request-scenario-edit",
+    ),
+    path(
+        "requests/<int:pk>/scenarios/<int:sid>/solve/",
+        views_scenarios.scenario_solve,
+        name="request-scenario-solve",
+    ),
 ]

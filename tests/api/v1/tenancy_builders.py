@@ -70,6 +70,14 @@ def lot(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.request.pk, "number": LotFactory(request=w.request).number}
 
 
+def scenario(w: ApiWorld) -> dict[str, Any]:
+    """A stored award scenario on the open request (made directly: reads need no solve)."""
+    from evaluation.models import AwardScenario
+
+    made = AwardScenario.objects.create(request=w.request, name="Cheapest")
+    return {"id": w.request.pk, "sid": made.pk}
+
+
 def none(w: ApiWorld) -> dict[str, Any]:
     return {}
 

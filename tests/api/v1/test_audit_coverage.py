@@ -205,6 +205,7 @@ PAGE_READS = {
     "burnin:run-detail", "burnin:run-status", "contracts:terms-detail",
     "delivery:availability-csv", "delivery:availability-xlsx", "evaluation:request-compare-csv",
     "evaluation:request-compare-status", "evaluation:request-compare-xlsx",
+    "evaluation:request-scenarios-xlsx",
     "incidents:failed-run-detail", "incidents:failed-run-file", "incidents:failed-run-status",
     "incidents:incident-detail", "incidents:incident-evidence-download", "incidents:ticket-txt",
     "notices:list", "questionnaire:answers-export", "questionnaire:matrix",
@@ -264,6 +265,8 @@ PAGE_WRITES = {
     "evaluation:request-compare": "requests_team_mine_update",  # the team form posts here
     "evaluation:request-team-view": "requests_team_mine_update",
     "evaluation:request-weights": "requests_weights_update",
+    "evaluation:request-scenarios": "requests_scenarios_create",
+    "evaluation:request-scenario-solve": "requests_scenarios_solve_create",
     "incidents:failed-run-retry": "failed_runs_retry_create",
     "incidents:failed-run-upload": "reservations_failed_runs_create",
     "incidents:incident-answer": "incidents_acknowledge_create",
@@ -293,6 +296,9 @@ PAGE_WRITES = {
 # Page writes with no API operation: the test that makes them and names their entry, or, where
 # no test makes that write yet, the service that records it (checked: the file names it).
 PAGE_ELSEWHERE = {
+    "evaluation:request-scenario-edit": (
+        "tests/evaluation/scenarios/test_scenario_pages.py (scenario.edit)"
+    ),
     "acceptance:acknowledge": "tests/audit/test_recorded_writes.py (bid.acknowledge)",
     "annexes:retry": "annexes/services.py (annex.retry)",
     "bids:bid-attachment-remove": "bids/services/attachments.py (record_bid)",

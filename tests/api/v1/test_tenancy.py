@@ -62,6 +62,7 @@ from tests.api.v1.tenancy_builders import (
     reference_file,
     req,
     reservation,
+    scenario,
     severity_proposed,
     signable,
     signal_body,
@@ -151,6 +152,11 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_lots_retrieve": (lot, None, INVITED),
     "requests_lots_partial_update": (lot, lambda w: {"nodes": 1}, only(buyer=CONFLICT)),
     "requests_lots_destroy": (lot, None, only(buyer=CONFLICT)),
+    # Award scenarios are the buyer's deliberation: providers and other buyers see nothing.
+    "requests_scenarios_list": (req, None, BUYER),
+    "requests_scenarios_create": (req, lambda w: {"name": "Cheapest"}, only(buyer=CREATED)),
+    "requests_scenarios_retrieve": (scenario, None, BUYER),
+    "requests_scenarios_solve_create": (scenario, None, only(buyer=202)),
     # The same addenda for the buyer and every invitee; only the buyer publishes one.
     "requests_addenda_list": (req, None, INVITED),
     "requests_addenda_create": (

@@ -11,6 +11,15 @@ from django.urls import reverse
 from tests import tenancy_registry
 from tests.bids.test_tenancy import BUYERS_ONLY, BUYERS_POST, LOGIN, ROLES, _only, client_for
 
+
+def _scenario(world: Any) -> int:
+    """A stored scenario on the world's request, made directly: reads need no solve."""
+    from evaluation.models import AwardScenario
+
+    scenario, _ = AwardScenario.objects.get_or_create(request=world.request, name="Cheapest")
+    return scenario.pk
+
+
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "evaluation:request-compare": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "evaluation:request-compare-status": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
@@ -23,6 +32,19 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
         "post",
         lambda w: [w.request.pk],
         _only({"buyer": 400, "buyer_colleague": 400}),
+    ),
+    # Award scenarios: the buyer's deliberation, never a provider's or another buyer's.
+    "evaluation:request-scenarios": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-scenarios-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
+    "evaluation:request-scenario-edit": (
+        "get",
+        lambda w: [w.request.pk, _scenario(w)],
+        BUYERS_ONLY,
+    ),
+    "evaluation:request-scenario-solve": (
+        "post",
+        lambda w: [w.request.pk, _scenario(w)],
+        BUYERS_POST,
     ),
 }
 tenancy_registry.register(*ROUTES)
