@@ -84,11 +84,25 @@ STATED_RULES: dict[str, str] = {
     "bids_create": "the offer ends after it starts",
     "bids_attachments_create": "`file` is a PDF, a PNG or JPEG image, or UTF-8 text, by its "
     "content whatever its name",
-    "bids_partial_update": "the offer ends after it starts",
+    "bids_partial_update": "the offer ends after it starts, and on a request with lots each "
+    "lot offer and bundle condition names a lot of the request within its bounds",
     "reservations_maintenance_create": "the window lies within the reservation's term and "
     "ends after it starts",
     "members_invitations_create": "`role` is one of the organisation's kind's roles (buyer: "
     "requester, approver, admin; provider: engineer, approver, admin)",
+    "requests_lots_create": "a divisible lot gives a minimum block of at most its nodes (an "
+    "indivisible one none), the region is known, and the lot's reservation ends after it starts",
+    "requests_lots_partial_update": "the same rules as adding a lot, checked on the lot as it "
+    "will be",
+    "requests_scenarios_create": "the rules agree with each other (at most as many providers as "
+    "the minimum allows, minimum shares totalling at most 100 %, no excluded provider with a "
+    "minimum share, a required useful-hours floor only when minimising cost)",
+    "bids_conflicts_keep_create": "`reason` is a full sentence (several different words, ending "
+    "with a full stop) and `key` names a conflict the draft has",
+    "organization_signing_identity_create": "`pkcs12` is a PKCS#12 file that `password` opens, "
+    "holding a private key and its certificate, fit for signing and not expired",
+    "reservations_override_create": "while the gate has not passed, `reason` is a full sentence "
+    "and `waived` ticks every blocking check",
 }
 
 

@@ -9,7 +9,7 @@ from django.db import transaction
 from acceptance.audit import record_on_reservation
 from acceptance.models import Acknowledgement, Fixture, FixtureVersion, Reservation
 from bids.models import Bid, CapacityRequest
-from bids.services.award import award_refusal, bid_award
+from bids.services.award import award_check, bid_award
 from core.errors import ServiceError
 from core.sentences import MIN_SENTENCE, sentence_problem
 
@@ -57,9 +57,7 @@ def request_award(
     scores live in a layer above this one. A justification given is kept either way."""
     capacity_request = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
-    refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
-    if refusal:
-        raise ServiceError(refusal)
+    award_check(capacity_request=capacity_request, bid=bid, user=user)
     justification = justification.strip()
     if justification_required and (problem := justification_problem(justification)):
         raise ValidationError({"justification": [problem]})

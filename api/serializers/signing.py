@@ -8,6 +8,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers.common import confirm_field
 from signing.models import SigningIdentity
 from signing.selectors import TRIAL_MARK
 
@@ -40,8 +41,9 @@ class Pkcs12UploadSerializer(serializers.Serializer[Any]):
 
 
 class SignRequestSerializer(serializers.Serializer[Any]):
-    confirm = serializers.BooleanField(
-        default=False, help_text="Must be true: signing is a deliberate act of the approver."
+    confirm = confirm_field(
+        "Must be true: signing is a deliberate act of the approver; without it the signature is "
+        "refused: 400 naming `confirm`."
     )
 
 

@@ -15,7 +15,7 @@ from bids.audit import record_bid, record_request
 from bids.choices import BidStatus, RequestStatus
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, BidRevision, CapacityRequest
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from core.lifecycle import MoveRefused
 
 
@@ -35,19 +35,27 @@ def award_refusal(*, capacity_request: CapacityRequest, bid: Bid, user: User) ->
     return None
 
 
+def award_check(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> None:
+    """Refuse the award if `user` cannot make it now: 403 by role, 409 by the request's or the
+    bid's state, 400 for a bid of another request."""
+    decision = REQUEST.decide(
+        capacity_request, "award", actor=request_actor(capacity_request, user)
+    )
+    if not decision.allowed:
+        raise MoveRefused(decision)  # type: ignore[arg-type]
+    if bid.request_id != capacity_request.pk:
+        raise ServiceError("That bid belongs to another request.")
+    refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
+    if refusal:
+        raise Conflict(refusal)
+
+
 @transaction.atomic
 def bid_award(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> BidRevision:
     """The bid wins and every other submitted bid loses; returns the winning revision.
 
     The caller holds both rows locked (`select_for_update`)."""
-    decision = REQUEST.decide(
-        capacity_request, "award", actor=request_actor(capacity_request, user)
-    )
-    if not decision.allowed:
-        raise MoveRefused(decision)  # type: ignore[arg-type]  # 403 by role, 409 by state
-    refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
-    if refusal:
-        raise ServiceError(refusal)
+    award_check(capacity_request=capacity_request, bid=bid, user=user)
     revision = bid.revisions.get(number=bid.latest_revision_number)
     before = {"status": capacity_request.status}
     capacity_request.status = RequestStatus.AWARDED

@@ -375,7 +375,7 @@ def incident_close(
     require_confirmation(decision, confirmed=confirmed)
     open_items = [s for s in checklist_states(incident) if not s.passed]
     if open_items:
-        raise ServiceError(
+        raise Conflict(
             "The recovery checklist has not passed: "
             + "; ".join(f"{s.text} ({s.status})" for s in open_items)
         )

@@ -15,7 +15,7 @@ from django.db.models import Max
 from django.http import Http404
 from django.utils import timezone
 
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from incidents.lifecycle import actor_party, incident_move, require_other_party
 from incidents.models import (
     CauseClass,
@@ -155,14 +155,14 @@ def change_apply(
     row = _entry(incident, entry)
     label = row.get_kind_display().lower()
     if row.status == ChangeStatus.PROPOSED:
-        raise ServiceError(
+        raise Conflict(
             f"A {label} is applied only once approved: the {row.other_party} has not approved "
             "it yet."
         )
     if row.status == ChangeStatus.DECLINED:
-        raise ServiceError(f"This {label} was declined by the {row.decided_party}; propose anew.")
+        raise Conflict(f"This {label} was declined by the {row.decided_party}; propose anew.")
     if row.status == ChangeStatus.APPLIED:
-        raise ServiceError(f"This {label} is already recorded as applied.")
+        raise Conflict(f"This {label} is already recorded as applied.")
     rows = _evidence_rows(incident, evidence)
     row.status, row.applied_by, row.applied_at = ChangeStatus.APPLIED, user, now or timezone.now()
     if checks_rerun.strip():

@@ -123,7 +123,7 @@ def test_the_change_log_is_proposed_decided_by_the_other_party_and_applied(
     own = nora.post(f"{url}{change}/decide/", {"decision": "approve"}, format="json")
     assert own.status_code == 403 and own.json()["move"] == "change_approve"
     early = nora.post(f"{url}{change}/apply/", {}, format="json")
-    assert early.status_code == 400 and "not approved it yet" in early.json()["detail"]
+    assert early.status_code == 409 and "not approved it yet" in early.json()["detail"]
     bare = alice.post(f"{url}{change}/decide/", {"decision": "decline"}, format="json")
     assert bare.status_code == 400 and "note" in bare.json()["errors"]
     approved = alice.post(f"{url}{change}/decide/", {"decision": "approve"}, format="json")
