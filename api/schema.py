@@ -97,6 +97,9 @@ STATED_RULES: dict[str, str] = {
     "requests_scenarios_create": "the rules agree with each other (at most as many providers as "
     "the minimum allows, minimum shares totalling at most 100 %, no excluded provider with a "
     "minimum share, a required useful-hours floor only when minimising cost)",
+    "bids_submit_create": "the draft answers every required question, has no conflict left "
+    "unresolved or unkept, and on a request with lots offers at least one lot (each missing "
+    "answer is named `answers.<key>`)",
     "bids_conflicts_keep_create": "`reason` is a full sentence (several different words, ending "
     "with a full stop) and `key` names a conflict the draft has",
     "organization_signing_identity_create": "`pkcs12` is a PKCS#12 file that `password` opens, "

@@ -11,6 +11,7 @@ from bids.models import (
     BidRevision,
     CapacityRequest,
     Invitation,
+    Lot,
     Question,
 )
 from core.admin_tools import RecordAdmin
@@ -109,3 +110,12 @@ class AddendumAcknowledgementAdmin(RecordAdmin):
 
     list_display = ["addendum", "provider", "acknowledged_by", "acknowledged_at"]
     list_select_related = ["addendum__request", "provider", "acknowledged_by"]
+
+
+@admin.register(Lot)
+class LotAdmin(RecordAdmin):
+    """Edited by the buyer's team on the request's lot page while a draft (audited there)."""
+
+    list_display = ["request", "number", "name", "nodes", "gpus_per_node", "region"]
+    list_select_related = ["request"]
+    search_fields = ["name", "request__title"]

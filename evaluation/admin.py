@@ -4,6 +4,8 @@ from django.http import HttpRequest
 from core.admin_tools import RecordAdmin
 from evaluation.models import (
     AwardBasis,
+    AwardScenario,
+    BidDebrief,
     BidScore,
     ComparisonPresentation,
     EvaluatorView,
@@ -76,3 +78,22 @@ class ComparisonPresentationAdmin(RecordAdmin):
     list_display = ["run", "anonymised", "fingerprint", "built_at"]
     list_select_related = ["run__request"]
     exclude = ["columns", "groups", "summary", "matrix_html"]
+
+
+@admin.register(BidDebrief)
+class BidDebriefAdmin(RecordAdmin):
+    """What each bidder was told at the award (written by the award itself)."""
+
+    list_display = ["bid", "won", "created_at"]
+    list_filter = ["won"]
+    list_select_related = ["bid__provider", "bid__request"]
+
+
+@admin.register(AwardScenario)
+class AwardScenarioAdmin(RecordAdmin):
+    """Defined and solved on the request's scenarios page (audited there)."""
+
+    list_display = ["name", "request", "objective", "status", "solved_at"]
+    list_filter = ["status", "objective"]
+    list_select_related = ["request"]
+    exclude = ["result"]

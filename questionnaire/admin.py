@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from core.admin_tools import RecordAdmin
-from questionnaire.models import BidQuestionnaire, Question, QuestionSet
+from questionnaire.models import BidQuestionnaire, KeptConflicts, Question, QuestionSet
 
 
 class QuestionInline(admin.TabularInline):
@@ -34,3 +34,12 @@ class QuestionAdmin(RecordAdmin):
 class BidQuestionnaireAdmin(RecordAdmin):
     list_display = ["bid", "question_set"]
     list_select_related = ["bid__provider", "bid__request", "question_set"]
+
+
+@admin.register(KeptConflicts)
+class KeptConflictsAdmin(RecordAdmin):
+    """Kept by the provider on its bid page (audited there)."""
+
+    list_display = ["bid", "kept_by", "kept_at"]
+    list_select_related = ["bid__provider", "kept_by"]
+    search_fields = ["bid__provider__name", "reason"]

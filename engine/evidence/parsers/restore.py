@@ -24,9 +24,11 @@ from engine.evidence.parsers.fixture_result import FixtureResult
 from engine.evidence.parsers.ibqueryerrors import IbqueryerrorsResult
 from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
+from engine.evidence.parsers.nvbandwidth import NvbandwidthResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 from engine.evidence.parsers.nvidia_smi_topo import TopoResult
 from engine.evidence.parsers.perfquery import PerfqueryResult
+from engine.evidence.parsers.perftest import PerftestResult
 from engine.evidence.parsers.step_times import StepTimesResult
 
 PARSER_REVISION = 1
@@ -43,6 +45,8 @@ RESULT_TYPES: dict[str, type] = {
         FixtureResult,
         PerfqueryResult,
         IbqueryerrorsResult,
+        NvbandwidthResult,
+        PerftestResult,
     )
 }
 

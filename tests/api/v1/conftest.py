@@ -25,8 +25,9 @@ from contracts.defaults import DEFAULT_TERMS_TEMPLATE
 from contracts.services import terms_create
 from incidents import services as incident_services
 from incidents.models import FailedRun, Incident
-from questionnaire.demo import PROFILES, demo_answers
+from questionnaire.demo import DEMO_KEPT_REASON, PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
+from questionnaire.services.conflicts import conflicts_keep, unresolved_conflicts
 from tests.acceptance.burnin.helpers import award, file_upload, media_root
 from tests.conftest import clear_cache
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory, MembershipFactory
@@ -64,7 +65,11 @@ def _fresh_throttle_counts() -> Any:
 
 
 def answer_all(bid: Bid, user: Any) -> None:
+    """Answer every question as the premium demo provider, keeping as stated (with a reason)
+    any fact the answers state otherwise than the bid or the terms: a conflict blocks a submit."""
     answers_save(bid=bid, user=user, raw=demo_answers(PROFILES["premium"], bid))
+    if unresolved_conflicts(bid=bid):
+        conflicts_keep(bid=bid, user=user, reason=DEMO_KEPT_REASON)
 
 
 @pytest.fixture

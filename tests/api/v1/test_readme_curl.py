@@ -94,6 +94,8 @@ def test_the_readme_curl_commands_submit_a_bid_and_upload_evidence(
 
     bid_json["price_per_gpu_hour"] = "2.30"
     bid_json["site"] = "Frankfurt"
+    # Spares as the answers say: a conflict between them would block the submit.
+    bid_json.update(spares_count=2, spares_location="same_fabric_domain")
     bid_json["answers"] = demo_answers(PROFILES["premium"], BidFactory.build(spares_count=2))
     (tmp_path / "bid.json").write_text(json.dumps(bid_json))
     assert run(update, env, tmp_path)["price_per_gpu_hour"] == "2.300"
