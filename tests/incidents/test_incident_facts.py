@@ -138,9 +138,9 @@ def test_a_provider_downgrade_waits_for_the_buyer_and_the_breach_stays(buyer, pr
     assert _breaches(after) == 1
     assert ClockBreach.objects.filter(incident=incident, severity="S1", clock="restore").exists()
     # Who closes follows the agreed severity: an S3 is the provider's to close too (the
-    # checklist still refuses, 400, not the role).
+    # checklist still refuses, 409, not the role).
     closing = nora.post(f"/api/v1/incidents/{incident.pk}/close/", {"confirm": True}, format="json")
-    assert closing.status_code == 400
+    assert closing.status_code == 409
 
     ticket = ticket_for(Incident.objects.get(pk=incident.pk)).text()
     assert "opened as S1 by alice at " in ticket

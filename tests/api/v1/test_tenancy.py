@@ -230,7 +230,8 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_team_mine_retrieve": (req, None, BUYER),
     "requests_team_mine_update": (req, lambda w: {"weights": COST_ONLY}, BUYER),
     # Bidding is still open: the buyer reaches the rule, nobody else the request.
-    "requests_award_create": (req, lambda w: {"bid": w.bid.pk}, only(buyer=REFUSED)),
+    # The request is open: only a closed one is awarded (409 for its buyer).
+    "requests_award_create": (req, lambda w: {"bid": w.bid.pk}, only(buyer=CONFLICT)),
     # Annexes concern the buyer and the awarded provider only (contract annex).
     "requests_annexes_list": (lambda w: {"id": w.awarded.pk}, None, OWNER_AND_BUYER),
     "annexes_pdf_retrieve": (lambda w: {"id": w.annex.pk}, None, OWNER_AND_BUYER),
@@ -463,11 +464,11 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         lambda w: {"decision": "approve"},
         only(provider=FORBIDDEN, buyer=OK),
     ),
-    # Approved: the provider records it applied; the buyer's second record is refused (400).
+    # Approved: the provider records it applied; the buyer's second record is refused (409).
     "incidents_changes_apply_create": (
         change_approved,
         lambda w: {"checks_rerun": "all_reduce_perf, 2 nodes"},
-        only(provider=OK, buyer=REFUSED),
+        only(provider=OK, buyer=CONFLICT),
     ),
     "incidents_estimates_list": (incident, None, OWNER_AND_BUYER),
     # The provider posts the repair estimate; the buyer is refused by the incident's table.
@@ -507,11 +508,11 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         None,
         only(provider=FORBIDDEN, buyer=CONFLICT),
     ),
-    # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (400).
+    # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (409).
     "incidents_close_create": (
         incident,
         lambda w: {"confirm": True},
-        only(provider=CONFLICT, buyer=REFUSED),
+        only(provider=CONFLICT, buyer=CONFLICT),
     ),
 }
 
