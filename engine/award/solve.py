@@ -27,6 +27,8 @@ DEFAULT_REL_GAP = 1e-6
 
 
 def _checked_lots(lots: Sequence[LotSpec]) -> dict[str, LotSpec]:
+    if not lots:  # nothing to award: the search for conflicts would never end
+        raise AwardInputError("lots", "give at least one lot to award")
     by_key: dict[str, LotSpec] = {}
     for lot in lots:
         check_lot(lot)

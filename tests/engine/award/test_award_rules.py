@@ -130,6 +130,7 @@ def test_a_time_limit_that_runs_out_first_says_so() -> None:
         ),
         (LOTS, OFFERS, (Bundle("Aurora", "all_or_nothing", ("A",)),), "bundle 1 (Aurora).lots"),
         (LOTS, (OFFERS[0], OFFERS[0]), (), "offer a1"),
+        ((), (), (), "lots"),
     ],
 )
 def test_unusable_input_is_refused_naming_the_field(
