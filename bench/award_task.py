@@ -23,6 +23,7 @@ import uuid
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -48,7 +49,7 @@ settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 REGIONS = ("eu", "us-east", "apac")
 
 
-def build_request(lots: list[LotSpec], providers: int, rng: random.Random):  # type: ignore[no-untyped-def]
+def build_request(lots: list[LotSpec], providers: int, rng: random.Random) -> tuple[Any, Any]:
     """The request, its lots and one submitted bid per provider covering every lot."""
     from bids.models import Invitation
     from bids.services import bid_save_draft, bid_submit
@@ -61,9 +62,10 @@ def build_request(lots: list[LotSpec], providers: int, rng: random.Random):  # t
         OrganizationFactory,
     )
 
-    buyer = _role("bench-buyer", OrganizationFactory(name="Bench Buyer", kind=OrgKind.BUYER))
+    buyer_org: Any = OrganizationFactory(name="Bench Buyer", kind=OrgKind.BUYER)
+    buyer = _role("bench-buyer", buyer_org)
     start = timezone.localdate() + timedelta(days=60)
-    req = CapacityRequestFactory(
+    req: Any = CapacityRequestFactory(
         buyer=buyer.org,
         sealed=False,
         acceptable_regions=list(REGIONS),
@@ -90,10 +92,10 @@ def build_request(lots: list[LotSpec], providers: int, rng: random.Random):  # t
     for bundle in make_bundles(lots, stand_in, rng):  # type: ignore[arg-type]
         bundles.setdefault(bundle.provider, []).append(bundle)
     for name in names:
-        org = OrganizationFactory(name=name, kind=OrgKind.PROVIDER)
+        org: Any = OrganizationFactory(name=name, kind=OrgKind.PROVIDER)
         role = _role(f"{name}-eng", org)
         Invitation.objects.get_or_create(request=req, provider=org)
-        bid = BidFactory(request=req, provider=org, region=rng.choice(REGIONS))
+        bid: Any = BidFactory(request=req, provider=org, region=rng.choice(REGIONS))
         offers = [
             {
                 "lot": number_of[lot.key],
@@ -145,7 +147,7 @@ def rules(objective: str, names: list[str]) -> dict[str, object]:
     }
 
 
-def solve_once(req, buyer, data: dict[str, object]):  # type: ignore[no-untyped-def]
+def solve_once(req: Any, buyer: Any, data: dict[str, object]) -> tuple[float, float, Any]:
     from evaluation.scenario_models import AwardScenario
     from evaluation.scenario_services import scenario_create
 

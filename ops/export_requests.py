@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from acceptance.models import FixtureVersion
 from acceptance.selectors.fixtures import fixture_for_request, fixture_version_list
-from annexes.models import Annex
+from annexes.models import Annex, AnnexSignature
 from annexes.selectors import annex_kinds_for, annex_list
 from bids.clarification_selectors import question_rows
 from bids.models import Addendum, Bid, BidAttachment, BidRevision, CapacityRequest
@@ -95,6 +95,13 @@ def declare_request_tables(export: Export, org: Organization) -> None:
     )
     export.table("bid_attachments", BidAttachment, "The files attached to those bids.")
     export.table("annexes", Annex, "Contract annexes, comparisons and statements (PDFs).")
+    export.table(
+        "annex_signatures",
+        AnnexSignature,
+        "Signatures on those annexes, buyer first: each `pdf` is the signed document as it stood "
+        "after that signature (the issued annex with every signature up to this one), and "
+        "`signed_over_sha256` the bytes it extended.",
+    )
 
 
 def collect_requests(export: Export, org: Organization) -> list[CapacityRequest]:
@@ -109,11 +116,18 @@ def collect_requests(export: Export, org: Organization) -> list[CapacityRequest]
             export.tables["clarifications"].rows.append(
                 {"request_id": capacity_request.pk, **asdict(question)}
             )
-        for annex in annex_list(
-            capacity_request=capacity_request,
-            kinds=annex_kinds_for(org=org, capacity_request=capacity_request),
-        ):
+        annexes = list(
+            annex_list(
+                capacity_request=capacity_request,
+                kinds=annex_kinds_for(org=org, capacity_request=capacity_request),
+            )
+        )
+        for annex in annexes:
             export.add("annexes", annex)
+        for signature in AnnexSignature.objects.filter(annex__in=annexes).order_by(
+            "annex_id", "signed_at"
+        ):
+            export.add("annex_signatures", signature)
         if org.is_buyer:
             _visible_bids(export, org, capacity_request)
     if org.is_provider:
