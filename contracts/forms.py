@@ -91,6 +91,13 @@ class TermsTemplateForm(forms.Form):
     )
 
 
+SEVERITY_PARTS = (
+    ("response_minutes", "first response, minutes"),
+    ("restore_minutes", "restore, minutes"),
+    ("escalation", "escalation rule"),
+)
+
+
 class HandoffTermsForm(forms.ModelForm):
     sla_credit_tiers = TiersField()
     downtime_severities = SeveritiesField()
@@ -109,6 +116,10 @@ class HandoffTermsForm(forms.ModelForm):
         for name, message in REQUIRED_OWNER_FIELDS.items():
             self.fields[name].required = True
             self.fields[name].error_messages["required"] = message
+        # The severity table shows each level once per row; each box still needs its own name.
+        for key, label in SEVERITIES:
+            for part, what in SEVERITY_PARTS:
+                self.fields[f"{key}_{part}"].widget.attrs["aria-label"] = f"{label}: {what}"
 
     def _kept(self, name: str) -> Any:
         if AVAILABILITY_MARKER in self.data:

@@ -9,6 +9,7 @@ from django import forms
 from notices.selectors import PreferenceRow
 
 CHANNELS = ("email", "in_app")
+CHANNEL_NAMES = {"email": "by e-mail", "in_app": "in the app"}
 
 
 class PreferencesForm(forms.Form):
@@ -17,8 +18,13 @@ class PreferencesForm(forms.Form):
         self.rows = rows
         for row in rows:
             for channel in CHANNELS:
+                # The table shows the event once per row; each box still needs its own name.
+                name = f"{row.label}, {CHANNEL_NAMES[channel]}"
                 self.fields[f"{row.event}__{channel}"] = forms.BooleanField(
-                    required=False, initial=getattr(row, channel), label=f"{row.label}: {channel}"
+                    required=False,
+                    initial=getattr(row, channel),
+                    label=name,
+                    widget=forms.CheckboxInput(attrs={"aria-label": name}),
                 )
 
     def choices(self) -> dict[str, tuple[bool, bool]]:

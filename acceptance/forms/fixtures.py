@@ -290,8 +290,13 @@ class FixtureForm(forms.Form):
             )
             self.initial.setdefault(f"failure_record__{key}", spec["failure_record"].get(key))
         for name in self.threshold_names():
+            # The table's row names the threshold once; the reason's box needs it as its name.
+            reason = f"Reason for changing {self.fields[name].label}"
             self.fields[f"reason__{name}"] = forms.CharField(
-                label="Reason", required=False, max_length=300
+                label="Reason",
+                required=False,
+                max_length=300,
+                widget=forms.TextInput(attrs={"aria-label": reason}),
             )
         self.fields["tests__bisection"].disabled = False
 
