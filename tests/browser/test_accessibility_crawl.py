@@ -58,7 +58,7 @@ def _crawl(page: Any, base: str) -> dict[str, list[str]]:
     """What is wrong, by the page's path: axe's violations and a width past the screen."""
     found: dict[str, list[str]] = {}
     routes: set[str] = set()
-    queue, seen = [page.url], set()
+    queue, seen = [page.url], set[str]()
     while queue and len(seen) < PAGE_LIMIT:
         url = queue.pop(0).split("#")[0]
         route = _route(url)
