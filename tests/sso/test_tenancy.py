@@ -1,0 +1,62 @@
+"""Who reaches the single sign-on routes. The settings page always acts for the acting
+organisation, so every administrator reads and changes only their own organisation's; the
+sign-in routes are for people not yet signed in."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from tests import tenancy_registry
+from tests.bids.test_tenancy import LOGIN, OK, ROLES, client_for
+from tests.sso.conftest import connection_input
+
+EVERY_ADMIN = {**dict.fromkeys(ROLES, OK), "anonymous": LOGIN}
+# The start answers 400 for an address no organisation signs in with; the callback 400 for a
+# state this browser did not start.
+ROUTES = {
+    "sso:settings": EVERY_ADMIN,
+    "sso:start": dict.fromkeys(ROLES, 400),
+    "sso:callback": dict.fromkeys(ROLES, 400),
+}
+tenancy_registry.register(*ROUTES)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_route_gives_each_role_what_it_may_see(name, role, buyer, buyer_colleague, request):
+    response = client_for(role, request).get(reverse(name), {"who": "x@nowhere.example"})
+    want = ROUTES[name][role]
+    if want == LOGIN:
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    else:
+        assert response.status_code == want, f"{name} as {role}"
+
+
+def test_each_administrator_sees_only_their_own_organisations_connection(
+    idp, buyer, provider, outsider
+):
+    from sso.services import connection_save
+
+    connection_save(org=buyer.org, user=buyer.user, data=connection_input(idp))
+    for other in (provider, outsider):
+        page = other.client().get(reverse("sso:settings")).content.decode()
+        assert idp.issuer not in page and "helix.example" not in page
+    forged = provider.client().post(
+        reverse("sso:settings"), {"organization": buyer.org.pk, "client_id": "x"}
+    )
+    assert forged.status_code == 400  # its own, incomplete form: Helix Labs' is untouched
+    assert buyer.org.oidc_connection.client_id == "clusterbid"
+
+
+def test_a_callback_for_another_browsers_sign_in_never_signs_this_one_in(idp, buyer):
+    from sso.services import connection_save
+
+    connection_save(org=buyer.org, user=buyer.user, data=connection_input(idp))
+    started = Client()
+    start = started.get(reverse("sso:start"), {"who": "helix"})
+    state = start["Location"].split("state=")[1].split("&")[0]
+    other = Client()
+    answer = other.get(reverse("sso:callback"), {"code": "c", "state": state})
+    assert answer.status_code == 400 and "_auth_user_id" not in other.session
