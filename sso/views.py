@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied, SuspiciousOperation, Valida
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.generic import View
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
@@ -123,6 +124,7 @@ def _refused(request: HttpRequest, message: str, *, status: int) -> HttpResponse
     return render(request, "sso/refused.html", {"message": message}, status=status)
 
 
+@sensitive_post_parameters("client_secret")
 @org_required()
 def settings_page(request: HttpRequest) -> HttpResponse:
     """The acting organisation's sign-in through its identity provider: its administrators

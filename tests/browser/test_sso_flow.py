@@ -69,3 +69,15 @@ def test_sign_in_through_the_organisations_provider(
     eve.wait_for_selector("#sso-refused")
     assert "None of your groups" in eve.inner_text("#sso-refused")
     assert "Ask an administrator of Helix Labs to map one of them." in eve.inner_text("main")
+
+
+def test_the_sign_in_and_settings_pages_fit_a_phone(live_server, new_page, login_as, buyer, idp):
+    """390 px wide without sideways scrolling, the redirect URI and the mapping included."""
+    phone = {"width": 390, "height": 844}
+    page = new_page(viewport=phone)
+    page.goto(f"{live_server.url}/accounts/login/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    admin = login_as(new_page(viewport=phone), buyer.user.get_username())
+    admin.goto(f"{live_server.url}/org/sign-in/")
+    admin.wait_for_selector("#sso-callback-url")
+    assert admin.evaluate("document.documentElement.scrollWidth") <= 390
