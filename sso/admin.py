@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from core.admin_tools import RecordAdmin
-from sso.models import OidcConnection, OidcDomain, OidcIdentity
+from sso.models import OidcConnection, OidcDomain, OidcIdentity, ScimAccount
 
 
 @admin.register(OidcConnection)
@@ -11,7 +11,7 @@ class OidcConnectionAdmin(RecordAdmin):
     list_display = ["organization", "issuer", "client_id", "enabled", "updated_at"]
     list_filter = ["enabled"]
     list_select_related = ["organization"]
-    exclude = ["client_secret_encrypted"]
+    exclude = ["client_secret_encrypted", "scim_token_sha256"]
 
 
 @admin.register(OidcDomain)
@@ -25,3 +25,10 @@ class OidcIdentityAdmin(RecordAdmin):
     list_display = ["subject", "user", "connection", "last_sign_in_at"]
     list_select_related = ["user", "connection__organization"]
     search_fields = ["subject", "user__username", "user__email"]
+
+
+@admin.register(ScimAccount)
+class ScimAccountAdmin(RecordAdmin):
+    list_display = ["user", "connection", "external_id", "active", "created_at"]
+    list_filter = ["active"]
+    list_select_related = ["user", "connection__organization"]

@@ -33,6 +33,8 @@ class OidcConnection(models.Model):
     token_endpoint = models.URLField(max_length=500)
     userinfo_endpoint = models.URLField(max_length=500)
     jwks_uri = models.URLField(max_length=500)
+    # SHA-256 of the bearer token the provider's SCIM client sends; empty: SCIM is off.
+    scim_token_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     updated_at = models.DateTimeField(default=timezone.now)
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
@@ -87,3 +89,27 @@ class OidcDomain(models.Model):
 
     def __str__(self) -> str:
         return self.domain
+
+
+class ScimAccount(models.Model):
+    """An account the provider's SCIM client made for this connection. It belongs to the
+    provider, so the first sign-in through it may link this account by its address."""
+
+    connection = models.ForeignKey(
+        OidcConnection, on_delete=models.CASCADE, related_name="scim_accounts"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scim_accounts"
+    )
+    external_id = models.CharField(max_length=255, blank=True)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["connection", "user"], name="one_scim_account_per_user")
+        ]
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user} via SCIM @ {self.connection.organization}"

@@ -33,7 +33,7 @@ from orgs.models import Membership, Organization
 from orgs.selectors import is_member_admin, roles_for
 from signing import pki
 from sso.discovery import discover
-from sso.models import OidcConnection, OidcDomain, OidcIdentity
+from sso.models import OidcConnection, OidcDomain, OidcIdentity, ScimAccount
 
 # Lowest first: a person in several mapped groups gets the highest role among them.
 ROLE_RANK = (MemberRole.REQUESTER, MemberRole.ENGINEER, MemberRole.APPROVER, MemberRole.ADMIN)
@@ -114,6 +114,13 @@ def oidc_sign_in(*, connection: OidcConnection, claims: dict[str, Any]) -> User:
             f"None of your groups at {_host(connection)} gives you a role in {org.name} (your "
             f"groups: {yours}). Ask an administrator of {org.name} to map one of them."
         )
+    if ScimAccount.objects.filter(
+        connection=connection,
+        active=False,
+        user__oidc_identities__connection=connection,
+        user__oidc_identities__subject=subject,
+    ).exists():
+        raise SignInRefused(f"{_host(connection)} has switched off your access to {org.name}.")
     identity = (
         OidcIdentity.objects.select_for_update()
         .select_related("user")
@@ -122,7 +129,7 @@ def oidc_sign_in(*, connection: OidcConnection, claims: dict[str, Any]) -> User:
     )
     if identity is None:
         identity = OidcIdentity.objects.create(
-            connection=connection, subject=subject, user=_new_account(email=email, claims=claims)
+            connection=connection, subject=subject, user=_account_for(connection, email, claims)
         )
     elif not identity.user.is_active:
         raise SignInRefused("This account is switched off. Ask an administrator of Clusterbid.")
@@ -130,6 +137,22 @@ def oidc_sign_in(*, connection: OidcConnection, claims: dict[str, Any]) -> User:
     identity.save(update_fields=["last_sign_in_at"])
     _membership(org=org, user=identity.user, role=role, subject=subject)
     return identity.user
+
+
+def _account_for(connection: OidcConnection, email: str, claims: dict[str, Any]) -> User:
+    """The account the provider's SCIM client made for this address, not yet signed in
+    through it (it belongs to this provider); otherwise a new one."""
+    made = (
+        ScimAccount.objects.select_related("user")
+        .filter(connection=connection, user__email=email)
+        .exclude(user__oidc_identities__connection=connection)
+        .first()
+    )
+    if made is not None:
+        if not made.active:
+            raise SignInRefused("Your provider has switched off your access.")
+        return made.user
+    return account_new(email=email, claims=claims)
 
 
 def _membership(*, org: Organization, user: User, role: str, subject: str) -> None:
@@ -156,7 +179,7 @@ def _last_admin(membership: Membership, role: str) -> bool:
     return not others.exclude(pk=membership.pk).exists()
 
 
-def _new_account(*, email: str, claims: dict[str, Any]) -> User:
+def account_new(*, email: str, claims: dict[str, Any]) -> User:
     """A fresh account with no password: it signs in only through the provider. Never an
     existing account found by address (see OidcIdentity)."""
     base = re.sub(r"[^\w.@+-]", "", email)[:140] or "member"

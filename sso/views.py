@@ -16,16 +16,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_POST
 from django.views.generic import View
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from core.web import errors_into_form
+from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.middleware import SESSION_KEY
 from orgs.models import Organization
 from orgs.selectors import is_member_admin
 from orgs.services import choose_organization
-from sso import selectors, services
+from sso import scim, selectors, services
 from sso.backends import REQUEST_ATTRIBUTE
 from sso.forms import ConnectionForm, SignInForm
 from sso.models import OidcConnection
@@ -149,6 +150,23 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return _settings(request, org, form=form, connection=connection, status=status)
 
 
+@org_required()
+@require_POST
+def scim_token(request: HttpRequest) -> HttpResponse:
+    """A new SCIM token, shown once on the page itself (never through the session)."""
+    org = _org(request)
+    connection = selectors.connection_of(org=org)
+    try:
+        token = scim.token_generate(org=org, user=user_of(request))
+    except PermissionDenied:
+        return _settings(request, org, form=None, connection=None, status=403)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("sso:settings")
+    form = ConnectionForm(org=org, connection=connection)
+    return _settings(request, org, form=form, connection=connection, status=200, token=token)
+
+
 def _org(request: HttpRequest) -> Organization:
     org = active_org(request)
     assert org is not None  # org_required
@@ -162,11 +180,15 @@ def _settings(
     form: ConnectionForm | None,
     connection: OidcConnection | None,
     status: int,
+    token: str = "",
 ) -> HttpResponse:
     context = {
         "org": org,
         "form": form,
         "connection": connection,
+        "scim_token": token,
+        # The base URL SCIM clients take; they append /Users themselves.
+        "scim_url": request.build_absolute_uri(reverse("sso:scim-users").removesuffix("/Users")),
         "callback_url": request.build_absolute_uri(reverse("sso:callback")),
     }
     return render(request, "sso/settings.html", context, status=status)

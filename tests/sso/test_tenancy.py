@@ -14,11 +14,15 @@ from tests.sso.conftest import connection_input
 
 EVERY_ADMIN = {**dict.fromkeys(ROLES, OK), "anonymous": LOGIN}
 # The start answers 400 for an address no organisation signs in with; the callback 400 for a
-# state this browser did not start.
+# state this browser did not start. The SCIM endpoints take a bearer token, never a session:
+# 401 to everyone signed in. A SCIM token needs a connection first, which none of them has.
 ROUTES = {
-    "sso:settings": EVERY_ADMIN,
-    "sso:start": dict.fromkeys(ROLES, 400),
-    "sso:callback": dict.fromkeys(ROLES, 400),
+    "sso:settings": ("get", [], EVERY_ADMIN),
+    "sso:start": ("get", [], dict.fromkeys(ROLES, 400)),
+    "sso:callback": ("get", [], dict.fromkeys(ROLES, 400)),
+    "sso:scim-token": ("post", [], {**dict.fromkeys(ROLES, 302), "anonymous": LOGIN}),
+    "sso:scim-users": ("get", [], dict.fromkeys(ROLES, 401)),
+    "sso:scim-user": ("get", [1], dict.fromkeys(ROLES, 401)),
 }
 tenancy_registry.register(*ROUTES)
 
@@ -26,8 +30,10 @@ tenancy_registry.register(*ROUTES)
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("name", sorted(ROUTES))
 def test_route_gives_each_role_what_it_may_see(name, role, buyer, buyer_colleague, request):
-    response = client_for(role, request).get(reverse(name), {"who": "x@nowhere.example"})
-    want = ROUTES[name][role]
+    method, args, expected = ROUTES[name]
+    data = {"who": "x@nowhere.example"} if method == "get" else {}
+    response = getattr(client_for(role, request), method)(reverse(name, args=args), data)
+    want = expected[role]
     if want == LOGIN:
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     else:

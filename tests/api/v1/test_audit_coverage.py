@@ -319,6 +319,9 @@ PAGE_ELSEWHERE = {
     "questionnaire:set-edit": "questionnaire/services/question_sets.py (questionnaire.edit)",
     "sso:settings": "tests/sso/test_settings_page.py (sso.configure)",
     "sso:callback": "tests/sso/test_sign_in.py (sso.provision)",
+    "sso:scim-token": "tests/sso/test_scim.py (scim.token)",
+    "sso:scim-users": "tests/sso/test_scim.py (scim.provision)",
+    "sso:scim-user": "tests/sso/test_scim.py (scim.deprovision)",
     "api:token-list": "tests/audit/test_recorded_writes.py (token.create)",
     "api:token-revoke": "tests/audit/test_recorded_writes.py (token.revoke)",
 }
