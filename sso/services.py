@@ -73,6 +73,10 @@ def connection_save(*, org: Organization, user: User, data: ConnectionInput) -> 
         raise ValidationError({"client_secret": "Give the client secret the provider issued."})
     endpoints = discover(data.issuer.strip())
     before = _state(current) if current else None
+    unlinked = 0
+    if current is not None and current.issuer.rstrip("/") != data.issuer.strip().rstrip("/"):
+        # Subjects are unique per issuer only: another provider's "123" is another person.
+        unlinked, _ = current.identities.all().delete()
     connection = current or OidcConnection(organization=org)
     connection.issuer = data.issuer.strip()
     connection.client_id = data.client_id.strip()
@@ -91,6 +95,8 @@ def connection_save(*, org: Organization, user: User, data: ConnectionInput) -> 
     for domain in domains:
         OidcDomain.objects.get_or_create(connection=connection, domain=domain)
     after = {**_state(connection), "secret_changed": bool(data.client_secret)}
+    if unlinked:
+        after["accounts_unlinked"] = unlinked
     record_org_action(
         organization=org, user=user, action="sso.configure", before=before, after=after
     )

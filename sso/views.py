@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied, SuspiciousOperation, Valida
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 from django.views.generic import View
@@ -96,7 +97,8 @@ class CallbackView(OIDCAuthenticationCallbackView):
             response: HttpResponse = super().get(request)
         except services.SignInRefused as exc:
             return _refused(request, exc.message, status=403)
-        except SuspiciousOperation:
+        except (SuspiciousOperation, requests.HTTPError):
+            # A forged or stale answer, or a code the provider's token endpoint refused.
             return _refused(request, self._unverified(), status=400)
         except requests.RequestException:
             host = urlsplit(connection.issuer).netloc
@@ -116,7 +118,7 @@ class CallbackView(OIDCAuthenticationCallbackView):
     def _unverified(self) -> str:
         name = self.connection.organization.name
         return (
-            f"{name}'s identity provider did not sign you in, or its answer could not be "
+            f"The identity provider of {name} did not sign you in, or its answer could not be "
             "verified. Start again from the sign-in page."
         )
 
@@ -150,12 +152,12 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return _settings(request, org, form=form, connection=connection, status=status)
 
 
+@never_cache
 @org_required()
 @require_POST
 def scim_token(request: HttpRequest) -> HttpResponse:
     """A new SCIM token, shown once on the page itself (never through the session)."""
     org = _org(request)
-    connection = selectors.connection_of(org=org)
     try:
         token = scim.token_generate(org=org, user=user_of(request))
     except PermissionDenied:
@@ -163,6 +165,7 @@ def scim_token(request: HttpRequest) -> HttpResponse:
     except ValidationError as exc:
         flash_errors(request, exc)
         return redirect("sso:settings")
+    connection = selectors.connection_of(org=org)
     form = ConnectionForm(org=org, connection=connection)
     return _settings(request, org, form=form, connection=connection, status=200, token=token)
 

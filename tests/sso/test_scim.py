@@ -43,7 +43,7 @@ def test_an_administrator_generates_the_token_shown_once(buyer, helix_sso):
     page = buyer.client().post("/org/sign-in/scim-token/")
     assert page.status_code == 200
     shown = page.content.decode().split('id="scim-token">')[1].split("<")[0]
-    assert shown.startswith("scim_")
+    assert shown.startswith("scim_") and "no-store" in page["Cache-Control"]
     stored = OidcConnection.objects.get().scim_token_sha256
     assert stored == scim.token_digest(shown) and shown not in stored
     assert shown not in buyer.client().get("/org/sign-in/").content.decode()

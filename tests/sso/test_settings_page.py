@@ -11,11 +11,11 @@ from django.test import Client
 
 from audit.models import AuditEntry
 from signing import pki
-from sso.models import OidcConnection
+from sso.models import OidcConnection, OidcIdentity
 from sso.services import ConnectionInput, connection_save
 from tests.factories import MembershipFactory, UserFactory
 from tests.sso.conftest import MAPPING, connection_input, sign_in
-from tests.sso.idp import CLIENT_ID, CLIENT_SECRET
+from tests.sso.idp import CLIENT_ID, CLIENT_SECRET, Provider
 
 pytestmark = pytest.mark.django_db
 URL = "/org/sign-in/"
@@ -120,3 +120,15 @@ def test_connection_input_carries_only_the_forms_fields():
         "issuer", "client_id", "client_secret", "email_domains", "groups_claim", "group_roles",
         "enabled",
     }  # fmt: skip
+
+
+def test_another_issuer_unlinks_the_accounts_of_the_previous_one(idp, buyer, helix_sso):
+    """Subjects are unique per issuer: the new provider's "dana" subject must not reach the
+    account the previous provider's subject signed in as."""
+    sign_in(Client(), "dana", "dana-pw")
+    with Provider() as other:
+        other.people["dana"] = idp.people["dana"]  # same subject, another issuer
+        buyer.client().post(URL, _form(other, client_secret=""))
+        assert not OidcIdentity.objects.exists()
+        entry = AuditEntry.objects.filter(action="sso.configure").latest("seq")
+        assert entry.after["accounts_unlinked"] == 1

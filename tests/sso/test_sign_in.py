@@ -135,3 +135,17 @@ def test_a_callback_cannot_be_replayed(idp, helix_sso):
     assert first.status_code == 302
     again = client.get(first.wsgi_request.get_full_path())
     assert again.status_code == 400 and "already used" in again.content.decode()
+
+
+def test_a_code_the_providers_token_endpoint_refuses_is_told_not_a_server_error(
+    idp, helix_sso, buyer
+):
+    from sso.services import connection_save
+    from tests.sso.conftest import connection_input
+
+    connection_save(
+        org=buyer.org, user=buyer.user, data=connection_input(idp, client_secret="rotated")
+    )
+    refused = sign_in(Client(), "dana", "dana-pw")
+    assert refused.status_code == 400
+    assert "The identity provider of Helix Labs did not sign you in" in refused.content.decode()
