@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "orgs",
     "audit",
     "signing",
+    "sso",
     "notices",
     "bids",
     "questionnaire",
@@ -95,6 +96,9 @@ MIDDLEWARE = [
 # the victim's right password from their own address, and every other account from the
 # attacker's address, still sign in. docs/sign-in.md explains the trade-off.
 AUTHENTICATION_BACKENDS = [
+    # Before axes: a sign-in through an organisation's identity provider carries no password
+    # to throttle, and a refused one is told why rather than counted as a wrong password.
+    "sso.backends.OrganizationOIDCBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
@@ -381,6 +385,15 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
 SIGNING_KEYS = env_fernet_keys(
     "SIGNING_KEY", default="UyZFESjCwf-iyxZBd1gPKCwL6mD0_7gURJbuf7fE4qw=", required=_HTTPS
 )
+# Sign-in through an organisation's identity provider (sso/, docs/sign-in.md). Each
+# organisation's provider is configured on its settings page; these hold for all of them.
+OIDC_AUTHENTICATION_CALLBACK_URL = "sso:callback"
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_USE_PKCE = True
+SSO_HTTP_TIMEOUT_SECONDS = env_int("SSO_HTTP_TIMEOUT_SECONDS", 10, minimum=1)
+OIDC_TIMEOUT = SSO_HTTP_TIMEOUT_SECONDS
+# Plain-HTTP issuers only for a provider on this machine (a local Keycloak, the tests).
+SSO_ALLOW_HTTP_ISSUERS = env_bool("SSO_ALLOW_HTTP_ISSUERS", False)
 # Trust roots besides this instance's trial CA: PEM files of the CAs whose certificates the
 # signature validation accepts (an organisation's own CA, a trust service's root).
 SIGNING_TRUST_ROOTS = env_list("SIGNING_TRUST_ROOTS", [])

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from bids.views.home import home
 from config.views import healthz
+from sso.views import SignInView
 
 urlpatterns = [
     path("", home, name="home"),
@@ -14,11 +15,12 @@ urlpatterns = [
     # serves /api/v1/organization/export/.
     path("", include("ops.urls")),
     path("", include("api.urls")),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", SignInView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("orgs.urls")),
     path("", include("signing.urls")),
+    path("", include("sso.urls")),
     path("", include("bids.urls")),
     path("", include("questionnaire.urls")),
     path("", include("contracts.urls")),

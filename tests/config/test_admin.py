@@ -20,6 +20,7 @@ OUR_APPS = {
     "evaluation",
     "annexes",
     "signing",
+    "sso",
 }
 
 

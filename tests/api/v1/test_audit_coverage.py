@@ -317,6 +317,11 @@ PAGE_ELSEWHERE = {
     "questionnaire:answers-import": "questionnaire/services/answers.py (bid.answers)",
     "questionnaire:conflicts-keep": "questionnaire/services/conflicts.py (bid.conflicts.keep)",
     "questionnaire:set-edit": "questionnaire/services/question_sets.py (questionnaire.edit)",
+    "sso:settings": "tests/sso/test_settings_page.py (sso.configure)",
+    "sso:callback": "tests/sso/test_sign_in.py (sso.provision)",
+    "sso:scim-token": "tests/sso/test_scim.py (scim.token)",
+    "sso:scim-users": "tests/sso/test_scim.py (scim.provision)",
+    "sso:scim-user": "tests/sso/test_scim.py (scim.deprovision)",
     "api:token-list": "tests/audit/test_recorded_writes.py (token.create)",
     "api:token-revoke": "tests/audit/test_recorded_writes.py (token.revoke)",
 }
@@ -330,4 +335,6 @@ PAGE_NO_STATE = {
     "notices:read-all": "marks the reader's notices read",
     "notices:preferences": "the reader's own e-mail preferences",
     "orgs:switch-org": "the session's acting organisation",
+    # Where the browser's own sign-in goes next: the state and nonce, kept in its session.
+    "sso:start": "the browser's sign-in state",
 }
