@@ -31,7 +31,24 @@ def percent(value: Any, places: int | None = None) -> str:
 
 
 @register.filter
+def share(value: Any, places: int = 1) -> str:
+    """`{{ 0.612|share }}` -> '61.2 %': a fraction of one as a percentage."""
+    if not isinstance(value, int | float):
+        return formatting.DASH
+    return formatting.percent(value * 100, places=int(places))
+
+
+@register.filter
 def span(value: Any) -> str:
     """`{{ delta|span }}`: a timedelta as `duration` words ('15 min', '2 h')."""
     seconds = getattr(value, "total_seconds", None)
     return formatting.duration(int(seconds() // 60)) if seconds else formatting.DASH
+
+
+@register.filter
+def index(seq: Any, i: int) -> Any:
+    """`series|index:n`: the n-th item (None past the end), to set parallel lists side by side."""
+    try:
+        return seq[i]
+    except (IndexError, TypeError):
+        return None

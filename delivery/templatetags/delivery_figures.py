@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 
+from core.templatetags.formatting import index
 from engine.delivery.availability import Figure
 from engine.formatting import fixed, percent, usd
 
@@ -29,10 +30,4 @@ def figure(fig: Figure, kind: str = "num") -> dict[str, Any]:
     return {"figure": fig, "text": text}
 
 
-@register.filter
-def index(seq: Any, i: int) -> Any:
-    """`months|index:n`: the n-th item (None past the end), to set two reports side by side."""
-    try:
-        return seq[i]
-    except (IndexError, TypeError):
-        return None
+register.filter("index", index)

@@ -122,6 +122,9 @@ def node_comparison(files: Sequence[File], spec: Mapping[str, Any]) -> dict[str,
     }
 
 
+SLOWEST_SHOWN = 10
+
+
 def step_distribution(files: Sequence[File], spec: Mapping[str, Any]) -> dict[str, Any] | None:
     results = _step_results(files)
     if not results:
@@ -138,6 +141,11 @@ def step_distribution(files: Sequence[File], spec: Mapping[str, Any]) -> dict[st
         "p95": [r["p95"] for r in ranks],
         "run_median": parsed.get("run_median"),
         "tolerance_pct": tolerance,
+        # The chart's text alternative: the ranks a reader looks for, not thousands of rows.
+        "slowest": [
+            {k: r.get(k) for k in ("rank", "node", "median", "p95", "max")}
+            for r in sorted(ranks, key=lambda r: (-r["median"], r["rank"]))[:SLOWEST_SHOWN]
+        ],
     }
 
 

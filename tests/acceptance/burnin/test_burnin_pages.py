@@ -147,6 +147,24 @@ def test_the_run_page_shows_checks_gate_charts_and_links(
     assert status["busy"] is False and status["gate"]["passed"] is False
 
 
+def test_every_chart_has_its_figures_as_a_table(
+    awarded, buyer, provider, django_capture_on_commit_callbacks
+):
+    """A reader who cannot see the charts (or runs no JavaScript) reads the same figures."""
+    from tests.acceptance.burnin.helpers import upload_all
+
+    upload_all(awarded.run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    html = buyer.client().get(reverse("burnin:run-detail", args=[awarded.run.pk])).content.decode()
+    charts = html.count('<div class="chart" id="chart-')
+    assert charts >= 3 and html.count('<details class="chart-data">') == charts
+    busbw = html[html.index('id="chart-busbw-0"') :]
+    table = busbw[: busbw.index("</details>")]
+    assert "<th>Message size</th>" in table and "<td>1 GiB</td>" in table
+    if 'id="chart-steps"' in html:
+        steps = html[html.index('id="chart-steps"') :]
+        assert "The slowest ranks as a table" in steps[: steps.index("</details>")]
+
+
 def test_a_check_links_to_the_line_it_came_from(
     awarded, buyer, rival_provider, provider, django_capture_on_commit_callbacks
 ):

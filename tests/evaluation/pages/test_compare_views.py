@@ -42,6 +42,19 @@ def test_the_matrix_shows_each_bid_with_its_derived_numbers_explained(scored, bu
     assert "vendor/plotly/plotly.min.js" in html and "cdn" not in html.lower()
 
 
+def test_each_chart_has_its_figures_as_a_table(scored, buyer):
+    """Without sight of the charts, or without JavaScript, the same figures are on the page."""
+    html = page(buyer.client(), scored.request)
+    charts = html[html.index("<h2>Charts</h2>") :]
+    assert charts.count('<div id="chart-') == charts.count('<details class="chart-data">') == 4
+    scores = charts[charts.index('id="chart-scores"') :]
+    table = scores[: scores.index("</details>")]
+    assert "<td>Northwind</td>" in table and "<td>Rival Cloud</td>" in table
+    sensitivity = charts[charts.index('id="chart-sensitivity"') :]
+    table = sensitivity[: sensitivity.index("</details>")]
+    assert re.search(r"<td>Northwind</td><td>\d+\.\d %</td>", table), table
+
+
 def test_the_default_mtbf_is_named_when_a_bid_declares_none(scored, buyer):
     html = page(buyer.client(), scored.request)
     assert "6,335 node-hours" in html
