@@ -296,6 +296,12 @@ PAGE_WRITES = {
 # Page writes with no API operation: the test that makes them and names their entry, or, where
 # no test makes that write yet, the service that records it (checked: the file names it).
 PAGE_ELSEWHERE = {
+    "bids:approval-policy": "tests/bids/test_approvals.py (org.approval_policy)",
+    "bids:delegation-create": "bids/services/approval_policy.py (org.delegation_add)",
+    "bids:delegation-end": "bids/services/approval_policy.py (org.delegation_remove)",
+    "evaluation:approval-approve": "tests/bids/test_approvals.py (request.approval.give)",
+    "evaluation:approval-decline": "bids/services/approvals.py (approval.decline)",
+    "evaluation:approval-withdraw": "bids/services/approvals.py (approval.withdraw)",
     "evaluation:request-scenario-edit": (
         "tests/evaluation/scenarios/test_scenario_pages.py (scenario.edit)"
     ),
