@@ -294,3 +294,23 @@ def test_the_policy_page_saves_for_an_administrator_and_reads_for_others(buyer, 
     page = buyer_approver.client().get(url).content.decode()
     assert 'id="policy-read-only"' in page and "500000" in page
     assert buyer_approver.client().post(url, {"award_two_over": "1"}).status_code == 403
+
+
+def test_the_budget_and_references_stay_the_buyers(world, buyer, provider):
+    from bids.services import request_update
+
+    req = world.request
+    request_update(
+        capacity_request=req,
+        user=buyer.user,
+        data={"budget_usd": Decimal("777777.00"), "po_reference": "PO-9", "title": "Renamed"},
+    )
+    edit = AuditEntry.objects.get(action="request.edit")
+    assert edit.shared and "budget_usd" not in edit.after and edit.after["title"] == "Renamed"
+    own = AuditEntry.objects.get(action="request.edit_purchasing")
+    assert not own.shared and own.provider_org_id is None
+    assert own.after == {"budget_usd": "777777.00", "po_reference": "PO-9"}
+    url = reverse("bids:request-detail", args=[req.pk])
+    assert "777,777" in buyer.client().get(url).content.decode()
+    seen = provider.client().get(url).content.decode()
+    assert "777,777" not in seen and "777777" not in seen and "PO-9" not in seen
