@@ -198,7 +198,7 @@ PAGE_READS = {
     "acceptance:fixture-reference-download", "annexes:diff", "annexes:download",
     "annexes:incident-ticket-pdf", "annexes:list", "annexes:preview", "annexes:status",
     "annexes:signatures", "annexes:signed-download", "signing:identity",
-    "audit:export", "audit:verify", "bids:bid-attachment-download", "bids:bid-detail",
+    "audit:export", "audit:verify", "audit:log", "audit:log-export", "bids:bid-attachment-download", "bids:bid-detail",
     "bids:inbox", "bids:request-detail", "bids:request-list", "bids:revision-detail",
     "billing:usage-detail", "billing:usage-export", "billing:usage-file", "billing:usage-focus",
     "burnin:evidence-download", "burnin:reservation-baseline", "burnin:reservation-detail",
