@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import buyer_only
+from bids.approval_notices import approval_asked_notify, approval_decided_notify
 from bids.audit import record_request
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import (
@@ -144,6 +145,7 @@ def approval_ask(
         asked_by=user,
     )
     _record(asked, "approval.ask", user, after={"needed": needed, "value": asked.value})
+    approval_asked_notify(asked=asked)
     return asked
 
 
@@ -188,6 +190,7 @@ def approval_give(*, asked: ApprovalRequest, user: User, on_behalf_of: User) -> 
         asked.status = ApprovalStatus.APPROVED
         asked.decided_at = timezone.now()
         asked.save(update_fields=["status", "decided_at"])
+        approval_decided_notify(asked=asked)
     after = {"approved_by": user.get_username(), "status": asked.status}
     if on_behalf_of != user:
         after["for"] = on_behalf_of.get_username()
@@ -220,6 +223,7 @@ def approval_decline(*, asked: ApprovalRequest, user: User, reason: str) -> Appr
     asked.decline_reason = reason.strip()
     asked.save(update_fields=["status", "decided_at", "decline_reason"])
     _record(asked, "approval.decline", user, after={"status": asked.status}, reason=reason)
+    approval_decided_notify(asked=asked)
     return asked
 
 

@@ -314,3 +314,40 @@ def test_the_budget_and_references_stay_the_buyers(world, buyer, provider):
     assert "777,777" in buyer.client().get(url).content.decode()
     seen = provider.client().get(url).content.decode()
     assert "777,777" not in seen and "777777" not in seen and "PO-9" not in seen
+
+
+def test_the_approvers_are_told_and_a_decline_with_its_reason_reaches_the_asker(
+    world, policy, buyer_requester, buyer_approver, approver_two, buyer
+):
+    from bids.services.approvals import approval_decline
+    from notices.choices import Event
+    from notices.models import Notice
+
+    req = _closed(world).request
+    asked = approval_ask(
+        capacity_request=req, action="award", user=buyer_requester.user, bid=world.rival_bid
+    )
+    told = set(
+        Notice.objects.filter(event=Event.APPROVAL).values_list("recipient__username", flat=True)
+    )
+    assert told == {"abel", "vera", "alice"}  # approvers and administrators, not the asker
+    with pytest.raises(ValidationError, match="full sentence"):
+        approval_decline(asked=asked, user=buyer_approver.user, reason="no")
+    approval_decline(
+        asked=asked,
+        user=buyer_approver.user,
+        reason="The budget for this quarter is already committed to the training cluster.",
+    )
+    asked.refresh_from_db()
+    assert asked.status == ApprovalStatus.DECLINED
+    notice = Notice.objects.get(event=Event.APPROVAL, recipient=buyer_requester.user)
+    assert notice.subject.startswith("Declined") and "already committed" in notice.body
+    # Declined: nothing is let through, and a new request may be asked.
+    with pytest.raises(Conflict):
+        award_with_debrief(capacity_request=req, bid=world.rival_bid, user=buyer.user)
+    assert (
+        approval_ask(
+            capacity_request=req, action="award", user=buyer_requester.user, bid=world.rival_bid
+        ).status
+        == ApprovalStatus.PENDING
+    )
