@@ -351,3 +351,15 @@ def test_the_approvers_are_told_and_a_decline_with_its_reason_reaches_the_asker(
         ).status
         == ApprovalStatus.PENDING
     )
+
+
+def test_the_api_publish_over_the_threshold_is_a_409_and_publishes_nothing(
+    buyer, provider, policy
+):
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
+    InvitationFactory(request=req, provider=provider.org)
+    response = token_client(buyer.user).post(f"/api/v1/requests/{req.pk}/publish/")
+    assert response.status_code == 409, response.content
+    assert "needs one approver" in response.json()["detail"]
+    req.refresh_from_db()
+    assert req.status == RequestStatus.DRAFT
