@@ -292,7 +292,7 @@ def test_the_policy_page_saves_for_an_administrator_and_reads_for_others(buyer, 
     response = buyer.client().post(url, {"award_two_over": "500000"})
     assert response.status_code == 302
     page = buyer_approver.client().get(url).content.decode()
-    assert 'id="policy-read-only"' in page and "500000" in page
+    assert 'id="policy-read-only"' in page and "$500,000.00" in page
     assert buyer_approver.client().post(url, {"award_two_over": "1"}).status_code == 403
 
 
@@ -353,9 +353,7 @@ def test_the_approvers_are_told_and_a_decline_with_its_reason_reaches_the_asker(
     )
 
 
-def test_the_api_publish_over_the_threshold_is_a_409_and_publishes_nothing(
-    buyer, provider, policy
-):
+def test_the_api_publish_over_the_threshold_is_a_409_and_publishes_nothing(buyer, provider, policy):
     req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
     InvitationFactory(request=req, provider=provider.org)
     response = token_client(buyer.user).post(f"/api/v1/requests/{req.pk}/publish/")
