@@ -104,6 +104,11 @@ def approval_gate(*, capacity_request: CapacityRequest, action: str, bid: Bid | 
             "What was approved differs from this move (another bid, or the value changed): "
             "withdraw the approval request and ask again."
         )
+    if live.needed < needed:
+        raise Conflict(
+            "The approval policy now needs more approvers than this was approved by: withdraw "
+            "the approval request and ask again."
+        )
 
 
 def approval_used(*, capacity_request: CapacityRequest, action: str) -> None:

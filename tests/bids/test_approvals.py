@@ -361,3 +361,25 @@ def test_the_api_publish_over_the_threshold_is_a_409_and_publishes_nothing(buyer
     assert "needs one approver" in response.json()["detail"]
     req.refresh_from_db()
     assert req.status == RequestStatus.DRAFT
+
+
+def test_a_stricter_policy_after_the_approval_asks_again(
+    world, policy, buyer, buyer_colleague, buyer_approver
+):
+    req = _closed(world).request
+    asked = approval_ask(
+        capacity_request=req, action="award", user=buyer_colleague.user, bid=world.bid
+    )
+    assert approve(asked=asked, user=buyer_approver.user, on_behalf_of=buyer_approver.user).done
+    assert Reservation.objects.filter(request=req).exists()
+
+    other = CapacityRequestFactory(buyer=buyer.org, budget_usd=2_000_000, published_at=None,
+                                   status=RequestStatus.DRAFT)  # fmt: skip
+    InvitationFactory(request=other, provider=world.bid.provider)
+    asked = approval_ask(capacity_request=other, action="publish", user=buyer_colleague.user)
+    asked.approvals.create(approver=buyer_approver.user)
+    asked.status = ApprovalStatus.APPROVED
+    asked.save()
+    ApprovalPolicy.objects.filter(pk=policy.pk).update(publish_two_over=1_500_000)
+    with pytest.raises(Conflict, match="more approvers"):
+        request_publish(capacity_request=other, user=buyer.user)
