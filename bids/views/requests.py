@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from bids import selectors, services
 from bids.approval_selectors import asked_message
+from bids.choices import RequestStatus
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
 from bids.lots import lot_list
@@ -100,6 +101,8 @@ def _detail_page(
             invitations=selectors.invitation_list(capacity_request=req),
             invite_form=InviteForm(choices=selectors.provider_choices(capacity_request=req)),
             reopen_form=ReopenForm(),
+            publish_asks=req.status == RequestStatus.DRAFT
+            and must_ask(capacity_request=req, action=ApprovalAction.PUBLISH, bid=None),
             addendum_form=addendum_form or AddendumForm(),
             shortlisted=selectors.shortlisted_bids(capacity_request=req)
             if req.in_final_round

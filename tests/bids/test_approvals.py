@@ -383,3 +383,24 @@ def test_a_stricter_policy_after_the_approval_asks_again(
     ApprovalPolicy.objects.filter(pk=policy.pk).update(publish_two_over=1_500_000)
     with pytest.raises(Conflict, match="more approvers"):
         request_publish(capacity_request=other, user=buyer.user)
+
+
+def test_the_publish_button_says_it_asks_and_the_page_records_the_request(
+    buyer, buyer_colleague, provider, policy
+):
+    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None,
+                                 budget_usd=2_000_000)  # fmt: skip
+    InvitationFactory(request=req, provider=provider.org)
+    url = reverse("bids:request-detail", args=[req.pk])
+    assert "Ask for approval to publish" in buyer.client().get(url).content.decode()
+    response = buyer.client().post(reverse("bids:request-publish", args=[req.pk]), follow=True)
+    page = response.content.decode()
+    assert "Publishing needs one approver" in page and 'id="approvals"' in page
+    req.refresh_from_db()
+    assert req.status == RequestStatus.DRAFT
+    # Asked already: asking again is refused with the reason, nothing new recorded.
+    again = buyer_colleague.client().post(
+        reverse("bids:request-publish", args=[req.pk]), follow=True
+    )
+    assert "already under way" in again.content.decode()
+    assert req.approval_requests.count() == 1
