@@ -6,10 +6,14 @@ from django.http import HttpRequest
 from bids.models import (
     Addendum,
     AddendumAcknowledgement,
+    Approval,
+    ApprovalPolicy,
+    ApprovalRequest,
     Bid,
     BidAttachment,
     BidRevision,
     CapacityRequest,
+    Delegation,
     Invitation,
     Lot,
     Question,
@@ -119,3 +123,51 @@ class LotAdmin(RecordAdmin):
     list_display = ["request", "number", "name", "nodes", "gpus_per_node", "region"]
     list_select_related = ["request"]
     search_fields = ["name", "request__title"]
+
+
+class ApprovalInline(admin.TabularInline):
+    model = Approval
+    extra = 0
+    fields = ("approver", "on_behalf_of", "at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(ApprovalPolicy)
+class ApprovalPolicyAdmin(RecordAdmin):
+    """Set by the organisation's administrators on its policy page (audited there)."""
+
+    list_display = [
+        "organization", "publish_one_over", "publish_two_over", "award_one_over",
+        "award_two_over", "updated_at",
+    ]  # fmt: skip
+    list_select_related = ["organization"]
+
+
+@admin.register(Delegation)
+class DelegationAdmin(RecordAdmin):
+    """Recorded on the policy page by the approver or an administrator (audited there)."""
+
+    list_display = ["organization", "delegator", "delegate", "starts_on", "ends_on"]
+    list_select_related = ["organization", "delegator", "delegate"]
+
+
+@admin.register(ApprovalRequest)
+class ApprovalRequestAdmin(RecordAdmin):
+    """Read-only: who asked, who approved (and for whom) is the record of the decision."""
+
+    list_display = ["request", "action", "bid", "value", "needed", "status", "asked_by", "asked_at"]
+    list_filter = ["action", "status"]
+    list_select_related = ["request", "bid__provider", "asked_by"]
+    inlines = [ApprovalInline]
+
+
+@admin.register(Approval)
+class ApprovalAdmin(RecordAdmin):
+    """Read-only: one approval, by the approver, for whom they stood in if anyone."""
+
+    list_display = ["approval_request", "approver", "on_behalf_of", "at"]
+    list_select_related = ["approval_request__request", "approver", "on_behalf_of"]

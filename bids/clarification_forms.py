@@ -15,7 +15,8 @@ class QuestionForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="The buyer sees who asked. If it publishes the answer, other invitees see "
-        "the question and the answer, never your organisation's or your name.",
+        "the question (the buyer may reword or redact it first) and the answer, never your "
+        "organisation's or your name.",
     )
 
 
@@ -33,6 +34,13 @@ class AnswerForm(ConfirmForm):
         ],
         initial=PRIVATE,
         widget=forms.RadioSelect,
+    )
+    published_text = forms.CharField(
+        label="The question as every invitee reads it",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Published answers only. Edit or redact the asker's words first: take out a "
+        "price, a name or anything that tells who asked. The asker still reads its own words.",
     )
     bid_deadline = forms.DateTimeField(
         label="Extend the bid deadline to",
@@ -52,6 +60,6 @@ class AnswerForm(ConfirmForm):
         "is told now, and the addendum cannot be edited or withdrawn.",
     )
 
-    def __init__(self, data: QueryDict | None = None, *, question: int) -> None:
+    def __init__(self, data: QueryDict | None = None, *, question: int, text: str = "") -> None:
         # One form per question on one page: the prefix keeps their ids apart.
-        super().__init__(data, prefix=f"q{question}")
+        super().__init__(data, prefix=f"q{question}", initial={"published_text": text})

@@ -22,7 +22,11 @@ from orgs.models import Organization
 @dataclass(frozen=True)
 class QuestionRow:
     id: int
+    # The reader's number: the buyer's request-wide one, the asker's own count, or for every
+    # other invitee the published count; none of them tells an invitee that others asked.
     number: int
+    label: str
+    # The asker's words for the buyer and the asker; the published wording for other invitees.
     text: str
     state: str
     state_label: str
@@ -34,6 +38,10 @@ class QuestionRow:
     # The buyer's and the asker's only; None for every other reader.
     asker_org: str | None = None
     asker_name: str | None = None
+    # Once published: the wording and number every invitee reads (the buyer may have edited
+    # or redacted the asker's text first).
+    published_text: str = ""
+    published_number: int | None = None
 
 
 def _user_name(user: object) -> str:
@@ -59,11 +67,13 @@ def question_rows(*, capacity_request: CapacityRequest, org: Organization) -> li
         own = q.provider_id == org.pk
         named = (is_buyer and not sealed) or own
         addendum = getattr(q, "addendum", None)
+        number, label = _reader_number(q, is_buyer=is_buyer, own=own)
         rows.append(
             QuestionRow(
                 id=q.pk,
-                number=q.number,
-                text=q.text,
+                number=number,
+                label=label,
+                text=q.text if is_buyer or own else q.published_text,
                 state=q.state,
                 state_label=q.get_state_display(),
                 asked_at=q.asked_at,
@@ -74,9 +84,24 @@ def question_rows(*, capacity_request: CapacityRequest, org: Organization) -> li
                 addendum_number=addendum.number if addendum is not None else None,
                 asker_org=q.provider.name if named else None,
                 asker_name=_user_name(q.asked_by) if named else None,
+                published_text=q.published_text,
+                published_number=q.published_number,
             )
         )
+    if not is_buyer:
+        # A provider reads its own questions first, then the others' published ones, each in
+        # its own count: the request-wide order would interleave them and show the gaps.
+        rows.sort(key=lambda r: (not r.own, r.number))
     return rows
+
+
+def _reader_number(q: Question, *, is_buyer: bool, own: bool) -> tuple[int, str]:
+    if is_buyer:
+        return q.number, f"Question {q.number}"
+    if own:
+        return q.own_number, f"Your question {q.own_number}"
+    assert q.published_number is not None  # others read only the published ones
+    return q.published_number, f"Published question {q.published_number}"
 
 
 def question_get_for_buyer(*, capacity_request: CapacityRequest, number: int) -> Question:

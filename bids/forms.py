@@ -10,7 +10,12 @@ from bids.choices import Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.envelope import INFERENCE_FIELDS, SCHEDULING_FIELDS
-from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from bids.models.requests import (
+    ALLOCATION_FIELDS,
+    PURCHASING_FIELDS,
+    TERM_FIELDS,
+    WORKLOAD_FIELDS,
+)
 from core.forms import bounds_from_model
 from engine.formatting import data_size
 from orgs.models import Organization
@@ -24,6 +29,8 @@ REQUEST_FIELDSETS: list[tuple[str, list[str]]] = [
     ("Term and bidding", [*TERM_FIELDS, "bid_deadline", "sealed"]),
     ("Workload profile", list(WORKLOAD_FIELDS)),
 ]
+# The page's form also holds the buyer's own purchasing references, which no provider reads.
+FORM_FIELDSETS = [*REQUEST_FIELDSETS, ("Purchasing (your organisation only)", [*PURCHASING_FIELDS])]
 
 
 class CapacityRequestForm(forms.ModelForm):
@@ -42,7 +49,7 @@ class CapacityRequestForm(forms.ModelForm):
 
     class Meta:
         model = CapacityRequest
-        fields = [name for _, names in REQUEST_FIELDSETS for name in names]
+        fields = [name for _, names in FORM_FIELDSETS for name in names]
         widgets = {
             "reservation_start": DATE,
             "reservation_end": DATE,
@@ -51,7 +58,7 @@ class CapacityRequestForm(forms.ModelForm):
         }
 
     def fieldsets(self) -> list[tuple[str, list[forms.BoundField]]]:
-        return [(title, [self[name] for name in names]) for title, names in REQUEST_FIELDSETS]
+        return [(title, [self[name] for name in names]) for title, names in FORM_FIELDSETS]
 
 
 class InviteForm(forms.Form):

@@ -141,7 +141,8 @@ def addendum_notify(*, addendum: Addendum) -> None:
         changes += f"\n\nWhat changed: {addendum.summary}"
     if addendum.question is not None:
         # The question as every invitee reads it: without who asked.
-        changes += f"\n\nIt answers question {addendum.question.number}: {addendum.question.text}"
+        q = addendum.question
+        changes += f"\n\nIt answers published question {q.published_number}: {q.published_text}"
     _each_invitee(
         request,
         event=Event.ADDENDUM,
@@ -185,23 +186,28 @@ def question_answered_notify(*, question: Question) -> None:
     """A private answer goes to the asker's members; a published one to every invitee, the
     asker included, naming nobody (one notice per provider)."""
     request = question.request
-    subject = f"Answer to question {question.number} on “{request.title}”"
-    body = f"Question {question.number}: {question.text}\n\nAnswer: {question.answer}"
     if question.state == "private":
+        number = question.own_number
         notify_members(
             event=Event.QUESTION_ANSWERED,
             organization=question.provider,
-            subject=subject,
-            body=f"{request.buyer.name} answered your question privately.\n\n{body}",
+            subject=f"Answer to your question {number} on “{request.title}”",
+            body=f"{request.buyer.name} answered your question privately.\n\n"
+            f"Your question {number}: {question.text}\n\nAnswer: {question.answer}",
             path=_path(request) + "#questions",
             key=f"answer:{question.pk}",
         )
         return
+    # Every invitee, the asker included, reads the published wording under its published
+    # number: the asker's own words and number stay on its page.
+    published = question.published_number
     _each_invitee(
         request,
         event=Event.QUESTION_ANSWERED,
-        subject=subject,
-        body=f"{request.buyer.name} published an answer to every invited provider.\n\n{body}",
+        subject=f"Answer to published question {published} on “{request.title}”",
+        body=f"{request.buyer.name} published an answer to every invited provider.\n\n"
+        f"Published question {published}: {question.published_text}\n\n"
+        f"Answer: {question.answer}",
         key=f"answer:{question.pk}",
         anchor="#questions",
     )

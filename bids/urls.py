@@ -1,10 +1,17 @@
 from django.urls import path
 
-from bids.views import attachments, bids, clarifications, final_round, lots, requests
+from bids.views import approvals, attachments, bids, clarifications, final_round, lots, requests
 
 app_name = "bids"
 
 urlpatterns = [
+    path("approvals/", approvals.approval_policy, name="approval-policy"),
+    path("approvals/delegations/", approvals.delegation_create, name="delegation-create"),
+    path(
+        "approvals/delegations/<int:pk>/remove/",
+        approvals.delegation_end,
+        name="delegation-end",
+    ),
     path("requests/", requests.request_list, name="request-list"),
     path("requests/new/", requests.request_create, name="request-create"),
     path("requests/<int:pk>/", requests.request_detail, name="request-detail"),

@@ -18,6 +18,7 @@ class EvaluationConfig(AppConfig):
         register_reaper("scoring runs", scoring_runs_reap)
         register_reaper("award scenarios", scenarios_reap)
 
+        panels.register("bids.request_detail", "evaluation/_approval_panel.html", order=5)
         panels.register("bids.request_detail", "evaluation/_award_panel.html", order=10)
         panels.register("bids.bid_detail", "evaluation/_debrief_panel.html", order=5)
         panels.register("bids.request_bid_actions", "evaluation/_request_bid_actions.html")

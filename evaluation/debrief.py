@@ -203,6 +203,15 @@ def award_view_chosen(
     return chosen
 
 
+def justification_required(
+    *, capacity_request: CapacityRequest, bid: Bid, ranking: ViewRanking
+) -> bool:
+    """Whether awarding `bid` goes against the ranking followed, and so needs a why."""
+    if ranking.kind == AwardView.REQUEST:
+        return award_needs_justification(capacity_request=capacity_request, bid=bid)
+    return ranking.rank_of(str(bid.pk)) != 1
+
+
 @transaction.atomic
 def award_with_debrief(
     *,
@@ -220,10 +229,7 @@ def award_with_debrief(
     rows = award_rows(capacity_request=capacity_request)
     left_out = left_out_debriefs(capacity_request=capacity_request, rows=rows)
     chosen = award_view_chosen(capacity_request=capacity_request, rows=rows, choice=view)
-    if chosen.kind == AwardView.REQUEST:
-        required = award_needs_justification(capacity_request=capacity_request, bid=bid)
-    else:
-        required = chosen.rank_of(str(bid.pk)) != 1
+    required = justification_required(capacity_request=capacity_request, bid=bid, ranking=chosen)
     reservation = request_award(
         capacity_request=capacity_request,
         bid=bid,

@@ -2,11 +2,14 @@
 
 from django.urls import path
 
-from evaluation import views, views_award, views_scenarios
+from evaluation import views, views_approvals, views_award, views_scenarios
 
 app_name = "evaluation"
 
 urlpatterns = [
+    path("approvals/<int:pk>/approve/", views_approvals.approval_approve, name="approval-approve"),
+    path("approvals/<int:pk>/decline/", views_approvals.approval_refuse, name="approval-decline"),
+    path("approvals/<int:pk>/withdraw/", views_approvals.approval_cancel, name="approval-withdraw"),
     path("bids/<int:pk>/award/", views_award.bid_award, name="bid-award"),
     path("requests/<int:pk>/compare/", views.compare, name="request-compare"),
     path("requests/<int:pk>/compare/status/", views.compare_status, name="request-compare-status"),

@@ -11,8 +11,10 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from bids import selectors as bid_selectors
+from bids.approval_selectors import asked_message
+from bids.models import ApprovalRequest
 from core.web import flash_errors, keep_input
-from evaluation.debrief import award_with_debrief
+from evaluation.approvals import award_or_ask
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 
@@ -25,7 +27,7 @@ def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
     justification = request.POST.get("justification", "")
     view = request.POST.get("view") or "request"
     try:
-        reservation = award_with_debrief(
+        outcome = award_or_ask(
             capacity_request=req,
             bid=bid,
             user=user_of(request),
@@ -40,10 +42,13 @@ def bid_award(request: HttpRequest, pk: int) -> HttpResponse:
             data={"bid": str(bid.pk), "justification": justification, "view": view},
         )
         return redirect("bids:request-detail", pk=req.pk)
+    if isinstance(outcome, ApprovalRequest):
+        messages.success(request, asked_message(outcome))
+        return redirect("bids:request-detail", pk=req.pk)
     messages.success(
         request,
         f"Awarded to {bid.provider.name}. The reservation waits for burn-in evidence and your "
         "acceptance; its clock starts when you accept, or on the term's first day if that is "
         "later.",
     )
-    return redirect("burnin:reservation-detail", pk=reservation.pk)
+    return redirect("burnin:reservation-detail", pk=outcome.pk)

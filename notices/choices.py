@@ -22,6 +22,8 @@ class Event(models.TextChoices):
     ACCEPTANCE_REQUESTED = "acceptance_requested", "Burn-in verdict awaits your decision"
     # Wired with the acceptance-override approval.
     OVERRIDE_APPROVAL = "override_approval", "Acceptance override awaits approval"
+    # Wired with approval by policy (bids.approval_notices): the approvers, then the asker.
+    APPROVAL = "approval", "Publish or award awaits approval, or was decided"
     ACCEPTANCE_DECIDED = "acceptance_decided", "Reservation accepted or rejected"
     INCIDENT_OPENED = "incident_opened", "Incident opened"
     CLOCK_WARNING = "clock_warning", "Incident clock at 75 % of its target"
@@ -50,6 +52,7 @@ AUDIENCE = {
     Event.LOSS: "providers",
     Event.ACCEPTANCE_REQUESTED: "buyers",
     Event.OVERRIDE_APPROVAL: "buyers",
+    Event.APPROVAL: "buyers",
     Event.ACCEPTANCE_DECIDED: "providers",
     Event.INCIDENT_OPENED: "both parties",
     Event.CLOCK_WARNING: "both parties",

@@ -24,6 +24,7 @@ from annexes.document.statement import KIND_STATEMENT
 from annexes.document.statement_doc import statement_document
 from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
+from bids.models.requests import PURCHASING_FIELDS
 from contracts.models import TermsFields
 from engine.formatting import duration
 from engine.lots import LotInputError, describe_bundle, read_bundles, read_offers
@@ -45,7 +46,7 @@ def _request_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     rows = [
         (_label(CapacityRequest, name), _display(CapacityRequest, name, value))
         for name, value in _ordered(req, CapacityRequest)
-        if name not in {"id", "buyer", "title"}
+        if name not in {"id", "buyer", "title", *PURCHASING_FIELDS}
     ]
     blocks: list[Block] = [_kv(rows)]
     for addendum in snap.get("addenda") or []:  # told to every invitee while bidding was open
@@ -347,11 +348,21 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
             ("Request", req["title"]),
             ("Bid revision", revision),
             ("Annex version", version),
+            *_purchasing_meta(req),
         ],
         "sections": sections,
         "signatures": [req["buyer"], snap["provider"]],
         "conflicts": snapshot_conflicts(snap),  # flagged in the preview, never printed
     }
+
+
+def _purchasing_meta(req: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The buyer's purchase order, cost centre and budget, where the request states them."""
+    return [
+        (_label(CapacityRequest, name), _display(CapacityRequest, name, req[name]))
+        for name in PURCHASING_FIELDS
+        if name in req
+    ]
 
 
 def document_for(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:

@@ -13,7 +13,12 @@ from typing import Any
 from acceptance.models import Acknowledgement, Reservation
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
-from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from bids.models.requests import (
+    ALLOCATION_FIELDS,
+    PURCHASING_FIELDS,
+    TERM_FIELDS,
+    WORKLOAD_FIELDS,
+)
 from contracts.models import HandoffTermsRevision
 from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
 
@@ -21,7 +26,14 @@ SCHEMA = "clusterbid.annex/1"
 KIND_CONTRACT = "contract"
 KIND_COMPARISON = "comparison"
 
-REQUEST_FIELDS = ["title", *ALLOCATION_FIELDS, *TERM_FIELDS, "bid_deadline", *WORKLOAD_FIELDS]
+REQUEST_FIELDS = [
+    "title",
+    *ALLOCATION_FIELDS,
+    *TERM_FIELDS,
+    "bid_deadline",
+    *WORKLOAD_FIELDS,
+    *PURCHASING_FIELDS,
+]
 
 
 def plain(value: Any) -> Any:
@@ -41,7 +53,7 @@ def plain(value: Any) -> Any:
 
 # Optional fields that older snapshots lack: left out while empty, so an unchanged request
 # keeps its annex checksum.
-_OMIT_WHEN_EMPTY = {"checkpoint_interval_minutes"}
+_OMIT_WHEN_EMPTY = {"checkpoint_interval_minutes", *PURCHASING_FIELDS}
 
 
 def request_part(capacity_request: CapacityRequest) -> dict[str, Any]:
@@ -49,7 +61,7 @@ def request_part(capacity_request: CapacityRequest) -> dict[str, Any]:
     return {
         "id": capacity_request.pk,
         "buyer": capacity_request.buyer.name,
-        **{k: v for k, v in values.items() if not (k in _OMIT_WHEN_EMPTY and v is None)},
+        **{k: v for k, v in values.items() if not (k in _OMIT_WHEN_EMPTY and v in (None, ""))},
     }
 
 

@@ -11,8 +11,20 @@ from bids.models import AddendumAcknowledgement, QuestionState
 
 
 class ClarificationQuestionSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    text = serializers.CharField()
+    number = serializers.IntegerField(
+        help_text="The reader's number: the buyer's request-wide one, the asker's own count, "
+        "or for other invitees the published count."
+    )
+    text = serializers.CharField(
+        help_text="The asker's words for the buyer and the asker; the published wording for "
+        "other invitees."
+    )
+    published_text = serializers.CharField(
+        help_text="Once published: the wording every invitee reads (empty before)."
+    )
+    published_number = serializers.IntegerField(
+        allow_null=True, help_text="Once published: its number in the published count."
+    )
     state = serializers.ChoiceField(choices=QuestionState.choices)
     asked_at = serializers.DateTimeField()
     answer = serializers.CharField(help_text="Empty while the question is open.")
@@ -56,6 +68,14 @@ class AnswerWriteSerializer(ConfirmSerializer):
         allow_blank=True,
         default="",
         help_text="The addendum's title when the answer changes the request.",
+    )
+    published_text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=4000,
+        help_text="Published answers only: the question's wording every invitee reads, edited "
+        "or redacted from the asker's (the asker's own words when empty).",
     )
     bid_deadline = serializers.DateTimeField(
         required=False,

@@ -25,10 +25,10 @@ from bids import services
 from bids.models import AddendumAcknowledgement, Question
 
 
-def _row(request: Request, pk: int, number: int) -> dict[str, object]:
+def _row(request: Request, pk: int, question: Question) -> dict[str, object]:
     req = request_for_org(request, pk)
     rows = cs.question_rows(capacity_request=req, org=org_of_kind(request))
-    return ClarificationQuestionSerializer(next(r for r in rows if r.number == number)).data
+    return ClarificationQuestionSerializer(next(r for r in rows if r.id == question.pk)).data
 
 
 class QuestionListView(generics.GenericAPIView[Question]):
@@ -63,7 +63,7 @@ class QuestionListView(generics.GenericAPIView[Question]):
             user=api_user(request),
             text=body.validated_data["text"],
         )
-        return Response(_row(request, pk, question.number), status=status.HTTP_201_CREATED)
+        return Response(_row(request, pk, question), status=status.HTTP_201_CREATED)
 
 
 class QuestionAnswerView(generics.GenericAPIView[Question]):
@@ -91,8 +91,9 @@ class QuestionAnswerView(generics.GenericAPIView[Question]):
             bid_deadline=data["bid_deadline"],
             summary=data["summary"],
             confirmed=data["confirm"],
+            published_text=data["published_text"],
         )
-        return Response(_row(request, pk, number))
+        return Response(_row(request, pk, question))
 
 
 class AddendumAcknowledgeView(generics.GenericAPIView[AddendumAcknowledgement]):

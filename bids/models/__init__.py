@@ -1,4 +1,12 @@
 from bids.models.addenda import Addendum, AddendumAcknowledgement
+from bids.models.approvals import (
+    Approval,
+    ApprovalAction,
+    ApprovalPolicy,
+    ApprovalRequest,
+    ApprovalStatus,
+    Delegation,
+)
 from bids.models.attachments import BidAttachment
 from bids.models.bids import Bid, BidRevision, BidTerms
 from bids.models.clarifications import Question, QuestionState
@@ -8,11 +16,17 @@ from bids.models.requests import CapacityRequest, Invitation
 __all__ = [
     "Addendum",
     "AddendumAcknowledgement",
+    "Approval",
+    "ApprovalAction",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "ApprovalStatus",
     "Bid",
     "BidAttachment",
     "BidRevision",
     "BidTerms",
     "CapacityRequest",
+    "Delegation",
     "Invitation",
     "Lot",
     "Question",

@@ -23,14 +23,23 @@ class QuestionState(models.TextChoices):
 
 
 class Question(models.Model):
+    """Numbered three ways, so that no number tells an invitee that others asked: `number`
+    orders every question for the buyer; `own_number` counts the asker's own (what it reads);
+    `published_number` counts the published ones (what every invitee reads)."""
+
     request = models.ForeignKey(CapacityRequest, on_delete=models.PROTECT, related_name="questions")
     number = models.PositiveIntegerField()
+    own_number = models.PositiveIntegerField(default=0)
+    published_number = models.PositiveIntegerField(null=True, blank=True)
     provider = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="+")
     asked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     asked_at = models.DateTimeField()
     text = models.TextField(max_length=QUESTION_MAX)
+    # The wording every invitee reads once published: the buyer may edit or redact the asker's
+    # text first (a price, a name); the asker reads both.
+    published_text = models.TextField(max_length=QUESTION_MAX, blank=True)
     state = models.CharField(max_length=10, choices=QuestionState.choices, default="open")
     answer = models.TextField(max_length=ANSWER_MAX, blank=True)
     answered_by = models.ForeignKey(
@@ -40,7 +49,10 @@ class Question(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["request", "number"], name="unique_question_number")
+            models.UniqueConstraint(fields=["request", "number"], name="unique_question_number"),
+            models.UniqueConstraint(
+                fields=["request", "published_number"], name="unique_published_question_number"
+            ),
         ]
         ordering = ["request", "number"]
 

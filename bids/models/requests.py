@@ -43,6 +43,9 @@ ALLOCATION_FIELDS = (
     "acceptable_regions",
 )
 TERM_FIELDS = ("reservation_start", "reservation_end")
+# The buyer's own purchasing references: never shown to a provider before the award; the contract
+# annex carries them.
+PURCHASING_FIELDS = ("budget_usd", "cost_centre", "po_reference")
 WORKLOAD_FIELDS = (
     "checkpoint_write_seconds",
     "checkpoint_interval_minutes",
@@ -138,6 +141,19 @@ class CapacityRequest(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)  # the last close; a reopen clears it
     # 2 once the buyer opened the best-and-final round to a shortlist (bids/services/final_round).
     round = models.PositiveSmallIntegerField("Bidding round", default=FIRST_ROUND)
+
+    # Purchasing (the buyer's own; approval thresholds for publishing read the budget)
+    budget_usd = models.DecimalField(
+        "Budget (USD)",
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+        help_text="Your organisation's approval policy compares this with its thresholds.",
+    )
+    cost_centre = models.CharField("Cost centre", max_length=40, blank=True)
+    po_reference = models.CharField("Purchase order", max_length=40, blank=True)
 
     # Workload profile (cost model)
     checkpoint_write_seconds = models.PositiveIntegerField(

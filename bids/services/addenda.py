@@ -128,7 +128,7 @@ def addendum_publish(
     if bid_deadline is not None:
         after["bid_deadline"] = bid_deadline
     if question is not None:
-        after["question"] = question.number  # the number only: never who asked
+        after["question"] = question.published_number  # the published number: never who asked
     # Shared: every invitee reads the addendum itself, so its record is theirs too.
     record_request(
         capacity_request=stored,

@@ -14,7 +14,8 @@ from audit.models import Party
 from bids.audit import record_bid, record_request
 from bids.choices import BidStatus, RequestStatus
 from bids.lifecycle import REQUEST, request_actor
-from bids.models import Bid, BidRevision, CapacityRequest
+from bids.models import ApprovalAction, Bid, BidRevision, CapacityRequest
+from bids.services.approvals import approval_gate, approval_used
 from core.errors import Conflict, ServiceError
 from core.lifecycle import MoveRefused
 
@@ -48,6 +49,7 @@ def award_check(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> N
     refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
     if refusal:
         raise Conflict(refusal)
+    approval_gate(capacity_request=capacity_request, action=ApprovalAction.AWARD, bid=bid)
 
 
 @transaction.atomic
@@ -65,6 +67,7 @@ def bid_award(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> Bid
     losing = capacity_request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED)
     lost = list(losing.select_related("request"))
     losing.update(status=BidStatus.LOST, updated_at=timezone.now())
+    approval_used(capacity_request=capacity_request, action=ApprovalAction.AWARD)
     # Shared with every invited provider: that it was awarded, never to whom or at what price.
     record_request(
         capacity_request=capacity_request, action="request.award", user=user, before=before,

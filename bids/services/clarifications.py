@@ -49,9 +49,11 @@ def question_ask(
             }
         )
     last = stored.questions.aggregate(last=Max("number"))["last"] or 0
+    mine = stored.questions.filter(provider=provider).aggregate(last=Max("own_number"))["last"]
     question = Question.objects.create(
         request=stored,
         number=last + 1,
+        own_number=(mine or 0) + 1,
         provider=provider,
         asked_by=user,
         asked_at=timezone.now(),
@@ -62,7 +64,9 @@ def question_ask(
         provider_id=provider.pk,
         action="question.ask",
         user=user,
-        after={"number": question.number},
+        # The asker's own count: the entry is the asker's to read, and the request-wide number
+        # would tell it how many others asked.
+        after={"number": question.own_number},
     )
     question_asked_notify(question=question)
     return question
@@ -79,11 +83,13 @@ def question_answer(
     bid_deadline: datetime | None = None,
     summary: str = "",
     confirmed: bool = False,
+    published_text: str = "",
 ) -> Question:
     """Answer privately (the asker alone reads it) or publish question and answer to every
-    invitee, anonymised. A published answer that changes the request (a later deadline, a
-    summary of changes) is also an addendum, linked to the question, which every invitee
-    acknowledges before its next submit."""
+    invitee, anonymised, in the wording `published_text` (the buyer's edit or redaction of
+    the asker's text; the asker's own words when empty). A published answer that changes the
+    request (a later deadline, a summary of changes) is also an addendum, linked to the
+    question, which every invitee acknowledges before its next submit."""
     stored = Question.objects.select_for_update(of=("self",)).select_related(
         "request__buyer", "provider"
     )
@@ -104,6 +110,12 @@ def question_answer(
         errors["answer"] = [
             f"Keep the answer to {ANSWER_MAX:,} characters; it has {len(answer):,}."
         ]
+    published_text = (published_text or "").strip() or question.text
+    if publish and len(published_text) > QUESTION_MAX:
+        errors["published_text"] = [
+            f"Keep the published question to {QUESTION_MAX:,} characters; it has "
+            f"{len(published_text):,}."
+        ]
     changes = bid_deadline is not None or bool(summary)
     if changes and not publish:
         errors["publish"] = [
@@ -116,7 +128,20 @@ def question_answer(
     question.answered_by = user
     question.answered_at = timezone.now()
     question.state = QuestionState.PUBLISHED if publish else QuestionState.PRIVATE
-    question.save(update_fields=["answer", "answered_by", "answered_at", "state"])
+    if publish:
+        done = request.questions.aggregate(last=Max("published_number"))["last"] or 0
+        question.published_number = done + 1
+        question.published_text = published_text
+    question.save(
+        update_fields=[
+            "answer",
+            "answered_by",
+            "answered_at",
+            "state",
+            "published_number",
+            "published_text",
+        ]
+    )
     if changes:
         # The addendum checks its own move (open, before the deadline) and confirmation.
         addendum_publish(
@@ -129,19 +154,39 @@ def question_answer(
             question=question,
             confirmed=confirmed,
         )
-    audience = (
-        None
-        if publish
-        else parties(buyer_org_id=request.buyer_id, provider_org_id=question.provider_id)
-    )
-    # Published: shared with every invitee, naming the question by its number only.
-    record_request(
-        capacity_request=request,
-        action="question.publish" if publish else "question.answer_private",
-        user=user,
-        after={"number": question.number, "state": question.state},
-        audience=audience,
-    )
+    _record_answer(question, user, edited=published_text != question.text)
     if not changes:
         question_answered_notify(question=question)
     return question
+
+
+def _record_answer(question: Question, user: User, *, edited: bool) -> None:
+    request = question.request
+    if question.state == QuestionState.PUBLISHED:
+        # Shared with every invitee: the published number, and whether the buyer changed the
+        # wording, never who asked nor the asker's own number.
+        record_request(
+            capacity_request=request,
+            action="question.publish",
+            user=user,
+            after={"number": question.published_number, "state": question.state},
+        )
+        if edited:
+            record_request(
+                capacity_request=request,
+                action="question.moderate",
+                user=user,
+                before={"text": question.text},
+                after={"published_text": question.published_text},
+                audience=parties(
+                    buyer_org_id=request.buyer_id, provider_org_id=question.provider_id
+                ),
+            )
+        return
+    record_request(
+        capacity_request=request,
+        action="question.answer_private",
+        user=user,
+        after={"number": question.own_number, "state": question.state},
+        audience=parties(buyer_org_id=request.buyer_id, provider_org_id=question.provider_id),
+    )

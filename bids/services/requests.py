@@ -8,11 +8,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from audit.services import parties
+from audit.services import buyer_only, parties
 from bids.audit import record_request
 from bids.choices import RequestStatus
 from bids.lifecycle import REQUEST, request_actor, request_move
-from bids.models import CapacityRequest, Invitation
+from bids.models import ApprovalAction, CapacityRequest, Invitation
+from bids.models.requests import PURCHASING_FIELDS
 from bids.notices import (
     closed_early_notify,
     deadline_change_notify,
@@ -21,6 +22,7 @@ from bids.notices import (
     reopened_notify,
 )
 from bids.selectors import request_locked_fields
+from bids.services.approvals import approval_gate, approval_used
 from bids.signals import scoring_inputs_changed_on_commit
 from core.errors import ServiceError
 from core.lifecycle import require_confirmation
@@ -71,9 +73,24 @@ def request_update(
     capacity_request.full_clean()
     capacity_request.save()
     before, after = _changes(stored, capacity_request)
-    if after:
+    own = {name for name in after if name in PURCHASING_FIELDS}
+    if set(after) - own:
         record_request(
-            capacity_request=stored, action="request.edit", user=user, before=before, after=after
+            capacity_request=stored,
+            action="request.edit",
+            user=user,
+            before={k: v for k, v in before.items() if k not in own},
+            after={k: v for k, v in after.items() if k not in own},
+        )
+    if own:
+        # The budget and references are the buyer's: never in an entry its invitees read.
+        record_request(
+            capacity_request=stored,
+            action="request.edit_purchasing",
+            user=user,
+            before={k: before[k] for k in own},
+            after={k: after[k] for k in own},
+            audience=buyer_only(buyer_org_id=stored.buyer_id),
         )
     deadline_change_notify(capacity_request=capacity_request, before=stored.bid_deadline)
     return capacity_request
@@ -103,9 +120,11 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
 def request_publish(*, capacity_request: CapacityRequest, user: User) -> CapacityRequest:
     capacity_request.full_clean()
     request_move(capacity_request, "publish", user=user)
+    approval_gate(capacity_request=capacity_request, action=ApprovalAction.PUBLISH, bid=None)
     capacity_request.status = RequestStatus.OPEN
     capacity_request.published_at = timezone.now()
     capacity_request.save(update_fields=["status", "published_at", "updated_at"])
+    approval_used(capacity_request=capacity_request, action=ApprovalAction.PUBLISH)
     record_request(
         capacity_request=capacity_request,
         action="request.publish",

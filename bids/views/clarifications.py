@@ -38,7 +38,11 @@ def clarification_context(
     for row in rows:
         form = None
         if answer.allowed and row.state == "open":
-            form = answer_form if answering == row.number else AnswerForm(question=row.number)
+            form = (
+                answer_form
+                if answering == row.number
+                else AnswerForm(question=row.number, text=row.text)
+            )
         questions.append((row, form))
     context: dict[str, Any] = {
         "questions": questions,
@@ -82,7 +86,9 @@ def question_ask(request: HttpRequest, pk: int) -> HttpResponse:
             return _back(pk, "#questions")
         return _detail_page(request, req, clarifications={"question_form": form})
     messages.success(
-        request, f"Question {question.number} sent. The buyer answers you, or every invitee."
+        request,
+        f"Your question {question.own_number} sent. The buyer answers you, or publishes it "
+        "to every invitee (perhaps reworded, never with your name).",
     )
     return _back(pk, "#questions")
 
@@ -106,6 +112,7 @@ def question_answer(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                 bid_deadline=data["bid_deadline"],
                 summary=data["summary"],
                 confirmed=data["confirm"],
+                published_text=data["published_text"],
             )
         except ValidationError as exc:
             if flashed_or_onto_form(request, form, exc):

@@ -11,10 +11,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from bids import selectors, services
+from bids.approval_selectors import asked_message
+from bids.choices import RequestStatus
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
 from bids.lifecycle import REQUEST, request_actor
 from bids.lots import lot_list
-from bids.models import CapacityRequest
+from bids.models import ApprovalAction, CapacityRequest
+from bids.services.approvals import approval_ask, must_ask
 from bids.views.clarifications import clarification_context
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
@@ -98,6 +101,8 @@ def _detail_page(
             invitations=selectors.invitation_list(capacity_request=req),
             invite_form=InviteForm(choices=selectors.provider_choices(capacity_request=req)),
             reopen_form=ReopenForm(),
+            publish_asks=req.status == RequestStatus.DRAFT
+            and must_ask(capacity_request=req, action=ApprovalAction.PUBLISH, bid=None),
             addendum_form=addendum_form or AddendumForm(),
             shortlisted=selectors.shortlisted_bids(capacity_request=req)
             if req.in_final_round
@@ -118,11 +123,16 @@ def _detail_page(
 def request_publish(request: HttpRequest, pk: int) -> HttpResponse:
     req = selectors.request_get_for_buyer(org=active_org(request), pk=pk)
     try:
-        services.request_publish(capacity_request=req, user=user_of(request))
+        if must_ask(capacity_request=req, action=ApprovalAction.PUBLISH, bid=None):
+            asked = approval_ask(
+                capacity_request=req, action=ApprovalAction.PUBLISH, user=user_of(request)
+            )
+            messages.success(request, asked_message(asked))
+        else:
+            services.request_publish(capacity_request=req, user=user_of(request))
+            messages.success(request, f"Request {req.get_status_display().lower()}.")
     except ValidationError as exc:
         flash_errors(request, exc)
-    else:
-        messages.success(request, f"Request {req.get_status_display().lower()}.")
     return redirect("bids:request-detail", pk=pk)
 
 

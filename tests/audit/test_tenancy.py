@@ -27,6 +27,9 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "audit:verify": ("get", lambda w: [], SIGNED_IN),
     # Everyone signed in gets a CSV; its rows are those they may read (tests below).
     "audit:export": ("get", lambda w: [f"request:{w.request.pk}"], SIGNED_IN),
+    # The organisation's own log, page and CSV: each reads what it may (tests/audit/test_org_log).
+    "audit:log": ("get", lambda w: [], SIGNED_IN),
+    "audit:log-export": ("get", lambda w: [], SIGNED_IN),
 }
 tenancy_registry.register(*ROUTES)
 

@@ -66,10 +66,36 @@ def _lot(w: Any) -> int:
     return LotFactory(request=w.request).number
 
 
+def _delegation(w: Any) -> int:
+    """The buyer's administrator delegates to a new colleague for a week."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from bids.models import Delegation
+    from tests.factories import MembershipFactory
+
+    org = w.request.buyer
+    colleague = MembershipFactory(organization=org, user__username="dana").user
+    today = timezone.localdate()
+    return Delegation.objects.create(
+        organization=org,
+        delegator=_member(org),
+        delegate=colleague,
+        starts_on=today,
+        ends_on=today + timedelta(days=7),
+    ).pk
+
+
 # name -> (method, args from the world, expected per role)
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "orgs:switch-org": ("post", lambda w: [], {**_all(REDIRECT), "anonymous": LOGIN}),
     "bids:request-list": ("get", lambda w: [], ANY_BUYER),
+    # Each buyer organisation's own approval policy; an empty delegation post shows the page
+    # again naming the missing fields.
+    "bids:approval-policy": ("get", lambda w: [], ANY_BUYER),
+    "bids:delegation-create": ("post", lambda w: [], ANY_BUYER),
+    "bids:delegation-end": ("post", lambda w: [_delegation(w)], BUYERS_POST),
     "bids:request-create": ("get", lambda w: [], ANY_BUYER),
     "bids:request-detail": (
         "get",

@@ -198,7 +198,8 @@ PAGE_READS = {
     "acceptance:fixture-reference-download", "annexes:diff", "annexes:download",
     "annexes:incident-ticket-pdf", "annexes:list", "annexes:preview", "annexes:status",
     "annexes:signatures", "annexes:signed-download", "signing:identity",
-    "audit:export", "audit:verify", "bids:bid-attachment-download", "bids:bid-detail",
+    "audit:export", "audit:verify", "audit:log", "audit:log-export",
+    "bids:bid-attachment-download", "bids:bid-detail",
     "bids:inbox", "bids:request-detail", "bids:request-list", "bids:revision-detail",
     "billing:usage-detail", "billing:usage-export", "billing:usage-file", "billing:usage-focus",
     "burnin:evidence-download", "burnin:reservation-baseline", "burnin:reservation-detail",
@@ -296,6 +297,12 @@ PAGE_WRITES = {
 # Page writes with no API operation: the test that makes them and names their entry, or, where
 # no test makes that write yet, the service that records it (checked: the file names it).
 PAGE_ELSEWHERE = {
+    "bids:approval-policy": "tests/bids/test_approvals.py (org.approval_policy)",
+    "bids:delegation-create": "bids/services/approval_policy.py (org.delegation_add)",
+    "bids:delegation-end": "bids/services/approval_policy.py (org.delegation_remove)",
+    "evaluation:approval-approve": "tests/bids/test_approvals.py (request.approval.give)",
+    "evaluation:approval-decline": "bids/services/approvals.py (approval.decline)",
+    "evaluation:approval-withdraw": "bids/services/approvals.py (approval.withdraw)",
     "evaluation:request-scenario-edit": (
         "tests/evaluation/scenarios/test_scenario_pages.py (scenario.edit)"
     ),

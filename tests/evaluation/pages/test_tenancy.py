@@ -20,6 +20,20 @@ def _scenario(world: Any) -> int:
     return scenario.pk
 
 
+def _asked(world: Any) -> int:
+    """An award of the world's bid awaiting two approvers, asked by a requester."""
+    from bids.models import ApprovalRequest
+    from orgs.choices import MemberRole
+    from tests.factories import MembershipFactory
+
+    requester = MembershipFactory(
+        organization=world.request.buyer, role=MemberRole.REQUESTER, user__username="rhea"
+    ).user
+    return ApprovalRequest.objects.create(
+        request=world.request, action="award", bid=world.bid, value=1, needed=2, asked_by=requester
+    ).pk
+
+
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "evaluation:request-compare": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "evaluation:request-compare-status": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
@@ -46,6 +60,10 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
         lambda w: [w.request.pk, _scenario(w)],
         BUYERS_POST,
     ),
+    # Approvals under the buyer's policy: its own members only.
+    "evaluation:approval-approve": ("post", lambda w: [_asked(w)], BUYERS_POST),
+    "evaluation:approval-decline": ("post", lambda w: [_asked(w)], BUYERS_POST),
+    "evaluation:approval-withdraw": ("post", lambda w: [_asked(w)], BUYERS_POST),
 }
 tenancy_registry.register(*ROUTES)
 

@@ -1,0 +1,49 @@
+"""Reads for approval by policy: a request's approval requests with who approved (and for
+whom), an organisation's delegations, and the words the pages use."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db.models import Prefetch, QuerySet
+
+from bids.models import Approval, ApprovalRequest, CapacityRequest, Delegation
+from orgs.models import Organization
+
+
+def person(user: User | None) -> str:
+    if user is None:
+        return "a former member"
+    return user.get_full_name() or user.get_username()
+
+
+def approval_words(approval: Approval) -> str:
+    """ "approved by X", or "approved by X for Y" when X acted as Y's delegate."""
+    words = f"approved by {person(approval.approver)}"
+    if approval.on_behalf_of_id:
+        words += f" for {person(approval.on_behalf_of)}"
+    return words
+
+
+def asked_message(asked: ApprovalRequest) -> str:
+    people = "one approver" if asked.needed == 1 else "two different approvers"
+    verb = "Publishing" if asked.action == "publish" else "This award"
+    return (
+        f"{verb} needs {people} under your organisation's policy: they are asked, and it "
+        "happens once they approve."
+    )
+
+
+def approval_requests_for(*, capacity_request: CapacityRequest) -> QuerySet[ApprovalRequest]:
+    """Newest first, each with its approvals in order; for the buyer's page only."""
+    approvals = Approval.objects.select_related("approver", "on_behalf_of")
+    return (
+        ApprovalRequest.objects.filter(request=capacity_request)
+        .select_related("asked_by", "bid__provider")
+        .prefetch_related(Prefetch("approvals", queryset=approvals))
+    )
+
+
+def delegations_of(*, organization: Organization) -> QuerySet[Delegation]:
+    return Delegation.objects.filter(organization=organization).select_related(
+        "delegator", "delegate", "created_by"
+    )

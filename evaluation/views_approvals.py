@@ -1,0 +1,84 @@
+"""Approving, declining and withdrawing a publish or an award held back by the buyer's policy,
+on the request's page. The approval that completes one makes the move (`evaluation.approvals`)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_POST
+
+from bids.models import ApprovalRequest
+from bids.services.approvals import approval_decline, approval_withdraw
+from core.web import flash_errors, keep_input
+from evaluation.approvals import approve
+from orgs.access import active_org, org_required, user_of
+from orgs.choices import OrgKind
+
+
+def _asked(request: HttpRequest, pk: int) -> ApprovalRequest:
+    """Tenancy: the acting buyer's own requests' approvals, else 404."""
+    return get_object_or_404(
+        ApprovalRequest.objects.select_related("request", "bid__provider", "asked_by"),
+        pk=pk,
+        request__buyer=active_org(request),
+    )
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def approval_approve(request: HttpRequest, pk: int) -> HttpResponse:
+    asked = _asked(request, pk)
+    user = user_of(request)
+    wanted = request.POST.get("on_behalf_of") or str(user.pk)
+    principal = User.objects.filter(pk=wanted).first() if wanted.isdigit() else None
+    try:
+        result = approve(asked=asked, user=user, on_behalf_of=principal or user)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        return redirect("bids:request-detail", pk=asked.request_id)
+    if result.done:
+        messages.success(request, f"Approved: the request is {_done(result.asked)}.")
+    elif result.problem:
+        messages.error(
+            request,
+            f"Approved, but it could not be made yet: {result.problem} Once that is put "
+            "right, the person who asked can make it again.",
+        )
+    else:
+        messages.success(request, "Approved: a second approver must approve too.")
+    return redirect("bids:request-detail", pk=asked.request_id)
+
+
+def _done(asked: ApprovalRequest) -> str:
+    return "published" if asked.action == "publish" else "awarded"
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def approval_refuse(request: HttpRequest, pk: int) -> HttpResponse:
+    asked = _asked(request, pk)
+    reason = request.POST.get("reason", "")
+    try:
+        approval_decline(asked=asked, user=user_of(request), reason=reason)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        keep_input(request, key=f"approval:{asked.pk}", data={"reason": reason})
+    else:
+        messages.success(request, "Declined: the person who asked is shown why.")
+    return redirect("bids:request-detail", pk=asked.request_id)
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def approval_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    asked = _asked(request, pk)
+    try:
+        approval_withdraw(asked=asked, user=user_of(request))
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(request, "The approval request is withdrawn.")
+    return redirect("bids:request-detail", pk=asked.request_id)
