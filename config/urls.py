@@ -18,6 +18,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("orgs.urls")),
+    path("", include("suppliers.urls")),
     path("", include("signing.urls")),
     path("", include("bids.urls")),
     path("", include("questionnaire.urls")),

@@ -2,7 +2,9 @@ from bids.models.addenda import Addendum, AddendumAcknowledgement
 from bids.models.attachments import BidAttachment
 from bids.models.bids import Bid, BidRevision, BidTerms
 from bids.models.clarifications import Question, QuestionState
+from bids.models.gate import DetailsGate, GateAcceptance
 from bids.models.lots import Lot
+from bids.models.onboarding import SupplierInvitation
 from bids.models.requests import CapacityRequest, Invitation
 
 __all__ = [
@@ -13,8 +15,11 @@ __all__ = [
     "BidRevision",
     "BidTerms",
     "CapacityRequest",
+    "DetailsGate",
+    "GateAcceptance",
     "Invitation",
     "Lot",
     "Question",
     "QuestionState",
+    "SupplierInvitation",
 ]

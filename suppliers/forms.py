@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django import forms
+
+from core.limits import year_problem
+from suppliers.models import ComplianceDocument, SupplierProfile
+
+DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
+class ProfileForm(forms.ModelForm):
+    class Meta:
+        model = SupplierProfile
+        fields = ["legal_name", "website", "regions", "contact_name", "contact_email"]
+        fields += ["contact_phone"]
+
+
+class DocumentForm(forms.ModelForm):
+    file = forms.FileField(help_text="A PDF, a PNG or JPEG image, or plain text.")
+
+    class Meta:
+        model = ComplianceDocument
+        fields = ["doc_type", "issuer", "issued_on", "expires_on"]
+        widgets = {"issued_on": DATE, "expires_on": DATE}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name in ("issued_on", "expires_on"):
+            value = cleaned.get(name)
+            if isinstance(value, date) and (problem := year_problem(value.year)):
+                self.add_error(name, problem)
+        return cleaned
