@@ -7,7 +7,7 @@ request through it respects the gate."""
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from bids.models import CapacityRequest, DetailsGate, GateAcceptance, SupplierInvitation
 from core.errors import Conflict
@@ -49,6 +49,14 @@ def with_gate_state(
         has_gate=Exists(DetailsGate.objects.filter(request=OuterRef("pk"))),
         gate_accepted=Exists(GateAcceptance.objects.filter(request=OuterRef("pk"), provider=org)),
     )
+
+
+def only_details_open(
+    requests: QuerySet[CapacityRequest], *, org: Organization
+) -> QuerySet[CapacityRequest]:
+    """The requests whose details `org` may read: ungated, or gated and accepted (a list that
+    shows each request's details, such as the API's, leaves the others out)."""
+    return with_gate_state(requests, org=org).filter(Q(has_gate=False) | Q(gate_accepted=True))
 
 
 def details_open(*, capacity_request: CapacityRequest, org: Organization) -> bool:
