@@ -6,7 +6,7 @@ from typing import Any
 from django import forms
 
 from core.limits import year_problem
-from suppliers.models import ComplianceDocument, SupplierProfile
+from suppliers.models import EXPIRY_AFTER_ISSUE, ComplianceDocument, SupplierProfile
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 
@@ -32,4 +32,10 @@ class DocumentForm(forms.ModelForm):
             value = cleaned.get(name)
             if isinstance(value, date) and (problem := year_problem(value.year)):
                 self.add_error(name, problem)
+        issued, expires = cleaned.get("issued_on"), cleaned.get("expires_on")
+        if isinstance(issued, date) and isinstance(expires, date) and expires <= issued:
+            self.add_error("expires_on", EXPIRY_AFTER_ISSUE)
         return cleaned
+
+    def validate_constraints(self) -> None:
+        """The dates' rule is checked above, on the field; the service checks it again."""

@@ -43,6 +43,9 @@ class ComplianceDocumentQuerySet(models.QuerySet["ComplianceDocument"]):
         return self.filter(issued_on__lte=day, expires_on__gte=day)
 
 
+EXPIRY_AFTER_ISSUE = "The expiry date must be after the issue date."
+
+
 class ComplianceDocument(StoredUpload):
     """An attestation (a SOC 2 report, an ISO certificate) with who issued it and until when
     it holds; the file is checked by content and stored like a bid attachment."""
@@ -70,6 +73,7 @@ class ComplianceDocument(StoredUpload):
             models.CheckConstraint(
                 condition=models.Q(expires_on__gt=models.F("issued_on")),
                 name="compliance_expires_after_issue",
+                violation_error_message=EXPIRY_AFTER_ISSUE,
             )
         ]
 

@@ -25,7 +25,7 @@ from notices.services import notify
 from orgs.choices import MemberRole
 from orgs.models import Membership, Organization
 from orgs.selectors import is_member_admin
-from suppliers.models import ComplianceDocument, ExpiryReminder, SupplierProfile
+from suppliers.models import EXPIRY_AFTER_ISSUE, ComplianceDocument, ExpiryReminder, SupplierProfile
 from suppliers.selectors import documents_due_for_reminder
 
 PROFILE_FIELDS = (
@@ -64,7 +64,7 @@ def profile_save(*, org: Organization, user: User, data: dict[str, Any]) -> Supp
 
 def _check_dates(*, issued_on: date, expires_on: date) -> None:
     if expires_on <= issued_on:
-        raise ValidationError({"expires_on": ["The expiry date must be after the issue date."]})
+        raise ValidationError({"expires_on": [EXPIRY_AFTER_ISSUE]})
     if issued_on > timezone.localdate():
         raise ValidationError({"issued_on": ["The issue date cannot be in the future."]})
 

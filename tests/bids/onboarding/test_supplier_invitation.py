@@ -77,7 +77,7 @@ def test_a_used_link_is_refused_in_words(open_request, buyer):
     supplier_invite(capacity_request=open_request, user=buyer.user, email="bea@borealis.example")
     token = _token()
     _join(token)
-    with pytest.raises(Conflict, match="already used .* to create Borealis GPU"):
+    with pytest.raises(Conflict, match=r"already used .* to create Borealis GPU"):
         _join(token, username="bea2", organization_name="Other")
 
 
