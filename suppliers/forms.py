@@ -12,10 +12,18 @@ DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 
 
 class ProfileForm(forms.ModelForm):
+    website = forms.URLField(max_length=200, required=False, assume_scheme="https")
+
     class Meta:
         model = SupplierProfile
-        fields = ["legal_name", "website", "regions", "contact_name", "contact_email"]
-        fields += ["contact_phone"]
+        fields = [
+            "legal_name",
+            "website",
+            "regions",
+            "contact_name",
+            "contact_email",
+            "contact_phone",
+        ]
 
 
 class DocumentForm(forms.ModelForm):
