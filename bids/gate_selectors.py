@@ -51,12 +51,11 @@ def with_gate_state(
     )
 
 
-def only_details_open(
-    requests: QuerySet[CapacityRequest], *, org: Organization
-) -> QuerySet[CapacityRequest]:
-    """The requests whose details `org` may read: ungated, or gated and accepted (a list that
-    shows each request's details, such as the API's, leaves the others out)."""
-    return with_gate_state(requests, org=org).filter(Q(has_gate=False) | Q(gate_accepted=True))
+def only_details_open(requests: QuerySet[CapacityRequest]) -> QuerySet[CapacityRequest]:
+    """Of requests read `with_gate_state`, those whose details the org may read: ungated, or
+    gated and accepted (a list that shows each request's details, such as the API's, leaves
+    the others out)."""
+    return requests.filter(Q(has_gate=False) | Q(gate_accepted=True))
 
 
 def details_open(*, capacity_request: CapacityRequest, org: Organization) -> bool:

@@ -47,8 +47,10 @@ def request_list_for_buyer(*, org: Organization, counts: bool = True) -> QuerySe
 
 
 def request_inbox_for_provider(*, org: Organization) -> QuerySet[CapacityRequest]:
+    """The requests `org` is invited to, each with its gate state (`with_gate_state`): a gated
+    one shows its title only until `org` accepts."""
     return (
-        CapacityRequest.objects.visible_to_provider(org)
+        with_gate_state(CapacityRequest.objects.visible_to_provider(org), org=org)
         .select_related("buyer")
         .prefetch_related(
             Prefetch("bids", queryset=Bid.objects.filter(provider=org), to_attr="own_bids")

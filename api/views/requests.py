@@ -71,7 +71,7 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
         if org.kind == OrgKind.BUYER:
             return selectors.request_list_for_buyer(org=org, counts=False).select_related("buyer")
         # A gated request's details (its allocation and term included) wait for acceptance.
-        return only_details_open(selectors.request_inbox_for_provider(org=org), org=org)
+        return only_details_open(selectors.request_inbox_for_provider(org=org))
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
         rows = self.filter_queryset(self.get_queryset())  # 404 for a caller with no organisation

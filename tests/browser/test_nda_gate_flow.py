@@ -16,6 +16,13 @@ from tests.bids.onboarding.helpers import NDA, gated_request
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+PHONE = {"width": 390, "height": 844}
+
+
+def _width(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
@@ -23,9 +30,11 @@ def _media_root(settings, tmp_path):
 
 def test_an_nda_gate(live_server, new_page, login_as, buyer, provider, tmp_path):
     req = gated_request(buyer, provider, documents=["iso27001"])
-    page = login_as(new_page(), provider.user.get_username())
+    # A phone's width: the gate and the profile fit without sideways scrolling.
+    page = login_as(new_page(viewport=PHONE), provider.user.get_username())
     page.goto(f"{live_server.url}/requests/{req.pk}/")
     assert NDA in page.inner_text("#nda-text")
+    assert _width(page) <= PHONE["width"]
     assert "missing or expired" in page.inner_text("#required-documents")
     assert page.locator("text=Start a bid").count() == 0
 
@@ -48,6 +57,7 @@ def test_an_nda_gate(live_server, new_page, login_as, buyer, provider, tmp_path)
     page.click("#document-add")
     page.wait_for_selector("text=ISO/IEC 27001 filed.")
     assert "BSI Group" in page.inner_text("#documents")
+    assert _width(page) <= PHONE["width"]
 
     page.goto(f"{live_server.url}/requests/{req.pk}/")
     assert "on file" in page.inner_text("#required-documents")

@@ -32,8 +32,9 @@ def test_invite_a_new_provider_by_e_mail_through_to_its_first_bid(
 
     link = re.search(r"http\S+/join/\S+/", mail.outbox[-1].body).group(0)
     link = live_server.url + link[link.index("/join/") :]
-    newcomer = new_page()
+    newcomer = new_page(viewport={"width": 390, "height": 844})
     newcomer.goto(link)
+    assert newcomer.evaluate("document.documentElement.scrollWidth") <= 390
     assert newcomer.input_value("#id_email") == "bea@borealis.example"
     assert newcomer.input_value("#id_organization_name") == "Borealis GPU"
     newcomer.fill("#id_username", "bea")

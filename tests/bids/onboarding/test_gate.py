@@ -165,3 +165,12 @@ def test_a_gated_invitee_hears_of_no_addendum_until_it_accepts(
 def test_the_invitation_notice_of_a_gated_request_tells_no_detail(gated, provider):
     notice = Notice.objects.get(recipient=provider.user, event="invitation")
     assert "non-disclosure" in notice.body and "H200 (" not in notice.body
+
+
+def test_the_inbox_shows_a_gated_request_by_its_title_only(gated, provider):
+    client = provider.client()
+    row = client.get(reverse("bids:inbox")).content.decode()
+    assert gated.title in row and "terms are to be accepted first" in row
+    assert "16 × H200</td>" not in row
+    gate_accept(capacity_request=gated, provider=provider.org, user=provider.user)
+    assert "16 × H200</td>" in client.get(reverse("bids:inbox")).content.decode()
