@@ -107,3 +107,14 @@ def test_the_page_keeps_what_was_typed_when_a_date_is_refused(provider):
     assert response.status_code == 200
     assert "The expiry date must be after the issue date." in html
     assert 'value="BSI Group"' in html
+
+
+def test_the_organisations_export_holds_its_profile_and_documents(provider, rival_provider):
+    from ops.export_collect import collect
+
+    profile_save(org=provider.org, user=provider.user, data=PROFILE)
+    file_iso27001(provider)
+    export = collect(org=provider.org)
+    assert export.tables["supplier_profile"].rows[0]["legal_name"] == PROFILE["legal_name"]
+    assert len(export.tables["compliance_documents"].rows) == 1
+    assert not collect(org=rival_provider.org).tables["compliance_documents"].rows

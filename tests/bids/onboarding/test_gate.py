@@ -174,3 +174,14 @@ def test_the_inbox_shows_a_gated_request_by_its_title_only(gated, provider):
     assert "16 × H200</td>" not in row
     gate_accept(capacity_request=gated, provider=provider.org, user=provider.user)
     assert "16 × H200</td>" in client.get(reverse("bids:inbox")).content.decode()
+
+
+def test_the_organisations_export_holds_no_gated_detail_until_accepted(gated, provider):
+    from ops.export_collect import collect
+
+    def exported() -> list[int]:
+        return [row["id"] for row in collect(org=provider.org).tables["requests"].rows]
+
+    assert gated.pk not in exported()
+    gate_accept(capacity_request=gated, provider=provider.org, user=provider.user)
+    assert gated.pk in exported()
