@@ -185,3 +185,15 @@ def test_the_organisations_export_holds_no_gated_detail_until_accepted(gated, pr
     assert gated.pk not in exported()
     gate_accept(capacity_request=gated, provider=provider.org, user=provider.user)
     assert gated.pk in exported()
+
+
+def test_the_requests_shared_history_waits_for_the_gate_too(gated, provider):
+    client = token_client(provider.user)
+
+    def actions() -> list[str]:
+        rows = client.get(f"/api/v1/audit/?object=request:{gated.pk}").json()["results"]
+        return [row["action"] for row in rows]
+
+    assert "request.publish" not in actions()
+    gate_accept(capacity_request=gated, provider=provider.org, user=provider.user)
+    assert {"request.publish", "request.gate_accept"} <= set(actions())
