@@ -14,9 +14,12 @@ from bids.models import (
     BidRevision,
     CapacityRequest,
     Delegation,
+    DetailsGate,
+    GateAcceptance,
     Invitation,
     Lot,
     Question,
+    SupplierInvitation,
 )
 from core.admin_tools import RecordAdmin
 
@@ -171,3 +174,24 @@ class ApprovalAdmin(RecordAdmin):
 
     list_display = ["approval_request", "approver", "on_behalf_of", "at"]
     list_select_related = ["approval_request__request", "approver", "on_behalf_of"]
+@admin.register(DetailsGate)
+class DetailsGateAdmin(RecordAdmin):
+    """Read-only: what invitees accepted is bound to its hash."""
+
+    list_display = ["request", "original_name", "nda_sha256", "updated_at"]
+    list_select_related = ["request"]
+
+
+@admin.register(GateAcceptance)
+class GateAcceptanceAdmin(RecordAdmin):
+    """Read-only: an acceptance is a record on the audit chain."""
+
+    list_display = ["request", "provider", "accepted_by", "accepted_at", "nda_sha256"]
+    list_select_related = ["request", "provider", "accepted_by"]
+
+
+@admin.register(SupplierInvitation)
+class SupplierInvitationAdmin(admin.ModelAdmin):
+    list_display = ["email", "request", "created_at", "expires_at", "used_at", "provider"]
+    list_select_related = ["request", "provider"]
+    search_fields = ["email"]

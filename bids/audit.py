@@ -22,7 +22,7 @@ from audit import tenancy
 from audit.models import Party
 from audit.services import Audience, audit_record, bid_audience, buyer_only, shared
 from bids.choices import RequestStatus
-from bids.models import Bid, CapacityRequest, Invitation
+from bids.models import Bid, CapacityRequest, DetailsGate, Invitation
 
 
 def register_audit_tenancy() -> None:
@@ -30,9 +30,13 @@ def register_audit_tenancy() -> None:
 
 
 def _invited_to(org_id: int) -> QuerySet[Any]:
+    """The requests whose shared entries the provider reads: published, and past their gate
+    (a gated request's history tells its details, e.g. what an edit changed)."""
+    gated = DetailsGate.objects.exclude(request__gate_acceptances__provider_id=org_id)
     return (
         Invitation.objects.filter(provider_id=org_id)
         .exclude(request__status=RequestStatus.DRAFT)
+        .exclude(request_id__in=gated.values("request_id"))
         .values("request_id")
     )
 

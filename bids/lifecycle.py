@@ -114,6 +114,14 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             verb="split into other lots: providers bid on the lots as published",
         ),
         Move(
+            "gate",
+            "Require an NDA or compliance documents",
+            "buyer",
+            BUYER_TEAM,
+            frozenset({RequestStatus.DRAFT}),
+            verb="gated: invitees may already have read its details",
+        ),
+        Move(
             "publish",
             "Publish",
             "buyer",
@@ -197,6 +205,15 @@ REQUEST: Lifecycle[CapacityRequest] = Lifecycle(
             PROVIDER_TEAM,
             frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
             verb="acknowledged on",
+        ),
+        # Only an administrator binds the organisation to a non-disclosure agreement.
+        Move(
+            "accept_gate",
+            "Accept the request's terms",
+            "provider",
+            frozenset({MemberRole.ADMIN}),
+            frozenset({RequestStatus.OPEN, RequestStatus.CLOSED}),
+            verb="accepted",
         ),
         Move(
             "final_round",

@@ -22,7 +22,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bids.choices import BidStatus, RequestStatus
-from bids.models import Addendum, BidRevision, CapacityRequest, Invitation, Question
+from bids.models import (
+    Addendum,
+    BidRevision,
+    CapacityRequest,
+    DetailsGate,
+    GateAcceptance,
+    Invitation,
+    Question,
+)
 from bids.models.requests import FIRST_ROUND
 from notices.choices import Event
 from notices.models import Notice
@@ -41,26 +49,37 @@ def _path(capacity_request: CapacityRequest) -> str:
 def invitation_notify(*, capacity_request: CapacityRequest, provider: Organization) -> list[Notice]:
     if capacity_request.status != RequestStatus.OPEN:
         return []  # a draft is invisible to providers: its publish sends the invitations
+    return notify_members(
+        event=Event.INVITATION,
+        organization=provider,
+        subject=f"{capacity_request.buyer.name} invites you to bid on “{capacity_request.title}”",
+        body=_invitation_body(capacity_request),
+        path=_path(capacity_request),
+        key=f"invitation:{capacity_request.pk}:{provider.pk}",
+    )
+
+
+def _invitation_body(capacity_request: CapacityRequest) -> str:
+    invites = f"{capacity_request.buyer.name} invites you to bid on “{capacity_request.title}”"
+    if DetailsGate.objects.filter(request=capacity_request).exists():
+        # The gate holds back everything past the title, the e-mail included.
+        return (
+            f"{invites}. Its details open once an administrator of your organisation accepts "
+            "its non-disclosure terms on the request's page."
+        )
     sealed = (
         " Bids are sealed: the buyer sees none before the deadline."
         if capacity_request.sealed
         else ""
     )
-    return notify_members(
-        event=Event.INVITATION,
-        organization=provider,
-        subject=f"{capacity_request.buyer.name} invites you to bid on “{capacity_request.title}”",
-        body=(
-            f"{capacity_request.buyer.name} invites you to bid on “{capacity_request.title}”: "
-            f"{capacity_request.gpu_count} × {capacity_request.gpu_model} "
-            f"({capacity_request.nodes} nodes × {capacity_request.gpus_per_node} GPUs), "
-            f"{capacity_request.reservation_start:%d %b %Y} to "
-            f"{capacity_request.reservation_end:%d %b %Y}. "
-            f"Bids are due by {_when(capacity_request.bid_deadline)}."
-            f"{sealed}"
-        ),
-        path=_path(capacity_request),
-        key=f"invitation:{capacity_request.pk}:{provider.pk}",
+    return (
+        f"{invites}: "
+        f"{capacity_request.gpu_count} × {capacity_request.gpu_model} "
+        f"({capacity_request.nodes} nodes × {capacity_request.gpus_per_node} GPUs), "
+        f"{capacity_request.reservation_start:%d %b %Y} to "
+        f"{capacity_request.reservation_end:%d %b %Y}. "
+        f"Bids are due by {_when(capacity_request.bid_deadline)}."
+        f"{sealed}"
     )
 
 
@@ -81,6 +100,11 @@ def _each_invitee(
         invitations = invitations.filter(
             provider__bids__request=capacity_request, provider__bids__shortlisted=True
         )
+    if DetailsGate.objects.filter(request=capacity_request).exists():
+        # An invitee that has not accepted the gate reads nothing of the details, notices
+        # included; what it missed is on the request's page once it accepts.
+        accepted = GateAcceptance.objects.filter(request=capacity_request).values("provider")
+        invitations = invitations.filter(provider__in=accepted)
     for invitation in invitations:
         notify_members(
             event=event,

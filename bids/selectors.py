@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from bids.choices import BidStatus, RequestStatus
+from bids.gate_selectors import require_details_open, with_gate_state
 from bids.models import Addendum, Bid, BidAttachment, BidRevision, CapacityRequest, Invitation
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
 from orgs.choices import OrgKind
@@ -46,8 +47,10 @@ def request_list_for_buyer(*, org: Organization, counts: bool = True) -> QuerySe
 
 
 def request_inbox_for_provider(*, org: Organization) -> QuerySet[CapacityRequest]:
+    """The requests `org` is invited to, each with its gate state (`with_gate_state`): a gated
+    one shows its title only until `org` accepts."""
     return (
-        CapacityRequest.objects.visible_to_provider(org)
+        with_gate_state(CapacityRequest.objects.visible_to_provider(org), org=org)
         .select_related("buyer")
         .prefetch_related(
             Prefetch("bids", queryset=Bid.objects.filter(provider=org), to_attr="own_bids")
@@ -57,11 +60,26 @@ def request_inbox_for_provider(*, org: Organization) -> QuerySet[CapacityRequest
 
 
 def request_get_for_org(*, org: Organization | None, pk: int) -> CapacityRequest:
-    """The request if the org owns it (buyer) or is invited to it (provider); else 404."""
+    """The request if the org owns it (buyer) or is invited to it (provider); else 404. An
+    invitee that has not accepted the request's gate gets `DetailsGated` instead
+    (bids.gate_selectors): every reader of the request's details comes through here."""
+    req = request_title_for_org(org=org, pk=pk)
+    assert org is not None
+    require_details_open(capacity_request=req, org=org)
+    return req
+
+
+def request_title_for_org(*, org: Organization | None, pk: int) -> CapacityRequest:
+    """The request for its title and its gate only: the buyer's, or one the org is invited to,
+    whether or not the org accepted the gate; else 404."""
     if org is None:
         raise Http404
-    qs = CapacityRequest.objects.select_related("buyer")
-    qs = qs.filter(buyer=org) if org.kind == OrgKind.BUYER else qs.visible_to_provider(org)
+    base = CapacityRequest.objects.select_related("buyer")
+    qs: QuerySet[CapacityRequest] = (
+        base.filter(buyer=org)
+        if org.kind == OrgKind.BUYER
+        else with_gate_state(base.visible_to_provider(org), org=org)
+    )
     try:
         return qs.get(pk=pk)
     except CapacityRequest.DoesNotExist:
@@ -73,6 +91,18 @@ def request_get_for_buyer(*, org: Organization | None, pk: int) -> CapacityReque
     if org is None or req.buyer_id != org.pk:
         raise Http404
     return req
+
+
+def invited_provider_for_buyer(
+    *, org: Organization | None, pk: int, provider: int
+) -> tuple[CapacityRequest, Organization]:
+    """The buyer's request and a provider it invited to it; else 404 (a buyer reads the
+    supplier profiles of the providers it invited, nobody else's)."""
+    req = request_get_for_buyer(org=org, pk=pk)
+    invitation = req.invitations.select_related("provider").filter(provider_id=provider).first()
+    if invitation is None:
+        raise Http404
+    return req, invitation.provider
 
 
 def invitation_list(*, capacity_request: CapacityRequest) -> QuerySet[Invitation]:

@@ -1,6 +1,16 @@
 from django.urls import path
 
-from bids.views import approvals, attachments, bids, clarifications, final_round, lots, requests
+from bids.views import (
+    approvals,
+    attachments,
+    bids,
+    clarifications,
+    final_round,
+    gate,
+    lots,
+    onboarding,
+    requests,
+)
 
 app_name = "bids"
 
@@ -38,6 +48,25 @@ urlpatterns = [
         name="addendum-acknowledge",
     ),
     path("requests/<int:pk>/invite/", requests.request_invite, name="request-invite"),
+    path(
+        "requests/<int:pk>/invite-by-email/",
+        onboarding.supplier_invite,
+        name="supplier-invite",
+    ),
+    path("join/<str:token>/", onboarding.supplier_join, name="supplier-join"),
+    path(
+        "requests/<int:pk>/suppliers/<int:provider>/",
+        onboarding.supplier_profile,
+        name="supplier-profile",
+    ),
+    path(
+        "requests/<int:pk>/suppliers/<int:provider>/documents/<int:document>/",
+        onboarding.supplier_document,
+        name="supplier-document",
+    ),
+    path("requests/<int:pk>/gate/", gate.gate_edit, name="gate-edit"),
+    path("requests/<int:pk>/gate/accept/", gate.gate_accept, name="gate-accept"),
+    path("requests/<int:pk>/gate/nda/", gate.gate_nda, name="gate-nda"),
     path("requests/<int:pk>/lots/new/", lots.lot_add, name="lot-add"),
     path("requests/<int:pk>/lots/<int:number>/edit/", lots.lot_edit, name="lot-edit"),
     path("requests/<int:pk>/lots/<int:number>/remove/", lots.lot_remove, name="lot-remove"),

@@ -60,6 +60,27 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_int_list(name: str, default: list[int], *, minimum: int = 0) -> list[int]:
+    """Comma-separated integers, each at least `minimum`, without repeats, largest first."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    values = set()
+    for item in raw.split(","):
+        if not item.strip():
+            continue
+        try:
+            value = int(item)
+        except ValueError as exc:
+            raise ImproperlyConfigured(
+                f"{name} must be comma-separated integers, got {item.strip()!r} in {raw!r}"
+            ) from exc
+        if value < minimum:
+            raise ImproperlyConfigured(f"{name} values must be at least {minimum}, got {value}")
+        values.add(value)
+    return sorted(values, reverse=True)
+
+
 def database_from_url(name: str, url: str) -> dict[str, object]:
     """Translate DATABASE_URL into Django's DATABASES entry (postgres or sqlite only)."""
     parsed = urlparse(url)

@@ -18,6 +18,7 @@ from config.env import (
     env_fernet_keys,
     env_header,
     env_int,
+    env_int_list,
     env_list,
     env_rate,
     env_str,
@@ -55,6 +56,7 @@ INSTALLED_APPS = [
     "signing",
     "sso",
     "notices",
+    "suppliers",
     "bids",
     "questionnaire",
     "contracts",
@@ -86,6 +88,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "orgs.middleware.ActiveOrganizationMiddleware",
+    # A page read of a gated request's details goes to the request's gate instead.
+    "bids.middleware.DetailsGateMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -104,6 +108,12 @@ AUTHENTICATION_BACKENDS = [
 ]
 # An invitation to join an organisation can be accepted for this many days after it is sent.
 MEMBER_INVITATION_DAYS = env_int("MEMBER_INVITATION_DAYS", 7, minimum=1)
+# Days a buyer's e-mailed invitation of a new provider (its sign-up link) stays usable.
+SUPPLIER_INVITATION_DAYS = env_int("SUPPLIER_INVITATION_DAYS", 14, minimum=1)
+# Days before a compliance document expires when its organisation's administrators are reminded.
+COMPLIANCE_REMINDER_DAYS = env_int_list("COMPLIANCE_REMINDER_DAYS", [30, 7], minimum=1)
+# How often Celery beat sends the reminders that fell due (manage.py send_compliance_reminders).
+COMPLIANCE_SWEEP_SECONDS = env_int("COMPLIANCE_SWEEP_SECONDS", 3600, minimum=60)
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_MINUTES = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1)
 AXES_COOLOFF_MAX_HOURS = env_int("AXES_COOLOFF_MAX_HOURS", 24, minimum=1)
@@ -290,6 +300,10 @@ CELERY_BEAT_SCHEDULE = {
     "send-waiting-tasks": {
         "task": "core.tasks.send_waiting_tasks",
         "schedule": float(WAITING_TASKS_SECONDS),
+    },
+    "send-compliance-reminders": {
+        "task": "suppliers.tasks.send_compliance_reminders",
+        "schedule": float(COMPLIANCE_SWEEP_SECONDS),
     },
     "send-due-notices": {
         "task": "incidents.tasks.send_due_notices",

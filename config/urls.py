@@ -19,6 +19,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("orgs.urls")),
+    path("", include("suppliers.urls")),
     path("", include("signing.urls")),
     path("", include("sso.urls")),
     path("", include("bids.urls")),

@@ -34,6 +34,8 @@ class Event(models.TextChoices):
     MAINTENANCE_AGREED = "maintenance_agreed", "Short-notice maintenance agreed"
     # Wired from orgs' invitation signals (notices.members).
     MEMBERSHIP = "membership", "Invitation to join an organisation, or a member joining another"
+    # Sent by suppliers' expiry sweep to the provider's administrators.
+    COMPLIANCE_EXPIRING = "compliance_expiring", "A compliance document expires soon"
 
 
 # Who receives each event, as the preferences page says it.
@@ -62,4 +64,5 @@ AUDIENCE = {
     Event.MAINTENANCE_ANNOUNCED: "buyers",
     Event.MAINTENANCE_AGREED: "providers",
     Event.MEMBERSHIP: "the invited person; administrators",
+    Event.COMPLIANCE_EXPIRING: "provider administrators",
 }

@@ -16,6 +16,8 @@ from ops.export_requests import collect_requests, declare_request_tables
 from ops.export_rows import Export
 from orgs.models import Membership, Organization
 from orgs.selectors import member_list
+from suppliers.models import ComplianceDocument, SupplierProfile
+from suppliers.selectors import documents_for, profile_for
 
 
 def collect(*, org: Organization) -> Export:
@@ -42,6 +44,7 @@ def collect(*, org: Organization) -> Export:
     )
     for membership in member_list(org=org):
         export.add("members", membership, username=membership.user.get_username())
+    _collect_supplier_profile(export, org)
     declare_request_tables(export, org)
     _declare_delivery_tables(export)
     collect_requests(export, org)
@@ -50,6 +53,15 @@ def collect(*, org: Organization) -> Export:
     for entry in visible_to(org=org).order_by("seq"):
         export.add("audit", entry)
     return export
+
+
+def _collect_supplier_profile(export: Export, org: Organization) -> None:
+    export.table("supplier_profile", SupplierProfile, "A provider's supplier profile (one row).")
+    export.table("compliance_documents", ComplianceDocument, "A provider's compliance documents.")
+    if (profile := profile_for(org=org)) is not None:
+        export.add("supplier_profile", profile)
+    for document in documents_for(org=org):
+        export.add("compliance_documents", document)
 
 
 def _declare_delivery_tables(export: Export) -> None:

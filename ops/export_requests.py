@@ -11,6 +11,7 @@ from acceptance.selectors.fixtures import fixture_for_request, fixture_version_l
 from annexes.models import Annex, AnnexSignature
 from annexes.selectors import annex_kinds_for, annex_list
 from bids.clarification_selectors import question_rows
+from bids.gate_selectors import only_details_open
 from bids.models import Addendum, Bid, BidAttachment, BidRevision, CapacityRequest
 from bids.selectors import (
     addendum_list,
@@ -108,7 +109,8 @@ def collect_requests(export: Export, org: Organization) -> list[CapacityRequest]
     if org.is_buyer:
         requests = list(request_list_for_buyer(org=org, counts=False))
     else:
-        requests = list(request_inbox_for_provider(org=org))
+        # A gated request's details wait for the organisation's acceptance, here too.
+        requests = list(only_details_open(request_inbox_for_provider(org=org)))
     for capacity_request in requests:
         export.add("requests", capacity_request)
         _request_parts(export, capacity_request)

@@ -27,6 +27,7 @@ from api.serializers.requests import (
     RequestWriteSerializer,
 )
 from bids import selectors, services
+from bids.gate_selectors import only_details_open
 from bids.lots import lot_list
 from bids.models import Addendum, CapacityRequest
 from contracts import selectors as terms_selectors
@@ -69,7 +70,8 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
         org = org_of_kind(self.request)
         if org.kind == OrgKind.BUYER:
             return selectors.request_list_for_buyer(org=org, counts=False).select_related("buyer")
-        return selectors.request_inbox_for_provider(org=org)
+        # A gated request's details (its allocation and term included) wait for acceptance.
+        return only_details_open(selectors.request_inbox_for_provider(org=org))
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
         rows = self.filter_queryset(self.get_queryset())  # 404 for a caller with no organisation

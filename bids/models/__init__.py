@@ -10,7 +10,9 @@ from bids.models.approvals import (
 from bids.models.attachments import BidAttachment
 from bids.models.bids import Bid, BidRevision, BidTerms
 from bids.models.clarifications import Question, QuestionState
+from bids.models.gate import DetailsGate, GateAcceptance
 from bids.models.lots import Lot
+from bids.models.onboarding import SupplierInvitation
 from bids.models.requests import CapacityRequest, Invitation
 
 __all__ = [
@@ -27,8 +29,11 @@ __all__ = [
     "BidTerms",
     "CapacityRequest",
     "Delegation",
+    "DetailsGate",
+    "GateAcceptance",
     "Invitation",
     "Lot",
     "Question",
     "QuestionState",
+    "SupplierInvitation",
 ]

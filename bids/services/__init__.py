@@ -11,7 +11,9 @@ from bids.services.bids import (
 )
 from bids.services.clarifications import question_answer, question_ask
 from bids.services.final_round import final_round_open
+from bids.services.gate import gate_accept, gate_set
 from bids.services.lots import lot_add, lot_remove, lot_update
+from bids.services.onboarding import supplier_invite, supplier_join
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -35,6 +37,8 @@ __all__ = [
     "bid_submit",
     "bid_withdraw",
     "final_round_open",
+    "gate_accept",
+    "gate_set",
     "lot_add",
     "lot_remove",
     "lot_update",
@@ -49,4 +53,6 @@ __all__ = [
     "request_uninvite",
     "request_update",
     "require_draft_editable",
+    "supplier_invite",
+    "supplier_join",
 ]

@@ -14,11 +14,14 @@ from bids import selectors, services
 from bids.approval_selectors import asked_message
 from bids.choices import RequestStatus
 from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteForm, ReopenForm
+from bids.gate_forms import SupplierInviteForm
+from bids.gate_selectors import acceptances, details_open, gate_for, supplier_invitations
 from bids.lifecycle import REQUEST, request_actor
 from bids.lots import lot_list
 from bids.models import ApprovalAction, CapacityRequest
 from bids.services.approvals import approval_ask, must_ask
 from bids.views.clarifications import clarification_context
+from bids.views.gate import gated_page
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -75,7 +78,11 @@ def request_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required()
 def request_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    req = get_for_acting_org(request, lambda o: selectors.request_get_for_org(org=o, pk=pk))
+    req = get_for_acting_org(request, lambda o: selectors.request_title_for_org(org=o, pk=pk))
+    org = active_org(request)
+    assert org is not None
+    if not details_open(capacity_request=req, org=org):
+        return gated_page(request, req, org)
     return _detail_page(request, req)
 
 
@@ -107,6 +114,10 @@ def _detail_page(
             shortlisted=selectors.shortlisted_bids(capacity_request=req)
             if req.in_final_round
             else [],
+            gate=gate_for(capacity_request=req),
+            gate_acceptances=acceptances(capacity_request=req),
+            supplier_invitations=supplier_invitations(capacity_request=req),
+            supplier_invite_form=SupplierInviteForm(),
         )
     else:
         own_bid = selectors.own_bid(capacity_request=req, org=org)

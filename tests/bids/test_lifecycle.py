@@ -24,7 +24,16 @@ pytestmark = pytest.mark.django_db
 
 # What a buyer may do with a request, by its state (deadline in the future, not sealed).
 REQUEST_MOVES = {
-    RequestStatus.DRAFT: {"edit", "prepare", "lots", "publish", "invite", "uninvite", "cancel"},
+    RequestStatus.DRAFT: {
+        "edit",
+        "prepare",
+        "lots",
+        "gate",
+        "publish",
+        "invite",
+        "uninvite",
+        "cancel",
+    },
     RequestStatus.OPEN: {
         "edit",
         "prepare",
@@ -40,8 +49,9 @@ REQUEST_MOVES = {
     RequestStatus.AWARDED: set(),
     RequestStatus.CANCELLED: set(),
 }
-# What an invited provider may do on the request itself (questions, acknowledgements).
-INVITEE_MOVES = {"ask", "acknowledge"}
+# What an invited provider may do on the request itself (questions, acknowledgements, and
+# its administrator's acceptance of the request's gate).
+INVITEE_MOVES = {"ask", "acknowledge", "accept_gate"}
 # What a provider may do with its bid on an open request, by the bid's state.
 BID_MOVES = {
     BidStatus.DRAFT: {"edit", "submit"},

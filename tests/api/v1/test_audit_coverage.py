@@ -213,7 +213,8 @@ PAGE_READS = {
     "questionnaire:revision-diff", "scorecards:provider-scorecard",
     "scorecards:provider-scorecard-csv", "scorecards:provider-scorecard-xlsx",
     "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
-    "orgs:invitations",
+    "orgs:invitations", "bids:gate-nda", "bids:supplier-profile", "bids:supplier-document",
+    "suppliers:document-download",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -331,6 +332,15 @@ PAGE_ELSEWHERE = {
     "sso:scim-user": "tests/sso/test_scim.py (scim.deprovision)",
     "api:token-list": "tests/audit/test_recorded_writes.py (token.create)",
     "api:token-revoke": "tests/audit/test_recorded_writes.py (token.revoke)",
+    "bids:gate-edit": "tests/bids/onboarding/test_gate_pages.py (request.gate)",
+    "bids:gate-accept": "tests/bids/onboarding/test_gate.py (request.gate_accept)",
+    "bids:supplier-invite": (
+        "tests/bids/onboarding/test_supplier_invitation.py (request.invite_supplier)"
+    ),
+    "bids:supplier-join": "tests/bids/onboarding/test_supplier_invitation.py (request.invite)",
+    "suppliers:profile": "tests/suppliers/test_profiles.py (supplier.profile)",
+    "suppliers:document-add": "tests/suppliers/test_profiles.py (supplier.document.add)",
+    "suppliers:document-remove": "tests/suppliers/test_profiles.py (supplier.document.remove)",
 }
 
 # Page writes that change no state between parties, with why.
