@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "billing",
     "evaluation",
     "scorecards",
+    "observed",
     "annexes",
     "demo",
     "api",

@@ -212,7 +212,7 @@ PAGE_READS = {
     "questionnaire:revision-diff", "scorecards:provider-scorecard",
     "scorecards:provider-scorecard-csv", "scorecards:provider-scorecard-xlsx",
     "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
-    "orgs:invitations",
+    "orgs:invitations", "observed:file",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -319,6 +319,9 @@ PAGE_ELSEWHERE = {
     "questionnaire:set-edit": "questionnaire/services/question_sets.py (questionnaire.edit)",
     "api:token-list": "tests/audit/test_recorded_writes.py (token.create)",
     "api:token-revoke": "tests/audit/test_recorded_writes.py (token.revoke)",
+    "observed:page": "tests/observed/test_observed_pages.py (observed.upload)",
+    "observed:result": "tests/observed/test_observed_pages.py (observed.result)",
+    "observed:retry": "tests/observed/test_observed_pages.py (observed.retry)",
 }
 
 # Page writes that change no state between parties, with why.
