@@ -86,7 +86,14 @@ def cost_per_result(
         if cost is not None
         else f"no {label} yet"
     )
-    predicted, predicted_working = None, "no prediction: the buyer named no expected rate"
+    predicted, predicted_working = (
+        None,
+        (
+            "no prediction: the buyer named no expected rate"
+            if not expected_per_gpu_hour
+            else "no prediction: the award has no predicted cost per useful GPU-hour"
+        ),
+    )
     if predicted_per_useful_gpu_hour is not None and expected_per_gpu_hour:
         predicted = rounded(predicted_per_useful_gpu_hour / expected_per_gpu_hour * per, places=4)
         scale = f" × {per:,}" if per != 1 else ""

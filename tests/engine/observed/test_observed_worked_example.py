@@ -105,3 +105,18 @@ def test_completed_runs_and_trained_tokens_are_results_too() -> None:
     results = read_results("results.csv", (DATA / "results.csv").read_text())
     assert count_results("run", results=None, jobs=kueue.jobs).accepted == 3
     assert count_results("token", results=results, jobs=kueue.jobs).accepted == 391 * 4194304
+
+
+def test_without_an_expected_rate_or_a_predicted_cost_the_page_says_which_is_missing() -> None:
+    count = count_results("run", results=None, jobs=())
+    args = {"unit": "run", "count": count, "paid": Decimal(100), "useful_gpu_hours": None,
+            "in_use_gpu_hours": Decimal(0)}  # fmt: skip
+    no_rate = cost_per_result(**args, predicted_per_useful_gpu_hour=Decimal(2),
+                              expected_per_gpu_hour=None)  # fmt: skip
+    assert no_rate.predicted_working == "no prediction: the buyer named no expected rate"
+    assert no_rate.cost is None and no_rate.working == "no completed run yet"
+    no_award = cost_per_result(**args, predicted_per_useful_gpu_hour=None,
+                               expected_per_gpu_hour=Decimal(1))  # fmt: skip
+    assert no_award.predicted_working.endswith(
+        "the award has no predicted cost per useful GPU-hour"
+    )
