@@ -43,8 +43,9 @@ def test_the_buyer_uploads_results_names_the_step_and_reads_the_chart(
     )
     cost = page.inner_text("#cost-per-result")
     assert "391 accepted training steps = $4.9105" in cost
-    # No scoring run predicted a cost for this award, and the page says so.
-    assert "no prediction: the award has no predicted cost per useful GPU-hour" in cost
+    # The award's scoring predicted a cost per useful GPU-hour: over the 1.25 steps expected.
+    assert "1.25 accepted training steps expected per GPU-hour = $2.0313" in cost
+    assert "Use: the jobs ran on 420.80 of the 768.00 useful GPU-hours (54.79 %)" in cost
     assert not errors
     phone = {"viewport": PHONE, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
     _fits(login_as(new_page(**phone), "nora"), url)
