@@ -22,7 +22,7 @@ from engine.formatting import usd
 from engine.observed import serialize
 from engine.observed.cost import CostPerResult, Count, cost_per_result, count_results
 from engine.observed.envelope import Envelope
-from engine.observed.model import Job, SchedulerRecords
+from engine.observed.model import Job
 from engine.observed.outcome import Miss, Observed, observe
 from incidents.models import Incident
 from incidents.selectors.recovery import contract_shape
@@ -113,10 +113,11 @@ def observed_report(
     nodes, per_node, _model = contract_shape(reservation)
     found = observe(
         start=start, end=end, contracted_gpus=(nodes or 0) * (per_node or 0),
-        envelope=envelope, scheduler=_in_window(scheduler, start, end), snapshots=snapshots,
+        envelope=envelope, scheduler=scheduler, snapshots=snapshots,
         now=now,
     )  # fmt: skip
-    cost, working = _cost(reservation, period, found, done, definition, start, end, now)
+    jobs = [j for s in scheduler for j in s.jobs if start <= j.submitted < end]
+    cost, working = _cost(reservation, period, found, done, jobs, definition, end, now)
     packets = [_packet(reservation, m) for m in found.misses]
     return ObservedReport(reservation, envelope, period, start, end, found, packets, definition,
                           cost, working, counts)  # fmt: skip
@@ -136,28 +137,9 @@ def _window(
     return None
 
 
-def _in_window(
-    found: list[SchedulerRecords], start: datetime, end: datetime
-) -> list[SchedulerRecords]:
-    """The jobs submitted in the window: a month's report holds that month's receipts."""
-
-    def inside(job: Job) -> bool:
-        return start <= job.submitted < end
-
-    return [
-        SchedulerRecords(
-            tuple(j for j in s.jobs if inside(j)),
-            tuple(r for r in s.reclaims if start <= r.at < end),
-            s.records,
-            s.notes,
-        )
-        for s in found
-    ]
-
-
 def _cost(
     reservation: Reservation, period: str, found: Observed, done: list[ObservedUpload],
-    definition: ResultDefinition | None, start: datetime, end: datetime, now: datetime,
+    jobs: list[Job], definition: ResultDefinition | None, end: datetime, now: datetime,
 ) -> tuple[CostPerResult | None, str]:  # fmt: skip
     if definition is None:
         return None, ""
@@ -180,9 +162,6 @@ def _cost(
         working = report.paid.formula
     predicted = predictions([reservation]).get(reservation.pk)
     rate = predicted.cost_per_useful if predicted else None
-    jobs = [j for r in done if r.kind in SCHEDULER_KINDS
-            for j in serialize.scheduler_from_json(r.parsed).jobs
-            if start <= j.submitted < end]  # fmt: skip
     count = _count(definition.unit, done, jobs)
     return cost_per_result(
         unit=definition.unit, count=count, paid=paid, useful_gpu_hours=useful,

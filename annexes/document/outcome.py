@@ -122,7 +122,7 @@ def outcome_snapshot(*, capacity_request: CapacityRequest, period: str) -> dict[
                 "sha256": u.sha256,
             }
             for u in uploads_for(reservation=reservation).order_by("uploaded_at", "pk")
-            if u.state == ObservedState.DONE and u.uploaded_at <= as_of
+            if u.state == ObservedState.DONE
         ],
     }
 

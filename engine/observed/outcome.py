@@ -62,8 +62,13 @@ def observe(
     snaps = sorted(snapshots, key=lambda s: s.at)
     days = daily_capacities(start=start, end=end, contracted_gpus=contracted_gpus,
                             snapshots=snaps, jobs=jobs, now=now)  # fmt: skip
-    receipts = start_receipts(jobs, p50=envelope.start_p50_minutes, p95=envelope.start_p95_minutes)
-    reclaims = check_reclaims([r for s in scheduler for r in s.reclaims], envelope)
+    # Every job's running time counts in use; receipts and reclaims are those of the window.
+    submitted = [j for j in jobs if start <= j.submitted < end]
+    receipts = start_receipts(
+        submitted, p50=envelope.start_p50_minutes, p95=envelope.start_p95_minutes
+    )
+    taken = [r for s in scheduler for r in s.reclaims if start <= r.at < end]
+    reclaims = check_reclaims(taken, envelope)
 
     def packet(promise: str, promised: str, observed: str, a: datetime, b: datetime,
                jobs: tuple[str, ...], nodes: tuple[str, ...]) -> Miss:  # fmt: skip
