@@ -101,7 +101,7 @@ def observed_report(
     definition = ResultDefinition.objects.filter(reservation=reservation).first()
     rows = list(uploads_for(reservation=reservation).order_by("uploaded_at", "pk"))
     counts = {s: sum(1 for r in rows if r.state == s) for s in ObservedState.values}
-    window = _window(reservation, period, now)
+    window = _window(reservation, period)
     empty = ObservedReport(reservation, envelope, period, None, None, None, [], definition,
                            None, "", counts)  # fmt: skip
     if window is None or reservation.status != ReservationStatus.ACCEPTED:
@@ -118,14 +118,13 @@ def observed_report(
     )  # fmt: skip
     jobs = [j for s in scheduler for j in s.jobs if start <= j.submitted < end]
     cost, working = _cost(reservation, period, found, done, jobs, definition, end, now)
-    packets = [_packet(reservation, m) for m in found.misses]
+    packets = _packets(reservation, found.misses)
     return ObservedReport(reservation, envelope, period, start, end, found, packets, definition,
                           cost, working, counts)  # fmt: skip
 
 
-def _window(
-    reservation: Reservation, period: str, now: datetime
-) -> tuple[datetime, datetime] | None:
+def _window(reservation: Reservation, period: str) -> tuple[datetime, datetime] | None:
+    """The term, or the named month of it."""
     term = term_bounds(reservation)
     if term is None:
         return None
@@ -180,17 +179,23 @@ def _count(unit: str, done: list[ObservedUpload], jobs: list[Job]) -> Count:
                  sum(p.rejected for p in parts))  # fmt: skip
 
 
-def _packet(reservation: Reservation, miss: Miss) -> Packet:
-    incidents = [
-        i for i in Incident.objects.filter(reservation=reservation).order_by("opened_at", "pk")
-        if (i.window_start or i.opened_at) <= miss.end
-        and (i.restored_at is None or i.restored_at >= miss.start)
-    ]  # fmt: skip
-    month = f"{miss.start:%Y-%m}"
-    bills = [
-        {"file": u.original_name, "allowed": usd(Decimal(str(u.totals.get("allowed") or 0))),
-         "credits": usd(Decimal(str(u.totals.get("credits") or 0)))}
-        for u in UsageUpload.objects.filter(reservation=reservation, state=UsageState.DONE)
-        if month in (u.totals.get("credit_months") or [])
-    ]  # fmt: skip
-    return Packet(miss, incidents, bills)
+def _packets(reservation: Reservation, misses: tuple[Miss, ...]) -> list[Packet]:
+    """Each miss with the incidents overlapping its window and the reconciled bills of its
+    month (read once for all the misses)."""
+    if not misses:
+        return []
+    incidents = list(Incident.objects.filter(reservation=reservation).order_by("opened_at", "pk"))
+    bills = list(UsageUpload.objects.filter(reservation=reservation, state=UsageState.DONE))
+    out = []
+    for miss in misses:
+        month = f"{miss.start:%Y-%m}"
+        out.append(Packet(
+            miss,
+            [i for i in incidents if (i.window_start or i.opened_at) <= miss.end
+             and (i.restored_at is None or i.restored_at >= miss.start)],
+            [{"file": u.original_name,
+              "allowed": usd(Decimal(str(u.totals.get("allowed") or 0))),
+              "credits": usd(Decimal(str(u.totals.get("credits") or 0)))}
+             for u in bills if month in (u.totals.get("credit_months") or [])],
+        ))  # fmt: skip
+    return out

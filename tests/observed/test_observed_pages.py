@@ -3,13 +3,18 @@ cannot be read says where and can be retried, and the page shows the worked exam
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.urls import reverse
 
 from audit.models import AuditEntry
+from contracts.defaults import STANDARD
+from engine.failures import terms_clocks
+from incidents.models import Incident
 from observed.models import ObservedState, ObservedUpload
+from observed.selectors import observed_report
 from tests.incidents.helpers import media_root
 from tests.observed.helpers import (
     data_file,
@@ -103,3 +108,23 @@ def test_uploads_are_recorded_with_the_party(
         AuditEntry.objects.filter(action="observed.upload").values_list("party", flat=True)
     )
     assert parties == {"buyer", "provider"}
+
+
+def test_a_packet_gathers_the_incident_of_its_window(
+    reservation, buyer, provider, django_capture_on_commit_callbacks
+):
+
+    upload_worked_example(reservation, buyer, provider, django_capture_on_commit_callbacks)
+    Incident.objects.create(
+        reservation=reservation, severity="S3", proposed_severity="S3", nodes=["gpu-node-b"],
+        opened_at=datetime(2026, 3, 2, 12, 5, tzinfo=UTC),
+        restored_at=datetime(2026, 3, 3, 6, tzinfo=UTC), summary="Xid 79 on gpu-node-b",
+        clocks=terms_clocks(STANDARD),
+    )  # fmt: skip
+    packets = observed_report(reservation=reservation).packets
+    by_promise = {p.miss.promise: [i.summary for i in p.incidents] for p in packets}
+    assert by_promise == {
+        "Time to running (p95)": [],
+        "Health-check cadence": ["Xid 79 on gpu-node-b"],
+        "Contracted capacity allocatable": ["Xid 79 on gpu-node-b"],
+    }
