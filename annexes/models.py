@@ -14,6 +14,7 @@ class AnnexKind(models.TextChoices):
     CONTRACT = "contract", "Contract annex"
     COMPARISON = "comparison", "Bid comparison summary (buyer only)"
     STATEMENT = "statement", "Monthly statement"
+    OUTCOME = "outcome", "Outcome report"
 
 
 class FrozenAnnexError(Exception):
@@ -77,6 +78,9 @@ class Annex(models.Model):
     def filename(self) -> str:
         if self.kind == AnnexKind.STATEMENT:
             return f"statement-request{self.request_id}-{self.period}-v{self.version}.pdf"
+        if self.kind == AnnexKind.OUTCOME:
+            period = self.period or "term"
+            return f"outcome-request{self.request_id}-{period}-v{self.version}.pdf"
         prefix = "annex" if self.kind == AnnexKind.CONTRACT else "comparison-summary"
         return f"{prefix}-request{self.request_id}-v{self.version}.pdf"
 

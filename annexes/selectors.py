@@ -6,6 +6,7 @@ from django.db.models import Count, QuerySet
 from django.http import Http404
 
 from acceptance.models import Reservation, ReservationStatus
+from annexes.document.outcome import outcome_periods
 from annexes.document.snapshot import scores_not_current
 from annexes.document.statement import statement_months
 from annexes.models import Annex, AnnexJob, AnnexKind
@@ -25,9 +26,9 @@ def _awarded_provider_id(capacity_request: CapacityRequest) -> int | None:
 
 def annex_kinds_for(*, org: Organization, capacity_request: CapacityRequest) -> list[str]:
     if org.pk == capacity_request.buyer_id:
-        return [AnnexKind.CONTRACT, AnnexKind.COMPARISON, AnnexKind.STATEMENT]
+        return [AnnexKind.CONTRACT, AnnexKind.COMPARISON, AnnexKind.STATEMENT, AnnexKind.OUTCOME]
     if org.pk == _awarded_provider_id(capacity_request):
-        return [AnnexKind.CONTRACT, AnnexKind.STATEMENT]
+        return [AnnexKind.CONTRACT, AnnexKind.STATEMENT, AnnexKind.OUTCOME]
     return []
 
 
@@ -52,6 +53,8 @@ def annex_blocker(*, capacity_request: CapacityRequest, kind: str) -> str | None
         return "Award a bid first: the contract annex states the awarded bid's terms."
     if kind == AnnexKind.STATEMENT and not statement_periods(capacity_request=capacity_request):
         return "Statements cover accepted time: they start with the term, once the buyer accepts."
+    if kind == AnnexKind.OUTCOME and not outcome_periods_for(capacity_request=capacity_request):
+        return "Outcome reports cover accepted time: they start with the term, once accepted."
     if kind == AnnexKind.COMPARISON:
         return scores_not_current(comparison_state(capacity_request=capacity_request)[0])
     return None
@@ -77,6 +80,13 @@ def statement_periods(*, capacity_request: CapacityRequest) -> list[str]:
         request=capacity_request, status=ReservationStatus.ACCEPTED
     ).first()
     return list(reversed(statement_months(reservation))) if reservation is not None else []
+
+
+def outcome_periods_for(*, capacity_request: CapacityRequest) -> list[str]:
+    """ "" (the term to date) then the term's months, newest first."""
+    reservation = Reservation.objects.filter(request=capacity_request).first()
+    periods = outcome_periods(reservation)
+    return [*periods[:1], *reversed(periods[1:])]
 
 
 def annex_sources_changed(*, capacity_request: CapacityRequest, kind: str, latest: Annex) -> bool:

@@ -38,11 +38,15 @@ def annex_request(
     *, capacity_request: CapacityRequest, kind: str, user: User | None, period: str = ""
 ) -> AnnexJob:
     """Queue a render. Refused up front when there is nothing to render yet. `period` names a
-    monthly statement's month ("2027-01") and nothing else."""
+    monthly statement's month ("2027-01"), or an outcome report's (empty: the term to date)."""
     if kind not in AnnexKind.values:
         raise ValidationError(f"Unknown annex kind {kind!r}.")
-    if (kind == AnnexKind.STATEMENT) != bool(period):
-        raise ValidationError({"period": ["A monthly statement, and only it, names its month."]})
+    if (kind == AnnexKind.STATEMENT and not period) or (
+        period and kind not in (AnnexKind.STATEMENT, AnnexKind.OUTCOME)
+    ):
+        raise ValidationError(
+            {"period": ["A monthly statement names its month; an outcome report may; no other."]}
+        )
     annex_snapshot(
         capacity_request=capacity_request, kind=kind, period=period
     )  # fail now, not in the worker

@@ -35,6 +35,8 @@ def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
                 "conflicts": selectors.annex_conflicts(capacity_request=req, kind=kind),
                 "periods": selectors.statement_periods(capacity_request=req)
                 if kind == AnnexKind.STATEMENT
+                else selectors.outcome_periods_for(capacity_request=req)
+                if kind == AnnexKind.OUTCOME
                 else [],
                 "stale": bool(issued)
                 and selectors.annex_sources_changed(
@@ -78,7 +80,8 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
     if kind not in kinds:
         raise Http404
     try:
-        period = request.POST.get("period", "") if kind == AnnexKind.STATEMENT else ""
+        dated = kind in (AnnexKind.STATEMENT, AnnexKind.OUTCOME)
+        period = request.POST.get("period", "")[:7] if dated else ""
         job = annex_request(capacity_request=req, kind=kind, user=user_of(request), period=period)
     except ValidationError as exc:
         flash_errors(request, exc)

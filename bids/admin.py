@@ -174,6 +174,8 @@ class ApprovalAdmin(RecordAdmin):
 
     list_display = ["approval_request", "approver", "on_behalf_of", "at"]
     list_select_related = ["approval_request__request", "approver", "on_behalf_of"]
+
+
 @admin.register(DetailsGate)
 class DetailsGateAdmin(RecordAdmin):
     """Read-only: what invitees accepted is bound to its hash."""

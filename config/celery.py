@@ -18,6 +18,7 @@ HEAVY_TASKS = frozenset(
         "acceptance.tasks.recheck_run",
         "billing.tasks.reconcile_usage",  # a year of lines: up to USAGE_MAX_BYTES
         "ops.tasks.build_export",  # every file an organisation may read, zipped
+        "observed.tasks.parse_observed",  # a result file of up to EVIDENCE_MAX_BYTES
     }
 )
 

@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "billing",
     "evaluation",
     "scorecards",
+    "observed",
     "annexes",
     "demo",
     "api",

@@ -32,6 +32,7 @@ urlpatterns = [
     path("", include("billing.urls")),
     path("", include("evaluation.urls")),
     path("", include("scorecards.urls")),
+    path("", include("observed.urls")),
     path("", include("annexes.urls")),
     path("", include("audit.urls")),
     path("", include("notices.urls")),

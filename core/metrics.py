@@ -74,6 +74,7 @@ TASK_KINDS = {
     "acceptance.tasks.recheck_run": "burnin_recheck",
     "acceptance.tasks.parse_evidence": "evidence_parse",
     "evaluation.tasks.score_request": "scoring",
+    "observed.tasks.parse_observed": "observed_parse",
 }
 
 

@@ -12,6 +12,8 @@ from billing.models import UsageDifference, UsageUpload
 from billing.selectors import differences, usage_uploads
 from incidents.models import FailedRun, FailedRunFile, Incident, IncidentEvidence
 from incidents.selectors import failed_run_list, incident_evidence_list, incident_list
+from observed.models import ObservedUpload
+from observed.selectors import uploads_for
 from ops.export_requests import collect_requests, declare_request_tables
 from ops.export_rows import Export
 from orgs.models import Membership, Organization
@@ -75,6 +77,7 @@ def _declare_delivery_tables(export: Export) -> None:
     export.table("incident_evidence", IncidentEvidence, "The files attached to each incident.")
     export.table("usage_bills", UsageUpload, "The usage bills uploaded, and their reconciliation.")
     export.table("usage_differences", UsageDifference, "The differences each reconciliation found.")
+    export.table("observed_files", ObservedUpload, "What the workload observed, as uploaded.")
 
 
 def _collect_reservations(export: Export, org: Organization) -> None:
@@ -95,6 +98,8 @@ def _collect_reservations(export: Export, org: Organization) -> None:
             export.add("usage_bills", upload)
             for difference in differences(upload=upload):
                 export.add("usage_differences", difference)
+        for observed in uploads_for(reservation=reservation):
+            export.add("observed_files", observed)
     for failed_run in failed_run_list(org_ids=[org.pk]):
         export.add("failed_runs", failed_run)
         for stored in failed_run.files.order_by("pk"):

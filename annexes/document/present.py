@@ -19,6 +19,8 @@ from annexes.document.facts import answer_text, snapshot_conflicts
 from annexes.document.labels import display as _display
 from annexes.document.labels import flat, humanise, spec_listing, when
 from annexes.document.labels import label as _label
+from annexes.document.outcome import KIND_OUTCOME
+from annexes.document.outcome_doc import outcome_document
 from annexes.document.snapshot import KIND_CONTRACT, LOT_TERMS
 from annexes.document.statement import KIND_STATEMENT
 from annexes.document.statement_doc import statement_document
@@ -368,6 +370,8 @@ def _purchasing_meta(req: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def document_for(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     if snap.get("kind") == KIND_STATEMENT:
         document = statement_document(snap, sha256=sha256, version=version)
+    elif snap.get("kind") == KIND_OUTCOME:
+        document = outcome_document(snap, sha256=sha256, version=version)
     elif snap.get("kind") == KIND_CONTRACT:
         document = contract_document(snap, sha256=sha256, version=version)
     else:

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from acceptance.models import Acknowledgement, Reservation
+from annexes.document.outcome import KIND_OUTCOME, outcome_snapshot
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
 from bids.models.requests import (
@@ -264,6 +265,8 @@ def snapshot_for(
     """The snapshot of an annex of `kind`; ValueError says why there is none yet."""
     if kind == KIND_STATEMENT:
         return statement_snapshot(capacity_request=capacity_request, period=period)
+    if kind == KIND_OUTCOME:
+        return outcome_snapshot(capacity_request=capacity_request, period=period)
     if kind == KIND_CONTRACT:
         return contract_snapshot(capacity_request=capacity_request)
     return comparison_snapshot(capacity_request=capacity_request)

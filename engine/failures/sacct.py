@@ -36,7 +36,7 @@ def looks_like_sacct(text: str) -> bool:
 
 def sacct_events(name: str, text: str, *, tz: tzinfo) -> list[Event]:
     """One event per job step that failed, was cancelled, ran out of memory or lost a node."""
-    rows = _rows(text)
+    rows = table_rows(text)
     events: list[Event] = []
     for line_no, row in rows:
         event = _event(name, line_no, row, tz)
@@ -45,7 +45,8 @@ def sacct_events(name: str, text: str, *, tz: tzinfo) -> list[Event]:
     return events
 
 
-def _rows(text: str) -> list[tuple[int, dict[str, str]]]:
+def table_rows(text: str) -> list[tuple[int, dict[str, str]]]:
+    """Each row under sacct's header as (line number, column → value), in either layout."""
     lines = text.splitlines()
     head = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
     if head is None:

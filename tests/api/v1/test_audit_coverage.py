@@ -214,7 +214,7 @@ PAGE_READS = {
     "scorecards:provider-scorecard-csv", "scorecards:provider-scorecard-xlsx",
     "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
     "orgs:invitations", "bids:gate-nda", "bids:supplier-profile", "bids:supplier-document",
-    "suppliers:document-download",
+    "suppliers:document-download", "observed:file",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -341,6 +341,9 @@ PAGE_ELSEWHERE = {
     "suppliers:profile": "tests/suppliers/test_profiles.py (supplier.profile)",
     "suppliers:document-add": "tests/suppliers/test_profiles.py (supplier.document.add)",
     "suppliers:document-remove": "tests/suppliers/test_profiles.py (supplier.document.remove)",
+    "observed:page": "tests/observed/test_observed_pages.py (observed.upload)",
+    "observed:result": "tests/observed/test_observed_pages.py (observed.result)",
+    "observed:retry": "tests/observed/test_observed_pages.py (observed.retry)",
 }
 
 # Page writes that change no state between parties, with why.
