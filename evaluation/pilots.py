@@ -102,31 +102,11 @@ def section_json(section: PilotSection, *, anonymise: bool = False) -> dict[str,
         "scoring_uses_verified": section.use_verified,
         "bids": [
             {
-                "bid": row.bid.pk,
+                "bid": None if anonymise else row.bid.pk,
                 "name": row.name,
-                "pilot": row.pilot.pk if row.pilot is not None else None,
-                "figures": [
-                    {
-                        "key": f.spec.key,
-                        "label": f.spec.label,
-                        "unit": f.spec.unit,
-                        "claimed": f.claimed,
-                        "verified": f.verified.value if f.verified else None,
-                        "source": _source(f, anonymise),
-                    }
-                    for f in row.figures
-                ],
+                "pilot": row.pilot.pk if row.pilot is not None and not anonymise else None,
+                "figures": [f.to_json(anonymise=anonymise) for f in row.figures],
             }
             for row in section.rows
         ],
-    }
-
-
-def _source(row: FigureRow, anonymise: bool) -> dict[str, Any] | None:
-    if row.verified is None:
-        return None
-    return {
-        "file": None if anonymise else row.verified.ref,
-        "line": row.verified.line,
-        "where": row.verified.where,
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.http import Http404
@@ -92,6 +93,25 @@ class FigureRow:
         """'96 %': the verified figure as a share of the claim (below 100 % falls short)."""
         share = self.share
         return DASH if share is None else percent(share * 100, places=0)
+
+    def to_json(self, *, anonymise: bool = False) -> dict[str, Any]:
+        """As the API prints it; while the buyer anonymises the bids, without the file's name
+        (a provider's file names may name it)."""
+        figure = self.verified
+        return {
+            "key": self.spec.key,
+            "label": self.spec.label,
+            "unit": self.spec.unit,
+            "claimed": self.claimed,
+            "verified": figure.value if figure else None,
+            "source": {
+                "file": None if anonymise else figure.ref,
+                "line": figure.line,
+                "where": figure.where,
+            }
+            if figure
+            else None,
+        }
 
     @property
     def claimed_text(self) -> str:
