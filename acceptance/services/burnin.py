@@ -35,7 +35,7 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
 from acceptance.pilot_lifecycle import PilotCase, pilot_move
-from acceptance.services.pilot import pilot_store_figures
+from acceptance.services.pilot import pilot_clear_figures, pilot_store_figures
 from core.errors import Conflict
 from core.queueing import send_task
 from core.recent import Recent
@@ -409,6 +409,8 @@ def run_recheck(*, run_id: int) -> BurnInRun:
             run.checks_state = ChecksState.WAITING
             run.gate_passed, run.gate_summary = None, ""
             run.save(update_fields=["checks_state", "gate_passed", "gate_summary"])
+            if run.pilot_id is not None and not evidence:
+                pilot_clear_figures(run=run)  # every file withdrawn: nothing is verified
             return run
         verdict = gate(results)
         run.checks.all().delete()

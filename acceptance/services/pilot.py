@@ -110,6 +110,19 @@ def pilot_store_figures(*, run: BurnInRun, items: Sequence[EvidenceItem]) -> Non
         scoring_inputs_changed_on_commit(capacity_request=pilot.bid.request)
 
 
+def pilot_clear_figures(*, run: BurnInRun) -> None:
+    """The pilot's evidence was all withdrawn: it verifies nothing any more."""
+    changed = (
+        Pilot.objects.filter(run=run)
+        .exclude(figures=[])
+        .update(figures=[], figures_version=run.evidence_version)
+    )
+    if changed:
+        pilot = Pilot.objects.select_related("bid__request").get(run=run)
+        if uses_verified(capacity_request=pilot.bid.request):
+            scoring_inputs_changed_on_commit(capacity_request=pilot.bid.request)
+
+
 @transaction.atomic
 def pilot_scoring_set(
     *, capacity_request: CapacityRequest, user: User, use_verified: bool
