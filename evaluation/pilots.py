@@ -20,10 +20,12 @@ from core.limits import TEXT_LIMIT
 
 
 class PilotInviteForm(forms.Form):
-    starts_on = forms.DateField(label="First day", widget=forms.DateInput(attrs={"type": "date"}))
+    starts_on = forms.DateField(
+        label="First day", widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})
+    )
     ends_on = forms.DateField(
         label="Last day",
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}),
         help_text=f"At most {PILOT_MAX_DAYS} days after the first.",
     )
     instructions = forms.CharField(
