@@ -12,11 +12,12 @@ from typing import Any
 from django import forms
 
 from acceptance.models import PILOT_MAX_DAYS, Pilot
-from acceptance.pilot_lifecycle import PILOT, PilotCase, pilot_actor
+from acceptance.pilot_lifecycle import PILOT, PilotCase
 from acceptance.selectors.pilot import FigureRow, figure_rows, pilots_by_bid, uses_verified
 from bids.models import Bid, CapacityRequest
 from bids.selectors import bid_rows_for_buyer
 from core.limits import TEXT_LIMIT
+from orgs.selectors import actor_for
 
 
 class PilotInviteForm(forms.Form):
@@ -78,6 +79,8 @@ def pilot_section(
     """`names`: the comparison's label for each bid; `bound`: a refused invitation form to
     show again with what was typed, for `bound_bid`."""
     pilots = pilots_by_bid(capacity_request=capacity_request)
+    # Only the buyer invites: its role on the request decides for every bid (one query).
+    actor = actor_for(user=user, parties={"buyer": capacity_request.buyer_id})
     rows = []
     for bid, revision in bid_rows_for_buyer(capacity_request=capacity_request):
         pilot = pilots.get(bid.pk)
@@ -87,7 +90,7 @@ def pilot_section(
         fallback = "Unnamed bid" if anonymise else bid.provider.name
         row = PilotRow(bid, names.get(bid.pk, fallback), pilot, figure_rows(pilot, revision))
         if pilot is None:
-            decision = PILOT.decide(PilotCase(bid), "invite", actor=pilot_actor(bid, user))
+            decision = PILOT.decide(PilotCase(bid), "invite", actor=actor)
             if decision.allowed:
                 row.form = bound if bound_bid == bid.pk and bound else PilotInviteForm.for_bid(bid)
             else:
