@@ -10,6 +10,7 @@ app_name = "pilots"
 urlpatterns = [
     path("pilots/", pilot.pilot_list, name="list"),
     path("pilots/<int:pk>/", pilot.pilot_detail, name="detail"),
+    path("pilots/<int:pk>/status.json", pilot.pilot_status, name="status"),
     path("pilots/<int:pk>/upload/", pilot.pilot_upload, name="upload"),
     path("pilots/<int:pk>/recheck/", pilot.pilot_recheck, name="recheck"),
     path("pilot-evidence/<int:pk>/download/", pilot.evidence_download, name="evidence-download"),

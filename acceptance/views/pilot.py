@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -68,6 +68,7 @@ def pilot_page(request: HttpRequest, pilot: Pilot, **forms: Any) -> HttpResponse
         "upload_form": forms.get("upload_form") or EvidenceUploadForm(),
         "max_bytes": settings.EVIDENCE_MAX_BYTES,
         "evidence_urls": EVIDENCE_URLS,
+        "status": burnin_sel.run_status(run=run, evidence=evidence),
         "can_change": moves["evidence"].allowed,
         "closed_reason": "" if moves["evidence"].allowed else moves["evidence"].reason,
     }
@@ -82,6 +83,14 @@ def pilot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         request, lambda org: sel.pilot_get(org_ids=[org.pk] if org else [], pk=pk)
     )
     return pilot_page(request, pilot)
+
+
+@org_required()
+@require_GET
+def pilot_status(request: HttpRequest, pk: int) -> HttpResponse:
+    """What the pilot page polls while a file is queued or parsing, as a burn-in run's does."""
+    pilot = sel.pilot_get(org_ids=_org_ids(request), pk=pk)
+    return JsonResponse(burnin_sel.run_status(run=sel.pilot_run(pilot)))
 
 
 @org_required()

@@ -24,6 +24,7 @@ EVERY_MEMBER = {**dict.fromkeys(ROLES, OK), "anonymous": LOGIN}
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "pilots:list": ("get", lambda w: [], EVERY_MEMBER),
     "pilots:detail": ("get", lambda w: [w.pilot.pk], PARTIES_GET),
+    "pilots:status": ("get", lambda w: [w.pilot.pk], PARTIES_GET),
     "pilots:upload": ("post", lambda w: [w.pilot.pk], PARTIES_GET),
     "pilots:recheck": ("post", lambda w: [w.pilot.pk], PARTIES_POST),
     "pilots:evidence-download": ("get", lambda w: [w.evidence.pk], PARTIES_GET),

@@ -214,7 +214,7 @@ PAGE_READS = {
     "scorecards:provider-scorecard-csv", "scorecards:provider-scorecard-xlsx",
     "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
     "orgs:invitations",
-    "pilots:list", "pilots:detail", "pilots:evidence-download",
+    "pilots:list", "pilots:detail", "pilots:evidence-download", "pilots:status",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
