@@ -13,7 +13,13 @@ from django import forms
 
 from acceptance.models import PILOT_MAX_DAYS, Pilot
 from acceptance.pilot_lifecycle import PILOT, PilotCase
-from acceptance.selectors.pilot import FigureRow, figure_rows, pilots_by_bid, uses_verified
+from acceptance.selectors.pilot import (
+    FigureRow,
+    acknowledged_floors,
+    figure_rows,
+    pilots_by_bid,
+    uses_verified,
+)
 from bids.models import Bid, CapacityRequest
 from bids.selectors import bid_rows_for_buyer
 from core.limits import TEXT_LIMIT
@@ -82,13 +88,16 @@ def pilot_section(
     # Only the buyer invites: its role on the request decides for every bid (one query).
     actor = actor_for(user=user, parties={"buyer": capacity_request.buyer_id})
     rows = []
-    for bid, revision in bid_rows_for_buyer(capacity_request=capacity_request):
+    bids = bid_rows_for_buyer(capacity_request=capacity_request)
+    floors = acknowledged_floors(bid.pk for bid, _ in bids)
+    for bid, revision in bids:
         pilot = pilots.get(bid.pk)
         if not bid.shortlisted and pilot is None:
             continue
         bid.request = capacity_request
         fallback = "Unnamed bid" if anonymise else bid.provider.name
-        row = PilotRow(bid, names.get(bid.pk, fallback), pilot, figure_rows(pilot, revision))
+        figures = figure_rows(pilot, revision, floors=floors.get(bid.pk))
+        row = PilotRow(bid, names.get(bid.pk, fallback), pilot, figures)
         if pilot is None:
             decision = PILOT.decide(PilotCase(bid), "invite", actor=actor)
             if decision.allowed:

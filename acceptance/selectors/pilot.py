@@ -11,10 +11,12 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from acceptance.models import BurnInRun, Evidence, Pilot, PilotScoring
+from acceptance.models import Acknowledgement, BurnInRun, Evidence, Pilot, PilotScoring
 from bids.models import Bid, BidRevision, CapacityRequest
 from engine.evidence.pilot_figures import (
+    BUS_BANDWIDTH,
     FABRIC_BANDWIDTH,
+    FABRIC_LATENCY,
     FIGURES,
     Figure,
     FigureSpec,
@@ -81,6 +83,8 @@ class FigureRow:
     claimed: float | None
     verified: Figure | None
     evidence_id: int | None = None  # the file it was read from, where the reader may open it
+    # Where the claim comes from: the bid's own terms, or the fixture floor it acknowledged.
+    claimed_from: str = ""
 
     @property
     def share(self) -> float | None:
@@ -103,6 +107,7 @@ class FigureRow:
             "label": self.spec.label,
             "unit": self.spec.unit,
             "claimed": self.claimed,
+            "claimed_from": self.claimed_from or None,
             "verified": figure.value if figure else None,
             "source": {
                 "file": None if anonymise else figure.ref,
@@ -122,30 +127,69 @@ class FigureRow:
         return show(self.spec, self.verified.value if self.verified else None)
 
 
-def _claims(revision: BidRevision | None) -> dict[str, float]:
-    """The figures a bid states itself: today its NICs' link rate."""
-    if revision is None:
-        return {}
-    return {FABRIC_BANDWIDTH: float(revision.nic_rate_gbps)}
+CLAIMED_IN_BID = "bid"
+CLAIMED_BY_FIXTURE = "fixture"
+#: The fixture floors a bid claims by acknowledging the fixture without an exception on them:
+#: figure key -> the path of its threshold in the spec.
+FLOOR_CLAIMS = {
+    BUS_BANDWIDTH: ("busbw_gbps", "all_reduce"),
+    FABRIC_LATENCY: ("fabric_p99_latency_us_max",),
+}
+
+
+def acknowledged_floors(bid_ids: Iterable[int]) -> dict[int, dict[str, float]]:
+    """Each bid's claims through the fixture version it acknowledged last (one query): the
+    floors of `FLOOR_CLAIMS` the spec sets and the acknowledgement takes no exception to."""
+    rows = (
+        Acknowledgement.objects.filter(bid_id__in=list(bid_ids), fixture_version__isnull=False)
+        .order_by("bid_id", "-at", "-pk")
+        .values_list("bid_id", "exceptions", "fixture_version__spec")
+    )
+    out: dict[int, dict[str, float]] = {}
+    for bid_id, exceptions, spec in rows:
+        if bid_id in out:
+            continue  # an older acknowledgement of the same bid
+        excepted = {str(e.get("field") or "") for e in exceptions or [] if isinstance(e, dict)}
+        floors: dict[str, float] = {}
+        for key, path in FLOOR_CLAIMS.items():
+            value: Any = (spec or {}).get("thresholds") or {}
+            for part in path:
+                value = value.get(part) if isinstance(value, dict) else None
+            field = ".".join(("thresholds", *path))
+            if isinstance(value, int | float) and value > 0 and field not in excepted:
+                floors[key] = float(value)
+        out[bid_id] = floors
+    return out
+
+
+def _claims(revision: BidRevision | None, floors: dict[str, float]) -> dict[str, tuple[float, str]]:
+    """The figures a bid claims: its NICs' link rate in its terms, and the fixture floors it
+    acknowledged."""
+    claims = {key: (value, CLAIMED_BY_FIXTURE) for key, value in floors.items()}
+    if revision is not None:
+        claims[FABRIC_BANDWIDTH] = (float(revision.nic_rate_gbps), CLAIMED_IN_BID)
+    return claims
 
 
 def figure_rows(
     pilot: Pilot | None,
     revision: BidRevision | None,
     evidence: Iterable[Evidence] = (),
+    floors: dict[str, float] | None = None,
 ) -> list[FigureRow]:
     """Every figure, claimed beside verified; `evidence`: the pilot's files, to link each
-    figure to the one it was read from."""
+    figure to the one it was read from; `floors`: the bid's `acknowledged_floors`."""
     verified = {}
     if pilot is not None:
         verified = {f.key: f for f in (Figure.from_json(d) for d in pilot.figures)}
-    claims = _claims(revision)
+    claims = _claims(revision, floors or {})
     ids = {e.ref: e.pk for e in evidence}
     rows = []
     for spec in FIGURES:
         figure = verified.get(spec.key)
         source = ids.get(figure.ref) if figure is not None else None
-        rows.append(FigureRow(spec, claims.get(spec.key), figure, source))
+        claimed, claimed_from = claims.get(spec.key, (None, ""))
+        rows.append(FigureRow(spec, claimed, figure, source, claimed_from))
     return rows
 
 

@@ -62,7 +62,9 @@ def pilot_page(request: HttpRequest, pilot: Pilot, **forms: Any) -> HttpResponse
         "pilot": pilot,
         "run": run,
         "is_buyer": sel.is_buyer_of_pilot(pilot, org.pk if org else None),
-        "figures": sel.figure_rows(pilot, revision, evidence),
+        "figures": sel.figure_rows(
+            pilot, revision, evidence, sel.acknowledged_floors([pilot.bid_id]).get(pilot.bid_id)
+        ),
         "evidence": evidence,
         "groups": burnin_sel.check_groups(run=run),
         "upload_form": forms.get("upload_form") or EvidenceUploadForm(),

@@ -27,7 +27,13 @@ class PilotFigureSerializer(serializers.Serializer):
     label = serializers.CharField()  # type: ignore[assignment]
     unit = serializers.CharField()
     claimed = serializers.FloatField(
-        allow_null=True, help_text="What the bid states; null where it states nothing."
+        allow_null=True,
+        help_text="What the bid claims; null where it claims nothing.",
+    )
+    claimed_from = serializers.ChoiceField(
+        choices=["bid", "fixture"],
+        allow_null=True,
+        help_text="bid: its own terms; fixture: the fixture floor it acknowledged.",
     )
     verified = serializers.FloatField(
         allow_null=True, help_text="What the pilot measured; null until it is measured."
@@ -68,10 +74,12 @@ class PilotSerializer(ReadModelSerializer[Pilot]):
 
     @extend_schema_field(PilotFigureSerializer(many=True))
     def get_figures(self, obj: Pilot) -> list[dict[str, Any]]:
-        """Claimed beside verified; the claims are read from the bid's latest revision, which
-        the view passes in the context as `revisions` (by bid id)."""
+        """Claimed beside verified; the claims are read from the bid's latest revision and the
+        fixture floors it acknowledged, which the view passes in the context as `revisions`
+        and `floors` (by bid id)."""
         revision = self.context.get("revisions", {}).get(obj.bid_id)
-        return [row.to_json() for row in figure_rows(obj, revision)]
+        floors = self.context.get("floors", {}).get(obj.bid_id)
+        return [row.to_json() for row in figure_rows(obj, revision, floors=floors)]
 
 
 class PilotInviteSerializer(serializers.Serializer):

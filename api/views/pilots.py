@@ -37,8 +37,12 @@ def _pilot(request: Request, pk: int) -> Pilot:
 
 
 def _context(pilots: list[Pilot]) -> dict[str, Any]:
-    """The claims each pilot's figures stand beside: its bid's latest submitted revision."""
-    return {"revisions": latest_revisions([p.bid for p in pilots])}
+    """The claims each pilot's figures stand beside: its bid's latest submitted revision and
+    the fixture floors it acknowledged."""
+    return {
+        "revisions": latest_revisions([p.bid for p in pilots]),
+        "floors": sel.acknowledged_floors([p.bid_id for p in pilots]),
+    }
 
 
 class PilotListView(generics.ListAPIView[Pilot]):

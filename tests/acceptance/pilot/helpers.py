@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from acceptance.models import BurnInRun, Evidence, Pilot
+from acceptance.models import BurnInRun, Evidence, Fixture, Pilot
 from acceptance.services.pilot import pilot_invite
 from bids.services import request_close
 from bids.services.final_round import final_round_open
@@ -28,8 +28,10 @@ PILOT_SET: list[tuple[str, str]] = [
 
 
 def shortlist_both(world: Any, buyer: Any) -> None:
-    """Close, shortlist both bids for a best-and-final round, and close that round early."""
-    attach_fixture(world.request, two_node_spec())
+    """Close, shortlist both bids for a best-and-final round, and close that round early (with
+    the two-node fixture attached first, unless the request has one)."""
+    if not Fixture.objects.filter(request=world.request).exists():
+        attach_fixture(world.request, two_node_spec())
     request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     final_round_open(
         capacity_request=world.request,

@@ -9,6 +9,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from acceptance.models import BurnInRun, Evidence, Pilot
+from acceptance.selectors.pilot import acknowledged_floors, figure_rows
+from acceptance.services import acknowledgement_submit
 from acceptance.services import burnin as burnin_services
 from acceptance.services.award import request_award
 from acceptance.services.pilot import pilot_scoring_set
@@ -20,7 +22,7 @@ from evaluation.scoring_io import scoring_inputs
 from evaluation.services import scoring_revisions
 from notices.choices import Event
 from notices.models import Notice
-from tests.acceptance.burnin.helpers import file_upload
+from tests.acceptance.burnin.helpers import attach_fixture, file_upload, two_node_spec
 from tests.acceptance.pilot.helpers import invite, run_pilot, shortlist_both
 
 pytestmark = pytest.mark.django_db
@@ -193,3 +195,22 @@ def test_withdrawing_a_file_and_rechecking_are_on_the_pilots_record(
     )
     assert ("pilot.evidence_withdraw", "buyer") in actions
     assert ("pilot.recheck", "provider") in actions
+
+
+def test_a_fixture_floor_acknowledged_without_exception_stands_as_a_claim(
+    world, buyer, provider, rival_provider
+):
+    attach_fixture(world.request, two_node_spec())  # all_reduce busbw floor: 431 GB/s
+    acknowledgement_submit(bid=world.bid, user=provider.user, status="accepted")
+    acknowledgement_submit(
+        bid=world.rival_bid,
+        user=rival_provider.user,
+        status="accepted_with_exceptions",
+        exceptions=[{"text": "We reach 400 GB/s.", "field": "thresholds.busbw_gbps.all_reduce"}],
+    )
+    shortlist_both(world, buyer)
+    floors = acknowledged_floors([world.bid.pk, world.rival_bid.pk])
+    assert floors == {world.bid.pk: {"bus_bandwidth": 431.0}, world.rival_bid.pk: {}}
+    rows = {r.spec.key: r for r in figure_rows(None, None, floors=floors[world.bid.pk])}
+    assert (rows["bus_bandwidth"].claimed, rows["bus_bandwidth"].claimed_from) == (431.0, "fixture")
+    assert rows["nvlink_bandwidth"].claimed is None
