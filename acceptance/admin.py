@@ -12,6 +12,8 @@ from acceptance.models import (
     FixtureReference,
     FixtureVersion,
     OverrideRequest,
+    Pilot,
+    PilotScoring,
     Reservation,
 )
 from core.admin_tools import RecordAdmin
@@ -73,8 +75,20 @@ class ReservationAdmin(RecordAdmin):
 
 @admin.register(BurnInRun)
 class BurnInRunAdmin(RecordAdmin):
-    list_display = ["reservation", "label", "checks_state", "created_at"]
-    list_select_related = ["reservation__request"]
+    list_display = ["reservation", "pilot", "label", "checks_state", "created_at"]
+    list_select_related = ["reservation__request", "pilot__bid__provider", "pilot__bid__request"]
+
+
+@admin.register(Pilot)
+class PilotAdmin(RecordAdmin):
+    list_display = ["bid", "starts_on", "ends_on", "invited_at"]
+    list_select_related = ["bid__provider", "bid__request"]
+
+
+@admin.register(PilotScoring)
+class PilotScoringAdmin(RecordAdmin):
+    list_display = ["request", "use_verified", "changed_at"]
+    list_select_related = ["request"]
 
 
 @admin.register(Evidence)

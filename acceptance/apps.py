@@ -19,5 +19,6 @@ class AcceptanceConfig(AppConfig):
 
         panels.register("bids.request_detail", "acceptance/_request_fixture_panel.html", order=20)
         panels.register("bids.bid_detail", "acceptance/_bid_ack_panel.html", order=10)
+        panels.register("bids.bid_detail", "acceptance/pilot/_bid_pilot_panel.html", order=12)
         panels.register("bids.bid_awarded", "acceptance/burnin/_bid_reservation_link.html")
         panels.register("contracts.provider_owners", "acceptance/_terms_provider_owners.html")

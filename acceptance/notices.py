@@ -1,12 +1,20 @@
 """The notices a reservation sends: a burn-in verdict to the buyer (the moment the buyer can
-decide), and the decision to the awarded provider. Nobody else is a party to a reservation."""
+decide), and the decision to the awarded provider. Nobody else is a party to a reservation.
+A pilot's notices go to its two parties alike: the buyer and the invited provider."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from acceptance.models import Acceptance, BurnInRun, DecisionKind, OverrideRequest, Reservation
+from acceptance.models import (
+    Acceptance,
+    BurnInRun,
+    DecisionKind,
+    OverrideRequest,
+    Pilot,
+    Reservation,
+)
 from notices.choices import Event
 from notices.models import Notice
 from notices.services import notify, notify_members
@@ -20,7 +28,7 @@ def acceptance_requested_notify(*, run: BurnInRun) -> list[Notice]:
     Not while required evidence is still missing: files arrive one by one, and a run checked
     half-uploaded is not ready for a decision. Then once per run and outcome: the buyer hears
     of a pass once and of a failure once, however often the run is re-checked."""
-    reservation: Reservation = run.reservation
+    reservation: Reservation = run.burnin_reservation
     if not reservation.is_pending or run.gate_passed is None:
         return []
     if not run.gate_passed and run.checks.filter(mandatory=True, status="missing").exists():
@@ -116,3 +124,43 @@ def override_declined_notify(*, override: OverrideRequest) -> list[Notice]:
         path=reverse("burnin:reservation-detail", args=[override.reservation_id]),
         key=f"override-decline:{override.pk}",
     )
+
+
+def pilot_invited_notify(*, pilot: Pilot) -> list[Notice]:
+    """The invited provider alone hears of its pilot; a rival hears nothing of it."""
+    request = pilot.bid.request
+    return notify_members(
+        event=Event.PILOT_INVITED,
+        organization=pilot.bid.provider,
+        subject=f"{request.buyer.name} invites your bid on “{request.title}” to a pilot",
+        body=(
+            f"{request.buyer.name} invites your shortlisted bid on “{request.title}” to a pilot "
+            f"from {pilot.starts_on:%-d %b %Y} to {pilot.ends_on:%-d %b %Y}: run the fixture, "
+            "nvidia-smi topo -m, nvbandwidth, ib_write_bw and ib_write_lat, and the buyer's "
+            "application run, and upload their output. The figures they verify are shown to the "
+            "buyer beside your bid's claims."
+        ),
+        path=reverse("pilots:detail", args=[pilot.pk]),
+        key=f"pilot-invited:{pilot.pk}",
+    )
+
+
+def pilot_checked_notify(*, pilot: Pilot, run: BurnInRun) -> list[Notice]:
+    """Both parties to the pilot hear that its evidence was checked, once per version."""
+    request = pilot.bid.request
+    figures = len(pilot.figures)
+    body = (
+        f"The pilot evidence of {pilot.bid.provider.name} on “{request.title}” was checked: "
+        f"{figures} verified figure{'s' if figures != 1 else ''}; {run.gate_summary or 'no gate'}."
+    )
+    notices: list[Notice] = []
+    for organization in (request.buyer, pilot.bid.provider):
+        notices += notify_members(
+            event=Event.PILOT_CHECKED,
+            organization=organization,
+            subject=f"Pilot evidence checked on “{request.title}”",
+            body=body,
+            path=reverse("pilots:detail", args=[pilot.pk]),
+            key=f"pilot-checked:{pilot.pk}:{run.checked_version}",
+        )
+    return notices

@@ -16,7 +16,7 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 
-from acceptance.models import Evidence, EvidenceState, Reservation, ReservationStatus
+from acceptance.models import Evidence, EvidenceState, Pilot, Reservation, ReservationStatus
 from bids.choices import BidStatus, GpuModel, RequestStatus
 from bids.models import Bid, BidRevision, CapacityRequest, Invitation
 from incidents.models import (
@@ -316,6 +316,17 @@ class ReservationFilter(django_filters.FilterSet):
 
 
 RESERVATION_ORDERING = ["awarded_at", "status"]
+
+
+class PilotFilter(django_filters.FilterSet):
+    request = IdFilter(field_name="bid__request_id")
+
+    class Meta:
+        model = Pilot
+        fields = ["request"]
+
+
+PILOT_ORDERING = ["invited_at", "starts_on"]
 
 
 class FailedRunFilter(django_filters.FilterSet):

@@ -78,6 +78,9 @@ STATED_RULES: dict[str, str] = {
     "runs_evidence_upload": "each `file` is burn-in evidence a parser reads (`kind` names one, "
     "or it is detected)",
     "incidents_evidence_create": "`file` is evidence of the named `kind`",
+    "pilots_evidence_upload": "each `file` is evidence a parser reads (`kind` names one, or it "
+    "is detected)",
+    "requests_pilots_create": "the last day is on or after the first and at most 14 days after it",
     "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
     "calling party signs",
     "incidents_severity_create": "the terms give clocks for the proposed severity",
@@ -262,7 +265,8 @@ class EvidenceUploadSerializer(serializers.Serializer):
 class _RunRef(serializers.Serializer):
     id = serializers.IntegerField()
     label = serializers.CharField()  # type: ignore[assignment]
-    reservation = serializers.IntegerField()
+    reservation = serializers.IntegerField(allow_null=True, help_text="Null on a pilot's run.")
+    pilot = serializers.IntegerField(allow_null=True, help_text="Null on a burn-in run.")
 
 
 class _Gate(serializers.Serializer):
@@ -299,19 +303,22 @@ PAGE_PARAMETERS = [
 
 class RunEvidenceViewSchema(OpenApiViewExtension):
     target_class = "api.views.evidence.RunEvidenceView"
+    operation = "runs_evidence"
+    what = "burn-in evidence"
+    of = "a run"
 
     def view_replacement(self) -> Any:
         @extend_schema_view(
             get=extend_schema(
-                operation_id="runs_evidence_retrieve",
-                summary="Per-file parse state (paginated), the checks and the gate of a run",
+                operation_id=f"{self.operation}_retrieve",
+                summary=f"Per-file parse state (paginated), the checks and the gate of {self.of}",
                 responses=RunEvidenceStateSerializer,
                 parameters=PAGE_PARAMETERS,
                 filters=True,
             ),
             post=extend_schema(
-                operation_id="runs_evidence_upload",
-                summary="Upload burn-in evidence (multipart field `file`, repeatable)",
+                operation_id=f"{self.operation}_upload",
+                summary=f"Upload {self.what} (multipart field `file`, repeatable)",
                 request={"multipart/form-data": EvidenceUploadSerializer},
                 parameters=[IDEMPOTENCY_PARAMETER],
                 responses={
@@ -328,6 +335,13 @@ class RunEvidenceViewSchema(OpenApiViewExtension):
             pass
 
         return Fixed
+
+
+class PilotEvidenceViewSchema(RunEvidenceViewSchema):
+    target_class = "api.views.pilots.PilotEvidenceView"
+    operation = "pilots_evidence"
+    what = "a pilot's evidence"
+    of = "a pilot"
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):

@@ -26,6 +26,7 @@ from api.views import (
     members,
     notices,
     parts,
+    pilots,
     references,
     requests,
     reservations,
@@ -127,6 +128,20 @@ v1 = [
     ),
     path("requests/<int:pk>/lots/", lots.LotListView.as_view(), name="request-lots"),
     path("requests/<int:pk>/lots/<int:number>/", lots.LotDetailView.as_view(), name="request-lot"),
+    path("requests/<int:pk>/pilots/", pilots.RequestPilotsView.as_view(), name="request-pilots"),
+    path(
+        "requests/<int:pk>/pilot-scoring/",
+        pilots.PilotScoringView.as_view(),
+        name="request-pilot-scoring",
+    ),
+    path("pilots/", pilots.PilotListView.as_view(), name="pilot-list"),
+    path("pilots/<int:pk>/", pilots.PilotDetailView.as_view(), name="pilot-detail"),
+    path("pilots/<int:pk>/evidence/", pilots.PilotEvidenceView.as_view(), name="pilot-evidence"),
+    path(
+        "pilot-evidence/<int:pk>/retry/",
+        pilots.PilotEvidenceRetryView.as_view(),
+        name="pilot-evidence-retry",
+    ),
     path(
         "requests/<int:pk>/scenarios/",
         scenarios.ScenarioListView.as_view(),

@@ -27,6 +27,7 @@ urlpatterns = [
     path("", include("contracts.urls")),
     path("", include("acceptance.urls.fixtures")),
     path("", include("acceptance.urls.burnin")),
+    path("", include("acceptance.urls.pilot")),
     path("", include("incidents.urls")),
     path("", include("delivery.urls")),
     path("", include("billing.urls")),

@@ -69,6 +69,7 @@ def lot_comparison(
             revision,
             ack=context.acks.get(bid.pk, (NOT_ACKNOWLEDGED, 0)),
             history=context.histories.get(bid.provider_id),
+            verified=context.verified.get(bid.pk),
         )
         fallback = "Unnamed bid" if anonymise else bid.provider.name
         for offer in terms.offers:

@@ -132,6 +132,7 @@ def award_inputs(*, capacity_request: CapacityRequest) -> AwardInputs:
             revision,
             ack=context.acks.get(bid.pk, (NOT_ACKNOWLEDGED, 0)),
             history=context.histories.get(bid.provider_id),
+            verified=context.verified.get(bid.pk),
         )
         for offer in _offers_of(revision, terms, implicit):
             lot = lots.get(offer.lot)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from acceptance.selectors.fixtures import acknowledgements_for_bids
+from acceptance.selectors.pilot import verified_for_scoring
 from bids import request_facts
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
+from engine.evidence.pilot_figures import FABRIC_BANDWIDTH
 from engine.scoring import MODEL_VERSION, BidOffer, ProviderHistory, RequestProfile, Weights
 from evaluation.history import history_as_of, history_fingerprint, provider_histories
 from questionnaire.selectors import target_clock_minutes
@@ -70,9 +72,15 @@ def bid_offer(
     *,
     ack: Ack = (NOT_ACKNOWLEDGED, 0),
     history: ProviderHistory | None = None,
+    verified: Mapping[str, float] | None = None,
 ) -> BidOffer:
+    """`verified`: the figures a pilot verified, where the buyer scores on them; they replace
+    the claims they measure (today the NICs' link rate, by the slowest fabric probe)."""
     answers = scoring_answers(revision.questionnaire)
     mtbf = revision.declared_node_mtbf_hours
+    nic_rate = revision.nic_rate_gbps
+    if verified and (fabric := verified.get(FABRIC_BANDWIDTH)) is not None:
+        nic_rate = max(1, round(fabric))
     return BidOffer(
         label=bid_label(revision),
         price_per_gpu_hour=revision.price_per_gpu_hour or Decimal("0"),
@@ -87,7 +95,7 @@ def bid_offer(
         nvlink_domain_size=revision.nvlink_domain_size,
         fabric=revision.fabric,
         nics_per_node=revision.nics_per_node,
-        nic_rate_gbps=revision.nic_rate_gbps,
+        nic_rate_gbps=nic_rate,
         rail_optimised=revision.rail_optimised,
         oversubscription_ratio=float(revision.oversubscription_ratio),
         leaf_switches=revision.leaf_switches,
@@ -124,19 +132,24 @@ class ScoringContext:
     """What scoring reads besides the revisions: target clocks, acknowledgements, and each
     provider's track record (by provider id). `agreed` is the handoff terms the target clocks
     come from, kept for the comparison's fact conflicts (the targets stand for them in the
-    fingerprint)."""
+    fingerprint). `verified`: the pilots' verified figures by bid id, where the buyer scores
+    on them (empty otherwise)."""
 
     targets: Targets | None
     acks: dict[int, Ack]
     histories: dict[int, ProviderHistory]
     agreed: dict[str, Any] | None
+    verified: dict[int, dict[str, float]] = field(default_factory=dict)
 
     def fingerprint(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "targets": self.targets,
             "acks": {str(k): list(v) for k, v in sorted(self.acks.items())},
             "histories": history_fingerprint(self.histories),
         }
+        if self.verified:  # absent while claims are scored: those runs keep their fingerprint
+            out["verified"] = {str(k): v for k, v in sorted(self.verified.items())}
+        return out
 
 
 def scoring_context(
@@ -151,6 +164,7 @@ def scoring_context(
             provider_ids=[provider for _, provider in bids], as_of=history_as_of(capacity_request)
         ),
         terms.values if terms is not None else None,
+        verified_for_scoring(capacity_request=capacity_request),
     )
 
 
@@ -166,6 +180,7 @@ def scoring_inputs(
             r,
             ack=context.acks.get(r.bid_id, (NOT_ACKNOWLEDGED, 0)),
             history=context.histories.get(r.bid.provider_id),
+            verified=context.verified.get(r.bid_id),
         )
         for r in revisions
     ]

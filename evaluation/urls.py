@@ -20,6 +20,16 @@ urlpatterns = [
     path("requests/<int:pk>/compare/export.xlsx", views.compare_xlsx, name="request-compare-xlsx"),
     path("requests/<int:pk>/compare/team/", views.team_view_save, name="request-team-view"),
     path("requests/<int:pk>/weights/", views.request_weights, name="request-weights"),
+    path(
+        "requests/<int:pk>/compare/pilots/<int:bid_pk>/invite/",
+        views.pilot_invite_view,
+        name="request-pilot-invite",
+    ),
+    path(
+        "requests/<int:pk>/compare/pilot-scoring/",
+        views.pilot_scoring,
+        name="request-pilot-scoring",
+    ),
     path("requests/<int:pk>/scenarios/", views_scenarios.scenarios, name="request-scenarios"),
     path(
         "requests/<int:pk>/scenarios/export.xlsx",

@@ -1,4 +1,5 @@
-"""The buyer's comparison page, its scoring status, weights, re-scoring and exports."""
+"""The buyer's comparison page, its scoring status, weights, re-scoring and exports, and the
+pilot moves made from it (the invitation, scoring on verified figures)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from acceptance.services.pilot import pilot_invite, pilot_scoring_set
 from bids import selectors
-from bids.models import CapacityRequest
+from bids.models import Bid, CapacityRequest
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from engine.scoring import CRITERIA
 from evaluation import comparison, exports, rounds
 from evaluation.lots import lot_comparison
+from evaluation.pilots import PilotInviteForm, pilot_section
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
 from evaluation.team.services import evaluator_view_save
@@ -36,6 +39,13 @@ class WeightsForm(forms.Form):
             )
 
 
+class PilotScoringForm(forms.Form):
+    use_verified = forms.BooleanField(
+        label="Score on the pilots' verified figures where a pilot verified them",
+        required=False,
+    )
+
+
 def _buyer_request(request: HttpRequest, pk: int) -> CapacityRequest:
     return selectors.request_get_for_buyer(org=active_org(request), pk=pk)
 
@@ -54,8 +64,23 @@ def _compare_page(
     view: comparison.Comparison,
     team: dict[str, object] | None = None,
     status: int = 200,
+    pilot_form: PilotInviteForm | None = None,
+    pilot_bid: int | None = None,
 ) -> HttpResponse:
     req = view.request
+    sealed = view.state == comparison.SEALED
+    pilots = (
+        None
+        if sealed
+        else pilot_section(
+            capacity_request=req,
+            user=request.user,
+            names={col.bid_id: col.name for col in view.columns},
+            anonymise=view.anonymised,
+            bound=pilot_form,
+            bound_bid=pilot_bid,
+        )
+    )
     lots = (
         []
         if view.state == comparison.SEALED
@@ -75,6 +100,10 @@ def _compare_page(
             "weights_form": _weights_form(req),
             "labels_query": "?labels=anonymous" if view.anonymised else "",
             "rounds": rounds.round_comparison(capacity_request=req, anonymise=view.anonymised),
+            "pilots": pilots,
+            "pilot_scoring_form": PilotScoringForm(
+                initial={"use_verified": pilots.use_verified if pilots else False}
+            ),
             **(team if team is not None else team_context(request, view)),
         },
         status=status,
@@ -185,3 +214,62 @@ def compare_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 def compare_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
     return _export(request, pk, "xlsx")
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def pilot_invite_view(request: HttpRequest, pk: int, bid_pk: int) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    if req.bids_hidden_from_buyer:
+        raise Http404
+    try:
+        bid = Bid.objects.select_related("request", "provider").get(pk=bid_pk, request=req)
+    except Bid.DoesNotExist:
+        raise Http404 from None
+    form = PilotInviteForm.for_bid(bid, request.POST)
+    if form.is_valid():
+        try:
+            pilot_invite(
+                bid=bid,
+                user=user_of(request),
+                starts_on=form.cleaned_data["starts_on"],
+                ends_on=form.cleaned_data["ends_on"],
+                instructions=form.cleaned_data["instructions"],
+            )
+        except ValidationError as exc:
+            if not hasattr(exc, "error_dict"):
+                flash_errors(request, exc)
+                return redirect(reverse("evaluation:request-compare", args=[pk]) + "#pilots")
+            errors_into_form(form, exc)
+        else:
+            messages.success(
+                request, f"{bid.provider.name} is invited to a pilot; it has been told."
+            )
+            return redirect(reverse("evaluation:request-compare", args=[pk]) + "#pilots")
+    messages.error(request, "Check the pilot invitation's fields marked below.")
+    view = comparison.comparison_for_buyer(
+        capacity_request=req, anonymise=_anonymise(request), with_html=True
+    )
+    return _compare_page(request, view, status=400, pilot_form=form, pilot_bid=bid.pk)
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def pilot_scoring(request: HttpRequest, pk: int) -> HttpResponse:
+    req = _buyer_request(request, pk)
+    form = PilotScoringForm(request.POST)
+    form.is_valid()
+    use_verified = bool(form.cleaned_data.get("use_verified"))
+    try:
+        pilot_scoring_set(capacity_request=req, user=user_of(request), use_verified=use_verified)
+    except ValidationError as exc:
+        flash_errors(request, exc)
+    else:
+        messages.success(
+            request,
+            "Scoring now uses the pilots' verified figures where they exist; the bids are "
+            "being re-scored."
+            if use_verified
+            else "Scoring now uses the bids' claims; the bids are being re-scored.",
+        )
+    return redirect(reverse("evaluation:request-compare", args=[pk]) + "#pilots")

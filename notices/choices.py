@@ -20,6 +20,8 @@ class Event(models.TextChoices):
     AWARD = "award", "Your bid won"
     LOSS = "loss", "Your bid lost, with a debrief"
     ACCEPTANCE_REQUESTED = "acceptance_requested", "Burn-in verdict awaits your decision"
+    PILOT_INVITED = "pilot_invited", "Invitation to a pilot before the award"
+    PILOT_CHECKED = "pilot_checked", "Pilot evidence checked"
     # Wired with the acceptance-override approval.
     OVERRIDE_APPROVAL = "override_approval", "Acceptance override awaits approval"
     # Wired with approval by policy (bids.approval_notices): the approvers, then the asker.
@@ -53,6 +55,8 @@ AUDIENCE = {
     Event.AWARD: "providers",
     Event.LOSS: "providers",
     Event.ACCEPTANCE_REQUESTED: "buyers",
+    Event.PILOT_INVITED: "providers",
+    Event.PILOT_CHECKED: "both parties",
     Event.OVERRIDE_APPROVAL: "buyers",
     Event.APPROVAL: "buyers",
     Event.ACCEPTANCE_DECIDED: "providers",

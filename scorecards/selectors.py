@@ -138,9 +138,11 @@ def scorecard_for(
     lines = {r.pk: ReservationLine(reservation=r) for r in reservations}
     ids = list(lines)
     first_run: dict[int, int] = {}
-    for run in BurnInRun.objects.filter(reservation_id__in=ids).order_by("created_at", "pk"):
-        lines[run.reservation_id].runs += 1
-        first_run.setdefault(run.reservation_id, run.pk)
+    runs = BurnInRun.objects.filter(reservation_id__in=ids).order_by("created_at", "pk")
+    for run_id, reservation_id in runs.values_list("pk", "reservation_id"):
+        assert reservation_id is not None  # filtered on it
+        lines[reservation_id].runs += 1
+        first_run.setdefault(reservation_id, run_id)
     for r in reservations:
         decision = getattr(r, "decision", None)
         if decision is not None and r.status != ReservationStatus.PENDING:

@@ -22,9 +22,11 @@ from acceptance.models.fixtures import (
     FrozenFixtureVersionError,
 )
 from acceptance.models.override import OverrideOutcome, OverrideRequest
+from acceptance.models.pilot import PILOT_MAX_DAYS, Pilot, PilotScoring
 from acceptance.models.reference import FixtureReference, ReferenceSource
 
 __all__ = [
+    "PILOT_MAX_DAYS",
     "Acceptance",
     "AckStatus",
     "Acknowledgement",
@@ -43,6 +45,8 @@ __all__ = [
     "FrozenFixtureVersionError",
     "OverrideOutcome",
     "OverrideRequest",
+    "Pilot",
+    "PilotScoring",
     "ReferenceSource",
     "Reservation",
     "ReservationStatus",

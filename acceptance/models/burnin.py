@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from acceptance.models.fixtures import FixtureVersion
+from acceptance.models.pilot import Pilot
 from bids.models import Bid, BidRevision, CapacityRequest
 from core.uploads import StoredUpload
 
@@ -78,9 +79,16 @@ class ChecksState(models.TextChoices):
 
 class BurnInRun(models.Model):
     """One burn-in attempt. `evidence_version` moves whenever its evidence changes; check rows
-    computed for an older version are stale and never shown as the current verdict."""
+    computed for an older version are stale and never shown as the current verdict.
 
-    reservation = models.ForeignKey(Reservation, on_delete=models.CASCADE, related_name="runs")
+    A run belongs to a reservation (after the award) or to a pilot (before it), never both."""
+
+    reservation = models.ForeignKey(
+        Reservation, on_delete=models.CASCADE, null=True, blank=True, related_name="runs"
+    )
+    pilot = models.OneToOneField(
+        Pilot, on_delete=models.CASCADE, null=True, blank=True, related_name="run"
+    )
     label = models.CharField(max_length=120)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
@@ -103,9 +111,31 @@ class BurnInRun(models.Model):
 
     class Meta:
         ordering = ["reservation", "created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(reservation__isnull=False, pilot__isnull=True)
+                | models.Q(reservation__isnull=True, pilot__isnull=False),
+                name="burninrun_reservation_or_pilot",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.label
+
+    @property
+    def burnin_reservation(self) -> Reservation:
+        """The reservation of a burn-in run. The burn-in pages and services only ever load
+        runs through a reservation (their selectors filter on its parties), never a pilot's."""
+        if self.reservation is None:
+            raise Reservation.DoesNotExist(f"Run #{self.pk} is a pilot's run, not a burn-in run.")
+        return self.reservation
+
+    @property
+    def fixture_version(self) -> FixtureVersion:
+        """The fixture version the run's evidence is checked against."""
+        owner = self.reservation if self.reservation is not None else self.pilot
+        assert owner is not None  # the constraint: one of the two is set
+        return owner.fixture_version
 
     @property
     def checks_current(self) -> bool:

@@ -219,7 +219,7 @@ def chart_files(*, run: BurnInRun) -> list[dict[str, Any]]:
 
 
 def run_charts(*, run: BurnInRun) -> dict[str, Any]:
-    return burnin_report.charts(chart_files(run=run), run.reservation.fixture_version.spec)
+    return burnin_report.charts(chart_files(run=run), run.burnin_reservation.fixture_version.spec)
 
 
 def run_status(*, run: BurnInRun, evidence: Iterable[Evidence] | None = None) -> dict[str, Any]:

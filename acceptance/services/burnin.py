@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from acceptance.audit import record_on_reservation
+from acceptance.audit import record_on_pilot, record_on_reservation
 from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import (
     BurnInRun,
@@ -29,10 +29,13 @@ from acceptance.models import (
     Evidence,
     EvidenceState,
     FindingExplanation,
+    Pilot,
     Reservation,
 )
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
+from acceptance.pilot_lifecycle import PilotCase, pilot_move
+from acceptance.services.pilot import pilot_clear_figures, pilot_store_figures
 from core.errors import Conflict
 from core.queueing import send_task
 from core.recent import Recent
@@ -83,17 +86,36 @@ def _require_move(reservation: Reservation, name: str, user: User) -> None:
     reservation_move(case_for(reservation), name, user=user)
 
 
+def _require_run_open(run: BurnInRun, user: User, *, move: str | None) -> None:
+    """A burn-in run asks its reservation's table for `move` (None: only that the reservation
+    is pending); a pilot's run asks the pilot's table for its one evidence move."""
+    if run.pilot_id is not None:
+        pilot = Pilot.objects.select_related("bid__request").get(pk=run.pilot_id)
+        pilot_move(PilotCase(pilot.bid, pilot), "evidence", user=user)
+    elif move is None:
+        _require_pending(run.burnin_reservation)
+    else:
+        _require_move(run.burnin_reservation, move, user)
+
+
 @transaction.atomic
 def run_create(*, reservation: Reservation, user: User, label: str = "") -> BurnInRun:
     _require_move(reservation, "start_run", user)
     label = label.strip() or f"Burn-in run {reservation.runs.count() + 1}"
     run = BurnInRun.objects.create(reservation=reservation, label=label[:120], created_by=user)
-    _record(run, "burnin.run_create", user, {"run": run.pk, "label": run.label})
+    _record(run, "run_create", user, {"run": run.pk, "label": run.label})
     return run
 
 
-def _record(run: BurnInRun, action: str, user: User, after: dict[str, Any]) -> None:
-    record_on_reservation(reservation=run.reservation, action=action, user=user, after=after)
+def _record(run: BurnInRun, verb: str, user: User, after: dict[str, Any]) -> None:
+    """On the trail of the run's reservation ("burnin.<verb>") or pilot ("pilot.<verb>")."""
+    if run.pilot_id is not None:
+        pilot = Pilot.objects.select_related("bid__request").get(pk=run.pilot_id)
+        record_on_pilot(pilot=pilot, action=f"pilot.{verb}", user=user, after=after)
+    else:
+        record_on_reservation(
+            reservation=run.burnin_reservation, action=f"burnin.{verb}", user=user, after=after
+        )
 
 
 def _file(evidence: Evidence) -> dict[str, Any]:
@@ -145,7 +167,7 @@ def evidence_upload(
 ) -> EvidenceUpload:
     """Store the bytes and their SHA-256, then queue parsing. A file already in the run for the
     same node label is not stored again: the existing evidence comes back, `duplicate=True`."""
-    _require_move(run.reservation, "evidence", user)
+    _require_run_open(run, user, move="evidence")
     check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES)
     if kind and kind not in KINDS:
         raise ValidationError({"kind": [f"Choose one of: {', '.join(KINDS)}."]})
@@ -157,7 +179,7 @@ def evidence_upload(
             existing.withdrawn_at, existing.withdrawn_by = None, None
             existing.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
             evidence_changed(run)
-            _record(run, "burnin.evidence_restore", user, _file(existing))
+            _record(run, "evidence_restore", user, _file(existing))
         return EvidenceUpload(existing, duplicate=True)
     evidence = Evidence(
         run=run, node=node, kind=kind or "", kind_given=bool(kind), uploaded_by=user
@@ -171,7 +193,7 @@ def evidence_upload(
         return EvidenceUpload(Evidence.objects.get(run=run, sha256=sha, node=node), duplicate=True)
     _queue_parse(evidence)
     evidence_changed(run)
-    _record(run, "burnin.evidence_upload", user, _file(evidence))
+    _record(run, "evidence_upload", user, _file(evidence))
     return EvidenceUpload(evidence, duplicate=False)
 
 
@@ -294,7 +316,7 @@ def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
 
 @transaction.atomic
 def evidence_retry(*, evidence: Evidence, user: User) -> Evidence:
-    _require_pending(evidence.run.reservation)
+    _require_run_open(evidence.run, user, move=None)
     if evidence.withdrawn_at is not None:
         raise Conflict(
             f"{evidence.original_name} was withdrawn from the checks; upload it again to use it."
@@ -304,27 +326,27 @@ def evidence_retry(*, evidence: Evidence, user: User) -> Evidence:
     evidence.save(update_fields=["state", "error", "error_line", "state_changed_at"])
     _queue_parse(evidence)
     evidence_changed(evidence.run)
-    _record(evidence.run, "burnin.evidence_retry", user, _file(evidence))
+    _record(evidence.run, "evidence_retry", user, _file(evidence))
     return evidence
 
 
 @transaction.atomic
 def evidence_withdraw(*, evidence: Evidence, user: User) -> Evidence:
     """Take a file out of the checks (a wrong or superseded upload); it stays listed and stored."""
-    _require_move(evidence.run.reservation, "evidence", user)
+    _require_run_open(evidence.run, user, move="evidence")
     if evidence.withdrawn_at is None:
         evidence.withdrawn_at, evidence.withdrawn_by = timezone.now(), user
         evidence.save(update_fields=["withdrawn_at", "withdrawn_by", "state_changed_at"])
         evidence_changed(evidence.run)
-        _record(evidence.run, "burnin.evidence_withdraw", user, _file(evidence))
+        _record(evidence.run, "evidence_withdraw", user, _file(evidence))
     return evidence
 
 
 @transaction.atomic
 def run_request_recheck(*, run: BurnInRun, user: User) -> BurnInRun:
-    _require_pending(run.reservation)
+    _require_run_open(run, user, move=None)
     evidence_changed(run)
-    _record(run, "burnin.recheck", user, {"run": run.pk, "label": run.label})
+    _record(run, "recheck", user, {"run": run.pk, "label": run.label})
     return run
 
 
@@ -356,13 +378,15 @@ def _check_rows(run: BurnInRun, version: int, results: list[Any]) -> list[Check]
 
 
 def run_recheck(*, run_id: int) -> BurnInRun:
-    """Evaluate the run's current evidence against the reservation's fixture version."""
+    """Evaluate the run's current evidence against its reservation's or pilot's fixture version."""
     # Started: a change from now on queues its own re-check (cleared before reading, so a
     # change made while this one parses is never lost).
     BurnInRun.objects.filter(pk=run_id).update(
         recheck_queued_at=None, checks_started_at=timezone.now()
     )
-    run = BurnInRun.objects.select_related("reservation__fixture_version").get(pk=run_id)
+    run = BurnInRun.objects.select_related(
+        "reservation__fixture_version", "pilot__fixture_version"
+    ).get(pk=run_id)
     if run.checks_state == ChecksState.DONE and run.checked_version == run.evidence_version:
         return run  # already current: a duplicate delivery, nothing to parse
     version = run.evidence_version
@@ -370,9 +394,10 @@ def run_recheck(*, run_id: int) -> BurnInRun:
     evidence = list(run.evidence.filter(withdrawn_at__isnull=True).defer("parsed"))
     waiting = not evidence or any(e.in_progress for e in evidence)
     results: list[Any] = []
+    items: list[EvidenceItem] = []
     if not waiting:
         items = [evidence_item(e) for e in evidence]
-        results = run_checks(run.reservation.fixture_version.spec, items, run_explanations(run))
+        results = run_checks(run.fixture_version.spec, items, run_explanations(run))
     with transaction.atomic():
         run = BurnInRun.objects.select_for_update().get(pk=run_id)
         if run.evidence_version != version:
@@ -384,6 +409,8 @@ def run_recheck(*, run_id: int) -> BurnInRun:
             run.checks_state = ChecksState.WAITING
             run.gate_passed, run.gate_summary = None, ""
             run.save(update_fields=["checks_state", "gate_passed", "gate_summary"])
+            if run.pilot_id is not None and not evidence:
+                pilot_clear_figures(run=run)  # every file withdrawn: nothing is verified
             return run
         verdict = gate(results)
         run.checks.all().delete()
@@ -395,7 +422,10 @@ def run_recheck(*, run_id: int) -> BurnInRun:
         run.gate_passed = verdict.passed
         run.gate_summary = verdict.summary
         run.save()
-        acceptance_requested_notify(run=run)
+        if run.pilot_id is not None:
+            pilot_store_figures(run=run, items=items)
+        else:
+            acceptance_requested_notify(run=run)
     return run
 
 

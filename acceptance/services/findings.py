@@ -24,8 +24,8 @@ REASON_ASK = "Say why this finding does not block the gate"
 def finding_explain(*, run: BurnInRun, user: User, key: str, reason: str) -> FindingExplanation:
     """Record the buyer's reason for a finding of the run's current checks; re-check the run."""
     run = BurnInRun.objects.select_for_update().select_related("reservation").get(pk=run.pk)
-    _require_pending(run.reservation)
-    reservation_move(case_for(run.reservation, run), "explain_finding", user=user)
+    _require_pending(run.burnin_reservation)
+    reservation_move(case_for(run.burnin_reservation, run), "explain_finding", user=user)
     version = run.checked_version if run.checks_current else None
     row = (
         Check.objects.filter(run=run, version=version, finding_key=key).first()
@@ -52,7 +52,7 @@ def finding_explain(*, run: BurnInRun, user: User, key: str, reason: str) -> Fin
     )
     files = Evidence.objects.filter(pk__in=row.finding_evidence).order_by("pk")
     record_on_reservation(
-        reservation=run.reservation,
+        reservation=run.burnin_reservation,
         action="reservation.finding_explain",
         user=user,
         after={

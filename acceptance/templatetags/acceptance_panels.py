@@ -1,5 +1,5 @@
 """Panels other pages include: fixture and terms on a request, acknowledgement on a bid, and
-the incident owners providers named when acknowledging (on the terms page)."""
+the incident owners providers named when acknowledging (on the terms page), and a bid's pilot."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 
+from acceptance.models import Pilot
 from acceptance.selectors import fixtures as selectors
 from bids import selectors as bid_selectors
 from bids.lifecycle import REQUEST, request_actor
@@ -57,3 +58,10 @@ def bid_ack_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
 @register.inclusion_tag("acceptance/_provider_owners.html")
 def provider_owners(req: CapacityRequest, terms: Any, org: Organization | None) -> dict[str, Any]:
     return {"terms": terms, "owners": selectors.provider_owners(capacity_request=req, org=org)}
+
+
+@register.inclusion_tag("acceptance/pilot/_bid_pilot_panel_body.html")
+def bid_pilot_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
+    """The bid's pilot, for its provider and its buyer (the bid page has checked who reads)."""
+    pilot = Pilot.objects.filter(bid=bid).first() if org is not None else None
+    return {"pilot": pilot}

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -23,7 +24,7 @@ from acceptance.forms.burnin import (
     RunCreateForm,
 )
 from acceptance.lifecycle import case_for, reservation_decisions
-from acceptance.models import BurnInRun, Reservation
+from acceptance.models import BurnInRun, Evidence, Reservation
 from acceptance.selectors import burnin as sel
 from acceptance.selectors.findings import explanation_list, run_findings
 from acceptance.selectors.override import blocking_checks, override_history
@@ -32,6 +33,13 @@ from acceptance.services import decision as decision_services
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
+
+#: The views a run's evidence table links to (`_evidence_table.html`, `_checks.html`).
+EVIDENCE_URLS = {
+    "download": "burnin:evidence-download",
+    "retry": "burnin:evidence-retry",
+    "withdraw": "burnin:evidence-withdraw",
+}
 
 
 def _org_ids(request: HttpRequest) -> list[int]:
@@ -121,7 +129,7 @@ def reservation_baseline(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse:
-    reservation = run.reservation
+    reservation = run.burnin_reservation
     evidence = list(sel.evidence_list(run=run))
     case = case_for(reservation, run)
     blocking = blocking_checks(run=run)
@@ -143,6 +151,8 @@ def run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse
         "override_form": forms.get("override_form") or OverrideRequestForm(blocking=blocking),
         "decision": getattr(reservation, "decision", None),
         "max_bytes": settings.EVIDENCE_MAX_BYTES,
+        "evidence_urls": EVIDENCE_URLS,
+        "can_change": reservation.is_pending,
     }
     return render(request, "acceptance/burnin/run_detail.html", context)
 
@@ -218,21 +228,21 @@ def run_recheck(request: HttpRequest, pk: int) -> HttpResponse:
 def run_accept(request: HttpRequest, pk: int) -> HttpResponse:
     """Accept on this run's passing gate (a failing one goes through `override.run_override`)."""
     run = sel.run_get(org_ids=_org_ids(request), pk=pk)
-    _buyer_only(request, run.reservation)
+    _buyer_only(request, run.burnin_reservation)
     try:
         decision_services.reservation_accept(
-            reservation=run.reservation, run=run, user=user_of(request)
+            reservation=run.burnin_reservation, run=run, user=user_of(request)
         )
     except ValidationError as exc:
         flash_errors(request, exc)
         return redirect("burnin:run-detail", pk=run.pk)
-    reservation = Reservation.objects.get(pk=run.reservation_id)
+    reservation = Reservation.objects.get(pk=run.burnin_reservation.pk)
     messages.success(
         request,
         f"Accepted. The reservation clock starts {reservation.clock_starts_at:%-d %b %Y %H:%M %Z}"
         "; this run is the hand-over baseline.",
     )
-    return redirect("burnin:reservation-detail", pk=run.reservation_id)
+    return redirect("burnin:reservation-detail", pk=run.burnin_reservation.pk)
 
 
 # Lines shown either side of the one a check points at (the whole file stays downloadable).
@@ -247,6 +257,19 @@ def evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
     if active_org(request) is None:
         raise Http404
     evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
+    return evidence_file(
+        request,
+        evidence,
+        back_url=reverse("burnin:run-detail", args=[evidence.run_id]),
+        download_url=reverse("burnin:evidence-download", args=[evidence.pk]),
+    )
+
+
+def evidence_file(
+    request: HttpRequest, evidence: Evidence, *, back_url: str, download_url: str
+) -> HttpResponseBase:
+    """The stored file as uploaded; with ?line=N, the lines around N as a page to read (the
+    caller has checked the user may read it)."""
     line = request.GET.get("line", "")
     if line.isdigit() and int(line) > 0:
         with evidence.file.open("rb") as handle:
@@ -261,6 +284,8 @@ def evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
                 "evidence": evidence,
                 "target": target,
                 "lines": [(first + i, t.rstrip("\r")) for i, t in enumerate(window)],
+                "back_url": back_url,
+                "download_url": download_url,
             },
         )
     return FileResponse(

@@ -22,7 +22,7 @@ from orgs.choices import OrgKind
 @require_POST
 def run_explain_finding(request: HttpRequest, pk: int) -> HttpResponse:
     run = sel.run_get(org_ids=_org_ids(request), pk=pk)
-    _buyer_only(request, run.reservation)
+    _buyer_only(request, run.burnin_reservation)
     form = ExplainFindingForm(request.POST)
     if form.is_valid():
         try:

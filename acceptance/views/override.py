@@ -25,12 +25,12 @@ from orgs.choices import OrgKind
 @require_POST
 def run_override(request: HttpRequest, pk: int) -> HttpResponse:
     run = sel.run_get(org_ids=_org_ids(request), pk=pk)
-    _buyer_only(request, run.reservation)
+    _buyer_only(request, run.burnin_reservation)
     form = OverrideRequestForm(request.POST, blocking=blocking_checks(run=run))
     if form.is_valid():
         try:
             services.override_request(
-                reservation=run.reservation,
+                reservation=run.burnin_reservation,
                 run=run,
                 user=user_of(request),
                 reason=form.cleaned_data["reason"],
@@ -47,7 +47,7 @@ def run_override(request: HttpRequest, pk: int) -> HttpResponse:
                 "Override requested. A buyer-side approver other than you must approve it "
                 "before the reservation is accepted.",
             )
-            return redirect("burnin:reservation-detail", pk=run.reservation_id)
+            return redirect("burnin:reservation-detail", pk=run.burnin_reservation.pk)
     return run_page(request, run, override_form=form)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.serializers.pilots import PilotSectionSerializer
 from evaluation.comparison import Comparison
 from evaluation.models import ScoringRun
 from evaluation.rounds import RoundComparison
@@ -105,6 +106,11 @@ class ComparisonSerializer(serializers.Serializer):
         help_text="Round 1 and the best-and-final round side by side, per bid; null without a "
         "final round or while it is sealed.",
     )
+    pilots = PilotSectionSerializer(
+        required=False,
+        help_text="Shortlisted bids' claimed figures beside those their pilots verified, and "
+        "whether scoring uses the verified ones; absent while sealed.",
+    )
 
 
 def comparison_data(view: Comparison) -> dict[str, Any]:
@@ -157,7 +163,9 @@ def comparison_data(view: Comparison) -> dict[str, Any]:
     }
 
 
-def comparison_payload(view: Comparison, rounds: RoundComparison | None) -> dict[str, Any]:
+def comparison_payload(
+    view: Comparison, rounds: RoundComparison | None, pilots: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """What ComparisonSerializer prints, built directly. The matrix's cells, rows and columns
     are already JSON types; running them through the nested serializers field by field (some
     18,000 to_representation calls for 20 bids) was half of the endpoint's time. The
@@ -167,6 +175,8 @@ def comparison_payload(view: Comparison, rounds: RoundComparison | None) -> dict
         column["total"] = float(column["total"])
     rows = rounds_data(rounds, anonymised=view.anonymised)
     data["rounds"] = None if rows is None else RoundRowSerializer(rows, many=True).data
+    if pilots is not None:
+        data["pilots"] = pilots
     return data
 
 

@@ -34,7 +34,9 @@ class EvidenceSerializer(serializers.ModelSerializer[Evidence]):
         ]
 
     def get_download_url(self, obj: Evidence) -> str:
-        return reverse("burnin:evidence-download", args=[obj.pk])
+        # A pilot's files download from the pilot's routes (the view says so in the context).
+        view = self.context.get("download_view", "burnin:evidence-download")
+        return reverse(view, args=[obj.pk])
 
     def get_withdrawn(self, obj: Evidence) -> bool:
         return obj.withdrawn_at is not None
@@ -64,8 +66,10 @@ class CheckSerializer(serializers.ModelSerializer[Check]):
         ]
 
 
-def upload_result(evidence: Evidence, *, duplicate: bool) -> dict[str, Any]:
-    body = dict(EvidenceSerializer(evidence).data)
+def upload_result(
+    evidence: Evidence, *, duplicate: bool, download_view: str = "burnin:evidence-download"
+) -> dict[str, Any]:
+    body = dict(EvidenceSerializer(evidence, context={"download_view": download_view}).data)
     body["duplicate"] = duplicate
     if duplicate:
         body["message"] = f"already uploaded as {evidence.original_name} (evidence {evidence.pk})"

@@ -25,6 +25,7 @@ from bids.models import Bid, BidRevision
 from evaluation import comparison, rounds
 from evaluation.debrief import award_with_debrief
 from evaluation.models import ScoringRun
+from evaluation.pilots import pilot_section, section_json
 from evaluation.rounds import RoundComparison
 
 
@@ -76,10 +77,24 @@ class ComparisonView(APIView):
         anonymise = request.query_params.get("labels") == "anonymous"
         view = comparison.comparison_for_buyer(capacity_request=req, anonymise=anonymise)
         final = rounds.round_comparison(capacity_request=req, anonymise=view.anonymised)
-        tag = conditional.etag(request, buyer_org(request), *comparison_inputs(view, final))
+        pilots = _pilots(request, view)
+        tag = conditional.etag(request, buyer_org(request), *comparison_inputs(view, final), pilots)
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged
-        return conditional.tagged(Response(comparison_payload(view, final)), tag)
+        return conditional.tagged(Response(comparison_payload(view, final, pilots)), tag)
+
+
+def _pilots(request: Request, view: comparison.Comparison) -> dict[str, Any] | None:
+    """The pilot section, read afresh (a pilot's figures change without a new scoring run)."""
+    if view.state == comparison.SEALED:
+        return None
+    section = pilot_section(
+        capacity_request=view.request,
+        user=api_user(request),
+        names={col.bid_id: col.name for col in view.columns},
+        anonymise=view.anonymised,
+    )
+    return section_json(section, anonymise=view.anonymised)
 
 
 def comparison_inputs(view: comparison.Comparison, final: RoundComparison | None) -> tuple:

@@ -35,29 +35,38 @@ def _coded_checks(run: BurnInRun) -> list[Check]:
 
 
 class RunEvidenceView(generics.GenericAPIView[Evidence]):
+    """A burn-in run's evidence; `PilotEvidenceView` serves a pilot's run the same way."""
+
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = EvidenceSerializer
     filterset_class = EvidenceFilter
     ordering_fields = EVIDENCE_ORDERING
+    download_view = "burnin:evidence-download"
 
-    def _run(self, request: Request, run_id: int) -> Any:
-        return sel.run_get(org_ids=[org_of_kind(request).pk], pk=run_id)
+    def _run(self, request: Request) -> BurnInRun:
+        return sel.run_get(org_ids=[org_of_kind(request).pk], pk=self.kwargs["run_id"])
 
     def get_queryset(self) -> QuerySet[Evidence]:
         if getattr(self, "swagger_fake_view", False):
             return Evidence.objects.none()
-        return sel.evidence_list(run=self._run(self.request, self.kwargs["run_id"]))
+        return sel.evidence_list(run=self._run(self.request))
 
-    def get(self, request: Request, run_id: int) -> Response:
-        run = self._run(request, run_id)
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        run = self._run(request)
         page = self.paginate_queryset(self.filter_queryset(sel.evidence_list(run=run)))
         assert self.paginator is not None and page is not None  # the API always paginates
         current = run.checks_current
         # The list envelope every list has, with the run's verdict beside the page of files.
-        body = self.paginator.get_paginated_response(EvidenceSerializer(page, many=True).data)
+        files = EvidenceSerializer(page, many=True, context={"download_view": self.download_view})
+        body = self.paginator.get_paginated_response(files.data)
         body.data.update(
             {
-                "run": {"id": run.pk, "label": run.label, "reservation": run.reservation_id},
+                "run": {
+                    "id": run.pk,
+                    "label": run.label,
+                    "reservation": run.reservation_id,
+                    "pilot": run.pilot_id,
+                },
                 "checks_state": run.checks_state,
                 "checks_current": current,
                 "checks_error": run.checks_error or None,
@@ -70,8 +79,8 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
         return body
 
     @idempotent
-    def post(self, request: Request, run_id: int) -> Response:
-        run = self._run(request, run_id)
+    def post(self, request: Request, **kwargs: Any) -> Response:
+        run = self._run(request)
         files = request.FILES.getlist("file")
         if not files:
             return Response(
@@ -95,7 +104,13 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
                     raise  # `node` or `kind` is wrong for every file: the 400 names that field
                 results.append({"name": upload.name, "error": " ".join(exc.messages)})
                 continue
-            results.append(upload_result(outcome.evidence, duplicate=outcome.duplicate))
+            results.append(
+                upload_result(
+                    outcome.evidence,
+                    duplicate=outcome.duplicate,
+                    download_view=self.download_view,
+                )
+            )
         stored = [r for r in results if "id" in r]  # refused files carry no id
         refused = [f"{r['name']}: {r['error']}" for r in results if "id" not in r]
         if refused:

@@ -51,7 +51,7 @@ def _host_device_worst(parsed: NvbandwidthResult) -> Worst | None:
     return min(found, key=lambda w: w.value, default=None)
 
 
-def _bw_worst(parsed: PerftestResult) -> Worst | None:
+def fabric_bandwidth_worst(parsed: PerftestResult) -> Worst | None:
     found = []
     for run in _runs(parsed, "bw"):
         row = max(run.rows, key=lambda r: r.bytes)
@@ -62,7 +62,7 @@ def _bw_worst(parsed: PerftestResult) -> Worst | None:
     return min(found, key=lambda w: w.value, default=None)
 
 
-def _lat_worst(parsed: PerftestResult) -> Worst | None:
+def fabric_latency_worst(parsed: PerftestResult) -> Worst | None:
     found = []
     for run in _runs(parsed, "lat"):
         row = min(run.rows, key=lambda r: r.bytes)
@@ -107,7 +107,7 @@ PROBES = (
         "fabric_gbps_min",
         True,
         link_rate,
-        lambda p: _bw_worst(p) if isinstance(p, PerftestResult) else None,
+        lambda p: fabric_bandwidth_worst(p) if isinstance(p, PerftestResult) else None,
         "no one-way bandwidth run (ib_write_bw, ib_read_bw, ib_send_bw) in the file",
     ),
     Probe(
@@ -117,7 +117,7 @@ PROBES = (
         "fabric_p99_latency_us_max",
         False,
         lambda v: f"{number(v)} µs",
-        lambda p: _lat_worst(p) if isinstance(p, PerftestResult) else None,
+        lambda p: fabric_latency_worst(p) if isinstance(p, PerftestResult) else None,
         "no latency run with a 99 % percentile column (this perftest release prints none, or "
         "no ib_*_lat run was uploaded)",
     ),

@@ -1,6 +1,6 @@
 """The API's world: an open request (fixture, terms, questionnaire, two submitted bids), an
 awarded one (reservation, burn-in run, one evidence file), on demand an accepted one with an
-open incident, plus tokens for each role."""
+open incident and a closed one with a pilot, plus tokens for each role."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from django.core.files.base import ContentFile
 from rest_framework.test import APIClient
 
-from acceptance.models import BurnInRun, Evidence, Reservation
+from acceptance.models import BurnInRun, Evidence, Pilot, Reservation
 from acceptance.services import fixture_from_template
 from annexes.models import Annex, AnnexJob, AnnexKind
 from api.services import token_create
@@ -29,6 +29,7 @@ from questionnaire.demo import DEMO_KEPT_REASON, PROFILES, demo_answers
 from questionnaire.services import answers_save, question_set_attach_default
 from questionnaire.services.conflicts import conflicts_keep, unresolved_conflicts
 from tests.acceptance.burnin.helpers import award, file_upload, media_root
+from tests.acceptance.pilot.helpers import invite, shortlist_both
 from tests.conftest import clear_cache
 from tests.factories import BidFactory, CapacityRequestFactory, InvitationFactory, MembershipFactory
 from tests.incidents.helpers import accept, scenario_upload
@@ -50,11 +51,18 @@ class ApiWorld:
     annex_job: AnnexJob
     failed_run: FailedRun  # on the reservation, not analysed
     open_incident: Callable[[], Incident]
+    open_pilot: Callable[[], Pilot]
 
     @cached_property
     def incident(self) -> Incident:
         """Built on first use: an accepted reservation's analysed failed run and its incident."""
         return self.open_incident()
+
+    @cached_property
+    def pilot(self) -> Pilot:
+        """Built on first use: a closed request with both bids shortlisted, the provider's bid
+        invited to a pilot with one file uploaded (the rival's bid is not invited)."""
+        return self.open_pilot()
 
 
 @pytest.fixture(autouse=True)
@@ -132,6 +140,25 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
         run = incident_services.failed_run_analyse(failed_run_id=run.pk)
         return incident_services.incident_open(failed_run=run, user=buyer.user)
 
+    def open_pilot() -> Pilot:
+        piloted = CapacityRequestFactory(buyer=buyer.org, sealed=False, title="Piloted request")
+        InvitationFactory(request=piloted, provider=provider.org)
+        InvitationFactory(request=piloted, provider=rival_provider.org)
+        mine = BidFactory(request=piloted, provider=provider.org)
+        theirs = BidFactory(request=piloted, provider=rival_provider.org, price_per_gpu_hour="2.9")
+        bid_submit(bid=mine, user=provider.user)
+        bid_submit(bid=theirs, user=rival_provider.user)
+        made = SimpleNamespace(request=piloted, bid=mine, rival_bid=theirs)
+        shortlist_both(made, buyer)
+        pilot = invite(made.bid, buyer)
+        burnin_services.evidence_upload(
+            run=BurnInRun.objects.get(pilot=pilot),
+            user=provider.user,
+            upload=file_upload("perftest/ib_write_bw_two_hcas_mlx5_1_at_198gbits.txt"),
+            node="gpu-a01",
+        )
+        return pilot
+
     return ApiWorld(
         request=open_request,
         bid=world.bid,
@@ -144,6 +171,7 @@ def api_world(world: Any, buyer: Any, provider: Any, rival_provider: Any) -> Api
         annex_job=job,
         failed_run=failed_run,
         open_incident=open_incident,
+        open_pilot=open_pilot,
     )
 
 

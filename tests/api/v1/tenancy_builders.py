@@ -86,6 +86,31 @@ def incident(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.incident.pk}
 
 
+def pilot(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.pilot.pk}
+
+
+def pilot_request(w: ApiWorld) -> dict[str, Any]:
+    return {"id": w.pilot.bid.request_id}
+
+
+def pilot_evidence(w: ApiWorld) -> dict[str, Any]:
+    from acceptance.models import Evidence
+
+    return {"id": Evidence.objects.filter(run__pilot=w.pilot).values_list("pk", flat=True)[0]}
+
+
+def pilot_invite_body(w: ApiWorld) -> dict[str, Any]:
+    """The rival's bid, shortlisted and not yet invited: the buyer's call invites it."""
+    start = datetime.now(UTC).date() + timedelta(days=1)
+    rival = w.pilot.bid.request.bids.exclude(pk=w.pilot.bid_id).get()
+    return {
+        "bid": rival.pk,
+        "starts_on": start.isoformat(),
+        "ends_on": (start + timedelta(days=2)).isoformat(),
+    }
+
+
 def providers_notice(w: ApiWorld) -> dict[str, Any]:
     """A notice to the provider's members; the id is Nora's (the provider role's own)."""
     notify_members(

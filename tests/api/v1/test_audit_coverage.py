@@ -36,6 +36,7 @@ NO_STATE = {
     "notices_read_create": "the reader's own inbox",
     # The second party's identical file is the evidence already stored (200, nothing new).
     "runs_evidence_upload@buyer": "the same file as the provider's, already on the record",
+    "pilots_evidence_upload@buyer": "the same file as the provider's, already on the record",
 }
 
 # Writes the table only reaches as a refusal (a lifecycle or role rule), with the test that
@@ -215,6 +216,7 @@ PAGE_READS = {
     "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
     "orgs:invitations", "bids:gate-nda", "bids:supplier-profile", "bids:supplier-document",
     "suppliers:document-download", "observed:file",
+    "pilots:list", "pilots:detail", "pilots:evidence-download", "pilots:status",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -259,6 +261,10 @@ PAGE_WRITES = {
     "burnin:run-override": "reservations_override_create",
     "burnin:run-recheck": "runs_recheck_create",
     "burnin:run-upload": "runs_evidence_upload",
+    "pilots:upload": "pilots_evidence_upload",
+    "pilots:evidence-retry": "pilot_evidence_retry_create",
+    "evaluation:request-pilot-invite": "requests_pilots_create",
+    "evaluation:request-pilot-scoring": "requests_pilot_scoring_update",
     "contracts:terms-create": "requests_terms_create",
     "contracts:terms-edit": "requests_terms_partial_update",
     "delivery:maintenance-agree": "maintenance_agree_create",
@@ -311,6 +317,10 @@ PAGE_ELSEWHERE = {
     "annexes:retry": "annexes/services.py (annex.retry)",
     "bids:bid-attachment-remove": "bids/services/attachments.py (record_bid)",
     "burnin:run-explain-finding": "acceptance/services/findings.py (record_on_reservation)",
+    "pilots:evidence-withdraw": (
+        "tests/acceptance/pilot/test_pilot_services.py (pilot.evidence_withdraw)"
+    ),
+    "pilots:recheck": "tests/acceptance/pilot/test_pilot_services.py (pilot.recheck)",
     "incidents:change-apply": "tests/incidents/record/test_change_log.py (incident.",
     "incidents:change-decide": "tests/incidents/record/test_change_log.py (incident.",
     "incidents:change-propose": "tests/incidents/record/test_change_log.py (incident.",

@@ -86,6 +86,7 @@ def test_the_api_passes_every_schemathesis_check(
 ) -> None:
     settings.API_TOKEN_WRITE_RATE = "100000/min"
     assert api_world.incident.pk  # an incident to find, not only 404s on the incident routes
+    assert api_world.pilot.pk  # a pilot to read and upload to, likewise
     user = request.getfixturevalue(role).user
     secret = token_create(user=user, name="schemathesis")[1]
     run = _schemathesis(live_server.url, secret, tmp_path)

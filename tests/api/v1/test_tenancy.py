@@ -57,6 +57,10 @@ from tests.api.v1.tenancy_builders import (
     member_invitation,
     none,
     only,
+    pilot,
+    pilot_evidence,
+    pilot_invite_body,
+    pilot_request,
     providers_notice,
     question,
     reference_file,
@@ -153,6 +157,21 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_lots_partial_update": (lot, lambda w: {"nodes": 1}, only(buyer=CONFLICT)),
     "requests_lots_destroy": (lot, None, only(buyer=CONFLICT)),
     # Award scenarios are the buyer's deliberation: providers and other buyers see nothing.
+    # Pilots before the award: the buyer and the invited provider; the rival, shortlisted on
+    # the same request, sees nothing of the other's pilot. The provider uploads first; the
+    # buyer's upload of the same file is a duplicate (200).
+    "pilots_list": (none, None, ALL_ORGS),
+    "pilots_retrieve": (pilot, None, OWNER_AND_BUYER),
+    "pilots_evidence_retrieve": (pilot, None, OWNER_AND_BUYER),
+    "pilots_evidence_upload": (
+        pilot,
+        lambda w: Multipart(node="gpu-a01"),
+        only(provider=CREATED, buyer=OK),
+    ),
+    "pilot_evidence_retry_create": (pilot_evidence, None, only(provider=202, buyer=202)),
+    "requests_pilots_create": (pilot_request, pilot_invite_body, only(buyer=CREATED)),
+    "requests_pilot_scoring_retrieve": (pilot_request, None, BUYER),
+    "requests_pilot_scoring_update": (pilot_request, lambda w: {"use_verified": True}, BUYER),
     "requests_scenarios_list": (req, None, BUYER),
     "requests_scenarios_create": (req, lambda w: {"name": "Cheapest"}, only(buyer=CREATED)),
     "requests_scenarios_retrieve": (scenario, None, BUYER),
