@@ -359,7 +359,7 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
 
 
 def _purchasing_meta(req: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """The buyer's purchase order, cost centre and budget, where the request states them."""
+    """The buyer's purchasing references the snapshot holds, where the request states them."""
     return [
         (_label(CapacityRequest, name), _display(CapacityRequest, name, req[name]))
         for name in PURCHASING_FIELDS

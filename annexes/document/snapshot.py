@@ -57,8 +57,14 @@ def plain(value: Any) -> Any:
 _OMIT_WHEN_EMPTY = {"checkpoint_interval_minutes", *PURCHASING_FIELDS}
 
 
-def request_part(capacity_request: CapacityRequest) -> dict[str, Any]:
-    values = {name: plain(getattr(capacity_request, name)) for name in REQUEST_FIELDS}
+# The budget is the buyer's own: its comparison summary states it, a contract both parties sign
+# does not. The purchase order and cost centre are what the provider's invoices must quote.
+BUYER_ONLY_FIELDS = ("budget_usd",)
+
+
+def request_part(capacity_request: CapacityRequest, *, both_parties: bool) -> dict[str, Any]:
+    names = [n for n in REQUEST_FIELDS if not (both_parties and n in BUYER_ONLY_FIELDS)]
+    values = {name: plain(getattr(capacity_request, name)) for name in names}
     return {
         "id": capacity_request.pk,
         "buyer": capacity_request.buyer.name,
@@ -161,7 +167,7 @@ def contract_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "kind": KIND_CONTRACT,
-        "request": request_part(capacity_request),
+        "request": request_part(capacity_request, both_parties=True),
         "provider": reservation.bid.provider.name,
         "bid_revision": revision_part(revision),
         "fixture": None
@@ -226,7 +232,7 @@ def comparison_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "kind": KIND_COMPARISON,
-        "request": request_part(capacity_request),
+        "request": request_part(capacity_request, both_parties=False),
         "scoring_run": view.shown_run.pk,
         "scored_at": plain(view.shown_run.finished_at),
         "stale": view.stale,

@@ -1,5 +1,6 @@
-"""The buyer's purchase order, cost centre and budget reach the contract annex's header (the
-PDF's text), where the request states them; a request without them keeps its old snapshot."""
+"""The buyer's purchase order and cost centre reach the contract annex's header (the PDF's
+text), where the request states them; its budget stays out of a contract the provider reads; a
+request without them keeps its old snapshot."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.factories import CapacityRequestFactory
 pytestmark = pytest.mark.django_db
 
 
-def test_the_contract_annex_carries_the_purchase_order_cost_centre_and_budget(
+def test_the_contract_annex_carries_the_purchase_order_and_cost_centre_not_the_budget(
     awarded, buyer, django_capture_on_commit_callbacks
 ):
     CapacityRequest.objects.filter(pk=awarded.request.pk).update(
@@ -28,9 +29,10 @@ def test_the_contract_annex_carries_the_purchase_order_cost_centre_and_budget(
     text = _text(job.annex).replace("\n", " ")
     assert "Purchase order PO-2027-0042" in text
     assert "Cost centre CC-ML-7" in text
-    assert "250000.00" in text
+    assert "250000" not in text and "Budget" not in text
+    assert "budget_usd" not in job.annex.snapshot["request"]
 
 
 def test_a_request_without_purchasing_references_keeps_its_snapshot():
-    part = request_part(CapacityRequestFactory())
+    part = request_part(CapacityRequestFactory(), both_parties=False)
     assert not {"budget_usd", "cost_centre", "po_reference"} & set(part)

@@ -18,12 +18,12 @@ def _rows(part):
 
 
 def test_a_stated_interval_is_printed_with_the_workload():
-    part = request_part(CapacityRequestFactory(checkpoint_interval_minutes=60))
+    part = request_part(CapacityRequestFactory(checkpoint_interval_minutes=60), both_parties=True)
     assert part["checkpoint_interval_minutes"] == 60
     assert _rows(part)["Checkpoint interval (min)"] == "60"
 
 
 def test_an_unstated_interval_leaves_the_snapshot_as_it_was():
-    part = request_part(CapacityRequestFactory(checkpoint_interval_minutes=None))
+    part = request_part(CapacityRequestFactory(checkpoint_interval_minutes=None), both_parties=True)
     assert "checkpoint_interval_minutes" not in part
     assert "Checkpoint interval (min)" not in _rows(part)
