@@ -303,8 +303,15 @@ def evidence_parse(*, evidence_id: int) -> Evidence:
 def evidence_mark_error(*, evidence_id: int, error: BaseException) -> None:
     """A crash while processing: say so on the file (never leave it silently 'parsing')."""
     with transaction.atomic():
-        evidence = Evidence.objects.select_for_update().select_related("run").filter(pk=evidence_id)
-        found = evidence.first()
+        # Ordered by pk: the default order goes through the run's nullable reservation, and an
+        # outer join cannot be locked.
+        found = (
+            Evidence.objects.select_for_update()
+            .select_related("run")
+            .filter(pk=evidence_id)
+            .order_by("pk")
+            .first()
+        )
         if found is None:
             return
         found.state = EvidenceState.ERROR

@@ -23,7 +23,12 @@ REASON_ASK = "Say why this finding does not block the gate"
 @transaction.atomic
 def finding_explain(*, run: BurnInRun, user: User, key: str, reason: str) -> FindingExplanation:
     """Record the buyer's reason for a finding of the run's current checks; re-check the run."""
-    run = BurnInRun.objects.select_for_update().select_related("reservation").get(pk=run.pk)
+    # Only the run is locked: its reservation is a nullable join (a pilot's run has none).
+    run = (
+        BurnInRun.objects.select_for_update(of=("self",))
+        .select_related("reservation")
+        .get(pk=run.pk)
+    )
     _require_pending(run.burnin_reservation)
     reservation_move(case_for(run.burnin_reservation, run), "explain_finding", user=user)
     version = run.checked_version if run.checks_current else None
