@@ -106,7 +106,7 @@ def check_in_term(
             {"window_start": [f"{_utc(start)} is before the reservation's term began "
                               f"({_utc(clock_start)}, the acceptance)."]}
         )  # fmt: skip
-    term_end = term_end_utc(reservation.request.reservation_end)
+    term_end = term_end_utc(reservation.term_end)
     if start >= term_end:
         raise ValidationError(
             {"window_start": [f"{_utc(start)} is after the reservation's term ended "
