@@ -46,6 +46,13 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
         lambda w: [w.request.pk, _scenario(w)],
         BUYERS_POST,
     ),
+    # The buyer's team awards (an unsolved scenario is refused with a message and a redirect);
+    # a provider or an outsider cannot find the scenario.
+    "evaluation:request-scenario-award": (
+        "post",
+        lambda w: [w.request.pk, _scenario(w)],
+        BUYERS_POST,
+    ),
 }
 tenancy_registry.register(*ROUTES)
 
