@@ -98,10 +98,10 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
     kind = request.POST.get("kind", AnnexKind.CONTRACT)
     if kind not in kinds:
         raise Http404
-    reservation = selectors.annex_reservation_for(
-        access=kinds, kind=kind, reservation_id=request.POST.get("reservation")
-    )
     try:
+        reservation = selectors.annex_reservation_for(
+            access=kinds, kind=kind, reservation_id=request.POST.get("reservation")
+        )
         period = request.POST.get("period", "") if kind == AnnexKind.STATEMENT else ""
         job = annex_request(
             capacity_request=req,

@@ -135,7 +135,9 @@ def check_reservation_nodes(reservation: Reservation, labels: list[str]) -> None
 
 
 def gpus_per_node(reservation: Reservation) -> int | None:
-    """From the awarded bid, else the request."""
+    """The lot's, for a split award's reservation; else from the awarded bid, else the request."""
+    if reservation.lot is not None:
+        return reservation.lot.gpus_per_node
     return reservation.bid.gpus_per_node or reservation.request.gpus_per_node or None
 
 
@@ -456,7 +458,8 @@ def incident_fewer_nodes(
         )
     if not continuing_nodes or continuing_nodes < 1:
         raise ValidationError({"continuing_nodes": ["Give how many nodes the job runs on now."]})
-    total = incident.reservation.bid.nodes or incident.reservation.request.nodes
+    reservation = incident.reservation
+    total = reservation.lot_nodes or reservation.bid.nodes or reservation.request.nodes
     if total and continuing_nodes >= total:
         raise ValidationError(
             {"continuing_nodes": [f"Fewer than the reservation's {total} nodes, please."]}
