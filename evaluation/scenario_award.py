@@ -12,7 +12,6 @@ bid revisions the buyer would read now. A second submit of the same award finds 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -27,7 +26,7 @@ from core.errors import Conflict
 from evaluation.debrief import left_out_debriefs, split_award_notify
 from evaluation.scenario_inputs import WHOLE_REQUEST, current_revision_ids, lot_key
 from evaluation.scenario_models import AwardScenario, ScenarioAward, ScenarioStatus
-from evaluation.selectors import award_rows
+from evaluation.selectors import AwardRow, award_rows
 
 
 def scenario_award_refusal(*, scenario: AwardScenario) -> str | None:
@@ -67,7 +66,10 @@ def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
     specs = [lot.spec() for lot in lots.values()]
     pieces = []
     for line in scenario.result.get("lines") or []:
-        revision = by_provider[line["provider"]]
+        revision = by_provider.get(line["provider"])
+        if revision is None:  # the provider was renamed since the solve named it
+            raise Conflict(f"Solve “{scenario.name}” again: its allocation names a bidder by an "
+                           "old name.")  # fmt: skip
         lot = lots.get(line["lot"]) if line["lot"] != WHOLE_REQUEST else None
         price = revision.price_per_gpu_hour or Decimal(0)
         if lot is not None:
@@ -81,7 +83,7 @@ def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
     return pieces
 
 
-def _justification_required(rows: list[Any], pieces: list[AwardPiece]) -> bool:
+def _justification_required(rows: list[AwardRow], pieces: list[AwardPiece]) -> bool:
     won = {p.bid.pk for p in pieces}
     return any(row.disqualifications for row in rows if row.bid.pk in won)
 
