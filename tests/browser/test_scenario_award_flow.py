@@ -10,6 +10,7 @@ from acceptance.models import Reservation
 from acceptance.services.fixtures import fixture_from_template
 from bids.choices import RequestStatus
 from engine.evidence.fixtures import DEFAULT_TEMPLATE
+from tests.evaluation.pages.test_phone_layout import PHONE, _fits
 from tests.evaluation.scenarios import world
 
 worked, cirrus = world.worked, world.cirrus
@@ -89,3 +90,12 @@ def test_define_two_scenarios_compare_them_and_award_the_second(
     rival.goto(f"{live_server.url}/bids/{rival_lot.bid_id}/")
     links = rival.locator("#reservation-links li").all_inner_texts()
     assert len(links) == 2 and "lot 1" in links[0] and "lot 2" in links[1]
+
+    # The new lists fit a 390 px phone without sideways scrolling.
+    phone = {"viewport": PHONE, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+    small = login_as(new_page(**phone), buyer.user.username)
+    for path in (f"/requests/{worked.pk}/", f"/requests/{worked.pk}/scenarios/"):
+        _fits(small, live_server.url + path)
+    small = login_as(new_page(**phone), rival_provider.user.username)
+    _fits(small, f"{live_server.url}/bids/{rival_lot.bid_id}/")
+    _fits(small, f"{live_server.url}/reservations/{rival_lot.pk}/")
