@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from annexes.models import AnnexJob, AnnexKind
-from annexes.selectors import _awarded_provider_id
+from annexes.selectors import awarded_provider_id
 from audit.services import Audience, audit_record, party_of
 
 
 def record_annex(*, job: AnnexJob, action: str, user: Any, after: dict[str, Any]) -> None:
     request = job.request
-    provider_id = _awarded_provider_id(request)
+    provider_id = awarded_provider_id(request, job.reservation)
     if job.kind == AnnexKind.COMPARISON or provider_id is None:
         audience = Audience(buyer_org_id=request.buyer_id)
     else:
@@ -29,5 +29,10 @@ def record_annex(*, job: AnnexJob, action: str, user: Any, after: dict[str, Any]
         org_id=org_id,
         party=party,
         audience=audience,
-        after={"kind": job.kind, **({"period": job.period} if job.period else {}), **after},
+        after={
+            "kind": job.kind,
+            **({"period": job.period} if job.period else {}),
+            **({"reservation": job.reservation_id} if job.reservation_id else {}),
+            **after,
+        },
     )

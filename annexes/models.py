@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from acceptance.models import Reservation
 from bids.models import CapacityRequest
 
 
@@ -35,6 +36,11 @@ def annex_path(instance: Annex, filename: str) -> str:
 
 class Annex(models.Model):
     request = models.ForeignKey(CapacityRequest, on_delete=models.PROTECT, related_name="annexes")
+    # A split award's contract annexes and statements are per reservation (lot and provider);
+    # empty: the request's one (a single award, or the buyer's comparison summary).
+    reservation = models.ForeignKey(
+        Reservation, on_delete=models.PROTECT, null=True, blank=True, related_name="annexes"
+    )
     kind = models.CharField(max_length=12, choices=AnnexKind.choices)
     # A monthly statement's month ("2027-01"); empty for the annexes issued once per request.
     period = models.CharField(max_length=7, blank=True, default="")
@@ -56,8 +62,15 @@ class Annex(models.Model):
         db_table = "contracts_annex"  # the table and its rows stay put (core/model_moves.py)
         constraints = [
             models.UniqueConstraint(
-                fields=["request", "kind", "period", "version"], name="one_annex_per_version"
-            )
+                fields=["request", "kind", "period", "version"],
+                condition=models.Q(reservation__isnull=True),
+                name="one_annex_per_version",
+            ),
+            models.UniqueConstraint(
+                fields=["reservation", "kind", "period", "version"],
+                condition=models.Q(reservation__isnull=False),
+                name="one_reservation_annex_per_version",
+            ),
         ]
         ordering = ["request", "kind", "-period", "-version"]
         verbose_name_plural = "annexes"
@@ -76,13 +89,15 @@ class Annex(models.Model):
 
     @property
     def filename(self) -> str:
+        scope = f"request{self.request_id}"
+        if self.reservation_id is not None:
+            scope += f"-reservation{self.reservation_id}"
         if self.kind == AnnexKind.STATEMENT:
-            return f"statement-request{self.request_id}-{self.period}-v{self.version}.pdf"
+            return f"statement-{scope}-{self.period}-v{self.version}.pdf"
         if self.kind == AnnexKind.OUTCOME:
-            period = self.period or "term"
-            return f"outcome-request{self.request_id}-{period}-v{self.version}.pdf"
+            return f"outcome-{scope}-{self.period or 'term'}-v{self.version}.pdf"
         prefix = "annex" if self.kind == AnnexKind.CONTRACT else "comparison-summary"
-        return f"{prefix}-request{self.request_id}-v{self.version}.pdf"
+        return f"{prefix}-{scope}-v{self.version}.pdf"
 
 
 class AnnexJobStatus(models.TextChoices):
@@ -97,6 +112,9 @@ class AnnexJob(models.Model):
 
     request = models.ForeignKey(
         CapacityRequest, on_delete=models.CASCADE, related_name="annex_jobs"
+    )
+    reservation = models.ForeignKey(
+        Reservation, on_delete=models.CASCADE, null=True, blank=True, related_name="annex_jobs"
     )
     kind = models.CharField(max_length=12, choices=AnnexKind.choices)
     period = models.CharField(max_length=7, blank=True, default="")

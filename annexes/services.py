@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pypdf import PdfReader
 
+from acceptance.models import Reservation
 from annexes.audit import record_annex
 from annexes.document.present import document_for
 from annexes.document.render import render_html, render_pdf, snapshot_sha256
@@ -26,19 +27,33 @@ from core.jobs import STUCK_REASON, limit_words, queued_cutoff, running_cutoff
 from core.queueing import send_task
 
 
-def annex_snapshot(*, capacity_request: CapacityRequest, kind: str, period: str = "") -> dict:
+def annex_snapshot(
+    *,
+    capacity_request: CapacityRequest,
+    kind: str,
+    period: str = "",
+    reservation: Reservation | None = None,
+) -> dict:
     try:
-        return snapshot_for(capacity_request=capacity_request, kind=kind, period=period)
+        return snapshot_for(
+            capacity_request=capacity_request, kind=kind, period=period, reservation=reservation
+        )
     except ValueError as exc:
         raise ValidationError(str(exc)) from exc
 
 
 @transaction.atomic
 def annex_request(
-    *, capacity_request: CapacityRequest, kind: str, user: User | None, period: str = ""
+    *,
+    capacity_request: CapacityRequest,
+    kind: str,
+    user: User | None,
+    period: str = "",
+    reservation: Reservation | None = None,
 ) -> AnnexJob:
     """Queue a render. Refused up front when there is nothing to render yet. `period` names a
-    monthly statement's month ("2027-01"), or an outcome report's (empty: the term to date)."""
+    monthly statement's month ("2027-01"), or an outcome report's (empty: the term to date);
+    `reservation`, a split award's reservation whose contract annex, statement or report it is."""
     if kind not in AnnexKind.values:
         raise ValidationError(f"Unknown annex kind {kind!r}.")
     if (kind == AnnexKind.STATEMENT and not period) or (
@@ -47,12 +62,15 @@ def annex_request(
         raise ValidationError(
             {"period": ["A monthly statement names its month; an outcome report may; no other."]}
         )
+    if reservation is not None and reservation.request_id != capacity_request.pk:
+        raise ValidationError({"reservation": ["That reservation belongs to another request."]})
     annex_snapshot(
-        capacity_request=capacity_request, kind=kind, period=period
+        capacity_request=capacity_request, kind=kind, period=period, reservation=reservation
     )  # fail now, not in the worker
     annex_jobs_reap(timezone.now())  # a stuck render is failed, so this request starts afresh
     running = AnnexJob.objects.filter(
         request=capacity_request,
+        reservation=reservation,
         kind=kind,
         period=period,
         status__in=[AnnexJobStatus.QUEUED, AnnexJobStatus.RENDERING],
@@ -60,7 +78,11 @@ def annex_request(
     if running is not None:
         return running
     job = AnnexJob.objects.create(
-        request=capacity_request, kind=kind, period=period, requested_by=user
+        request=capacity_request,
+        reservation=reservation,
+        kind=kind,
+        period=period,
+        requested_by=user,
     )
     record_annex(job=job, action="annex.request", user=user, after={})
     _queue(job)
@@ -95,14 +117,19 @@ def annex_render_job(*, job_id: int) -> AnnexJob:
     Rendering happens outside any transaction; the version is issued in one short transaction,
     so a worker killed mid-render leaves nothing half-written and a re-run completes the job.
     """
-    job = AnnexJob.objects.select_related("request__buyer").get(pk=job_id)
+    job = AnnexJob.objects.select_related("request__buyer", "reservation").get(pk=job_id)
     if job.status == AnnexJobStatus.DONE:
         return job
     AnnexJob.objects.filter(pk=job.pk).update(
         status=AnnexJobStatus.RENDERING, started_at=timezone.now(), attempts=job.attempts + 1
     )
     try:
-        snapshot = annex_snapshot(capacity_request=job.request, kind=job.kind, period=job.period)
+        snapshot = annex_snapshot(
+            capacity_request=job.request,
+            kind=job.kind,
+            period=job.period,
+            reservation=job.reservation,
+        )
         digest = snapshot_sha256(snapshot)
         for _ in range(3):  # another job may take the version number while this one renders
             latest = _issued(job).first()
@@ -122,8 +149,13 @@ def annex_render_job(*, job_id: int) -> AnnexJob:
 
 
 def _issued(job: AnnexJob) -> QuerySet[Annex]:
-    """The versions issued of the job's document: its request, kind and month."""
-    return Annex.objects.filter(request_id=job.request_id, kind=job.kind, period=job.period)
+    """The versions issued of the job's document: its request (or reservation), kind and month."""
+    return Annex.objects.filter(
+        request_id=job.request_id,
+        reservation=job.reservation_id,
+        kind=job.kind,
+        period=job.period,
+    )
 
 
 @transaction.atomic
@@ -143,6 +175,7 @@ def _issue(
         return None  # the PDF names the version in its header: render again
     annex = Annex(
         request_id=job.request_id,
+        reservation_id=job.reservation_id,
         kind=job.kind,
         period=job.period,
         version=version,

@@ -24,7 +24,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from annexes.models import Annex, AnnexKind, AnnexSignature, SigningParty
-from annexes.selectors import _awarded_provider_id
+from annexes.selectors import awarded_provider_id
 from audit.services import Audience, audit_record
 from bids.lifecycle import ROLE_LABELS
 from core.errors import ServiceError
@@ -96,7 +96,10 @@ SIGNING: Lifecycle[SigningState] = Lifecycle(
 
 def signing_state(*, annex: Annex) -> SigningState:
     latest = Annex.objects.filter(
-        request_id=annex.request_id, kind=annex.kind, period=annex.period
+        request_id=annex.request_id,
+        reservation=annex.reservation_id,
+        kind=annex.kind,
+        period=annex.period,
     ).aggregate(v=Max("version"))["v"]
     signatures = tuple(
         AnnexSignature.objects.filter(annex=annex).select_related("organization", "identity")
@@ -106,7 +109,7 @@ def signing_state(*, annex: Annex) -> SigningState:
         signatures=signatures,
         latest_version=latest or annex.version,
         buyer_id=annex.request.buyer_id,
-        provider_id=_awarded_provider_id(annex.request),
+        provider_id=awarded_provider_id(annex.request, annex.reservation),
     )
 
 

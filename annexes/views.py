@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -7,48 +9,67 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from acceptance.models import Reservation
 from annexes import selectors
 from annexes.document.diff import in_annex_order, snapshot_diff
 from annexes.document.present import document_for
 from annexes.document.render import render_html
-from annexes.models import AnnexJobStatus, AnnexKind
+from annexes.models import Annex, AnnexJob, AnnexJobStatus, AnnexKind
 from annexes.services import annex_request, annex_retry
+from bids.models import CapacityRequest
 from core.web import flash_errors
 from orgs.access import active_org, org_required, user_of
 
 
 @org_required()
 def annex_list(request: HttpRequest, pk: int) -> HttpResponse:
-    req, kinds = selectors.annex_request_for_org(org=active_org(request), pk=pk)
-    annexes = list(selectors.annex_list(capacity_request=req, kinds=kinds))
-    jobs = list(selectors.annex_jobs(capacity_request=req, kinds=kinds))
-    sections = []
-    for kind in kinds:
-        issued = [a for a in annexes if a.kind == kind]
-        sections.append(
-            {
-                "kind": kind,
-                "label": AnnexKind(kind).label,
-                "annexes": issued,
-                "job": next((j for j in jobs if j.kind == kind), None),
-                "blocker": selectors.annex_blocker(capacity_request=req, kind=kind),
-                "conflicts": selectors.annex_conflicts(capacity_request=req, kind=kind),
-                "periods": selectors.statement_periods(capacity_request=req)
-                if kind == AnnexKind.STATEMENT
-                else selectors.outcome_periods_for(capacity_request=req)
-                if kind == AnnexKind.OUTCOME
-                else [],
-                "stale": bool(issued)
-                and selectors.annex_sources_changed(
-                    capacity_request=req, kind=kind, latest=issued[0]
-                ),
-            }
-        )
+    req, access = selectors.annex_request_for_org(org=active_org(request), pk=pk)
+    annexes = list(selectors.annex_list(capacity_request=req, kinds=access))
+    jobs = list(selectors.annex_jobs(capacity_request=req, kinds=access))
+    sections = [
+        _section(req, kind, reservation, annexes=annexes, jobs=jobs)
+        for kind, reservation in access.scopes()
+    ]
     return render(
         request,
         "annexes/list.html",
         {"req": req, "sections": sections, "busy": any(j.in_progress for j in jobs)},
     )
+
+
+def _section(
+    req: CapacityRequest,
+    kind: str,
+    reservation: Reservation | None,
+    *,
+    annexes: list[Annex],
+    jobs: list[AnnexJob],
+) -> dict[str, Any]:
+    """One annex's section: its versions, its latest job, what blocks or changed. On a split
+    award a contract annex and statements are each reservation's own."""
+    rid = reservation.pk if reservation is not None else None
+    issued = [a for a in annexes if a.kind == kind and a.reservation_id == rid]
+    return {
+        "kind": kind,
+        "anchor": f"{kind}-{rid}" if rid else kind,
+        "reservation": reservation,
+        "label": AnnexKind(kind).label,
+        "annexes": issued,
+        "job": next((j for j in jobs if j.kind == kind and j.reservation_id == rid), None),
+        "blocker": selectors.annex_blocker(
+            capacity_request=req, kind=kind, reservation=reservation
+        ),
+        "conflicts": selectors.annex_conflicts(
+            capacity_request=req, kind=kind, reservation=reservation
+        ),
+        "periods": selectors.statement_periods(capacity_request=req, reservation=reservation)
+        if kind == AnnexKind.STATEMENT
+        else selectors.outcome_periods_for(capacity_request=req, reservation=reservation)
+        if kind == AnnexKind.OUTCOME
+        else [],
+        "stale": bool(issued)
+        and selectors.annex_sources_changed(capacity_request=req, kind=kind, latest=issued[0]),
+    }
 
 
 @org_required()
@@ -80,9 +101,18 @@ def annex_generate(request: HttpRequest, pk: int) -> HttpResponse:
     if kind not in kinds:
         raise Http404
     try:
+        reservation = selectors.annex_reservation_for(
+            access=kinds, kind=kind, reservation_id=request.POST.get("reservation")
+        )
         dated = kind in (AnnexKind.STATEMENT, AnnexKind.OUTCOME)
         period = request.POST.get("period", "")[:7] if dated else ""
-        job = annex_request(capacity_request=req, kind=kind, user=user_of(request), period=period)
+        job = annex_request(
+            capacity_request=req,
+            kind=kind,
+            user=user_of(request),
+            period=period,
+            reservation=reservation,
+        )
     except ValidationError as exc:
         flash_errors(request, exc)
     else:
@@ -140,7 +170,7 @@ def annex_diff(request: HttpRequest, pk: int) -> HttpResponse:
     except (KeyError, ValueError):
         messages.error(request, "Choose two versions of the same annex to compare.")
         return redirect("annexes:list", pk=pk)
-    if old.kind != new.kind or old.period != new.period:
+    if (old.kind, old.period, old.reservation_id) != (new.kind, new.period, new.reservation_id):
         messages.error(request, "Only versions of the same annex can be compared.")
         return redirect("annexes:list", pk=pk)
     changes = in_annex_order(snapshot_diff(old.snapshot, new.snapshot))

@@ -157,6 +157,11 @@ v1 = [
         scenarios.ScenarioSolveView.as_view(),
         name="request-scenario-solve",
     ),
+    path(
+        "requests/<int:pk>/scenarios/<int:sid>/award/",
+        scenarios.ScenarioAwardView.as_view(),
+        name="request-scenario-award",
+    ),
     path("requests/<int:pk>/addenda/", requests.AddendumListView.as_view(), name="request-addenda"),
     path(
         "requests/<int:pk>/addenda/<int:number>/acknowledge/",

@@ -130,13 +130,13 @@ def contract_for(*, reservation: Reservation, credits_usd: Decimal = Decimal(0))
     clock = reservation.clock_start
     if clock is None:
         raise ValueError("The reservation has not been accepted: it has no term yet.")
-    end = term_end_utc(reservation.request.reservation_end)
+    end = term_end_utc(reservation.term_end)
     revision = reservation.bid_revision
     nodes, per_node, _ = contract_shape(reservation)
     return Contract(
         clock_start=_seconds(clock),
         term_end=_seconds(end),
-        rate=_micro(revision.price_per_gpu_hour) or 0,
+        rate=_micro(reservation.price_per_gpu_hour) or 0,
         fees=_micro(revision.fees_usd),
         egress=_micro(revision.egress_usd),
         outages=outages(reservation=reservation, until=end),
@@ -155,4 +155,5 @@ def contract_nodes(*, reservation: Reservation) -> list[str]:
 
 def node_gpus(*, reservation: Reservation) -> int | None:
     """GPUs per node as requested: how a line naming no instance type is counted."""
-    return reservation.request.gpus_per_node or None
+    size = reservation.lot if reservation.lot is not None else reservation.request
+    return size.gpus_per_node or None

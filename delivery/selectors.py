@@ -240,7 +240,7 @@ def delivery_for(
         inputs = Inputs(
             term_start=term[0], term_end=term[1], contracted_start=first,
             nodes=tuple(lanes), contracted_nodes=nodes or 1, gpus_per_node=per_node or 1,
-            rate=revision.price_per_gpu_hour or Decimal(0),
+            rate=reservation.price_per_gpu_hour or Decimal(0),
             fees_usd=revision.fees_usd or Decimal(0), egress_usd=revision.egress_usd or Decimal(0),
             terms=credit_terms(snapshot), now=now, outages=tuple(counted.outages),
             maintenance=tuple(

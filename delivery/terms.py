@@ -14,8 +14,7 @@ from engine.delivery.availability import CreditTerms, Tier
 
 def contracted_bounds(reservation: Reservation) -> tuple[datetime, datetime]:
     """The agreed first day 00:00 UTC, and 00:00 UTC the day after the last (end included)."""
-    req = reservation.request
-    return day_start_utc(req.reservation_start), term_end_utc(req.reservation_end)
+    return day_start_utc(reservation.term_start), term_end_utc(reservation.term_end)
 
 
 def term_bounds(reservation: Reservation) -> tuple[datetime, datetime] | None:

@@ -10,6 +10,7 @@ from evaluation.models import (
     ComparisonPresentation,
     EvaluatorView,
     Judgement,
+    ScenarioAward,
     ScoringRun,
 )
 
@@ -96,4 +97,13 @@ class AwardScenarioAdmin(RecordAdmin):
     list_display = ["name", "request", "objective", "status", "solved_at"]
     list_filter = ["status", "objective"]
     list_select_related = ["request"]
+    exclude = ["result"]
+
+
+@admin.register(ScenarioAward)
+class ScenarioAwardAdmin(RecordAdmin):
+    """Made by awarding a scenario on its page or by the API (audited there)."""
+
+    list_display = ["scenario_name", "request", "awarded_by", "awarded_at"]
+    list_select_related = ["request", "awarded_by"]
     exclude = ["result"]

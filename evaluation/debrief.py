@@ -186,6 +186,56 @@ def award_notify(
     return sent
 
 
+def split_award_notify(
+    *,
+    capacity_request: CapacityRequest,
+    reservations: list[Reservation],
+    rows: list[AwardRow],
+    left_out: dict[Bid, str] | None = None,
+) -> list[Notice]:
+    """A split award's notices: each winning provider hears of its own lots only (one notice,
+    linking its bid page, which lists its reservations); every other bidder gets its debrief."""
+    won: dict[int, list[Reservation]] = {}
+    for reservation in reservations:
+        won.setdefault(reservation.bid_id, []).append(reservation)
+    ranked = sum(1 for r in rows if r.score is not None and r.score.qualified)
+    sent: list[Notice] = []
+    for row in rows:
+        debrief = debrief_of(row.score, ranked=ranked).text()
+        mine = won.get(row.bid.pk)
+        if not mine:
+            sent += _loss_notice(
+                request=capacity_request, bid=row.bid, revision=row.revision.number, debrief=debrief
+            )
+            continue
+        _debrief_kept(bid=row.bid, won=True, body=debrief)
+        provider = row.bid.provider
+        lots = "; ".join(
+            f"lot {r.lot.number} ({r.lot.name}), {r.nodes} node{'s' if r.nodes != 1 else ''}"
+            if r.lot is not None
+            else "the whole request"
+            for r in mine
+        )
+        sent += notify_members(
+            event=Event.AWARD,
+            organization=provider,
+            subject=f"You won part of “{capacity_request.title}”",
+            body=(
+                f"{capacity_request.buyer.name} split the award of “{capacity_request.title}”; "
+                f"{provider.name} (revision {row.revision.number}) won: {lots}. Each lot is a "
+                "reservation of its own that waits for your burn-in evidence and the buyer's "
+                f"acceptance.\n\n{debrief}"
+            ),
+            path=reverse("bids:bid-detail", args=[row.bid.pk]),
+            key=f"award:{capacity_request.pk}:{row.bid.pk}",
+        )
+    for bid, debrief in (left_out or {}).items():
+        sent += _loss_notice(
+            request=capacity_request, bid=bid, revision=bid.latest_revision_number, debrief=debrief
+        )
+    return sent
+
+
 def award_view_chosen(
     *, capacity_request: CapacityRequest, rows: list[AwardRow], choice: str
 ) -> ViewRanking:

@@ -232,6 +232,7 @@ class BidDebrief(models.Model):
 
 from evaluation.scenario_models import (  # noqa: E402  (registered with the app's models)
     AwardScenario,
+    ScenarioAward,
     ScenarioObjective,
     ScenarioStatus,
     ShareBasis,
@@ -247,6 +248,7 @@ __all__ = [
     "EvaluatorView",
     "JudgedCriterion",
     "Judgement",
+    "ScenarioAward",
     "ScenarioObjective",
     "ScenarioStatus",
     "ScoringRun",

@@ -162,3 +162,25 @@ def scenario_errors(s: AwardScenario) -> dict[str, list[str]]:
             "Required useful GPU-hours apply to the lowest-cost objective only."
         ]
     return errors
+
+
+class ScenarioAward(models.Model):
+    """A scenario awarded: its allocation became one reservation per (lot, provider). One per
+    request (a request is awarded once), so a second submit finds it instead of awarding again."""
+
+    request = models.OneToOneField(
+        CapacityRequest, on_delete=models.PROTECT, related_name="scenario_award"
+    )
+    scenario = models.OneToOneField(AwardScenario, on_delete=models.PROTECT, related_name="award")
+    # Kept as awarded: the scenario's name and answer may be edited afterwards.
+    scenario_name = models.CharField(max_length=120)
+    result = models.JSONField(default=dict)
+    reservations = models.ManyToManyField("acceptance.Reservation", related_name="+")
+    justification = models.TextField(blank=True, max_length=4000)
+    awarded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    awarded_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.scenario_name} awarded"

@@ -8,7 +8,7 @@ from django.http import Http404
 
 from bids.models import CapacityRequest
 from bids.selectors import bid_list_for_buyer
-from evaluation.scenario_models import AwardScenario
+from evaluation.scenario_models import AwardScenario, ScenarioAward
 
 
 def scenario_list(*, capacity_request: CapacityRequest) -> QuerySet[AwardScenario]:
@@ -34,3 +34,12 @@ def scenario_bidders(*, capacity_request: CapacityRequest) -> list[tuple[int, st
     for bid in bid_list_for_buyer(capacity_request=capacity_request):
         seen.setdefault(bid.provider_id, bid.provider.name)
     return sorted(seen.items(), key=lambda item: item[1])
+
+
+def awarded_scenario(*, capacity_request: CapacityRequest) -> ScenarioAward | None:
+    """The scenario award of the request, if it was awarded by scenario (the buyer's alone)."""
+    return (
+        ScenarioAward.objects.filter(request=capacity_request)
+        .select_related("scenario", "awarded_by")
+        .first()
+    )

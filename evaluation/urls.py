@@ -46,4 +46,9 @@ urlpatterns = [
         views_scenarios.scenario_solve,
         name="request-scenario-solve",
     ),
+    path(
+        "requests/<int:pk>/scenarios/<int:sid>/award/",
+        views_scenarios.scenario_award_view,
+        name="request-scenario-award",
+    ),
 ]

@@ -14,15 +14,22 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bids import selectors
+from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
-from core.web import flashed_or_onto_form
+from core.web import flash_errors, flashed_or_onto_form, keep_input, kept_input
+from evaluation.scenario_award import scenario_award
 from evaluation.scenario_compare import scenario_table
 from evaluation.scenario_export import XLSX_TYPE, scenarios_filename
 from evaluation.scenario_export import scenarios_xlsx as scenarios_xlsx_bytes
 from evaluation.scenario_forms import ScenarioForm
 from evaluation.scenario_inputs import current_revision_ids
 from evaluation.scenario_models import AwardScenario
-from evaluation.scenario_selectors import scenario_bidders, scenario_get, scenario_list
+from evaluation.scenario_selectors import (
+    awarded_scenario,
+    scenario_bidders,
+    scenario_get,
+    scenario_list,
+)
 from evaluation.scenario_services import scenario_create, scenario_solve_queue, scenario_update
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -54,6 +61,9 @@ def _page(
             ),
             "solving": any(not s.finished for s in scenarios),
             "sealed": req.bids_hidden_from_buyer,
+            "awarded": awarded_scenario(capacity_request=req),
+            "award_move": REQUEST.decide(req, "award", actor=request_actor(req, user_of(request))),
+            "kept_award": kept_input(request, key=f"scenario-award:{req.pk}"),
         },
         status=status,
     )
@@ -118,6 +128,33 @@ def scenario_solve(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     else:
         messages.success(request, f"Scenario “{scenario.name}” is queued for solving.")
     return redirect("evaluation:request-scenarios", pk=req.pk)
+
+
+@org_required(OrgKind.BUYER)
+@require_POST
+def scenario_award_view(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    req = _request(request, pk)
+    scenario = scenario_get(capacity_request=req, pk=sid)
+    justification = request.POST.get("justification", "")[:4000]
+    try:
+        award = scenario_award(
+            scenario=scenario, user=user_of(request), justification=justification
+        )
+    except ValidationError as exc:
+        flash_errors(request, exc)
+        keep_input(
+            request,
+            key=f"scenario-award:{req.pk}",
+            data={"scenario": str(scenario.pk), "justification": justification},
+        )
+        return redirect("evaluation:request-scenarios", pk=req.pk)
+    count = award.reservations.count()
+    messages.success(
+        request,
+        f"Awarded “{award.scenario_name}”: {count} reservation{'s' if count != 1 else ''}, one "
+        "per lot and provider. Each waits for its burn-in evidence and your acceptance.",
+    )
+    return redirect("bids:request-detail", pk=req.pk)
 
 
 @org_required(OrgKind.BUYER)

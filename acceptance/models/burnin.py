@@ -6,14 +6,15 @@ write their state here, so the pages always show what became of every file.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
 
 from acceptance.models.fixtures import FixtureVersion
 from acceptance.models.pilot import Pilot
-from bids.models import Bid, BidRevision, CapacityRequest
+from bids.models import Bid, BidRevision, CapacityRequest, Lot
 from core.uploads import StoredUpload
 
 WHOLE_ALLOCATION = "whole allocation"
@@ -26,12 +27,24 @@ class ReservationStatus(models.TextChoices):
 
 
 class Reservation(models.Model):
-    """The awarded bid, pinned to the revision and fixture version the gate is measured against."""
+    """The awarded bid, pinned to the revision and fixture version the gate is measured against.
 
-    request = models.OneToOneField(
-        CapacityRequest, on_delete=models.PROTECT, related_name="reservation"
+    A single award is one reservation for the whole request (`lot` empty). A split award (an
+    award scenario) opens one per (lot, provider): each with the nodes it won on that lot, the
+    lot's term, and its own acceptance, clock and annex."""
+
+    request = models.ForeignKey(
+        CapacityRequest, on_delete=models.PROTECT, related_name="reservations"
     )
-    bid = models.OneToOneField(Bid, on_delete=models.PROTECT, related_name="reservation")
+    bid = models.ForeignKey(Bid, on_delete=models.PROTECT, related_name="reservations")
+    lot = models.ForeignKey(
+        Lot, on_delete=models.PROTECT, null=True, blank=True, related_name="reservations"
+    )
+    # The nodes and price won on the lot (a split award); empty: the revision's own.
+    lot_nodes = models.PositiveIntegerField(null=True, blank=True)
+    lot_price_per_gpu_hour = models.DecimalField(
+        max_digits=8, decimal_places=3, null=True, blank=True
+    )
     bid_revision = models.ForeignKey(BidRevision, on_delete=models.PROTECT, related_name="+")
     fixture_version = models.ForeignKey(
         FixtureVersion, on_delete=models.PROTECT, related_name="reservations"
@@ -52,10 +65,38 @@ class Reservation(models.Model):
     clock_starts_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-awarded_at"]
+        ordering = ["-awarded_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request"],
+                condition=models.Q(lot__isnull=True),
+                name="one_whole_request_reservation",
+            ),
+            models.UniqueConstraint(fields=["bid", "lot"], name="one_reservation_per_lot_and_bid"),
+        ]
 
     def __str__(self) -> str:
-        return f"Reservation: {self.bid.provider.name} for {self.request.title}"
+        where = f"lot {self.lot.number} of " if self.lot_id and self.lot else ""
+        return f"Reservation: {self.bid.provider.name} for {where}{self.request.title}"
+
+    @property
+    def term_start(self) -> date:
+        """The reserved term's first day: the lot's when the reservation is for a lot."""
+        return self.lot.start if self.lot is not None else self.request.reservation_start
+
+    @property
+    def term_end(self) -> date:
+        return self.lot.end if self.lot is not None else self.request.reservation_end
+
+    @property
+    def nodes(self) -> int | None:
+        return self.lot_nodes if self.lot_nodes is not None else self.bid_revision.nodes
+
+    @property
+    def price_per_gpu_hour(self) -> Decimal | None:
+        if self.lot_price_per_gpu_hour is not None:
+            return self.lot_price_per_gpu_hour
+        return self.bid_revision.price_per_gpu_hour
 
     @property
     def is_pending(self) -> bool:

@@ -128,16 +128,18 @@ def is_buyer_of(reservation: Reservation, org: Organization | None) -> bool:
     return org is not None and reservation.request.buyer_id == org.pk
 
 
-def reservation_for_request(
+def reservations_for_request(
     *, capacity_request: CapacityRequest, org: Organization | None
-) -> Reservation | None:
+) -> list[Reservation]:
+    """The request's reservations `org` may see: every one to the buyer, a provider only its
+    own (a split award's other lots and providers stay out of its sight)."""
     if org is None:
-        return None
-    return (
+        return []
+    return list(
         Reservation.objects.filter(request=capacity_request)
         .filter(_party("", [org.pk]))
-        .select_related("bid__provider", "decision")
-        .first()
+        .select_related("bid__provider", "bid_revision", "decision", "lot")
+        .order_by("lot__number", "bid__provider__name", "pk")
     )
 
 

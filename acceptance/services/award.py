@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from acceptance.audit import record_on_reservation
 from acceptance.models import Acknowledgement, Fixture, FixtureVersion, Reservation
-from bids.models import Bid, CapacityRequest
-from bids.services.award import award_check, bid_award
+from bids.models import Bid, CapacityRequest, Lot
+from bids.services.award import award_check, bid_award, bids_award
 from core.errors import ServiceError
 from core.sentences import MIN_SENTENCE, sentence_problem
 
@@ -63,10 +66,7 @@ def request_award(
         raise ValidationError({"justification": [problem]})
     version = awarded_fixture_version(bid=bid)
     if version is None:
-        raise ServiceError(
-            "Attach an acceptance fixture before awarding: the burn-in gate checks the "
-            "evidence against it."
-        )
+        raise _fixture_refusal()
     revision = bid_award(capacity_request=capacity_request, bid=bid, user=user)
     reservation = Reservation.objects.create(
         request=capacity_request,
@@ -89,3 +89,78 @@ def request_award(
         reason=justification,
     )
     return reservation
+
+
+@dataclass(frozen=True)
+class AwardPiece:
+    """What one provider won on one lot: a reservation of its own."""
+
+    bid: Bid
+    lot: Lot | None  # None: the whole of a request without lots
+    nodes: int
+    price_per_gpu_hour: Decimal
+
+
+def _fixture_refusal() -> ServiceError:
+    return ServiceError(
+        "Attach an acceptance fixture before awarding: the burn-in gate checks the evidence "
+        "against it."
+    )
+
+
+@transaction.atomic
+def request_award_split(
+    *,
+    capacity_request: CapacityRequest,
+    pieces: list[AwardPiece],
+    user: User,
+    justification: str = "",
+    justification_required: bool = False,
+) -> list[Reservation]:
+    """A split award: one reservation per (lot, provider), each awaiting its own acceptance;
+    every bid that won nothing loses. The caller says whether a justification is required."""
+    capacity_request = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
+    winners = {p.bid.pk for p in pieces}
+    bids = list(Bid.objects.select_for_update().select_related("provider").filter(pk__in=winners))
+    for bid in bids:
+        award_check(capacity_request=capacity_request, bid=bid, user=user)
+    justification = justification.strip()
+    if justification_required and (problem := justification_problem(justification)):
+        raise ValidationError({"justification": [problem]})
+    versions = {bid.pk: awarded_fixture_version(bid=bid) for bid in bids}
+    if None in versions.values():
+        raise _fixture_refusal()
+    revisions = bids_award(capacity_request=capacity_request, bids=bids, user=user)
+    by_pk = {bid.pk: bid for bid in bids}
+    opened = []
+    for piece in sorted(pieces, key=lambda p: (p.lot.number if p.lot else 0, p.bid.pk)):
+        revision, version = revisions[piece.bid.pk], versions[piece.bid.pk]
+        assert version is not None
+        whole = piece.lot is None
+        reservation = Reservation.objects.create(
+            request=capacity_request,
+            bid=by_pk[piece.bid.pk],
+            lot=piece.lot,
+            lot_nodes=None if whole else piece.nodes,
+            lot_price_per_gpu_hour=None if whole else piece.price_per_gpu_hour,
+            bid_revision=revision,
+            fixture_version=version,
+            awarded_by=user,
+            award_justification=justification or None,
+        )
+        record_on_reservation(
+            reservation=reservation,
+            action="reservation.open",
+            user=user,
+            after={
+                "status": reservation.status,
+                "bid_revision": revision.number,
+                "fixture_version": version.number,
+                "lot": piece.lot.number if piece.lot else None,
+                "nodes": piece.nodes,
+                "price_per_gpu_hour": str(piece.price_per_gpu_hour),
+            },
+            reason=justification,
+        )
+        opened.append(reservation)
+    return opened

@@ -36,7 +36,7 @@ from engine.evidence import burnin_report
 
 def clock_start_for(reservation: Reservation, at: datetime) -> datetime:
     """The later of `at` (the acceptance) and the start of the term's first day, in UTC."""
-    term_start = datetime.combine(reservation.request.reservation_start, time.min, tzinfo=UTC)
+    term_start = datetime.combine(reservation.term_start, time.min, tzinfo=UTC)
     return max(at, term_start)
 
 

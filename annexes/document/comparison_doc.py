@@ -216,6 +216,8 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
             ],
         },
     ]
+    if snap.get("scenarios"):
+        sections.append(scenarios_section(snap["scenarios"]))
     return {
         "title": "Bid comparison summary",
         "header": f"{req['title']} · comparison · summary v{version}",
@@ -225,3 +227,80 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
         "sections": sections,
         "signatures": [],
     }
+
+
+def _money(value: Any) -> str:
+    return f"${float(value):,.2f}" if value not in (None, "") else "—"
+
+
+def _hours(value: Any, sign: bool = False) -> str:
+    if value in (None, ""):
+        return "—"
+    return f"{float(value):+,.1f}" if sign else f"{float(value):,.1f}"
+
+
+def _rule_cell(rc: Mapping[str, Any]) -> list[str]:
+    if rc.get("cost_delta") in (None, ""):
+        missing = "not computed" if rc.get("status") == "not_computed" else "—"
+        return [rc["label"], missing, missing]
+    return [rc["label"], _money(rc["cost_delta"]), _hours(rc.get("useful_delta"), sign=True)]
+
+
+def scenarios_section(scenarios: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The award scenarios side by side, then each one's allocation and what each of its rules
+    costs against the same scenario without it (rule costs do not add up)."""
+    overview = [
+        [
+            s["name"] + (" (awarded)" if s.get("awarded") else ""),
+            s["status"] + (", stale: the bids changed since" if s.get("stale") else ""),
+            _money(s.get("cost")),
+            _hours(s.get("useful_gpu_hours")),
+            f"{float(s['useful_per_dollar']):.4f}" if s.get("useful_per_dollar") else "—",
+        ]
+        for s in scenarios
+    ]
+    allocation = [
+        (
+            f"{s['name']}: {s['objective']}",
+            [
+                [line["lot"], line["provider"], line["nodes"], line["gpus"], _money(line["value"])]
+                for line in s["allocation"]
+            ]
+            or [["no allocation", "", "", "", ""]],
+        )
+        for s in scenarios
+    ]
+    rules = [(s["name"], [_rule_cell(rc) for rc in s["rule_costs"]]) for s in scenarios]
+    blocks: list[Block] = [
+        {
+            "type": "table",
+            "heading": "Side by side",
+            "head": ["Scenario", "Status", "Cost", "Useful GPU-hours", "Useful GPU-h per $"],
+            "rows": overview,
+        },
+        {
+            "type": "table",
+            "heading": "Allocation",
+            "head": ["Lot", "Provider", "Nodes", "GPUs", "List value"],
+            "groups": allocation,
+        },
+    ]
+    if any(rows for _, rows in rules):
+        blocks.append(
+            {
+                "type": "table",
+                "heading": "What each rule costs, against the same scenario without it",
+                "head": ["Rule", "Cost", "Useful GPU-hours"],
+                "groups": [(name, rows) for name, rows in rules if rows],
+            }
+        )
+    conflicts = [f"{s['name']}: " + "; ".join(s["conflicts"]) for s in scenarios if s["conflicts"]]
+    if conflicts:
+        blocks.append(
+            {
+                "type": "text",
+                "text": "Infeasible, any one of these rules dropped makes it feasible: "
+                + " · ".join(conflicts),
+            }
+        )
+    return {"id": "scenarios", "title": "Award scenarios", "blocks": blocks}

@@ -45,12 +45,17 @@ def outcome_periods(reservation: Reservation | None) -> list[str]:
     return ["", *months]
 
 
-def outcome_snapshot(*, capacity_request: CapacityRequest, period: str) -> dict[str, Any]:
-    reservation = (
-        Reservation.objects.select_related("request__buyer", "bid__provider", "bid_revision")
-        .filter(request=capacity_request)
-        .first()
+def outcome_snapshot(
+    *, capacity_request: CapacityRequest, period: str, reservation: Reservation | None = None
+) -> dict[str, Any]:
+    """For `reservation`, or the request's whole-request reservation (a single award)."""
+    rows = Reservation.objects.select_related(
+        "request__buyer", "bid__provider", "bid_revision", "lot"
     )
+    if reservation is None:
+        reservation = rows.filter(request=capacity_request, lot__isnull=True).first()
+    else:
+        reservation = rows.get(pk=reservation.pk)
     periods = outcome_periods(reservation)
     if reservation is None or not periods:
         raise ValueError("An outcome report covers accepted time: the term has not started.")

@@ -329,9 +329,31 @@ def _acknowledgement_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": "ack", "title": "Acknowledgement and exceptions", "blocks": blocks}
 
 
+def _lot_section(lot: Mapping[str, Any]) -> dict[str, Any]:
+    """A split award's reservation: this annex covers one lot, the nodes won and their price."""
+    rows = [
+        ("Lot", f"{lot['number']}: {lot['name']}"),
+        ("Nodes reserved", f"{lot['nodes']} × {lot['gpus_per_node']} GPUs"),
+        ("Region", lot.get("region") or "any of the request's"),
+        ("Term", f"{lot['reservation_start']} to {lot['reservation_end']}"),
+        ("Price per GPU-hour (USD)", lot.get("price_per_gpu_hour") or "—"),
+    ]
+    blocks: list[Block] = [
+        {
+            "type": "text",
+            "text": "The request was awarded in lots; this annex covers the one lot below and "
+            "overrides the request's allocation and term for it.",
+        },
+        _kv(rows),
+    ]
+    return {"id": "lot", "title": "The lot awarded", "blocks": blocks}
+
+
 def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req = snap["request"]
     sections = [_request_section(snap), _offer_section(snap), _fixture_section(snap)]
+    if snap.get("lot"):
+        sections.insert(1, _lot_section(snap["lot"]))
     sections.append(_terms_section(snap))
     refs = {section["id"]: str(i) for i, section in enumerate(sections, start=1)}
     sections += [_questionnaire_section(snap, refs), _acknowledgement_section(snap)]
@@ -349,6 +371,11 @@ def contract_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> 
             ("Provider", snap["provider"]),
             ("Request", req["title"]),
             ("Bid revision", revision),
+            *(
+                [("Lot", f"{snap['lot']['number']}: {snap['lot']['name']}")]
+                if snap.get("lot")
+                else []
+            ),
             ("Annex version", version),
             *_purchasing_meta(req),
         ],

@@ -22,6 +22,9 @@ from bids.models.requests import (
 )
 from contracts.models import HandoffTermsRevision
 from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
+from evaluation.scenario_compare import scenario_table
+from evaluation.scenario_inputs import current_revision_ids
+from evaluation.scenario_selectors import awarded_scenario, scenario_list
 
 SCHEMA = "clusterbid.annex/1"
 KIND_CONTRACT = "contract"
@@ -134,19 +137,39 @@ def acceptance_part(reservation: Any, decision: Any) -> dict[str, Any]:
     return part
 
 
-def contract_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
-    """Everything the contract annex states, for an awarded request (both parties see it)."""
-    reservation = (
-        Reservation.objects.select_related(
-            "bid__provider",
-            "bid_revision__submitted_by",
-            "fixture_version",
-            "decision__by",
-            "decision__override__requested_by",
-        )
-        .filter(request=capacity_request)
-        .first()
+def lot_part(reservation: Reservation) -> dict[str, Any]:
+    """What a split award's reservation holds of its lot: the nodes and price won, the term."""
+    lot = reservation.lot
+    assert lot is not None
+    return {
+        "number": lot.number,
+        "name": lot.name,
+        "nodes": reservation.nodes,
+        "gpus_per_node": lot.gpus_per_node,
+        "region": lot.region,
+        "reservation_start": plain(lot.start),
+        "reservation_end": plain(lot.end),
+        "price_per_gpu_hour": plain(reservation.price_per_gpu_hour),
+    }
+
+
+def contract_snapshot(
+    *, capacity_request: CapacityRequest, reservation: Reservation | None = None
+) -> dict[str, Any]:
+    """Everything the contract annex states, for an awarded request (both parties see it); on
+    a split award, for one reservation (one lot and its provider)."""
+    rows = Reservation.objects.select_related(
+        "bid__provider",
+        "bid_revision__submitted_by",
+        "fixture_version",
+        "decision__by",
+        "decision__override__requested_by",
+        "lot__request",
     )
+    if reservation is None:
+        reservation = rows.filter(request=capacity_request, lot__isnull=True).first()
+    else:
+        reservation = rows.get(pk=reservation.pk)
     if reservation is None:
         raise ValueError("The request has no awarded bid yet; an annex needs one.")
     revision = reservation.bid_revision
@@ -208,6 +231,7 @@ def contract_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
         ),
         # Only when published, for the same reason: what every invitee was told while bidding.
         **({"addenda": addenda} if addenda else {}),
+        **({"lot": lot_part(reservation)} if reservation.lot is not None else {}),
     }
 
 
@@ -262,17 +286,70 @@ def comparison_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
         "sensitivity": plain(view.sensitivity),
         # The page's four charts, drawn again as vectors in the PDF.
         "charts": plain(view.charts),
+        # Only when the buyer kept any, so summaries without scenarios keep their checksum.
+        **({"scenarios": scenarios} if (scenarios := scenarios_part(capacity_request)) else {}),
     }
 
 
+def scenarios_part(capacity_request: CapacityRequest) -> list[dict[str, Any]]:
+    """The award scenarios solved so far, as the scenarios page compares them: allocation,
+    cost, useful GPU-hours, the cost of each rule, the conflicts, which one was awarded."""
+    scenarios = [s for s in scenario_list(capacity_request=capacity_request) if s.finished]
+    if not scenarios:
+        return []
+    awarded = awarded_scenario(capacity_request=capacity_request)
+    table = scenario_table(
+        scenarios, current_revisions=current_revision_ids(capacity_request=capacity_request)
+    )
+    out = []
+    for column in table.columns:
+        scenario, result = column.scenario, column.scenario.result or {}
+        out.append(
+            {
+                "name": scenario.name,
+                "objective": scenario.get_objective_display(),
+                "status": column.status_text,
+                "stale": column.stale,
+                "awarded": awarded is not None and awarded.scenario_id == scenario.pk,
+                "cost": plain(column.cost),
+                "useful_gpu_hours": plain(column.useful),
+                "useful_per_dollar": plain(column.per_dollar),
+                "allocation": [
+                    {k: line[k] for k in ("lot", "provider", "nodes", "gpus", "value")}
+                    for line in result.get("lines", [])
+                ],
+                "rule_costs": [
+                    {
+                        "label": rc.get("label") or rc["rule"],
+                        "status": rc.get("status"),
+                        "cost_delta": rc.get("cost_delta"),
+                        "useful_delta": rc.get("useful_delta"),
+                    }
+                    for rc in result.get("rule_costs", [])
+                ],
+                "conflicts": column.conflicts,
+            }
+        )
+    return out
+
+
 def snapshot_for(
-    *, capacity_request: CapacityRequest, kind: str, period: str = ""
+    *,
+    capacity_request: CapacityRequest,
+    kind: str,
+    period: str = "",
+    reservation: Reservation | None = None,
 ) -> dict[str, Any]:
-    """The snapshot of an annex of `kind`; ValueError says why there is none yet."""
+    """The snapshot of an annex of `kind` (a split award's: of `reservation`); ValueError says
+    why there is none yet."""
     if kind == KIND_STATEMENT:
-        return statement_snapshot(capacity_request=capacity_request, period=period)
+        return statement_snapshot(
+            capacity_request=capacity_request, period=period, reservation=reservation
+        )
     if kind == KIND_OUTCOME:
-        return outcome_snapshot(capacity_request=capacity_request, period=period)
+        return outcome_snapshot(
+            capacity_request=capacity_request, period=period, reservation=reservation
+        )
     if kind == KIND_CONTRACT:
-        return contract_snapshot(capacity_request=capacity_request)
+        return contract_snapshot(capacity_request=capacity_request, reservation=reservation)
     return comparison_snapshot(capacity_request=capacity_request)

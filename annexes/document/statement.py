@@ -73,12 +73,16 @@ def statement_months(reservation: Reservation) -> list[str]:
     return list(_months(reservation, timezone.now()))
 
 
-def statement_snapshot(*, capacity_request: CapacityRequest, period: str) -> dict[str, Any]:
-    reservation = (
-        Reservation.objects.select_related("request__buyer", "bid__provider", "bid_revision")
-        .filter(request=capacity_request)
-        .first()
+def statement_snapshot(
+    *, capacity_request: CapacityRequest, period: str, reservation: Reservation | None = None
+) -> dict[str, Any]:
+    rows = Reservation.objects.select_related(
+        "request__buyer", "bid__provider", "bid_revision", "lot"
     )
+    if reservation is None:
+        reservation = rows.filter(request=capacity_request, lot__isnull=True).first()
+    else:
+        reservation = rows.get(pk=reservation.pk)
     if reservation is None or reservation.status != ReservationStatus.ACCEPTED:
         raise ValueError("A statement covers accepted time: the reservation is not accepted yet.")
     months = _months(reservation, timezone.now())

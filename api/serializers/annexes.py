@@ -7,9 +7,17 @@ from rest_framework import serializers
 
 from annexes.models import Annex, AnnexJob, AnnexKind
 
+RESERVATION_HELP = (
+    "A split award's reservation (one lot and provider) whose contract annex or statement this "
+    "is; null: the request's."
+)
+
 
 class AnnexSerializer(serializers.ModelSerializer[Annex]):
     request = serializers.IntegerField(source="request_id", read_only=True)
+    reservation = serializers.IntegerField(
+        source="reservation_id", read_only=True, allow_null=True, help_text=RESERVATION_HELP
+    )
     download_url = serializers.SerializerMethodField()
 
     class Meta:
@@ -17,6 +25,7 @@ class AnnexSerializer(serializers.ModelSerializer[Annex]):
         fields = [
             "id",
             "request",
+            "reservation",
             "kind",
             "period",
             "version",
@@ -42,16 +51,28 @@ class AnnexRequestSerializer(serializers.Serializer[None]):
         allow_blank=True,
         help_text="A monthly statement's month, e.g. 2027-01 (statements only).",
     )
+    reservation = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        help_text="On a split award, the reservation (one lot and provider) whose contract "
+        "annex or statement to generate: required there, ignored otherwise.",
+    )
 
 
 class AnnexJobSerializer(serializers.ModelSerializer[AnnexJob]):
     annex = AnnexSerializer(read_only=True, allow_null=True, help_text="Null until rendered.")
+    reservation = serializers.IntegerField(
+        source="reservation_id", read_only=True, allow_null=True, help_text=RESERVATION_HELP
+    )
     status_url = serializers.SerializerMethodField()
 
     class Meta:
         model = AnnexJob
         fields = [
             "id",
+            "reservation",
             "kind",
             "period",
             "status",

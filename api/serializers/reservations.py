@@ -136,6 +136,15 @@ class ReservationSerializer(serializers.ModelSerializer[Reservation]):
     bid = serializers.IntegerField(source="bid_id", read_only=True)
     provider = serializers.CharField(source="bid.provider.name", read_only=True)
     bid_revision = serializers.IntegerField(source="bid_revision.number", read_only=True)
+    lot = serializers.IntegerField(
+        source="lot.number",
+        allow_null=True,
+        read_only=True,
+        help_text="The lot this reservation is for (a split award); null: the whole request.",
+    )
+    nodes = serializers.IntegerField(
+        allow_null=True, read_only=True, help_text="The nodes reserved (on the lot, if any)."
+    )
     fixture_version = serializers.IntegerField(source="fixture_version.number", read_only=True)
     runs = RunSerializer(many=True, read_only=True)
     decision = serializers.SerializerMethodField()
@@ -156,6 +165,8 @@ class ReservationSerializer(serializers.ModelSerializer[Reservation]):
             "bid",
             "provider",
             "bid_revision",
+            "lot",
+            "nodes",
             "fixture_version",
             "status",
             "awarded_at",

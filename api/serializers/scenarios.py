@@ -8,7 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import ReadModelSerializer
-from evaluation.models import AwardScenario
+from api.serializers.reservations import ReservationSerializer
+from evaluation.models import AwardScenario, ScenarioAward
 from evaluation.scenario_models import SCENARIO_FIELDS
 
 RULE_HELP = {
@@ -74,4 +75,25 @@ class ScenarioSerializer(ReadModelSerializer[AwardScenario]):
             "created_at",
             "updated_at",
         ]
+        read_only_fields = fields
+
+
+class ScenarioAwardWriteSerializer(serializers.Serializer):
+    justification = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=4000,
+        help_text="Why this allocation: required (one full sentence at least) when it gives a "
+        "lot to a bid the current scoring disqualifies; kept with every reservation either way.",
+    )
+
+
+class ScenarioAwardSerializer(serializers.ModelSerializer[ScenarioAward]):
+    scenario = serializers.IntegerField(source="scenario_id", read_only=True)
+    reservations = ReservationSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = ScenarioAward
+        fields = ["scenario", "scenario_name", "justification", "awarded_at", "reservations"]
         read_only_fields = fields

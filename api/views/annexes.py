@@ -46,11 +46,15 @@ class AnnexListView(generics.ListAPIView[Annex]):
         kind = body.validated_data["kind"]
         if kind not in kinds:
             raise Http404
+        reservation = selectors_annex.annex_reservation_for(
+            access=kinds, kind=kind, reservation_id=body.validated_data["reservation"]
+        )
         job = annex_request(
             capacity_request=req,
             kind=kind,
             user=request.user,  # type: ignore[arg-type]
             period=body.validated_data["period"],
+            reservation=reservation,
         )
         job.refresh_from_db()
         return Response(AnnexJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

@@ -11,9 +11,15 @@ from rest_framework.response import Response
 
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user
-from api.serializers.scenarios import ScenarioSerializer, ScenarioWriteSerializer
+from api.serializers.scenarios import (
+    ScenarioAwardSerializer,
+    ScenarioAwardWriteSerializer,
+    ScenarioSerializer,
+    ScenarioWriteSerializer,
+)
 from api.views.requests import request_for_buyer
-from evaluation.models import AwardScenario
+from evaluation.models import AwardScenario, ScenarioAward
+from evaluation.scenario_award import scenario_award
 from evaluation.scenario_selectors import scenario_get, scenario_list
 from evaluation.scenario_services import scenario_create, scenario_solve_queue
 
@@ -64,3 +70,26 @@ class ScenarioSolveView(generics.GenericAPIView[AwardScenario]):
         scenario = scenario_get(capacity_request=request_for_buyer(request, pk), pk=sid)
         scenario = scenario_solve_queue(scenario=scenario, user=api_user(request))
         return Response(ScenarioSerializer(scenario).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ScenarioAwardView(generics.GenericAPIView[ScenarioAward]):
+    serializer_class = ScenarioAwardSerializer
+
+    @extend_schema(
+        request=ScenarioAwardWriteSerializer,
+        responses={201: ScenarioAwardSerializer},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        summary="Award a solved scenario (buyers): one reservation per lot and provider",
+    )
+    @idempotent
+    def post(self, request: Request, pk: int, sid: int) -> Response:
+        scenario = scenario_get(capacity_request=request_for_buyer(request, pk), pk=sid)
+        serializer = ScenarioAwardWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        award = scenario_award(
+            scenario=scenario,
+            user=api_user(request),
+            justification=serializer.validated_data["justification"],
+        )
+        body = ScenarioAwardSerializer(award).data
+        return Response(body, status=status.HTTP_201_CREATED)

@@ -57,14 +57,27 @@ def bid_award(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> Bid
     """The bid wins and every other submitted bid loses; returns the winning revision.
 
     The caller holds both rows locked (`select_for_update`)."""
-    award_check(capacity_request=capacity_request, bid=bid, user=user)
-    revision = bid.revisions.get(number=bid.latest_revision_number)
+    return bids_award(capacity_request=capacity_request, bids=[bid], user=user)[bid.pk]
+
+
+@transaction.atomic
+def bids_award(
+    *, capacity_request: CapacityRequest, bids: list[Bid], user: User
+) -> dict[int, BidRevision]:
+    """These bids win (a split award has several), every other submitted bid loses; returns
+    each winner's revision by bid id. The caller holds the request and the bids locked."""
+    for bid in bids:
+        award_check(capacity_request=capacity_request, bid=bid, user=user)
+    revisions = {bid.pk: bid.revisions.get(number=bid.latest_revision_number) for bid in bids}
     before = {"status": capacity_request.status}
     capacity_request.status = RequestStatus.AWARDED
     capacity_request.save(update_fields=["status", "updated_at"])
-    bid.status = BidStatus.AWARDED
-    bid.save(update_fields=["status", "updated_at"])
-    losing = capacity_request.bids.exclude(pk=bid.pk).filter(status=BidStatus.SUBMITTED)
+    for bid in bids:
+        bid.status = BidStatus.AWARDED
+        bid.save(update_fields=["status", "updated_at"])
+    losing = capacity_request.bids.exclude(pk__in=[b.pk for b in bids]).filter(
+        status=BidStatus.SUBMITTED
+    )
     lost = list(losing.select_related("request"))
     losing.update(status=BidStatus.LOST, updated_at=timezone.now())
     approval_used(capacity_request=capacity_request, action=ApprovalAction.AWARD)
@@ -73,21 +86,23 @@ def bid_award(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> Bid
         capacity_request=capacity_request, action="request.award", user=user, before=before,
         after={"status": capacity_request.status},
     )  # fmt: skip
-    record_bid(
-        bid=bid,
-        action="bid.award",
-        user=user,
-        party=Party.BUYER,
-        before={"status": BidStatus.SUBMITTED},
-        after={
-            "status": bid.status,
-            "revision": revision.number,
-            "price_per_gpu_hour": revision.price_per_gpu_hour,
-        },
-    )
+    for bid in bids:
+        revision = revisions[bid.pk]
+        record_bid(
+            bid=bid,
+            action="bid.award",
+            user=user,
+            party=Party.BUYER,
+            before={"status": BidStatus.SUBMITTED},
+            after={
+                "status": bid.status,
+                "revision": revision.number,
+                "price_per_gpu_hour": revision.price_per_gpu_hour,
+            },
+        )
     for other in lost:
         record_bid(
             bid=other, action="bid.lose", user=user, party=Party.BUYER,
             before={"status": BidStatus.SUBMITTED}, after={"status": BidStatus.LOST},
         )  # fmt: skip
-    return revision
+    return revisions

@@ -51,6 +51,13 @@ def bid_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "revisions": revisions,
             "is_owner": is_owner,
             "awarded": awarded,
+            # Its reservations (several on a split award), by lot: through the reverse
+            # relation, so bids imports nothing of acceptance.
+            "reservations": list(
+                bid.reservations.select_related("lot").order_by("lot__number", "pk")
+            )
+            if awarded
+            else [],
         },
     )
 

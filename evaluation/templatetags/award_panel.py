@@ -13,6 +13,7 @@ from bids.lifecycle import REQUEST, request_actor
 from bids.models import CapacityRequest
 from core.web import kept_input
 from evaluation.models import AwardBasis
+from evaluation.scenario_models import ScenarioAward
 from evaluation.selectors import award_rows
 from evaluation.team.selectors import scored_from_award_rows, team_evaluation
 from orgs.models import Organization
@@ -25,17 +26,19 @@ def burnin_request_panel(
     context: dict[str, Any], req: CapacityRequest, org: Organization | None
 ) -> dict[str, Any]:
     user = context["request"].user
-    reservation = sel.reservation_for_request(capacity_request=req, org=org)
+    reservations = sel.reservations_for_request(capacity_request=req, org=org)
     is_buyer = org is not None and req.buyer_id == org.pk
-    panel: dict[str, Any] = {"req": req, "reservation": reservation, "is_buyer": is_buyer}
-    if reservation is not None and is_buyer:
+    panel: dict[str, Any] = {
+        "req": req,
+        "reservations": reservations,
+        "reservation": reservations[0] if len(reservations) == 1 else None,
+        "is_buyer": is_buyer,
+    }
+    if reservations and is_buyer:
         # Which ranking the award followed: the buyer's alone (it names evaluators).
         panel["award_basis"] = AwardBasis.objects.filter(request=req).first()
-    if (
-        reservation is None
-        and is_buyer
-        and req.status in (RequestStatus.OPEN, RequestStatus.CLOSED)
-    ):
+        panel["scenario_award"] = ScenarioAward.objects.filter(request=req).first()
+    if not reservations and is_buyer and req.status in (RequestStatus.OPEN, RequestStatus.CLOSED):
         rows = award_rows(capacity_request=req)
         award = REQUEST.decide(req, "award", actor=request_actor(req, user))
         kept = kept_input(context["request"], key=f"award:{req.pk}")

@@ -132,10 +132,13 @@ def recovery_context(
 
 
 def contract_shape(reservation: Reservation) -> tuple[int | None, int | None, str | None]:
-    """(nodes, GPUs per node, GPU model) of the awarded bid's revision, else the request's."""
+    """(nodes, GPUs per node, GPU model) of the awarded bid's revision, else the request's; a
+    lot's reservation holds the nodes it won on that lot, of the lot's size."""
     revision, request = reservation.bid_revision, reservation.request
-    nodes = revision.nodes or request.nodes
+    nodes = reservation.nodes or request.nodes
     per_node = revision.gpus_per_node or request.gpus_per_node
+    if reservation.lot is not None:
+        per_node = reservation.lot.gpus_per_node
     model = revision.gpu_model or request.gpu_model
     return nodes, per_node, model or None
 

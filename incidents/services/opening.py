@@ -106,7 +106,7 @@ def check_in_term(
             {"window_start": [f"{_utc(start)} is before the reservation's term began "
                               f"({_utc(clock_start)}, the acceptance)."]}
         )  # fmt: skip
-    term_end = term_end_utc(reservation.request.reservation_end)
+    term_end = term_end_utc(reservation.term_end)
     if start >= term_end:
         raise ValidationError(
             {"window_start": [f"{_utc(start)} is after the reservation's term ended "
@@ -135,7 +135,9 @@ def check_reservation_nodes(reservation: Reservation, labels: list[str]) -> None
 
 
 def gpus_per_node(reservation: Reservation) -> int | None:
-    """From the awarded bid, else the request."""
+    """The lot's, for a split award's reservation; else from the awarded bid, else the request."""
+    if reservation.lot is not None:
+        return reservation.lot.gpus_per_node
     return reservation.bid.gpus_per_node or reservation.request.gpus_per_node or None
 
 
@@ -456,7 +458,8 @@ def incident_fewer_nodes(
         )
     if not continuing_nodes or continuing_nodes < 1:
         raise ValidationError({"continuing_nodes": ["Give how many nodes the job runs on now."]})
-    total = incident.reservation.bid.nodes or incident.reservation.request.nodes
+    reservation = incident.reservation
+    total = reservation.lot_nodes or reservation.bid.nodes or reservation.request.nodes
     if total and continuing_nodes >= total:
         raise ValidationError(
             {"continuing_nodes": [f"Fewer than the reservation's {total} nodes, please."]}

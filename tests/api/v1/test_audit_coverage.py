@@ -52,6 +52,9 @@ ELSEWHERE = {
     "requests_lots_partial_update": "tests/api/v1/test_api_lots.py (request.lot_edit)",
     "requests_lots_destroy": "tests/api/v1/test_api_lots.py (request.lot_remove)",
     "requests_award_create": "tests/audit/test_chain.py (bid.award)",
+    "requests_scenarios_award_create": (
+        "tests/evaluation/scenarios/test_scenario_api_award.py (scenario.award)"
+    ),
     "bids_submit_create": "tests/audit/test_chain.py (bid.submit)",
     # Accepting needs a run whose checks passed; no test world here has one.
     "reservations_accept_create": "acceptance/services/decision.py (reservation.accept)",
@@ -275,6 +278,7 @@ PAGE_WRITES = {
     "evaluation:request-weights": "requests_weights_update",
     "evaluation:request-scenarios": "requests_scenarios_create",
     "evaluation:request-scenario-solve": "requests_scenarios_solve_create",
+    "evaluation:request-scenario-award": "requests_scenarios_award_create",
     "incidents:failed-run-retry": "failed_runs_retry_create",
     "incidents:failed-run-upload": "reservations_failed_runs_create",
     "incidents:incident-answer": "incidents_acknowledge_create",

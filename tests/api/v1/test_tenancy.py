@@ -176,6 +176,9 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_scenarios_create": (req, lambda w: {"name": "Cheapest"}, only(buyer=CREATED)),
     "requests_scenarios_retrieve": (scenario, None, BUYER),
     "requests_scenarios_solve_create": (scenario, None, only(buyer=202)),
+    # Awarding a scenario not yet solved is refused by its state (409); the award itself:
+    # tests/evaluation/scenarios/test_scenario_api_award.py.
+    "requests_scenarios_award_create": (scenario, None, only(buyer=CONFLICT)),
     # The same addenda for the buyer and every invitee; only the buyer publishes one.
     "requests_addenda_list": (req, None, INVITED),
     "requests_addenda_create": (

@@ -64,6 +64,13 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "evaluation:approval-approve": ("post", lambda w: [_asked(w)], BUYERS_POST),
     "evaluation:approval-decline": ("post", lambda w: [_asked(w)], BUYERS_POST),
     "evaluation:approval-withdraw": ("post", lambda w: [_asked(w)], BUYERS_POST),
+    # The buyer's team awards (an unsolved scenario is refused with a message and a redirect);
+    # a provider or an outsider cannot find the scenario.
+    "evaluation:request-scenario-award": (
+        "post",
+        lambda w: [w.request.pk, _scenario(w)],
+        BUYERS_POST,
+    ),
 }
 tenancy_registry.register(*ROUTES)
 
