@@ -119,7 +119,7 @@ def incident_open(
     require_accepted(run.reservation)
     party = require_open_move(run.reservation, user=user)
     if run.state != FailedRunState.ANALYSED or not run.analysis:
-        raise ServiceError("Open an incident from an analysed failed run.")
+        raise Conflict("Open an incident from an analysed failed run: this one is not yet.")
     if Incident.objects.filter(failed_run=run).exists():
         raise Conflict("This failed run already has an incident.")
     analysis = run.analysis
