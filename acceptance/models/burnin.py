@@ -151,7 +151,9 @@ class BurnInRun(models.Model):
     gate_summary = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["reservation", "created_at", "pk"]
+        # Not through `reservation`: it is a nullable join (a pilot's run has none), which would
+        # put an outer join under every row lock taken in this order.
+        ordering = ["created_at", "pk"]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(reservation__isnull=False, pilot__isnull=True)
