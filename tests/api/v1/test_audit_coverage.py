@@ -319,6 +319,11 @@ PAGE_ELSEWHERE = {
     "questionnaire:set-edit": "questionnaire/services/question_sets.py (questionnaire.edit)",
     "api:token-list": "tests/audit/test_recorded_writes.py (token.create)",
     "api:token-revoke": "tests/audit/test_recorded_writes.py (token.revoke)",
+    "webhooks:list": "tests/webhooks/test_endpoints.py (webhook.create)",
+    "webhooks:detail": "tests/webhooks/test_endpoints.py (webhook.edit)",
+    "webhooks:rotate": "tests/webhooks/test_endpoints.py (webhook.rotate)",
+    "webhooks:delete": "tests/webhooks/test_endpoints.py (webhook.delete)",
+    "webhooks:redeliver": "tests/webhooks/test_deliveries.py (webhook.redeliver)",
 }
 
 # Page writes that change no state between parties, with why.
