@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "sso",
     "notices",
     "suppliers",
+    "webhooks",
     "bids",
     "questionnaire",
     "contracts",
@@ -291,6 +292,20 @@ ANALYSIS_MAX_BYTES = env_int("ANALYSIS_MAX_BYTES", 16 * 1024**2, minimum=64 * 10
 # upload is refused with 429.
 HEAVY_IN_FLIGHT_PER_ORG = env_int("HEAVY_IN_FLIGHT_PER_ORG", 1, minimum=1)
 HEAVY_JOBS_PER_ORG = env_int("HEAVY_JOBS_PER_ORG", 4, minimum=1)
+# Webhooks (docs/webhooks.md): a refused delivery is retried after BASE, 2·BASE, 4·BASE, …
+# seconds (at most MAX each), WEBHOOK_MAX_ATTEMPTS attempts in all. Targets must be public
+# https addresses; WEBHOOK_ALLOW_PRIVATE_TARGETS (tests, a laptop receiver) also allows
+# loopback, private networks and plain http, which in production would let an administrator
+# probe the internal network (SSRF).
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1)
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 60, minimum=1)
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 3600, minimum=1)
+# After a rotation, deliveries carry a signature with the old secret too for this long.
+WEBHOOK_SECRET_GRACE_HOURS = env_int("WEBHOOK_SECRET_GRACE_HOURS", 24, minimum=0)
+# Re-sends deliveries whose retry message was lost (a broker restart) and frees lost attempts.
+WEBHOOK_SWEEP_SECONDS = env_int("WEBHOOK_SWEEP_SECONDS", 60, minimum=10)
 # `celery -A config beat` sends these; `manage.py send_due_notices` does the same from cron.
 NOTICE_SWEEP_SECONDS = env_int("NOTICE_SWEEP_SECONDS", 300, minimum=10)
 CELERY_BEAT_SCHEDULE = {
@@ -309,6 +324,10 @@ CELERY_BEAT_SCHEDULE = {
     "send-due-notices": {
         "task": "incidents.tasks.send_due_notices",
         "schedule": float(NOTICE_SWEEP_SECONDS),
+    },
+    "sweep-webhook-deliveries": {
+        "task": "webhooks.tasks.sweep_deliveries",
+        "schedule": float(WEBHOOK_SWEEP_SECONDS),
     },
 }
 

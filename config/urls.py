@@ -37,6 +37,7 @@ urlpatterns = [
     path("", include("annexes.urls")),
     path("", include("audit.urls")),
     path("", include("notices.urls")),
+    path("", include("webhooks.urls")),
 ]
 
 # API paths that match no route still answer in the API's JSON error shape.

@@ -26,16 +26,26 @@ UNREACHABLE = (OperationalError, ConnectionError, OSError)
 SWEEP_BATCH = 500
 
 
-def _send(name: str, args: list[Any]) -> None:
-    celery_app.signature(name, args=args).apply_async(retry=True, retry_policy=RETRY_POLICY)
+def _send(name: str, args: list[Any], countdown: int | None = None) -> None:
+    celery_app.signature(name, args=args).apply_async(
+        retry=True, retry_policy=RETRY_POLICY, countdown=countdown
+    )
 
 
-def send_task(task: Any, *args: Any, what: str, quiet: bool = False) -> None:
+def runs_in_process() -> bool:
+    """Tasks run eagerly, in the caller's process (no broker): nothing can be sent for later."""
+    return bool(celery_app.conf.task_always_eager)
+
+
+def send_task(
+    task: Any, *args: Any, what: str, quiet: bool = False, countdown: int | None = None
+) -> None:
     """Queue `task(*args)`; `what` names the stored thing that waits when the broker is away.
     `quiet`: work the user did not ask for by name (scoring after a bid's submit) waits without
-    turning the user's own, finished action into an error."""
+    turning the user's own, finished action into an error. `countdown`: seconds before a worker
+    may start it (a task that waited for the broker is sent without one: it is late already)."""
     try:
-        _send(task.name, list(args))
+        _send(task.name, list(args), countdown)
     except UNREACHABLE as exc:
         with transaction.atomic():
             WaitingTask.objects.create(task=task.name, args=list(args), what=what[:300])

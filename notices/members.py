@@ -42,6 +42,8 @@ def on_invitation_sent(*, invitation: MemberInvitation, **_: Any) -> None:
         "page, signed in; you may also decline it. If you did not expect this, decline it.",
         path=reverse("orgs:invitations"),
         key=f"member-invitation:{invitation.pk}",
+        # Addressed to the invited person, who is not yet a member.
+        for_organization=False,
     )
 
 

@@ -17,6 +17,7 @@ from core.queueing import send_task
 from notices.choices import Event
 from notices.models import Notice, NoticePreference
 from notices.selectors import channels_for
+from notices.signals import notified
 from orgs.models import Organization
 
 SUBJECT_PREFIX = "[Clusterbid] "
@@ -40,10 +41,25 @@ def notify(
     body: str,
     path: str,
     key: str,
+    for_organization: bool = True,
 ) -> list[Notice]:
     """Write one notice per user who wants `event` in some form, inside the caller's
     transaction, and queue its e-mail once that commits. A user who already has a notice with
-    `key` gets nothing new, so a sender that runs twice notifies once."""
+    `key` gets nothing new, so a sender that runs twice notifies once.
+
+    `for_organization`: the words are for `organization` as a whole, so its subscribers
+    (`notified`: webhooks) receive them too, whatever its members' preferences; False where they
+    are addressed to a person outside it."""
+    if for_organization:
+        notified.send(
+            sender=Notice,
+            organization=organization,
+            event=event,
+            subject=subject,
+            body=body,
+            path=path,
+            key=key,
+        )
     recipients = {u.pk: u for u in users if u.is_active}
     if not recipients:
         return []

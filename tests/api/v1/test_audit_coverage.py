@@ -358,6 +358,11 @@ PAGE_ELSEWHERE = {
     "observed:page": "tests/observed/test_observed_pages.py (observed.upload)",
     "observed:result": "tests/observed/test_observed_pages.py (observed.result)",
     "observed:retry": "tests/observed/test_observed_pages.py (observed.retry)",
+    "webhooks:list": "tests/webhooks/test_endpoints.py (webhook.create)",
+    "webhooks:detail": "tests/webhooks/test_endpoints.py (webhook.edit)",
+    "webhooks:rotate": "tests/webhooks/test_endpoints.py (webhook.rotate)",
+    "webhooks:delete": "tests/webhooks/test_endpoints.py (webhook.delete)",
+    "webhooks:redeliver": "tests/webhooks/test_deliveries.py (webhook.redeliver)",
 }
 
 # Page writes that change no state between parties, with why.

@@ -90,6 +90,37 @@ def _recovery_run(w: ApiWorld) -> dict[str, Any]:
     }
 
 
+def _buyer_endpoint(w: ApiWorld) -> Any:
+    from webhooks.services import endpoint_create
+
+    buyer = w.request.buyer
+    admin = buyer.memberships.filter(role="admin").order_by("pk").first().user
+    return endpoint_create(
+        organization=buyer, user=admin, url="https://hooks.example.com/cb", events=["award"]
+    )[0]
+
+
+def _endpoint(w: ApiWorld) -> list[Any]:
+    return [_buyer_endpoint(w).public_id]
+
+
+def _failed_delivery(w: ApiWorld) -> list[Any]:
+    from notices.services import notify_members
+    from webhooks.models import Delivery
+
+    endpoint = _buyer_endpoint(w)
+    notify_members(
+        event="award", organization=w.request.buyer, subject="s", body="b", path="/", key="w:1"
+    )
+    delivery = Delivery.objects.get(endpoint=endpoint)
+    Delivery.objects.filter(pk=delivery.pk).update(state="failed")
+    return [delivery.public_id]
+
+
+WEBHOOK_FORM = {"url": "https://hooks.example.com/x", "payload_format": "generic",
+                "events": ["incident_opened"]}  # fmt: skip
+
+
 # Route -> (role, path arguments, form data).
 PAGE_CALLS: dict[str, tuple[str, Args, Data]] = {
     "bids:question-ask": ("provider", lambda w: [w.request.pk], lambda w: {"text": "Rails?"}),
@@ -124,9 +155,15 @@ PAGE_CALLS: dict[str, tuple[str, Args, Data]] = {
     "notices:read-all": ("buyer", _none, lambda w: {}),
     "notices:preferences": ("buyer", _none, lambda w: {}),  # every e-mail and in-app off
     "orgs:switch-org": ("buyer", _none, lambda w: {"organization": w.request.buyer.slug}),
+    # The new secret is shown on the page itself (200).
+    "webhooks:list": ("buyer", _none, lambda w: WEBHOOK_FORM),
+    "webhooks:rotate": ("buyer", _endpoint, lambda w: {}),
+    "webhooks:detail": ("buyer", _endpoint, lambda w: WEBHOOK_FORM),
+    "webhooks:delete": ("buyer", _endpoint, lambda w: {}),
+    "webhooks:redeliver": ("buyer", _failed_delivery, lambda w: {}),
 }
 
-SHOWN_IN_PLACE = {"api:token-list"}
+SHOWN_IN_PLACE = {"api:token-list", "webhooks:list", "webhooks:rotate"}
 ALL_PAGE_WRITES = set(PAGE_WRITES) | set(PAGE_ELSEWHERE) | set(PAGE_NO_STATE)
 
 

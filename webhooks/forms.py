@@ -1,0 +1,58 @@
+"""The endpoint form: the events offered are those an organisation of this kind receives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from notices.choices import AUDIENCE, Event
+from orgs.models import Organization
+from webhooks.choices import PayloadFormat
+from webhooks.models import URL_MAX
+
+
+def events_for(organization: Organization) -> list[tuple[str, str]]:
+    """(code, label) of the notice events this organisation's kind can be sent."""
+    side = "buyers" if organization.is_buyer else "providers"
+    return [
+        (event.value, str(event.label))
+        for event in Event
+        if AUDIENCE[event] in (side, "both parties") or event == Event.MEMBERSHIP
+    ]
+
+
+class EndpointForm(forms.Form):
+    url = forms.CharField(
+        label="URL",
+        max_length=URL_MAX,
+        help_text="Where each event is posted (https://). A Slack incoming webhook's URL, "
+        "PagerDuty's https://events.pagerduty.com/v2/enqueue, or your own receiver.",
+    )
+    payload_format = forms.ChoiceField(
+        label="Payload format",
+        choices=PayloadFormat.choices,
+        help_text="Slack and PagerDuty get their own message shapes; everything else the "
+        "signed Clusterbid JSON. Fixed once created.",
+    )
+    routing_key = forms.CharField(
+        label="PagerDuty routing key",
+        max_length=64,
+        required=False,
+        help_text="The integration key of the PagerDuty service (Events API v2). PagerDuty only.",
+    )
+    description = forms.CharField(label="Description", max_length=200, required=False)
+    events = forms.MultipleChoiceField(
+        label="Events", widget=forms.CheckboxSelectMultiple, choices=()
+    )
+    active = forms.BooleanField(label="Active: send deliveries", required=False, initial=True)
+
+    def __init__(
+        self, *args: Any, organization: Organization, editing: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["events"].choices = events_for(organization)  # type: ignore[attr-defined]
+        if editing:
+            del self.fields["payload_format"]
+        else:
+            del self.fields["active"]
