@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "acceptance",
     "incidents",
     "delivery",
+    "inference",
     "billing",
     "evaluation",
     "scorecards",

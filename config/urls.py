@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("acceptance.urls.burnin")),
     path("", include("incidents.urls")),
     path("", include("delivery.urls")),
+    path("", include("inference.urls")),
     path("", include("billing.urls")),
     path("", include("evaluation.urls")),
     path("", include("scorecards.urls")),

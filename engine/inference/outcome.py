@@ -92,6 +92,26 @@ class InferenceOutcome:
         return body
 
 
+MONEY_FIELDS = ("cost_usd", "cost_per_response", "cost_per_response_within",
+                "cost_per_million_tokens")  # fmt: skip
+
+
+def figures_from_json(body: dict[str, Any]) -> dict[str, Any]:
+    """`InferenceOutcome.as_json()` read back for display: money as Decimal again."""
+
+    def money(value: Any) -> Decimal | None:
+        return None if value is None else Decimal(str(value))
+
+    out = {**body, **{k: money(body.get(k)) for k in MONEY_FIELDS}}
+    out["rows"] = [
+        {**row, "promised": money(row["promised"]), "observed": money(row["observed"])}
+        if row.get("unit") == "USD"
+        else row
+        for row in body.get("rows", [])
+    ]
+    return out
+
+
 def _within(request: ServedRequest, promise: Promise) -> bool:
     if promise.ttft_p95_ms is not None and (request.ttft_ms or 0) > promise.ttft_p95_ms:
         return False

@@ -212,7 +212,7 @@ PAGE_READS = {
     "questionnaire:revision-diff", "scorecards:provider-scorecard",
     "scorecards:provider-scorecard-csv", "scorecards:provider-scorecard-xlsx",
     "ops:metrics", "ops:export-download", "ops:api-export-detail", "ops:api-export-file",
-    "orgs:invitations",
+    "orgs:invitations", "inference:served-detail",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -303,6 +303,8 @@ PAGE_ELSEWHERE = {
     "annexes:retry": "annexes/services.py (annex.retry)",
     "bids:bid-attachment-remove": "bids/services/attachments.py (record_bid)",
     "burnin:run-explain-finding": "acceptance/services/findings.py (record_on_reservation)",
+    "inference:served-list": "tests/inference/test_served_pages.py (served.upload)",
+    "inference:served-retry": "tests/inference/test_served_pages.py (served.retry)",
     "incidents:change-apply": "tests/incidents/record/test_change_log.py (incident.",
     "incidents:change-decide": "tests/incidents/record/test_change_log.py (incident.",
     "incidents:change-propose": "tests/incidents/record/test_change_log.py (incident.",

@@ -22,7 +22,7 @@ PROMISE = Promise(
 def outcome(name: str, promise: Promise = PROMISE):
     served = parse_served((DATA / name).read_bytes())
     return served_outcome(
-        served=served, promise=promise, price_per_gpu_hour=Decimal("4.50"), gpus=Decimal(8)
+        served=served, promise=promise, price_per_gpu_hour=Decimal("4.50"), gpus=Decimal(32)
     )
 
 
@@ -36,12 +36,12 @@ def test_the_vllm_example_gives_the_hand_computed_percentiles() -> None:
 
 def test_the_vllm_example_costs_what_the_doc_says_per_response() -> None:
     result = outcome("vllm_bench_serve.json")
-    assert result.cost_usd == Decimal("0.020000")
-    assert result.cost_per_response == Decimal("0.004000")
+    assert result.cost_usd == Decimal("0.080000")
+    assert result.cost_per_response == Decimal("0.016000")
     # One response (TTFT 400 ms, mean gap 53.3 ms) is outside the promised p95s.
     assert result.within_promise == 4
-    assert result.cost_per_response_within == Decimal("0.005000")
-    assert result.cost_per_million_tokens == Decimal("1052.63")
+    assert result.cost_per_response_within == Decimal("0.020000")
+    assert result.cost_per_million_tokens == Decimal("4210.53")
 
 
 def test_each_promised_figure_is_met_or_missed() -> None:
@@ -61,8 +61,8 @@ def test_the_log_example_notes_its_load_and_its_mean_gaps() -> None:
     assert (result.ttft_p50_ms, result.ttft_p95_ms) == (90.0, 150.0)
     assert (result.itl_p50_ms, result.itl_p95_ms) == (35.0, 50.0)
     assert result.throughput_tokens_per_s == 47.368
-    assert (result.within_promise, result.cost_per_response) == (4, Decimal("0.001900"))
-    assert result.cost_per_million_tokens == Decimal("211.11")
+    assert (result.within_promise, result.cost_per_response) == (4, Decimal("0.007600"))
+    assert result.cost_per_million_tokens == Decimal("844.44")
     assert any("concurrency of 3" in note for note in result.notes)
     assert any("mean gap" in note for note in result.notes)
 
