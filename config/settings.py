@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "acceptance",
     "incidents",
     "delivery",
+    "inference",
     "billing",
     "evaluation",
     "scorecards",

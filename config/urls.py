@@ -30,6 +30,7 @@ urlpatterns = [
     path("", include("acceptance.urls.pilot")),
     path("", include("incidents.urls")),
     path("", include("delivery.urls")),
+    path("", include("inference.urls")),
     path("", include("billing.urls")),
     path("", include("evaluation.urls")),
     path("", include("scorecards.urls")),

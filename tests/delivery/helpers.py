@@ -42,12 +42,15 @@ class Example:
     rival_reservation: Reservation | None = None
 
 
-def example_reservation(buyer: Any, provider: Any, *, breach_credit: str = "5") -> Reservation:
+def example_reservation(
+    buyer: Any, provider: Any, *, breach_credit: str = "5", bid_terms: dict[str, Any] | None = None
+) -> Reservation:
     req = CapacityRequestFactory(buyer=buyer.org, sealed=False, nodes=4, gpus_per_node=8)
     InvitationFactory(request=req, provider=provider.org)
     bid = BidFactory(
         request=req, provider=provider.org, nodes=4, gpus_per_node=8,
-        price_per_gpu_hour=Decimal("2.00"), fees_usd=Decimal("1000"), egress_usd=Decimal("500"),
+        **{"price_per_gpu_hour": Decimal("2.00"), "fees_usd": Decimal("1000"),
+           "egress_usd": Decimal("500"), **(bid_terms or {})},
     )  # fmt: skip
     bid_submit(bid=bid, user=provider.user)
     fixture_from_template(capacity_request=req, user=buyer.user, template=DEFAULT_TEMPLATE)

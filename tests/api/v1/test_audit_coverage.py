@@ -220,6 +220,7 @@ PAGE_READS = {
     "orgs:invitations", "bids:gate-nda", "bids:supplier-profile", "bids:supplier-document",
     "suppliers:document-download", "observed:file",
     "pilots:list", "pilots:detail", "pilots:evidence-download", "pilots:status",
+    "inference:served-detail",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -325,6 +326,8 @@ PAGE_ELSEWHERE = {
         "tests/acceptance/pilot/test_pilot_services.py (pilot.evidence_withdraw)"
     ),
     "pilots:recheck": "tests/acceptance/pilot/test_pilot_services.py (pilot.recheck)",
+    "inference:served-list": "tests/inference/test_served_pages.py (served.upload)",
+    "inference:served-retry": "tests/inference/test_served_pages.py (served.retry)",
     "incidents:change-apply": "tests/incidents/record/test_change_log.py (incident.",
     "incidents:change-decide": "tests/incidents/record/test_change_log.py (incident.",
     "incidents:change-propose": "tests/incidents/record/test_change_log.py (incident.",
