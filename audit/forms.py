@@ -32,6 +32,13 @@ class LogFilterForm(forms.Form):
         max_length=40,
         help_text="For example request:12 or bid:7.",
     )
+    request = forms.IntegerField(
+        label="Request number",
+        required=False,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="Everything on one request: its bids, reservations, maintenance, incidents.",
+    )
     actor = forms.ChoiceField(label="Who", required=False)
     action = forms.ChoiceField(label="Action", required=False)
     since = forms.DateField(label="From", required=False, widget=DATE)
@@ -64,6 +71,7 @@ class LogFilterForm(forms.Form):
             q=data.get("q") or "",
             kind=data.get("kind") or "",
             obj_key=data.get("obj_key") or "",
+            request_id=data.get("request"),
             actor=data.get("actor") or "",
             action=data.get("action") or "",
             since=data.get("since"),

@@ -81,6 +81,7 @@ class LogFilters:
     q: str = ""
     kind: str = ""
     obj_key: str = ""
+    request_id: int | None = None
     actor: str = ""
     action: str = ""
     since: date | None = None
@@ -96,6 +97,8 @@ def org_log(*, org: Organization | None, filters: LogFilters) -> QuerySet[AuditE
         entries = entries.filter(obj_key__startswith=f"{filters.kind}:")
     if filters.obj_key:
         entries = entries.filter(obj_key=filters.obj_key)
+    if filters.request_id:
+        entries = entries.filter(request_id=filters.request_id)
     if filters.actor:
         entries = entries.filter(actor_name=filters.actor)
     if filters.action:

@@ -13,8 +13,13 @@ register = template.Library()
 
 
 @register.inclusion_tag("audit/_history.html", takes_context=True)
-def audit_history(context: template.Context, kind: str, pk: Any = None) -> dict[str, Any]:
+def audit_history(
+    context: template.Context, kind: str, pk: Any = None, request_id: Any = None
+) -> dict[str, Any]:
+    """With `request_id`, the panel also links the organisation's log of everything on that
+    request: a reservation's maintenance, usage, incidents and files are entries of their own."""
     key = kind if pk is None else object_key(kind, pk)
     request = context.get("request")
     org = getattr(request, "org", None)
-    return {"entries": list(entries_for(org=org, obj_key=key)), "obj_key": key}
+    entries = list(entries_for(org=org, obj_key=key))
+    return {"entries": entries, "obj_key": key, "request_id": request_id}

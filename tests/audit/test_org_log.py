@@ -116,3 +116,26 @@ def test_the_pages_queries_do_not_grow_with_its_rows(
     with django_assert_max_num_queries(len(few.captured_queries)):
         response = client.get(LOG)
     assert response.content.decode().count("<code>question.ask</code>") == 40
+
+
+def test_everything_on_a_request_is_one_filter_and_the_reservation_links_it(
+    walk, buyer, provider, rival_provider
+):
+    """Maintenance, usage and incidents are objects of their own: the reservation's history
+    shows its own entries and links the log of everything on its request."""
+    from acceptance.audit import record_on_reservation
+    from acceptance.models import Reservation
+
+    reservation = Reservation.objects.get(request=walk.request)
+    record_on_reservation(
+        reservation=reservation, action="maintenance.announce", user=provider.user,
+        obj_key="maintenance:1", after={"starts_at": "2027-01-05T02:00"},
+    )  # fmt: skip
+    other = open_request(buyer, provider, rival_provider, sealed=False)
+    on_request = _actions(buyer, request=str(walk.request.pk))
+    assert "maintenance.announce" in on_request and "reservation.open" in on_request
+    assert "request.publish" in on_request
+    elsewhere = _actions(buyer, request=str(other.request.pk))
+    assert "request.publish" in elsewhere and "maintenance.announce" not in elsewhere
+    page = buyer.client().get(reverse("burnin:reservation-detail", args=[reservation.pk]))
+    assert f"/audit/?request={walk.request.pk}" in page.content.decode()
