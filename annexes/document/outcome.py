@@ -14,6 +14,7 @@ from typing import Any
 from django.utils import timezone
 
 from acceptance.models import Reservation, ReservationStatus
+from annexes.document.statement import reservation_of
 from bids.choices import ReclaimEffect
 from bids.models import CapacityRequest
 from delivery.terms import term_bounds
@@ -49,13 +50,7 @@ def outcome_snapshot(
     *, capacity_request: CapacityRequest, period: str, reservation: Reservation | None = None
 ) -> dict[str, Any]:
     """For `reservation`, or the request's whole-request reservation (a single award)."""
-    rows = Reservation.objects.select_related(
-        "request__buyer", "bid__provider", "bid_revision", "lot"
-    )
-    if reservation is None:
-        reservation = rows.filter(request=capacity_request, lot__isnull=True).first()
-    else:
-        reservation = rows.get(pk=reservation.pk)
+    reservation = reservation_of(capacity_request=capacity_request, reservation=reservation)
     periods = outcome_periods(reservation)
     if reservation is None or not periods:
         raise ValueError("An outcome report covers accepted time: the term has not started.")

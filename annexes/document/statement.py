@@ -73,16 +73,23 @@ def statement_months(reservation: Reservation) -> list[str]:
     return list(_months(reservation, timezone.now()))
 
 
-def statement_snapshot(
-    *, capacity_request: CapacityRequest, period: str, reservation: Reservation | None = None
-) -> dict[str, Any]:
+def reservation_of(
+    *, capacity_request: CapacityRequest, reservation: Reservation | None
+) -> Reservation | None:
+    """`reservation` with what a statement or report prints of it, or the request's
+    whole-request reservation (a single award); None before the award."""
     rows = Reservation.objects.select_related(
         "request__buyer", "bid__provider", "bid_revision", "lot"
     )
     if reservation is None:
-        reservation = rows.filter(request=capacity_request, lot__isnull=True).first()
-    else:
-        reservation = rows.get(pk=reservation.pk)
+        return rows.filter(request=capacity_request, lot__isnull=True).first()
+    return rows.get(pk=reservation.pk)
+
+
+def statement_snapshot(
+    *, capacity_request: CapacityRequest, period: str, reservation: Reservation | None = None
+) -> dict[str, Any]:
+    reservation = reservation_of(capacity_request=capacity_request, reservation=reservation)
     if reservation is None or reservation.status != ReservationStatus.ACCEPTED:
         raise ValueError("A statement covers accepted time: the reservation is not accepted yet.")
     months = _months(reservation, timezone.now())
