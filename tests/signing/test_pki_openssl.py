@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cryptography import x509
 
 from signing import pki
 
@@ -140,3 +141,12 @@ def test_unfit_openssl_files_are_refused_each_with_its_reason(tmp_path):
     data = cases["could not be opened with this password"][0]
     with pytest.raises(pki.KeyStoreError, match="certificate expired on"):
         pki.load_pkcs12(data, "pw", now=expired)
+
+
+def test_a_certificate_made_moments_ahead_names_the_minute_it_becomes_valid(tmp_path):
+    _self_signed(tmp_path, "ok", key=RSA, usage="digitalSignature")
+    data = _export(tmp_path, "ok", "-inkey", "ok.key", "-in", "ok.crt")
+    starts = pki.load_pkcs12(data, "pw", now=datetime.now(UTC))
+    valid_from = x509.load_der_x509_certificate(starts.cert_der).not_valid_before_utc
+    with pytest.raises(pki.KeyStoreError, match=f"valid only from {valid_from:%Y-%m-%d %H:%M} UTC"):
+        pki.load_pkcs12(data, "pw", now=valid_from - timedelta(minutes=2))
