@@ -143,7 +143,10 @@ def _check_signing_cert(key: object, cert: x509.Certificate, *, now: datetime) -
         )
     if cert.not_valid_before_utc > now:
         raise KeyStoreError(
-            "pkcs12", f"The certificate is valid only from {cert.not_valid_before_utc:%Y-%m-%d}."
+            # The minute and zone: a certificate made moments ago on a clock running ahead
+            # would otherwise be refused as "valid only from" today's date.
+            "pkcs12",
+            f"The certificate is valid only from {cert.not_valid_before_utc:%Y-%m-%d %H:%M} UTC.",
         )
 
 
