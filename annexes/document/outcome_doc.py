@@ -9,6 +9,7 @@ from typing import Any
 from annexes.document.blocks import CONFIDENTIAL_BOTH as CONFIDENTIAL
 from annexes.document.blocks import kv as _kv
 from annexes.document.labels import when
+from annexes.document.statement_doc import without_empty_tables
 
 
 def _table(heading: str, head: list[str], rows: list[list[Any]]) -> dict[str, Any]:
@@ -111,10 +112,7 @@ def outcome_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> d
         {"id": "misses", "title": "Missed promises: diagnostic packets", "blocks": packets},
         {"id": "files", "title": "Evidence", "blocks": [files]},
     ]  # fmt: skip
-    for section in sections:
-        section["blocks"] = [b for b in section["blocks"] if b["type"] != "table" or b["rows"]]
-        if not section["blocks"]:
-            section["blocks"] = [_kv([("", "None in this period.")])]
+    without_empty_tables(sections, empty="None in this period.")
     return {
         "title": f"Outcome report — {period}",
         "header": f"{req['title']} · outcome {period} · v{version}",

@@ -163,10 +163,7 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
     realised = snap.get("realised")
     if realised:
         sections.append(_realised_section(realised))
-    for section in sections:
-        section["blocks"] = [b for b in section["blocks"] if b["type"] != "table" or b["rows"]]
-        if not section["blocks"]:
-            section["blocks"] = [_kv([("", "None in this month.")])]
+    without_empty_tables(sections, empty="None in this month.")
     return {
         "title": f"Monthly statement — {period}",
         "header": f"{req['title']} · statement {period} · v{version}",
@@ -182,3 +179,11 @@ def statement_document(snap: Mapping[str, Any], *, sha256: str, version: int) ->
         "sections": sections,
         "signatures": [],
     }
+
+
+def without_empty_tables(sections: list[dict[str, Any]], *, empty: str) -> None:
+    """Drop tables with no rows; a section left with nothing says `empty` instead."""
+    for section in sections:
+        section["blocks"] = [b for b in section["blocks"] if b["type"] != "table" or b["rows"]]
+        if not section["blocks"]:
+            section["blocks"] = [_kv([("", empty)])]
