@@ -51,9 +51,10 @@ class ServedFileSerializer(ReadModelSerializer[ServedResponsesFile]):
 
 class ServedUploadWriteSerializer(serializers.Serializer):
     file = serializers.FileField(
+        allow_empty_file=True,
         help_text="vLLM's serving benchmark result (JSON, saved with --save-detailed) or a "
         "per-request log (CSV or JSON lines: request_id, start, first_token, end, "
-        "output_tokens, status)."
+        "output_tokens, status).",
     )
     label = serializers.CharField(  # type: ignore[assignment]
         required=False, allow_blank=True, default="",

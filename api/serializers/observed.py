@@ -48,7 +48,8 @@ class ObservedUploadWriteSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(
         choices=ObservedKind.choices, help_text="What the file is (docs/observed-outcomes.md)."
     )
-    file = serializers.FileField(help_text="The file as the tool wrote it.")
+    # The service refuses an empty file naming it, as the page does.
+    file = serializers.FileField(allow_empty_file=True, help_text="The file as the tool wrote it.")
 
 
 class DaySerializer(serializers.Serializer):
