@@ -12,7 +12,7 @@ from typing import Any
 
 from acceptance.models import Reservation
 from annexes.document.blocks import kv
-from engine.formatting import DASH, fixed, usd
+from engine.formatting import DASH, number, usd
 from engine.inference.misses import InferenceMiss
 from inference.selectors import ServedReading, served_readings
 
@@ -22,11 +22,11 @@ def _figure(value: Any, unit: str, *, cents: int = 2) -> str:
         return DASH
     if unit == "USD":
         return usd(Decimal(str(value)), places=cents)
-    return f"{fixed(value, places=3 if unit == 'ms' else 2)} {unit}"
+    return f"{number(float(value))} {unit}"
 
 
 def _ms(value: float | None) -> str:
-    return DASH if value is None else f"{fixed(value, places=3)} ms"
+    return DASH if value is None else f"{number(value)} ms"
 
 
 def _miss(name: str, miss: InferenceMiss) -> dict[str, Any]:
