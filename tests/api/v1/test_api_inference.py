@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from audit.models import AuditEntry
 from inference.models import ServedResponsesFile, ServedState
 from inference.services import served_upload
 from tests.api.v1.conftest import token_client
@@ -88,6 +89,7 @@ def test_a_bad_log_says_its_line_and_is_read_again(
     assert retried.status_code == 202 and retried.json()["state"] == "queued"
     row = ServedResponsesFile.objects.get()
     assert (row.state, row.attempts) == (ServedState.UNREADABLE, 2)
+    assert AuditEntry.objects.filter(action="served.retry").count() == 1
 
 
 def test_a_file_waiting_for_its_reading_is_not_queued_twice(served, buyer):

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from acceptance.models import Reservation, ReservationStatus
+from audit.models import AuditEntry
 from observed import services
 from observed.models import ObservedState, ObservedUpload
 from tests.api.v1.conftest import token_client
@@ -101,6 +102,8 @@ def test_a_file_that_cannot_be_read_says_its_line_and_field_and_is_read_again(
     assert retried.status_code == 202 and retried.json()["state"] == "queued"
     row = ObservedUpload.objects.get()
     assert (row.state, row.attempts, row.error_line) == (ObservedState.ERROR, 2, 2)
+    entry = AuditEntry.objects.get(action="observed.retry")
+    assert entry.obj_key == f"observed:{row.pk}"
 
 
 def test_a_file_read_is_not_read_again(reservation, buyer, django_capture_on_commit_callbacks):
