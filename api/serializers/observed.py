@@ -70,9 +70,12 @@ class ReceiptSerializer(serializers.Serializer):
     started = UtcDateTimeField(allow_null=True)
     queued_minutes = _minutes()
     to_running_minutes = _minutes()
-    within_p95 = serializers.BooleanField(allow_null=True, help_text="null: no promise, or "
-                                          "not running yet.")  # fmt: skip
-    source = serializers.CharField(help_text="The file the job's record is in.")
+    within_p95 = serializers.BooleanField(
+        allow_null=True, help_text="null: no promise, or not running yet."
+    )
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="The file the job's record is in."
+    )
     line = serializers.IntegerField()
 
 
@@ -95,7 +98,7 @@ class ReclaimSerializer(serializers.Serializer):
     misses = serializers.ListField(
         child=serializers.CharField(), help_text="What the reclaim did against the terms."
     )
-    source = serializers.CharField(source="reclaim.source")
+    source = serializers.CharField(source="reclaim.source")  # type: ignore[assignment]
     line = serializers.IntegerField(source="reclaim.line")
 
 
@@ -104,7 +107,7 @@ class RecordSerializer(serializers.Serializer):
     subject = serializers.CharField()
     what = serializers.CharField()
     detail = serializers.CharField(allow_blank=True)
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]
     line = serializers.IntegerField()
 
 
@@ -148,7 +151,7 @@ def vars_of(state: Any) -> dict[str, Any]:
 
 class CostSerializer(serializers.Serializer):
     unit = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
     accepted = serializers.IntegerField(source="count.accepted")
     replayed = serializers.IntegerField(source="count.replayed")
     rejected = serializers.IntegerField(source="count.rejected")

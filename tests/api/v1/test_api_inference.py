@@ -120,3 +120,27 @@ def test_a_rival_provider_neither_reads_nor_uploads(served, provider, rival_prov
     assert rival.get(f"/api/v1/reservations/{served.pk}/inference/figures/").status_code == 404
     assert _post(rival, served, "vllm_bench_serve.json").status_code == 404
     assert ServedResponsesFile.objects.count() == 1
+
+
+def test_the_list_does_not_grow_with_its_files(served, buyer, provider):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def add(first: int, n: int) -> None:
+        for i in range(first, first + n):
+            content = f"request_id,start,first_token,end,output_tokens,status\nr{i},,,,0,ok\n"
+            served_upload(reservation=served, user=provider.user,
+                          upload=upload("log.csv", content=content.encode()))  # fmt: skip
+
+    client, url = token_client(buyer.user), f"/api/v1/reservations/{served.pk}/inference/"
+
+    def count() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        return len(queries)
+
+    add(0, 2)
+    client.get(url)  # the token's first use is recorded once
+    few = count()
+    add(2, 20)
+    assert count() == few

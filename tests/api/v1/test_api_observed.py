@@ -165,3 +165,28 @@ def test_an_oversized_body_is_refused_before_it_is_read(reservation, provider):
     )
     assert response.status_code == 413 and "Nothing was read or stored" in response.json()["detail"]
     assert not ObservedUpload.objects.exists()
+
+
+def _list_queries(client: Any, url: str) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_the_list_does_not_grow_with_its_files(reservation, buyer, provider):
+    def add(n: int) -> None:
+        for i in range(n):
+            services.observed_upload(
+                reservation=reservation, user=provider.user, kind="results",
+                upload=data_file(f"results-{i}.csv", f"time,job,step\n#{i}\n".encode()),
+            )  # fmt: skip
+
+    client, url = token_client(buyer.user), f"/api/v1/reservations/{reservation.pk}/observed/"
+    add(2)
+    client.get(url)  # the token's first use is recorded once
+    few = _list_queries(client, url)
+    add(20)
+    assert _list_queries(client, url) == few
