@@ -18,6 +18,11 @@ OUTCOME_ROUTES = [
         observed.ObservedFiguresView.as_view(),
         name="reservation-observed-figures",
     ),
+    path(
+        "reservations/<int:pk>/observed/result/",
+        observed.ObservedResultView.as_view(),
+        name="reservation-observed-result",
+    ),
     path("observed/<int:pk>/", observed.ObservedDetailView.as_view(), name="observed-detail"),
     path("observed/<int:pk>/retry/", observed.ObservedRetryView.as_view(), name="observed-retry"),
     path(

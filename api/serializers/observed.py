@@ -3,6 +3,7 @@ them, as the API shows them: observed.selectors decides, these only print."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.urls import reverse
@@ -10,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import ReadModelSerializer, UtcDateTimeField
-from observed.models import ObservedKind, ObservedUpload
+from observed.models import ObservedKind, ObservedUpload, ResultUnit
 from observed.selectors import ObservedReport, Packet
 
 
@@ -50,6 +51,25 @@ class ObservedUploadWriteSerializer(serializers.Serializer):
     )
     # The service refuses an empty file naming it, as the page does.
     file = serializers.FileField(allow_empty_file=True, help_text="The file as the tool wrote it.")
+
+
+class ResultSerializer(serializers.Serializer):
+    """The result the buyer pays for, and how many it expected per GPU-hour (the prediction)."""
+
+    unit = serializers.ChoiceField(
+        choices=ResultUnit.choices,
+        help_text="step: accepted training step; token: million trained tokens; run: "
+        "completed run.",
+    )
+    expected_per_gpu_hour = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=4,
+        min_value=Decimal("0.0001"),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Results expected per GPU-hour; null: no prediction.",
+    )
 
 
 class DaySerializer(serializers.Serializer):

@@ -19,15 +19,17 @@ from acceptance.models import Reservation
 from acceptance.selectors import burnin as reservation_selectors
 from annexes.document.outcome import outcome_periods
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
+from api.parsers import JSONParser
 from api.permissions import api_user, org_of_kind
 from api.serializers.observed import (
     ObservedFiguresSerializer,
     ObservedUploadSerializer,
     ObservedUploadWriteSerializer,
+    ResultSerializer,
 )
 from observed import selectors as sel
 from observed import services
-from observed.models import ObservedUpload
+from observed.models import ObservedUpload, ResultDefinition
 
 PERIOD = OpenApiParameter(
     "period",
@@ -119,3 +121,26 @@ class ObservedFiguresView(generics.GenericAPIView[ObservedUpload]):
             raise exceptions.ValidationError({"period": [problem]})
         report = sel.observed_report(reservation=reservation, period=period)
         return Response(ObservedFiguresSerializer(report).data)
+
+
+class ObservedResultView(generics.GenericAPIView[ResultDefinition]):
+    serializer_class = ResultSerializer
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        request=ResultSerializer,
+        responses=ResultSerializer,
+        summary="Name the result the cost is counted in (the buyer; 403 for the provider): "
+        "the figures' `cost` is then per accepted result",
+    )
+    def put(self, request: Request, pk: int) -> Response:
+        reservation = _reservation(request, pk)
+        serializer = ResultSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        row = services.result_define(
+            reservation=reservation,
+            user=api_user(request),
+            unit=serializer.validated_data["unit"],
+            expected_per_gpu_hour=serializer.validated_data["expected_per_gpu_hour"],
+        )
+        return Response(ResultSerializer(row).data)

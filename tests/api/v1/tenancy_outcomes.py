@@ -12,6 +12,7 @@ from tests.api.v1.conftest import ApiWorld
 from tests.api.v1.tenancy_builders import (
     CONFLICT,
     CREATED,
+    FORBIDDEN,
     OK,
     OWNER_AND_BUYER,
     Body,
@@ -58,6 +59,12 @@ OUTCOME_OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(provider=CREATED, buyer=CREATED),
     ),
     "reservations_observed_figures_retrieve": (accepted, None, OWNER_AND_BUYER),
+    # The buyer alone names the result; the provider is told it is not its move.
+    "reservations_observed_result_update": (
+        accepted,
+        lambda w: {"unit": "step", "expected_per_gpu_hour": "1.25"},
+        only(provider=FORBIDDEN, buyer=OK),
+    ),
     "observed_retrieve": (observed_file, None, OWNER_AND_BUYER),
     # Still queued: only a file that could not be read is read again.
     "observed_retry_create": (observed_file, None, PARTIES_409),

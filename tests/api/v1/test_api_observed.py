@@ -5,7 +5,6 @@ again on request; the roles and states that may not write are told so."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from acceptance.models import Reservation, ReservationStatus
 from audit.models import AuditEntry
 from observed import services
-from observed.models import ObservedState, ObservedUpload
+from observed.models import ObservedState, ObservedUpload, ResultDefinition
 from tests.api.v1.conftest import token_client
 from tests.incidents.helpers import media_root
 from tests.observed.helpers import NODE_FILES, data_file, worked_reservation
@@ -53,8 +52,13 @@ def test_the_worked_example_uploaded_by_api_gives_its_figures(
         "kueue-workloads-events.json",
     )
     assert engineer.get(f"/api/v1/observed/{body['id']}/").json()["state"] == "done"
-    services.result_define(reservation=reservation, user=buyer.user, unit="step",
-                           expected_per_gpu_hour=Decimal("1.25"))  # fmt: skip
+    named = lead.put(
+        f"/api/v1/reservations/{reservation.pk}/observed/result/",
+        {"unit": "step", "expected_per_gpu_hour": "1.25"},
+        format="json",
+    )
+    assert named.status_code == 200
+    assert named.json() == {"unit": "step", "expected_per_gpu_hour": "1.2500"}
 
     figures = lead.get(f"/api/v1/reservations/{reservation.pk}/observed/figures/").json()
     days = {d["day"]: d for d in figures["days"]}
@@ -104,6 +108,21 @@ def test_a_file_that_cannot_be_read_says_its_line_and_field_and_is_read_again(
     assert (row.state, row.attempts, row.error_line) == (ObservedState.ERROR, 2, 2)
     entry = AuditEntry.objects.get(action="observed.retry")
     assert entry.obj_key == f"observed:{row.pk}"
+
+
+def test_the_provider_may_not_name_the_result(reservation, provider):
+    response = token_client(provider.user).put(
+        f"/api/v1/reservations/{reservation.pk}/observed/result/", {"unit": "run"}, format="json"
+    )
+    assert response.status_code == 403 and response.json()["move"] == "observed_result"
+    assert not ResultDefinition.objects.exists()
+
+
+def test_a_result_unit_that_is_none_is_named(reservation, buyer):
+    response = token_client(buyer.user).put(
+        f"/api/v1/reservations/{reservation.pk}/observed/result/", {"unit": "hour"}, format="json"
+    )
+    assert response.status_code == 400 and list(response.json()["errors"]) == ["unit"]
 
 
 def test_a_file_read_is_not_read_again(reservation, buyer, django_capture_on_commit_callbacks):
