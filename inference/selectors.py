@@ -101,6 +101,9 @@ def served_readings(
         except ServedResponsesError as exc:  # read once; a later parser refuses it
             out.append(ServedReading(row, row.outcome or {}, (), exc.message))
             continue
+        except OSError as exc:  # the stored bytes are gone: the figures stand, no packet
+            out.append(ServedReading(row, row.outcome or {}, (), f"Cannot open the file: {exc}"))
+            continue
         outcome = served_outcome(
             served=served,
             promise=promise_of(revision),
