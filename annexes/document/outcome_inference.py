@@ -66,8 +66,23 @@ def _file(reading: ServedReading) -> dict[str, Any]:
             f.get("cost_per_response_within"), "USD", cents=6
         ),
         "notes": [*f.get("notes", []), *([reading.error] if reading.error else [])],
-        "misses": [_miss(row.original_name, m) for m in reading.misses],
+        "misses": [_miss(row.original_name, m) for m in reading.misses]
+                  or _unread_misses(reading),
     }  # fmt: skip
+
+
+def _unread_misses(reading: ServedReading) -> list[dict[str, Any]]:
+    """A file that cannot be read again still has its stored misses: a packet each, saying why
+    it names no request."""
+    if not reading.error:
+        return []
+    return [
+        {"file": reading.row.original_name, "promise": r["label"],
+         "promised": _figure(r["promised"], r["unit"]),
+         "observed": _figure(r["observed"], r["unit"]),
+         "beyond": 0, "note": reading.error, "requests": []}
+        for r in reading.figures.get("rows", []) if r["met"] is False
+    ]  # fmt: skip
 
 
 def inference_part(

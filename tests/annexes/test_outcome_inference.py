@@ -73,3 +73,20 @@ def test_a_reservation_without_served_files_has_no_inference_section(
     text = _text(_report(reservation, buyer.user))
     assert "Miss 1: Time to running (p95)" in text
     assert "Inference" not in text
+
+
+def test_a_served_file_whose_bytes_are_gone_keeps_its_figures_and_says_so(
+    buyer, provider, django_capture_on_commit_callbacks
+):
+    reservation = inference_reservation(buyer, provider)
+    with django_capture_on_commit_callbacks(execute=True):
+        row, _ = served_upload(
+            reservation=reservation, user=buyer.user, upload=upload("request_log.csv")
+        )
+    row.file.storage.delete(row.file.name)
+    text = _text(_report(reservation, buyer.user))
+    assert "Inter-token latency, p50 30 ms 35 ms missed" in text  # the stored reading
+    # Its miss still has a packet, saying why it names no request.
+    assert "Inference miss 1: Inter-token latency, p50" in text
+    assert "Behind it Cannot open the file" in text
+    assert "the requests behind it" not in text
