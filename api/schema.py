@@ -109,6 +109,9 @@ STATED_RULES: dict[str, str] = {
     "holding a private key and its certificate, fit for signing and not expired",
     "reservations_override_create": "while the gate has not passed, `reason` is a full sentence "
     "and `waived` ticks every blocking check",
+    "reservations_observed_create": "`file` is not empty",
+    "reservations_inference_create": "`file` is not empty and `label` has at most 120 characters",
+    "reservations_observed_figures_retrieve": "`period` names a month of the term to date",
 }
 
 

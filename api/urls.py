@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 import api.schema  # noqa: F401  (registers the schema extensions)
 from api.errors import unknown_route
+from api.outcome_urls import OUTCOME_ROUTES
 from api.views import (
     annexes,
     attachments,
@@ -465,6 +466,7 @@ v1 = [
         delivery.MaintenanceAgreeView.as_view(),
         name="maintenance-agree",
     ),
+    *OUTCOME_ROUTES,
 ]
 
 urlpatterns = [

@@ -392,6 +392,7 @@ SPECTACULAR_SETTINGS = {
         "UsageStateEnum": "billing.models.UsageState",
         "UsageUnitEnum": "billing.models.UsageUnit",
         "ReferenceSourceEnum": "acceptance.models.ReferenceSource",
+        "ObservedKindEnum": "observed.models.ObservedKind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

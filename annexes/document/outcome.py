@@ -14,6 +14,7 @@ from typing import Any
 from django.utils import timezone
 
 from acceptance.models import Reservation, ReservationStatus
+from annexes.document.outcome_inference import inference_part
 from annexes.document.statement import reservation_of
 from bids.choices import ReclaimEffect
 from bids.models import CapacityRequest
@@ -66,6 +67,9 @@ def outcome_snapshot(
     report = observed_report(reservation=reservation, period=period, now=as_of)
     found = report.observed
     assert found is not None
+    # The term to date holds every file read; a month, the files uploaded in it.
+    month = (report.start, report.end) if period else (None, None)
+    served = inference_part(reservation, *month)
     return {
         "schema": SCHEMA,
         "kind": KIND_OUTCOME,
@@ -124,6 +128,8 @@ def outcome_snapshot(
             for u in uploads_for(reservation=reservation).order_by("uploaded_at", "pk")
             if u.state == ObservedState.DONE
         ],
+        # Only where files were read: the reports of other reservations keep their snapshots.
+        **({"inference": served} if served else {}),
     }
 
 

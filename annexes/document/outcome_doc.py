@@ -9,6 +9,7 @@ from typing import Any
 from annexes.document.blocks import CONFIDENTIAL_BOTH as CONFIDENTIAL
 from annexes.document.blocks import kv as _kv
 from annexes.document.labels import when
+from annexes.document.outcome_inference import inference_sections
 from annexes.document.statement_doc import without_empty_tables
 
 
@@ -110,6 +111,7 @@ def outcome_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> d
         {"id": "reclaims", "title": "Reclaims", "blocks": [reclaims]},
         _cost_section(snap["cost"]),
         {"id": "misses", "title": "Missed promises: diagnostic packets", "blocks": packets},
+        *inference_sections(snap.get("inference") or []),
         {"id": "files", "title": "Evidence", "blocks": [files]},
     ]  # fmt: skip
     without_empty_tables(sections, empty="None in this period.")

@@ -23,6 +23,7 @@ class ServedRequest:
     output_tokens: int
     input_tokens: int | None = None
     error: str = ""
+    line: int | None = None  # the request's line in a log; None in a benchmark's arrays
 
     @property
     def mean_itl_ms(self) -> float | None:

@@ -141,14 +141,16 @@ def _request(row: _Row) -> tuple[ServedRequest, float, float]:
     ref = str(_pick(row, "request_id", required=False) or f"line {line}")[:120]
     ok = status.lower() in _OK and first is not None
     if not ok:
-        failed = ServedRequest(ref, False, None, (), 0, error=status[:300] or "no first token")
+        failed = ServedRequest(
+            ref, False, None, (), 0, error=status[:300] or "no first token", line=line
+        )
         return failed, start, end
     assert first is not None
     if not start <= first <= end:
         raise _fail("first_token must fall between start and end", line)
     # Epoch seconds in a float carry about a microsecond of noise: keep milliseconds to 3 places.
     gaps = (round((end - first) * 1000.0 / (tokens - 1), 3),) if tokens > 1 else ()
-    served = ServedRequest(ref, True, round((first - start) * 1000.0, 3), gaps, tokens)
+    served = ServedRequest(ref, True, round((first - start) * 1000.0, 3), gaps, tokens, line=line)
     return served, start, end
 
 

@@ -74,6 +74,7 @@ from tests.api.v1.tenancy_builders import (
     signoff_dispute_body,
     usage,
 )
+from tests.api.v1.tenancy_outcomes import OUTCOME_OPERATIONS
 from tests.api.v1.test_api_team import COST_ONLY
 
 OWNER_AND_BUYER_400 = only(provider=REFUSED, buyer=REFUSED)
@@ -537,6 +538,7 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         only(provider=CONFLICT, buyer=CONFLICT),
     ),
 }
+OPERATIONS.update(OUTCOME_OPERATIONS)
 
 # Routes outside the operations: the schema, its two readers and the fixture schema are public.
 PUBLIC = dict.fromkeys(ROLES, OK)
