@@ -23,6 +23,7 @@ from acceptance.selectors.pilot import (
 from bids.models import Bid, CapacityRequest
 from bids.selectors import bid_rows_for_buyer
 from core.limits import TEXT_LIMIT
+from evaluation.anonymise import anonymous_labels
 from orgs.selectors import actor_for
 
 
@@ -67,6 +68,8 @@ class PilotRow:
 class PilotSection:
     rows: list[PilotRow] = field(default_factory=list)
     use_verified: bool = False
+    # While anonymised no row links its pilot's page: that page names the provider.
+    anonymised: bool = False
 
     @property
     def any_verified(self) -> bool:
@@ -90,12 +93,14 @@ def pilot_section(
     rows = []
     bids = bid_rows_for_buyer(capacity_request=capacity_request)
     floors = acknowledged_floors(bid.pk for bid, _ in bids)
+    # A bid the comparison has no column for yet (not scored) still goes by its label.
+    labels = anonymous_labels(capacity_request=capacity_request) if anonymise else {}
     for bid, revision in bids:
         pilot = pilots.get(bid.pk)
         if not bid.shortlisted and pilot is None:
             continue
         bid.request = capacity_request
-        fallback = "Unnamed bid" if anonymise else bid.provider.name
+        fallback = labels.get(bid.pk, "Unnamed bid") if anonymise else bid.provider.name
         figures = figure_rows(pilot, revision, floors=floors.get(bid.pk))
         row = PilotRow(bid, names.get(bid.pk, fallback), pilot, figures)
         if pilot is None:
@@ -105,7 +110,7 @@ def pilot_section(
             else:
                 row.refusal = decision.reason
         rows.append(row)
-    return PilotSection(rows, uses_verified(capacity_request=capacity_request))
+    return PilotSection(rows, uses_verified(capacity_request=capacity_request), anonymise)
 
 
 def section_json(section: PilotSection, *, anonymise: bool = False) -> dict[str, Any]:

@@ -88,6 +88,7 @@ def _lot_spec(lot: Lot) -> award.LotSpec:
         divisible=lot.divisible,
         min_block_nodes=(lot.min_block_nodes or 1) if lot.divisible else 1,
         region=lot.region or None,
+        number=lot.number,
     )
 
 

@@ -17,6 +17,7 @@ from bids.models import Bid, CapacityRequest
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from engine.scoring import CRITERIA
 from evaluation import comparison, exports, rounds
+from evaluation.anonymise import anonymous_labels
 from evaluation.lots import lot_comparison
 from evaluation.pilots import PilotInviteForm, pilot_section
 from evaluation.services import request_set_weights, scoring_queue
@@ -239,13 +240,13 @@ def pilot_invite_view(request: HttpRequest, pk: int, bid_pk: int) -> HttpRespons
         except ValidationError as exc:
             if not hasattr(exc, "error_dict"):
                 flash_errors(request, exc)
-                return redirect(reverse("evaluation:request-compare", args=[pk]) + "#pilots")
+                return _back_to_pilots(request, pk)
             errors_into_form(form, exc)
         else:
             messages.success(
-                request, f"{bid.provider.name} is invited to a pilot; it has been told."
+                request, f"{_bid_name(request, bid)} is invited to a pilot; it has been told."
             )
-            return redirect(reverse("evaluation:request-compare", args=[pk]) + "#pilots")
+            return _back_to_pilots(request, pk)
     messages.error(request, "Check the pilot invitation's fields marked below.")
     view = comparison.comparison_for_buyer(
         capacity_request=req, anonymise=_anonymise(request), with_html=True
@@ -272,4 +273,17 @@ def pilot_scoring(request: HttpRequest, pk: int) -> HttpResponse:
             if use_verified
             else "Scoring now uses the bids' claims; the bids are being re-scored.",
         )
-    return redirect(reverse("evaluation:request-compare", args=[pk]) + "#pilots")
+    return _back_to_pilots(request, pk)
+
+
+def _back_to_pilots(request: HttpRequest, pk: int) -> HttpResponse:
+    """The comparison's pilot section, still anonymised if it was."""
+    labels = "?labels=anonymous" if _anonymise(request) else ""
+    return redirect(reverse("evaluation:request-compare", args=[pk]) + labels + "#pilots")
+
+
+def _bid_name(request: HttpRequest, bid: Bid) -> str:
+    """The bid as the comparison the buyer came from names it: its label while anonymised."""
+    if not _anonymise(request):
+        return bid.provider.name
+    return anonymous_labels(capacity_request=bid.request).get(bid.pk, "The bid")

@@ -55,9 +55,10 @@ def readme_text(export: Export, *, org: Organization) -> str:
         "",
         "- `<kind>.json`: one file per kind of object, each a JSON list of objects (rows).",
         "  Ids join the files: `request_id` in `bid_revisions.json` is an `id` in `requests.json`.",
-        "- `files/<kind>/<id>/<name>`: the stored files (burn-in evidence, failed-run bundles, "
-        "incident evidence, usage bills, bid attachments, annex PDFs), as uploaded or issued. "
-        "A row names its file's path in the key the table below marks as a file.",
+        "- `files/<kind>/<id>/<name>`: the stored files (burn-in and pilot evidence, "
+        "failed-run bundles, incident evidence, usage bills, bid attachments, annex PDFs), "
+        "as uploaded or issued. A row names its file's path in the key the table below marks "
+        "as a file.",
         "- `manifest.json`: `files`, every entry of this archive but itself, with its `size` in "
         "bytes and `sha256`; check it with `sha256sum`.",
         "- Times are ISO 8601 in UTC; amounts are decimal strings; ids are integers.",

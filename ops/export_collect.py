@@ -14,6 +14,7 @@ from incidents.models import FailedRun, FailedRunFile, Incident, IncidentEvidenc
 from incidents.selectors import failed_run_list, incident_evidence_list, incident_list
 from observed.models import ObservedUpload
 from observed.selectors import uploads_for
+from ops.export_pilots import collect_pilots, declare_pilot_tables
 from ops.export_requests import collect_requests, declare_request_tables
 from ops.export_rows import Export
 from orgs.models import Membership, Organization
@@ -48,8 +49,10 @@ def collect(*, org: Organization) -> Export:
         export.add("members", membership, username=membership.user.get_username())
     _collect_supplier_profile(export, org)
     declare_request_tables(export, org)
+    declare_pilot_tables(export)
     _declare_delivery_tables(export)
     collect_requests(export, org)
+    collect_pilots(export, org)
     _collect_reservations(export, org)
     export.table("audit", AuditEntry, "The audit entries this organisation may read, in order.")
     for entry in visible_to(org=org).order_by("seq"):

@@ -3,9 +3,11 @@ award page lives in evaluation/views_award.py: it reads the scores."""
 
 from django.urls import path
 
-from acceptance.views import burnin, findings, override
+from acceptance.views import burnin, evidence, findings, override
 
 app_name = "burnin"
+# The evidence views serve pilots too; these routes tell them the run is a reservation's.
+OWNER = {"owner": burnin.OWNER}
 
 urlpatterns = [
     path("reservations/<int:pk>/", burnin.reservation_detail, name="reservation-detail"),
@@ -27,9 +29,9 @@ urlpatterns = [
         name="reservation-baseline",
     ),
     path("runs/<int:pk>/", burnin.run_detail, name="run-detail"),
-    path("runs/<int:pk>/status.json", burnin.run_status, name="run-status"),
-    path("runs/<int:pk>/upload/", burnin.run_upload, name="run-upload"),
-    path("runs/<int:pk>/recheck/", burnin.run_recheck, name="run-recheck"),
+    path("runs/<int:pk>/status.json", evidence.run_status, OWNER, name="run-status"),
+    path("runs/<int:pk>/upload/", evidence.run_upload, OWNER, name="run-upload"),
+    path("runs/<int:pk>/recheck/", evidence.run_recheck, OWNER, name="run-recheck"),
     path("runs/<int:pk>/accept/", burnin.run_accept, name="run-accept"),
     path("runs/<int:pk>/override/", override.run_override, name="run-override"),
     path(
@@ -37,7 +39,11 @@ urlpatterns = [
         findings.run_explain_finding,
         name="run-explain-finding",
     ),
-    path("evidence/<int:pk>/download/", burnin.evidence_download, name="evidence-download"),
-    path("evidence/<int:pk>/retry/", burnin.evidence_retry, name="evidence-retry"),
-    path("evidence/<int:pk>/withdraw/", burnin.evidence_withdraw, name="evidence-withdraw"),
+    path(
+        "evidence/<int:pk>/download/", evidence.evidence_download, OWNER, name="evidence-download"
+    ),
+    path("evidence/<int:pk>/retry/", evidence.evidence_retry, OWNER, name="evidence-retry"),
+    path(
+        "evidence/<int:pk>/withdraw/", evidence.evidence_withdraw, OWNER, name="evidence-withdraw"
+    ),
 ]

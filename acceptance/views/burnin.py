@@ -4,20 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
-from django.http.response import HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from acceptance.forms.burnin import (
     DeclineOverrideForm,
-    EvidenceUploadForm,
     ExplainFindingForm,
     OverrideRequestForm,
     RejectForm,
@@ -30,21 +25,10 @@ from acceptance.selectors.findings import explanation_list, run_findings
 from acceptance.selectors.override import blocking_checks, override_history
 from acceptance.services import burnin as services
 from acceptance.services import decision as decision_services
-from core.web import errors_into_form, flash_errors, flashed_or_onto_form
+from acceptance.views.evidence import RunOwner, org_ids, page_context
+from core.web import flash_errors, flashed_or_onto_form
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
-
-#: The views a run's evidence table links to (`_evidence_table.html`, `_checks.html`).
-EVIDENCE_URLS = {
-    "download": "burnin:evidence-download",
-    "retry": "burnin:evidence-retry",
-    "withdraw": "burnin:evidence-withdraw",
-}
-
-
-def _org_ids(request: HttpRequest) -> list[int]:
-    org = active_org(request)
-    return [org.pk] if org is not None else []
 
 
 def _buyer_only(request: HttpRequest, reservation: Reservation) -> None:
@@ -83,7 +67,7 @@ def reservation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 @require_POST
 def run_create(request: HttpRequest, pk: int) -> HttpResponse:
-    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    reservation = sel.reservation_get(org_ids=org_ids(request), pk=pk)
     form = RunCreateForm(request.POST)
     label = form.cleaned_data["label"] if form.is_valid() else ""
     try:
@@ -97,7 +81,7 @@ def run_create(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 @require_POST
 def reservation_reject(request: HttpRequest, pk: int) -> HttpResponse:
-    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    reservation = sel.reservation_get(org_ids=org_ids(request), pk=pk)
     _buyer_only(request, reservation)
     form = RejectForm(request.POST)
     if form.is_valid():
@@ -117,7 +101,7 @@ def reservation_reject(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required()
 @require_GET
 def reservation_baseline(request: HttpRequest, pk: int) -> HttpResponse:
-    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    reservation = sel.reservation_get(org_ids=org_ids(request), pk=pk)
     baseline = getattr(reservation, "baseline", None)
     if baseline is None:
         raise Http404
@@ -147,87 +131,43 @@ def run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse
         "groups": sel.check_groups(run=run),
         "status": sel.run_status(run=run, evidence=evidence),
         "charts": sel.run_charts(run=run),
-        "upload_form": forms.get("upload_form") or EvidenceUploadForm(),
         "override_form": forms.get("override_form") or OverrideRequestForm(blocking=blocking),
         "decision": getattr(reservation, "decision", None),
-        "max_bytes": settings.EVIDENCE_MAX_BYTES,
-        "evidence_urls": EVIDENCE_URLS,
         "can_change": reservation.is_pending,
+        **page_context(OWNER, run, **forms),
     }
     return render(request, "acceptance/burnin/run_detail.html", context)
+
+
+def _run_get(ids: list[int], pk: int) -> BurnInRun:
+    return sel.run_get(org_ids=ids, pk=pk)
+
+
+def _evidence_get(ids: list[int], pk: int) -> Evidence:
+    return sel.evidence_get(org_ids=ids, pk=pk)
+
+
+#: A reservation's burn-in run: its page and evidence URLs take the run's pk.
+OWNER = RunOwner(
+    urls=RunOwner.url_names("burnin", page="run-detail", run_prefix="run-"),
+    run_get=_run_get,
+    evidence_get=_evidence_get,
+    page_pk=lambda run: run.pk,
+    page=run_page,
+)
 
 
 @org_required()
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    return run_page(request, sel.run_get(org_ids=_org_ids(request), pk=pk))
-
-
-@org_required()
-@require_GET
-def run_status(request: HttpRequest, pk: int) -> HttpResponse:
-    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
-    return JsonResponse(sel.run_status(run=run))
-
-
-@org_required()
-@require_POST
-def run_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
-    form = EvidenceUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return run_page(request, run, upload_form=form)
-    stored, refused = 0, 0
-    for upload in form.cleaned_data["file"]:
-        try:
-            result = services.evidence_upload(
-                run=run,
-                user=user_of(request),
-                upload=upload,
-                node=form.cleaned_data["node"],
-                kind=form.cleaned_data["kind"] or None,
-            )
-        except ValidationError as exc:
-            refused += 1
-            if hasattr(exc, "error_dict") and "node" in exc.error_dict:
-                errors_into_form(form, exc)
-                return run_page(request, run, upload_form=form)
-            for message in exc.messages:
-                messages.error(request, message)
-            continue
-        if result.duplicate:
-            messages.warning(
-                request,
-                f"{upload.name} is already uploaded as {result.evidence.original_name} "
-                f"(SHA-256 {result.evidence.sha256[:12]}…); it was not stored twice.",
-            )
-        else:
-            stored += 1
-    if stored:
-        messages.success(
-            request, f"Stored {stored} file{'s' if stored != 1 else ''}; parsing has started."
-        )
-    return redirect("burnin:run-detail", pk=run.pk)
-
-
-@org_required()
-@require_POST
-def run_recheck(request: HttpRequest, pk: int) -> HttpResponse:
-    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
-    try:
-        services.run_request_recheck(run=run, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(request, "The checks are running again.")
-    return redirect("burnin:run-detail", pk=run.pk)
+    return run_page(request, sel.run_get(org_ids=org_ids(request), pk=pk))
 
 
 @org_required(OrgKind.BUYER)
 @require_POST
 def run_accept(request: HttpRequest, pk: int) -> HttpResponse:
     """Accept on this run's passing gate (a failing one goes through `override.run_override`)."""
-    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    run = sel.run_get(org_ids=org_ids(request), pk=pk)
     _buyer_only(request, run.burnin_reservation)
     try:
         decision_services.reservation_accept(
@@ -243,82 +183,3 @@ def run_accept(request: HttpRequest, pk: int) -> HttpResponse:
         "; this run is the hand-over baseline.",
     )
     return redirect("burnin:reservation-detail", pk=run.burnin_reservation.pk)
-
-
-# Lines shown either side of the one a check points at (the whole file stays downloadable).
-LINES_AROUND = 150
-
-
-@login_required
-@require_GET
-def evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
-    """The stored file as uploaded; with ?line=N, the lines around N as a page to read."""
-    # Same rule as org_required (signed in, an active organisation), typed for a streamed file.
-    if active_org(request) is None:
-        raise Http404
-    evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
-    return evidence_file(
-        request,
-        evidence,
-        back_url=reverse("burnin:run-detail", args=[evidence.run_id]),
-        download_url=reverse("burnin:evidence-download", args=[evidence.pk]),
-    )
-
-
-def evidence_file(
-    request: HttpRequest, evidence: Evidence, *, back_url: str, download_url: str
-) -> HttpResponseBase:
-    """The stored file as uploaded; with ?line=N, the lines around N as a page to read (the
-    caller has checked the user may read it)."""
-    line = request.GET.get("line", "")
-    if line.isdigit() and int(line) > 0:
-        with evidence.file.open("rb") as handle:
-            text = handle.read().decode("utf-8", errors="replace")
-        target = int(line)
-        first = max(1, target - LINES_AROUND)
-        window = text.split("\n")[first - 1 : target + LINES_AROUND]
-        return render(
-            request,
-            "acceptance/burnin/evidence_lines.html",
-            {
-                "evidence": evidence,
-                "target": target,
-                "lines": [(first + i, t.rstrip("\r")) for i, t in enumerate(window)],
-                "back_url": back_url,
-                "download_url": download_url,
-            },
-        )
-    return FileResponse(
-        evidence.file.open("rb"),
-        as_attachment=True,
-        filename=evidence.original_name,
-        content_type="text/plain; charset=utf-8",
-    )
-
-
-@org_required()
-@require_POST
-def evidence_retry(request: HttpRequest, pk: int) -> HttpResponse:
-    evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
-    try:
-        services.evidence_retry(evidence=evidence, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(request, f"{evidence.original_name} is queued for parsing again.")
-    return redirect("burnin:run-detail", pk=evidence.run_id)
-
-
-@org_required()
-@require_POST
-def evidence_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
-    evidence = sel.evidence_get(org_ids=_org_ids(request), pk=pk)
-    try:
-        services.evidence_withdraw(evidence=evidence, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(
-            request, f"{evidence.original_name} is withdrawn: still stored, no longer checked."
-        )
-    return redirect("burnin:run-detail", pk=evidence.run_id)

@@ -12,7 +12,8 @@ from django.views.decorators.http import require_POST
 from acceptance.forms.burnin import ExplainFindingForm
 from acceptance.selectors import burnin as sel
 from acceptance.services.findings import finding_explain
-from acceptance.views.burnin import _buyer_only, _org_ids, run_page
+from acceptance.views.burnin import _buyer_only, run_page
+from acceptance.views.evidence import org_ids
 from core.web import flashed_or_onto_form
 from orgs.access import org_required, user_of
 from orgs.choices import OrgKind
@@ -21,7 +22,7 @@ from orgs.choices import OrgKind
 @org_required(OrgKind.BUYER)
 @require_POST
 def run_explain_finding(request: HttpRequest, pk: int) -> HttpResponse:
-    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    run = sel.run_get(org_ids=org_ids(request), pk=pk)
     _buyer_only(request, run.burnin_reservation)
     form = ExplainFindingForm(request.POST)
     if form.is_valid():

@@ -15,7 +15,8 @@ from acceptance.models import OverrideRequest, Reservation
 from acceptance.selectors import burnin as sel
 from acceptance.selectors.override import blocking_checks
 from acceptance.services import override as services
-from acceptance.views.burnin import _buyer_only, _org_ids, reservation_page, run_page
+from acceptance.views.burnin import _buyer_only, reservation_page, run_page
+from acceptance.views.evidence import org_ids
 from core.web import flash_errors, flashed_or_onto_form
 from orgs.access import org_required, user_of
 from orgs.choices import OrgKind
@@ -24,7 +25,7 @@ from orgs.choices import OrgKind
 @org_required(OrgKind.BUYER)
 @require_POST
 def run_override(request: HttpRequest, pk: int) -> HttpResponse:
-    run = sel.run_get(org_ids=_org_ids(request), pk=pk)
+    run = sel.run_get(org_ids=org_ids(request), pk=pk)
     _buyer_only(request, run.burnin_reservation)
     form = OverrideRequestForm(request.POST, blocking=blocking_checks(run=run))
     if form.is_valid():
@@ -63,7 +64,7 @@ def _pending(request: HttpRequest, reservation: Reservation, move: str) -> Overr
 @org_required(OrgKind.BUYER)
 @require_POST
 def override_approve(request: HttpRequest, pk: int) -> HttpResponse:
-    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    reservation = sel.reservation_get(org_ids=org_ids(request), pk=pk)
     _buyer_only(request, reservation)
     try:
         override = _pending(request, reservation, "approve_override")
@@ -78,7 +79,7 @@ def override_approve(request: HttpRequest, pk: int) -> HttpResponse:
 @org_required(OrgKind.BUYER)
 @require_POST
 def override_decline(request: HttpRequest, pk: int) -> HttpResponse:
-    reservation = sel.reservation_get(org_ids=_org_ids(request), pk=pk)
+    reservation = sel.reservation_get(org_ids=org_ids(request), pk=pk)
     _buyer_only(request, reservation)
     form = DeclineOverrideForm(request.POST)
     if form.is_valid():

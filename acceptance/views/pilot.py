@@ -6,45 +6,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.http.response import HttpResponseBase
-from django.shortcuts import redirect, render
-from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
-from acceptance.forms.burnin import EvidenceUploadForm
-from acceptance.models import Pilot
+from acceptance.models import BurnInRun, Evidence, Pilot
 from acceptance.pilot_lifecycle import PilotCase, pilot_decisions
 from acceptance.selectors import burnin as burnin_sel
 from acceptance.selectors import pilot as sel
-from acceptance.services import burnin as services
-from acceptance.views.burnin import evidence_file
+from acceptance.views.evidence import RunOwner, org_ids, page_context
 from bids.models import BidRevision
-from core.web import errors_into_form, flash_errors
-from orgs.access import active_org, get_for_acting_org, org_required, user_of
+from orgs.access import active_org, get_for_acting_org, org_required
 
-EVIDENCE_URLS = {
-    "download": "pilots:evidence-download",
-    "retry": "pilots:evidence-retry",
-    "withdraw": "pilots:evidence-withdraw",
-}
 PAGE_SIZE = 25
-
-
-def _org_ids(request: HttpRequest) -> list[int]:
-    org = active_org(request)
-    return [org.pk] if org is not None else []
 
 
 @org_required()
 @require_GET
 def pilot_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(sel.pilot_list(org_ids=_org_ids(request)), PAGE_SIZE).get_page(
+    page = Paginator(sel.pilot_list(org_ids=org_ids(request)), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     return render(request, "acceptance/pilot/list.html", {"page": page})
@@ -67,12 +48,10 @@ def pilot_page(request: HttpRequest, pilot: Pilot, **forms: Any) -> HttpResponse
         ),
         "evidence": evidence,
         "groups": burnin_sel.check_groups(run=run),
-        "upload_form": forms.get("upload_form") or EvidenceUploadForm(),
-        "max_bytes": settings.EVIDENCE_MAX_BYTES,
-        "evidence_urls": EVIDENCE_URLS,
         "status": burnin_sel.run_status(run=run, evidence=evidence),
         "can_change": moves["evidence"].allowed,
         "closed_reason": "" if moves["evidence"].allowed else moves["evidence"].reason,
+        **page_context(OWNER, run, **forms),
     }
     return render(request, "acceptance/pilot/detail.html", context)
 
@@ -87,105 +66,33 @@ def pilot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return pilot_page(request, pilot)
 
 
-@org_required()
-@require_GET
-def pilot_status(request: HttpRequest, pk: int) -> HttpResponse:
-    """What the pilot page polls while a file is queued or parsing, as a burn-in run's does."""
-    pilot = sel.pilot_get(org_ids=_org_ids(request), pk=pk)
-    return JsonResponse(burnin_sel.run_status(run=sel.pilot_run(pilot)))
+def _run_page(request: HttpRequest, run: BurnInRun, **forms: Any) -> HttpResponse:
+    assert run.pilot is not None  # a pilot's run, read through `_run_get`
+    return pilot_page(request, run.pilot, **forms)
 
 
-@org_required()
-@require_POST
-def pilot_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    pilot = sel.pilot_get(org_ids=_org_ids(request), pk=pk)
+def _run_get(ids: list[int], pk: int) -> BurnInRun:
+    """The run of pilot `pk`, holding the pilot as `pilot_get` read it."""
+    pilot = sel.pilot_get(org_ids=ids, pk=pk)
     run = sel.pilot_run(pilot)
-    form = EvidenceUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return pilot_page(request, pilot, upload_form=form)
-    stored = 0
-    for upload in form.cleaned_data["file"]:
-        try:
-            result = services.evidence_upload(
-                run=run,
-                user=user_of(request),
-                upload=upload,
-                node=form.cleaned_data["node"],
-                kind=form.cleaned_data["kind"] or None,
-            )
-        except ValidationError as exc:
-            if hasattr(exc, "error_dict") and "node" in exc.error_dict:
-                errors_into_form(form, exc)
-                return pilot_page(request, pilot, upload_form=form)
-            for message in exc.messages:
-                messages.error(request, f"{upload.name}: {message}")
-            continue
-        if result.duplicate:
-            messages.warning(
-                request, f"{upload.name} is already uploaded; it was not stored twice."
-            )
-        else:
-            stored += 1
-    if stored:
-        messages.success(
-            request, f"Stored {stored} file{'s' if stored != 1 else ''}; parsing has started."
-        )
-    return redirect("pilots:detail", pk=pilot.pk)
+    run.pilot = pilot
+    return run
 
 
-@org_required()
-@require_POST
-def pilot_recheck(request: HttpRequest, pk: int) -> HttpResponse:
-    pilot = sel.pilot_get(org_ids=_org_ids(request), pk=pk)
-    try:
-        services.run_request_recheck(run=sel.pilot_run(pilot), user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(request, "The checks are running again.")
-    return redirect("pilots:detail", pk=pilot.pk)
+def _evidence_get(ids: list[int], pk: int) -> Evidence:
+    return sel.pilot_evidence_get(org_ids=ids, pk=pk)
 
 
-@login_required
-@require_GET
-def evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
-    if active_org(request) is None:
-        raise Http404
-    evidence = sel.pilot_evidence_get(org_ids=_org_ids(request), pk=pk)
-    assert evidence.run.pilot is not None  # the selector reads pilots' evidence only
-    return evidence_file(
-        request,
-        evidence,
-        back_url=reverse("pilots:detail", args=[evidence.run.pilot.pk]),
-        download_url=reverse("pilots:evidence-download", args=[evidence.pk]),
-    )
+def _pilot_pk(run: BurnInRun) -> int:
+    assert run.pilot_id is not None  # the selectors read pilots' runs and evidence only
+    return run.pilot_id
 
 
-@org_required()
-@require_POST
-def evidence_retry(request: HttpRequest, pk: int) -> HttpResponse:
-    evidence = sel.pilot_evidence_get(org_ids=_org_ids(request), pk=pk)
-    try:
-        services.evidence_retry(evidence=evidence, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(request, f"{evidence.original_name} is queued for parsing again.")
-    assert evidence.run.pilot is not None
-    return redirect("pilots:detail", pk=evidence.run.pilot.pk)
-
-
-@org_required()
-@require_POST
-def evidence_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
-    evidence = sel.pilot_evidence_get(org_ids=_org_ids(request), pk=pk)
-    try:
-        services.evidence_withdraw(evidence=evidence, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(
-            request, f"{evidence.original_name} is withdrawn: still stored, no longer checked."
-        )
-    assert evidence.run.pilot is not None
-    return redirect("pilots:detail", pk=evidence.run.pilot.pk)
+#: A pilot's run: its page, upload, recheck and status URLs take the pilot's pk.
+OWNER = RunOwner(
+    urls=RunOwner.url_names("pilots", page="detail", run_prefix=""),
+    run_get=_run_get,
+    evidence_get=_evidence_get,
+    page_pk=_pilot_pk,
+    page=_run_page,
+)

@@ -98,11 +98,13 @@ class Lot(models.Model):
 
     def spec(self) -> LotSpec:
         return LotSpec(
-            number=self.number,
-            nodes=self.nodes,
+            key=f"Lot {self.number}",
+            gpus=self.nodes * self.gpus_per_node,
             gpus_per_node=self.gpus_per_node,
             divisible=self.divisible,
-            min_block_nodes=self.min_block_nodes,
+            min_block_nodes=self.min_block_nodes or 1,
+            region=self.region or None,
+            number=self.number,
         )
 
     def clean(self) -> None:

@@ -5,7 +5,8 @@ the apps that store scenarios and run them in a Celery task:
 
 Inputs (`model.py`, frozen dataclasses; money and fractions as `Decimal`):
 - `LotSpec(key, gpus, gpus_per_node, divisible=False, min_block_nodes=1,
-  fabric_domain_required=False, region=None)`: the GPUs to cover exactly, in whole nodes.
+  fabric_domain_required=False, region=None, number=0)`: the GPUs to cover exactly, in whole
+  nodes (`engine.lots`' record of a lot, the one the bid checks read too).
 - `Offer(key, provider, lot, max_nodes, price_per_gpu_hour, hours, useful_fraction, region,
   fabric_domain)`: one bid line; `useful_fraction` is useful GPU-hours per paid GPU-hour, from
   the scoring.
@@ -35,6 +36,8 @@ docs/award-optimisation.md has the model, the ratio objective (Dinkelbach's meth
 worked example.
 """
 
+from engine.lots.model import LotSpec
+
 from .formulation import Rule
 from .model import (
     AwardInputError,
@@ -43,7 +46,6 @@ from .model import (
     Conflict,
     Figures,
     Line,
-    LotSpec,
     Offer,
     RuleCost,
     Scenario,

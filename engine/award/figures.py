@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from .model import Bundle, Figures, Line, LotSpec, Offer
+from engine.lots.model import LotSpec
+
+from .model import Bundle, Figures, Line, Offer
 
 
 def lines(

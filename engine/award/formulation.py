@@ -16,8 +16,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from engine.lots.model import LotSpec
+
 from .mip import Program
-from .model import Bundle, LotSpec, Offer
+from .model import Bundle, Offer
 
 
 @dataclass(frozen=True)

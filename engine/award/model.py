@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
+from engine.lots.model import LotSpec
+
 Objective = Literal["max_useful_per_dollar", "min_cost_for_required_useful"]
 OBJECTIVES: tuple[str, ...] = ("max_useful_per_dollar", "min_cost_for_required_useful")
 BundleKind = Literal["all_or_nothing", "discount", "max_total"]
@@ -25,29 +27,6 @@ class AwardInputError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
-
-
-@dataclass(frozen=True)
-class LotSpec:
-    """One lot of a request: `gpus` to be covered exactly, in whole nodes of `gpus_per_node`.
-
-    An indivisible lot goes to one offer whole; a divisible one is split in whole nodes, each
-    awarded piece at least `min_block_nodes`. `fabric_domain_required` keeps every node of the
-    lot in one fabric domain. `region`, when set, is where the lot must be delivered: offers
-    from elsewhere are left out (and listed as ineligible).
-    """
-
-    key: str
-    gpus: int
-    gpus_per_node: int
-    divisible: bool = False
-    min_block_nodes: int = 1
-    fabric_domain_required: bool = False
-    region: str | None = None
-
-    @property
-    def nodes(self) -> int:
-        return self.gpus // self.gpus_per_node
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from time import perf_counter
 
+from engine.lots.model import LotSpec
+
 from . import figures as fig
 from .formulation import Builder, Formulation, Rule, build
 from .mip import Outcome, run
-from .model import Bundle, Figures, LotSpec, Offer, Scenario
+from .model import Bundle, Figures, Offer, Scenario
 
 MAX_DINKELBACH_ROUNDS = 50
 

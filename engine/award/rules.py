@@ -14,8 +14,10 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from functools import partial
 
+from engine.lots.model import LotSpec
+
 from .formulation import Builder, Formulation, Rule
-from .model import Bundle, LotSpec, Offer, Scenario
+from .model import Bundle, Offer, Scenario
 
 
 def _count_providers(form: Formulation, *, lower: float, upper: float) -> None:

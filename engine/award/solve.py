@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from time import perf_counter
 
+from engine.lots.model import LotSpec
+
 from . import figures as fig
 from .formulation import ineligible_offers
 from .model import (
     AwardInputError,
     AwardResult,
     Bundle,
-    LotSpec,
     Offer,
     Scenario,
     check_bundle,

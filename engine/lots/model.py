@@ -15,24 +15,37 @@ MAX_DISCOUNT_PCT = Decimal("50")
 
 @dataclass(frozen=True)
 class LotSpec:
-    """A lot as providers bid on it. An indivisible lot goes whole to one provider; a divisible
-    one in whole nodes, at least `min_block_nodes` per provider."""
+    """One lot of a request: `gpus` to be covered exactly, in whole nodes of `gpus_per_node`.
+    The one record of a lot, for the bid checks and lot scoring here and for the award
+    optimiser (`engine.award`).
 
-    number: int
-    nodes: int
+    An indivisible lot goes whole to one provider; a divisible one is split in whole nodes, each
+    awarded piece at least `min_block_nodes`. `fabric_domain_required` keeps every node of the
+    lot in one fabric domain. `region`, when set, is where the lot must be delivered: the
+    optimiser leaves offers from elsewhere out (and lists them as ineligible). `key` names the
+    lot to the optimiser and in its results; `number` is its number on the request, which a
+    provider's lot offers name (0 where nothing numbers it).
+    """
+
+    key: str
+    gpus: int
     gpus_per_node: int
     divisible: bool = False
-    min_block_nodes: int | None = None
+    min_block_nodes: int = 1
+    fabric_domain_required: bool = False
+    region: str | None = None
+    number: int = 0
 
     @property
-    def gpu_count(self) -> int:
-        return self.nodes * self.gpus_per_node
+    def nodes(self) -> int:
+        return self.gpus // self.gpus_per_node
 
     @property
     def smallest_block_nodes(self) -> int:
+        """The fewest nodes one provider may be offered or awarded: all of an indivisible lot."""
         if not self.divisible:
             return self.nodes
-        return max(self.min_block_nodes or 1, 1)
+        return max(self.min_block_nodes, 1)
 
 
 @dataclass(frozen=True)

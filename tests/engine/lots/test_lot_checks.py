@@ -19,9 +19,9 @@ from engine.lots import (
 )
 
 LOTS = [
-    LotSpec(number=1, nodes=32, gpus_per_node=8),
-    LotSpec(number=2, nodes=16, gpus_per_node=8, divisible=True, min_block_nodes=4),
-    LotSpec(number=3, nodes=8, gpus_per_node=8, divisible=True, min_block_nodes=2),
+    LotSpec("Lot 1", gpus=256, gpus_per_node=8, number=1),
+    LotSpec("Lot 2", gpus=128, gpus_per_node=8, divisible=True, min_block_nodes=4, number=2),
+    LotSpec("Lot 3", gpus=64, gpus_per_node=8, divisible=True, min_block_nodes=2, number=3),
 ]
 OFFERS = [
     LotOffer(lot=1, price_per_gpu_hour=Decimal("2.10"), nodes=32),
@@ -130,7 +130,7 @@ def test_a_lot_offer_is_scored_on_the_lots_gpus_term_and_price():
     from engine.scoring.demo import demo_cheap, demo_request
 
     request, bid = demo_request(), demo_cheap()
-    lot = LotSpec(number=1, nodes=4, gpus_per_node=8, divisible=True, min_block_nodes=2)
+    lot = LotSpec("Lot 1", gpus=32, gpus_per_node=8, divisible=True, min_block_nodes=2, number=1)
     start, end = date(2027, 1, 1), date(2027, 1, 10)  # 240 hours
 
     def figures(price: str, nodes: int):
