@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "core.middleware.RequestBodyLimitMiddleware",
     "core.middleware.QueueUnavailableMiddleware",
     "core.middleware.StoredFileMissingMiddleware",
+    "core.middleware.SecretKeyErrorMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -414,12 +415,14 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _HTTPS else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
-# Contract signing (docs/annexes.md, "Signed contracts"). SIGNING_KEY encrypts each
-# organisation's signing key at rest; production (DEBUG off, served over HTTPS) must set it,
-# while a demo on plain HTTP and the tests use the embedded key below, which protects nothing.
+# Secrets at rest (core/secrets.py; docs/annexes.md, "Signed contracts"). SIGNING_KEY encrypts
+# the signing keys, SSO client secrets, webhook secrets and PagerDuty routing keys; production
+# (DEBUG off, served over HTTPS) must set it, while a demo on plain HTTP and the tests use the
+# embedded key below, which protects nothing. SIGNING_KEY_PREVIOUS lists the keys it replaced:
+# they only decrypt, until `manage.py reencrypt_secrets` has moved everything to the new one.
 SIGNING_KEYS = env_fernet_keys(
     "SIGNING_KEY", default="UyZFESjCwf-iyxZBd1gPKCwL6mD0_7gURJbuf7fE4qw=", required=_HTTPS
-)
+) + env_fernet_keys("SIGNING_KEY_PREVIOUS", default="", required=False)
 # Sign-in through an organisation's identity provider (sso/, docs/sign-in.md). Each
 # organisation's provider is configured on its settings page; these hold for all of them.
 OIDC_AUTHENTICATION_CALLBACK_URL = "sso:callback"

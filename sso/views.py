@@ -22,6 +22,7 @@ from django.views.decorators.http import require_POST
 from django.views.generic import View
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
+from core.secrets import SecretKeyError
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.middleware import SESSION_KEY
@@ -112,6 +113,8 @@ class CallbackView(OIDCAuthenticationCallbackView):
             response: HttpResponse = super().get(request)
         except services.SignInRefused as exc:
             return _refused(request, exc.message, status=403)
+        except SecretKeyError as exc:
+            return _refused(request, exc.messages[0], status=503)
         except (SuspiciousOperation, requests.HTTPError):
             # A forged or stale answer, or a code the provider's token endpoint refused.
             return _refused(request, self._unverified(), status=400)
