@@ -114,6 +114,10 @@ AUTHENTICATION_BACKENDS = [
 MEMBER_INVITATION_DAYS = env_int("MEMBER_INVITATION_DAYS", 7, minimum=1)
 # Days a buyer's e-mailed invitation of a new provider (its sign-up link) stays usable.
 SUPPLIER_INVITATION_DAYS = env_int("SUPPLIER_INVITATION_DAYS", 14, minimum=1)
+# Per client address (core/ratelimit.py): sign-up tries on an invitation's join page, and
+# links whose signature does not hold (someone guessing tokens).
+SUPPLIER_JOIN_RATE = env_rate("SUPPLIER_JOIN_RATE", "10/hour")
+SUPPLIER_JOIN_BAD_LINK_RATE = env_rate("SUPPLIER_JOIN_BAD_LINK_RATE", "20/hour")
 # Days before a compliance document expires when its organisation's administrators are reminded.
 COMPLIANCE_REMINDER_DAYS = env_int_list("COMPLIANCE_REMINDER_DAYS", [30, 7], minimum=1)
 # How often Celery beat sends the reminders that fell due (manage.py send_compliance_reminders).
