@@ -114,6 +114,8 @@ AUTHENTICATION_BACKENDS = [
 MEMBER_INVITATION_DAYS = env_int("MEMBER_INVITATION_DAYS", 7, minimum=1)
 # Days a buyer's e-mailed invitation of a new provider (its sign-up link) stays usable.
 SUPPLIER_INVITATION_DAYS = env_int("SUPPLIER_INVITATION_DAYS", 14, minimum=1)
+# How often Celery beat marks the supplier invitations whose link has expired.
+SUPPLIER_INVITATION_SWEEP_SECONDS = env_int("SUPPLIER_INVITATION_SWEEP_SECONDS", 3600, minimum=60)
 # Per client address (core/ratelimit.py): sign-up tries on an invitation's join page, and
 # links whose signature does not hold (someone guessing tokens).
 SUPPLIER_JOIN_RATE = env_rate("SUPPLIER_JOIN_RATE", "10/hour")
@@ -326,6 +328,10 @@ CELERY_BEAT_SCHEDULE = {
     "send-compliance-reminders": {
         "task": "suppliers.tasks.send_compliance_reminders",
         "schedule": float(COMPLIANCE_SWEEP_SECONDS),
+    },
+    "expire-supplier-invitations": {
+        "task": "bids.tasks.expire_supplier_invitations",
+        "schedule": float(SUPPLIER_INVITATION_SWEEP_SECONDS),
     },
     "send-due-notices": {
         "task": "incidents.tasks.send_due_notices",
