@@ -122,3 +122,7 @@ def test_the_pagerduty_key_is_kept_encrypted_and_never_shown_again(buyer):
     assert routing_key(endpoint=Endpoint.objects.get()) == key
     endpoint_update(endpoint=stored, user=buyer.user, **{**kept, "routing_key": "NEWKEY"})
     assert routing_key(endpoint=Endpoint.objects.get()) == "NEWKEY"
+    edits = AuditEntry.objects.filter(action="webhook.edit").order_by("seq")
+    assert [e.after["routing_key_replaced"] for e in edits] == [False, True]
+    recorded = repr([(e.before, e.after) for e in edits])
+    assert "NEWKEY" not in recorded and key not in recorded

@@ -163,7 +163,8 @@ def endpoint_update(
         user=user,
         action="webhook.edit",
         before=before,
-        after=_described(endpoint),
+        # That the routing key was replaced, never the key itself.
+        after={**_described(endpoint), "routing_key_replaced": bool(routing_key.strip())},
     )
     return endpoint
 
