@@ -5,15 +5,19 @@ one can go; and a secret that no configured key opens is a sentence saying what 
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 
 import pytest
 from cryptography.fernet import Fernet
+from django.contrib.auth.models import AnonymousUser
 from django.core.management import CommandError, call_command
+from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
-from core.secrets import SecretKeyError, decrypt
+from core.middleware import SecretKeyErrorMiddleware
+from core.secrets import SecretKeyError, decrypt, encrypt
 from signing.models import InstanceCA, SigningIdentity
 from signing.selectors import identity_key
 from signing.services import identity_trial
@@ -108,3 +112,20 @@ def test_a_pagerduty_routing_key_is_stored_only_encrypted(buyer):
     stored = Endpoint.objects.get(pk=endpoint.pk)
     assert b"R" * 32 not in bytes(stored.routing_key_token)
     assert routing_key(endpoint=stored) == "R" * 32
+
+
+def test_an_unreadable_secret_no_view_catches_is_a_503_in_words(rf):
+    """The safety net under every page and the API: never Django's 500."""
+    token = encrypt(b"x", keys=[Fernet.generate_key().decode()])
+    with pytest.raises(SecretKeyError) as unreadable:
+        decrypt(token, what="the thing", keys=[NEW])
+    middleware = SecretKeyErrorMiddleware(lambda request: HttpResponse())
+    page_request = rf.get("/somewhere/")
+    page_request.user = AnonymousUser()
+    page = middleware.process_exception(page_request, unreadable.value)
+    assert page is not None and page.status_code == 503
+    assert "The server cannot read the thing" in page.content.decode()
+    api = middleware.process_exception(rf.get("/api/v1/x/"), unreadable.value)
+    assert api is not None and api.status_code == 503
+    assert "SIGNING_KEY_PREVIOUS" in json.loads(api.content)["detail"]
+    assert middleware.process_exception(page_request, ValueError("other")) is None
