@@ -31,6 +31,7 @@ from api.throttling import LimiterUnavailable
 from core.errors import Conflict, QueueUnavailable, TooBusy
 from core.lifecycle import MoveRefused
 from core.limits import TEXT_LIMIT
+from core.secrets import SecretKeyError
 from engine.formatting import data_size
 
 NON_FIELD = "non_field_errors"
@@ -101,6 +102,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         waiting = Response(error_body(exc.message), status=503)
         waiting["Retry-After"] = str(exc.retry_after_seconds)
         return waiting
+    if isinstance(exc, SecretKeyError):
+        # The server's configuration, not the request: the operators list the old key again.
+        return Response(error_body(" ".join(exc.messages)), status=503)
     if isinstance(exc, Conflict):
         refused = _from_django(exc)
         refused.status_code = status.HTTP_409_CONFLICT

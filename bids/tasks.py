@@ -4,7 +4,7 @@ from smtplib import SMTPException
 
 from celery import shared_task
 
-from bids.services.onboarding import supplier_invitation_email
+from bids.services.onboarding import supplier_invitation_email, supplier_invitations_expire
 
 
 @shared_task(
@@ -17,3 +17,9 @@ from bids.services.onboarding import supplier_invitation_email
 def send_supplier_invitation(invitation_id: int) -> str:
     """Mail a new provider's invitation link; sends once however often it runs."""
     return supplier_invitation_email(invitation_id=invitation_id)
+
+
+@shared_task(acks_late=True)
+def expire_supplier_invitations() -> int:
+    """Celery beat's sweep: marks the expired invitations; safe to run twice or at once."""
+    return supplier_invitations_expire()

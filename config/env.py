@@ -147,7 +147,8 @@ def env_header(name: str) -> str:
 def env_fernet_keys(name: str, *, default: str, required: bool) -> list[str]:
     """Comma-separated Fernet keys (urlsafe base64 of 32 bytes): the first encrypts, every one
     decrypts, so an old key stays listed after the new one while stored secrets are re-encrypted.
-    `required` (production) refuses the embedded `default`, which only a demo or a test may use."""
+    `required` (production) refuses the embedded `default`, which only a demo or a test may use;
+    an empty `default` makes the variable optional (no keys when unset)."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         if required:
@@ -158,6 +159,8 @@ def env_fernet_keys(name: str, *, default: str, required: bool) -> list[str]:
             )
         raw = default
     keys = [key.strip() for key in raw.split(",") if key.strip()]
+    if raw and not keys:
+        raise ImproperlyConfigured(f"{name} lists no key: {raw!r}")
     for position, key in enumerate(keys, start=1):
         try:
             decoded = base64.urlsafe_b64decode(key.encode("ascii"))

@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "core.middleware.RequestBodyLimitMiddleware",
     "core.middleware.QueueUnavailableMiddleware",
     "core.middleware.StoredFileMissingMiddleware",
+    "core.middleware.SecretKeyErrorMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -113,6 +114,12 @@ AUTHENTICATION_BACKENDS = [
 MEMBER_INVITATION_DAYS = env_int("MEMBER_INVITATION_DAYS", 7, minimum=1)
 # Days a buyer's e-mailed invitation of a new provider (its sign-up link) stays usable.
 SUPPLIER_INVITATION_DAYS = env_int("SUPPLIER_INVITATION_DAYS", 14, minimum=1)
+# How often Celery beat marks the supplier invitations whose link has expired.
+SUPPLIER_INVITATION_SWEEP_SECONDS = env_int("SUPPLIER_INVITATION_SWEEP_SECONDS", 3600, minimum=60)
+# Per client address (core/ratelimit.py): sign-up tries on an invitation's join page, and
+# links whose signature does not hold (someone guessing tokens).
+SUPPLIER_JOIN_RATE = env_rate("SUPPLIER_JOIN_RATE", "10/hour")
+SUPPLIER_JOIN_BAD_LINK_RATE = env_rate("SUPPLIER_JOIN_BAD_LINK_RATE", "20/hour")
 # Days before a compliance document expires when its organisation's administrators are reminded.
 COMPLIANCE_REMINDER_DAYS = env_int_list("COMPLIANCE_REMINDER_DAYS", [30, 7], minimum=1)
 # How often Celery beat sends the reminders that fell due (manage.py send_compliance_reminders).
@@ -322,6 +329,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "suppliers.tasks.send_compliance_reminders",
         "schedule": float(COMPLIANCE_SWEEP_SECONDS),
     },
+    "expire-supplier-invitations": {
+        "task": "bids.tasks.expire_supplier_invitations",
+        "schedule": float(SUPPLIER_INVITATION_SWEEP_SECONDS),
+    },
     "send-due-notices": {
         "task": "incidents.tasks.send_due_notices",
         "schedule": float(NOTICE_SWEEP_SECONDS),
@@ -415,12 +426,14 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if _HTTPS else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", _HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", _HTTPS)
-# Contract signing (docs/annexes.md, "Signed contracts"). SIGNING_KEY encrypts each
-# organisation's signing key at rest; production (DEBUG off, served over HTTPS) must set it,
-# while a demo on plain HTTP and the tests use the embedded key below, which protects nothing.
+# Secrets at rest (core/secrets.py; docs/annexes.md, "Signed contracts"). SIGNING_KEY encrypts
+# the signing keys, SSO client secrets, webhook secrets and PagerDuty routing keys; production
+# (DEBUG off, served over HTTPS) must set it, while a demo on plain HTTP and the tests use the
+# embedded key below, which protects nothing. SIGNING_KEY_PREVIOUS lists the keys it replaced:
+# they only decrypt, until `manage.py reencrypt_secrets` has moved everything to the new one.
 SIGNING_KEYS = env_fernet_keys(
     "SIGNING_KEY", default="UyZFESjCwf-iyxZBd1gPKCwL6mD0_7gURJbuf7fE4qw=", required=_HTTPS
-)
+) + env_fernet_keys("SIGNING_KEY_PREVIOUS", default="", required=False)
 # Sign-in through an organisation's identity provider (sso/, docs/sign-in.md). Each
 # organisation's provider is configured on its settings page; these hold for all of them.
 OIDC_AUTHENTICATION_CALLBACK_URL = "sso:callback"

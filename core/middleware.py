@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from core.errors import QueueUnavailable
+from core.secrets import SecretKeyError
 from engine.formatting import data_size
 
 logger = logging.getLogger(__name__)
@@ -110,3 +111,24 @@ class StoredFileMissingMiddleware:
         if request.path.startswith("/api/"):
             return JsonResponse({"detail": message, "errors": {}}, status=503)
         return render(request, "503_file.html", {"message": message}, status=503)
+
+
+class SecretKeyErrorMiddleware:
+    """A stored secret that no configured SIGNING_KEY opens (the key was changed without
+    listing the old one in SIGNING_KEY_PREVIOUS) answers 503 in words, never a 500: the
+    operators can put the old key back and nothing stored is lost. Views that can say more
+    (signing an annex, a sign-in) catch it first."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if not isinstance(exc, SecretKeyError):
+            return None
+        message = exc.messages[0]
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": message, "errors": {}}, status=503)
+        return render(request, "503_secret.html", {"message": message}, status=503)

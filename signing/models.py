@@ -1,6 +1,6 @@
 """Each organisation's signing identity, and the instance's trial CA that may issue one.
 
-Private keys are stored only encrypted with SIGNING_KEY (signing.pki.encrypt); certificates are
+Private keys are stored only encrypted with SIGNING_KEY (core.secrets); certificates are
 public and stored as DER.
 """
 

@@ -1,7 +1,7 @@
 """Keys and certificates, without Django: read a PKCS#12, make the instance's trial CA and issue
-a trial certificate from it, and encrypt private keys at rest.
+a trial certificate from it.
 
-Private keys leave this module only as PKCS#8 DER, and are stored only as `encrypt`'s tokens.
+Private keys leave this module only as PKCS#8 DER, and are stored only as core.secrets tokens.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.asymmetric.types import PublicKeyTypes
@@ -34,10 +33,6 @@ class KeyStoreError(ValueError):
         self.field = field
 
 
-class SecretKeyError(RuntimeError):
-    """A stored key that none of the configured SIGNING_KEY values decrypts."""
-
-
 @dataclass(frozen=True)
 class KeyMaterial:
     key_der: bytes  # PKCS#8, unencrypted: encrypt before storing
@@ -55,20 +50,6 @@ class CertFacts:
     not_before: datetime
     not_after: datetime
     sha256: str
-
-
-def encrypt(keys: list[str], data: bytes) -> bytes:
-    return MultiFernet([Fernet(k) for k in keys]).encrypt(data)
-
-
-def decrypt(keys: list[str], token: bytes | memoryview) -> bytes:
-    try:
-        return MultiFernet([Fernet(k) for k in keys]).decrypt(bytes(token))
-    except InvalidToken:
-        raise SecretKeyError(
-            "No configured SIGNING_KEY decrypts this signing key: list the key it was stored "
-            "with in SIGNING_KEY (after the new one) until it is replaced."
-        ) from None
 
 
 def _der(cert: x509.Certificate) -> bytes:

@@ -9,8 +9,8 @@ from cryptography.hazmat.primitives import serialization
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from core import secrets
 from orgs.models import Organization
-from signing import pki
 from signing.models import InstanceCA, SigningIdentity
 
 TRIAL_MARK = "Issued by this Clusterbid instance's trial CA — not a legal identity."
@@ -28,7 +28,9 @@ def identity_history(*, org: Organization) -> list[SigningIdentity]:
 
 def identity_key(*, identity: SigningIdentity) -> bytes:
     """The identity's private key (PKCS#8 DER), decrypted for one signature."""
-    return pki.decrypt(settings.SIGNING_KEYS, identity.key_encrypted)
+    return secrets.decrypt(
+        identity.key_encrypted, what=f"the signing key of {identity.organization.name}"
+    )
 
 
 def instance_ca_certificate() -> bytes | None:

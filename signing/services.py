@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit.members import record_org_action
+from core import secrets
 from orgs.models import Organization
 from orgs.selectors import is_member_admin
 from signing import pki
@@ -34,7 +35,7 @@ def instance_ca() -> InstanceCA:
             return InstanceCA.objects.create(
                 pk=1,
                 certificate_der=material.cert_der,
-                key_encrypted=pki.encrypt(settings.SIGNING_KEYS, material.key_der),
+                key_encrypted=secrets.encrypt(material.key_der),
             )
     except IntegrityError:
         return InstanceCA.objects.get(pk=1)
@@ -65,7 +66,7 @@ def identity_trial(*, org: Organization, user: User) -> SigningIdentity:
     _admin_only(org=org, user=user)
     ca = instance_ca()
     ca_material = pki.KeyMaterial(
-        key_der=pki.decrypt(settings.SIGNING_KEYS, ca.key_encrypted),
+        key_der=secrets.decrypt(ca.key_encrypted, what="the private key of the trial CA"),
         cert_der=bytes(ca.certificate_der),
     )
     material = pki.issue_trial(ca=ca_material, organization=org.name, now=timezone.now())
@@ -94,7 +95,7 @@ def _replace(
         certificate_der=material.cert_der,
         chain_der=b"".join(material.chain_der),
         chain_lengths=[len(c) for c in material.chain_der],
-        key_encrypted=pki.encrypt(settings.SIGNING_KEYS, material.key_der),
+        key_encrypted=secrets.encrypt(material.key_der),
         subject=facts.subject[:500],
         common_name=facts.common_name[:200],
         issuer=facts.issuer[:500],

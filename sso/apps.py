@@ -8,4 +8,8 @@ class SsoConfig(AppConfig):
     verbose_name = "Single sign-on"
 
     def ready(self) -> None:
+        from core import secrets
+        from sso.models import OidcConnection
+
         panels.register("orgs.members", "sso/_members_panel.html", order=45)
+        secrets.register(OidcConnection, "client_secret_encrypted")

@@ -1,7 +1,7 @@
 """An organisation's sign-in through its own identity provider (OpenID Connect), and the
 accounts that provider vouches for.
 
-The client secret is stored only encrypted with SIGNING_KEY (signing.pki.encrypt), like the
+The client secret is stored only encrypted with SIGNING_KEY (core.secrets), like the
 organisations' signing keys.
 """
 

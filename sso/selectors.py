@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from django.conf import settings
-
+from core import secrets
 from orgs.models import Organization
-from signing import pki
 from sso.models import OidcConnection
 
 
@@ -33,4 +31,5 @@ def enabled_connection(*, pk: int) -> OidcConnection | None:
 
 
 def client_secret(connection: OidcConnection) -> str:
-    return pki.decrypt(settings.SIGNING_KEYS, connection.client_secret_encrypted).decode()
+    what = f"the single sign-on client secret of {connection.organization.name}"
+    return secrets.decrypt(connection.client_secret_encrypted, what=what).decode()

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit.members import record_org_action
+from core import secrets
 from engine.groupmap import (
     GroupMapError,
     GroupRule,
@@ -31,7 +31,6 @@ from engine.groupmap import (
 from orgs.choices import MemberRole
 from orgs.models import Membership, Organization
 from orgs.selectors import is_member_admin, roles_for
-from signing import pki
 from sso.discovery import discover
 from sso.models import OidcConnection, OidcDomain, OidcIdentity, ScimAccount
 
@@ -81,9 +80,7 @@ def connection_save(*, org: Organization, user: User, data: ConnectionInput) -> 
     connection.issuer = data.issuer.strip()
     connection.client_id = data.client_id.strip()
     if data.client_secret:
-        connection.client_secret_encrypted = pki.encrypt(
-            settings.SIGNING_KEYS, data.client_secret.encode()
-        )
+        connection.client_secret_encrypted = secrets.encrypt(data.client_secret.encode())
     connection.groups_claim = data.groups_claim.strip() or "groups"
     connection.group_roles = [[rule.group, rule.role] for rule in rules]
     connection.enabled = data.enabled

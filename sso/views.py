@@ -5,7 +5,7 @@ settings page."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import requests
 from django.contrib import messages
@@ -15,12 +15,14 @@ from django.core.exceptions import PermissionDenied, SuspiciousOperation, Valida
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 from django.views.generic import View
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
+from core.secrets import SecretKeyError
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.middleware import SESSION_KEY
@@ -46,32 +48,46 @@ class SignInView(LoginView):
 
 class StartView(OIDCAuthenticationRequestView):
     """Sends the person to the identity provider of the organisation their address or the
-    organisation's short name leads to; the state it sends along names that connection."""
+    organisation's short name leads to; the state it sends along names that connection.
+
+    The address comes in a POST body, never the query string: a URL with an e-mail address in
+    it would land in access logs, browser history and the provider's Referer headers."""
+
+    http_method_names = ["get", "post"]
 
     def __init__(self, **kwargs: Any) -> None:
         View.__init__(self, **kwargs)  # the provider comes with the request, not settings
 
     def get(self, request: HttpRequest) -> HttpResponse:
-        form = SignInForm(request.GET)
-        connection = selectors.connection_for_sign_in(who=request.GET.get("who", ""))
-        if not form.is_valid() or connection is None:
+        # An old bookmark or a hand-made link: back to the sign-in form, dropping the query.
+        target = _safe_next(request, request.GET.get("next", ""))
+        query = "?" + urlencode({"next": target}) if target else ""
+        return redirect(reverse("login") + query)
+
+    def post(self, request: HttpRequest) -> HttpResponse:
+        form = SignInForm(request.POST)
+        target = request.POST.get("next", "")
+        connection = (
+            selectors.connection_for_sign_in(who=form.cleaned_data["who"])
+            if form.is_valid()
+            else None
+        )
+        if connection is None:
             if form.is_valid():
                 form.add_error(
                     "who",
                     "No organisation signs in through its identity provider with that address "
                     "or name. Check it, or sign in with your username and password.",
                 )
-            context = {
-                "form": AuthenticationForm(request),
-                "sso_form": form,
-                "next": request.GET.get("next", ""),
-            }
+            context = {"form": AuthenticationForm(request), "sso_form": form, "next": target}
             return render(request, "registration/login.html", context, status=400)
         self.OIDC_OP_AUTH_ENDPOINT = connection.authorization_endpoint
         self.OIDC_RP_CLIENT_ID = connection.client_id
         response: HttpResponse = super().get(request)
         state = parse_qs(urlsplit(response["Location"]).query)["state"][0]
         request.session[STATES][state]["connection"] = connection.pk
+        # The library reads `next` from the query string; here it came in the body.
+        request.session["oidc_login_next"] = _safe_next(request, target) or None
         request.session.modified = True
         return response
 
@@ -97,6 +113,8 @@ class CallbackView(OIDCAuthenticationCallbackView):
             response: HttpResponse = super().get(request)
         except services.SignInRefused as exc:
             return _refused(request, exc.message, status=403)
+        except SecretKeyError as exc:
+            return _refused(request, exc.messages[0], status=503)
         except (SuspiciousOperation, requests.HTTPError):
             # A forged or stale answer, or a code the provider's token endpoint refused.
             return _refused(request, self._unverified(), status=400)
@@ -121,6 +139,14 @@ class CallbackView(OIDCAuthenticationCallbackView):
             f"The identity provider of {name} did not sign you in, or its answer could not be "
             "verified. Start again from the sign-in page."
         )
+
+
+def _safe_next(request: HttpRequest, target: str) -> str:
+    """`target` if it stays on this site, else nothing: no open redirect after sign-in."""
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if target and safe else ""
 
 
 def _refused(request: HttpRequest, message: str, *, status: int) -> HttpResponse:

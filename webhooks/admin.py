@@ -7,8 +7,8 @@ from webhooks.models import Attempt, Delivery, Endpoint
 class EndpointAdmin(admin.ModelAdmin):
     list_display = ("organization", "url", "payload_format", "active", "created_at")
     list_filter = ("payload_format", "active")
-    # The secrets are tokens encrypted with SIGNING_KEY: never shown.
-    exclude = ("secret_token", "previous_secret_token")
+    # The secrets and the routing key are tokens encrypted with SIGNING_KEY: never shown.
+    exclude = ("secret_token", "previous_secret_token", "routing_key_token")
 
 
 class AttemptInline(admin.TabularInline):

@@ -8,11 +8,13 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self) -> None:
-        from core import panels
+        from core import panels, secrets
         from notices.signals import notified
+        from webhooks.models import Endpoint
 
         notified.connect(_on_notified, dispatch_uid="webhooks.event_record")
         panels.register("orgs.members", "webhooks/_members_panel.html")
+        secrets.register(Endpoint, "secret_token", "previous_secret_token", "routing_key_token")
 
 
 def _on_notified(

@@ -39,7 +39,9 @@ class EndpointForm(forms.Form):
         label="PagerDuty routing key",
         max_length=64,
         required=False,
-        help_text="The integration key of the PagerDuty service (Events API v2). PagerDuty only.",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="The integration key of the PagerDuty service (Events API v2). PagerDuty only. "
+        "Stored encrypted and never shown again; when editing, leave empty to keep it.",
     )
     description = forms.CharField(label="Description", max_length=200, required=False)
     events = forms.MultipleChoiceField(

@@ -34,8 +34,9 @@ class Endpoint(models.Model):
     secret_token = models.BinaryField()
     previous_secret_token = models.BinaryField(null=True, blank=True)
     previous_secret_until = models.DateTimeField(null=True, blank=True)
-    # PagerDuty's integration key: it only lets its holder send events to that one service.
-    routing_key = models.CharField(max_length=64, blank=True)
+    # PagerDuty's integration key, a Fernet token like the secrets: whoever holds the key can
+    # open and resolve incidents on that service.
+    routing_key_token = models.BinaryField(null=True, blank=True)
     active = models.BooleanField(default=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"

@@ -88,7 +88,6 @@ def _edit_form(org: Organization, endpoint: Endpoint, data: Any = None) -> Endpo
         "description": endpoint.description,
         "events": endpoint.events,
         "active": endpoint.active,
-        "routing_key": endpoint.routing_key,
     }
     return EndpointForm(data, organization=org, editing=True, initial=initial)
 

@@ -33,6 +33,9 @@ class SupplierInvitation(models.Model):
     expires_at = models.DateTimeField(default=supplier_invitation_expiry)
     emailed_at = models.DateTimeField(null=True, blank=True)
     used_at = models.DateTimeField(null=True, blank=True)
+    # Set by the sweep (bids.tasks.expire_supplier_invitations) to the moment the link stopped
+    # working; the row stays, so the buyer's list and the record keep it.
+    expired_at = models.DateTimeField(null=True, blank=True)
     # The organisation created from the link, once used.
     provider = models.ForeignKey(
         Organization, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -46,4 +49,6 @@ class SupplierInvitation(models.Model):
 
     @property
     def is_expired(self) -> bool:
-        return self.used_at is None and self.expires_at <= timezone.now()
+        if self.used_at is not None:
+            return False
+        return self.expired_at is not None or self.expires_at <= timezone.now()

@@ -13,7 +13,11 @@ from bids.services.clarifications import question_answer, question_ask
 from bids.services.final_round import final_round_open
 from bids.services.gate import gate_accept, gate_set
 from bids.services.lots import lot_add, lot_remove, lot_update
-from bids.services.onboarding import supplier_invite, supplier_join
+from bids.services.onboarding import (
+    supplier_invitations_expire,
+    supplier_invite,
+    supplier_join,
+)
 from bids.services.requests import (
     request_cancel,
     request_close,
@@ -53,6 +57,7 @@ __all__ = [
     "request_uninvite",
     "request_update",
     "require_draft_editable",
+    "supplier_invitations_expire",
     "supplier_invite",
     "supplier_join",
 ]

@@ -129,6 +129,39 @@ def supplier_invitation_email(*, invitation_id: int) -> str:
     return "sent"
 
 
+def supplier_invitations_expire(*, now: datetime | None = None) -> int:
+    """Mark the unused invitations whose link has expired as expired, at the moment it expired,
+    each with an entry on its request's record (the buyer's alone). A second run finds none
+    left to mark. How many were marked."""
+    now = now or timezone.now()
+    marked = 0
+    due = SupplierInvitation.objects.filter(
+        used_at__isnull=True, expired_at__isnull=True, expires_at__lte=now
+    )
+    for pk in due.values_list("pk", flat=True).order_by("pk"):
+        with transaction.atomic():
+            invitation = (
+                SupplierInvitation.objects.select_for_update()
+                .select_related("request")
+                .filter(pk=pk, used_at__isnull=True, expired_at__isnull=True)
+                .first()
+            )
+            if invitation is None:  # used or marked by another run meanwhile
+                continue
+            invitation.expired_at = invitation.expires_at
+            invitation.save(update_fields=["expired_at"])
+            req = invitation.request
+            record_request(
+                capacity_request=req,
+                action="request.supplier_invitation_expired",
+                user=None,
+                after={"email": invitation.email, "expired_at": invitation.expires_at},
+                audience=buyer_only(buyer_org_id=req.buyer_id),
+            )
+            marked += 1
+    return marked
+
+
 def invitation_from_token(token: str) -> SupplierInvitation:
     """The invitation a link names, if it can still be used; `Conflict` says why not."""
     max_age = settings.SUPPLIER_INVITATION_DAYS * 86400

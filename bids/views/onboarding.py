@@ -4,6 +4,9 @@ and lands on the request. Also the buyer's read of an invited provider's supplie
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.core.exceptions import ValidationError
@@ -15,6 +18,8 @@ from django.views.decorators.http import require_POST
 from bids import selectors, services
 from bids.gate_forms import JoinForm, SupplierInviteForm
 from bids.services.onboarding import invitation_from_token
+from core.errors import Conflict
+from core.ratelimit import RateLimited, limit_check, limit_hit
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -54,17 +59,42 @@ def supplier_invite(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def supplier_join(request: HttpRequest, token: str) -> HttpResponse:
-    """Open to anyone holding the link: the signature and the stored invitation decide."""
+    """Open to anyone holding the link: the signature and the stored invitation decide. Tries
+    and links that do not hold are counted per client address: nobody signs up or guesses
+    tokens in bulk."""
     try:
+        _bad_links(request, count=False)
         invitation = invitation_from_token(token)
+    except RateLimited as exc:
+        return _limited(request, exc, {})
+    except Conflict as exc:  # a genuine link, used or expired: nothing guessed
+        return _join_refused(request, exc)
     except ValidationError as exc:
-        return render(
-            request, "bids/supplier_join.html", {"refusal": " ".join(exc.messages)}, status=410
-        )
+        try:
+            _bad_links(request, count=True)
+        except RateLimited as limited:
+            return _limited(request, limited, {})
+        return _join_refused(request, exc)
     form = JoinForm(
         request.POST or None,
         initial={"email": invitation.email, "organization_name": invitation.company},
     )
+    if request.method == "POST":
+        try:
+            limit_hit(
+                scope="supplier-join",
+                request=request,
+                rate=settings.SUPPLIER_JOIN_RATE,
+                what="sign-up attempts",
+            )
+        except RateLimited as exc:
+            typed = {
+                name: value
+                for name, value in request.POST.items()
+                if name in form.fields and not name.startswith("password")
+            }
+            kept = JoinForm(initial=typed)  # unbound: no errors for a form not checked
+            return _limited(request, exc, {"form": kept, "invitation": invitation})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -87,6 +117,29 @@ def supplier_join(request: HttpRequest, token: str) -> HttpResponse:
             )
             return redirect("bids:request-detail", pk=invitation.request_id)
     return render(request, "bids/supplier_join.html", {"form": form, "invitation": invitation})
+
+
+def _bad_links(request: HttpRequest, *, count: bool) -> None:
+    """Links whose signature does not hold, from this address: checked, or counted too."""
+    (limit_hit if count else limit_check)(
+        scope="supplier-join-bad-link",
+        request=request,
+        rate=settings.SUPPLIER_JOIN_BAD_LINK_RATE,
+        what="invitation links that do not work",
+    )
+
+
+def _join_refused(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    context = {"refusal": " ".join(exc.messages)}
+    return render(request, "bids/supplier_join.html", context, status=410)
+
+
+def _limited(request: HttpRequest, exc: RateLimited, context: dict[str, Any]) -> HttpResponse:
+    """429 in words; a posted form comes back as typed (the password fields empty)."""
+    context = {**context, "limited": exc.message}
+    response = render(request, "bids/supplier_join.html", context, status=429)
+    response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 @org_required(OrgKind.BUYER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from cryptography.fernet import Fernet
 from django.core.files.base import ContentFile
 from django.urls import reverse
 from django.utils.html import escape
@@ -95,3 +96,20 @@ def test_the_api_signs_and_reports_the_validation(signable, buyer_approver, prov
     assert (
         hashlib.sha256(b"".join(pdf.streaming_content)).hexdigest() == report["signed_pdf_sha256"]
     )
+
+
+def test_a_signing_key_no_configured_key_opens_is_told_not_a_500(
+    signable, buyer_approver, settings
+):
+    """SIGNING_KEY changed without listing the old one in SIGNING_KEY_PREVIOUS."""
+    settings.SIGNING_KEYS = [Fernet.generate_key().decode()]
+    page = buyer_approver.client().post(
+        reverse("annexes:sign", args=[signable.pk]), {"confirm": "on"}, follow=True
+    )
+    assert page.status_code == 200
+    assert "The server cannot read the signing key of Helix Labs" in page.content.decode()
+    api = token_client(buyer_approver.user).post(
+        f"/api/v1/annexes/{signable.pk}/sign/", {"confirm": True}, format="json"
+    )
+    assert api.status_code == 503 and "SIGNING_KEY_PREVIOUS" in api.json()["detail"]
+    assert signing_state(annex=signable).signatures == ()

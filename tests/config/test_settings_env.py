@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
 from config.celery import app as celery_app
@@ -62,13 +63,13 @@ def test_database_url_for_sqlite_and_bad_schemes():
         database_from_url("DATABASE_URL", "mysql://x/y")
 
 
-def _settings_process(**env: str) -> subprocess.CompletedProcess[str]:
+_PRINTED = "settings.CELERY_TASK_ALWAYS_EAGER, settings.DATABASES['default']['ENGINE']"
+
+
+def _settings_process(*, printed: str = _PRINTED, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
     clean.update(env)
-    code = (
-        "import django; django.setup(); from django.conf import settings; "
-        "print(settings.CELERY_TASK_ALWAYS_EAGER, settings.DATABASES['default']['ENGINE'])"
-    )
+    code = f"import django; django.setup(); from django.conf import settings; print({printed})"
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
@@ -107,6 +108,24 @@ def test_production_without_a_signing_key_refuses_to_start():
         DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false", SECRET_KEY="x" * 50
     )
     assert demo.returncode == 0, demo.stderr
+
+
+def test_the_previous_signing_keys_decrypt_and_a_bad_one_stops_start_up():
+    new, old = (Fernet.generate_key().decode() for _ in range(2))
+    production = {"DEBUG": "false", "SECRET_KEY": "x" * 50, "SITE_URL": "https://cb.example",
+                  "SIGNING_KEY": new}  # fmt: skip
+    both = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", SIGNING_KEY_PREVIOUS=f" {old} ,", **production,
+        printed="','.join(settings.SIGNING_KEYS)",
+    )  # fmt: skip
+    assert both.returncode == 0, both.stderr
+    assert both.stdout.strip() == f"{new},{old}"  # the new one first: it encrypts
+    bad = _settings_process(
+        DJANGO_SETTINGS_MODULE="config.settings", SIGNING_KEY_PREVIOUS=f"{old},{new[:-2]}",
+        **production,
+    )  # fmt: skip
+    assert bad.returncode != 0
+    assert "SIGNING_KEY_PREVIOUS: key 2 is not a Fernet key" in bad.stderr
 
 
 def test_every_environment_variable_is_documented_in_the_readme():

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from audit.models import AuditEntry
-from signing import pki
+from core import secrets
 from signing.models import SigningIdentity
 from signing.selectors import TRIAL_MARK, identity_current, identity_key
 from signing.services import identity_trial, identity_upload
@@ -40,8 +40,8 @@ def test_a_good_pkcs12_becomes_the_identity_with_its_subject_issuer_and_expiry(b
     # The key is stored encrypted: not as DER, and only SIGNING_KEY opens it.
     key = identity_key(identity=identity)
     assert key not in bytes(identity.key_encrypted)
-    with pytest.raises(pki.SecretKeyError):
-        pki.decrypt([Fernet.generate_key().decode()], identity.key_encrypted)
+    with pytest.raises(secrets.SecretKeyError):
+        secrets.decrypt(identity.key_encrypted, what="it", keys=[Fernet.generate_key().decode()])
 
 
 def test_a_wrong_password_names_the_password_field(buyer):

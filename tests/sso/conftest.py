@@ -59,7 +59,7 @@ def sign_in(
 ) -> Any:
     """The whole front channel: our start page, the provider's login form, our callback.
     Returns the callback's response."""
-    start = client.get("/accounts/sso/", {"who": who})
+    start = client.post("/accounts/sso/", {"who": who})
     assert start.status_code == 302, start.content[:500]
     at_provider = requests.post(
         start["Location"], data={"username": username, "password": password},

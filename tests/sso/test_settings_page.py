@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 
 from audit.models import AuditEntry
-from signing import pki
+from core import secrets
 from sso.models import OidcConnection, OidcIdentity
 from sso.services import ConnectionInput, connection_save
 from tests.factories import MembershipFactory, UserFactory
@@ -43,8 +43,9 @@ def test_an_administrator_connects_the_provider_and_members_sign_in(idp, buyer):
         "helix-labs.example", "helix.example",
     ]  # fmt: skip
     assert CLIENT_SECRET.encode() not in bytes(connection.client_secret_encrypted)
-    with pytest.raises(pki.SecretKeyError):
-        pki.decrypt([Fernet.generate_key().decode()], connection.client_secret_encrypted)
+    other = [Fernet.generate_key().decode()]
+    with pytest.raises(secrets.SecretKeyError):
+        secrets.decrypt(connection.client_secret_encrypted, what="it", keys=other)
     entry = AuditEntry.objects.get(action="sso.configure")
     assert entry.after["issuer"] == idp.issuer and entry.after["secret_changed"] is True
     assert CLIENT_SECRET not in str(entry.after)

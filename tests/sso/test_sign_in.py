@@ -87,7 +87,7 @@ def test_the_organisations_short_name_leads_there_too(idp, helix_sso):
 
 
 def test_an_address_no_organisation_signs_in_with_is_told_and_kept(helix_sso):
-    page = Client().get("/accounts/sso/", {"who": "someone@elsewhere.example"})
+    page = Client().post("/accounts/sso/", {"who": "someone@elsewhere.example"})
     assert page.status_code == 400
     text = page.content.decode()
     assert "No organisation signs in through its identity provider with that address" in text
@@ -97,7 +97,7 @@ def test_an_address_no_organisation_signs_in_with_is_told_and_kept(helix_sso):
 def test_a_switched_off_connection_leads_nowhere(idp, helix_sso):
     helix_sso.enabled = False
     helix_sso.save()
-    assert Client().get("/accounts/sso/", {"who": "dana@helix.example"}).status_code == 400
+    assert Client().post("/accounts/sso/", {"who": "dana@helix.example"}).status_code == 400
 
 
 @pytest.mark.parametrize(
@@ -149,3 +149,22 @@ def test_a_code_the_providers_token_endpoint_refuses_is_told_not_a_server_error(
     refused = sign_in(Client(), "dana", "dana-pw")
     assert refused.status_code == 400
     assert "The identity provider of Helix Labs did not sign you in" in refused.content.decode()
+
+
+def test_the_address_never_travels_in_a_url(idp, helix_sso):
+    """Addresses in URLs end up in access logs, browser history and Referer headers."""
+    client = Client()
+    page = client.get("/accounts/login/").content.decode()
+    assert '<form method="post" action="/accounts/sso/">' in page
+    start = client.post("/accounts/sso/", {"who": "dana@helix.example", "next": "/inbox/"})
+    assert start.status_code == 302 and "helix.example" not in start["Location"]
+    assert client.session["oidc_login_next"] == "/inbox/"
+    # An old link with the address in its query string starts nothing and repeats nothing.
+    old = Client().get("/accounts/sso/", {"who": "dana@helix.example", "next": "/inbox/"})
+    assert old.status_code == 302 and old["Location"] == "/accounts/login/?next=%2Finbox%2F"
+
+
+def test_a_next_address_off_the_site_is_dropped(idp, helix_sso):
+    client = Client()
+    client.post("/accounts/sso/", {"who": "helix", "next": "https://evil.example/"})
+    assert client.session["oidc_login_next"] is None

@@ -13,12 +13,13 @@ from tests.bids.test_tenancy import LOGIN, OK, ROLES, client_for
 from tests.sso.conftest import connection_input
 
 EVERY_ADMIN = {**dict.fromkeys(ROLES, OK), "anonymous": LOGIN}
-# The start answers 400 for an address no organisation signs in with; the callback 400 for a
-# state this browser did not start. The SCIM endpoints take a bearer token, never a session:
-# 401 to everyone signed in. A SCIM token needs a connection first, which none of them has.
+# The start (a POST: the address never goes in a URL) answers 400 for an address no
+# organisation signs in with; the callback 400 for a state this browser did not start. The
+# SCIM endpoints take a bearer token, never a session: 401 to everyone signed in. A SCIM token
+# needs a connection first, which none of them has.
 ROUTES = {
     "sso:settings": ("get", [], EVERY_ADMIN),
-    "sso:start": ("get", [], dict.fromkeys(ROLES, 400)),
+    "sso:start": ("post", [], dict.fromkeys(ROLES, 400)),
     "sso:callback": ("get", [], dict.fromkeys(ROLES, 400)),
     "sso:scim-token": ("post", [], {**dict.fromkeys(ROLES, 302), "anonymous": LOGIN}),
     "sso:scim-users": ("get", [], dict.fromkeys(ROLES, 401)),
@@ -31,7 +32,7 @@ tenancy_registry.register(*ROUTES)
 @pytest.mark.parametrize("name", sorted(ROUTES))
 def test_route_gives_each_role_what_it_may_see(name, role, buyer, buyer_colleague, request):
     method, args, expected = ROUTES[name]
-    data = {"who": "x@nowhere.example"} if method == "get" else {}
+    data = {"who": "x@nowhere.example"} if name in ("sso:start", "sso:callback") else {}
     response = getattr(client_for(role, request), method)(reverse(name, args=args), data)
     want = expected[role]
     if want == LOGIN:
@@ -61,7 +62,7 @@ def test_a_callback_for_another_browsers_sign_in_never_signs_this_one_in(idp, bu
 
     connection_save(org=buyer.org, user=buyer.user, data=connection_input(idp))
     started = Client()
-    start = started.get(reverse("sso:start"), {"who": "helix"})
+    start = started.post(reverse("sso:start"), {"who": "helix"})
     state = start["Location"].split("state=")[1].split("&")[0]
     other = Client()
     answer = other.get(reverse("sso:callback"), {"code": "c", "state": state})

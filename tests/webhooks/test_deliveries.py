@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from cryptography.fernet import Fernet
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
@@ -261,3 +262,31 @@ def test_slack_and_pagerduty_endpoints_get_their_own_shapes(
     assert event["routing_key"] == "R" * 32 and event["event_action"] == "trigger"
     assert event["payload"]["severity"] == "critical"
     assert Delivery.objects.filter(state=DeliveryState.DELIVERED).count() == 2
+
+
+def test_a_secret_no_configured_key_opens_fails_the_attempt_in_words_and_retries(
+    buyer, settings, django_capture_on_commit_callbacks
+):
+    """SIGNING_KEY changed without listing the old key: nothing is sent unsigned, the attempt
+    says why, and once the old key is listed again the retry goes through."""
+    old = settings.SIGNING_KEYS
+    with receiving(200) as receiver:
+        endpoint, _ = subscribe(buyer, receiver.url, Event.INCIDENT_OPENED)
+        settings.SIGNING_KEYS = [Fernet.generate_key().decode()]
+        with django_capture_on_commit_callbacks(execute=True):
+            notify_members(
+                event=Event.INCIDENT_OPENED, organization=buyer.org, subject="S1",
+                body="gpu-03 down.", path="/incidents/4/", key="incident:4",
+            )  # fmt: skip
+        assert receiver.received == []
+        delivery = Delivery.objects.get(endpoint=endpoint)
+        assert delivery.state == DeliveryState.PENDING and delivery.next_attempt_at is not None
+        (attempt,) = delivery.attempt_log.all()
+        assert attempt.status_code is None and not attempt.succeeded
+        assert attempt.error.startswith(
+            "The server cannot read the signing secret of the webhook to 127.0.0.1"
+        )
+        settings.SIGNING_KEYS = [*settings.SIGNING_KEYS, *old]  # SIGNING_KEY_PREVIOUS=old
+        _due_now(delivery)
+        assert delivery_attempt(delivery_id=delivery.pk) == DeliveryState.DELIVERED
+    assert len(receiver.received) == 1

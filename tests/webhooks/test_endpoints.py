@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.urls import reverse
 
 from audit.models import AuditEntry
 from notices.choices import Event
@@ -16,6 +17,7 @@ from webhooks.services import (
     endpoint_update,
     secrets_in_force,
 )
+from webhooks.services.endpoints import routing_key
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +104,25 @@ def test_each_change_is_audited_for_the_organisation_without_secret_or_path(buye
     assert "hooks.slack.com" in recorded
     assert "SECRETPATH" not in recorded and secret not in recorded and new not in recorded
     assert all(e.buyer_org_id == buyer.org.pk and e.provider_org_id is None for e in entries)
+
+
+def test_the_pagerduty_key_is_kept_encrypted_and_never_shown_again(buyer):
+    url, key = "https://events.pagerduty.com/v2/enqueue", "R0utingKey" * 3
+    endpoint, _ = subscribe(
+        buyer, url, Event.INCIDENT_OPENED, payload_format="pagerduty", routing_key=f" {key} "
+    )
+    stored = Endpoint.objects.get()
+    assert key.encode() not in bytes(stored.routing_key_token)
+    assert routing_key(endpoint=stored) == key
+    page = buyer.client().get(reverse("webhooks:detail", args=[endpoint.public_id]))
+    assert page.status_code == 200 and key not in page.content.decode()
+    # Saved without a key: the stored one stays. With one: it replaces it.
+    kept = {"url": url, "events": [Event.INCIDENT_OPENED], "active": True, "routing_key": ""}
+    endpoint_update(endpoint=stored, user=buyer.user, **kept)
+    assert routing_key(endpoint=Endpoint.objects.get()) == key
+    endpoint_update(endpoint=stored, user=buyer.user, **{**kept, "routing_key": "NEWKEY"})
+    assert routing_key(endpoint=Endpoint.objects.get()) == "NEWKEY"
+    edits = AuditEntry.objects.filter(action="webhook.edit").order_by("seq")
+    assert [e.after["routing_key_replaced"] for e in edits] == [False, True]
+    recorded = repr([(e.before, e.after) for e in edits])
+    assert "NEWKEY" not in recorded and key not in recorded

@@ -20,13 +20,14 @@ from django.utils import timezone
 from audit.members import record_org_action
 from core.errors import Conflict
 from core.queueing import runs_in_process, send_task
+from core.secrets import SecretKeyError
 from engine import webhooks as rules
 from notices.services import absolute_url
 from orgs.models import Organization
 from webhooks import transport
 from webhooks.choices import DeliveryState, PayloadFormat
 from webhooks.models import Attempt, Delivery, Endpoint, Event
-from webhooks.services.endpoints import _require_admin, secrets_in_force
+from webhooks.services.endpoints import _require_admin, routing_key, secrets_in_force
 
 USER_AGENT = "Clusterbid-Webhooks/1"
 # A delivery due this long ago and still waiting lost its message (a broker restart): re-sent.
@@ -143,7 +144,8 @@ def _request(delivery: Delivery, now: datetime) -> tuple[bytes, dict[str, str]]:
     if endpoint.payload_format == PayloadFormat.SLACK:
         body = rules.body_bytes(rules.slack_message(payload))
     elif endpoint.payload_format == PayloadFormat.PAGERDUTY:
-        body = rules.body_bytes(rules.pagerduty_event(payload, routing_key=endpoint.routing_key))
+        key = routing_key(endpoint=endpoint)
+        body = rules.body_bytes(rules.pagerduty_event(payload, routing_key=key))
     else:
         body = rules.body_bytes(payload)
     signature = rules.signature_header(
@@ -170,7 +172,13 @@ def delivery_attempt(*, delivery_id: int) -> str:
     claimed = _claim(delivery_id, started)
     if isinstance(claimed, str):
         return claimed
-    body, headers = _request(claimed, started)
+    try:
+        body, headers = _request(claimed, started)
+    except SecretKeyError as exc:
+        # Not sent: logged as a failed attempt that retries, so listing the old key again
+        # (SIGNING_KEY_PREVIOUS) lets it through without anyone redelivering by hand.
+        failed = transport.Outcome(status_code=None, latency_ms=0, error=exc.messages[0][:300])
+        return _record(claimed.pk, started, failed)
     outcome = transport.post(
         url=claimed.endpoint.url,
         body=body,

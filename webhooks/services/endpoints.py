@@ -17,10 +17,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.members import record_org_action
+from core.secrets import decrypt, encrypt
 from notices.choices import Event as NoticeEvent
 from orgs.models import Organization
 from orgs.selectors import is_member_admin
-from signing.pki import decrypt, encrypt
 from webhooks.choices import PayloadFormat
 from webhooks.models import Endpoint
 from webhooks.transport import TargetRefused, check_url
@@ -34,7 +34,7 @@ def _require_admin(*, organization: Organization, user: User) -> None:
 
 
 def _checked(
-    *, url: str, events: Sequence[str], payload_format: str, routing_key: str
+    *, url: str, events: Sequence[str], payload_format: str, routing_key: str, has_key: bool = False
 ) -> list[str]:
     errors: dict[str, str] = {}
     try:
@@ -48,7 +48,7 @@ def _checked(
         errors["events"] = "Choose at least one event to send."
     if payload_format not in PayloadFormat.values:
         errors["payload_format"] = f"Unknown format {payload_format!r}."
-    if payload_format == PayloadFormat.PAGERDUTY and not routing_key.strip():
+    if payload_format == PayloadFormat.PAGERDUTY and not routing_key.strip() and not has_key:
         errors["routing_key"] = "PagerDuty needs the integration (routing) key of its service."
     if errors:
         raise ValidationError(errors)
@@ -73,15 +73,28 @@ def secrets_in_force(*, endpoint: Endpoint, now: datetime | None = None) -> list
     """The secrets a delivery is signed with: the current one, then the previous one while its
     grace period after a rotation lasts."""
     now = now or timezone.now()
-    keys = settings.SIGNING_KEYS
-    found = [decrypt(keys, endpoint.secret_token).decode()]
+    what = f"the signing secret of the webhook to {urlsplit(endpoint.url).hostname}"
+    found = [decrypt(endpoint.secret_token, what=what).decode()]
     if (
         endpoint.previous_secret_token
         and endpoint.previous_secret_until
         and now < endpoint.previous_secret_until
     ):
-        found.append(decrypt(keys, endpoint.previous_secret_token).decode())
+        found.append(decrypt(endpoint.previous_secret_token, what=what).decode())
     return found
+
+
+def routing_key(*, endpoint: Endpoint) -> str:
+    """PagerDuty's integration key of the endpoint, for one delivery ("" when none)."""
+    if not endpoint.routing_key_token:
+        return ""
+    what = f"the PagerDuty routing key of the webhook to {urlsplit(endpoint.url).hostname}"
+    return decrypt(endpoint.routing_key_token, what=what).decode()
+
+
+def _sealed_key(routing_key: str) -> bytes | None:
+    key = routing_key.strip()
+    return encrypt(key.encode()) if key else None
 
 
 @transaction.atomic
@@ -96,7 +109,7 @@ def endpoint_create(
     routing_key: str = "",
 ) -> tuple[Endpoint, str]:
     """A new endpoint and its signing secret, returned this once (only a token encrypted with
-    SIGNING_KEY is stored)."""
+    SIGNING_KEY is stored, as for the routing key)."""
     _require_admin(organization=organization, user=user)
     codes = _checked(url=url, events=events, payload_format=payload_format, routing_key=routing_key)
     secret = secret_new()
@@ -106,8 +119,8 @@ def endpoint_create(
         description=description.strip(),
         payload_format=payload_format,
         events=codes,
-        routing_key=routing_key.strip(),
-        secret_token=encrypt(settings.SIGNING_KEYS, secret.encode()),
+        routing_key_token=_sealed_key(routing_key),
+        secret_token=encrypt(secret.encode()),
         created_by=user,
     )
     record_org_action(
@@ -127,24 +140,31 @@ def endpoint_update(
     description: str = "",
     routing_key: str = "",
 ) -> Endpoint:
-    """Change where and what an endpoint is sent; its format and secret stay."""
+    """Change where and what an endpoint is sent; its format and secret stay, and so does its
+    routing key unless a new one is given (the stored one is never shown again)."""
     _require_admin(organization=endpoint.organization, user=user)
     codes = _checked(
-        url=url, events=events, payload_format=endpoint.payload_format, routing_key=routing_key
+        url=url,
+        events=events,
+        payload_format=endpoint.payload_format,
+        routing_key=routing_key,
+        has_key=bool(endpoint.routing_key_token),
     )
     before = _described(endpoint)
     endpoint.url = url
     endpoint.events = codes
     endpoint.active = active
     endpoint.description = description.strip()
-    endpoint.routing_key = routing_key.strip()
+    if routing_key.strip():
+        endpoint.routing_key_token = _sealed_key(routing_key)
     endpoint.save()
     record_org_action(
         organization=endpoint.organization,
         user=user,
         action="webhook.edit",
         before=before,
-        after=_described(endpoint),
+        # That the routing key was replaced, never the key itself.
+        after={**_described(endpoint), "routing_key_replaced": bool(routing_key.strip())},
     )
     return endpoint
 
@@ -158,7 +178,7 @@ def endpoint_rotate_secret(*, endpoint: Endpoint, user: User) -> str:
     secret = secret_new()
     endpoint.previous_secret_token = endpoint.secret_token
     endpoint.previous_secret_until = now + timedelta(hours=settings.WEBHOOK_SECRET_GRACE_HOURS)
-    endpoint.secret_token = encrypt(settings.SIGNING_KEYS, secret.encode())
+    endpoint.secret_token = encrypt(secret.encode())
     endpoint.secret_rotated_at = now
     endpoint.save()
     record_org_action(
