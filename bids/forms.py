@@ -6,7 +6,7 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from bids.choices import Region
+from bids.choices import IsolationClass, Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.envelope import INFERENCE_FIELDS, SCHEDULING_FIELDS
@@ -42,6 +42,16 @@ class CapacityRequestForm(forms.ModelForm):
         required=False,
     )
     acceptable_regions.needed_to_submit = True  # type: ignore[attr-defined]  # keeps the asterisk
+    # Not required here either: the model's check words an empty choice.
+    accepted_offer_kinds = forms.MultipleChoiceField(
+        choices=IsolationClass.choices,
+        widget=forms.CheckboxSelectMultiple,
+        label="Accepted offer kinds",
+        required=False,
+        help_text="Whole devices, MIG instances, time-sliced replicas: bids of other kinds are "
+        "refused. Scoring compares them per whole-device-equivalent hour.",
+    )
+    accepted_offer_kinds.needed_to_submit = True  # type: ignore[attr-defined]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,6 +83,7 @@ class InviteForm(forms.Form):
         self.fields["providers"].queryset = choices  # type: ignore[attr-defined]
 
 
+OFFER_KIND_FIELDSET = "Offer kind"
 BID_FIELDSETS: list[tuple[str, list[str]]] = [
     (
         "Price and term",
@@ -100,8 +111,11 @@ BID_FIELDSETS: list[tuple[str, list[str]]] = [
             "rail_optimised",
             "oversubscription_ratio",
             "leaf_switches",
-            "isolation_class",
         ],
+    ),
+    (
+        OFFER_KIND_FIELDSET,
+        ["isolation_class", "mig_profile", "time_slice_replicas"],
     ),
     (
         "Scheduler",
@@ -149,7 +163,8 @@ class BidForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         probe = Bid(**{k: v for k, v in cleaned.items() if k in BidTerms.term_field_names()})
-        errors = validate_bid_terms(probe, for_submit=False)
+        capacity_request = self.instance.request if self.instance.request_id else None
+        errors = validate_bid_terms(probe, for_submit=False, capacity_request=capacity_request)
         if errors:
             raise ValidationError(errors)
         return cleaned
