@@ -72,7 +72,9 @@ def test_the_worked_example_prices_every_kind_per_whole_device_hour():
 
 def test_the_cost_explanation_shows_how_a_slice_price_became_a_device_price():
     request, _, mig, _ = worked_example()
-    rows = {label: formula for label, formula, _ in compute_cost(request=request, bid=mig).explain()}
+    rows = {
+        label: formula for label, formula, _ in compute_cost(request=request, bid=mig).explain()
+    }
     assert rows["Price per whole-device-equivalent hour ($)"] == (
         "1.4000 per slice-hour / 0.4286 of a GPU (MIG 3g.71gb (3/7 of a GPU))"
     )
