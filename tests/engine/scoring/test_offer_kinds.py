@@ -117,7 +117,7 @@ def test_a_kind_without_its_specifics_cannot_be_scored(changes, field):
 
 def test_profiles_are_the_ones_the_gpu_model_offers():
     assert mig_profile("3g.71gb", gpu_model="H200").compute_slices == 3
-    with pytest.raises(OfferKindError, match="H200 GPUs offer the MIG profiles 1g.18gb"):
+    with pytest.raises(OfferKindError, match=r"H200 GPUs offer the MIG profiles 1g\.18gb"):
         mig_profile("3g.40gb", gpu_model="H200")
     with pytest.raises(OfferKindError, match="L40S GPUs cannot be partitioned by MIG"):
         mig_profile("1g.10gb", gpu_model="L40S")
