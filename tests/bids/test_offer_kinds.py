@@ -104,6 +104,14 @@ def test_a_new_draft_starts_at_the_strongest_kind_the_request_accepts(provider):
     assert bid.isolation_class == "mig"
 
 
+def test_the_request_page_says_which_kinds_it_accepts(buyer):
+    req = CapacityRequestFactory(
+        buyer=buyer.org, accepted_offer_kinds=["whole_device", "mig"], min_mig_profile="3g.71gb"
+    )
+    html = buyer.client().get(reverse("bids:request-detail", args=[req.pk])).content.decode()
+    assert "Whole device, MIG partition (MIG from 3g.71gb)" in html
+
+
 def test_a_request_names_at_least_one_kind_and_a_smallest_profile_only_with_mig(buyer):
     from tests.bids.test_form_bounds import request_data
 
