@@ -18,6 +18,7 @@ from bids.models.requests import (
 )
 from core.forms import bounds_from_model
 from engine.formatting import data_size
+from engine.scoring.offer_kinds import MIG_PROFILES
 from orgs.models import Organization
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -147,6 +148,14 @@ class BidForm(forms.ModelForm):
         for name in REQUIRED_TO_SUBMIT:
             self.fields[name].needed_to_submit = True  # type: ignore[attr-defined]
         bounds_from_model(self)
+        gpu_model = self.instance.request.gpu_model if self.instance.request_id else ""
+        if profiles := MIG_PROFILES.get(gpu_model):
+            # The profiles of the GPU the request asks for, so the provider types a real one.
+            self.fields[
+                "mig_profile"
+            ].help_text = (
+                f"MIG offers: the instance profile sold. {gpu_model}: {', '.join(profiles)}."
+            )
 
     class Meta:
         model = Bid

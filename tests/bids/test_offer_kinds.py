@@ -95,6 +95,12 @@ def test_a_mig_draft_may_wait_for_its_profile_but_cannot_be_submitted_without_it
     assert (revision.isolation_class, revision.mig_profile) == ("mig", "3g.71gb")
 
 
+def test_the_bid_form_lists_the_mig_profiles_of_the_requested_gpu(provider):
+    bid = _open_bid(provider, accepted_offer_kinds=["mig"])
+    html = provider.client().get(reverse("bids:bid-edit", args=[bid.pk])).content.decode()
+    assert "H200: 1g.18gb, 1g.35gb, 2g.35gb, 3g.71gb, 4g.71gb, 7g.141gb." in html
+
+
 def test_a_new_draft_starts_at_the_strongest_kind_the_request_accepts(provider):
     from bids.services import bid_start
 
