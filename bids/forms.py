@@ -15,6 +15,7 @@ from bids.models.requests import (
     PURCHASING_FIELDS,
     TERM_FIELDS,
     WORKLOAD_FIELDS,
+    default_offer_kinds,
 )
 from core.forms import bounds_from_model
 from engine.formatting import data_size
@@ -49,6 +50,7 @@ class CapacityRequestForm(forms.ModelForm):
         widget=forms.CheckboxSelectMultiple,
         label="Accepted offer kinds",
         required=False,
+        initial=default_offer_kinds,
         help_text="Whole devices, MIG instances, time-sliced replicas: bids of other kinds are "
         "refused. Scoring compares them per whole-device-equivalent hour.",
     )

@@ -118,6 +118,11 @@ def test_the_request_page_says_which_kinds_it_accepts(buyer):
     assert "Whole device, MIG partition (MIG from 3g.71gb)" in html
 
 
+def test_a_new_request_accepts_whole_devices_until_the_buyer_says_otherwise(buyer):
+    form = buyer.client().get(reverse("bids:request-create")).context["form"]
+    assert form["accepted_offer_kinds"].value() == ["whole_device"]
+
+
 def test_a_request_names_at_least_one_kind_and_a_smallest_profile_only_with_mig(buyer):
     from tests.bids.test_form_bounds import request_data
 
