@@ -6,7 +6,7 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from bids.choices import Region
+from bids.choices import IsolationClass, Region
 from bids.models import Bid, BidTerms, CapacityRequest
 from bids.models.bids import REQUIRED_TO_SUBMIT, validate_bid_terms
 from bids.models.envelope import INFERENCE_FIELDS, SCHEDULING_FIELDS
@@ -15,9 +15,11 @@ from bids.models.requests import (
     PURCHASING_FIELDS,
     TERM_FIELDS,
     WORKLOAD_FIELDS,
+    default_offer_kinds,
 )
 from core.forms import bounds_from_model
 from engine.formatting import data_size
+from engine.scoring.offer_kinds import MIG_PROFILES
 from orgs.models import Organization
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -42,6 +44,17 @@ class CapacityRequestForm(forms.ModelForm):
         required=False,
     )
     acceptable_regions.needed_to_submit = True  # type: ignore[attr-defined]  # keeps the asterisk
+    # Not required here either: the model's check words an empty choice.
+    accepted_offer_kinds = forms.MultipleChoiceField(
+        choices=IsolationClass.choices,
+        widget=forms.CheckboxSelectMultiple,
+        label="Accepted offer kinds",
+        required=False,
+        initial=default_offer_kinds,
+        help_text="Whole devices, MIG instances, time-sliced replicas: bids of other kinds are "
+        "refused. Scoring compares them per whole-device-equivalent hour.",
+    )
+    accepted_offer_kinds.needed_to_submit = True  # type: ignore[attr-defined]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,6 +86,7 @@ class InviteForm(forms.Form):
         self.fields["providers"].queryset = choices  # type: ignore[attr-defined]
 
 
+OFFER_KIND_FIELDSET = "Offer kind"
 BID_FIELDSETS: list[tuple[str, list[str]]] = [
     (
         "Price and term",
@@ -100,8 +114,11 @@ BID_FIELDSETS: list[tuple[str, list[str]]] = [
             "rail_optimised",
             "oversubscription_ratio",
             "leaf_switches",
-            "isolation_class",
         ],
+    ),
+    (
+        OFFER_KIND_FIELDSET,
+        ["isolation_class", "mig_profile", "time_slice_replicas"],
     ),
     (
         "Scheduler",
@@ -133,6 +150,14 @@ class BidForm(forms.ModelForm):
         for name in REQUIRED_TO_SUBMIT:
             self.fields[name].needed_to_submit = True  # type: ignore[attr-defined]
         bounds_from_model(self)
+        gpu_model = self.instance.request.gpu_model if self.instance.request_id else ""
+        if profiles := MIG_PROFILES.get(gpu_model):
+            # The profiles of the GPU the request asks for, so the provider types a real one.
+            self.fields[
+                "mig_profile"
+            ].help_text = (
+                f"MIG offers: the instance profile sold. {gpu_model}: {', '.join(profiles)}."
+            )
 
     class Meta:
         model = Bid
@@ -149,7 +174,8 @@ class BidForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         probe = Bid(**{k: v for k, v in cleaned.items() if k in BidTerms.term_field_names()})
-        errors = validate_bid_terms(probe, for_submit=False)
+        capacity_request = self.instance.request if self.instance.request_id else None
+        errors = validate_bid_terms(probe, for_submit=False, capacity_request=capacity_request)
         if errors:
             raise ValidationError(errors)
         return cleaned

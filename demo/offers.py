@@ -28,6 +28,8 @@ _OFFER_FIELDS = (
     "rail_optimised",
     "leaf_switches",
     "isolation_class",
+    "mig_profile",
+    "time_slice_replicas",
     "scheduler",
     "topology_aware",
     "gang_scheduling",

@@ -151,7 +151,7 @@ def seed_demo() -> list[DemoLogin]:
             "per_gpu_bandwidth_gbps": 400,
             "max_leaf_switches": 1,
             "single_fabric_domain": True,
-            "isolation_class": "whole_device",
+            "accepted_offer_kinds": ["whole_device"],
             "scheduler": "slurm",
             "acceptable_regions": ["eu", "nordics", "uk"],
             "reservation_start": start,

@@ -40,6 +40,7 @@ YOUNG = "Young interval (s)"
 OPTIMUM = "Optimum interval (s)"
 INTERVAL = "Checkpoint interval t (s)"
 GOODPUT = "Goodput"
+DEVICE_PRICE = "Price per whole-device-equivalent hour ($)"
 OVERHEAD = "Fees and egress per GPU-hour ($)"
 EFFECTIVE = "Effective price per useful GPU-hour ($)"
 TOTAL = "Total cost of the term ($)"
@@ -148,6 +149,11 @@ def _spares(rev: BidRevision, cost: dict[str, Any]) -> str:
     return f"{rev.spares_count} · {rev.get_spares_location_display()}"
 
 
+def _kind(rev: BidRevision, part: str) -> str | None:
+    kind = rev.offer_kind
+    return getattr(kind, part) if kind is not None else rev.get_isolation_class_display()
+
+
 def _scheduler(rev: BidRevision, cost: dict[str, Any]) -> str:
     features = [
         name
@@ -201,7 +207,18 @@ def _path(facts: Facts) -> str:
 
 
 PRICE_ROWS = [
-    RowSpec("price", "List price", "$/GPU-h", _c("price_per_gpu_hour"), 3, "low"),
+    RowSpec("offer_kind", "Offer kind", "", lambda rev, cost: _kind(rev, "description")),
+    # Per slice-hour prices compare only within a kind; the next row puts every kind on one scale.
+    RowSpec("price_slice", "List price per slice-hour", "$", _r("price_per_gpu_hour"), 3),
+    RowSpec(
+        "price",
+        "List price per whole-device-equivalent hour",
+        "$/GPU-h",
+        _c("price_per_gpu_hour"),
+        3,
+        "low",
+        (DEVICE_PRICE,),
+    ),
     RowSpec("fees", "Fees over the term", "$", _c("fees_usd"), 0, "low"),
     RowSpec("egress", "Egress over the term", "$", _c("egress_usd"), 0, "low"),
     RowSpec(
@@ -328,7 +345,7 @@ HARDWARE_ROWS = [
     RowSpec("oversubscription", "Oversubscription", "x:1", _r("oversubscription_ratio"), 2, "low"),
     RowSpec("leaf", "Leaf switches", "", _r("leaf_switches"), 0, "low"),
     RowSpec("nvlink", "NVLink domain", "GPUs", _r("nvlink_domain_size"), 0, "high"),
-    RowSpec("isolation", "Isolation", "", _display("isolation_class")),
+    RowSpec("isolation", "Isolation", "", lambda rev, cost: _kind(rev, "isolation")),
     RowSpec("scheduler", "Scheduler", "", _scheduler),
 ]
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bids.choices import Region
+from bids.choices import IsolationClass, Region
 from engine.formatting import data_size_exact
 
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$")
@@ -81,6 +81,8 @@ def display(model: Any, name: str, value: Any) -> str:
         choices = {}
     if name == "acceptable_regions":
         choices = dict(Region.choices)
+    elif name == "accepted_offer_kinds":
+        choices = dict(IsolationClass.choices)
     return str(choices.get(value, value))
 
 

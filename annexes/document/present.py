@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from annexes.document.attachments import attachment_blocks
@@ -26,6 +27,7 @@ from annexes.document.statement import KIND_STATEMENT
 from annexes.document.statement_doc import statement_document
 from annexes.document.value import value_rows
 from bids.models import BidTerms, CapacityRequest
+from bids.models.offer_kinds import offer_kind_from
 from bids.models.requests import PURCHASING_FIELDS
 from contracts.models import TermsFields
 from engine.formatting import duration
@@ -75,6 +77,29 @@ def _lot_rows(terms: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows + [(f"Bundle {i}", describe_bundle(b)) for i, b in enumerate(bundles, start=1)]
 
 
+def _offer_kind_rows(terms: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A MIG or time-sliced offer's slice on the whole-device scale (whole devices need none)."""
+    price = terms.get("price_per_gpu_hour")
+    kind = offer_kind_from(
+        kind=terms.get("isolation_class") or "whole_device",
+        profile=terms.get("mig_profile") or "",
+        replicas=terms.get("time_slice_replicas"),
+        price=Decimal(str(price)) if price not in (None, "") else None,
+    )
+    if kind is None or kind.fraction == 1:
+        return []
+    rows = [
+        ("Offer", kind.description),
+        ("Isolation", kind.isolation),
+    ]
+    if kind.price_per_device_hour is not None:
+        rows += [
+            ("Price per slice-hour", f"${kind.price_per_slice_hour}"),
+            ("Price per whole-device-equivalent hour", f"${kind.price_per_device_hour}"),
+        ]
+    return rows
+
+
 def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     revision = snap["bid_revision"]
     rows = [
@@ -83,6 +108,7 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         if name not in LOT_TERMS
     ]
     rows += _lot_rows(revision["terms"])
+    rows += _offer_kind_rows(revision["terms"])
     intro = (
         f"Bid revision {revision['number']}, submitted {when(revision['submitted_at'])} by "
         f"{revision.get('submitted_by') or '—'}. These terms are frozen; a new revision would "

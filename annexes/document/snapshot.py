@@ -76,6 +76,8 @@ def request_part(capacity_request: CapacityRequest, *, both_parties: bool) -> di
 
 
 LOT_TERMS = ("lot_offers", "bundles")
+# Printed only when given: annexes of whole-device offers keep their checksum.
+OPTIONAL_TERMS = (*LOT_TERMS, "mig_profile", "time_slice_replicas")
 
 
 def revision_part(revision: BidRevision) -> dict[str, Any]:
@@ -84,11 +86,12 @@ def revision_part(revision: BidRevision) -> dict[str, Any]:
         "number": revision.number,
         "submitted_at": plain(revision.submitted_at),
         "submitted_by": revision.submitted_by.get_username() if revision.submitted_by else None,
-        # Lot offers and bundles only on a request with lots: other annexes keep their checksum.
+        # Lot offers, bundles and a kind's specifics only where given: other annexes keep their
+        # checksum.
         "terms": {
             name: plain(getattr(revision, name))
             for name in BidTerms.term_field_names()
-            if name not in LOT_TERMS or getattr(revision, name)
+            if name not in OPTIONAL_TERMS or getattr(revision, name)
         },
         # Only when it carried files: annexes of revisions without any keep their checksum.
         **({"attachments": plain(revision.attachments)} if revision.attachments else {}),

@@ -14,6 +14,7 @@ from api.serializers.common import ReadModelSerializer
 from api.serializers.lots import BundlesField, LotOffersField
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision, BidTerms
+from bids.models.offer_kinds import OfferKind
 from evaluation.models import BidScore
 
 # The form's terms, then what a bid offers per lot on a request with lots (empty without).
@@ -40,6 +41,32 @@ def optional_choice(name: str) -> serializers.ChoiceField:
         label=str(field.verbose_name)[:1].upper() + str(field.verbose_name)[1:],
         help_text=str(field.help_text) or None,
     )
+
+
+class OfferKindSerializer(serializers.Serializer[OfferKind]):
+    """The bid's offer kind on the one scale every kind compares on."""
+
+    kind = serializers.CharField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    isolation = serializers.CharField(read_only=True)
+    device_fraction = serializers.CharField(
+        source="fraction_text", read_only=True, help_text="The share of one GPU a slice is: 3/7."
+    )
+    price_per_slice_hour = serializers.DecimalField(
+        max_digits=8, decimal_places=3, read_only=True, allow_null=True
+    )
+    price_per_device_hour = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=3,
+        read_only=True,
+        allow_null=True,
+        help_text="The slice price scaled to one whole-device-equivalent hour.",
+    )
+
+
+def offer_kind_data(terms: BidTerms) -> dict[str, Any] | None:
+    kind = terms.offer_kind
+    return dict(OfferKindSerializer(kind).data) if kind is not None else None
 
 
 class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
@@ -98,6 +125,10 @@ class BidSerializer(ReadModelSerializer[Bid]):
         help_text="Whether the draft differs from the last submitted revision; null for the "
         "buyer, who sees only what was submitted."
     )
+    offer_kind = serializers.SerializerMethodField(
+        help_text="The offer kind, its share of a GPU and its price per whole-device-equivalent "
+        "hour; null while a MIG or time-sliced draft lacks its profile or replicas."
+    )
 
     class Meta:
         model = Bid
@@ -114,9 +145,14 @@ class BidSerializer(ReadModelSerializer[Bid]):
             "shortlisted",
             "shows_revision",
             *BID_TERM_FIELDS,
+            "offer_kind",
             "answers",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(OfferKindSerializer(allow_null=True))
+    def get_offer_kind(self, obj: Bid) -> dict[str, Any] | None:
+        return offer_kind_data(self._revision(obj) or obj)
 
     def _revision(self, obj: Bid) -> BidRevision | None:
         return self.context.get("revisions", {}).get(obj.pk)
@@ -171,6 +207,7 @@ class BidRevisionSerializer(ReadModelSerializer[BidRevision]):
     reclaim_effect = optional_choice("reclaim_effect")
     questionnaire = serializers.JSONField(read_only=True)
     attachments = RevisionAttachmentSerializer(many=True, read_only=True)
+    offer_kind = serializers.SerializerMethodField()
 
     class Meta:
         model = BidRevision
@@ -180,8 +217,13 @@ class BidRevisionSerializer(ReadModelSerializer[BidRevision]):
             "round",
             "submitted_at",
             *BID_TERM_FIELDS,
+            "offer_kind",
             "questionnaire",
             "attachments",
         ]
         read_only_fields = fields
         extra_kwargs = {"round": {"help_text": "1, or 2 when submitted in the final round."}}
+
+    @extend_schema_field(OfferKindSerializer(allow_null=True))
+    def get_offer_kind(self, obj: BidRevision) -> dict[str, Any] | None:
+        return offer_kind_data(obj)

@@ -19,7 +19,7 @@ from api.serializers.parts import (
     QuestionSetSerializer,
     TermsSerializer,
 )
-from bids.choices import Region
+from bids.choices import IsolationClass, Region
 from bids.forms import REQUEST_FIELDSETS
 from bids.models import Addendum, CapacityRequest, Invitation
 from engine.scoring import CRITERIA, MAX_WEIGHT
@@ -31,6 +31,12 @@ class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
     acceptable_regions = serializers.ListField(
         child=serializers.ChoiceField(choices=Region.choices), allow_empty=False
     )
+    accepted_offer_kinds = serializers.ListField(
+        child=serializers.ChoiceField(choices=IsolationClass.choices),
+        allow_empty=False,
+        required=False,
+        help_text="Which offer kinds bids may be: whole_device, mig, time_sliced.",
+    )
 
     class Meta:
         model = CapacityRequest
@@ -40,6 +46,7 @@ class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
 class RequestSerializer(ReadModelSerializer[CapacityRequest]):
     buyer = OrganizationSerializer(read_only=True)
     acceptable_regions = serializers.ListField(child=serializers.CharField(), read_only=True)
+    accepted_offer_kinds = serializers.ListField(child=serializers.CharField(), read_only=True)
     deadline_passed = serializers.BooleanField(read_only=True)
 
     class Meta:

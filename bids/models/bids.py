@@ -22,6 +22,7 @@ from bids.choices import (
 )
 from bids.models import bounds
 from bids.models.envelope import validate_envelope
+from bids.models.offer_kinds import OfferKind, offer_kind_bid_errors, offer_kind_of
 from bids.models.requests import FIRST_ROUND, CapacityRequest
 from core.limits import TEXT_LIMIT
 from orgs.models import Organization
@@ -38,6 +39,8 @@ class BidTerms(models.Model):
         validators=[MinValueValidator(Decimal("0.001"))],
         null=True,
         blank=True,
+        help_text="For a MIG or time-sliced offer, the price per slice-hour: one MIG instance "
+        "or one replica for an hour.",
     )
     fees_usd = models.DecimalField(
         "Fees over the term (USD)",
@@ -92,8 +95,26 @@ class BidTerms(models.Model):
     leaf_switches = models.PositiveIntegerField(
         "Leaf switches for this allocation", null=True, blank=True, validators=bounds.SWITCHES
     )
+    # The offer kind: what a buyer's job gets of each GPU, and how it is isolated from others.
     isolation_class = models.CharField(
-        max_length=14, choices=IsolationClass.choices, default=IsolationClass.WHOLE_DEVICE
+        "Offer kind (isolation)",
+        max_length=14,
+        choices=IsolationClass.choices,
+        default=IsolationClass.WHOLE_DEVICE,
+    )
+    mig_profile = models.CharField(
+        "MIG profile",
+        max_length=12,
+        blank=True,
+        help_text="MIG offers: the instance profile sold, e.g. 1g.18gb or 3g.71gb on H200.",
+    )
+    time_slice_replicas = models.PositiveSmallIntegerField(
+        "Time-slice replicas per GPU",
+        null=True,
+        blank=True,
+        validators=bounds.TIME_SLICE_REPLICAS,
+        help_text="Time-sliced offers: the replicas each GPU is shared into, as the NVIDIA "
+        "device plugin's timeSlicing replicas sets it.",
     )
     scheduler = models.CharField(max_length=12, choices=Scheduler.choices, default=Scheduler.SLURM)
     topology_aware = models.BooleanField("Topology-aware scheduling", default=False)
@@ -273,6 +294,12 @@ class BidTerms(models.Model):
             return None
         return self.nodes * self.gpus_per_node
 
+    @property
+    def offer_kind(self) -> OfferKind | None:
+        """The kind with its share of a GPU and price per whole-device-equivalent hour; None
+        while the kind lacks its specifics (a draft)."""
+        return offer_kind_of(self)
+
 
 class BidQuerySet(models.QuerySet["Bid"]):
     def for_provider(self, org: Organization) -> BidQuerySet:
@@ -409,8 +436,12 @@ AT_LEAST_ONE = (
 )
 
 
-def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[str]]:
-    """Field-level problems with a bid's terms; drafts may be incomplete, submissions not."""
+def validate_bid_terms(
+    terms: BidTerms, *, for_submit: bool, capacity_request: CapacityRequest | None = None
+) -> dict[str, list[str]]:
+    """Field-level problems with a bid's terms; drafts may be incomplete, submissions not.
+
+    With `capacity_request`, also whether the request accepts the bid's offer kind."""
     errors: dict[str, list[str]] = {}
 
     def add(field: str, message: str) -> None:
@@ -437,5 +468,8 @@ def validate_bid_terms(terms: BidTerms, *, for_submit: bool) -> dict[str, list[s
     if not terms.spares_count and terms.spares_location != SparesLocation.NONE:
         add("spares_count", "Give the number of spare nodes, or choose 'No spares'.")
     for field, messages in validate_envelope(terms).items():
+        errors.setdefault(field, []).extend(messages)
+    kinds = offer_kind_bid_errors(terms, capacity_request=capacity_request, for_submit=for_submit)
+    for field, messages in kinds.items():
         errors.setdefault(field, []).extend(messages)
     return errors

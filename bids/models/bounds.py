@@ -29,3 +29,5 @@ CONCURRENCY = [MinValueValidator(1), MaxValueValidator(1_000_000)]
 TOKENS_PER_S = [MinValueValidator(1), MaxValueValidator(100_000_000)]
 # A checkpoint less often than weekly is no checkpoint policy for a multi-node job.
 CHECKPOINT_INTERVAL_MINUTES = [MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
+# The NVIDIA device plugin takes any count; past 64 replicas per GPU a slice is no offer.
+TIME_SLICE_REPLICAS = [MinValueValidator(2), MaxValueValidator(64)]

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from bids.choices import Fabric, GpuModel, IsolationClass, Region, RequestStatus, Scheduler
 from bids.models import bounds
+from bids.models.offer_kinds import offer_kind_request_errors
 from core.limits import TEXT_LIMIT, year_problem
 from orgs.models import Organization
 
@@ -26,6 +27,10 @@ def default_weights() -> dict[str, int]:
     }
 
 
+def default_offer_kinds() -> list[str]:
+    return [IsolationClass.WHOLE_DEVICE.value]
+
+
 # The request's fields by what they describe; forms, scoring inputs, the annex snapshot and the
 # rules on published requests all read these lists.
 ALLOCATION_FIELDS = (
@@ -38,7 +43,8 @@ ALLOCATION_FIELDS = (
     "per_gpu_bandwidth_gbps",
     "max_leaf_switches",
     "single_fabric_domain",
-    "isolation_class",
+    "accepted_offer_kinds",
+    "min_mig_profile",
     "scheduler",
     "acceptable_regions",
 )
@@ -120,8 +126,13 @@ class CapacityRequest(models.Model):
         validators=bounds.SWITCHES,
     )
     single_fabric_domain = models.BooleanField("Single fabric domain", default=True)
-    isolation_class = models.CharField(
-        max_length=14, choices=IsolationClass.choices, default=IsolationClass.WHOLE_DEVICE
+    # Whole device, MIG, time-sliced: which offer kinds the buyer takes (docs/scoring.md).
+    accepted_offer_kinds = models.JSONField("Accepted offer kinds", default=default_offer_kinds)
+    min_mig_profile = models.CharField(
+        "Smallest acceptable MIG profile",
+        max_length=12,
+        blank=True,
+        help_text="When MIG offers are accepted, e.g. 3g.71gb on H200. Leave empty for any.",
     )
     scheduler = models.CharField(max_length=12, choices=Scheduler.choices, default=Scheduler.SLURM)
     acceptable_regions = models.JSONField(default=list)
@@ -280,6 +291,10 @@ class CapacityRequest(models.Model):
         labels = dict(Region.choices)
         return [labels.get(code, code) for code in self.acceptable_regions]
 
+    def offer_kind_labels(self) -> list[str]:
+        labels = dict(IsolationClass.choices)
+        return [str(labels.get(code, code)) for code in self.accepted_offer_kinds or []]
+
 
 class Invitation(models.Model):
     request = models.ForeignKey(
@@ -345,6 +360,8 @@ def validate_request_consistency(req: CapacityRequest) -> dict[str, list[str]]:
         unknown = sorted(set(req.acceptable_regions) - set(Region.values))
         if unknown:
             add("acceptable_regions", f"Unknown region code(s): {', '.join(unknown)}.")
+    for field, messages in offer_kind_request_errors(req).items():
+        errors.setdefault(field, []).extend(messages)
     if req.per_gpu_bandwidth_gbps is not None and req.per_gpu_bandwidth_gbps <= 0:
         add("per_gpu_bandwidth_gbps", "Give the backend bandwidth each GPU needs, above 0 Gb/s.")
     if req.max_leaf_switches == 0:

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from audit.services import Audience
 from bids.audit import record_bid
-from bids.choices import BidStatus
+from bids.choices import BidStatus, IsolationClass
 from bids.clarification_selectors import addenda_unacknowledged
 from bids.lifecycle import bid_move, open_for_bidding
 from bids.lots import bid_lot_totals, canonical_lot_json, lot_specs, lot_terms
@@ -59,6 +59,12 @@ def _require_invited(capacity_request: CapacityRequest, provider: Organization) 
         raise ServiceError("Your organisation is not invited to bid on this request.")
 
 
+def first_offer_kind(capacity_request: CapacityRequest) -> str:
+    """A new draft offers the strongest isolation the request accepts."""
+    accepted = capacity_request.accepted_offer_kinds or []
+    return next((k for k in IsolationClass.values if k in accepted), IsolationClass.WHOLE_DEVICE)
+
+
 @transaction.atomic
 def bid_start(*, capacity_request: CapacityRequest, provider: Organization, user: User) -> Bid:
     """Open the provider's draft for a request, pre-filled with the requested shape."""
@@ -80,7 +86,7 @@ def bid_start(*, capacity_request: CapacityRequest, provider: Organization, user
         gpus_per_node=capacity_request.gpus_per_node,
         nvlink_domain_size=capacity_request.nvlink_domain_size,
         fabric=capacity_request.fabric,
-        isolation_class=capacity_request.isolation_class,
+        isolation_class=first_offer_kind(capacity_request),
         scheduler=capacity_request.scheduler,
         available_start=capacity_request.reservation_start,
     )
@@ -104,7 +110,9 @@ def bid_save_draft(*, bid: Bid, user: User, data: dict[str, Any]) -> Bid:
         if field not in Bid.term_field_names():
             raise ServiceError(f"{field} is not a bid term.")
         setattr(bid, field, value)
-    errors = lot_rules(bid=bid, for_submit=False) | validate_bid_terms(bid, for_submit=False)
+    errors = lot_rules(bid=bid, for_submit=False) | validate_bid_terms(
+        bid, for_submit=False, capacity_request=bid.request
+    )
     if errors:
         raise ValidationError(errors)
     bid.full_clean(exclude=["request", "provider", "created_by"])
@@ -152,7 +160,9 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     bid_move(bid, "submit", user=user)
     _require_invited(bid.request, bid.provider)
     _require_addenda_acknowledged(bid)
-    errors = lot_rules(bid=bid, for_submit=True) | validate_bid_terms(bid, for_submit=True)
+    errors = lot_rules(bid=bid, for_submit=True) | validate_bid_terms(
+        bid, for_submit=True, capacity_request=bid.request
+    )
     if errors:
         raise ValidationError(errors)
     frozen = frozen_parts(bid=bid)

@@ -8,7 +8,7 @@ from django.db.models import Field
 from django.utils.formats import date_format
 from django.utils.text import capfirst
 
-from bids.forms import BID_FIELDSETS
+from bids.forms import BID_FIELDSETS, OFFER_KIND_FIELDSET
 from bids.models import BidTerms
 from engine.lots import LotInputError, describe_bundle, read_bundles, read_offers
 
@@ -39,8 +39,27 @@ def terms_sections(obj: BidTerms) -> list[tuple[str, list[tuple[str, str]]]]:
     sections = []
     for title, names in BID_FIELDSETS:
         rows = [(capfirst(str(_field(name).verbose_name)), _display(obj, name)) for name in names]
+        if title == OFFER_KIND_FIELDSET:
+            rows += offer_kind_rows(obj)
         sections.append((title, rows))
     return sections
+
+
+def offer_kind_rows(obj: BidTerms) -> list[tuple[str, str]]:
+    """What a slice is worth on the one scale all kinds compare on."""
+    kind = obj.offer_kind
+    if kind is None:
+        return [("Whole-device equivalent", "— (give the MIG profile or the replicas)")]
+    rows = [
+        ("Whole-device equivalent", f"{kind.fraction} of a GPU per slice"),
+        ("Isolation", kind.isolation),
+    ]
+    if kind.price_per_device_hour is not None:
+        rows += [
+            ("Price per slice-hour (USD)", str(kind.price_per_slice_hour)),
+            ("Price per whole-device-equivalent hour (USD)", str(kind.price_per_device_hour)),
+        ]
+    return rows
 
 
 @register.filter

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from .inputs import BidOffer, RequestProfile
+from .offer_kinds import describe
 
 # Defaults, sources and the track record's rules live in `reliability`.
 from .reliability import (
@@ -104,6 +105,11 @@ class CostBreakdown:
     support_wait_from: str
     repair_from: str
     revalidation_from: str
+    # The offer kind in words, its price per slice-hour and the share of a GPU a slice is;
+    # `price_per_gpu_hour` above is the price per whole-device-equivalent hour.
+    offer: str
+    price_per_slice_hour: float
+    device_fraction: float
 
     @property
     def cluster_mtbf_seconds(self) -> float:
@@ -176,7 +182,18 @@ class CostBreakdown:
     def _price_rows(self) -> list[tuple[str, str, float | str | None]]:
         """What a useful GPU-hour and the whole term cost."""
         eff = self.effective_price_per_useful_gpu_hour
+        kind = []
+        if self.device_fraction != 1:
+            kind = [
+                (
+                    "Price per whole-device-equivalent hour ($)",
+                    f"{self.price_per_slice_hour:,.4f} per slice-hour / "
+                    f"{self.device_fraction:.4f} of a GPU ({self.offer})",
+                    self.price_per_gpu_hour,
+                )
+            ]
         return [
+            *kind,
             (
                 "Fees and egress per GPU-hour ($)",
                 f"({self.fees_usd:,.2f} + {self.egress_usd:,.2f}) / "
@@ -319,7 +336,7 @@ def _interval(*, request: RequestProfile, failures: _Failures) -> _Interval:
 
 def _prices(*, request: RequestProfile, bid: BidOffer, goodput: float) -> _Prices:
     gpus, term_h = request.gpu_count, request.term_hours
-    price = float(bid.price_per_gpu_hour)
+    price = bid.price_per_device_hour
     fees, egress = float(bid.fees_usd), float(bid.egress_usd)
     overhead = (fees + egress) / (gpus * term_h)
     all_in = price + overhead
@@ -396,6 +413,11 @@ def compute_cost(*, request: RequestProfile, bid: BidOffer) -> CostBreakdown:
         support_wait_from=parts.support_wait_from,
         repair_from=parts.repair_from,
         revalidation_from=parts.revalidation_from,
+        offer=describe(
+            kind=bid.isolation_class, profile=bid.mig_profile, replicas=bid.time_slice_replicas
+        ),
+        price_per_slice_hour=float(bid.price_per_gpu_hour),
+        device_fraction=float(bid.device_fraction),
     )
 
 

@@ -14,10 +14,8 @@ from engine.formatting import duration, link_rate, number
 
 from .cost_model import CostBreakdown
 from .inputs import BidOffer, RequestProfile
+from .offer_kinds import refusal
 from .reliability import INTERVAL_BUYER
-
-# Strongest isolation first: an offer may isolate more than asked, never less.
-_ISOLATION_STRENGTH = {"whole_device": 3, "mig": 2, "time_sliced": 1}
 
 
 @dataclass(frozen=True)
@@ -91,9 +89,12 @@ def _term_covered(*, request: RequestProfile, bid: BidOffer) -> str | None:
 
 
 def _isolation(*, request: RequestProfile, bid: BidOffer) -> str | None:
-    if _ISOLATION_STRENGTH[bid.isolation_class] >= _ISOLATION_STRENGTH[request.isolation_class]:
-        return None
-    return f"isolation {bid.isolation_class} is weaker than the required {request.isolation_class}"
+    return refusal(
+        accepted=request.accepted_offer_kinds,
+        min_profile=request.min_mig_profile,
+        kind=bid.isolation_class,
+        profile=bid.mig_profile,
+    )
 
 
 def _scheduler(*, request: RequestProfile, bid: BidOffer) -> str | None:

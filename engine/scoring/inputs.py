@@ -6,15 +6,17 @@ Nothing here imports Django: the scoring package must stay testable on its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 
 from .history import ProviderHistory
+from .offer_kinds import OFFER_KINDS, OfferKindError, device_fraction, mig_profile
 
 FABRICS = ("infiniband", "roce", "ethernet", "other")
-ISOLATION_CLASSES = ("whole_device", "mig", "time_sliced")
+ISOLATION_CLASSES = OFFER_KINDS
 SCHEDULERS = ("slurm", "kubernetes")
 SPARES_LOCATIONS = ("none", "same_fabric_domain", "same_site", "remote")
 COVERAGES = ("24x7", "extended", "business_hours")
@@ -64,6 +66,15 @@ def _clocks(field: str, value: Mapping[str, float] | None) -> None:
         _positive(f"{field}[{severity}]", minutes)
 
 
+def _offer_kind(field: str, check: Callable[[], object]) -> None:
+    try:
+        check()
+    except OfferKindError as exc:
+        raise ScoringInputError(
+            exc.field if field == "isolation_class" else field, str(exc)
+        ) from exc
+
+
 def reserved_hours(*, start: date, end: date) -> int:
     """Hours from the first day to the last, both included; none when the end comes first."""
     return max((end - start).days + 1, 0) * 24
@@ -82,7 +93,8 @@ class RequestProfile:
     per_gpu_bandwidth_gbps: int
     max_leaf_switches: int | None
     single_fabric_domain: bool
-    isolation_class: str
+    # The offer kinds the buyer accepts, and the smallest MIG profile it takes ("" for any).
+    accepted_offer_kinds: tuple[str, ...]
     scheduler: str
     acceptable_regions: tuple[str, ...]
     reservation_start: date
@@ -94,13 +106,19 @@ class RequestProfile:
     target_restore_minutes: dict[str, float] | None = None
     # The job's real checkpoint interval; None scores each bid at its optimum (Daly).
     checkpoint_interval_seconds: float | None = None
+    min_mig_profile: str = ""
 
     def __post_init__(self) -> None:
         for name in ("gpu_count", "nodes", "gpus_per_node", "nvlink_domain_size"):
             _positive(name, getattr(self, name))
         _non_negative("per_gpu_bandwidth_gbps", self.per_gpu_bandwidth_gbps)
         _choice("fabric", self.fabric, FABRICS)
-        _choice("isolation_class", self.isolation_class, ISOLATION_CLASSES)
+        if not self.accepted_offer_kinds:
+            raise ScoringInputError("accepted_offer_kinds", "must name at least one offer kind")
+        for kind in self.accepted_offer_kinds:
+            _choice("accepted_offer_kinds", kind, ISOLATION_CLASSES)
+        if self.min_mig_profile:
+            _offer_kind("min_mig_profile", lambda: mig_profile(self.min_mig_profile))
         _choice("scheduler", self.scheduler, SCHEDULERS)
         if self.reservation_end < self.reservation_start:
             raise ScoringInputError("reservation_end", "is before reservation_start")
@@ -139,6 +157,7 @@ class BidOffer:
     rail_optimised: bool
     oversubscription_ratio: float
     leaf_switches: int | None
+    # The offer kind: whole_device, mig or time_sliced (see offer_kinds).
     isolation_class: str
     scheduler: str
     topology_aware: bool
@@ -165,6 +184,9 @@ class BidOffer:
     missing_required_answers: tuple[str, ...] = ()
     # The provider's recorded track record (every buyer's reservations, counts only), if any.
     history: ProviderHistory | None = None
+    # A MIG offer's profile ("3g.40gb"), a time-sliced offer's replicas per GPU.
+    mig_profile: str = ""
+    time_slice_replicas: int | None = None
 
     def __post_init__(self) -> None:
         if not self.label.strip():
@@ -177,6 +199,7 @@ class BidOffer:
             _non_negative(name, getattr(self, name))
         _choice("fabric", self.fabric, FABRICS)
         _choice("isolation_class", self.isolation_class, ISOLATION_CLASSES)
+        _offer_kind("isolation_class", lambda: self.device_fraction)
         _choice("scheduler", self.scheduler, SCHEDULERS)
         _choice("spares_location", self.spares_location, SPARES_LOCATIONS)
         _choice("coverage", self.coverage, COVERAGES)
@@ -199,6 +222,18 @@ class BidOffer:
         return self.nodes * self.gpus_per_node
 
     @property
+    def device_fraction(self) -> Fraction:
+        """The share of one GPU a unit of the offer is (1 for a whole device)."""
+        return device_fraction(
+            kind=self.isolation_class, profile=self.mig_profile, replicas=self.time_slice_replicas
+        )
+
+    @property
+    def price_per_device_hour(self) -> float:
+        """The price per slice-hour scaled to one whole-device-equivalent hour."""
+        return float(self.price_per_gpu_hour) / float(self.device_fraction)
+
+    @property
     def per_gpu_bandwidth_gbps(self) -> float:
         """Back-end bandwidth each GPU gets: all NICs of a node shared by its GPUs."""
         return self.nics_per_node * self.nic_rate_gbps / self.gpus_per_node
@@ -206,7 +241,7 @@ class BidOffer:
 
 # Changes whenever a formula or rule changes what a score or rationale says, so that runs
 # scored under the previous rules no longer match the inputs' fingerprint and are redone.
-MODEL_VERSION = "2026-12-04"
+MODEL_VERSION = "2026-12-06"
 
 MAX_WEIGHT = 1_000_000.0
 

@@ -21,7 +21,8 @@ def request_data(**overrides):
     data = {
         "title": "16 × H200", "gpu_model": "H200", "gpu_count": 16, "nodes": 2,
         "gpus_per_node": 8, "nvlink_domain_size": 8, "fabric": "infiniband",
-        "per_gpu_bandwidth_gbps": 400, "isolation_class": "whole_device", "scheduler": "slurm",
+        "per_gpu_bandwidth_gbps": 400, "accepted_offer_kinds": ["whole_device"],
+        "scheduler": "slurm",
         "acceptable_regions": ["eu"], "reservation_start": start,
         "reservation_end": start + timedelta(days=90),
         "bid_deadline": (timezone.now() + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"),

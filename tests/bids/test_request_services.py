@@ -20,7 +20,7 @@ def _data(**overrides):
         "nvlink_domain_size": 8,
         "fabric": "infiniband",
         "per_gpu_bandwidth_gbps": 400,
-        "isolation_class": "whole_device",
+        "accepted_offer_kinds": ["whole_device"],
         "scheduler": "slurm",
         "acceptable_regions": ["eu"],
         "reservation_start": start,

@@ -41,6 +41,7 @@ def test_it_lists_every_failed_requirement() -> None:
         available_start=date(2027, 2, 3),
         available_end=date(2027, 4, 1),
         isolation_class="time_sliced",
+        time_slice_replicas=4,
         scheduler="kubernetes",
         deal_breaker_failures=("no named incident owner", "refuses burn-in before billing"),
         missing_required_answers=("S1 restore clock",),
@@ -65,7 +66,7 @@ def test_it_lists_every_failed_requirement() -> None:
         "US",
         "2027-02-03",
         "2027-04-01",
-        "time_sliced",
+        "time-sliced",
         "kubernetes",
         "no named incident owner",
         "refuses burn-in",
@@ -78,10 +79,24 @@ def test_region_and_model_compare_without_case_or_spacing() -> None:
     assert codes(replace(demo_premium(), region=" eu ", gpu_model="h200")) == []
 
 
-def test_stronger_isolation_than_asked_is_accepted() -> None:
-    req = replace(demo_request(), isolation_class="mig")
+def test_only_the_offer_kinds_the_request_accepts_qualify() -> None:
+    req = replace(demo_request(), accepted_offer_kinds=("whole_device", "mig"))
+    mig = replace(demo_premium(), isolation_class="mig", mig_profile="3g.71gb")
+    sliced = replace(demo_premium(), isolation_class="time_sliced", time_slice_replicas=4)
     assert codes(demo_premium(), req) == []
-    assert codes(replace(demo_premium(), isolation_class="time_sliced"), req) == ["isolation_class"]
+    assert codes(mig, req) == []
+    assert codes(sliced, req) == ["isolation_class"]
+    (failure,) = hard_requirement_failures(request=req, bid=sliced)
+    assert failure.message == ("offers time-sliced GPUs; the request accepts whole device or MIG")
+
+
+def test_a_mig_profile_below_the_smallest_accepted_is_refused() -> None:
+    req = replace(demo_request(), accepted_offer_kinds=("mig",), min_mig_profile="2g.35gb")
+    small = replace(demo_premium(), isolation_class="mig", mig_profile="1g.35gb")
+    (failure,) = hard_requirement_failures(request=req, bid=small)
+    assert failure.code == "isolation_class"
+    assert "1g.35gb, smaller than the smallest accepted profile 2g.35gb" in failure.message
+    assert codes(replace(small, mig_profile="3g.71gb"), req) == []
 
 
 def test_the_wrong_region_demo_bid_fails_only_on_region() -> None:
