@@ -10,8 +10,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-BEFORE = [("bids", "0007_supplier_onboarding_and_gate")]
-AFTER = [("bids", "0008_offer_kinds")]
+BEFORE = [("bids", "0008_supplier_invitation_expired_at")]
+AFTER = [("bids", "0009_offer_kinds")]
 
 
 def _migrate(targets):

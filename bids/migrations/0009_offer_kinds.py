@@ -35,7 +35,7 @@ def required_from_accepted(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('bids', '0007_supplier_onboarding_and_gate'),
+        ('bids', '0008_supplier_invitation_expired_at'),
     ]
 
     operations = [
