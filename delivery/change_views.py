@@ -130,6 +130,10 @@ def change_status(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def canary_upload(request: HttpRequest, pk: int) -> HttpResponse:
     change = _change(request, pk)
+    decision = canary_decisions(change.canary, user=request.user)["evidence"]
+    if not decision.allowed:
+        messages.error(request, decision.reason)
+        return redirect("delivery:change-detail", pk=change.pk)
     run = canary_run(change.canary)
     form = EvidenceUploadForm(request.POST, request.FILES)
     if not form.is_valid():

@@ -183,3 +183,18 @@ def test_the_buyer_cannot_upload_the_providers_canary(cw, buyer, provider):
             run=change.canary.run, user=buyer.user, upload=file_upload(PASSING[0][0]), node=""
         )
     assert refused.value.status_code == 403
+
+
+def test_an_unreadable_canary_file_names_its_line_and_is_retried_or_withdrawn(
+    cw, provider, django_capture_on_commit_callbacks
+):
+    change = announce(cw, provider)
+    broken = [("nccl-tests/broken_short_row_mid_table.txt", "")]
+    run = upload_canary(change, provider.user, broken, django_capture_on_commit_callbacks)
+    evidence = Evidence.objects.get(run=run)
+    assert evidence.state == "unreadable" and evidence.error_line
+    with django_capture_on_commit_callbacks(execute=True):
+        burnin_services.evidence_retry(evidence=evidence, user=provider.user)
+    burnin_services.evidence_withdraw(evidence=evidence, user=provider.user)
+    actions = set(AuditEntry.objects.values_list("action", flat=True))
+    assert {"canary.evidence_retry", "canary.evidence_withdraw"} <= actions
