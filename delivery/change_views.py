@@ -186,7 +186,7 @@ def change_answer_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _evidence(request: HttpRequest, pk: int) -> tuple[Evidence, str]:
     evidence = canary_evidence_get(org_ids=_org_ids(request), pk=pk)
-    change = PlannedChange.objects.only("pk").get(canary_id=evidence.run.canary_id)
+    change = PlannedChange.objects.only("pk").get(canary__run=evidence.run)
     return evidence, reverse("delivery:change-detail", args=[change.pk])
 
 

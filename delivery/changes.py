@@ -129,7 +129,7 @@ def change_announce(
     if len(description) > MAX_TEXT:
         errors["description"] = [f"Keep it to {MAX_TEXT:,} characters."]
     # Read afresh: the window's agreement may have come after the caller loaded it.
-    window = MaintenanceWindow.objects.filter(pk=getattr(window, "pk", None)).first()
+    window = MaintenanceWindow.objects.filter(pk=window.pk).first() if window else None
     errors.update(_window_errors(reservation, window, when))
     if errors:
         raise ValidationError(errors)

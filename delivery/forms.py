@@ -20,6 +20,10 @@ class MaintenanceForm(forms.Form):
     reason = forms.CharField(label="What for", widget=forms.Textarea(attrs={"rows": 2}))
 
 
+def _window_label(obj: MaintenanceWindow) -> str:
+    return f"#{obj.pk} {obj.starts_at:%Y-%m-%d %H:%M}–{obj.ends_at:%H:%M} UTC on {obj.node_label}"
+
+
 class PlannedChangeForm(forms.Form):
     window = forms.ModelChoiceField(
         label="Maintenance window",
@@ -52,9 +56,7 @@ class PlannedChangeForm(forms.Form):
         field = self.fields["window"]
         assert isinstance(field, forms.ModelChoiceField)
         field.queryset = windows
-        field.label_from_instance = lambda w: (  # type: ignore[method-assign]
-            f"#{w.pk} {w.starts_at:%Y-%m-%d %H:%M}–{w.ends_at:%H:%M} UTC on {w.node_label}"
-        )
+        field.label_from_instance = _window_label  # type: ignore[method-assign]
 
 
 class ChangeAnswerForm(forms.Form):

@@ -57,9 +57,8 @@ def change_state(change: PlannedChange) -> str:
     """The window's opening ends the buyer's say; before it, the change log entry's status."""
     if change.opened_at is not None or timezone.now() >= change.window.starts_at:
         return "opened"
-    return {ChangeStatus.APPROVED: "accepted", ChangeStatus.DECLINED: "objected"}.get(
-        change.entry.status, "announced"
-    )
+    answered = {ChangeStatus.APPROVED.value: "accepted", ChangeStatus.DECLINED.value: "objected"}
+    return answered.get(change.entry.status, "announced")
 
 
 CHANGE: Lifecycle[PlannedChange] = Lifecycle(

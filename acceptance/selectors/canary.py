@@ -49,7 +49,7 @@ class Comparison:
 
 
 def _current(run: BurnInRun | None) -> list[Check]:
-    if run is None or not run.checks_current:
+    if run is None or not run.checks_current or run.checked_version is None:
         return []
     return list(run.checks.filter(version=run.checked_version).order_by("position"))
 

@@ -30,7 +30,7 @@ def _change(request: Request, pk: int) -> PlannedChange:
 
 def _body(change: PlannedChange) -> dict[str, object]:
     views = {change.pk: sel.change_view(change=change)}
-    return PlannedChangeSerializer(change, context={"views": views}).data  # type: ignore[return-value]
+    return PlannedChangeSerializer(change, context={"views": views}).data
 
 
 class ChangeDetailView(generics.GenericAPIView[PlannedChange]):
