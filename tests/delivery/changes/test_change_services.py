@@ -18,6 +18,7 @@ from delivery import services
 from delivery.changes import change_answer, change_window_open
 from delivery.models import PlannedChange
 from delivery.selectors import delivery_for
+from delivery.tasks import open_change_windows
 from incidents.models import ChangeKind, ChangeLogEntry, ChangeStatus
 from notices.choices import Event
 from notices.models import Notice
@@ -174,6 +175,10 @@ def test_the_provider_cannot_answer_and_nobody_answers_after_the_window_opens(cw
             upload=file_upload(PASSING[0][0]), node="",
         )  # fmt: skip
     assert "closed by its change window" in str(closed.value)
+    # The worker's sweep writes the opened window's outcome, once.
+    assert open_change_windows() == 1 and open_change_windows() == 0
+    opened.refresh_from_db()
+    assert opened.unguarded and "no canary result was checked" in opened.outcome
 
 
 def test_the_buyer_cannot_upload_the_providers_canary(cw, buyer, provider):
