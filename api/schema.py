@@ -80,6 +80,9 @@ STATED_RULES: dict[str, str] = {
     "incidents_evidence_create": "`file` is evidence of the named `kind`",
     "pilots_evidence_upload": "each `file` is evidence a parser reads (`kind` names one, or it "
     "is detected)",
+    "changes_canary_evidence_upload": "each `file` is evidence a parser reads (`kind` names "
+    "one, or it is detected)",
+    "changes_answer_create": "an objection gives its `reason`",
     "requests_pilots_create": "the last day is on or after the first and at most 14 days after it",
     "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
     "calling party signs",
@@ -270,6 +273,9 @@ class _RunRef(serializers.Serializer):
     label = serializers.CharField()  # type: ignore[assignment]
     reservation = serializers.IntegerField(allow_null=True, help_text="Null on a pilot's run.")
     pilot = serializers.IntegerField(allow_null=True, help_text="Null on a burn-in run.")
+    canary = serializers.IntegerField(
+        allow_null=True, help_text="Set on a release canary's run (see /changes/{id}/)."
+    )
 
 
 class _Gate(serializers.Serializer):
@@ -345,6 +351,13 @@ class PilotEvidenceViewSchema(RunEvidenceViewSchema):
     operation = "pilots_evidence"
     what = "a pilot's evidence"
     of = "a pilot"
+
+
+class CanaryEvidenceViewSchema(RunEvidenceViewSchema):
+    target_class = "api.views.changes.CanaryEvidenceView"
+    operation = "changes_canary_evidence"
+    what = "a release canary's evidence"
+    of = "a canary"
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):

@@ -13,6 +13,7 @@ from api.views import (
     baseline,
     bids,
     buyer,
+    changes,
     clarifications,
     delivery,
     evidence,
@@ -138,6 +139,13 @@ v1 = [
     path("pilots/", pilots.PilotListView.as_view(), name="pilot-list"),
     path("pilots/<int:pk>/", pilots.PilotDetailView.as_view(), name="pilot-detail"),
     path("pilots/<int:pk>/evidence/", pilots.PilotEvidenceView.as_view(), name="pilot-evidence"),
+    path("changes/<int:pk>/", changes.ChangeDetailView.as_view(), name="change-detail"),
+    path("changes/<int:pk>/answer/", changes.ChangeAnswerView.as_view(), name="change-answer"),
+    path(
+        "changes/<int:pk>/canary/evidence/",
+        changes.CanaryEvidenceView.as_view(),
+        name="change-canary-evidence",
+    ),
     path(
         "pilot-evidence/<int:pk>/retry/",
         pilots.PilotEvidenceRetryView.as_view(),

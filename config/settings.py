@@ -337,6 +337,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "incidents.tasks.send_due_notices",
         "schedule": float(NOTICE_SWEEP_SECONDS),
     },
+    # The outcome of planned changes whose window opened (same cadence as the due notices).
+    "open-change-windows": {
+        "task": "delivery.tasks.open_change_windows",
+        "schedule": float(NOTICE_SWEEP_SECONDS),
+    },
     "sweep-webhook-deliveries": {
         "task": "webhooks.tasks.sweep_deliveries",
         "schedule": float(WEBHOOK_SWEEP_SECONDS),

@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from acceptance.models import Evidence, Reservation
-from delivery.models import MaintenanceWindow
+from delivery.models import MaintenanceWindow, PlannedChange
 from delivery.terms import contracted_bounds, credit_terms, term_bounds
 from engine.delivery.availability import (
     UNAGREED_MAINTENANCE,
@@ -226,8 +226,19 @@ def delivery_for(
     _revision, snapshot, source = terms_for(reservation)
     term = term_bounds(reservation)
     counted = _counted(incidents, now=now, clock_start=reservation.clock_start)
+    # A window in which a change rolled out without a passing canary loses its exclusion.
+    unguarded = set(
+        PlannedChange.objects.filter(reservation=reservation, unguarded=True).values_list(
+            "window_id", flat=True
+        )
+    )
     for w in windows:
-        if not w.excluded:
+        if w.pk in unguarded:
+            counted.outages.append(
+                Outage(f"maintenance #{w.pk} (a change rolled out without a passing canary)",
+                       UNAGREED_MAINTENANCE, w.starts_at, w.ends_at, tuple(w.nodes))
+            )  # fmt: skip
+        elif not w.excluded:
             counted.outages.append(
                 Outage(f"maintenance #{w.pk} (short notice, not agreed)", UNAGREED_MAINTENANCE,
                        w.starts_at, w.ends_at, tuple(w.nodes))
@@ -245,7 +256,7 @@ def delivery_for(
             terms=credit_terms(snapshot), now=now, outages=tuple(counted.outages),
             maintenance=tuple(
                 Window(f"maintenance #{w.pk}", w.starts_at, w.ends_at, tuple(w.nodes))
-                for w in windows if w.excluded
+                for w in windows if w.excluded and w.pk not in unguarded
             ),
         )  # fmt: skip
         report = compute(inputs, billed_usd=billed_usd)

@@ -34,6 +34,9 @@ class Event(models.TextChoices):
     REPAIR_ESTIMATE = "repair_estimate", "Repair estimate posted or revised"
     MAINTENANCE_ANNOUNCED = "maintenance_announced", "Maintenance announced"
     MAINTENANCE_AGREED = "maintenance_agreed", "Short-notice maintenance agreed"
+    CHANGE_ANNOUNCED = "change_announced", "Planned driver, firmware or image change announced"
+    CANARY_CHECKED = "canary_checked", "Release canary checked"
+    CHANGE_ANSWERED = "change_answered", "Planned change accepted or objected to"
     # Wired from orgs' invitation signals (notices.members).
     MEMBERSHIP = "membership", "Invitation to join an organisation, or a member joining another"
     # Sent by suppliers' expiry sweep to the provider's administrators.
@@ -67,6 +70,9 @@ AUDIENCE = {
     Event.REPAIR_ESTIMATE: "buyers",
     Event.MAINTENANCE_ANNOUNCED: "buyers",
     Event.MAINTENANCE_AGREED: "providers",
+    Event.CHANGE_ANNOUNCED: "buyers",
+    Event.CANARY_CHECKED: "both parties",
+    Event.CHANGE_ANSWERED: "providers",
     Event.MEMBERSHIP: "the invited person; administrators",
     Event.COMPLIANCE_EXPIRING: "provider administrators",
 }

@@ -13,6 +13,7 @@ from acceptance.models.burnin import (
     Reservation,
     ReservationStatus,
 )
+from acceptance.models.canary import Canary
 from acceptance.models.findings import FindingExplanation
 from acceptance.models.fixtures import (
     Acknowledgement,
@@ -33,6 +34,7 @@ __all__ = [
     "Baseline",
     "BaselineSource",
     "BurnInRun",
+    "Canary",
     "Check",
     "ChecksState",
     "DecisionKind",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -122,13 +123,17 @@ class BurnInRun(models.Model):
     """One burn-in attempt. `evidence_version` moves whenever its evidence changes; check rows
     computed for an older version are stale and never shown as the current verdict.
 
-    A run belongs to a reservation (after the award) or to a pilot (before it), never both."""
+    A run belongs to exactly one owner: a reservation (its burn-in, after the award), a pilot
+    (before it) or a release canary (before a planned change)."""
 
     reservation = models.ForeignKey(
         Reservation, on_delete=models.CASCADE, null=True, blank=True, related_name="runs"
     )
     pilot = models.OneToOneField(
         Pilot, on_delete=models.CASCADE, null=True, blank=True, related_name="run"
+    )
+    canary = models.OneToOneField(
+        "acceptance.Canary", on_delete=models.CASCADE, null=True, blank=True, related_name="run"
     )
     label = models.CharField(max_length=120)
     created_by = models.ForeignKey(
@@ -156,9 +161,12 @@ class BurnInRun(models.Model):
         ordering = ["created_at", "pk"]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(reservation__isnull=False, pilot__isnull=True)
-                | models.Q(reservation__isnull=True, pilot__isnull=False),
-                name="burninrun_reservation_or_pilot",
+                condition=models.Q(
+                    reservation__isnull=False, pilot__isnull=True, canary__isnull=True
+                )
+                | models.Q(reservation__isnull=True, pilot__isnull=False, canary__isnull=True)
+                | models.Q(reservation__isnull=True, pilot__isnull=True, canary__isnull=False),
+                name="burninrun_one_owner",
             )
         ]
 
@@ -170,15 +178,22 @@ class BurnInRun(models.Model):
         """The reservation of a burn-in run. The burn-in pages and services only ever load
         runs through a reservation (their selectors filter on its parties), never a pilot's."""
         if self.reservation is None:
-            raise Reservation.DoesNotExist(f"Run #{self.pk} is a pilot's run, not a burn-in run.")
+            owner = "a pilot's" if self.pilot_id is not None else "a canary's"
+            raise Reservation.DoesNotExist(f"Run #{self.pk} is {owner} run, not a burn-in run.")
         return self.reservation
 
     @property
     def fixture_version(self) -> FixtureVersion:
         """The fixture version the run's evidence is checked against."""
-        owner = self.reservation if self.reservation is not None else self.pilot
-        assert owner is not None  # the constraint: one of the two is set
+        owner = self.reservation or self.pilot or self.canary
+        assert owner is not None  # the constraint: exactly one owner is set
         return owner.fixture_version
+
+    def check_spec(self) -> dict[str, Any]:
+        """The spec the checks read: a canary's is scoped to the nodes it ran on."""
+        if self.canary is not None:
+            return self.canary.scoped_spec()
+        return self.fixture_version.spec
 
     @property
     def checks_current(self) -> bool:

@@ -21,9 +21,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from acceptance.audit import record_on_pilot, record_on_reservation
+from acceptance.canary_lifecycle import canary_move
 from acceptance.lifecycle import case_for, reservation_move
 from acceptance.models import (
     BurnInRun,
+    Canary,
     Check,
     ChecksState,
     Evidence,
@@ -36,6 +38,7 @@ from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
 from acceptance.pilot_lifecycle import PilotCase, pilot_move
 from acceptance.services.pilot import pilot_clear_figures, pilot_store_figures
+from acceptance.signals import canary_checked
 from core.errors import Conflict
 from core.queueing import send_task
 from core.recent import Recent
@@ -88,8 +91,13 @@ def _require_move(reservation: Reservation, name: str, user: User) -> None:
 
 def _require_run_open(run: BurnInRun, user: User, *, move: str | None) -> None:
     """A burn-in run asks its reservation's table for `move` (None: only that the reservation
-    is pending); a pilot's run asks the pilot's table for its one evidence move."""
-    if run.pilot_id is not None:
+    is pending); a pilot's or a canary's run asks its own table for its one evidence move."""
+    if run.canary_id is not None:
+        canary = Canary.objects.select_related("reservation__request", "reservation__bid").get(
+            pk=run.canary_id
+        )
+        canary_move(canary, "evidence", user=user)
+    elif run.pilot_id is not None:
         pilot = Pilot.objects.select_related("bid__request").get(pk=run.pilot_id)
         pilot_move(PilotCase(pilot.bid, pilot), "evidence", user=user)
     elif move is None:
@@ -108,8 +116,17 @@ def run_create(*, reservation: Reservation, user: User, label: str = "") -> Burn
 
 
 def _record(run: BurnInRun, verb: str, user: User, after: dict[str, Any]) -> None:
-    """On the trail of the run's reservation ("burnin.<verb>") or pilot ("pilot.<verb>")."""
-    if run.pilot_id is not None:
+    """On the trail of the run's reservation ("burnin.<verb>"), pilot ("pilot.<verb>") or, for
+    a canary, of the reservation it runs on ("canary.<verb>")."""
+    if run.canary_id is not None:
+        canary = Canary.objects.select_related("reservation__request", "reservation__bid").get(
+            pk=run.canary_id
+        )
+        record_on_reservation(
+            reservation=canary.reservation, action=f"canary.{verb}", user=user,
+            obj_key=f"canary:{canary.pk}", after=after,
+        )  # fmt: skip
+    elif run.pilot_id is not None:
         pilot = Pilot.objects.select_related("bid__request").get(pk=run.pilot_id)
         record_on_pilot(pilot=pilot, action=f"pilot.{verb}", user=user, after=after)
     else:
@@ -385,14 +402,17 @@ def _check_rows(run: BurnInRun, version: int, results: list[Any]) -> list[Check]
 
 
 def run_recheck(*, run_id: int) -> BurnInRun:
-    """Evaluate the run's current evidence against its reservation's or pilot's fixture version."""
+    """Evaluate the run's current evidence against its owner's fixture version (a canary's
+    scoped to its nodes)."""
     # Started: a change from now on queues its own re-check (cleared before reading, so a
     # change made while this one parses is never lost).
     BurnInRun.objects.filter(pk=run_id).update(
         recheck_queued_at=None, checks_started_at=timezone.now()
     )
     run = BurnInRun.objects.select_related(
-        "reservation__fixture_version", "pilot__fixture_version"
+        "reservation__fixture_version",
+        "pilot__fixture_version",
+        "canary__reservation__fixture_version",
     ).get(pk=run_id)
     if run.checks_state == ChecksState.DONE and run.checked_version == run.evidence_version:
         return run  # already current: a duplicate delivery, nothing to parse
@@ -404,7 +424,7 @@ def run_recheck(*, run_id: int) -> BurnInRun:
     items: list[EvidenceItem] = []
     if not waiting:
         items = [evidence_item(e) for e in evidence]
-        results = run_checks(run.fixture_version.spec, items, run_explanations(run))
+        results = run_checks(run.check_spec(), items, run_explanations(run))
     with transaction.atomic():
         run = BurnInRun.objects.select_for_update().get(pk=run_id)
         if run.evidence_version != version:
@@ -431,6 +451,8 @@ def run_recheck(*, run_id: int) -> BurnInRun:
         run.save()
         if run.pilot_id is not None:
             pilot_store_figures(run=run, items=items)
+        elif run.canary_id is not None:
+            canary_checked.send(sender=BurnInRun, canary=run.canary, run=run)
         else:
             acceptance_requested_notify(run=run)
     return run

@@ -24,6 +24,7 @@ from api.permissions import api_user, org_of_kind
 from api.serializers.evidence import CheckSerializer, EvidenceSerializer, upload_result
 from api.serializers.reservations import RunSerializer
 from core.errors import Conflict
+from core.lifecycle import MoveRefused
 
 
 def _coded_checks(run: BurnInRun) -> list[Check]:
@@ -35,7 +36,8 @@ def _coded_checks(run: BurnInRun) -> list[Check]:
 
 
 class RunEvidenceView(generics.GenericAPIView[Evidence]):
-    """A burn-in run's evidence; `PilotEvidenceView` serves a pilot's run the same way."""
+    """A burn-in run's evidence; `PilotEvidenceView` and `CanaryEvidenceView` serve a pilot's
+    and a canary's run the same way."""
 
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = EvidenceSerializer
@@ -66,6 +68,7 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
                     "label": run.label,
                     "reservation": run.reservation_id,
                     "pilot": run.pilot_id,
+                    "canary": run.canary_id,
                 },
                 "checks_state": run.checks_state,
                 "checks_current": current,
@@ -97,8 +100,8 @@ class RunEvidenceView(generics.GenericAPIView[Evidence]):
                 outcome = services.evidence_upload(
                     run=run, user=user, upload=upload, node=node, kind=kind
                 )
-            except Conflict:
-                raise  # the run's state refuses every file alike: 409
+            except (Conflict, MoveRefused):
+                raise  # the run's state, or the caller's party, refuses every file alike
             except ValidationError as exc:
                 if hasattr(exc, "error_dict"):
                     raise  # `node` or `kind` is wrong for every file: the 400 names that field

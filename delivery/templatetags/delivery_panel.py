@@ -9,8 +9,9 @@ from django import template
 from django.utils import timezone
 
 from acceptance.models import Reservation
+from delivery.change_selectors import change_list
 from delivery.forms import MaintenanceForm
-from delivery.lifecycle import WINDOW, announce_decision
+from delivery.lifecycle import ANNOUNCING, WINDOW, announce_decision, change_state
 from delivery.selectors import delivery_for, timeline_data
 from incidents.lifecycle import reservation_actor
 
@@ -33,6 +34,8 @@ def delivery_panel(context: dict[str, Any], reservation: Reservation) -> dict[st
         "windows": windows,
         "timeline": timeline_data(delivery, now=now) if delivery.report else None,
         "announce": announce_decision(reservation, user=user),
+        "changes": [(c, change_state(c)) for c in change_list(reservation=reservation)],
+        "announce_change": ANNOUNCING.decide(reservation, "announce_change", actor=actor),
         "form": MaintenanceForm(),
         "is_provider": "provider" in actor.roles,
         "csrf_token": context.get("csrf_token"),

@@ -1,5 +1,6 @@
-"""The incident record both parties keep: the change log (configuration changes and workarounds,
-each proposed by one party and approved by the other) and the provider's repair estimates (every
+"""The incident record both parties keep: the change log (configuration changes and workarounds
+on an incident, and planned releases on a reservation, each proposed by one party and approved
+by the other) and the provider's repair estimates (every
 revision kept)."""
 
 from __future__ import annotations
@@ -7,12 +8,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from acceptance.models import Reservation
 from incidents.models.incident import Incident, IncidentEvidence
 
 
 class ChangeKind(models.TextChoices):
     CONFIG = "config", "Configuration change"
     WORKAROUND = "workaround", "Workaround"
+    # A planned driver, firmware or image change, announced on the reservation with its canary.
+    RELEASE = "release", "Planned release"
 
 
 class ChangeStatus(models.TextChoices):
@@ -24,9 +28,15 @@ class ChangeStatus(models.TextChoices):
 
 class ChangeLogEntry(models.Model):
     """One change: proposed by one party, approved or declined by the other; applied only once
-    approved. The parties are stored as they acted ("buyer" / "provider")."""
+    approved. The parties are stored as they acted ("buyer" / "provider"). An entry belongs to an
+    incident, or (a planned release, outside any incident) to the reservation itself."""
 
-    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="changes")
+    incident = models.ForeignKey(
+        Incident, on_delete=models.CASCADE, null=True, blank=True, related_name="changes"
+    )
+    reservation = models.ForeignKey(
+        Reservation, on_delete=models.CASCADE, null=True, blank=True, related_name="changes"
+    )
     kind = models.CharField(max_length=12, choices=ChangeKind.choices)
     what = models.TextField()
     status = models.CharField(
@@ -52,7 +62,14 @@ class ChangeLogEntry(models.Model):
     evidence = models.ManyToManyField(IncidentEvidence, blank=True, related_name="changes")
 
     class Meta:
-        ordering = ["incident", "proposed_at", "pk"]
+        ordering = ["proposed_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(incident__isnull=False, reservation__isnull=True)
+                | models.Q(incident__isnull=True, reservation__isnull=False),
+                name="changelogentry_incident_or_reservation",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk} ({self.status})"

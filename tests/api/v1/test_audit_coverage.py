@@ -224,6 +224,7 @@ PAGE_READS = {
     "suppliers:document-download", "observed:file",
     "pilots:list", "pilots:detail", "pilots:evidence-download", "pilots:status",
     "inference:served-detail",
+    "delivery:change-detail", "delivery:change-status", "delivery:canary-evidence-download",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
@@ -276,6 +277,8 @@ PAGE_WRITES = {
     "contracts:terms-edit": "requests_terms_partial_update",
     "delivery:maintenance-agree": "maintenance_agree_create",
     "delivery:maintenance-new": "reservations_maintenance_create",
+    "delivery:canary-upload": "changes_canary_evidence_upload",
+    "delivery:change-answer": "changes_answer_create",
     "evaluation:bid-award": "requests_award_create",
     "evaluation:request-compare": "requests_team_mine_update",  # the team form posts here
     "evaluation:request-team-view": "requests_team_mine_update",
@@ -369,6 +372,13 @@ PAGE_ELSEWHERE = {
     "webhooks:rotate": "tests/webhooks/test_endpoints.py (webhook.rotate)",
     "webhooks:delete": "tests/webhooks/test_endpoints.py (webhook.delete)",
     "webhooks:redeliver": "tests/webhooks/test_deliveries.py (webhook.redeliver)",
+    "delivery:change-new": "tests/delivery/changes/test_change_services.py (change.announce)",
+    "delivery:canary-evidence-retry": (
+        "tests/delivery/changes/test_change_services.py (canary.evidence_retry)"
+    ),
+    "delivery:canary-evidence-withdraw": (
+        "tests/delivery/changes/test_change_services.py (canary.evidence_withdraw)"
+    ),
 }
 
 # Page writes that change no state between parties, with why.

@@ -61,6 +61,7 @@ from tests.api.v1.tenancy_builders import (
     pilot_evidence,
     pilot_invite_body,
     pilot_request,
+    planned_change,
     providers_notice,
     question,
     reference_file,
@@ -530,6 +531,20 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
         maintenance,
         None,
         only(provider=FORBIDDEN, buyer=CONFLICT),
+    ),
+    # A planned change: both parties read it and its canary; only the provider uploads the
+    # canary's evidence (the buyer by party: 403); only the buyer answers (the provider: 403).
+    "changes_retrieve": (planned_change, None, OWNER_AND_BUYER),
+    "changes_canary_evidence_retrieve": (planned_change, None, OWNER_AND_BUYER),
+    "changes_canary_evidence_upload": (
+        planned_change,
+        lambda w: Multipart(node="gpu-a01"),
+        only(provider=CREATED, buyer=FORBIDDEN),
+    ),
+    "changes_answer_create": (
+        planned_change,
+        lambda w: {"decision": "object", "reason": "A training run is mid-epoch then."},
+        only(provider=FORBIDDEN, buyer=OK),
     ),
     # Only the buyer closes an S1 (409 for the provider); the checklist has not passed (409).
     "incidents_close_create": (

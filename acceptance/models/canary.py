@@ -1,0 +1,51 @@
+"""Release canaries: before a provider rolls a driver, firmware or image change out to a
+reservation's nodes, it runs the reservation's fixture on a few of them and uploads the result.
+
+A canary's evidence goes through the burn-in pipeline unchanged: its one `BurnInRun` (with no
+reservation and no pilot) stores, parses and checks the files against the reservation's fixture
+version, scoped to the canary's nodes. The change it guards, with its window and the buyer's
+answer, is delivery's (`delivery.PlannedChange`).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from acceptance.models.burnin import Reservation
+from acceptance.models.fixtures import FixtureVersion
+
+
+class Canary(models.Model):
+    """The fixture run on a subset of a reservation's nodes; taken until `closes_at`."""
+
+    reservation = models.ForeignKey(Reservation, on_delete=models.CASCADE, related_name="canaries")
+    # The node labels the provider runs the canary on: at least one, never every node.
+    nodes = models.JSONField(default=list)
+    # Evidence is taken until the change window opens: what the buyer reviews is what rolls out.
+    closes_at = models.DateTimeField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["reservation", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"Canary on {', '.join(self.nodes)} ({self.reservation})"
+
+    @property
+    def fixture_version(self) -> FixtureVersion:
+        return self.reservation.fixture_version
+
+    def scoped_spec(self) -> dict[str, Any]:
+        """The reservation's fixture spec with its allocation cut to the canary's nodes: the same
+        thresholds, the world size of the nodes that ran it."""
+        spec = copy.deepcopy(self.fixture_version.spec)
+        allocation = spec.setdefault("allocation", {})
+        allocation["nodes"] = len(self.nodes)
+        return spec

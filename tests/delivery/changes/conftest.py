@@ -1,0 +1,3 @@
+from tests.acceptance.burnin.helpers import media_root
+
+__all__ = ["media_root"]
