@@ -7,25 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.http.response import HttpResponseBase
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from acceptance.canary_lifecycle import canary_decisions
-from acceptance.forms.burnin import EvidenceUploadForm
-from acceptance.models import Evidence, Reservation
+from acceptance.models import BurnInRun, Reservation
 from acceptance.selectors import burnin as res_sel
-from acceptance.selectors.burnin import run_status
 from acceptance.selectors.canary import canary_evidence_get, canary_run
-from acceptance.services import burnin as burnin_services
-from acceptance.views.burnin import evidence_file
+from acceptance.views.evidence import RunOwner, page_context
 from core.web import errors_into_form, flash_errors
 from delivery import change_selectors as sel
 from delivery.changes import change_announce, change_answer
@@ -34,12 +28,6 @@ from delivery.lifecycle import ANNOUNCING, change_decisions
 from delivery.models import MaintenanceWindow, PlannedChange
 from incidents.lifecycle import reservation_actor
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
-
-EVIDENCE_URLS = {
-    "download": "delivery:canary-evidence-download",
-    "retry": "delivery:canary-evidence-retry",
-    "withdraw": "delivery:canary-evidence-withdraw",
-}
 
 
 def _org_ids(request: HttpRequest) -> list[int]:
@@ -86,6 +74,7 @@ def change_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _page(request: HttpRequest, change: PlannedChange, **forms: Any) -> HttpResponse:
+    """The change page; `forms` are the upload or answer form as typed, after an error."""
     view = sel.change_view(change=change)
     user = request.user
     moves = change_decisions(change, user=user)
@@ -101,10 +90,9 @@ def _page(request: HttpRequest, change: PlannedChange, **forms: Any) -> HttpResp
         "can_change": evidence_move.allowed,
         "closed_reason": evidence_move.reason,
         "is_provider": "provider" in reservation_actor(change.reservation, user).roles,
-        "upload_form": forms.get("upload_form") or EvidenceUploadForm(),
         "answer_form": forms.get("answer_form") or ChangeAnswerForm(),
-        "max_bytes": settings.EVIDENCE_MAX_BYTES,
-        "evidence_urls": EVIDENCE_URLS,
+        "run_noun": "canary",
+        **page_context(CANARY_OWNER, view.run, **forms),
     }
     return render(request, "delivery/change_detail.html", context)
 
@@ -117,48 +105,6 @@ def change_detail(request: HttpRequest, pk: int) -> HttpResponse:
         request, lambda org: sel.change_get(org_ids=[org.pk] if org else [], pk=pk)
     )
     return _page(request, change)
-
-
-@org_required()
-@require_GET
-def change_status(request: HttpRequest, pk: int) -> HttpResponse:
-    """What the change page polls while a canary file is queued, parsing or being checked."""
-    return JsonResponse(run_status(run=canary_run(_change(request, pk).canary)))
-
-
-@org_required()
-@require_POST
-def canary_upload(request: HttpRequest, pk: int) -> HttpResponse:
-    change = _change(request, pk)
-    decision = canary_decisions(change.canary, user=request.user)["evidence"]
-    if not decision.allowed:
-        messages.error(request, decision.reason)
-        return redirect("delivery:change-detail", pk=change.pk)
-    run = canary_run(change.canary)
-    form = EvidenceUploadForm(request.POST, request.FILES)
-    if not form.is_valid():
-        return _page(request, change, upload_form=form)
-    stored = 0
-    for upload in form.cleaned_data["file"]:
-        try:
-            result = burnin_services.evidence_upload(
-                run=run, user=user_of(request), upload=upload,
-                node=form.cleaned_data["node"], kind=form.cleaned_data["kind"] or None,
-            )  # fmt: skip
-        except ValidationError as exc:
-            if hasattr(exc, "error_dict") and "node" in exc.error_dict:
-                errors_into_form(form, exc)
-                return _page(request, change, upload_form=form)
-            for message in exc.messages:
-                messages.error(request, f"{upload.name}: {message}")
-            continue
-        if result.duplicate:
-            messages.warning(request, f"{upload.name} is already uploaded; not stored twice.")
-        else:
-            stored += 1
-    if stored:
-        messages.success(request, f"Stored {stored} file(s); parsing has started.")
-    return redirect("delivery:change-detail", pk=change.pk)
 
 
 @org_required()
@@ -184,45 +130,25 @@ def change_answer_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("delivery:change-detail", pk=change.pk)
 
 
-def _evidence(request: HttpRequest, pk: int) -> tuple[Evidence, str]:
-    evidence = canary_evidence_get(org_ids=_org_ids(request), pk=pk)
-    change = PlannedChange.objects.only("pk").get(canary__run=evidence.run)
-    return evidence, reverse("delivery:change-detail", args=[change.pk])
+def _change_pk(run: BurnInRun) -> int:
+    return PlannedChange.objects.values_list("pk", flat=True).get(canary__run=run)
 
 
-@login_required
-@require_GET
-def canary_evidence_download(request: HttpRequest, pk: int) -> HttpResponseBase:
-    if active_org(request) is None:
-        raise Http404
-    evidence, back = _evidence(request, pk)
-    return evidence_file(
-        request, evidence, back_url=back,
-        download_url=reverse("delivery:canary-evidence-download", args=[evidence.pk]),
-    )  # fmt: skip
-
-
-@org_required()
-@require_POST
-def canary_evidence_retry(request: HttpRequest, pk: int) -> HttpResponse:
-    evidence, back = _evidence(request, pk)
-    try:
-        burnin_services.evidence_retry(evidence=evidence, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(request, f"{evidence.original_name} is queued for parsing again.")
-    return redirect(back)
-
-
-@org_required()
-@require_POST
-def canary_evidence_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
-    evidence, back = _evidence(request, pk)
-    try:
-        burnin_services.evidence_withdraw(evidence=evidence, user=user_of(request))
-    except ValidationError as exc:
-        flash_errors(request, exc)
-    else:
-        messages.success(request, f"{evidence.original_name} is withdrawn: stored, not checked.")
-    return redirect(back)
+# The canary's evidence moves are the burn-in run's views (acceptance.views.evidence), told
+# how a canary's run and files are found (the reservation's two parties alone) and that its
+# page is the change's. Who may upload, retry or withdraw is the burn-in services' rule, which
+# asks the canary's lifecycle: the provider's team, until the window opens.
+CANARY_OWNER = RunOwner(
+    urls={
+        "page": "delivery:change-detail",
+        "upload": "delivery:canary-upload",
+        "status": "delivery:change-status",
+        "download": "delivery:canary-evidence-download",
+        "retry": "delivery:canary-evidence-retry",
+        "withdraw": "delivery:canary-evidence-withdraw",
+    },
+    run_get=lambda ids, pk: canary_run(sel.change_get(org_ids=ids, pk=pk).canary),
+    evidence_get=lambda ids, pk: canary_evidence_get(org_ids=ids, pk=pk),
+    page_pk=_change_pk,
+    page=lambda request, run, **forms: _page(request, _change(request, _change_pk(run)), **forms),
+)

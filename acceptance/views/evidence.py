@@ -1,4 +1,5 @@
-"""The evidence pages of a run, whoever owns it: a reservation's burn-in run or a pilot's.
+"""The evidence pages of a run, whoever owns it: a reservation's burn-in run, a pilot's or a
+release canary's.
 
 Each rule is written here once: how an upload is stored and what a refused or repeated file
 says, the status the page polls, re-running the checks, reading a stored file (whole or around a
@@ -67,9 +68,10 @@ class RunOwner:
         return {move: self.urls[move] for move in ("download", "retry", "withdraw")}
 
     def run_urls(self, run: BurnInRun) -> dict[str, str]:
-        """The run's own moves, resolved for its page: upload, recheck, status."""
+        """The run's own moves its owner has, resolved for its page: upload, recheck, status
+        (a canary has no recheck of its own)."""
         pk = self.page_pk(run)
-        moves = ("upload", "recheck", "status")
+        moves = [move for move in ("upload", "recheck", "status") if move in self.urls]
         return {move: reverse(self.urls[move], args=[pk]) for move in moves}
 
     def back_to(self, run: BurnInRun) -> HttpResponse:

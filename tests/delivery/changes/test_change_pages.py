@@ -5,10 +5,13 @@ accepted burn-in's, and objects; the reservation's delivery panel lists the chan
 from __future__ import annotations
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from acceptance.models import Evidence
 from delivery.models import PlannedChange
 from incidents.models import ChangeStatus
+from tests.acceptance.burnin.helpers import DATA
 from tests.bids.test_tenancy import client_for
 from tests.delivery.changes.helpers import PASSING, announce, change_world, upload_canary
 
@@ -59,3 +62,16 @@ def test_the_buyer_reads_a_passing_canary_and_objects_with_a_reason(
     assert change.entry.status == ChangeStatus.DECLINED
     provider_page = client_for("provider", request).get(url).content.decode()
     assert "Mid-epoch that night." in provider_page and 'id="upload"' in provider_page
+
+
+def test_a_file_from_the_buyer_is_refused_by_name_and_not_stored(cw, provider, request):
+    """The canary is the provider's proof: the buyer's upload is refused, file by file, with
+    the reason, and nothing is stored."""
+    change = announce(cw, provider)
+    path = DATA / PASSING[0][0]
+    upload = SimpleUploadedFile(path.name, path.read_bytes())
+    url = reverse("delivery:canary-upload", args=[change.pk])
+    response = client_for("buyer", request).post(url, {"file": upload}, follow=True)
+    page = response.content.decode()
+    assert f"{path.name}:" in page and "provider" in page.lower()
+    assert not Evidence.objects.filter(run__canary=change.canary).exists()

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('webhooks', '0002_event_types_of_every_notice'),
+        ('webhooks', '0003_routing_key_encrypted'),
     ]
 
     operations = [
