@@ -392,7 +392,7 @@ def run_recheck(*, run_id: int) -> BurnInRun:
         recheck_queued_at=None, checks_started_at=timezone.now()
     )
     run = BurnInRun.objects.select_related(
-        "reservation__fixture_version", "pilot__fixture_version"
+        "reservation__fixture_version", "reservation__lot", "pilot__fixture_version"
     ).get(pk=run_id)
     if run.checks_state == ChecksState.DONE and run.checked_version == run.evidence_version:
         return run  # already current: a duplicate delivery, nothing to parse
@@ -404,7 +404,7 @@ def run_recheck(*, run_id: int) -> BurnInRun:
     items: list[EvidenceItem] = []
     if not waiting:
         items = [evidence_item(e) for e in evidence]
-        results = run_checks(run.fixture_version.spec, items, run_explanations(run))
+        results = run_checks(run.check_spec(), items, run_explanations(run))
     with transaction.atomic():
         run = BurnInRun.objects.select_for_update().get(pk=run_id)
         if run.evidence_version != version:

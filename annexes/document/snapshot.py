@@ -10,7 +10,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from acceptance.models import Acknowledgement, Reservation
+from acceptance.models import Reservation
+from acceptance.selectors.lot_parts import reservation_acknowledgement, reservation_terms_revision
 from annexes.document.outcome import KIND_OUTCOME, outcome_snapshot
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
@@ -20,7 +21,6 @@ from bids.models.requests import (
     TERM_FIELDS,
     WORKLOAD_FIELDS,
 )
-from contracts.models import HandoffTermsRevision
 from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
 from evaluation.scenario_compare import scenario_table
 from evaluation.scenario_inputs import current_revision_ids
@@ -173,15 +173,13 @@ def contract_snapshot(
     if reservation is None:
         raise ValueError("The request has no awarded bid yet; an annex needs one.")
     revision = reservation.bid_revision
-    ack = (
-        Acknowledgement.objects.filter(bid=reservation.bid)
-        .select_related("fixture_version", "terms_revision")
-        .first()
-    )
+    # A lot with its own fixture and terms prints those: the fixture the reservation is checked
+    # against, the terms and acknowledgement of that lot (`acceptance.selectors.lot_parts`).
+    ack = reservation_acknowledgement(reservation=reservation)
     terms_revision = (
         ack.terms_revision
         if ack and ack.terms_revision
-        else HandoffTermsRevision.objects.filter(terms__request=capacity_request).first()
+        else reservation_terms_revision(reservation=reservation)
     )
     fixture = reservation.fixture_version
     decision = getattr(reservation, "decision", None)
