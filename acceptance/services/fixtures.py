@@ -256,7 +256,11 @@ def fixture_save(
     the new value, who, when and why. Errors come back keyed by dotted spec path.
     """
     require_preparing(fixture.capacity_request, user=user, what="fixture")
-    fixture = Fixture.objects.select_for_update().select_related("request").get(pk=fixture.pk)
+    fixture = (
+        Fixture.objects.select_for_update(of=("self",))
+        .select_related("request", "lot")
+        .get(pk=fixture.pk)
+    )
     reasons = reasons or {}
     current = fixture.versions.get(number=fixture.current_number)
     spec = copy.deepcopy(current.spec)

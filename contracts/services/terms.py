@@ -123,7 +123,11 @@ def _apply(
     owners_required: bool,
 ) -> HandoffTerms:
     require_preparing(terms.capacity_request, user=user, what="terms")
-    terms = HandoffTerms.objects.select_for_update().select_related("request").get(pk=terms.pk)
+    terms = (
+        HandoffTerms.objects.select_for_update(of=("self",))
+        .select_related("request", "lot")
+        .get(pk=terms.pk)
+    )
     before = terms.snapshot()
     names = set(TermsFields.term_field_names())
     for field, value in data.items():
