@@ -10,7 +10,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from acceptance.models import Reservation
+from acceptance.models import Fixture, Reservation
 from acceptance.selectors.lot_parts import reservation_acknowledgement, reservation_terms_revision
 from annexes.document.outcome import KIND_OUTCOME, outcome_snapshot
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
@@ -21,6 +21,7 @@ from bids.models.requests import (
     TERM_FIELDS,
     WORKLOAD_FIELDS,
 )
+from contracts.models import HandoffTerms
 from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
 from evaluation.scenario_compare import scenario_table
 from evaluation.scenario_inputs import current_revision_ids
@@ -196,6 +197,8 @@ def contract_snapshot(
         else {
             "version": fixture.number,
             "template": fixture.template,
+            # Only for a lot's own fixture: annexes on the request's keep their checksum.
+            **({"lot": own_lot} if (own_lot := _own_lot(fixture.fixture)) else {}),
             "spec_sha256": fixture.spec_sha256,
             "manifest": plain(fixture.manifest),
             "spec": plain(fixture.spec),
@@ -204,6 +207,7 @@ def contract_snapshot(
         if terms_revision is None
         else {
             "revision": terms_revision.number,
+            **({"lot": own_lot} if (own_lot := _own_lot(terms_revision.terms)) else {}),
             "sha256": terms_revision.sha256,
             "values": plain(terms_revision.snapshot),
         },
@@ -231,6 +235,11 @@ def contract_snapshot(
         **({"addenda": addenda} if addenda else {}),
         **({"lot": lot_part(reservation)} if reservation.lot is not None else {}),
     }
+
+
+def _own_lot(owner: Fixture | HandoffTerms) -> int | None:
+    """The lot number of a lot's own fixture or terms; None for the request's."""
+    return owner.lot.number if owner.lot_id is not None and owner.lot is not None else None
 
 
 def scores_not_current(state: str) -> str | None:
