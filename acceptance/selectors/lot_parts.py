@@ -37,6 +37,10 @@ class LotAckState:
     stale_reasons: list[str] = field(default_factory=list)
 
     @property
+    def stale(self) -> bool:
+        return bool(self.stale_reasons)
+
+    @property
     def current(self) -> bool:
         return self.ack is not None and not self.stale_reasons
 
