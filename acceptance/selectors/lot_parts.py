@@ -45,6 +45,26 @@ class LotAckState:
         return self.ack is not None and not self.stale_reasons
 
 
+@dataclass(frozen=True)
+class LotPartRow:
+    lot: Lot
+    own_fixture: bool
+    own_terms: bool
+
+
+def lot_part_rows(*, capacity_request: CapacityRequest) -> list[LotPartRow]:
+    """Each lot of the request and whether it has its own fixture and terms (one query)."""
+    lots = Lot.objects.filter(request=capacity_request).select_related("fixture", "handoff_terms")
+    return [
+        LotPartRow(
+            lot=lot,
+            own_fixture=getattr(lot, "fixture", None) is not None,
+            own_terms=getattr(lot, "handoff_terms", None) is not None,
+        )
+        for lot in lots.order_by("number")
+    ]
+
+
 def lots_with_own_parts(*, capacity_request: CapacityRequest) -> list[Lot]:
     """The request's lots that carry their own fixture or terms, in lot order."""
     own = Q(fixture__isnull=False) | Q(handoff_terms__isnull=False)
