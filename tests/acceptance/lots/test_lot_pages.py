@@ -67,9 +67,10 @@ def test_once_published_the_choice_is_refused_with_its_reason(draft, buyer):
     )
     assert not Fixture.objects.filter(lot__request=draft).exists()
     assert "lots" in response.content.decode().lower()
-    assert "Give it its own fixture" not in client.get(
-        reverse("acceptance:lot-parts", args=[draft.pk, 1])
-    ).content.decode()
+    assert (
+        "Give it its own fixture"
+        not in client.get(reverse("acceptance:lot-parts", args=[draft.pk, 1])).content.decode()
+    )
 
 
 def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(draft, buyer, provider):
