@@ -11,6 +11,7 @@ from django.db.models import Q
 
 from acceptance.models import Acknowledgement, Fixture, Reservation
 from acceptance.selectors.fixtures import stale_reasons
+from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest, Lot
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from engine.lots import LotInputError, read_offers
@@ -100,6 +101,35 @@ def lot_acknowledgements(*, bid: Bid) -> list[LotAckState]:
             )
         out.append(LotAckState(lot, fixture, terms, latest, reasons))
     return out
+
+
+def lot_acknowledgement_rows_for_buyer(*, lot: Lot) -> list[tuple[Bid, LotAckState]]:
+    """Each bid the buyer may see (none while sealed, never a draft) with its acknowledgement of
+    the lot's own fixture and terms, in two queries whatever the number of bids."""
+    fixture, terms = own_fixture(lot), own_terms(lot)
+    if fixture is None and terms is None:
+        return []
+    bids = list(bid_selectors.bid_list_for_buyer(capacity_request=lot.request))
+    latest: dict[int, Acknowledgement] = {}
+    for ack in (
+        Acknowledgement.objects.filter(lot=lot, bid__in=bids)
+        .select_related("fixture_version", "terms_revision")
+        .order_by("bid_id", "-at", "-pk")
+    ):
+        latest.setdefault(ack.bid_id, ack)
+    rows = []
+    for bid in bids:
+        found = latest.get(bid.pk)
+        reasons = []
+        if found is not None:
+            reasons = stale_reasons(
+                acked_fixture=found.fixture_version.number if found.fixture_version else None,
+                fixture_now=fixture.current_number if fixture is not None else None,
+                acked_terms=found.terms_revision.number if found.terms_revision else None,
+                terms_now=terms.version if terms is not None else None,
+            )
+        rows.append((bid, LotAckState(lot, fixture, terms, found, reasons)))
+    return rows
 
 
 def offered_lot_numbers(bid: Bid) -> set[int]:

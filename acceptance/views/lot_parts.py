@@ -68,6 +68,7 @@ def lot_parts_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse
             "templates": templates(),
             "own_bid": own_bid,
             "ack": ack,
+            "ack_rows": lot_parts.lot_acknowledgement_rows_for_buyer(lot=lot) if is_buyer else [],
         },
     )
 

@@ -73,7 +73,9 @@ def test_once_published_the_choice_is_refused_with_its_reason(draft, buyer):
     )
 
 
-def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(draft, buyer, provider):
+def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(
+    draft, buyer, provider, rival_provider
+):
     client = buyer.client()
     client.post(
         reverse("acceptance:lot-fixture-own", args=[draft.pk, 1]), {"template": DEFAULT_TEMPLATE}
@@ -99,3 +101,16 @@ def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(draft, 
     nora.post(reverse("bids:bid-submit", args=[bid.pk]))
     bid.refresh_from_db()
     assert bid.status == BidStatus.SUBMITTED
+
+    # The buyer reads who acknowledged the lot's own; an invited rival reads no one's.
+    parts_url = reverse("acceptance:lot-parts", args=[draft.pk, 1])
+    seen = client.get(parts_url).content.decode()
+    assert "Providers' acknowledgements" in seen and "Northwind" in seen and "Accepted" in seen
+    Invitation.objects.create(request=draft, provider=rival_provider.org)
+    rival_view = rival_provider.client().get(parts_url).content.decode()
+    assert "Northwind" not in rival_view and "Providers' acknowledgements" not in rival_view
+    # Sealed until the deadline: the buyer learns nothing of who bid.
+    draft.sealed = True
+    draft.save(update_fields=["sealed"])
+    assert draft.bids_hidden_from_buyer
+    assert "Northwind" not in client.get(parts_url).content.decode()
