@@ -12,6 +12,12 @@ class AcceptanceConfig(AppConfig):
         from bids.request_facts import register_transport_reader
 
         register_transport_reader(fixture_transport_of)
+        from acceptance.services.acknowledgements import lot_acknowledgements_required
+        from bids.signals import bid_submitting
+
+        bid_submitting.connect(
+            lot_acknowledgements_required, dispatch_uid="acceptance.lot_acknowledgements"
+        )
         from acceptance.jobs import burnin_jobs_reap
         from core.jobs import register_reaper
 

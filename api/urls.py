@@ -22,6 +22,7 @@ from api.views import (
     incident_record,
     incidents,
     invitations,
+    lot_parts,
     lots,
     me,
     member_invitations,
@@ -130,6 +131,21 @@ v1 = [
     ),
     path("requests/<int:pk>/lots/", lots.LotListView.as_view(), name="request-lots"),
     path("requests/<int:pk>/lots/<int:number>/", lots.LotDetailView.as_view(), name="request-lot"),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/",
+        lot_parts.LotFixtureView.as_view(),
+        name="request-lot-fixture",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/bundle/",
+        lot_parts.LotFixtureBundleView.as_view(),
+        name="request-lot-fixture-bundle",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/terms/",
+        lot_parts.LotTermsView.as_view(),
+        name="request-lot-terms",
+    ),
     path("requests/<int:pk>/pilots/", pilots.RequestPilotsView.as_view(), name="request-pilots"),
     path(
         "requests/<int:pk>/pilot-scoring/",

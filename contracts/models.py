@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from bids.models import CapacityRequest
+from bids.models import CapacityRequest, Lot
 from contracts.defaults import DEFAULT_TERMS_TEMPLATE, STANDARD
 from core.limits import TEXT_LIMIT
 
@@ -202,8 +202,18 @@ class TermsFields(models.Model):
 
 
 class HandoffTerms(TermsFields):
+    """The request's terms (`request` set), or a lot's own (`lot` set): never both. A lot
+    without its own shares the request's."""
+
     request = models.OneToOneField(
-        CapacityRequest, on_delete=models.CASCADE, related_name="handoff_terms"
+        CapacityRequest,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="handoff_terms",
+    )
+    lot = models.OneToOneField(
+        Lot, on_delete=models.CASCADE, null=True, blank=True, related_name="handoff_terms"
     )
     template = models.CharField(max_length=40, default=DEFAULT_TERMS_TEMPLATE)
     version = models.PositiveIntegerField(default=1)
@@ -216,9 +226,25 @@ class HandoffTerms(TermsFields):
     class Meta:
         verbose_name = "handoff terms"
         verbose_name_plural = "handoff terms"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(request__isnull=False, lot__isnull=True)
+                | models.Q(request__isnull=True, lot__isnull=False),
+                name="terms_of_request_or_lot",
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"Handoff terms v{self.version} — {self.request.title}"
+        where = f"lot {self.lot.number} of " if self.lot is not None else ""
+        return f"Handoff terms v{self.version} — {where}{self.capacity_request.title}"
+
+    @property
+    def capacity_request(self) -> CapacityRequest:
+        """The request the terms belong to, directly or through their lot."""
+        if self.lot is not None:
+            return self.lot.request
+        assert self.request is not None
+        return self.request
 
 
 class FrozenTermsRevisionError(Exception):

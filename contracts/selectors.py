@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from bids.models import CapacityRequest
+from bids.models import CapacityRequest, Lot
 from bids.request_facts import AgreedTerms
 from contracts.defaults import SEVERITIES
 from contracts.models import HandoffTerms, HandoffTermsRevision
@@ -15,6 +15,11 @@ def terms_for_request(*, capacity_request: CapacityRequest) -> HandoffTerms | No
     return (
         HandoffTerms.objects.filter(request=capacity_request).select_related("updated_by").first()
     )
+
+
+def terms_for_lot(*, lot: Lot) -> HandoffTerms | None:
+    """The lot's own terms; None: it shares the request's."""
+    return HandoffTerms.objects.filter(lot=lot).select_related("updated_by").first()
 
 
 def agreed_terms_of(capacity_request: CapacityRequest) -> AgreedTerms | None:

@@ -23,6 +23,7 @@ from audit.services import audit_record, buyer_only
 from bids.lots import lot_list, lot_terms
 from bids.models import BidRevision, Lot
 from core.errors import Conflict
+from engine.lots import awarded_lot_prices
 from evaluation.debrief import left_out_debriefs, split_award_notify
 from evaluation.scenario_inputs import WHOLE_REQUEST, current_revision_ids, lot_key
 from evaluation.scenario_models import AwardScenario, ScenarioAward, ScenarioStatus
@@ -55,7 +56,8 @@ def scenario_award_refusal(*, scenario: AwardScenario) -> str | None:
 
 def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
     """The stored allocation's lines as pieces: each line's provider is the bid whose revision
-    the solve read, its lot the lot of that key, its price the revision's offer on that lot."""
+    the solve read, its lot the lot of that key, its price the revision's offer on that lot less
+    the discount bundles the whole allocation earns that bid (as the award's cost counts them)."""
     revisions = BidRevision.objects.filter(pk__in=scenario.result["bid_revisions"]).select_related(
         "bid__provider"
     )
@@ -64,8 +66,13 @@ def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
         lot_key(lot.number): lot for lot in lot_list(capacity_request=scenario.request)
     }
     specs = [lot.spec() for lot in lots.values()]
+    lines = scenario.result.get("lines") or []
+    won: dict[str, set[int]] = {}
+    for line in lines:
+        if (lot := lots.get(line["lot"])) is not None:
+            won.setdefault(line["provider"], set()).add(lot.number)
     pieces = []
-    for line in scenario.result.get("lines") or []:
+    for line in lines:
         revision = by_provider.get(line["provider"])
         if revision is None:  # the provider was renamed since the solve named it
             raise Conflict(f"Solve “{scenario.name}” again: its allocation names a bidder by an "
@@ -73,8 +80,13 @@ def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
         lot = lots.get(line["lot"]) if line["lot"] != WHOLE_REQUEST else None
         price = revision.price_per_gpu_hour or Decimal(0)
         if lot is not None:
-            offer = lot_terms(revision, specs).offer_for(lot.number)
-            price = offer.price_per_gpu_hour if offer is not None else price
+            terms = lot_terms(revision, specs)
+            prices = awarded_lot_prices(
+                offers={o.lot: o.price_per_gpu_hour for o in terms.offers},
+                bundles=terms.bundles,
+                awarded=won.get(line["provider"], set()),
+            )
+            price = prices.get(lot.number, price)
         pieces.append(
             AwardPiece(
                 bid=revision.bid, lot=lot, nodes=int(line["nodes"]), price_per_gpu_hour=price

@@ -20,7 +20,6 @@ from acceptance.models import Reservation, ReservationStatus
 from core.errors import Conflict
 from core.queueing import send_task
 from engine import failures
-from engine.evidence.checks import load_spec
 from engine.failures.fit import fit_analysis
 from engine.failures.isolated import AnalysisAborted, Job, analyse_isolated
 from engine.failures.record import InputsSeen
@@ -48,7 +47,7 @@ def require_accepted(reservation: Reservation) -> None:
 
 def default_world_size(reservation: Reservation) -> int | None:
     try:
-        return load_spec(reservation.fixture_version.spec).world_size or None
+        return reservation.check_spec().world_size or None
     except (ValueError, TypeError, KeyError):
         return None
 

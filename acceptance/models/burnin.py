@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -17,6 +16,7 @@ from acceptance.models.fixtures import FixtureVersion
 from acceptance.models.pilot import Pilot
 from bids.models import Bid, BidRevision, CapacityRequest, Lot
 from core.uploads import StoredUpload
+from engine.evidence.checks import Spec, load_spec, within_allocation
 
 WHOLE_ALLOCATION = "whole allocation"
 
@@ -102,6 +102,15 @@ class Reservation(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status == ReservationStatus.PENDING
+
+    def check_spec(self) -> Spec:
+        """The fixture as its burn-in is checked: a lot's reservation is checked on the nodes
+        it won (`lot_nodes` of the lot's GPUs per node), never on nodes it never had."""
+        spec = load_spec(self.fixture_version.spec)
+        if self.lot_nodes is None:
+            return spec
+        per_node = self.lot.gpus_per_node if self.lot is not None else spec.gpus_per_node
+        return within_allocation(spec, nodes=self.lot_nodes, gpus_per_node=per_node)
 
     @property
     def clock_start(self) -> datetime | None:
@@ -189,11 +198,15 @@ class BurnInRun(models.Model):
         assert owner is not None  # the constraint: exactly one owner is set
         return owner.fixture_version
 
-    def check_spec(self) -> dict[str, Any]:
-        """The spec the checks read: a canary's is scoped to the nodes it ran on."""
+    def check_spec(self) -> Spec:
+        """What the run's evidence is checked against: its reservation's (see
+        `Reservation.check_spec`), a canary's (that, cut to the nodes it ran on) or a pilot's
+        fixture as written."""
         if self.canary is not None:
-            return self.canary.scoped_spec()
-        return self.fixture_version.spec
+            return self.canary.check_spec()
+        if self.reservation is not None:
+            return self.reservation.check_spec()
+        return load_spec(self.fixture_version.spec)
 
     @property
     def checks_current(self) -> bool:

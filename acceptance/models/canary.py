@@ -9,14 +9,12 @@ answer, is delivery's (`delivery.PlannedChange`).
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 
 from acceptance.models.burnin import Reservation
 from acceptance.models.fixtures import FixtureVersion
+from engine.evidence.checks import Spec, within_allocation
 
 
 class Canary(models.Model):
@@ -42,10 +40,8 @@ class Canary(models.Model):
     def fixture_version(self) -> FixtureVersion:
         return self.reservation.fixture_version
 
-    def scoped_spec(self) -> dict[str, Any]:
-        """The reservation's fixture spec with its allocation cut to the canary's nodes: the same
-        thresholds, the world size of the nodes that ran it."""
-        spec = copy.deepcopy(self.fixture_version.spec)
-        allocation = spec.setdefault("allocation", {})
-        allocation["nodes"] = len(self.nodes)
-        return spec
+    def check_spec(self) -> Spec:
+        """The reservation's check spec (a lot's, on its own nodes) cut to the canary's nodes:
+        the same thresholds, the world size of the nodes that ran it."""
+        spec = self.reservation.check_spec()
+        return within_allocation(spec, nodes=len(self.nodes), gpus_per_node=spec.gpus_per_node)

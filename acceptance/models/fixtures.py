@@ -1,4 +1,5 @@
-"""Fixture (one per request), its versions, and providers' acknowledgements per bid."""
+"""Fixture (one per request, or a lot's own), its versions, and providers' acknowledgements
+per bid (and per lot, for a lot's own fixture or terms)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,19 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
-from bids.models import Bid, CapacityRequest
+from bids.models import Bid, CapacityRequest, Lot
 from contracts.models import HandoffTermsRevision
 
 
 class Fixture(models.Model):
+    """The request's fixture (`request` set), or a lot's own (`lot` set): never both. A lot
+    without one shares the request's."""
+
     request = models.OneToOneField(
-        CapacityRequest, on_delete=models.CASCADE, related_name="fixture"
+        CapacityRequest, on_delete=models.CASCADE, null=True, blank=True, related_name="fixture"
+    )
+    lot = models.OneToOneField(
+        Lot, on_delete=models.CASCADE, null=True, blank=True, related_name="fixture"
     )
     # The version providers download now; older versions stay for acknowledgements.
     current_number = models.PositiveIntegerField(default=1)
@@ -23,8 +30,27 @@ class Fixture(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(request__isnull=False, lot__isnull=True)
+                | models.Q(request__isnull=True, lot__isnull=False),
+                name="fixture_of_request_or_lot",
+            )
+        ]
+
     def __str__(self) -> str:
-        return f"Fixture for {self.request.title}"
+        if self.lot is not None:
+            return f"Fixture for lot {self.lot.number} of {self.lot.request.title}"
+        return f"Fixture for {self.capacity_request.title}"
+
+    @property
+    def capacity_request(self) -> CapacityRequest:
+        """The request the fixture belongs to, directly or through its lot."""
+        if self.lot is not None:
+            return self.lot.request
+        assert self.request is not None
+        return self.request
 
 
 class FrozenFixtureVersionError(Exception):
@@ -85,9 +111,15 @@ class AckStatus(models.TextChoices):
 
 
 class Acknowledgement(models.Model):
-    """What a provider agreed to for one bid. Append-only: the newest row per bid counts."""
+    """What a provider agreed to for one bid. Append-only: the newest row per (bid, lot) counts.
+
+    `lot` empty: the request's fixture and terms. `lot` set: that lot's own fixture and/or
+    terms (a lot that shares the request's has no acknowledgement of its own)."""
 
     bid = models.ForeignKey(Bid, on_delete=models.CASCADE, related_name="acknowledgements")
+    lot = models.ForeignKey(
+        Lot, on_delete=models.CASCADE, null=True, blank=True, related_name="acknowledgements"
+    )
     fixture_version = models.ForeignKey(
         FixtureVersion,
         on_delete=models.PROTECT,

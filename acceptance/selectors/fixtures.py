@@ -230,7 +230,7 @@ class AckState:
         return self.ack.status, len(self.ack.exceptions)
 
 
-def _stale_reasons(
+def stale_reasons(
     *,
     acked_fixture: int | None,
     fixture_now: int | None,
@@ -254,7 +254,7 @@ def _state(ack: Acknowledgement | None, capacity_request: CapacityRequest) -> Ac
         return AckState(ack=None)
     fixture: Fixture | None = getattr(capacity_request, "fixture", None)
     terms: HandoffTerms | None = getattr(capacity_request, "handoff_terms", None)
-    reasons = _stale_reasons(
+    reasons = stale_reasons(
         acked_fixture=ack.fixture_version.number if ack.fixture_version is not None else None,
         fixture_now=fixture.current_number if fixture is not None else None,
         acked_terms=ack.terms_revision.number if ack.terms_revision is not None else None,
@@ -265,7 +265,7 @@ def _state(ack: Acknowledgement | None, capacity_request: CapacityRequest) -> Ac
 
 def _latest_acks(bid_ids: Iterable[int]) -> dict[int, Acknowledgement]:
     acks = (
-        Acknowledgement.objects.filter(bid_id__in=list(bid_ids))
+        Acknowledgement.objects.filter(bid_id__in=list(bid_ids), lot__isnull=True)
         .select_related(
             "by",
             "fixture_version",
@@ -302,7 +302,7 @@ def acknowledgements_for_bids(bids: Iterable[Bid | int]) -> dict[int, tuple[str,
     verdict needs rather than seven joined models a row (a third of a 20-bid API call)."""
     ids = [b if isinstance(b, int) else b.pk for b in bids]
     rows = (
-        Acknowledgement.objects.filter(bid_id__in=ids)
+        Acknowledgement.objects.filter(bid_id__in=ids, lot__isnull=True)
         .order_by("bid_id", "-at", "-pk")
         .values_list(
             "bid_id",
@@ -320,7 +320,7 @@ def acknowledgements_for_bids(bids: Iterable[Bid | int]) -> dict[int, tuple[str,
         if bid_id in seen:
             continue  # an older acknowledgement of the same bid
         seen.add(bid_id)
-        stale = _stale_reasons(
+        stale = stale_reasons(
             acked_fixture=acked_fixture,
             fixture_now=fixture_now,
             acked_terms=acked_terms,

@@ -10,8 +10,9 @@ from django.db import transaction
 
 from acceptance.models import Acknowledgement, AckStatus, Fixture, FixtureVersion
 from acceptance.selectors.fixtures import exception_field_choices
+from acceptance.selectors.lot_parts import lot_acknowledgements_missing
 from bids.audit import record_bid
-from bids.models import Bid
+from bids.models import Bid, Lot
 from bids.signals import scoring_inputs_changed_on_commit
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from core.errors import ServiceError
@@ -86,8 +87,11 @@ def acknowledgement_submit(
     exceptions: list[dict[str, Any]] | None = None,
     provider_owner_name: str | None = None,
     provider_owner_contact: str | None = None,
+    lot: Lot | None = None,
 ) -> Acknowledgement:
-    """Record the provider's answer to the current fixture version and terms revision.
+    """Record the provider's answer to the current fixture version and terms revision: the
+    request's, or with `lot` that lot's own (a lot that shares the request's has nothing of its
+    own to acknowledge).
 
     With handoff terms, the acknowledgement names the provider's incident owner and contact:
     as given, or as the terms already name them (see `_provider_owner`).
@@ -99,13 +103,16 @@ def acknowledgement_submit(
         raise ServiceError("Your bid is not in the final round, so nothing can be acknowledged.")
     if not req.invitations.filter(provider_id=bid.provider_id).exists():
         raise ServiceError("Your organisation is not invited to bid on this request.")
-    fixture = Fixture.objects.filter(request=req).first()
+    if lot is not None and lot.request_id != req.pk:
+        raise ServiceError(f"Lot {lot.number} is not a lot of this request.")
+    owner = {"lot": lot} if lot is not None else {"request": req}
+    fixture = Fixture.objects.filter(**owner).first()
     version = (
         FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
         if fixture is not None
         else None
     )
-    terms = HandoffTerms.objects.filter(request=req).first()
+    terms = HandoffTerms.objects.filter(**owner).first()
     revision = (
         HandoffTermsRevision.objects.filter(terms=terms, number=terms.version).first()
         if terms is not None
@@ -113,7 +120,10 @@ def acknowledgement_submit(
     )
     if version is None and revision is None:
         raise ServiceError(
-            "The buyer has attached neither a fixture nor handoff terms; nothing to acknowledge."
+            f"Lot {lot.number} shares the request's fixture and terms; acknowledge those."
+            if lot is not None
+            else "The buyer has attached neither a fixture nor handoff terms; nothing to "
+            "acknowledge."
         )
     if status not in AckStatus.values:
         raise ValidationError({"status": ["Choose “Accept” or “Accept with exceptions”."]})
@@ -135,6 +145,7 @@ def acknowledgement_submit(
         raise ValidationError({"exceptions": ["List at least one exception, or choose “Accept”."]})
     ack = Acknowledgement.objects.create(
         bid=bid,
+        lot=lot,
         fixture_version=version,
         terms_revision=revision,
         status=status,
@@ -149,6 +160,7 @@ def acknowledgement_submit(
         action="bid.acknowledge",
         user=user,
         after={
+            **({"lot": lot.number} if lot is not None else {}),
             "status": status,
             "fixture_version": version.number if version is not None else None,
             "terms_revision": revision.number if revision is not None else None,
@@ -158,3 +170,10 @@ def acknowledgement_submit(
     # The acceptance-terms criterion reads the acknowledgement: re-score once it is committed.
     scoring_inputs_changed_on_commit(capacity_request=req)
     return ack
+
+
+def lot_acknowledgements_required(*, bid: Bid, **_signal: Any) -> None:
+    """`bid_submitting` receiver: a bid offering on a lot with its own fixture or terms is
+    submitted only once those stand acknowledged as they are now."""
+    if problems := lot_acknowledgements_missing(bid=bid):
+        raise ValidationError({"lot_offers": problems})

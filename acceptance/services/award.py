@@ -29,17 +29,21 @@ def justification_problem(text: str) -> str | None:
     )
 
 
-def awarded_fixture_version(*, bid: Bid) -> FixtureVersion | None:
-    """The version the bid acknowledged last; else the request's current version."""
+def awarded_fixture_version(*, bid: Bid, lot: Lot | None = None) -> FixtureVersion | None:
+    """The version the bid acknowledged last; else the current version. A lot with its own
+    fixture is checked against that fixture; any other lot, against the request's."""
+    fixture = Fixture.objects.filter(lot=lot).first() if lot is not None else None
+    acks = Acknowledgement.objects.filter(bid=bid, fixture_version__isnull=False)
     ack = (
-        Acknowledgement.objects.filter(bid=bid, fixture_version__isnull=False)
+        acks.filter(lot=lot if fixture is not None else None)
         .select_related("fixture_version")
         .order_by("-at", "-pk")
         .first()
     )
     if ack is not None and ack.fixture_version is not None:
         return ack.fixture_version
-    fixture = Fixture.objects.filter(request_id=bid.request_id).first()
+    if fixture is None:
+        fixture = Fixture.objects.filter(request_id=bid.request_id).first()
     if fixture is None:
         return None
     return FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
@@ -127,14 +131,20 @@ def request_award_split(
     justification = justification.strip()
     if justification_required and (problem := justification_problem(justification)):
         raise ValidationError({"justification": [problem]})
-    versions = {bid.pk: awarded_fixture_version(bid=bid) for bid in bids}
+    by_pk = {bid.pk: bid for bid in bids}
+    versions = {
+        (p.bid.pk, p.lot.pk if p.lot else None): awarded_fixture_version(
+            bid=by_pk[p.bid.pk], lot=p.lot
+        )
+        for p in pieces
+    }
     if None in versions.values():
         raise _fixture_refusal()
     revisions = bids_award(capacity_request=capacity_request, bids=bids, user=user)
-    by_pk = {bid.pk: bid for bid in bids}
     opened = []
     for piece in sorted(pieces, key=lambda p: (p.lot.number if p.lot else 0, p.bid.pk)):
-        revision, version = revisions[piece.bid.pk], versions[piece.bid.pk]
+        revision = revisions[piece.bid.pk]
+        version = versions[(piece.bid.pk, piece.lot.pk if piece.lot else None)]
         assert version is not None
         whole = piece.lot is None
         reservation = Reservation.objects.create(

@@ -411,8 +411,10 @@ def run_recheck(*, run_id: int) -> BurnInRun:
     )
     run = BurnInRun.objects.select_related(
         "reservation__fixture_version",
+        "reservation__lot",
         "pilot__fixture_version",
         "canary__reservation__fixture_version",
+        "canary__reservation__lot",
     ).get(pk=run_id)
     if run.checks_state == ChecksState.DONE and run.checked_version == run.evidence_version:
         return run  # already current: a duplicate delivery, nothing to parse

@@ -13,11 +13,12 @@ from django.utils import timezone
 from acceptance.bundle import build_bundle
 from acceptance.models import Fixture, FixtureVersion
 from bids.audit import record_request
-from bids.lifecycle import require_preparing
-from bids.models import CapacityRequest
+from bids.lifecycle import request_move, require_preparing
+from bids.models import CapacityRequest, Lot
 from core.errors import ServiceError
 from engine.evidence.fixtures import (
     ADDED_DEFAULTS,
+    DEFAULT_TEMPLATE,
     InvalidSpecError,
     SpecError,
     apply_override,
@@ -58,24 +59,29 @@ def spec_errors_to_dict(errors: list[SpecError]) -> dict[str, list[str]]:
     return out
 
 
-def authoring_errors(*, spec: dict[str, Any], capacity_request: CapacityRequest) -> list[SpecError]:
+def authoring_errors(
+    *, spec: dict[str, Any], capacity_request: CapacityRequest, lot: Lot | None = None
+) -> list[SpecError]:
     """Rules for what a buyer saves now, beyond the schema: versions stored before them stay
-    readable (and their bundles downloadable), but an edit must meet them."""
+    readable (and their bundles downloadable), but an edit must meet them. A lot's own fixture
+    is held to the lot's size, not the request's."""
     errors: list[SpecError] = []
     runtime = spec.get("runtime")
     image = runtime.get("container_image") if isinstance(runtime, dict) else None
     if problem := container_image_problem(image):
         errors.append(SpecError("runtime.container_image", problem))
+    shape: CapacityRequest | Lot = lot if lot is not None else capacity_request
+    whose = f"Lot {lot.number}" if lot is not None else "The request"
     alloc = spec.get("allocation")
     alloc = alloc if isinstance(alloc, dict) else {}
     # Fewer nodes is a subset test (the "two-node" template on a larger request); more nodes
     # or GPUs than requested is a cluster the provider was never asked for.
     for key, asked, what in (
-        ("nodes", capacity_request.nodes, "node" if capacity_request.nodes == 1 else "nodes"),
+        ("nodes", shape.nodes, "node" if shape.nodes == 1 else "nodes"),
         (
             "gpus_per_node",
-            capacity_request.gpus_per_node,
-            "GPU per node" if capacity_request.gpus_per_node == 1 else "GPUs per node",
+            shape.gpus_per_node,
+            "GPU per node" if shape.gpus_per_node == 1 else "GPUs per node",
         ),
     ):
         value = alloc.get(key)
@@ -83,7 +89,7 @@ def authoring_errors(*, spec: dict[str, Any], capacity_request: CapacityRequest)
             errors.append(
                 SpecError(
                     f"allocation.{key}",
-                    f"The request asks for {asked} {what}; the fixture cannot test {value}. "
+                    f"{whose} asks for {asked} {what}; the fixture cannot test {value}. "
                     f"Use {asked}, or fewer to test a subset.",
                 )
             )
@@ -100,17 +106,19 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
     current = FixtureVersion.objects.filter(fixture=fixture, number=fixture.current_number).first()
     if not errors and current is not None and current.spec_sha256 == spec_sha256(spec):
         return current  # nothing changed: no new version, nobody asked to acknowledge again
-    errors += authoring_errors(spec=spec, capacity_request=fixture.request)
+    errors += authoring_errors(
+        spec=spec, capacity_request=fixture.capacity_request, lot=fixture.lot
+    )
     if errors:
         raise ValidationError(spec_errors_to_dict(errors))
     sha = spec_sha256(spec)
     before = current.spec_sha256 if current is not None else None
     _archive, manifest = build_bundle(spec)
-    if current is not None and not fixture.request.published_to_providers:
+    if current is not None and not fixture.capacity_request.published_to_providers:
         current.spec, current.spec_sha256, current.manifest = spec, sha, manifest
         current.template, current.created_by = spec["template"], user
         current.save()
-        _record(fixture.request, current, user=user, before=before)
+        _record(fixture, current, user=user, before=before)
         return current
     number = fixture.current_number + 1 if current is not None else fixture.current_number
     version = FixtureVersion.objects.create(
@@ -124,21 +132,22 @@ def _store(*, fixture: Fixture, spec: dict[str, Any], user: User) -> FixtureVers
     )
     fixture.current_number = number
     fixture.save(update_fields=["current_number", "updated_at"])
-    _record(fixture.request, version, user=user, before=before)
+    _record(fixture, version, user=user, before=before)
     return version
 
 
-def _record(
-    capacity_request: CapacityRequest, version: FixtureVersion, *, user: User, before: str | None
-) -> None:
+def _record(fixture: Fixture, version: FixtureVersion, *, user: User, before: str | None) -> None:
     """On the request's record: the version and its spec's SHA-256, before and after (the
-    spec itself, with every threshold override's reason, is the version's)."""
+    spec itself, with every threshold override's reason, is the version's); a lot's own
+    fixture names its lot."""
+    lot = {"lot": fixture.lot.number} if fixture.lot is not None else {}
     record_request(
-        capacity_request=capacity_request,
+        capacity_request=fixture.capacity_request,
         action="fixture.version",
         user=user,
         before={"spec_sha256": before} if before else None,
         after={
+            **lot,
             "version": version.number,
             "template": version.template,
             "spec_sha256": version.spec_sha256,
@@ -246,8 +255,12 @@ def fixture_save(
     Every threshold change goes through `apply_override`, so the spec records the value before,
     the new value, who, when and why. Errors come back keyed by dotted spec path.
     """
-    require_preparing(fixture.request, user=user, what="fixture")
-    fixture = Fixture.objects.select_for_update().select_related("request").get(pk=fixture.pk)
+    require_preparing(fixture.capacity_request, user=user, what="fixture")
+    fixture = (
+        Fixture.objects.select_for_update(of=("self",))
+        .select_related("request", "lot")
+        .get(pk=fixture.pk)
+    )
     reasons = reasons or {}
     current = fixture.versions.get(number=fixture.current_number)
     spec = copy.deepcopy(current.spec)
@@ -309,3 +322,61 @@ def _apply_overrides(
     if errors:
         raise ValidationError(errors)
     return spec
+
+
+def lot_shape(lot: Lot) -> dict[str, Any]:
+    """The arguments `default_spec` gets for a lot's own fixture: the request's GPU, fabric and
+    placement, the lot's size."""
+    return request_shape(lot.request) | {"nodes": lot.nodes, "gpus_per_node": lot.gpus_per_node}
+
+
+def _lot_choice_refusal(lot: Lot, *, user: User, what: str) -> None:
+    """Whether a lot has its own fixture or terms is part of the lot: chosen while the request
+    is a draft (the `lots` move), like the lot's size; providers price what was published."""
+    request_move(lot.request, "lots", user=user)
+    require_preparing(lot.request, user=user, what=what)
+
+
+@transaction.atomic
+def lot_fixture_own(*, lot: Lot, user: User, template: str | None = None) -> FixtureVersion:
+    """Give the lot its own fixture, from a template for the lot's size (by default the
+    request's fixture's template). A lot that has one starts over from the template; edits then
+    go through `fixture_save` like the request's."""
+    lot = Lot.objects.select_related("request").get(pk=lot.pk)
+    _lot_choice_refusal(lot, user=user, what="fixture")
+    own = Fixture.objects.filter(request=lot.request).first()
+    if template is None and own is not None:
+        template = own.versions.get(number=own.current_number).template
+    shape = lot_shape(lot)
+    try:
+        sku_profile(shape["gpu_model"])
+    except KeyError:
+        raise ServiceError(
+            f"There is no threshold library for {lot.request.get_gpu_model_display()} yet; "
+            "templates cover H100, H200, A100, B200 and GB200."
+        ) from None
+    try:
+        spec = default_spec(**shape, template=template or DEFAULT_TEMPLATE)
+    except KeyError:
+        raise ValidationError({"template": ["Choose one of the templates."]}) from None
+    fixture, _created = Fixture.objects.select_for_update().get_or_create(
+        lot=lot, defaults={"created_by": user}
+    )
+    return _store(fixture=fixture, spec=spec, user=user)
+
+
+@transaction.atomic
+def lot_fixture_share(*, lot: Lot, user: User) -> None:
+    """The lot goes back to the request's fixture (its own is dropped), while a draft."""
+    lot = Lot.objects.select_related("request").get(pk=lot.pk)
+    _lot_choice_refusal(lot, user=user, what="fixture")
+    fixture = Fixture.objects.select_for_update().filter(lot=lot).first()
+    if fixture is None:
+        return
+    fixture.delete()  # a draft's: no provider has acknowledged it, so its versions go with it
+    record_request(
+        capacity_request=lot.request,
+        action="fixture.lot_share",
+        user=user,
+        after={"lot": lot.number},
+    )

@@ -31,7 +31,7 @@ def fixture_reference_upload(
     source: str,
     cluster: str = "",
 ) -> FixtureReference:
-    request = version.fixture.request
+    request = version.fixture.capacity_request
     require_preparing(request, user=user, what="fixture's reference runs")
     if source not in ReferenceSource.values:
         raise ValidationError({"source": ["Choose a CPU dry run or a run on another cluster."]})

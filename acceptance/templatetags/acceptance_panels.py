@@ -9,6 +9,7 @@ from django import template
 
 from acceptance.models import Pilot
 from acceptance.selectors import fixtures as selectors
+from acceptance.selectors.lot_parts import lot_part_rows
 from bids import selectors as bid_selectors
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, CapacityRequest
@@ -34,6 +35,7 @@ def request_fixture_panel(
         "version": selectors.fixture_current_version(fixture=fixture) if fixture else None,
         "terms": terms,
         "severities": terms_selectors.severity_rows(terms=terms) if terms else [],
+        "lot_rows": lot_part_rows(capacity_request=req),
     }
     if org is not None and org.is_buyer:
         panel["ack_rows"] = selectors.acknowledgement_rows_for_buyer(capacity_request=req)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from acceptance.views import acknowledgements, fixtures, reference
+from acceptance.views import acknowledgements, fixtures, lot_parts, reference
 
 app_name = "acceptance"
 
@@ -29,4 +29,40 @@ urlpatterns = [
         name="fixture-reference-download",
     ),
     path("bids/<int:pk>/acknowledge/", acknowledgements.acknowledge, name="acknowledge"),
+    # A lot's own fixture and terms (docs/lots.md).
+    path(
+        "bids/<int:pk>/lots/<int:number>/acknowledge/",
+        acknowledgements.acknowledge,
+        name="lot-acknowledge",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/parts/",
+        lot_parts.lot_parts_detail,
+        name="lot-parts",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/own/",
+        lot_parts.lot_fixture_own,
+        name="lot-fixture-own",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/share/",
+        lot_parts.lot_fixture_share,
+        name="lot-fixture-share",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/edit/",
+        lot_parts.lot_fixture_edit,
+        name="lot-fixture-edit",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/v<int:version>/fixture.json",
+        lot_parts.lot_fixture_json,
+        name="lot-fixture-json",
+    ),
+    path(
+        "requests/<int:pk>/lots/<int:number>/fixture/v<int:version>/bundle.tar.gz",
+        lot_parts.lot_fixture_bundle,
+        name="lot-fixture-bundle",
+    ),
 ]

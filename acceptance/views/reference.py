@@ -70,12 +70,16 @@ def reference_upload(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required()
 def reference_download(request: HttpRequest, pk: int) -> FileResponse:
-    ref = FixtureReference.objects.select_related("fixture_version__fixture").filter(pk=pk).first()
+    ref = (
+        FixtureReference.objects.select_related("fixture_version__fixture__lot")
+        .filter(pk=pk)
+        .first()
+    )
     if ref is None:
         raise Http404
     # The fixture's own rule: whoever may read the request may read its fixture.
     bid_selectors.request_get_for_org(
-        org=active_org(request), pk=ref.fixture_version.fixture.request_id
+        org=active_org(request), pk=ref.fixture_version.fixture.capacity_request.pk
     )
     return FileResponse(
         ref.file.open("rb"),

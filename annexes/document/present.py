@@ -124,6 +124,11 @@ def _offer_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": "offer", "title": "The awarded offer", "blocks": [*blocks, _kv(rows), *files]}
 
 
+def _whose(part: Mapping[str, Any]) -> str:
+    """A lot's own fixture or terms, or the request's (which a lot without its own shares)."""
+    return f"lot {part['lot']}'s own" if part.get("lot") else "the request"
+
+
 def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
     fixture = snap.get("fixture")
     if not fixture:
@@ -137,6 +142,7 @@ def _fixture_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         _kv(
             [
                 ("Fixture version", fixture["version"]),
+                ("Fixture of", _whose(fixture)),
                 ("Template", fixture.get("template") or "—"),
                 ("Spec SHA-256", fixture["spec_sha256"]),
                 ("GPU model", spec.get("gpu_model")),
@@ -211,7 +217,10 @@ def _terms_section(snap: Mapping[str, Any]) -> dict[str, Any]:
         if not (clocks and _SEVERITY_KEY.match(k))
     ]
     blocks: list[Block] = [
-        {"type": "text", "text": f"Terms revision {terms['revision']} ({terms['sha256']})."}
+        {
+            "type": "text",
+            "text": f"Terms revision {terms['revision']} of {_whose(terms)} ({terms['sha256']}).",
+        }
     ]
     if clocks:
         blocks.append(clocks)

@@ -10,7 +10,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from acceptance.models import Acknowledgement, Reservation
+from acceptance.models import Fixture, Reservation
+from acceptance.selectors.lot_parts import reservation_acknowledgement, reservation_terms_revision
 from annexes.document.outcome import KIND_OUTCOME, outcome_snapshot
 from annexes.document.statement import KIND_STATEMENT, statement_snapshot
 from bids.models import BidRevision, BidTerms, CapacityRequest
@@ -20,7 +21,7 @@ from bids.models.requests import (
     TERM_FIELDS,
     WORKLOAD_FIELDS,
 )
-from contracts.models import HandoffTermsRevision
+from contracts.models import HandoffTerms
 from evaluation.comparison import FAILED, OUTDATED, PENDING, comparison_for_buyer
 from evaluation.scenario_compare import scenario_table
 from evaluation.scenario_inputs import current_revision_ids
@@ -176,15 +177,13 @@ def contract_snapshot(
     if reservation is None:
         raise ValueError("The request has no awarded bid yet; an annex needs one.")
     revision = reservation.bid_revision
-    ack = (
-        Acknowledgement.objects.filter(bid=reservation.bid)
-        .select_related("fixture_version", "terms_revision")
-        .first()
-    )
+    # A lot with its own fixture and terms prints those: the fixture the reservation is checked
+    # against, the terms and acknowledgement of that lot (`acceptance.selectors.lot_parts`).
+    ack = reservation_acknowledgement(reservation=reservation)
     terms_revision = (
         ack.terms_revision
         if ack and ack.terms_revision
-        else HandoffTermsRevision.objects.filter(terms__request=capacity_request).first()
+        else reservation_terms_revision(reservation=reservation)
     )
     fixture = reservation.fixture_version
     decision = getattr(reservation, "decision", None)
@@ -201,6 +200,8 @@ def contract_snapshot(
         else {
             "version": fixture.number,
             "template": fixture.template,
+            # Only for a lot's own fixture: annexes on the request's keep their checksum.
+            **({"lot": own_lot} if (own_lot := _own_lot(fixture.fixture)) else {}),
             "spec_sha256": fixture.spec_sha256,
             "manifest": plain(fixture.manifest),
             "spec": plain(fixture.spec),
@@ -209,6 +210,7 @@ def contract_snapshot(
         if terms_revision is None
         else {
             "revision": terms_revision.number,
+            **({"lot": own_lot} if (own_lot := _own_lot(terms_revision.terms)) else {}),
             "sha256": terms_revision.sha256,
             "values": plain(terms_revision.snapshot),
         },
@@ -236,6 +238,11 @@ def contract_snapshot(
         **({"addenda": addenda} if addenda else {}),
         **({"lot": lot_part(reservation)} if reservation.lot is not None else {}),
     }
+
+
+def _own_lot(owner: Fixture | HandoffTerms) -> int | None:
+    """The lot number of a lot's own fixture or terms; None for the request's."""
+    return owner.lot.number if owner.lot_id is not None and owner.lot is not None else None
 
 
 def scores_not_current(state: str) -> str | None:

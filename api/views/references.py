@@ -71,11 +71,12 @@ class FixtureReferenceFileView(APIView):
         summary="Download a reference run's file as it was uploaded",
     )
     def get(self, request: Request, pk: int) -> FileResponse:
-        ref = FixtureReference.objects.select_related("fixture_version__fixture").filter(pk=pk)
+        ref = FixtureReference.objects.select_related("fixture_version__fixture__lot").filter(pk=pk)
         found = ref.first()
         if found is None:
             raise Http404
-        request_for_org(request, found.fixture_version.fixture.request_id)  # 404 for outsiders
+        # 404 for outsiders (a lot's own fixture is its request's)
+        request_for_org(request, found.fixture_version.fixture.capacity_request.pk)
         return FileResponse(
             found.file.open("rb"),
             as_attachment=True,

@@ -1,5 +1,5 @@
 """Writes for handoff terms."""
 
-from contracts.services.terms import terms_create, terms_update
+from contracts.services.terms import lot_terms_own, lot_terms_share, terms_create, terms_update
 
-__all__ = ["terms_create", "terms_update"]
+__all__ = ["lot_terms_own", "lot_terms_share", "terms_create", "terms_update"]

@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from bids.audit import record_request
-from bids.lifecycle import require_preparing
-from bids.models import CapacityRequest
+from bids.lifecycle import request_move, require_preparing
+from bids.models import CapacityRequest, Lot
 from bids.signals import scoring_inputs_changed_on_commit
-from contracts.defaults import terms_template
+from contracts.defaults import DEFAULT_TERMS_TEMPLATE, terms_template
 from contracts.models import HandoffTerms, HandoffTermsRevision, TermsFields
 from contracts.validation import validate_terms
 from core.errors import ServiceError
@@ -52,16 +52,18 @@ def _freeze(
         sha256=_snapshot_sha(snapshot),
         created_by=user,
     )
+    lot = {"lot": terms.lot.number} if terms.lot is not None else {}
     record_request(
-        capacity_request=terms.request,
+        capacity_request=terms.capacity_request,
         action="terms.version",
         user=user,
         before={k: before[k] for k in changed} if before else None,
-        after={"version": revision.number, "template": terms.template}
+        after=lot
+        | {"version": revision.number, "template": terms.template}
         | {k: snapshot[k] for k in changed},
     )
     # The target clocks come from the terms: bids are compared against them when re-scored.
-    scoring_inputs_changed_on_commit(capacity_request=terms.request)
+    scoring_inputs_changed_on_commit(capacity_request=terms.capacity_request)
     return revision
 
 
@@ -120,8 +122,12 @@ def _apply(
     template: str | None,
     owners_required: bool,
 ) -> HandoffTerms:
-    require_preparing(terms.request, user=user, what="terms")
-    terms = HandoffTerms.objects.select_for_update().select_related("request").get(pk=terms.pk)
+    require_preparing(terms.capacity_request, user=user, what="terms")
+    terms = (
+        HandoffTerms.objects.select_for_update(of=("self",))
+        .select_related("request", "lot")
+        .get(pk=terms.pk)
+    )
     before = terms.snapshot()
     names = set(TermsFields.term_field_names())
     for field, value in data.items():
@@ -138,3 +144,47 @@ def _apply(
     terms.save()
     _freeze(terms, user, before)
     return terms
+
+
+@transaction.atomic
+def lot_terms_own(*, lot: Lot, user: User) -> HandoffTerms:
+    """Give the lot its own handoff terms, starting from the request's (or the standard
+    template where the request has none); edits then go through `terms_update`. Whether a lot
+    has its own is part of the lot: chosen while the request is a draft."""
+    lot = Lot.objects.select_related("request").get(pk=lot.pk)
+    request_move(lot.request, "lots", user=user)
+    require_preparing(lot.request, user=user, what="terms")
+    existing = HandoffTerms.objects.filter(lot=lot).first()
+    if existing is not None:
+        return existing
+    shared = HandoffTerms.objects.filter(request=lot.request).first()
+    names = TermsFields.term_field_names()
+    if shared is not None:
+        values = {name: getattr(shared, name) for name in names}
+        template = shared.template
+    else:
+        tpl = terms_template(DEFAULT_TERMS_TEMPLATE)
+        values, template = dict(tpl.values), tpl.key
+    terms = HandoffTerms(lot=lot, template=template, updated_by=user, **values)
+    _check(terms, owners_required=False)
+    terms.save()
+    _freeze(terms, user)
+    return terms
+
+
+@transaction.atomic
+def lot_terms_share(*, lot: Lot, user: User) -> None:
+    """The lot goes back to the request's terms (its own are dropped), while a draft."""
+    lot = Lot.objects.select_related("request").get(pk=lot.pk)
+    request_move(lot.request, "lots", user=user)
+    require_preparing(lot.request, user=user, what="terms")
+    terms = HandoffTerms.objects.select_for_update().filter(lot=lot).first()
+    if terms is None:
+        return
+    # A draft's terms: no provider acknowledged them. Revisions refuse the ORM's delete (they
+    # are what providers sign up to), so the draft's go by a raw delete.
+    HandoffTermsRevision.objects.filter(terms=terms)._raw_delete(HandoffTermsRevision.objects.db)
+    terms.delete()
+    record_request(
+        capacity_request=lot.request, action="terms.lot_share", user=user, after={"lot": lot.number}
+    )

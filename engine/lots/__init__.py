@@ -16,6 +16,7 @@ from .model import (
     LotSpec,
     describe_bundle,
 )
+from .pricing import awarded_lot_prices
 from .scoring import LotFigures, lot_figures
 from .validate import LotInputError, bundle_errors, offer_errors, read_bundles, read_offers
 
@@ -30,6 +31,7 @@ __all__ = [
     "LotInputError",
     "LotOffer",
     "LotSpec",
+    "awarded_lot_prices",
     "bundle_errors",
     "describe_bundle",
     "lot_figures",

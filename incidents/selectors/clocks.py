@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from acceptance.models import Acknowledgement, Reservation
+from acceptance.models import Reservation
+from acceptance.selectors.lot_parts import own_terms, reservation_acknowledgement
 from contracts.defaults import STANDARD
 from contracts.models import HandoffTerms, HandoffTermsRevision
 from engine import failures
@@ -24,16 +25,16 @@ def terms_for(
     reservation: Reservation,
 ) -> tuple[HandoffTermsRevision | None, dict[str, Any], str]:
     """The terms an incident runs on: the revision the provider acknowledged for the awarded
-    bid, else the request's latest revision, else its current terms, else the standard."""
-    ack = (
-        Acknowledgement.objects.filter(bid_id=reservation.bid_id, terms_revision__isnull=False)
-        .select_related("terms_revision")
-        .order_by("-at", "-pk")
-        .first()
-    )
+    bid (of its lot, where the lot has its own terms), else the lot's or the request's latest
+    revision, else its current terms, else the standard."""
+    ack = reservation_acknowledgement(reservation=reservation)
     if ack is not None and ack.terms_revision is not None:
         rev = ack.terms_revision
         return rev, dict(rev.snapshot), f"terms revision {rev.number} (acknowledged by provider)"
+    if reservation.lot is not None and (own := own_terms(reservation.lot)) is not None:
+        latest = own.revisions.order_by("-number").first()
+        if latest is not None:
+            return latest, dict(latest.snapshot), f"lot terms revision {latest.number}"
     terms = HandoffTerms.objects.filter(request_id=reservation.request_id).first()
     if terms is not None:
         latest = terms.revisions.order_by("-number").first()

@@ -12,7 +12,7 @@ from engine.evidence.checks.model import (
     gate,
 )
 from engine.evidence.checks.runner import run_checks
-from engine.evidence.checks.spec import Spec, load_spec
+from engine.evidence.checks.spec import Spec, load_spec, within_allocation
 
 __all__ = [
     "CheckResult",
@@ -24,4 +24,5 @@ __all__ = [
     "gate",
     "load_spec",
     "run_checks",
+    "within_allocation",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.domain import EVIDENCE_KINDS
@@ -161,3 +161,15 @@ def _runtime_extras(doc: Mapping[str, Any]) -> dict[str, str | None]:
         value = _get(doc, "runtime", key)
         out[key] = value if isinstance(value, str) and value.strip() else None
     return out
+
+
+def within_allocation(spec: Spec, *, nodes: int, gpus_per_node: int) -> Spec:
+    """The spec checked against a smaller allocation than it was written for: a lot's
+    reservation holds `nodes` of `gpus_per_node` GPUs, so no check asks for evidence from nodes
+    or GPUs it never had. A spec that already tests fewer (a subset run) keeps its own size;
+    thresholds and every other agreed figure stay as written."""
+    return replace(
+        spec,
+        nodes=min(spec.nodes, max(nodes, 1)),
+        gpus_per_node=min(spec.gpus_per_node, max(gpus_per_node, 1)),
+    )

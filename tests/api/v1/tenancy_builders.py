@@ -70,6 +70,32 @@ def lot(w: ApiWorld) -> dict[str, Any]:
     return {"id": w.request.pk, "number": LotFactory(request=w.request).number}
 
 
+def own_lot(w: ApiWorld) -> dict[str, Any]:
+    """A lot of the open request with its own fixture and terms (given while a draft)."""
+    from acceptance.models import Fixture, FixtureVersion
+    from contracts.models import HandoffTerms
+    from engine.evidence.fixtures import default_spec, spec_sha256
+    from tests.factories import LotFactory
+
+    done = w.request.lots.filter(fixture__isnull=False).first()
+    if done is not None:  # one per world: the builders may be asked again
+        return {"id": w.request.pk, "number": done.number}
+    last = w.request.lots.order_by("-number").values_list("number", flat=True).first() or 0
+    made = LotFactory(request=w.request, number=last + 1)
+    spec = default_spec(gpu_model="H200", nodes=made.nodes, gpus_per_node=made.gpus_per_node)
+    fixture = Fixture.objects.create(lot=made)
+    FixtureVersion.objects.create(
+        fixture=fixture,
+        number=1,
+        template=spec["template"],
+        spec=spec,
+        spec_sha256=spec_sha256(spec),
+        manifest={},
+    )
+    HandoffTerms.objects.create(lot=made, buyer_owner_name="Ada", buyer_owner_contact="a@x.io")
+    return {"id": w.request.pk, "number": made.number}
+
+
 def scenario(w: ApiWorld) -> dict[str, Any]:
     """A stored award scenario on the open request (made directly: reads need no solve)."""
     from evaluation.models import AwardScenario

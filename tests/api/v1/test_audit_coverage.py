@@ -110,6 +110,11 @@ CHANGING: dict[str, tuple[Any, Any, Callable[[ApiWorld], None] | None]] = {
         lambda w: {"changes": {"name": "Renamed fixture"}},
         None,
     ),
+    "requests_lots_fixture_partial_update": (
+        None,
+        lambda w: {"changes": {"name": "Renamed lot fixture"}},
+        None,
+    ),
     "requests_invitations_create": (None, _new_provider, None),
     "requests_questionnaire_create": (_bare_request, None, None),
     # Reset to the template after an edit: the values change back, a new version.

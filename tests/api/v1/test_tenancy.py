@@ -57,6 +57,7 @@ from tests.api.v1.tenancy_builders import (
     member_invitation,
     none,
     only,
+    own_lot,
     pilot,
     pilot_evidence,
     pilot_invite_body,
@@ -158,6 +159,25 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_lots_retrieve": (lot, None, INVITED),
     "requests_lots_partial_update": (lot, lambda w: {"nodes": 1}, only(buyer=CONFLICT)),
     "requests_lots_destroy": (lot, None, only(buyer=CONFLICT)),
+    # A lot's own fixture and terms read as the request's; whether a lot has its own is fixed
+    # once published (409), while their contents change as the request's do (PATCH).
+    "requests_lots_fixture_retrieve": (own_lot, None, INVITED),
+    "requests_lots_fixture_create": (
+        own_lot,
+        lambda w: {"template": "rank-sum-allreduce"},
+        only(buyer=CONFLICT),
+    ),
+    "requests_lots_fixture_partial_update": (own_lot, lambda w: {"changes": {}}, BUYER),
+    "requests_lots_fixture_destroy": (own_lot, None, only(buyer=CONFLICT)),
+    "requests_lots_fixture_bundle_retrieve": (own_lot, None, INVITED),
+    "requests_lots_terms_retrieve": (own_lot, None, INVITED),
+    "requests_lots_terms_create": (own_lot, None, only(buyer=CONFLICT)),
+    "requests_lots_terms_partial_update": (
+        own_lot,
+        lambda w: {"s1_response_minutes": 20},
+        BUYER,
+    ),
+    "requests_lots_terms_destroy": (own_lot, None, only(buyer=CONFLICT)),
     # Award scenarios are the buyer's deliberation: providers and other buyers see nothing.
     # Pilots before the award: the buyer and the invited provider; the rival, shortlisted on
     # the same request, sees nothing of the other's pilot. The provider uploads first; the

@@ -67,9 +67,11 @@ def test_two_providers_across_three_lots_get_a_reservation_per_lot_and_provider(
         (r.lot.number, r.bid.provider.name, r.nodes, r.price_per_gpu_hour)
         for r in Reservation.objects.filter(request=worked)
     }
+    # Rival Cloud wins both lots of its "−5 % if awarded 1 and 2": each lot's rate carries it
+    # (2.10 × 0.95 = 1.995, 2.20 × 0.95 = 2.090); Northwind's lot 3 has no bundle, list price.
     assert got == {
-        (1, "Rival Cloud", 32, Decimal("2.100")),
-        (2, "Rival Cloud", 16, Decimal("2.200")),
+        (1, "Rival Cloud", 32, Decimal("1.995")),
+        (2, "Rival Cloud", 16, Decimal("2.090")),
         (3, "Northwind", 8, Decimal("2.500")),
     }
     assert award.reservations.count() == 3
