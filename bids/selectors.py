@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -136,17 +136,24 @@ def bid_list_for_buyer(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
 def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
     """Each bid's latest submitted revision by bid id (one query): what a buyer may read, never
     the provider's working copy."""
+    ids = [bid.pk for bid in bids]
+    if not ids:
+        return {}
     return {
         revision.bid_id: revision
         for revision in BidRevision.objects.filter(
-            bid__in=[bid.pk for bid in bids], number=F("bid__latest_revision_number")
+            bid__in=ids, number=F("bid__latest_revision_number")
         )
     }
 
 
-def bid_rows_for_buyer(*, capacity_request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
-    """Each visible bid with its latest submitted revision."""
-    bids = list(bid_list_for_buyer(capacity_request=capacity_request))
+def bid_rows_for_buyer(
+    *, capacity_request: CapacityRequest, only: Q | None = None
+) -> list[tuple[Bid, BidRevision]]:
+    """Each visible bid with its latest submitted revision; `only` narrows the bids further
+    (what the buyer may see is decided here all the same)."""
+    visible = bid_list_for_buyer(capacity_request=capacity_request)
+    bids = list(visible if only is None else visible.filter(only))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 

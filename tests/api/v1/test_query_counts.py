@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from bids.models import Bid
 from evaluation.services import request_score
 from tests.api.v1.conftest import token_client
 from tests.evaluation.pages.conftest import add_bids
@@ -39,3 +40,23 @@ def test_the_comparison_does_not_grow_with_its_bids(world, buyer):
     request_score(capacity_request=world.request)
     assert len(client.get(url).json()["columns"]) == 14
     assert _queries(client, url) == few
+
+
+def test_the_comparisons_pilot_section_reads_only_the_shortlisted_bids(world, buyer):
+    """Nobody shortlisted: the section is empty and costs no read of bids, revisions, floors or
+    roles; shortlisting one lists it, and shortlisting more costs no further query."""
+    client = token_client(buyer.user)
+    url = f"/api/v1/requests/{world.request.pk}/comparison/"
+    add_bids(world.request, 6)
+    request_score(capacity_request=world.request)
+    none = _queries(client, url)
+    assert client.get(url).json()["pilots"]["bids"] == []
+
+    Bid.objects.filter(pk=world.bid.pk).update(shortlisted=True)
+    one = _queries(client, url)
+    assert [row["bid"] for row in client.get(url).json()["pilots"]["bids"]] == [world.bid.pk]
+    assert none < one
+
+    Bid.objects.filter(request=world.request).update(shortlisted=True)
+    assert _queries(client, url) == one
+    assert len(client.get(url).json()["pilots"]["bids"]) == 8
