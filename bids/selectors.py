@@ -6,7 +6,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    F,
+    FilteredRelation,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -158,12 +168,23 @@ def bid_rows_for_buyer(
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 
 
-def bid_get_for_org(*, org: Organization | None, pk: int) -> Bid:
-    """A provider sees its own bid; the buyer sees a submitted bid once the seal lifts."""
+#: The bid's latest submitted revision, joined where a reader asks for it (`with_latest`).
+_LATEST = "latest_submitted"
+
+
+def bid_get_for_org(*, org: Organization | None, pk: int, with_latest: bool = False) -> Bid:
+    """A provider sees its own bid; the buyer sees a submitted bid once the seal lifts.
+    `with_latest`: its latest submitted revision comes in the same query, for
+    `latest_revision` to hand out."""
     if org is None:
         raise Http404
+    bids = Bid.objects.select_related("request__buyer", "provider")
+    if with_latest:
+        latest = Q(revisions__number=F("latest_revision_number"))
+        bids = bids.annotate(**{_LATEST: FilteredRelation("revisions", condition=latest)})
+        bids = bids.select_related(_LATEST)
     try:
-        bid = Bid.objects.select_related("request__buyer", "provider").get(pk=pk)
+        bid = bids.get(pk=pk)
     except Bid.DoesNotExist:
         raise Http404 from None
     if bid.provider_id == org.pk:
@@ -191,6 +212,8 @@ def revision_list(*, bid: Bid) -> QuerySet[BidRevision]:
 def latest_revision(*, bid: Bid) -> BidRevision | None:
     """The bid's latest submitted revision (what its buyer reads of it), without who submitted
     it; None before the first submit."""
+    if _LATEST in bid.__dict__:  # read with the bid (`bid_get_for_org(with_latest=True)`)
+        return bid.__dict__[_LATEST]
     return bid.revisions.order_by("-number").first()
 
 
