@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,11 +158,12 @@ def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
 
 
 def bid_rows_for_buyer(
-    *, capacity_request: CapacityRequest, only: Q | None = None
+    *, capacity_request: CapacityRequest, only: Q | None = None, related: Sequence[str] = ()
 ) -> list[tuple[Bid, BidRevision]]:
     """Each visible bid with its latest submitted revision; `only` narrows the bids further
-    (what the buyer may see is decided here all the same)."""
-    visible = bid_list_for_buyer(capacity_request=capacity_request)
+    (what the buyer may see is decided here all the same), `related` joins what the caller
+    reads of each bid besides its provider."""
+    visible = bid_list_for_buyer(capacity_request=capacity_request).select_related(*related)
     bids = list(visible if only is None else visible.filter(only))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]

@@ -18,7 +18,6 @@ from acceptance.selectors.pilot import (
     FigureRow,
     acknowledged_floors,
     figure_rows,
-    pilots_by_bid,
     uses_verified,
 )
 from bids.models import Bid, CapacityRequest
@@ -85,11 +84,15 @@ def pilot_section(
 ) -> PilotSection:
     """`names`: the comparison's label for each bid; `bound`: a refused invitation form to
     show again with what was typed, for `bound_bid`."""
-    pilots = pilots_by_bid(capacity_request=capacity_request)
-    # The section lists shortlisted and piloted bids only: the others are not read at all.
+    # The section lists shortlisted and piloted bids only, each with its pilot (one query).
     bids = bid_rows_for_buyer(
-        capacity_request=capacity_request, only=Q(shortlisted=True) | Q(pk__in=list(pilots))
+        capacity_request=capacity_request,
+        only=Q(shortlisted=True) | Q(pilot__isnull=False),
+        related=("pilot__run",),
     )
+    pilots: dict[int, Pilot] = {
+        bid.pk: pilot for bid, _ in bids if (pilot := getattr(bid, "pilot", None)) is not None
+    }
     floors = acknowledged_floors(bid.pk for bid, _ in bids) if bids else {}
     actor = None
     rows = []
