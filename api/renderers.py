@@ -4,6 +4,7 @@ again (the comparison's matrix is printed once per scoring run and stored with i
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.renderers import JSONRenderer
@@ -21,7 +22,7 @@ class PrintedJSONRenderer(JSONRenderer):
         self,
         data: Any,
         accepted_media_type: str | None = None,
-        renderer_context: dict[str, Any] | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
     ) -> bytes:
         printed = (
             {k: v for k, v in data.items() if isinstance(v, PrintedJSON)}
