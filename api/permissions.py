@@ -13,11 +13,12 @@ from rest_framework.request import Request
 
 from core.logcontext import bind_organization
 from orgs.choices import OrgKind
-from orgs.models import Organization
+from orgs.models import Membership, Organization
 from orgs.selectors import acting_organization, memberships_of
 
 ORG_HEADER = "X-Clusterbid-Org"
 _CACHE = "_clusterbid_api_org"
+_MEMBERSHIPS = "_clusterbid_api_memberships"
 
 
 def api_user(request: Request) -> User:
@@ -28,17 +29,25 @@ def api_user(request: Request) -> User:
     return user
 
 
-def api_org(request: Request) -> Organization | None:
-    if hasattr(request, _CACHE):
-        return getattr(request, _CACHE)
-    session_org = getattr(request._request, "org", None)
+def api_memberships(request: Request) -> list[Membership]:
+    """The caller's memberships with their organisations, read once per call."""
+    if hasattr(request, _MEMBERSHIPS):
+        return getattr(request, _MEMBERSHIPS)
     # A session call's memberships were read by the middleware for this same user; a token
     # call's were not (the middleware saw no user yet).
     memberships = getattr(request._request, "memberships", None)
     if not memberships or memberships[0].user_id != request.user.pk:
         memberships = memberships_of(request.user)
+    setattr(request, _MEMBERSHIPS, memberships)
+    return memberships
+
+
+def api_org(request: Request) -> Organization | None:
+    if hasattr(request, _CACHE):
+        return getattr(request, _CACHE)
+    session_org = getattr(request._request, "org", None)
     org = acting_organization(
-        memberships=memberships,
+        memberships=api_memberships(request),
         slug=request.headers.get(ORG_HEADER),
         org_id=session_org.pk if session_org is not None else None,
     )

@@ -39,6 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--sort", default="cumulative", help="cProfile order: cumulative, tottime…")
     ap.add_argument("--only", default="", help="one endpoint name")
     ap.add_argument("--sql", action="store_true", help="print each query's head")
     ap.add_argument("--cpu-only", action="store_true", help="one line of times per endpoint")
@@ -111,7 +112,7 @@ def main() -> None:
         for _ in range(args.repeat):
             caller.get(path)
         profile.disable()
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
+        pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
     ApiToken.objects.filter(user=user, name="profile").delete()
 
 

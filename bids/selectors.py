@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    F,
+    FilteredRelation,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -136,27 +146,46 @@ def bid_list_for_buyer(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
 def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
     """Each bid's latest submitted revision by bid id (one query): what a buyer may read, never
     the provider's working copy."""
+    ids = [bid.pk for bid in bids]
+    if not ids:
+        return {}
     return {
         revision.bid_id: revision
         for revision in BidRevision.objects.filter(
-            bid__in=[bid.pk for bid in bids], number=F("bid__latest_revision_number")
+            bid__in=ids, number=F("bid__latest_revision_number")
         )
     }
 
 
-def bid_rows_for_buyer(*, capacity_request: CapacityRequest) -> list[tuple[Bid, BidRevision]]:
-    """Each visible bid with its latest submitted revision."""
-    bids = list(bid_list_for_buyer(capacity_request=capacity_request))
+def bid_rows_for_buyer(
+    *, capacity_request: CapacityRequest, only: Q | None = None, related: Sequence[str] = ()
+) -> list[tuple[Bid, BidRevision]]:
+    """Each visible bid with its latest submitted revision; `only` narrows the bids further
+    (what the buyer may see is decided here all the same), `related` joins what the caller
+    reads of each bid besides its provider."""
+    visible = bid_list_for_buyer(capacity_request=capacity_request).select_related(*related)
+    bids = list(visible if only is None else visible.filter(only))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
 
 
-def bid_get_for_org(*, org: Organization | None, pk: int) -> Bid:
-    """A provider sees its own bid; the buyer sees a submitted bid once the seal lifts."""
+#: The bid's latest submitted revision, joined where a reader asks for it (`with_latest`).
+_LATEST = "latest_submitted"
+
+
+def bid_get_for_org(*, org: Organization | None, pk: int, with_latest: bool = False) -> Bid:
+    """A provider sees its own bid; the buyer sees a submitted bid once the seal lifts.
+    `with_latest`: its latest submitted revision comes in the same query, for
+    `latest_revision` to hand out."""
     if org is None:
         raise Http404
+    bids = Bid.objects.select_related("request__buyer", "provider")
+    if with_latest:
+        latest = Q(revisions__number=F("latest_revision_number"))
+        bids = bids.annotate(**{_LATEST: FilteredRelation("revisions", condition=latest)})
+        bids = bids.select_related(_LATEST)
     try:
-        bid = Bid.objects.select_related("request__buyer", "provider").get(pk=pk)
+        bid = bids.get(pk=pk)
     except Bid.DoesNotExist:
         raise Http404 from None
     if bid.provider_id == org.pk:
@@ -184,6 +213,8 @@ def revision_list(*, bid: Bid) -> QuerySet[BidRevision]:
 def latest_revision(*, bid: Bid) -> BidRevision | None:
     """The bid's latest submitted revision (what its buyer reads of it), without who submitted
     it; None before the first submit."""
+    if _LATEST in bid.__dict__:  # read with the bid (`bid_get_for_org(with_latest=True)`)
+        return bid.__dict__[_LATEST]
     return bid.revisions.order_by("-number").first()
 
 

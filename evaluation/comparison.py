@@ -35,6 +35,7 @@ from evaluation.matrix import (
     RunScores,
     columns_from_json,
     columns_to_json,
+    groups_printed,
     groups_to_json,
 )
 from evaluation.matrix_html import matrix_body
@@ -110,10 +111,15 @@ def _state(capacity_request: CapacityRequest) -> tuple[str, ScoringRun | None, L
 
 
 def comparison_for_buyer(
-    *, capacity_request: CapacityRequest, anonymise: bool = False, with_html: bool = False
+    *,
+    capacity_request: CapacityRequest,
+    anonymise: bool = False,
+    with_html: bool = False,
+    with_json: bool = False,
 ) -> Comparison:
-    """`with_html`: the page's read, the printed matrix instead of its cells (which load when
-    first asked for)."""
+    """`with_html`: the page's read, the printed matrix instead of its cells; `with_json`: the
+    API's, the matrix printed as its JSON (`Comparison.groups_json`). Cells not read load when
+    first asked for."""
     anonymise = anonymise and capacity_request.status != RequestStatus.AWARDED
     state, current, live = _state(capacity_request)
     out = Comparison(
@@ -144,7 +150,11 @@ def comparison_for_buyer(
         return out
     fingerprint = inputs.fingerprint(shown, anonymise)
     stored = stored_presentation(
-        run=shown, anonymised=anonymise, fingerprint=fingerprint, with_html=with_html
+        run=shown,
+        anonymised=anonymise,
+        fingerprint=fingerprint,
+        with_html=with_html,
+        with_json=with_json,
     )
     if stored is None:
         _present(out, shown, inputs)
@@ -156,6 +166,7 @@ def comparison_for_buyer(
             groups=groups_to_json(out.groups),
             summary={"sensitivity": out.sensitivity, "charts": out.charts},
             matrix_html=matrix_body(out.groups, len(out.columns)),
+            groups_json=groups_printed(out.groups),
         )
     else:
         out.columns = columns_from_json(stored.columns, RunScores(shown.pk))

@@ -9,6 +9,7 @@ reader asks for them (the award panel, the annex, the bid list's scores).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +142,11 @@ class Comparison:
         self._groups = value
 
     @property
+    def groups_json(self) -> str:
+        """The groups as the API prints them, as stored ("" when not stored or not read)."""
+        return self.presentation.groups_json if self.presentation is not None else ""
+
+    @property
     def matrix_html(self) -> str:
         """The matrix body as stored with the presentation ("" when there is none)."""
         return self.presentation.matrix_html if self.presentation is not None else ""
@@ -230,3 +236,42 @@ def groups_from_json(data: list[dict[str, Any]]) -> list[Group]:
         )
         for g in data
     ]
+
+
+def groups_api(groups: list[Group]) -> list[dict[str, Any]]:
+    """The groups in the API's shape (`ComparisonSerializer.groups`): a cell's values named,
+    its page-only styling left out."""
+    return [
+        {
+            "title": g.title,
+            "rows": [
+                {
+                    "key": r.key,
+                    "label": r.label,
+                    "unit": r.unit,
+                    "better": r.better,
+                    "cells": [
+                        {
+                            "display": c.display,
+                            "value": c.value,
+                            "best": c.best,
+                            "note": c.note,
+                            "explain": c.explain,
+                        }
+                        for c in r.cells
+                    ],
+                }
+                for r in g.rows
+            ],
+        }
+        for g in groups
+    ]
+
+
+def groups_printed(groups: list[Group]) -> str:
+    """`groups_api` printed as DRF's JSON renderer prints an answer (compact, UTF-8 as is,
+    no NaN, U+2028/U+2029 escaped), so that the API can write it into its answer unchanged."""
+    text = json.dumps(
+        groups_api(groups), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    )
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -125,6 +125,9 @@ class ComparisonPresentation(models.Model):
     summary = models.JSONField()
     # The page's matrix body, printed from `groups` (escaped): the page reads this, not them.
     matrix_html = models.TextField()
+    # The same groups printed as the API's JSON (`matrix.groups_printed`): the API writes this
+    # text into its answer as it is, not parsed and printed again on every read.
+    groups_json = models.TextField(default="")
     built_at = models.DateTimeField(auto_now=True)
 
     class Meta:

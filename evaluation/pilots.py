@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django import forms
+from django.db.models import Q
 
 from acceptance.models import PILOT_MAX_DAYS, Pilot
 from acceptance.pilot_lifecycle import PILOT, PilotCase
@@ -17,7 +18,6 @@ from acceptance.selectors.pilot import (
     FigureRow,
     acknowledged_floors,
     figure_rows,
-    pilots_by_bid,
     uses_verified,
 )
 from bids.models import Bid, CapacityRequest
@@ -87,23 +87,30 @@ def pilot_section(
 ) -> PilotSection:
     """`names`: the comparison's label for each bid; `bound`: a refused invitation form to
     show again with what was typed, for `bound_bid`."""
-    pilots = pilots_by_bid(capacity_request=capacity_request)
-    # Only the buyer invites: its role on the request decides for every bid (one query).
-    actor = actor_for(user=user, parties={"buyer": capacity_request.buyer_id})
+    # The section lists shortlisted and piloted bids only, each with its pilot (one query).
+    bids = bid_rows_for_buyer(
+        capacity_request=capacity_request,
+        only=Q(shortlisted=True) | Q(pilot__isnull=False),
+        related=("pilot__run",),
+    )
+    pilots: dict[int, Pilot] = {
+        bid.pk: pilot for bid, _ in bids if (pilot := getattr(bid, "pilot", None)) is not None
+    }
+    floors = acknowledged_floors(bid.pk for bid, _ in bids) if bids else {}
+    actor = None
     rows = []
-    bids = bid_rows_for_buyer(capacity_request=capacity_request)
-    floors = acknowledged_floors(bid.pk for bid, _ in bids)
     # A bid the comparison has no column for yet (not scored) still goes by its label.
     labels = anonymous_labels(capacity_request=capacity_request) if anonymise else {}
     for bid, revision in bids:
         pilot = pilots.get(bid.pk)
-        if not bid.shortlisted and pilot is None:
-            continue
         bid.request = capacity_request
         fallback = labels.get(bid.pk, "Unnamed bid") if anonymise else bid.provider.name
         figures = figure_rows(pilot, revision, floors=floors.get(bid.pk))
         row = PilotRow(bid, names.get(bid.pk, fallback), pilot, figures)
         if pilot is None:
+            if actor is None:
+                # Only the buyer invites: its role on the request decides for every bid.
+                actor = actor_for(user=user, parties={"buyer": capacity_request.buyer_id})
             decision = PILOT.decide(PilotCase(bid), "invite", actor=actor)
             if decision.allowed:
                 row.form = bound if bound_bid == bid.pk and bound else PilotInviteForm.for_bid(bid)

@@ -23,7 +23,7 @@ from questionnaire.selectors import agreed_terms
 
 #: Bump when what a presentation holds, or how it is worded or printed, changes: presentations
 #: stored by older code no longer match and are built again on their next read.
-PRESENTATION_VERSION = 3
+PRESENTATION_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -76,13 +76,16 @@ def presentation_inputs(
 
 
 def stored_presentation(
-    *, run: ScoringRun, anonymised: bool, fingerprint: str, with_html: bool
+    *, run: ScoringRun, anonymised: bool, fingerprint: str, with_html: bool, with_json: bool
 ) -> ComparisonPresentation | None:
     """The stored presentation if it was built from these inputs. The page reads the printed
-    matrix, the API and the exports its cells: each leaves the other unread (it loads on use)."""
+    matrix, the API the printed JSON, the exports the cells: each leaves the others unread (a
+    deferred one loads on use)."""
+    unread = {"groups", "matrix_html", "groups_json"}
+    unread -= {"matrix_html"} if with_html else {"groups_json"} if with_json else {"groups"}
     found = ComparisonPresentation.objects.filter(
         run=run, anonymised=anonymised, fingerprint=fingerprint
-    ).defer("groups" if with_html else "matrix_html")
+    ).defer(*unread)
     return found.first()
 
 
@@ -95,6 +98,7 @@ def presentation_store(
     groups: list[dict[str, Any]],
     summary: dict[str, Any],
     matrix_html: str,
+    groups_json: str,
 ) -> ComparisonPresentation:
     """Store over whatever this run and labelling held. One statement, so two readers building
     the same presentation at once both succeed (the last one's stays, built from the same
@@ -107,12 +111,21 @@ def presentation_store(
         groups=groups,
         summary=summary,
         matrix_html=matrix_html,
+        groups_json=groups_json,
     )
     ComparisonPresentation.objects.bulk_create(
         [presentation],
         update_conflicts=True,
         unique_fields=["run", "anonymised"],
-        update_fields=["fingerprint", "columns", "groups", "summary", "matrix_html", "built_at"],
+        update_fields=[
+            "fingerprint",
+            "columns",
+            "groups",
+            "summary",
+            "matrix_html",
+            "groups_json",
+            "built_at",
+        ],
     )
     # Only the request's latest finished run is ever shown: an earlier one's is dead weight.
     ComparisonPresentation.objects.filter(run__request_id=run.request_id).exclude(

@@ -195,13 +195,6 @@ def figure_rows(
     return rows
 
 
-def pilots_by_bid(*, capacity_request: CapacityRequest) -> dict[int, Pilot]:
-    """The request's pilots by bid id, for its buyer's comparison (the caller checked the
-    buyer may see the bids)."""
-    pilots = Pilot.objects.filter(bid__request=capacity_request).select_related("run")
-    return {p.bid_id: p for p in pilots}
-
-
 def pilot_candidates(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
     """The bids a pilot is for: shortlisted ones, and any already invited."""
     return (

@@ -7,8 +7,10 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.renderers import PrintedJSON
 from api.serializers.pilots import PilotSectionSerializer
 from evaluation.comparison import Comparison
+from evaluation.matrix import groups_api
 from evaluation.models import ScoringRun
 from evaluation.rounds import RoundComparison
 
@@ -113,7 +115,9 @@ class ComparisonSerializer(serializers.Serializer):
     )
 
 
-def comparison_data(view: Comparison) -> dict[str, Any]:
+def comparison_data(view: Comparison, *, printed: bool = False) -> dict[str, Any]:
+    """`printed`: the matrix as stored printed for this API (`PrintedJSON`, written into the
+    answer unparsed by `PrintedJSONRenderer`) where the presentation holds it."""
     columns = [
         {
             "name": col.name,
@@ -126,31 +130,9 @@ def comparison_data(view: Comparison) -> dict[str, Any]:
         }
         for col in view.columns
     ]
-    groups = [
-        {
-            "title": group.title,
-            "rows": [
-                {
-                    "key": row.key,
-                    "label": row.label,
-                    "unit": row.unit,
-                    "better": row.better,
-                    "cells": [
-                        {
-                            "display": cell.display,
-                            "value": cell.value,
-                            "best": cell.best,
-                            "note": cell.note,
-                            "explain": cell.explain,
-                        }
-                        for cell in row.cells
-                    ],
-                }
-                for row in group.rows
-            ],
-        }
-        for group in view.groups
-    ]
+    groups: Any = (
+        PrintedJSON(view.groups_json) if printed and view.groups_json else groups_api(view.groups)
+    )
     return {
         "request": view.request.pk,
         "state": view.state,
@@ -164,13 +146,18 @@ def comparison_data(view: Comparison) -> dict[str, Any]:
 
 
 def comparison_payload(
-    view: Comparison, rounds: RoundComparison | None, pilots: dict[str, Any] | None = None
+    view: Comparison,
+    rounds: RoundComparison | None,
+    pilots: dict[str, Any] | None = None,
+    *,
+    printed: bool = False,
 ) -> dict[str, Any]:
     """What ComparisonSerializer prints, built directly. The matrix's cells, rows and columns
     are already JSON types; running them through the nested serializers field by field (some
     18,000 to_representation calls for 20 bids) was half of the endpoint's time. The
-    serializer stays the schema; tests/api/v1/test_comparison_payload.py asserts both agree."""
-    data = comparison_data(view)
+    serializer stays the schema; tests/api/v1/test_comparison_payload.py asserts both agree.
+    `printed`: see `comparison_data`."""
+    data = comparison_data(view, printed=printed)
     for column in data["columns"]:
         column["total"] = float(column["total"])
     rows = rounds_data(rounds, anonymised=view.anonymised)

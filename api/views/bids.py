@@ -107,7 +107,8 @@ class BidDetailView(generics.GenericAPIView[Bid]):
 
     @extend_schema(summary="A bid: the owner sees its draft, the buyer the latest revision")
     def get(self, request: Request, pk: int) -> Any:
-        bid = selectors.bid_get_for_org(org=api_org(request), pk=pk)  # 404 for all others
+        # 404 for all others; the buyer's answer is the latest revision, read in the same query.
+        bid = selectors.bid_get_for_org(org=api_org(request), pk=pk, with_latest=True)
         tag = bid_etag(request, bid)
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged

@@ -8,6 +8,7 @@ from django.db.models import Prefetch, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +17,7 @@ from api import conditional
 from api.filters import REQUEST_BID_ORDERING, RequestBidFilter
 from api.idempotency import IDEMPOTENCY_PARAMETER, idempotent
 from api.permissions import api_user, buyer_org
+from api.renderers import PrintedJSONRenderer
 from api.serializers.bids import BuyerBidSerializer
 from api.serializers.comparison import ComparisonSerializer, comparison_payload, rounds_data
 from api.serializers.reservations import AwardSerializer, ReservationSerializer
@@ -60,6 +62,9 @@ class RequestBidListView(generics.ListAPIView[Bid]):
 
 
 class ComparisonView(APIView):
+    # The matrix is written as stored printed (PrintedJSON); the browsable API prints it anew.
+    renderer_classes = [PrintedJSONRenderer, BrowsableAPIRenderer]
+
     @extend_schema(
         parameters=[
             OpenApiParameter(
@@ -75,13 +80,17 @@ class ComparisonView(APIView):
     def get(self, request: Request, pk: int) -> Any:
         req = request_for_buyer(request, pk)  # 404 for all but the buyer
         anonymise = request.query_params.get("labels") == "anonymous"
-        view = comparison.comparison_for_buyer(capacity_request=req, anonymise=anonymise)
+        printed = isinstance(request.accepted_renderer, PrintedJSONRenderer)
+        view = comparison.comparison_for_buyer(
+            capacity_request=req, anonymise=anonymise, with_json=printed
+        )
         final = rounds.round_comparison(capacity_request=req, anonymise=view.anonymised)
         pilots = _pilots(request, view)
         tag = conditional.etag(request, buyer_org(request), *comparison_inputs(view, final), pilots)
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged
-        return conditional.tagged(Response(comparison_payload(view, final, pilots)), tag)
+        payload = comparison_payload(view, final, pilots, printed=printed)
+        return conditional.tagged(Response(payload), tag)
 
 
 def _pilots(request: Request, view: comparison.Comparison) -> dict[str, Any] | None:

@@ -7,16 +7,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.permissions import api_org, api_user
+from api.permissions import api_memberships, api_org, api_user
 from api.serializers.common import MeSerializer
-from orgs.models import Organization
 
 
 class MeView(APIView):
     @extend_schema(responses=MeSerializer, summary="You, and the organisation you act for")
     def get(self, request: Request) -> Response:
         user = api_user(request)
-        orgs = Organization.objects.filter(memberships__user=user).order_by("name")
+        # The memberships the acting organisation was chosen from list them all.
+        orgs = sorted(
+            (m.organization for m in api_memberships(request)), key=lambda o: (o.name, o.pk)
+        )
         return Response(
             MeSerializer(
                 {

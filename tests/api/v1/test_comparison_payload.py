@@ -19,8 +19,11 @@ from api.serializers.comparison import (
 )
 from bids import services
 from evaluation.comparison import comparison_for_buyer
+from evaluation.models import ComparisonPresentation
 from evaluation.rounds import round_comparison
 from evaluation.services import request_score
+from orgs.models import Organization
+from tests.api.v1.conftest import token_client
 from tests.evaluation.pages.conftest import add_bids
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +71,40 @@ def test_the_payload_with_both_rounds_is_what_the_serializer_prints(world, buyer
     schema, fast = _both(req, anonymise=False)
     assert fast == schema
     assert {r["final_round"]["price_per_gpu_hour"] for r in fast["rounds"]} >= {"1.900"}
+
+
+@pytest.mark.parametrize("labels", ["", "?labels=anonymous"])
+def test_the_answer_writes_the_stored_matrix_as_the_serializer_prints_it(world, buyer, labels):
+    """The first read builds and stores the presentation; later reads write its stored JSON
+    into the answer unparsed. Both answers are what the serializer prints, to the byte once
+    parsed, with a provider name that JSON must escape."""
+    Organization.objects.filter(pk=world.bid.provider_id).update(name='Nébula "GPU"\u2028Co')
+    add_bids(world.request, 3)
+    assert request_score(capacity_request=world.request).status == "done"
+    client = token_client(buyer.user)
+    url = f"/api/v1/requests/{world.request.pk}/comparison/{labels}"
+    first = client.get(url)
+    again = client.get(url)
+    assert first.status_code == again.status_code == 200
+    assert ComparisonPresentation.objects.exclude(groups_json="").count() == 1
+    schema, _ = _both(world.request, anonymise=bool(labels))
+    for answer in (first, again):
+        body = json.loads(answer.content)
+        assert json.dumps(body["groups"], sort_keys=True) == json.dumps(
+            schema["groups"], sort_keys=True
+        )
+        assert set(body) >= {"request", "state", "columns", "groups", "sensitivity", "pilots"}
+    assert b"\xe2\x80\xa8" not in again.content  # U+2028 escaped, as DRF's renderer does
+    names = [c["name"] for c in json.loads(again.content)["columns"]]
+    assert ('Nébula "GPU"\u2028Co' in names) is not bool(labels)
+
+
+def test_the_browsable_api_prints_the_matrix_anew(world, buyer):
+    add_bids(world.request, 1)
+    request_score(capacity_request=world.request)
+    client = token_client(buyer.user)
+    url = f"/api/v1/requests/{world.request.pk}/comparison/"
+    client.get(url)  # stores the presentation
+    page = client.get(url, HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    assert "&quot;cells&quot;" in page.content.decode()  # the groups as objects, not a string
