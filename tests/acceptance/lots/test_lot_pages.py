@@ -142,3 +142,17 @@ def test_the_bid_page_lists_each_lots_acknowledgement_with_a_link(draft, buyer, 
     page = nora.get(page_url).content.decode()
     assert "Current" in page and "Outstanding" not in page
     assert "Accepted · fixture v1" in page
+
+
+def test_a_lot_of_a_request_without_fixture_or_terms_says_there_is_none_yet(buyer):
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, sealed=False, nodes=4
+    )
+    LotFactory(request=req, number=1, name="Inference", nodes=2)
+    page = buyer.client().get(reverse("acceptance:lot-parts", args=[req.pk, 1])).content.decode()
+    assert "Shares the request's fixture, and the request has none yet" in page
+    assert "Shares the request's handoff terms, and the request has none yet" in page
+    assert "starting from the standard template" in page
+    assert (
+        "starting from the request&#x27;s" not in page and "starting from the request's" not in page
+    )
