@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from acceptance.services import acknowledgement_submit, lot_fixture_own
+from acceptance.services import acknowledgement_submit, fixture_from_template, lot_fixture_own
 from bids import services
 from bids.models import Bid, CapacityRequest, Lot
 from demo.offers import offer_terms
@@ -36,8 +36,10 @@ LOTS: list[dict[str, Any]] = [
     },
 ]
 
-# The inference lot has a fixture of its own (a single-node NVLink check on the lot's servers);
-# the other lots share the request's. Its bidders acknowledge it before they submit.
+# The request's fixture (what lots 1 and 2 are checked against, on the nodes each
+# reservation wins); the inference lot has one of its own, a single-node NVLink check on the
+# lot's servers. Bidders acknowledge the request's, and the lot's before offering on it.
+REQUEST_FIXTURE_TEMPLATE = "rank-sum-allreduce"
 OWN_FIXTURE_LOT = 3
 OWN_FIXTURE_TEMPLATE = "single-node-nvlink"
 
@@ -100,6 +102,7 @@ def seed_lots_demo(
     )
     for lot in LOTS:
         services.lot_add(capacity_request=req, user=user, data=lot)
+    fixture_from_template(capacity_request=req, user=user, template=REQUEST_FIXTURE_TEMPLATE)
     own_lot = Lot.objects.get(request=req, number=OWN_FIXTURE_LOT)
     lot_fixture_own(lot=own_lot, user=user, template=OWN_FIXTURE_TEMPLATE)
     services.request_invite(
@@ -111,6 +114,7 @@ def seed_lots_demo(
         terms = offer_terms(spec["offer"](), reservation_start=start)
         terms.update(lot_offers=spec["lot_offers"], bundles=spec["bundles"])
         services.bid_save_draft(bid=bid, user=provider_user, data=terms)
+        acknowledgement_submit(bid=bid, user=provider_user, status="accepted")
         if any(offer["lot"] == OWN_FIXTURE_LOT for offer in spec["lot_offers"]):
             acknowledgement_submit(bid=bid, user=provider_user, status="accepted", lot=own_lot)
         services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=provider_user)
