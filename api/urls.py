@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 import api.schema  # noqa: F401  (registers the schema extensions)
 from api.errors import unknown_route
+from api.lot_urls import LOT_ROUTES
 from api.outcome_urls import OUTCOME_ROUTES
 from api.views import (
     annexes,
@@ -22,8 +23,6 @@ from api.views import (
     incident_record,
     incidents,
     invitations,
-    lot_parts,
-    lots,
     me,
     member_invitations,
     members,
@@ -129,23 +128,7 @@ v1 = [
         requests.RequestFinalRoundView.as_view(),
         name="request-final-round",
     ),
-    path("requests/<int:pk>/lots/", lots.LotListView.as_view(), name="request-lots"),
-    path("requests/<int:pk>/lots/<int:number>/", lots.LotDetailView.as_view(), name="request-lot"),
-    path(
-        "requests/<int:pk>/lots/<int:number>/fixture/",
-        lot_parts.LotFixtureView.as_view(),
-        name="request-lot-fixture",
-    ),
-    path(
-        "requests/<int:pk>/lots/<int:number>/fixture/bundle/",
-        lot_parts.LotFixtureBundleView.as_view(),
-        name="request-lot-fixture-bundle",
-    ),
-    path(
-        "requests/<int:pk>/lots/<int:number>/terms/",
-        lot_parts.LotTermsView.as_view(),
-        name="request-lot-terms",
-    ),
+    *LOT_ROUTES,
     path("requests/<int:pk>/pilots/", pilots.RequestPilotsView.as_view(), name="request-pilots"),
     path(
         "requests/<int:pk>/pilot-scoring/",

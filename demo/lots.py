@@ -8,8 +8,9 @@ from typing import Any
 
 from django.utils import timezone
 
+from acceptance.services import acknowledgement_submit, fixture_from_template, lot_fixture_own
 from bids import services
-from bids.models import Bid, CapacityRequest
+from bids.models import Bid, CapacityRequest, Lot
 from demo.offers import offer_terms
 from engine.scoring import demo as scoring_demo
 from orgs.models import Organization
@@ -34,6 +35,13 @@ LOTS: list[dict[str, Any]] = [
         "single_fabric_domain": False,
     },
 ]
+
+# The request's fixture (what lots 1 and 2 are checked against, on the nodes each
+# reservation wins); the inference lot has one of its own, a single-node NVLink check on the
+# lot's servers. Bidders acknowledge the request's, and the lot's before offering on it.
+REQUEST_FIXTURE_TEMPLATE = "rank-sum-allreduce"
+OWN_FIXTURE_LOT = 3
+OWN_FIXTURE_TEMPLATE = "single-node-nvlink"
 
 # Per provider (in demo.seed.PROVIDERS order): its scoring demo offer, lot offers and bundles.
 BIDS: list[dict[str, Any]] = [
@@ -94,6 +102,9 @@ def seed_lots_demo(
     )
     for lot in LOTS:
         services.lot_add(capacity_request=req, user=user, data=lot)
+    fixture_from_template(capacity_request=req, user=user, template=REQUEST_FIXTURE_TEMPLATE)
+    own_lot = Lot.objects.get(request=req, number=OWN_FIXTURE_LOT)
+    lot_fixture_own(lot=own_lot, user=user, template=OWN_FIXTURE_TEMPLATE)
     services.request_invite(
         capacity_request=req, user=user, providers=[org for org, _, _ in providers]
     )
@@ -103,5 +114,8 @@ def seed_lots_demo(
         terms = offer_terms(spec["offer"](), reservation_start=start)
         terms.update(lot_offers=spec["lot_offers"], bundles=spec["bundles"])
         services.bid_save_draft(bid=bid, user=provider_user, data=terms)
+        acknowledgement_submit(bid=bid, user=provider_user, status="accepted")
+        if any(offer["lot"] == OWN_FIXTURE_LOT for offer in spec["lot_offers"]):
+            acknowledgement_submit(bid=bid, user=provider_user, status="accepted", lot=own_lot)
         services.bid_submit(bid=Bid.objects.get(pk=bid.pk), user=provider_user)
     return req

@@ -82,7 +82,8 @@ def scenario_table(
     cells: dict[tuple[str, str], dict[int, str]] = {}
     for i, scenario in enumerate(scenarios):
         for line in (scenario.result or {}).get("lines", []):
-            text = f"{line['gpus']} GPUs ({line['nodes']} nodes)"
+            nodes = line["nodes"]
+            text = f"{line['gpus']} GPUs ({nodes} node{'' if nodes == 1 else 's'})"
             cells.setdefault((line["lot"], line["provider"]), {})[i] = text
     table.allocation = [
         (lot, provider, [by_col.get(i, "") for i in range(len(scenarios))])

@@ -18,6 +18,11 @@ class ScenarioForm(forms.ModelForm):
     class Meta:
         model = AwardScenario
         fields = PLAIN
+        labels = {"required_useful_gpu_hours": "Required useful GPU-hours"}
+        help_texts = {
+            "required_useful_gpu_hours": "For the lowest-cost objective: a floor on the award's "
+            "useful GPU-hours; empty: no floor (every lot is covered in full either way)."
+        }
 
     def __init__(self, *args: Any, bidders: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

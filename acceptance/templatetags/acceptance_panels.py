@@ -9,7 +9,7 @@ from django import template
 
 from acceptance.models import Pilot
 from acceptance.selectors import fixtures as selectors
-from acceptance.selectors.lot_parts import lot_part_rows
+from acceptance.selectors.lot_parts import lot_acknowledgements, lot_part_rows, offered_lot_numbers
 from bids import selectors as bid_selectors
 from bids.lifecycle import REQUEST, request_actor
 from bids.models import Bid, CapacityRequest
@@ -50,6 +50,10 @@ def request_fixture_panel(
 def bid_ack_panel(bid: Bid, org: Organization | None) -> dict[str, Any]:
     return {
         "bid": bid,
+        # Each lot with its own fixture or terms: the bid's newest acknowledgement of it, and
+        # whether the bid offers on it (only those hold up its submit).
+        "lot_states": lot_acknowledgements(bid=bid),
+        "offered_lots": offered_lot_numbers(bid),
         "is_owner": org is not None and bid.provider_id == org.pk,
         "state": selectors.acknowledgement_state(bid=bid),
         "has_fixture": selectors.fixture_for_request(capacity_request=bid.request) is not None,

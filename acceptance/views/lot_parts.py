@@ -21,6 +21,7 @@ from bids import selectors as bid_selectors
 from bids.lifecycle import REQUEST, request_actor
 from bids.lots import lot_get
 from bids.models import Lot
+from contracts import selectors as terms_selectors
 from core.errors import ServiceError
 from engine.evidence.fixtures import templates
 from orgs.access import active_org, org_required, user_of
@@ -62,6 +63,9 @@ def lot_parts_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse
             "fixture": fixture,
             "version": selectors.fixture_current_version(fixture=fixture) if fixture else None,
             "terms": terms,
+            # What "shares the request's" means when the request has none yet.
+            "request_fixture": selectors.fixture_for_request(capacity_request=req),
+            "request_terms": terms_selectors.terms_for_request(capacity_request=req),
             "is_buyer": is_buyer,
             "can_choose": is_buyer and lots_move.allowed,
             "template_form": FixtureTemplateForm(),

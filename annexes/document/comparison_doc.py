@@ -127,6 +127,27 @@ def _ranking_blocks(bids: Sequence[Mapping[str, Any]]) -> list[Block]:
     return blocks
 
 
+def _lots_note(snap: Mapping[str, Any]) -> list[Block]:
+    """On a request in lots the ranking reads each bid as one offer for the whole request, so a
+    bid on some lots is marked short of the request's GPUs: say so before the reader sees it."""
+    if not snap.get("lots"):
+        return []
+    where = (
+        "the award scenarios below split the lots between the bids"
+        if snap.get("scenarios")
+        else "the comparison page scores each lot's offers and the award scenarios split the lots"
+    )
+    return [
+        {
+            "type": "text",
+            "note": True,
+            "text": f"This request is in {snap['lots']} lots. The ranking reads each bid as one "
+            "offer for the whole request (its lots together), so a bid that covers only some "
+            f"lots falls short of the request's GPU count here and is marked so; {where}.",
+        }
+    ]
+
+
 def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:
     req = snap["request"]
     bids = snap["bids"]
@@ -167,6 +188,7 @@ def comparison_document(snap: Mapping[str, Any], *, sha256: str, version: int) -
                     "type": "text",
                     "text": f"Scored {when(snap.get('scored_at'))}; {_weights_text(snap)}.",
                 },
+                *_lots_note(snap),
                 *ranking,
                 *detail_note,
             ],

@@ -298,6 +298,8 @@ def comparison_snapshot(*, capacity_request: CapacityRequest) -> dict[str, Any]:
         "charts": plain(view.charts),
         # Only when the buyer kept any, so summaries without scenarios keep their checksum.
         **({"scenarios": scenarios} if (scenarios := scenarios_part(capacity_request)) else {}),
+        # Only on a request in lots (the ranking reads each bid whole there), likewise.
+        **({"lots": lots} if (lots := capacity_request.lots.count()) else {}),
     }
 
 

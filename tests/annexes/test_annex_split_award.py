@@ -112,6 +112,10 @@ def test_the_summary_pdf_compares_the_scenarios_and_names_the_one_awarded(
         split, buyer.user, AnnexKind.COMPARISON, django_capture_on_commit_callbacks
     )
     text = " ".join(_text(job.annex).split())
+    # The ranking reads each bid whole: on a request in lots it says why bids fall short.
+    ranking = text.split("1. Ranking")[-1].split("2. ")[0]
+    assert "This request is in 3 lots" in ranking
+    assert "the award scenarios below split the lots between the bids" in ranking
     part = text.split("Award scenarios")[-1]
     assert "Two providers (awarded)" in part
     assert "$675,532.80" in part and "$677,606.40" in part  # each scenario's cost

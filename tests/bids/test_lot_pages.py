@@ -195,3 +195,19 @@ def test_the_demo_has_a_request_in_three_lots_with_each_kind_of_bundle(client):
     for words in ("−4 % if awarded all of lot 1 and lot 2.", "Only together: lot 1 and lot 2",
                   "At most 96 GPUs across all lots."):  # fmt: skip
         assert words in html
+    # The inference lot has its own fixture, sized to the lot; its two bidders acknowledged it
+    # (else their bids could not have been submitted), and the buyer reads that on its page.
+    from acceptance.models import Acknowledgement, Fixture
+
+    # Lots 1 and 2 share the request's fixture, so the buyer can award without attaching one.
+    assert Fixture.objects.filter(request=req).exists()
+    fixture = Fixture.objects.get(lot__request=req)
+    assert fixture.lot.number == 3
+    spec = fixture.versions.get(number=fixture.current_number).spec
+    assert spec["allocation"]["nodes"] <= fixture.lot.nodes
+    assert spec["allocation"]["gpus_per_node"] == fixture.lot.gpus_per_node
+    acked = Acknowledgement.objects.filter(lot=fixture.lot).values_list("bid__provider__name")
+    offering = {b.provider.name for b in req.bids.all() if any(o["lot"] == 3 for o in b.lot_offers)}
+    assert {name for (name,) in acked} == offering and len(offering) == 2
+    parts = client.get(reverse("acceptance:lot-parts", args=[req.pk, 3])).content.decode()
+    assert "Providers' acknowledgements" in parts and "Accepted" in parts

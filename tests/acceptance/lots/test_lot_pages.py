@@ -114,3 +114,45 @@ def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(
     draft.save(update_fields=["sealed"])
     assert draft.bids_hidden_from_buyer
     assert "Northwind" not in client.get(parts_url).content.decode()
+
+
+def test_the_bid_page_lists_each_lots_acknowledgement_with_a_link(draft, buyer, provider):
+    client = buyer.client()
+    client.post(
+        reverse("acceptance:lot-fixture-own", args=[draft.pk, 2]), {"template": DEFAULT_TEMPLATE}
+    )
+    draft.status = RequestStatus.OPEN
+    draft.save(update_fields=["status"])
+    Invitation.objects.create(request=draft, provider=provider.org)
+    bid = BidFactory(request=draft, provider=provider.org)
+    offers = [{"lot": 2, "price_per_gpu_hour": "2.40", "nodes": 2}]
+    bid_save_draft(bid=bid, user=provider.user, data={"lot_offers": offers})
+
+    nora = provider.client()
+    page_url = reverse("bids:bid-detail", args=[bid.pk])
+    ack_url = reverse("acceptance:lot-acknowledge", args=[bid.pk, 2])
+    page = nora.get(page_url).content.decode()
+    assert "Lots with their own fixture or terms" in page
+    assert "Lot 2 (Inference)" in page and "Outstanding: not acknowledged" in page
+    assert ack_url in page
+    # Lot 1 shares the request's: nothing of its own to acknowledge, so no row.
+    assert 'id="lot-ack-1"' not in page
+
+    nora.post(ack_url, {"status": "accepted", "exc-TOTAL_FORMS": "0", "exc-INITIAL_FORMS": "0"})
+    page = nora.get(page_url).content.decode()
+    assert "Current" in page and "Outstanding" not in page
+    assert "Accepted · fixture v1" in page
+
+
+def test_a_lot_of_a_request_without_fixture_or_terms_says_there_is_none_yet(buyer):
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, sealed=False, nodes=4
+    )
+    LotFactory(request=req, number=1, name="Inference", nodes=2)
+    page = buyer.client().get(reverse("acceptance:lot-parts", args=[req.pk, 1])).content.decode()
+    assert "Shares the request's fixture, and the request has none yet" in page
+    assert "Shares the request's handoff terms, and the request has none yet" in page
+    assert "starting from the standard template" in page
+    assert (
+        "starting from the request&#x27;s" not in page and "starting from the request's" not in page
+    )

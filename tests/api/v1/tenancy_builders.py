@@ -67,7 +67,8 @@ def reservation(w: ApiWorld) -> dict[str, Any]:
 def lot(w: ApiWorld) -> dict[str, Any]:
     from tests.factories import LotFactory
 
-    return {"id": w.request.pk, "number": LotFactory(request=w.request).number}
+    last = w.request.lots.order_by("-number").values_list("number", flat=True).first() or 0
+    return {"id": w.request.pk, "number": LotFactory(request=w.request, number=last + 1).number}
 
 
 def own_lot(w: ApiWorld) -> dict[str, Any]:
@@ -94,6 +95,19 @@ def own_lot(w: ApiWorld) -> dict[str, Any]:
     )
     HandoffTerms.objects.create(lot=made, buyer_owner_name="Ada", buyer_owner_contact="a@x.io")
     return {"id": w.request.pk, "number": made.number}
+
+
+def bid_own_lot(w: ApiWorld) -> dict[str, Any]:
+    """The provider's bid, and a lot of its request with its own fixture and terms."""
+    return {"id": w.bid.pk, "number": own_lot(w)["number"]}
+
+
+def lot_ack_body(w: ApiWorld) -> dict[str, Any]:
+    return {
+        "status": "accepted",
+        "provider_owner_name": "Nils Berg",
+        "provider_owner_contact": "oncall@northwind.example",
+    }
 
 
 def scenario(w: ApiWorld) -> dict[str, Any]:

@@ -86,3 +86,21 @@ def test_once_published_a_lot_keeps_its_choice_and_invitees_read_its_own(
     assert api.post(f"/api/v1/requests/{draft.pk}/lots/2/terms/").status_code == 409
     edited = api.patch(url, {"changes": {"runtime.nccl_version": "2.23.4"}}, format="json")
     assert edited.status_code == 200 and edited.json()["number"] == 2
+
+
+def test_each_choice_of_a_lots_own_is_on_the_audit_chain(draft, buyer):
+    from audit.models import AuditEntry
+
+    api = token_client(buyer.user)
+    base = f"/api/v1/requests/{draft.pk}/lots/2"
+    assert api.post(f"{base}/fixture/", {"template": DEFAULT_TEMPLATE}).status_code == 201
+    assert api.post(f"{base}/terms/", format="json").status_code == 201
+    assert api.delete(f"{base}/fixture/").status_code == 204
+    assert api.delete(f"{base}/terms/").status_code == 204
+    entries = AuditEntry.objects.filter(after__lot=2).order_by("pk")
+    assert [e.action for e in entries] == [
+        "fixture.version",
+        "terms.version",
+        "fixture.lot_share",
+        "terms.lot_share",
+    ]

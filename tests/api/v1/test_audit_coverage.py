@@ -51,6 +51,11 @@ ELSEWHERE = {
     "requests_lots_create": "tests/api/v1/test_api_lots.py (request.lot_add)",
     "requests_lots_partial_update": "tests/api/v1/test_api_lots.py (request.lot_edit)",
     "requests_lots_destroy": "tests/api/v1/test_api_lots.py (request.lot_remove)",
+    # Whether a lot has its own fixture and terms is chosen while a draft; the table's is open.
+    "requests_lots_fixture_create": "tests/api/v1/test_api_lot_parts.py (fixture.version)",
+    "requests_lots_fixture_destroy": "tests/api/v1/test_api_lot_parts.py (fixture.lot_share)",
+    "requests_lots_terms_create": "tests/api/v1/test_api_lot_parts.py (terms.version)",
+    "requests_lots_terms_destroy": "tests/api/v1/test_api_lot_parts.py (terms.lot_share)",
     "requests_award_create": "tests/audit/test_chain.py (bid.award)",
     "requests_scenarios_award_create": (
         "tests/evaluation/scenarios/test_scenario_api_award.py (scenario.award)"
@@ -230,11 +235,19 @@ PAGE_READS = {
     "pilots:list", "pilots:detail", "pilots:evidence-download", "pilots:status",
     "inference:served-detail",
     "delivery:change-detail", "delivery:change-status", "delivery:canary-evidence-download",
+    "acceptance:lot-parts", "acceptance:lot-fixture-bundle", "acceptance:lot-fixture-json",
 }  # fmt: skip
 
 # Page write route -> the API operation that calls the same service (its entry is checked above).
 PAGE_WRITES = {
     "acceptance:fixture-create": "requests_fixture_create",
+    "acceptance:lot-acknowledge": "bids_lots_acknowledgement_create",
+    "acceptance:lot-fixture-own": "requests_lots_fixture_create",
+    "acceptance:lot-fixture-edit": "requests_lots_fixture_partial_update",
+    "acceptance:lot-fixture-share": "requests_lots_fixture_destroy",
+    "contracts:lot-terms-own": "requests_lots_terms_create",
+    "contracts:lot-terms-edit": "requests_lots_terms_partial_update",
+    "contracts:lot-terms-share": "requests_lots_terms_destroy",
     "acceptance:fixture-edit": "requests_fixture_partial_update",
     "acceptance:fixture-reference-upload": "requests_fixture_references_create",
     "annexes:generate": "requests_annexes_create",

@@ -43,6 +43,7 @@ from tests.api.v1.tenancy_builders import (
     baseline_proposed,
     bid,
     bid_attachment,
+    bid_own_lot,
     change_approved,
     change_body,
     change_proposed,
@@ -52,6 +53,7 @@ from tests.api.v1.tenancy_builders import (
     fresh_invite_body,
     incident,
     lot,
+    lot_ack_body,
     maintenance,
     maintenance_body,
     member_invitation,
@@ -326,6 +328,10 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "bids_attachments_create": (bid, lambda w: Multipart(), only(provider=CREATED)),
     "bids_attachments_file_retrieve": (bid_attachment, None, OWNER_AND_BUYER),
     "bids_revisions_retrieve": (lambda w: {"id": w.bid.pk, "number": 1}, None, OWNER_AND_BUYER),
+    # A lot's own fixture and terms, acknowledged on the bid: its provider writes, the buyer
+    # reads once the bid is visible; the rival's and outsiders' 404.
+    "bids_lots_acknowledgement_retrieve": (bid_own_lot, None, OWNER_AND_BUYER),
+    "bids_lots_acknowledgement_create": (bid_own_lot, lot_ack_body, only(provider=CREATED)),
     "reservations_list": (none, None, ALL_ORGS),
     "reservations_retrieve": (reservation, None, OWNER_AND_BUYER),
     "reservations_runs_create": (

@@ -27,6 +27,7 @@ def test_the_empty_page_says_how_to_start(worked, buyer):
     html = buyer.client().get(_url(worked)).content.decode()
     assert "No scenarios yet" in html and "Define a scenario" in html
     assert "Minimum share for Rival Cloud (%)" in html
+    assert "Required useful GPU-hours" in html and "Required useful gpu hours" not in html
 
 
 def test_a_buyer_defines_a_scenario_that_is_queued_and_audited(worked, buyer, rival_provider):
@@ -74,6 +75,11 @@ def test_the_comparison_shows_allocation_cost_and_rule_costs(worked, buyer):
     html = buyer.client().get(_url(worked)).content.decode()
     assert "$677,606.40" in html
     assert "Lot 2 · Cirrus Compute" in html and "48 GPUs (6 nodes)" in html
+    first.refresh_from_db()
+    one = {**first.result["lines"][0], "gpus": 8, "nodes": 1}
+    AwardScenario.objects.filter(pk=first.pk).update(result={**first.result, "lines": [one]})
+    html = buyer.client().get(_url(worked)).content.decode()
+    assert "8 GPUs (1 node)" in html and "(1 nodes)" not in html
     assert "$2,073.60" in html  # what the 75 % cap costs
     assert "Infeasible" in html and "Drop any one to make it feasible" in html
 
