@@ -89,6 +89,27 @@ def test_a_canary_on_every_node_or_off_the_change_is_refused(cw, provider):
     assert not PlannedChange.objects.exists()
 
 
+def test_a_whole_allocation_canary_names_one_of_the_reservations_nodes(cw, provider):
+    # While the record names two of the four nodes, an unknown label may be an unnamed node.
+    assert announce(cw, provider, nodes="", canary_nodes="gpu-a03").canary.nodes == ["gpu-a03"]
+    # The burn-in evidence named two nodes and an earlier window the other two: the record
+    # names all four, so a fifth label is a typo, not a node.
+    services.maintenance_announce(
+        reservation=cw.reservation, user=provider.user, nodes="gpu-a03 gpu-a04",
+        starts_at=cw.now + timedelta(days=6), ends_at=cw.now + timedelta(days=6, hours=1),
+        reason="Cabling", now=cw.now,
+    )  # fmt: skip
+    with pytest.raises(ValidationError) as typo:
+        announce(cw, provider, nodes="", canary_nodes="gpu-a1")
+    message = typo.value.message_dict["canary_nodes"][0]
+    assert message.startswith("gpu-a1 is not one of this reservation's nodes (gpu-a01,")
+    with pytest.raises(ValidationError) as reach:
+        announce(cw, provider, nodes="gpu-a01 gpu-x2", canary_nodes="gpu-a01")
+    assert "gpu-x2 is not one of this reservation's nodes" in reach.value.message_dict["nodes"][0]
+    change = announce(cw, provider, nodes="", canary_nodes="gpu-a04")
+    assert change.canary.nodes == ["gpu-a04"]
+
+
 def test_only_the_providers_team_announces(cw, buyer, provider):
     with pytest.raises(MoveRefused) as refused:
         announce(cw, buyer)
