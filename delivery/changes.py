@@ -159,6 +159,7 @@ def change_announce(
     canary = canary_create(
         reservation=reservation, user=user, nodes=canary_on, closes_at=window.starts_at,
         label=f"Canary: {label}",
+        driver_version=to_version if kind == ChangeKind.DRIVER else "",
     )  # fmt: skip
     entry = release_propose(
         reservation=reservation, user=user, now=when,
