@@ -153,6 +153,12 @@ class PacketSerializer(serializers.Serializer):
     node_states = serializers.SerializerMethodField()
     incidents = serializers.SerializerMethodField()
     bills = serializers.ListField(child=serializers.DictField(child=serializers.CharField()))
+    changes = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        help_text="Planned changes whose window overlaps the miss: id, change, nodes, window, "
+        "canary (its verdict and nodes), rollout (not yet, after a passing canary, without a "
+        "passing canary) and outcome.",
+    )
 
     @extend_schema_field(NodeStateSerializer(many=True))
     def get_node_states(self, obj: Packet) -> list[dict[str, Any]]:
