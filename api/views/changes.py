@@ -59,9 +59,7 @@ class ReservationChangesView(generics.ListAPIView[PlannedChange]):
         return sel.change_list(reservation=_reservation(self.request, self.kwargs["pk"]))
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
-        context["views"] = getattr(self, "_views", {})
-        return context
+        return {**super().get_serializer_context(), "views": getattr(self, "_views", {})}
 
     @extend_schema(summary="A reservation's planned changes with their canary verdicts")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
