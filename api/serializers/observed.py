@@ -47,7 +47,13 @@ class ObservedUploadSerializer(ReadModelSerializer[ObservedUpload]):
 
 class ObservedUploadWriteSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(
-        choices=ObservedKind.choices, help_text="What the file is (docs/observed-outcomes.md)."
+        choices=ObservedKind.choices,
+        help_text="What the file is (docs/observed-outcomes.md).",
+        error_messages={
+            "invalid_choice": '"{input}" is not a kind of observed file; send one of: '
+            + ", ".join(f"{value} ({label})" for value, label in ObservedKind.choices)
+            + "."
+        },
     )
     # The service refuses an empty file naming it, as the page does.
     file = serializers.FileField(allow_empty_file=True, help_text="The file as the tool wrote it.")
