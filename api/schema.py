@@ -83,6 +83,10 @@ STATED_RULES: dict[str, str] = {
     "changes_canary_evidence_upload": "each `file` is evidence a parser reads (`kind` names "
     "one, or it is detected)",
     "changes_answer_create": "an objection gives its `reason`",
+    "reservations_changes_create": "`window` is one of this reservation's maintenance windows, "
+    "agreed or given with notice, not yet open and at least the terms' notice ahead; the "
+    "versions differ; `nodes` lie within the window's nodes; and `canary_nodes` are among the "
+    "nodes the change reaches, fewer than them",
     "requests_pilots_create": "the last day is on or after the first and at most 14 days after it",
     "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
     "calling party signs",

@@ -138,6 +138,11 @@ v1 = [
     path("pilots/", pilots.PilotListView.as_view(), name="pilot-list"),
     path("pilots/<int:pk>/", pilots.PilotDetailView.as_view(), name="pilot-detail"),
     path("pilots/<int:pk>/evidence/", pilots.PilotEvidenceView.as_view(), name="pilot-evidence"),
+    path(
+        "reservations/<int:pk>/changes/",
+        changes.ReservationChangesView.as_view(),
+        name="reservation-changes",
+    ),
     path("changes/<int:pk>/", changes.ChangeDetailView.as_view(), name="change-detail"),
     path("changes/<int:pk>/answer/", changes.ChangeAnswerView.as_view(), name="change-answer"),
     path(

@@ -31,9 +31,26 @@ def bounds_from_model(form: forms.ModelForm) -> None:
             v for v in field.validators if type(v) not in (MinValueValidator, MaxValueValidator)
         ]
         field.min_value, field.max_value = low, high
+        # A model validator's own words ("one replica is the whole GPU …") stay its message.
+        low_words = next(
+            (
+                v.message
+                for v in validators
+                if type(v) is MinValueValidator and v.limit_value == low
+            ),
+            None,
+        )
+        high_words = next(
+            (
+                v.message
+                for v in validators
+                if type(v) is MaxValueValidator and v.limit_value == high
+            ),
+            None,
+        )
         if low is not None:
-            field.validators.append(MinValueValidator(low))
+            field.validators.append(MinValueValidator(low, message=low_words))
             field.widget.attrs["min"] = str(low)
         if high is not None:
-            field.validators.append(MaxValueValidator(high))
+            field.validators.append(MaxValueValidator(high, message=high_words))
             field.widget.attrs["max"] = str(high)

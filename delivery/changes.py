@@ -20,6 +20,7 @@ from acceptance.models import Reservation
 from acceptance.services.canary import canary_create
 from delivery.lifecycle import ANNOUNCING, CHANGE
 from delivery.models import ChangeKind, MaintenanceWindow, PlannedChange
+from delivery.selectors import reservation_node_labels
 from incidents.lifecycle import reservation_actor
 from incidents.models import ChangeStatus
 from incidents.selectors import terms_for
@@ -79,17 +80,34 @@ def _window_errors(
     return {}
 
 
+def _known_nodes(reservation: Reservation, labels: list[str], *, field: str) -> None:
+    """On a whole-allocation window, a label the record knows for none of the reservation's
+    nodes is a typo, once the record names as many nodes as were contracted; before that an
+    unnamed node may still be one of them."""
+    known = reservation_node_labels(reservation=reservation)
+    if len(known) < (reservation.nodes or 0) or not known:
+        return
+    stray = [n for n in labels if n not in known]
+    if stray:
+        raise ValidationError({field: [f"{stray[0]} is not one of this reservation's nodes "
+                                       f"({', '.join(known)})."]})  # fmt: skip
+
+
 def _nodes(
     reservation: Reservation, window: MaintenanceWindow, nodes: str, canary_nodes: str
 ) -> tuple[list[str], list[str]]:
     """The nodes the change reaches (inside the window's) and the canary's: at least one of
     them and never all, so the rest run the old version while the buyer reads the result."""
     affected = clean_nodes(nodes) if nodes.strip() else list(window.nodes)
+    if not window.nodes:
+        _known_nodes(reservation, affected, field="nodes")
     outside = [n for n in affected if window.nodes and n not in window.nodes]
     if outside:
         raise ValidationError({"nodes": [f"{outside[0]} is outside maintenance #{window.pk} "
                                          f"({window.node_label})."]})  # fmt: skip
     canary = clean_nodes(canary_nodes, field="canary_nodes")
+    if not affected:
+        _known_nodes(reservation, canary, field="canary_nodes")
     if affected:
         stray = [n for n in canary if n not in affected]
         if stray:
@@ -141,6 +159,7 @@ def change_announce(
     canary = canary_create(
         reservation=reservation, user=user, nodes=canary_on, closes_at=window.starts_at,
         label=f"Canary: {label}",
+        driver_version=to_version if kind == ChangeKind.DRIVER else "",
     )  # fmt: skip
     entry = release_propose(
         reservation=reservation, user=user, now=when,

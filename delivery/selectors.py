@@ -99,6 +99,20 @@ def _evidence_nodes(reservation: Reservation) -> list[str]:
     return seen
 
 
+def reservation_node_labels(*, reservation: Reservation) -> list[str]:
+    """The node labels the record already knows for the reservation: its burn-in evidence, its
+    maintenance windows and its incidents. Fewer than the contracted count means some are
+    still unnamed."""
+    labels = _evidence_nodes(reservation)
+    for window_nodes in MaintenanceWindow.objects.filter(reservation=reservation).values_list(
+        "nodes", flat=True
+    ):
+        labels += [str(n) for n in window_nodes or []]
+    for incident in Incident.objects.filter(reservation=reservation).select_related("failed_run"):
+        labels += repaired_nodes(incident)
+    return sorted(dict.fromkeys(labels))
+
+
 def node_lanes(labels: list[str], contracted: int) -> list[str]:
     """The labels seen, sorted, padded with "node N" placeholders up to the contracted count."""
     lanes = sorted(dict.fromkeys(labels))

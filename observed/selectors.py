@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from acceptance.models import Reservation, ReservationStatus
 from billing.models import UsageState, UsageUpload
+from delivery.change_selectors import change_list, change_view
+from delivery.models import PlannedChange
 from delivery.terms import term_bounds
 from engine.delivery.availability import month_bounds
 from engine.formatting import usd
@@ -70,11 +72,13 @@ def envelope_of(reservation: Reservation) -> Envelope:
 
 @dataclass
 class Packet:
-    """A miss with what the app adds to the engine's packet: incidents and bills of the window."""
+    """A miss with what the app adds to the engine's packet: the incidents, the planned changes
+    (with their canaries) and the bills of its window."""
 
     miss: Miss
     incidents: list[Incident] = field(default_factory=list)
     bills: list[dict[str, str]] = field(default_factory=list)
+    changes: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -186,9 +190,17 @@ def _packets(reservation: Reservation, misses: tuple[Miss, ...]) -> list[Packet]
         return []
     incidents = list(Incident.objects.filter(reservation=reservation).order_by("opened_at", "pk"))
     bills = list(UsageUpload.objects.filter(reservation=reservation, state=UsageState.DONE))
+    changes = list(change_list(reservation=reservation))
+    summaries: dict[int, dict[str, str]] = {}
     out = []
     for miss in misses:
         month = f"{miss.start:%Y-%m}"
+        touching = [
+            c for c in changes if c.window.starts_at <= miss.end and c.window.ends_at >= miss.start
+        ]
+        for c in touching:
+            if c.pk not in summaries:
+                summaries[c.pk] = _change_summary(c)
         out.append(Packet(
             miss,
             [i for i in incidents if (i.window_start or i.opened_at) <= miss.end
@@ -197,5 +209,28 @@ def _packets(reservation: Reservation, misses: tuple[Miss, ...]) -> list[Packet]
               "allowed": usd(Decimal(str(u.totals.get("allowed") or 0))),
               "credits": usd(Decimal(str(u.totals.get("credits") or 0)))}
              for u in bills if month in (u.totals.get("credit_months") or [])],
+            [summaries[c.pk] for c in touching],
         ))  # fmt: skip
     return out
+
+
+def _change_summary(change: PlannedChange) -> dict[str, str]:
+    """A planned change in a miss's window as the packet prints it: what changed where, the
+    canary's verdict, and whether it rolled out without a passing canary."""
+    if change.opened_at is None:
+        rollout = "not yet"
+    elif change.unguarded:
+        rollout = "without a passing canary"
+    else:
+        rollout = "after a passing canary"
+    return {
+        "id": str(change.pk),
+        "change": f"{change.get_kind_display()} {change.component}: "
+                  f"{change.from_version} → {change.to_version}",
+        "nodes": change.node_label,
+        "window": f"{change.window.starts_at:%Y-%m-%d %H:%M} to "
+                  f"{change.window.ends_at:%Y-%m-%d %H:%M} UTC",
+        "canary": f"{change_view(change=change).verdict} on {', '.join(change.canary.nodes)}",
+        "rollout": rollout,
+        "outcome": change.outcome,
+    }  # fmt: skip

@@ -9,6 +9,8 @@ answer, is delivery's (`delivery.PlannedChange`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.db import models
 
@@ -25,6 +27,9 @@ class Canary(models.Model):
     nodes = models.JSONField(default=list)
     # Evidence is taken until the change window opens: what the buyer reviews is what rolls out.
     closes_at = models.DateTimeField()
+    # For a driver change, the version the canary nodes must run: evidence still showing the old
+    # driver proves nothing about the new one.
+    driver_version = models.CharField(max_length=120, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -42,6 +47,9 @@ class Canary(models.Model):
 
     def check_spec(self) -> Spec:
         """The reservation's check spec (a lot's, on its own nodes) cut to the canary's nodes:
-        the same thresholds, the world size of the nodes that ran it."""
+        the same thresholds, the world size of the nodes that ran it, and for a driver change the
+        new driver version."""
         spec = self.reservation.check_spec()
+        if self.driver_version:
+            spec = replace(spec, driver_version=self.driver_version)
         return within_allocation(spec, nodes=len(self.nodes), gpus_per_node=spec.gpus_per_node)

@@ -13,12 +13,20 @@ from acceptance.models import BurnInRun, Canary, Reservation
 
 
 def canary_create(
-    *, reservation: Reservation, user: User, nodes: Sequence[str], closes_at: datetime, label: str
+    *,
+    reservation: Reservation,
+    user: User,
+    nodes: Sequence[str],
+    closes_at: datetime,
+    label: str,
+    driver_version: str = "",
 ) -> Canary:
     """A canary on `nodes` (the caller checked they are a proper subset), open until
-    `closes_at`, with the run its evidence goes to."""
+    `closes_at`, with the run its evidence goes to; `driver_version` is the driver its nodes
+    must show (a driver change's new version), "" to check the fixture's."""
     canary = Canary.objects.create(
-        reservation=reservation, nodes=list(nodes), closes_at=closes_at, created_by=user
-    )
+        reservation=reservation, nodes=list(nodes), closes_at=closes_at, created_by=user,
+        driver_version=driver_version.strip(),
+    )  # fmt: skip
     BurnInRun.objects.create(canary=canary, label=label[:120], created_by=user)
     return canary

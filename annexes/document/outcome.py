@@ -188,4 +188,5 @@ def _packet(p: Packet) -> dict[str, Any]:
             for i in p.incidents
         ],
         "bills": p.bills,
+        "changes": p.changes,
     }  # fmt: skip

@@ -67,7 +67,14 @@ def _packet_blocks(n: int, miss: Mapping[str, Any]) -> list[dict[str, Any]]:
         f"Miss {n}: reconciled bills of the month", ["File", "Allowed", "Credits"],
         [[b["file"], b["allowed"], b["credits"]] for b in miss["bills"]],
     )  # fmt: skip
-    return [head, records, nodes, incidents, bills]
+    # Snapshots frozen before planned changes were listed have no "changes".
+    changes = _table(
+        f"Miss {n}: planned changes of the window",
+        ["#", "Change", "Nodes", "Window", "Canary", "Rolled out"],
+        [[c["id"], c["change"], c["nodes"], c["window"], c["canary"], c["rollout"]]
+         for c in miss.get("changes", [])],
+    )  # fmt: skip
+    return [head, records, nodes, incidents, changes, bills]
 
 
 def outcome_document(snap: Mapping[str, Any], *, sha256: str, version: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from api.serializers.attachments import RevisionAttachmentSerializer
 from api.serializers.common import ReadModelSerializer
 from api.serializers.lots import BundlesField, LotOffersField
 from bids.forms import BID_FIELDSETS
-from bids.models import Bid, BidRevision, BidTerms
+from bids.models import Bid, BidRevision, BidTerms, bounds
 from bids.models.offer_kinds import OfferKind
 from evaluation.models import BidScore
 
@@ -79,7 +79,13 @@ class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
     class Meta:
         model = Bid
         fields = [*BID_TERM_FIELDS, "answers"]
-        extra_kwargs = {name: {"required": False} for name in BID_TERM_FIELDS}
+        extra_kwargs: dict[str, dict[str, Any]] = {
+            name: {"required": False} for name in BID_TERM_FIELDS
+        }
+        # The model's own words, not the generic "greater than or equal to 2".
+        extra_kwargs["time_slice_replicas"]["error_messages"] = {
+            "min_value": bounds.REPLICAS_TOO_FEW, "max_value": bounds.REPLICAS_TOO_MANY,
+        }  # fmt: skip
 
 
 class BidCreateSerializer(BidTermsWriteSerializer):

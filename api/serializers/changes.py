@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import ReadModelSerializer
-from delivery.models import PlannedChange
+from delivery.models import ChangeKind, PlannedChange
 
 
 class CanaryComparisonSerializer(serializers.Serializer):
@@ -70,3 +70,25 @@ class ChangeAnswerSerializer(serializers.Serializer):
         required=False, allow_blank=True, max_length=2000,
         help_text="Why the buyer objects (required to object).",
     )  # fmt: skip
+
+
+class ChangeAnnounceSerializer(serializers.Serializer[Any]):
+    window = serializers.IntegerField(
+        help_text="The id of one of the reservation's maintenance windows, agreed or given with "
+        "the terms' notice and not yet open (GET /reservations/{id}/maintenance/)."
+    )
+    kind = serializers.ChoiceField(choices=ChangeKind.choices)
+    component = serializers.CharField(max_length=120, help_text="What changes, e.g. NVIDIA driver.")
+    from_version = serializers.CharField(max_length=120, help_text="The version running now.")
+    to_version = serializers.CharField(max_length=120, help_text="The version after the change.")
+    nodes = serializers.ListField(
+        child=serializers.CharField(max_length=63), required=False, default=list, max_length=4096,
+        help_text="Node labels the change reaches; empty or absent: the window's nodes.",
+    )  # fmt: skip
+    canary_nodes = serializers.ListField(
+        child=serializers.CharField(max_length=63), allow_empty=False, max_length=4096,
+        help_text="Where the canary runs first: at least one node, fewer than the change reaches.",
+    )  # fmt: skip
+    description = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=2000, help_text="Why."
+    )

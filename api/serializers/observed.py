@@ -47,7 +47,13 @@ class ObservedUploadSerializer(ReadModelSerializer[ObservedUpload]):
 
 class ObservedUploadWriteSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(
-        choices=ObservedKind.choices, help_text="What the file is (docs/observed-outcomes.md)."
+        choices=ObservedKind.choices,
+        help_text="What the file is (docs/observed-outcomes.md).",
+        error_messages={
+            "invalid_choice": '"{input}" is not a kind of observed file; send one of: '
+            + ", ".join(f"{value} ({label})" for value, label in ObservedKind.choices)
+            + "."
+        },
     )
     # The service refuses an empty file naming it, as the page does.
     file = serializers.FileField(allow_empty_file=True, help_text="The file as the tool wrote it.")
@@ -153,6 +159,12 @@ class PacketSerializer(serializers.Serializer):
     node_states = serializers.SerializerMethodField()
     incidents = serializers.SerializerMethodField()
     bills = serializers.ListField(child=serializers.DictField(child=serializers.CharField()))
+    changes = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        help_text="Planned changes whose window overlaps the miss: id, change, nodes, window, "
+        "canary (its verdict and nodes), rollout (not yet, after a passing canary, without a "
+        "passing canary) and outcome.",
+    )
 
     @extend_schema_field(NodeStateSerializer(many=True))
     def get_node_states(self, obj: Packet) -> list[dict[str, Any]]:

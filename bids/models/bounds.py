@@ -30,4 +30,12 @@ TOKENS_PER_S = [MinValueValidator(1), MaxValueValidator(100_000_000)]
 # A checkpoint less often than weekly is no checkpoint policy for a multi-node job.
 CHECKPOINT_INTERVAL_MINUTES = [MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
 # The NVIDIA device plugin takes any count; past 64 replicas per GPU a slice is no offer.
-TIME_SLICE_REPLICAS = [MinValueValidator(2), MaxValueValidator(64)]
+REPLICAS_TOO_FEW = (
+    "A time-sliced offer shares each GPU between 2 and 64 replicas; one replica is the whole "
+    "GPU: offer a whole device instead."
+)
+REPLICAS_TOO_MANY = "A time-sliced offer shares each GPU between 2 and 64 replicas, not more."
+TIME_SLICE_REPLICAS = [
+    MinValueValidator(2, message=REPLICAS_TOO_FEW),
+    MaxValueValidator(64, message=REPLICAS_TOO_MANY),
+]

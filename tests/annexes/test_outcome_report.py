@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -15,6 +16,9 @@ from pypdf import PdfReader
 
 from annexes.models import Annex, AnnexKind
 from annexes.services import annex_request
+from delivery.changes import change_announce, change_window_open
+from delivery.services import maintenance_announce
+from observed.selectors import observed_report
 from tests.observed.helpers import upload_worked_example, worked_reservation
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +86,34 @@ def test_the_annex_page_offers_the_report_to_both_parties(buyer, provider, clien
         client.force_login(party.user)
         page = client.get(reverse("annexes:list", args=[reservation.request_id]))
         assert "Generate the outcome report" in page.content.decode()
+
+
+def test_a_miss_packet_lists_the_planned_changes_of_its_window(
+    buyer, provider, django_capture_on_commit_callbacks
+):
+    """A driver change rolled out inside the first miss's window without a passing canary (none
+    was uploaded) is in that miss's packet with the canary's verdict, and in no packet whose
+    window it misses."""
+    reservation = worked_reservation(buyer, provider)
+    upload_worked_example(reservation, buyer, provider, django_capture_on_commit_callbacks)
+    miss = observed_report(reservation=reservation).packets[0].miss
+    announced = miss.start - timedelta(days=5)
+    window = maintenance_announce(
+        reservation=reservation, user=provider.user, starts_at=miss.start,
+        ends_at=miss.start + timedelta(minutes=30), reason="Driver", now=announced,
+    )  # fmt: skip
+    driver = change_announce(
+        reservation=reservation, user=provider.user, window=window, kind="driver",
+        component="NVIDIA driver", from_version="560.35.03", to_version="570.124.06",
+        canary_nodes="gpu-node-a", now=announced,
+    )  # fmt: skip
+    change_window_open(change=driver, now=miss.start)
+
+    packets = observed_report(reservation=reservation).packets
+    overlapping = [p.miss.start <= window.ends_at and p.miss.end >= window.starts_at
+                   for p in packets]  # fmt: skip
+    assert [bool(p.changes) for p in packets] == overlapping and overlapping[0]
+    text = _text(_report(reservation, buyer.user))
+    assert "Miss 1: planned changes of the window" in text
+    assert f"{driver.pk} GPU driver NVIDIA driver: 560.35.03 → 570.124.06" in text
+    assert "waiting on gpu-node-a without a passing canary" in text

@@ -11,6 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from bids.models import bounds
 from bids.services import bid_save_draft, bid_submit
 from tests.api.v1.conftest import token_client
 from tests.bids.test_service_envelope import form_data
@@ -193,3 +194,17 @@ def test_the_bid_page_and_the_api_show_the_slice_and_the_device_price(
         "price_per_slice_hour": "1.400",
         "price_per_device_hour": "3.267",
     }
+
+
+def test_one_replica_is_refused_saying_to_offer_a_whole_device(provider):
+    bid = _open_bid(provider, accepted_offer_kinds=["whole_device", "time_sliced"])
+    one = {"isolation_class": "time_sliced", "time_slice_replicas": 1}
+    response = token_client(provider.user).patch(f"/api/v1/bids/{bid.pk}/", one, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"]["time_slice_replicas"] == [bounds.REPLICAS_TOO_FEW]
+    page = provider.client().post(
+        reverse("bids:bid-edit", args=[bid.pk]), form_data(bid, **one, site="Oulu O3")
+    )
+    html = page.content.decode()
+    assert "one replica is the whole GPU: offer a whole device instead." in html
+    assert 'value="Oulu O3"' in html

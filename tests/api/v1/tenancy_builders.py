@@ -398,6 +398,23 @@ def member_invitation(w: ApiWorld) -> dict[str, Any]:
     return {"id": invitation.pk}
 
 
+def change_announce_body(w: ApiWorld) -> dict[str, Any]:
+    """A driver change in a fresh window with notice, its canary on one of the two nodes."""
+    from delivery.services import maintenance_announce
+
+    start, end = _window_times(w, 16)
+    reservation = w.incident.reservation
+    engineer = reservation.bid.provider.memberships.order_by("pk").first()
+    window = maintenance_announce(
+        reservation=reservation, user=engineer.user, starts_at=start, ends_at=end,
+        reason="Driver upgrade",
+    )  # fmt: skip
+    return {
+        "window": window.pk, "kind": "driver", "component": "NVIDIA driver",
+        "from_version": "560.35.03", "to_version": "570.124.06", "canary_nodes": ["gpu-a01"],
+    }  # fmt: skip
+
+
 def planned_change(w: ApiWorld) -> dict[str, Any]:
     """A driver change announced with notice on the accepted reservation, inside a window two
     weeks into the term, its canary on one of the two nodes."""

@@ -142,6 +142,11 @@ def test_a_missing_kind_or_an_empty_file_is_named_and_nothing_is_stored(reservat
         format="multipart",
     )
     assert no_kind.status_code == 400 and "kind" in no_kind.json()["errors"]
+    unknown = _post(client, reservation, "slurm", "sacct-parsable2.txt")
+    assert unknown.status_code == 400
+    words = unknown.json()["errors"]["kind"][0]
+    assert words.startswith('"slurm" is not a kind of observed file; send one of: kueue (')
+    assert "sacct (Slurm job records (sacct --parsable2))" in words
     empty = _post(client, reservation, "results", "results.csv", b"")
     assert empty.status_code == 400
     assert empty.json()["errors"]["file"] == ["results.csv is empty; there is nothing to check."]

@@ -44,6 +44,7 @@ from tests.api.v1.tenancy_builders import (
     bid,
     bid_attachment,
     bid_own_lot,
+    change_announce_body,
     change_approved,
     change_body,
     change_proposed,
@@ -560,6 +561,16 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     ),
     # A planned change: both parties read it and its canary; only the provider uploads the
     # canary's evidence (the buyer by party: 403); only the buyer answers (the provider: 403).
+    "reservations_changes_list": (
+        lambda w: {"id": w.incident.reservation_id},
+        None,
+        OWNER_AND_BUYER,
+    ),
+    "reservations_changes_create": (
+        lambda w: {"id": w.incident.reservation_id},
+        change_announce_body,
+        only(provider=CREATED, buyer=FORBIDDEN),
+    ),
     "changes_retrieve": (planned_change, None, OWNER_AND_BUYER),
     "changes_canary_evidence_retrieve": (planned_change, None, OWNER_AND_BUYER),
     "changes_canary_evidence_upload": (

@@ -24,12 +24,13 @@ from tests.delivery.helpers import example_reservation
 NODES = "gpu-a01 gpu-a02 gpu-a03 gpu-a04"
 CANARY = "gpu-a01 gpu-a02"
 # The canary's evidence: the passing two-node set, and the same with the slow all_reduce.
-PASSING = GOOD_SET
+# A driver change's canary shows the new driver (the burn-in's nvidia-smi with the 570 driver).
+PASSING = [(name.replace("drv560", "drv570"), node) for name, node in GOOD_SET]
 FAILING = [
     ("burnin/nccl-tests/all_reduce_2node_slow.txt", "")
     if name == "burnin/nccl-tests/all_reduce_2node_pass.txt"
     else (name, node)
-    for name, node in GOOD_SET
+    for name, node in PASSING
 ]
 
 

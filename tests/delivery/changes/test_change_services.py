@@ -22,7 +22,7 @@ from delivery.tasks import open_change_windows
 from incidents.models import ChangeKind, ChangeLogEntry, ChangeStatus
 from notices.choices import Event
 from notices.models import Notice
-from tests.acceptance.burnin.helpers import file_upload
+from tests.acceptance.burnin.helpers import GOOD_SET, file_upload
 from tests.delivery.changes.helpers import (
     FAILING,
     PASSING,
@@ -89,6 +89,27 @@ def test_a_canary_on_every_node_or_off_the_change_is_refused(cw, provider):
     assert not PlannedChange.objects.exists()
 
 
+def test_a_whole_allocation_canary_names_one_of_the_reservations_nodes(cw, provider):
+    # While the record names two of the four nodes, an unknown label may be an unnamed node.
+    assert announce(cw, provider, nodes="", canary_nodes="gpu-a03").canary.nodes == ["gpu-a03"]
+    # The burn-in evidence named two nodes and an earlier window the other two: the record
+    # names all four, so a fifth label is a typo, not a node.
+    services.maintenance_announce(
+        reservation=cw.reservation, user=provider.user, nodes="gpu-a03 gpu-a04",
+        starts_at=cw.now + timedelta(days=6), ends_at=cw.now + timedelta(days=6, hours=1),
+        reason="Cabling", now=cw.now,
+    )  # fmt: skip
+    with pytest.raises(ValidationError) as typo:
+        announce(cw, provider, nodes="", canary_nodes="gpu-a1")
+    message = typo.value.message_dict["canary_nodes"][0]
+    assert message.startswith("gpu-a1 is not one of this reservation's nodes (gpu-a01,")
+    with pytest.raises(ValidationError) as reach:
+        announce(cw, provider, nodes="gpu-a01 gpu-x2", canary_nodes="gpu-a01")
+    assert "gpu-x2 is not one of this reservation's nodes" in reach.value.message_dict["nodes"][0]
+    change = announce(cw, provider, nodes="", canary_nodes="gpu-a04")
+    assert change.canary.nodes == ["gpu-a04"]
+
+
 def test_only_the_providers_team_announces(cw, buyer, provider):
     with pytest.raises(MoveRefused) as refused:
         announce(cw, buyer)
@@ -112,11 +133,29 @@ def test_a_passing_canary_is_checked_told_to_both_and_compared_with_the_burn_in(
     # The accepted run ran on four nodes' worth of fixture; the canary's world is its two nodes.
     world_size = next(r for name, r in rows.items() if "rank" in name.lower())
     assert world_size.after_status == "pass"
+    # The burn-in ran the old driver, the canary the new one: the row shows both.
+    driver = next(r for name, r in rows.items() if "driver version" in name)
+    assert (driver.before, driver.after, driver.expected) == (
+        "560.35.03",
+        "570.124.06",
+        "570.124.06",
+    )
     assert AuditEntry.objects.filter(action="canary.evidence_upload").count() == len(PASSING)
     change_answer(change=change, user=buyer.user, accept=True)
     opened = change_window_open(change=change, now=cw.window.starts_at)
     assert opened.canary_passed is True and opened.unguarded is False
     assert ChangeLogEntry.objects.get().status == ChangeStatus.APPLIED
+
+
+def test_a_driver_canary_still_on_the_old_driver_fails_naming_the_version(
+    cw, provider, django_capture_on_commit_callbacks
+):
+    change = announce(cw, provider)
+    run = upload_canary(change, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    assert run.checks_current and run.gate_passed is False
+    failed = [c for c in run.checks.all() if c.name == "gpu-query: driver version"]
+    assert {c.status for c in failed} == {"fail"}
+    assert "Driver on gpu-a01 is 560.35.03; 570.124.06 agreed." in {c.message for c in failed}
 
 
 def test_a_failing_canary_rolled_out_counts_as_downtime(
