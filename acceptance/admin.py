@@ -5,6 +5,7 @@ from acceptance.models import (
     Acknowledgement,
     Baseline,
     BurnInRun,
+    Canary,
     Check,
     Evidence,
     FindingExplanation,
@@ -83,6 +84,12 @@ class BurnInRunAdmin(RecordAdmin):
 class PilotAdmin(RecordAdmin):
     list_display = ["bid", "starts_on", "ends_on", "invited_at"]
     list_select_related = ["bid__provider", "bid__request"]
+
+
+@admin.register(Canary)
+class CanaryAdmin(RecordAdmin):
+    list_display = ["reservation", "closes_at", "driver_version", "created_at"]
+    list_select_related = ["reservation__request"]
 
 
 @admin.register(PilotScoring)

@@ -409,6 +409,8 @@ SPECTACULAR_SETTINGS = {
         "UsageUnitEnum": "billing.models.UsageUnit",
         "ReferenceSourceEnum": "acceptance.models.ReferenceSource",
         "ObservedKindEnum": "observed.models.ObservedKind",
+        "IsolationClassEnum": "bids.choices.IsolationClass",
+        "PlannedChangeKindEnum": "delivery.models.ChangeKind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
