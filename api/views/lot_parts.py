@@ -9,7 +9,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -19,7 +19,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from acceptance import services as fixture_services
-from acceptance.bundle import build_bundle
 from acceptance.models import Fixture
 from acceptance.selectors import fixtures as fixture_selectors
 from acceptance.selectors import lot_parts
@@ -31,13 +30,12 @@ from api.serializers.parts import (
     FixtureVersionSerializer,
     TermsSerializer,
 )
+from api.views.parts import bundle_response
 from api.views.requests import request_for_buyer, request_for_org
 from bids.lots import lot_get
 from bids.models import Lot
 from contracts import services as terms_services
 from contracts.models import HandoffTerms
-from core.errors import Conflict
-from engine.evidence.fixtures.spec import InvalidSpecError
 
 
 def _lot(request: Request, pk: int, number: int, *, buyer: bool = False) -> Lot:
@@ -145,23 +143,12 @@ class LotFixtureBundleView(APIView):
     )
     def get(self, request: Request, pk: int, number: int) -> HttpResponse:
         lot = _lot(request, pk, number)
-        fixture = _fixture(lot)
-        raw = request.query_params.get("version", "")
-        if raw and not raw.isdigit():
-            raise Http404
-        wanted = int(raw) if raw else fixture.current_number
-        version = fixture_selectors.fixture_version_get(fixture=fixture, number=wanted)
-        try:
-            archive, _manifest = build_bundle(version.spec)
-        except InvalidSpecError as exc:
-            raise Conflict(
-                f"Lot {lot.number}'s fixture version {wanted} cannot be built into a bundle "
-                f"until it is complete: {exc}."
-            ) from None
-        response = HttpResponse(archive, content_type="application/gzip")
-        name = f"clusterbid-lot{lot.number}-fixture-v{wanted}-{version.spec_sha256[:12]}.tar.gz"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
+        return bundle_response(
+            request,
+            _fixture(lot),
+            whose=f"Lot {lot.number}'s fixture",
+            prefix=f"clusterbid-lot{lot.number}",
+        )
 
 
 class LotTermsView(APIView):

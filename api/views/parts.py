@@ -70,6 +70,29 @@ def _fixture(req: CapacityRequest) -> Fixture:
     return fixture
 
 
+def bundle_response(
+    request: Request, fixture: Fixture, *, whose: str = "Fixture", prefix: str = "clusterbid"
+) -> HttpResponse:
+    """The runnable bundle of the fixture's version `?version=` (default: current) as a
+    .tar.gz; 404 for a version that is not a number or not there, 409 naming what an
+    incomplete spec lacks. `whose` begins the refusal, `prefix` the file's name."""
+    raw = request.query_params.get("version", "")
+    if raw and not raw.isdigit():
+        raise Http404
+    number = int(raw) if raw else fixture.current_number
+    version = fixture_selectors.fixture_version_get(fixture=fixture, number=number)
+    try:
+        archive, _manifest = build_bundle(version.spec)
+    except InvalidSpecError as exc:
+        raise Conflict(
+            f"{whose} version {number} cannot be built into a bundle until it is complete: {exc}."
+        ) from None
+    response = HttpResponse(archive, content_type="application/gzip")
+    name = f"{prefix}-fixture-v{number}-{version.spec_sha256[:12]}.tar.gz"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
 class FixtureView(APIView):
     @extend_schema(responses=FixtureVersionSerializer, summary="The current fixture version")
     def get(self, request: Request, pk: int) -> Response:
@@ -132,24 +155,7 @@ class FixtureBundleView(APIView):
         summary="Download the runnable fixture bundle (.tar.gz)",
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
-        req = request_for_org(request, pk)
-        fixture = _fixture(req)
-        raw = request.query_params.get("version", "")
-        if raw and not raw.isdigit():
-            raise Http404
-        number = int(raw) if raw else fixture.current_number
-        version = fixture_selectors.fixture_version_get(fixture=fixture, number=number)
-        try:
-            archive, _manifest = build_bundle(version.spec)
-        except InvalidSpecError as exc:
-            raise Conflict(
-                f"Fixture version {number} cannot be built into a bundle until it is complete: "
-                f"{exc}."
-            ) from None
-        response = HttpResponse(archive, content_type="application/gzip")
-        name = f"clusterbid-fixture-v{number}-{version.spec_sha256[:12]}.tar.gz"
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
+        return bundle_response(request, _fixture(request_for_org(request, pk)))
 
 
 class TermsView(APIView):

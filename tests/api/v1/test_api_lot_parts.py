@@ -104,3 +104,19 @@ def test_each_choice_of_a_lots_own_is_on_the_audit_chain(draft, buyer):
         "fixture.lot_share",
         "terms.lot_share",
     ]
+
+
+def test_the_bundle_is_named_for_its_fixture_and_a_bad_version_is_not_found(draft, buyer):
+    """The request's and a lot's bundles come from one download: each file names whose
+    fixture it is, its version and hash; a version that is not a number, or not there, is 404."""
+    api = token_client(buyer.user)
+    api.post(f"/api/v1/requests/{draft.pk}/lots/2/fixture/", {"template": "single-node-nvlink"})
+    for path, prefix in [
+        (f"/api/v1/requests/{draft.pk}/fixture/bundle/", "clusterbid-fixture-v1-"),
+        (f"/api/v1/requests/{draft.pk}/lots/2/fixture/bundle/", "clusterbid-lot2-fixture-v1-"),
+    ]:
+        bundle = api.get(path)
+        assert bundle.status_code == 200, path
+        assert f'filename="{prefix}' in bundle["Content-Disposition"]
+        assert api.get(path, {"version": "one"}).status_code == 404
+        assert api.get(path, {"version": "9"}).status_code == 404
