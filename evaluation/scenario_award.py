@@ -2,9 +2,10 @@
 
 The award's rules are the single award's (`acceptance.services.award`, `bids.services.award`):
 the buyer's team may award a request whose bidding is over, once. A justification is required
-when the allocation gives a lot to a bid the current scoring disqualifies (a split award weighs
-the scenario's rules, not one bid's rank, so a bid not ranked first needs none); one given is
-kept either way. Every bidder hears the outcome with its own debrief, as for a single award.
+when the allocation gives a lot to a bid the current scoring disqualifies for anything but its
+size (a split award weighs the scenario's rules, not one bid's rank, so a bid not ranked first
+needs none, and a bid for some lots is short of the whole request by design); one given is kept
+either way. Every bidder hears the outcome with its own debrief, as for a single award.
 
 A scenario is awarded only as it was solved: solved (not infeasible or failed) and against the
 bid revisions the buyer would read now. A second submit of the same award finds it done."""
@@ -95,9 +96,19 @@ def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
     return pieces
 
 
+# A scenario sizes each provider's share itself (lots, blocks, caps), so a bid that offers fewer
+# GPUs than the whole request is not, on that ground alone, an award against the scores.
+_SIZED_BY_THE_SCENARIO = frozenset({"gpu_count"})
+
+
 def _justification_required(rows: list[AwardRow], pieces: list[AwardPiece]) -> bool:
     won = {p.bid.pk for p in pieces}
-    return any(row.disqualifications for row in rows if row.bid.pk in won)
+    return any(
+        failure["code"] not in _SIZED_BY_THE_SCENARIO
+        for row in rows
+        if row.bid.pk in won and row.score is not None
+        for failure in row.score.disqualifications
+    )
 
 
 @transaction.atomic

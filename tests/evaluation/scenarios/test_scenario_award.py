@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.urls import reverse
 
@@ -23,6 +24,8 @@ from evaluation.models import BidDebrief
 from evaluation.scenario_award import scenario_award
 from evaluation.scenario_models import ScenarioAward
 from evaluation.scenario_services import scenario_solve
+from evaluation.selectors import award_rows
+from evaluation.services import request_score
 from notices.models import Notice
 from tests.evaluation.scenarios.world import define
 
@@ -199,3 +202,32 @@ def test_a_justification_given_is_kept_with_every_reservation(
     )
     assert award.justification == WHY
     assert {r.award_justification for r in award.reservations.all()} == {WHY}
+
+
+def test_bids_short_of_the_whole_request_are_awarded_without_a_justification(
+    worked, buyer, provider, rival_provider, cirrus
+):
+    """Whole-bid scoring disqualifies a bid for some lots as too small for the request; the
+    scenario sized each share, so that alone asks for no justification."""
+    _closed(worked, buyer)
+    worked.gpu_count = worked.nodes * worked.gpus_per_node  # 448, as the request form makes it
+    worked.save(update_fields=["gpu_count"])
+    request_score(capacity_request=worked)
+    scenario = _solved(worked, buyer.user)
+    rows = {r.bid.provider.name: r for r in award_rows(capacity_request=worked)}
+    assert any("GPUs, the request needs" in " ".join(r.disqualifications) for r in rows.values())
+    award = scenario_award(scenario=scenario, user=buyer.user)
+    assert award.justification == "" and award.reservations.count() == 4
+
+
+def test_a_lot_given_to_a_bid_in_the_wrong_region_needs_a_justification(
+    worked, buyer, provider, rival_provider, cirrus
+):
+    _closed(worked, buyer)
+    worked.acceptable_regions = ["apac"]
+    worked.save(update_fields=["acceptable_regions"])
+    request_score(capacity_request=worked)
+    scenario = _solved(worked, buyer.user)
+    with pytest.raises(ValidationError) as refused:
+        scenario_award(scenario=scenario, user=buyer.user)
+    assert "justification" in refused.value.message_dict
