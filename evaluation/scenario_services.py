@@ -65,6 +65,19 @@ def _queue(scenario: AwardScenario) -> None:
 
 
 @transaction.atomic
+def _check_name_free(scenario: AwardScenario) -> None:
+    """Scenarios are compared and awarded by name, so two on one request never share one."""
+    taken = (
+        AwardScenario.objects.filter(request_id=scenario.request_id, name__iexact=scenario.name)
+        .exclude(pk=scenario.pk)
+        .exists()
+    )
+    if taken:
+        raise ValidationError(
+            {"name": [f"This request already has a scenario named “{scenario.name}”."]}
+        )
+
+
 def scenario_create(
     *, capacity_request: CapacityRequest, user: Any, data: dict[str, Any]
 ) -> AwardScenario:
@@ -72,6 +85,7 @@ def scenario_create(
     _check_open(capacity_request)
     scenario = AwardScenario(request=capacity_request, created_by=user, **data)
     scenario.full_clean(exclude=["request", "created_by"])
+    _check_name_free(scenario)
     scenario.save()
     _audit(scenario, action="scenario.create", user=user, after=_definition(scenario))
     _queue(scenario)
@@ -85,6 +99,7 @@ def scenario_update(*, scenario: AwardScenario, user: Any, data: dict[str, Any])
     for name, value in data.items():
         setattr(scenario, name, value)
     scenario.full_clean(exclude=["request", "created_by"])
+    _check_name_free(scenario)
     scenario.result, scenario.solved_at = {}, None
     scenario.save()
     _audit(scenario, action="scenario.edit", user=user, before=before, after=_definition(scenario))

@@ -67,6 +67,18 @@ def test_a_refused_form_keeps_what_was_typed_and_names_the_field(worked, buyer):
     assert not AwardScenario.objects.exists()
 
 
+def test_a_second_scenario_of_the_same_name_is_refused_on_its_name(worked, buyer):
+    define(worked, buyer.user, name="Two regions")
+    response = buyer.client().post(
+        _url(worked),
+        {"name": "two regions", "objective": "min_cost_for_required_useful", "share_basis": "gpus"},
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "already has a scenario named “two regions”" in html and 'value="two regions"' in html
+    assert AwardScenario.objects.filter(request=worked).count() == 1
+
+
 def test_the_comparison_shows_allocation_cost_and_rule_costs(worked, buyer):
     first = define(worked, buyer.user)
     second = define(worked, buyer.user, name="Cap 60 %", max_share_pct=Decimal("60"))
