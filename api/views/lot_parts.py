@@ -30,7 +30,7 @@ from api.serializers.parts import (
     FixtureVersionSerializer,
     TermsSerializer,
 )
-from api.views.parts import bundle_response
+from api.views.parts import bundle_response, fixture_change
 from api.views.requests import request_for_buyer, request_for_org
 from bids.lots import lot_get
 from bids.models import Lot
@@ -108,16 +108,7 @@ class LotFixtureView(APIView):
     )
     def patch(self, request: Request, pk: int, number: int) -> Response:
         lot = _lot(request, pk, number, buyer=True)
-        fixture = _fixture(lot)
-        serializer = FixtureChangeSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        fixture_services.fixture_save(
-            fixture=fixture,
-            user=api_user(request),
-            changes=serializer.validated_data["changes"],
-            reasons=serializer.validated_data.get("reasons") or {},
-        )
-        fixture.refresh_from_db()
+        fixture = fixture_change(request, _fixture(lot))
         return Response(FixtureVersionSerializer(lot_fixture_payload(lot, fixture)).data)
 
     @extend_schema(

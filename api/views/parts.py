@@ -70,6 +70,21 @@ def _fixture(req: CapacityRequest) -> Fixture:
     return fixture
 
 
+def fixture_change(request: Request, fixture: Fixture) -> Fixture:
+    """Apply the body's dotted-path changes (thresholds with their reasons) to the fixture, as
+    the buyer's edit of the request's or a lot's own; the fixture as saved."""
+    serializer = FixtureChangeSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    fixture_services.fixture_save(
+        fixture=fixture,
+        user=api_user(request),
+        changes=serializer.validated_data["changes"],
+        reasons=serializer.validated_data.get("reasons") or {},
+    )
+    fixture.refresh_from_db()
+    return fixture
+
+
 def bundle_response(
     request: Request, fixture: Fixture, *, whose: str = "Fixture", prefix: str = "clusterbid"
 ) -> HttpResponse:
@@ -126,16 +141,7 @@ class FixtureView(APIView):
     )
     def patch(self, request: Request, pk: int) -> Response:
         req = request_for_buyer(request, pk)
-        fixture = _fixture(req)
-        serializer = FixtureChangeSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        fixture_services.fixture_save(
-            fixture=fixture,
-            user=api_user(request),
-            changes=serializer.validated_data["changes"],
-            reasons=serializer.validated_data.get("reasons") or {},
-        )
-        fixture.refresh_from_db()
+        fixture = fixture_change(request, _fixture(req))
         return Response(FixtureVersionSerializer(fixture_payload(req, fixture)).data)
 
 
