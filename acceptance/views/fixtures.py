@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -90,10 +91,17 @@ def fixture_create(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-@org_required(OrgKind.BUYER)
-def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
-    fixture = _fixture_or_404(req)
+def fixture_edit_page(
+    request: HttpRequest,
+    fixture: Fixture,
+    *,
+    done: HttpResponse,
+    context: dict[str, Any],
+    name: str = "Fixture",
+) -> HttpResponse:
+    """The edit form of a fixture (the request's or a lot's own): on a valid POST, save and say
+    what happened (nothing, a new version because providers saw the last, or the same version
+    replaced), then `done`; otherwise the form, as typed, with its errors."""
     version = selectors.fixture_current_version(fixture=fixture)
     library = selectors.threshold_library(version.spec)
     form = FixtureForm(request.POST or None, spec=version.spec, library=library)
@@ -121,18 +129,29 @@ def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
                     "asked to acknowledge again.",
                 )
             else:
-                messages.success(request, f"Fixture version {saved.number} saved.")
-            return redirect("acceptance:fixture-detail", pk=req.pk)
+                messages.success(request, f"{name} version {saved.number} saved.")
+            return done
     return render(
         request,
         "acceptance/fixture_form.html",
         {
-            "req": req,
+            **context,
             "form": form,
             "version": version,
             "fixture": fixture,
             "fabric": selectors.fabric_label(version.spec.get("fabric")),
         },
+    )
+
+
+@org_required(OrgKind.BUYER)
+def fixture_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    req = bid_selectors.request_get_for_buyer(org=active_org(request), pk=pk)
+    return fixture_edit_page(
+        request,
+        _fixture_or_404(req),
+        done=redirect("acceptance:fixture-detail", pk=req.pk),
+        context={"req": req},
     )
 
 

@@ -13,10 +13,11 @@ from django.views.decorators.http import require_POST
 
 from acceptance import services
 from acceptance.bundle import build_bundle
-from acceptance.forms.fixtures import FixtureForm, FixtureTemplateForm
+from acceptance.forms.fixtures import FixtureTemplateForm
 from acceptance.models import Fixture, FixtureVersion
 from acceptance.selectors import fixtures as selectors
 from acceptance.selectors import lot_parts
+from acceptance.views.fixtures import fixture_edit_page
 from bids import selectors as bid_selectors
 from bids.lifecycle import REQUEST, request_actor
 from bids.lots import lot_get
@@ -114,38 +115,12 @@ def lot_fixture_share(request: HttpRequest, pk: int, number: int) -> HttpRespons
 @org_required(OrgKind.BUYER)
 def lot_fixture_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     lot = _lot(request, pk, number, buyer=True)
-    fixture = _own_fixture_or_404(lot)
-    version = selectors.fixture_current_version(fixture=fixture)
-    form = FixtureForm(
-        request.POST or None, spec=version.spec, library=selectors.threshold_library(version.spec)
-    )
-    if request.method == "POST" and form.is_valid():
-        try:
-            saved = services.fixture_save(
-                fixture=fixture,
-                user=user_of(request),
-                changes=form.changes(),
-                reasons=form.reasons(),
-            )
-        except ValidationError as exc:
-            if hasattr(exc, "error_dict"):
-                form.add_spec_errors(exc.message_dict)
-            else:
-                form.add_error(None, exc.messages)
-        else:
-            messages.success(request, f"Lot {lot.number}'s fixture: version {saved.number}.")
-            return _redirect(lot)
-    return render(
+    return fixture_edit_page(
         request,
-        "acceptance/fixture_form.html",
-        {
-            "req": lot.request,
-            "lot": lot,
-            "form": form,
-            "version": version,
-            "fixture": fixture,
-            "fabric": selectors.fabric_label(version.spec.get("fabric")),
-        },
+        _own_fixture_or_404(lot),
+        done=_redirect(lot),
+        context={"req": lot.request, "lot": lot},
+        name=f"Lot {lot.number}'s fixture",
     )
 
 
