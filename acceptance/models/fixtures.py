@@ -110,6 +110,16 @@ class AckStatus(models.TextChoices):
     ACCEPTED_WITH_EXCEPTIONS = "accepted_with_exceptions", "Accepted with exceptions"
 
 
+class AcknowledgementQuerySet(models.QuerySet["Acknowledgement"]):
+    def of(self, lot: Lot | None) -> AcknowledgementQuerySet:
+        """Those of one lot's own fixture and terms, or (None) of the request's: a reader of
+        either never counts the other's."""
+        return self.filter(lot=lot) if lot is not None else self.filter(lot__isnull=True)
+
+    def of_request(self) -> AcknowledgementQuerySet:
+        return self.of(None)
+
+
 class Acknowledgement(models.Model):
     """What a provider agreed to for one bid. Append-only: the newest row per (bid, lot) counts.
 
@@ -149,6 +159,8 @@ class Acknowledgement(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     at = models.DateTimeField(auto_now_add=True)
+
+    objects = AcknowledgementQuerySet.as_manager()
 
     class Meta:
         ordering = ["bid", "-at", "-pk"]

@@ -265,7 +265,8 @@ def _state(ack: Acknowledgement | None, capacity_request: CapacityRequest) -> Ac
 
 def _latest_acks(bid_ids: Iterable[int]) -> dict[int, Acknowledgement]:
     acks = (
-        Acknowledgement.objects.filter(bid_id__in=list(bid_ids), lot__isnull=True)
+        Acknowledgement.objects.of_request()
+        .filter(bid_id__in=list(bid_ids))
         .select_related(
             "by",
             "fixture_version",
@@ -302,7 +303,8 @@ def acknowledgements_for_bids(bids: Iterable[Bid | int]) -> dict[int, tuple[str,
     verdict needs rather than seven joined models a row (a third of a 20-bid API call)."""
     ids = [b if isinstance(b, int) else b.pk for b in bids]
     rows = (
-        Acknowledgement.objects.filter(bid_id__in=ids, lot__isnull=True)
+        Acknowledgement.objects.of_request()
+        .filter(bid_id__in=ids)
         .order_by("bid_id", "-at", "-pk")
         .values_list(
             "bid_id",

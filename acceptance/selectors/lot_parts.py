@@ -166,7 +166,8 @@ def reservation_acknowledgement(*, reservation: Reservation) -> Acknowledgement 
     lot = reservation.lot
     scoped = lot is not None and (own_fixture(lot) is not None or own_terms(lot) is not None)
     return (
-        Acknowledgement.objects.filter(bid_id=reservation.bid_id, lot=lot if scoped else None)
+        Acknowledgement.objects.of(lot if scoped else None)
+        .filter(bid_id=reservation.bid_id)
         .select_related("fixture_version", "terms_revision")
         .order_by("-at", "-pk")
         .first()
@@ -181,7 +182,7 @@ def reservation_terms_revision(*, reservation: Reservation) -> HandoffTermsRevis
     acks = Acknowledgement.objects.filter(
         bid_id=reservation.bid_id, terms_revision__isnull=False
     ).select_related("terms_revision")
-    ack = acks.filter(lot=lot if terms is not None else None).order_by("-at", "-pk").first()
+    ack = acks.of(lot if terms is not None else None).order_by("-at", "-pk").first()
     if ack is not None:
         return ack.terms_revision
     if terms is None:

@@ -141,9 +141,8 @@ def acknowledged_floors(bid_ids: Iterable[int]) -> dict[int, dict[str, float]]:
     """Each bid's claims through the fixture version it acknowledged last (one query): the
     floors of `FLOOR_CLAIMS` the spec sets and the acknowledgement takes no exception to."""
     rows = (
-        Acknowledgement.objects.filter(
-            bid_id__in=list(bid_ids), fixture_version__isnull=False, lot__isnull=True
-        )
+        Acknowledgement.objects.of_request()
+        .filter(bid_id__in=list(bid_ids), fixture_version__isnull=False)
         .order_by("bid_id", "-at", "-pk")
         .values_list("bid_id", "exceptions", "fixture_version__spec")
     )

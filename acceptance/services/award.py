@@ -35,7 +35,7 @@ def awarded_fixture_version(*, bid: Bid, lot: Lot | None = None) -> FixtureVersi
     fixture = Fixture.objects.filter(lot=lot).first() if lot is not None else None
     acks = Acknowledgement.objects.filter(bid=bid, fixture_version__isnull=False)
     ack = (
-        acks.filter(lot=lot if fixture is not None else None)
+        acks.of(lot if fixture is not None else None)
         .select_related("fixture_version")
         .order_by("-at", "-pk")
         .first()
