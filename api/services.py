@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -53,17 +53,33 @@ def _record(token: ApiToken, *, action: str, user: User) -> None:
 
 
 def token_authenticate(*, secret: str) -> ApiToken | None:
-    """The active token for this secret (its use recorded), or None."""
-    token = (
-        ApiToken.objects.active()
-        .select_related("user")
-        .filter(digest=token_digest(secret), user__is_active=True)
-        .first()
-    )
-    if token is None:
+    """The active token of an active user for this secret, its `user` loaded (its use
+    recorded), or None."""
+    digest = token_digest(secret)
+    user = next(iter(User.objects.raw(_TOKEN_SQL, [digest])), None)
+    if user is None:
         return None
+    last_used = user.token_last_used_at  # type: ignore[attr-defined]
+    if last_used is not None and timezone.is_naive(last_used):
+        last_used = timezone.make_aware(last_used, UTC)  # SQLite hands back naive UTC
+    token = ApiToken.from_db(
+        ApiToken.objects.db,
+        ["id", "user_id", "name", "prefix", "digest", "last_used_at", "revoked_at"],
+        [user.token_id, user.pk, user.token_name, user.token_prefix, digest, last_used, None],  # type: ignore[attr-defined]
+    )
+    token.user = user
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
+
+
+# The user and their token in one statement written once: every token call runs it, and the
+# ORM took four times as long to build it as the database took to answer.
+_TOKEN_SQL = (
+    "SELECT u.*, t.id AS token_id, t.name AS token_name, t.prefix AS token_prefix,"
+    " t.last_used_at AS token_last_used_at"
+    f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
+    " WHERE t.digest = %s AND t.revoked_at IS NULL AND u.is_active"
+)

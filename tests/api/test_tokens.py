@@ -57,6 +57,30 @@ def test_a_token_authenticates_and_records_its_use(awarded, provider):
     assert timezone.now() - token.last_used_at < timedelta(seconds=5)
 
 
+def test_a_token_in_steady_use_is_written_once_a_minute(awarded, provider):
+    token, secret = token_create(user=provider.user, name="cluster")
+    url = reverse("api:run-evidence", args=[awarded.run.pk])
+    client = Client(HTTP_AUTHORIZATION=f"Token {secret}")
+    assert client.get(url).status_code == 200
+    token.refresh_from_db()
+    first = token.last_used_at
+    assert client.get(url).status_code == 200  # within the minute: no second write
+    token.refresh_from_db()
+    assert token.last_used_at == first
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=first - timedelta(minutes=2))
+    assert client.get(url).status_code == 200
+    token.refresh_from_db()
+    assert token.last_used_at > first
+
+
+def test_a_deactivated_users_token_is_401(awarded, provider):
+    _, secret = token_create(user=provider.user, name="cluster")
+    provider.user.is_active = False
+    provider.user.save(update_fields=["is_active"])
+    url = reverse("api:run-evidence", args=[awarded.run.pk])
+    assert Client().get(url, HTTP_AUTHORIZATION=f"Token {secret}").status_code == 401
+
+
 @pytest.mark.parametrize("header", ["Token nope", "Token", "Token a b", "Bearer x"])
 def test_a_bad_or_missing_token_is_401(awarded, header):
     url = reverse("api:run-evidence", args=[awarded.run.pk])
