@@ -93,7 +93,7 @@ def database_from_url(name: str, url: str) -> dict[str, object]:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            "OPTIONS": options,
+            "OPTIONS": {**options, **({"server_side_binding": True, "prepare_threshold": 5} if os.environ.get("PG_PREPARE") else {})},
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
         }
