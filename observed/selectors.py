@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from acceptance.models import Reservation, ReservationStatus
 from billing.models import UsageState, UsageUpload
-from delivery.change_selectors import change_list, change_view
+from delivery.change_selectors import change_list, change_views
 from delivery.models import PlannedChange
 from delivery.terms import term_bounds
 from engine.delivery.availability import month_bounds
@@ -191,16 +191,17 @@ def _packets(reservation: Reservation, misses: tuple[Miss, ...]) -> list[Packet]
     incidents = list(Incident.objects.filter(reservation=reservation).order_by("opened_at", "pk"))
     bills = list(UsageUpload.objects.filter(reservation=reservation, state=UsageState.DONE))
     changes = list(change_list(reservation=reservation))
-    summaries: dict[int, dict[str, str]] = {}
+    touching = [
+        [c for c in changes if c.window.starts_at <= miss.end and c.window.ends_at >= miss.start]
+        for miss in misses
+    ]
+    # The canaries of every change a miss touches are read together, once.
+    shown = {c.pk: c for rows in touching for c in rows}
+    views = change_views(changes=list(shown.values()))
+    summaries = {pk: _change_summary(c, verdict=views[pk].verdict) for pk, c in shown.items()}
     out = []
-    for miss in misses:
+    for miss, touched in zip(misses, touching, strict=True):
         month = f"{miss.start:%Y-%m}"
-        touching = [
-            c for c in changes if c.window.starts_at <= miss.end and c.window.ends_at >= miss.start
-        ]
-        for c in touching:
-            if c.pk not in summaries:
-                summaries[c.pk] = _change_summary(c)
         out.append(Packet(
             miss,
             [i for i in incidents if (i.window_start or i.opened_at) <= miss.end
@@ -209,12 +210,12 @@ def _packets(reservation: Reservation, misses: tuple[Miss, ...]) -> list[Packet]
               "allowed": usd(Decimal(str(u.totals.get("allowed") or 0))),
               "credits": usd(Decimal(str(u.totals.get("credits") or 0)))}
              for u in bills if month in (u.totals.get("credit_months") or [])],
-            [summaries[c.pk] for c in touching],
+            [summaries[c.pk] for c in touched],
         ))  # fmt: skip
     return out
 
 
-def _change_summary(change: PlannedChange) -> dict[str, str]:
+def _change_summary(change: PlannedChange, *, verdict: str) -> dict[str, str]:
     """A planned change in a miss's window as the packet prints it: what changed where, the
     canary's verdict, and whether it rolled out without a passing canary."""
     if change.opened_at is None:
@@ -230,7 +231,7 @@ def _change_summary(change: PlannedChange) -> dict[str, str]:
         "nodes": change.node_label,
         "window": f"{change.window.starts_at:%Y-%m-%d %H:%M} to "
                   f"{change.window.ends_at:%Y-%m-%d %H:%M} UTC",
-        "canary": f"{change_view(change=change).verdict} on {', '.join(change.canary.nodes)}",
+        "canary": f"{verdict} on {', '.join(change.canary.nodes)}",
         "rollout": rollout,
         "outcome": change.outcome,
     }  # fmt: skip

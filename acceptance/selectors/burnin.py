@@ -3,7 +3,7 @@ provider see a reservation; everyone else gets a 404, in pages, downloads and th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,8 +166,22 @@ def run_list(*, reservation: Reservation) -> QuerySet[BurnInRun]:
     )
 
 
+def _evidence_read(evidence: QuerySet[Evidence]) -> QuerySet[Evidence]:
+    return evidence.select_related("uploaded_by", "withdrawn_by").order_by("uploaded_at", "pk")
+
+
 def evidence_list(*, run: BurnInRun) -> QuerySet[Evidence]:
-    return run.evidence.select_related("uploaded_by", "withdrawn_by").order_by("uploaded_at", "pk")
+    return _evidence_read(run.evidence.all())
+
+
+def evidence_by_run(*, runs: Sequence[BurnInRun]) -> dict[int, list[Evidence]]:
+    """Each run's `evidence_list`, read for all the runs in one query."""
+    by_pk = {run.pk: run for run in runs}
+    rows: dict[int, list[Evidence]] = {pk: [] for pk in by_pk}
+    for evidence in _evidence_read(Evidence.objects.filter(run__in=list(by_pk))):
+        evidence.run = by_pk[evidence.run_id]
+        rows[evidence.run_id].append(evidence)
+    return rows
 
 
 @dataclass
@@ -189,9 +203,25 @@ class CheckGroup:
         return [(s, counted[s]) for s in STATUS_ORDER if s in counted]
 
 
-def check_groups(*, run: BurnInRun) -> list[CheckGroup]:
+def _checks_read(checks: QuerySet[Check]) -> QuerySet[Check]:
+    return checks.select_related("evidence").order_by("position")
+
+
+def checks_by_run(*, runs: Sequence[BurnInRun]) -> dict[int, list[Check]]:
+    """Each run's check rows as `check_groups` reads them, for all the runs in one query."""
+    by_pk = {run.pk: run for run in runs}
+    rows: dict[int, list[Check]] = {pk: [] for pk in by_pk}
+    for check in _checks_read(Check.objects.filter(run__in=list(by_pk))):
+        check.run = by_pk[check.run_id]
+        rows[check.run_id].append(check)
+    return rows
+
+
+def check_groups(*, run: BurnInRun, checks: Iterable[Check] | None = None) -> list[CheckGroup]:
+    """The run's checks by group, in page order; `checks`: the run's rows already read (see
+    `checks_by_run`)."""
     groups: dict[str, CheckGroup] = {}
-    for check in run.checks.select_related("evidence").order_by("position"):
+    for check in checks if checks is not None else _checks_read(run.checks.all()):
         group = groups.get(check.group)
         if group is None:
             group = groups[check.group] = CheckGroup(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -28,7 +29,7 @@ class PlannedChangeSerializer(ReadModelSerializer[PlannedChange]):
     canary_nodes = serializers.ListField(
         source="canary.nodes", child=serializers.CharField(), read_only=True
     )
-    canary_run = serializers.IntegerField(source="canary.run.pk", read_only=True)
+    canary_run = serializers.SerializerMethodField()
     verdict = serializers.SerializerMethodField()
     gate_summary = serializers.SerializerMethodField()
     change_log_status = serializers.CharField(source="entry.status", read_only=True)
@@ -50,6 +51,11 @@ class PlannedChangeSerializer(ReadModelSerializer[PlannedChange]):
 
     def get_state(self, obj: PlannedChange) -> str:
         return str(self._view(obj).state)
+
+    @extend_schema_field(OpenApiTypes.INT)
+    def get_canary_run(self, obj: PlannedChange) -> int:
+        """The canary's run: its evidence is read and uploaded at /changes/{id}/canary/evidence/."""
+        return int(self._view(obj).run.pk)
 
     def get_verdict(self, obj: PlannedChange) -> str:
         """waiting (no evidence), checking, passed or failed."""

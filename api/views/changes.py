@@ -43,12 +43,15 @@ def _reservation(request: Request, pk: int) -> Reservation:
 
 
 def _body(change: PlannedChange) -> dict[str, object]:
-    views = {change.pk: sel.change_view(change=change)}
+    views = sel.change_views(changes=[change])
     return PlannedChangeSerializer(change, context={"views": views}).data
 
 
 class ReservationChangesView(generics.ListAPIView[PlannedChange]):
-    """A reservation's planned changes, by window; POST announces one (the provider's team)."""
+    """A reservation's planned changes, by window, each as `GET /changes/{id}/` shows it (the
+    canary's verdict and its checks beside the accepted burn-in's); POST announces one (the
+    provider's team). A page of changes costs the same number of queries for one change as for
+    a full page: the canaries' runs, files and checks are read for the whole page at once."""
 
     serializer_class = PlannedChangeSerializer
     parser_classes = [JSONParser]
@@ -61,11 +64,16 @@ class ReservationChangesView(generics.ListAPIView[PlannedChange]):
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "views": getattr(self, "_views", {})}
 
-    @extend_schema(summary="A reservation's planned changes with their canary verdicts")
+    @extend_schema(
+        summary="A reservation's planned changes with their canary verdicts",
+        description="Each change as GET /changes/{id}/ shows it, its canary's comparison with "
+        "the accepted burn-in included; the page's canaries are read together, so a full page "
+        "costs no more queries than one change.",
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset())) or []
-        # Each change's canary state is read once, for the page only.
-        self._views = {change.pk: sel.change_view(change=change) for change in page}
+        # The canaries are read once, for the whole page and for it only.
+        self._views = sel.change_views(changes=page)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection, reset_queries
+from django.test.utils import CaptureQueriesContext
 
 from tests.acceptance.burnin.helpers import DATA, media_root
 from tests.api.v1.conftest import token_client
-from tests.delivery.changes.helpers import FAILING, announce, change_world
+from tests.delivery.changes.helpers import FAILING, PASSING, announce, change_world, upload_canary
 
 __all__ = ["media_root"]
 pytestmark = pytest.mark.django_db
@@ -72,3 +74,38 @@ def test_the_provider_curls_a_failing_canary_and_the_buyer_objects(
     assert objected.status_code == 200, objected.content
     assert objected.json()["state"] == "objected"
     assert objected.json()["objection"] == "Canary bus bandwidth fell."
+
+
+def test_the_list_of_changes_costs_the_same_queries_for_one_change_as_for_five(
+    buyer, provider, django_capture_on_commit_callbacks, django_assert_max_num_queries
+):
+    """Each listed change is the one its own URL answers, comparison included; the page's
+    canaries (runs, files, checks, the accepted burn-in's checks) are read together."""
+    capture = django_capture_on_commit_callbacks
+    cw = change_world(buyer, provider, capture)
+    upload_canary(announce(cw, provider), provider.user, FAILING, capture)
+    bob = token_client(buyer.user)
+    url = f"/api/v1/reservations/{cw.reservation.pk}/changes/"
+    bob.get(url)  # the token's first use is recorded once, not on every call
+    # Django keeps the query log from one request's start to the next's: count from empty.
+    reset_queries()
+    with CaptureQueriesContext(connection) as queries:
+        assert len(bob.get(url).json()["results"]) == 1
+    one = len(queries)
+
+    passing = announce(cw, provider, component="NVIDIA driver, second build")
+    upload_canary(passing, provider.user, PASSING, capture)
+    for n in range(3):
+        announce(cw, provider, kind="firmware", component=f"BMC {n}", from_version="1.0",
+                 to_version=f"1.{n + 1}")  # fmt: skip
+    reset_queries()
+    with django_assert_max_num_queries(one) as five:
+        listed = bob.get(url).json()["results"]
+    assert len(five) == one
+
+    assert len(listed) == 5
+    assert [c["verdict"] for c in listed].count("waiting") == 3
+    assert {c["verdict"] for c in listed} == {"failed", "passed", "waiting"}
+    for change in listed:
+        assert change == bob.get(f"/api/v1/changes/{change['id']}/").json()
+        assert bool(change["comparison"]) == (change["verdict"] != "waiting")
