@@ -81,8 +81,15 @@ def env_int_list(name: str, default: list[int], *, minimum: int = 0) -> list[int
     return sorted(values, reverse=True)
 
 
-def database_from_url(name: str, url: str) -> dict[str, object]:
-    """Translate DATABASE_URL into Django's DATABASES entry (postgres or sqlite only)."""
+# A statement run this many times on one connection is prepared: PostgreSQL plans it once, where
+# planning took longer than running most of this app's queries. Parameters are then bound by the
+# server (Django's option), as preparing needs.
+PREPARED = {"server_side_binding": True, "prepare_threshold": 5}
+
+
+def database_from_url(name: str, url: str, *, prepared: bool = False) -> dict[str, object]:
+    """Translate DATABASE_URL into Django's DATABASES entry (postgres or sqlite only).
+    `prepared`: PostgreSQL prepares statements a connection runs again (`PREPARED`)."""
     parsed = urlparse(url)
     if parsed.scheme in {"postgres", "postgresql", "postgresql+psycopg"}:
         options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
@@ -93,7 +100,7 @@ def database_from_url(name: str, url: str) -> dict[str, object]:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            "OPTIONS": {**options, **({"server_side_binding": True, "prepare_threshold": 5} if os.environ.get("PG_PREPARE") else {})},
+            "OPTIONS": {**(PREPARED if prepared else {}), **options},
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
         }

@@ -166,8 +166,13 @@ TEMPLATES = [
 FORM_RENDERER = "core.renderers.WidgetRenderer"
 
 _database_url = env_str("DATABASE_URL")
+# Off only behind a pooler that cannot keep a connection's prepared statements (PgBouncer before
+# 1.21 in transaction mode).
+DATABASE_PREPARED_STATEMENTS = env_bool("DATABASE_PREPARED_STATEMENTS", True)
 DATABASES = {
-    "default": database_from_url("DATABASE_URL", _database_url)
+    "default": database_from_url(
+        "DATABASE_URL", _database_url, prepared=DATABASE_PREPARED_STATEMENTS
+    )
     if _database_url
     else {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
 }
