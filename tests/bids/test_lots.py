@@ -11,7 +11,8 @@ from django.core.exceptions import ValidationError
 from audit.models import AuditEntry
 from bids import services
 from bids.choices import RequestStatus
-from bids.models import BidRevision, Lot
+from bids.models import ApprovalAction, ApprovalPolicy, ApprovalRequest, BidRevision, Lot
+from bids.services.approvals import approval_ask
 from core.lifecycle import MoveRefused
 from tests.factories import BidFactory, CapacityRequestFactory, LotFactory
 
@@ -302,3 +303,13 @@ def test_nobody_but_the_buyer_publishes_whatever_the_lots_say(sized, buyer, prov
     for user in (provider.user, outsider.user):
         with pytest.raises(MoveRefused):
             services.request_publish(capacity_request=sized, user=user)
+
+
+def test_no_approval_to_publish_is_asked_for_lots_that_do_not_add_up(sized, buyer, buyer_org):
+    ApprovalPolicy.objects.create(organization=buyer_org, publish_one_over=Decimal(1))
+    services.lot_add(capacity_request=sized, user=buyer.user, data={**LOT, "nodes": 16})
+    with pytest.raises(ValidationError) as caught:
+        approval_ask(capacity_request=sized, action=ApprovalAction.PUBLISH, user=buyer.user)
+    assert list(caught.value.message_dict) == ["lots"]
+    assert "The lots add up to 128 GPUs; the request asks for 256." in caught.value.messages[0]
+    assert not ApprovalRequest.objects.exists()
