@@ -7,14 +7,17 @@ and, for the buyer, only from a submitted revision once the seal lifts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404
 
 from bids.models import BidTerms, CapacityRequest, Lot
+from bids.models.lots import validate_lot
 from engine.lots import (
     MAX_TOTAL,
     Bundle,
@@ -42,6 +45,68 @@ def lot_get(*, capacity_request: CapacityRequest, number: int) -> Lot:
 
 def lot_specs(*, capacity_request: CapacityRequest) -> list[LotSpec]:
     return [lot.spec() for lot in lot_list(capacity_request=capacity_request)]
+
+
+@dataclass(frozen=True)
+class LotTotal:
+    """The lots' GPUs against the request's: they must add up to it before it is published."""
+
+    gpus: int
+    requested: int
+
+    @property
+    def problem(self) -> str | None:
+        """Why the lots cannot be published as they are, with the way to fix it; None if they
+        add up."""
+        gap = self.requested - self.gpus
+        if gap == 0:
+            return None
+        said = f"The lots add up to {self.gpus} GPUs; the request asks for {self.requested}."
+        if gap > 0:
+            return f"{said} Add a lot for the other {gap} GPUs, or change the request's size."
+        return (
+            f"{said} Make the lots {-gap} GPUs smaller (or remove one), or change the "
+            f"request's size."
+        )
+
+
+def lot_total(*, capacity_request: CapacityRequest, lots: Iterable[Lot]) -> LotTotal | None:
+    """The running total of `lots` (the request's); None for a request without lots, which is
+    one implicit lot of the request's size."""
+    gpus = [lot.gpu_count for lot in lots]
+    if not gpus:
+        return None
+    return LotTotal(gpus=sum(gpus), requested=capacity_request.gpu_count)
+
+
+def lots_publish_errors(*, capacity_request: CapacityRequest) -> list[str]:
+    """What stops a request's lots from being published: each lot against the request as it
+    is now (its size, window and regions may have changed since the lot was added), then the
+    total against the request's GPUs."""
+    lots = list(lot_list(capacity_request=capacity_request))
+    problems: list[str] = []
+    for lot in lots:
+        lot.request = capacity_request  # the request as it is being published
+        for messages in validate_lot(lot).values():
+            problems.extend(f"Lot {lot.number}: {message}" for message in messages)
+    total = lot_total(capacity_request=capacity_request, lots=lots)
+    if total is not None and total.problem:
+        problems.append(total.problem)
+    return problems
+
+
+class LotsRefusePublish(ValidationError):
+    """The lots contradict the request: named `lots`, and said in full as the API's detail."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__({"lots": problems})
+        self.summary = " ".join(problems)
+
+
+def lots_publish_check(*, capacity_request: CapacityRequest) -> None:
+    """Refuse a publish (or an approval asked for one) that the lots contradict."""
+    if problems := lots_publish_errors(capacity_request=capacity_request):
+        raise LotsRefusePublish(problems)
 
 
 @dataclass(frozen=True)

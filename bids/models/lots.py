@@ -132,6 +132,23 @@ def validate_lot(lot: Lot) -> dict[str, list[str]]:
         errors["region"] = [
             f"{lot.get_region_display()} is not one of the request's acceptable regions."
         ]
-    if lot.end <= lot.start:
+    if lot.nodes and lot.gpus_per_node and req.gpu_count and lot.gpu_count > req.gpu_count:
+        errors.setdefault("nodes", []).append(
+            f"This lot has {lot.nodes} node{pluralize(lot.nodes)} × {lot.gpus_per_node} "
+            f"GPU{pluralize(lot.gpus_per_node)} = {lot.gpu_count} GPUs; the whole request asks "
+            f"for {req.gpu_count} GPUs."
+        )
+    # A lot's term is part of the request's: providers plan (and price) the request's window.
+    if lot.reservation_start and lot.reservation_start < req.reservation_start:
+        errors["reservation_start"] = [
+            f"The lot cannot start before the request's reservation does "
+            f"({req.reservation_start:%d %b %Y})."
+        ]
+    if lot.reservation_end and lot.reservation_end > req.reservation_end:
+        errors["reservation_end"] = [
+            f"The lot cannot end after the request's reservation does "
+            f"({req.reservation_end:%d %b %Y})."
+        ]
+    elif lot.end <= lot.start:
         errors["reservation_end"] = ["The lot's reservation must end after it starts."]
     return errors

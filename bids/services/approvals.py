@@ -22,6 +22,7 @@ from audit.services import buyer_only
 from bids.approval_notices import approval_asked_notify, approval_decided_notify
 from bids.audit import record_request
 from bids.lifecycle import REQUEST, request_actor
+from bids.lots import lots_publish_check
 from bids.models import (
     Approval,
     ApprovalAction,
@@ -132,6 +133,9 @@ def approval_ask(
     decision = REQUEST.decide(capacity_request, action, actor=request_actor(capacity_request, user))
     if not decision.allowed:
         raise MoveRefused(decision)  # type: ignore[arg-type]
+    if action == ApprovalAction.PUBLISH:
+        # Approvers would approve a request that publishing then refuses: fix the lots first.
+        lots_publish_check(capacity_request=capacity_request)
     needed = approvers_needed(capacity_request=capacity_request, action=action, bid=bid)
     if not needed:
         raise Conflict("Your organisation's approval policy needs no approver for this.")

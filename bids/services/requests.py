@@ -12,6 +12,7 @@ from audit.services import buyer_only, parties
 from bids.audit import record_request
 from bids.choices import RequestStatus
 from bids.lifecycle import REQUEST, request_actor, request_move
+from bids.lots import lots_publish_check
 from bids.models import ApprovalAction, CapacityRequest, Invitation
 from bids.models.requests import PURCHASING_FIELDS
 from bids.notices import (
@@ -120,6 +121,7 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
 def request_publish(*, capacity_request: CapacityRequest, user: User) -> CapacityRequest:
     capacity_request.full_clean()
     request_move(capacity_request, "publish", user=user)
+    lots_publish_check(capacity_request=capacity_request)
     approval_gate(capacity_request=capacity_request, action=ApprovalAction.PUBLISH, bid=None)
     capacity_request.status = RequestStatus.OPEN
     capacity_request.published_at = timezone.now()

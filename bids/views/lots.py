@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from bids import selectors, services
 from bids.lifecycle import REQUEST, request_actor
 from bids.lot_forms import LotForm
-from bids.lots import lot_get
+from bids.lots import lot_get, lot_list, lot_total
 from bids.models import CapacityRequest, Lot
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, org_required, user_of
@@ -44,9 +44,9 @@ def _lot_page(request: HttpRequest, req: CapacityRequest, lot: Lot | None) -> Ht
             messages.success(request, f"Lot {saved.number} saved.")
             return _back(req)
     status = 400 if form.is_bound and form.errors else 200
-    return render(
-        request, "bids/lot_form.html", {"form": form, "req": req, "lot": lot}, status=status
-    )
+    total = lot_total(capacity_request=req, lots=lot_list(capacity_request=req))
+    context = {"form": form, "req": req, "lot": lot, "lot_total": total}
+    return render(request, "bids/lot_form.html", context, status=status)
 
 
 @org_required(OrgKind.BUYER)

@@ -17,7 +17,7 @@ from bids.forms import AddendumForm, CapacityRequestForm, ConfirmForm, InviteFor
 from bids.gate_forms import SupplierInviteForm
 from bids.gate_selectors import acceptances, details_open, gate_for, supplier_invitations
 from bids.lifecycle import REQUEST, request_actor
-from bids.lots import lot_list
+from bids.lots import lot_list, lot_total
 from bids.models import ApprovalAction, CapacityRequest
 from bids.services.approvals import approval_ask, must_ask
 from bids.views.clarifications import clarification_context
@@ -95,10 +95,12 @@ def _detail_page(
 ) -> HttpResponse:
     org = active_org(request)
     assert org is not None
+    lots = list(lot_list(capacity_request=req))
     context: dict[str, object] = {
         "req": req,
         "addenda": selectors.addendum_list(capacity_request=req),
-        "lots": lot_list(capacity_request=req),
+        "lots": lots,
+        "lot_total": lot_total(capacity_request=req, lots=lots),
     }
     # Questions and addenda (bids/_clarifications.html), with a failed form's typed text.
     context.update(clarification_context(request, req, org, **(clarifications or {})))

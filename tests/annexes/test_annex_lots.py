@@ -24,7 +24,7 @@ def test_a_bid_without_lots_snapshots_no_lot_terms(provider):
 
 
 def test_a_bid_on_lots_prints_its_offers_and_bundles(provider):
-    req = CapacityRequestFactory()
+    req = CapacityRequestFactory(nodes=4, gpu_count=32)
     LotFactory(request=req, number=1, nodes=2)
     LotFactory(request=req, number=2, nodes=2)
     bid = BidFactory(request=req, provider=provider.org)

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from audit.models import AuditEntry
+from bids import services
 from bids.choices import RequestStatus
 from bids.models import CapacityRequest, Lot
 from tests.factories import BidFactory, CapacityRequestFactory, LotFactory
@@ -29,7 +30,14 @@ LOT_POST = {
 
 @pytest.fixture
 def draft(buyer):
-    return CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None)
+    """288 GPUs: the 256-GPU pre-training lot and a 32-GPU inference lot add up to it."""
+    return CapacityRequestFactory(
+        buyer=buyer.org,
+        status=RequestStatus.DRAFT,
+        published_at=None,
+        gpu_count=288,
+        nodes=36,
+    )
 
 
 def test_a_buyer_adds_edits_and_removes_lots_on_a_draft(draft, buyer):
@@ -75,9 +83,57 @@ def test_published_lots_are_shown_to_invitees_and_fixed_for_the_buyer(buyer, pro
     assert "cannot be split into other lots" in refused.content.decode()
 
 
+def test_a_lot_larger_than_the_request_is_named_on_nodes_and_what_was_typed_stays(buyer):
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, gpu_count=128, nodes=16
+    )
+    response = buyer.client().post(reverse("bids:lot-add", args=[req.pk]), LOT_POST)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "This lot has 32 nodes × 8 GPUs = 256 GPUs; the whole request asks for 128 GPUs." in html
+    assert 'value="Pre-training"' in html and 'value="32"' in html
+    assert "The request asks for 128 GPUs." in html
+    assert not Lot.objects.exists()
+
+
+def test_the_request_page_keeps_a_running_total_and_publish_refuses_until_it_matches(
+    draft, buyer, provider, outsider
+):
+    services.request_invite(capacity_request=draft, user=buyer.user, providers=[provider.org])
+    client = buyer.client()
+    detail = reverse("bids:request-detail", args=[draft.pk])
+    client.post(reverse("bids:lot-add", args=[draft.pk]), LOT_POST)
+    page = client.get(detail).content.decode()
+    problem = (
+        "The lots add up to 256 GPUs; the request asks for 288. Add a lot for the other 32 GPUs, "
+        "or change the request&#x27;s size."
+    )
+    assert "Lots: 256 of 288 GPUs" in page and problem in page
+    # An outsider's publish is no publish; the buyer's is refused, in words, on the page.
+    outside = outsider.client().post(reverse("bids:request-publish", args=[draft.pk]))
+    assert outside.status_code == 404
+    refused = client.post(reverse("bids:request-publish", args=[draft.pk]), follow=True)
+    assert problem in refused.content.decode()
+    draft.refresh_from_db()
+    assert draft.status == RequestStatus.DRAFT and draft.lots.count() == 1
+    form = client.get(reverse("bids:lot-add", args=[draft.pk])).content.decode()
+    assert "The request asks for 288 GPUs; its lots add up to 256 so far." in form
+    client.post(
+        reverse("bids:lot-add", args=[draft.pk]), {**LOT_POST, "name": "Inference", "nodes": "4"}
+    )
+    page = client.get(detail).content.decode()
+    assert "Lots: 288 of 288 GPUs" in page and "Add a lot for the other" not in page
+    client.post(reverse("bids:request-publish", args=[draft.pk]))
+    draft.refresh_from_db()
+    assert draft.status == RequestStatus.OPEN
+    # Invitees read the total too, without the buyer's advice.
+    shown = provider.client().get(detail).content.decode()
+    assert "Lots: 288 of 288 GPUs" in shown
+
+
 @pytest.fixture
 def lot_bid(buyer, provider):
-    req = CapacityRequestFactory(buyer=buyer.org, sealed=False)
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=False, gpu_count=64, nodes=8)
     LotFactory(request=req, number=1, name="Pre-training", nodes=4)
     LotFactory(request=req, number=2, name="Inference", nodes=4, divisible=True, min_block_nodes=2)
     return BidFactory(request=req, provider=provider.org)

@@ -24,8 +24,8 @@ def _four_node_spec():
 
 
 def _lot_run(world, buyer):
-    world.request.nodes = 4
-    world.request.save(update_fields=["nodes"])
+    world.request.nodes, world.request.gpu_count = 4, 32
+    world.request.save(update_fields=["nodes", "gpu_count"])
     lot = LotFactory(
         request=world.request, nodes=4, gpus_per_node=8, divisible=True, min_block_nodes=2
     )
@@ -54,8 +54,8 @@ def test_the_same_evidence_misses_nodes_on_a_whole_four_node_reservation(
     world, buyer, provider, django_capture_on_commit_callbacks
 ):
     """The control: the request's own reservation holds all four nodes, so two are missing."""
-    world.request.nodes = 4
-    world.request.save(update_fields=["nodes"])
+    world.request.nodes, world.request.gpu_count = 4, 32
+    world.request.save(update_fields=["nodes", "gpu_count"])
     attach_fixture(world.request, _four_node_spec())
     request_close(capacity_request=world.request, user=buyer.user, confirmed=True)
     reservation = request_award(capacity_request=world.request, bid=world.bid, user=buyer.user)

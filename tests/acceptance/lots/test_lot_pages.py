@@ -21,7 +21,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def draft(buyer):
     req = CapacityRequestFactory(
-        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, sealed=False, nodes=4
+        buyer=buyer.org,
+        status=RequestStatus.DRAFT,
+        published_at=None,
+        sealed=False,
+        nodes=4,
+        gpu_count=32,
     )
     LotFactory(request=req, number=1, name="Pre-training", nodes=2)
     LotFactory(request=req, number=2, name="Inference", nodes=2)
@@ -146,7 +151,12 @@ def test_the_bid_page_lists_each_lots_acknowledgement_with_a_link(draft, buyer, 
 
 def test_a_lot_of_a_request_without_fixture_or_terms_says_there_is_none_yet(buyer):
     req = CapacityRequestFactory(
-        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, sealed=False, nodes=4
+        buyer=buyer.org,
+        status=RequestStatus.DRAFT,
+        published_at=None,
+        sealed=False,
+        nodes=4,
+        gpu_count=32,
     )
     LotFactory(request=req, number=1, name="Inference", nodes=2)
     page = buyer.client().get(reverse("acceptance:lot-parts", args=[req.pk, 1])).content.decode()

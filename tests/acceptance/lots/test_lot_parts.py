@@ -35,6 +35,7 @@ def draft(buyer):
         status=RequestStatus.DRAFT,
         published_at=None,
         sealed=False,
+        gpu_count=48,
         nodes=6,
         gpus_per_node=8,
     )

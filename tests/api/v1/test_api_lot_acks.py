@@ -20,7 +20,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def bid(buyer, provider):
     req = CapacityRequestFactory(
-        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, sealed=False, nodes=4
+        buyer=buyer.org,
+        status=RequestStatus.DRAFT,
+        published_at=None,
+        sealed=False,
+        nodes=4,
+        gpu_count=32,
     )
     LotFactory(request=req, number=1, name="Pre-training", nodes=2)
     LotFactory(request=req, number=2, name="Inference", nodes=2)

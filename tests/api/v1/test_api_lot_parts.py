@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def draft(buyer):
     req = CapacityRequestFactory(
-        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, nodes=6
+        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, nodes=6, gpu_count=48
     )
     LotFactory(request=req, number=1, name="Pre-training", nodes=4)
     LotFactory(request=req, number=2, name="Inference", nodes=2)

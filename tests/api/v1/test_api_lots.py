@@ -20,7 +20,9 @@ PRETRAIN = {"name": "Pre-training", "nodes": 32, "gpus_per_node": 8}
 
 
 def test_a_buyer_lots_a_draft_and_every_write_is_audited(buyer, provider):
-    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, gpu_count=384, nodes=48
+    )
     api = token_client(buyer.user)
     base = f"/api/v1/requests/{req.pk}/lots/"
     made = api.post(base, PRETRAIN, format="json")
@@ -58,14 +60,62 @@ def test_a_buyer_lots_a_draft_and_every_write_is_audited(buyer, provider):
 
 
 def test_a_bad_lot_is_a_400_naming_the_field(buyer):
-    req = CapacityRequestFactory(buyer=buyer.org, status=RequestStatus.DRAFT)
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, gpu_count=256, nodes=32
+    )
     response = token_client(buyer.user).post(
         f"/api/v1/requests/{req.pk}/lots/", {**PRETRAIN, "divisible": True}, format="json"
     )
     assert response.status_code == 400
-    assert response.json()["errors"]["min_block_nodes"] == [
-        "Give the minimum block in nodes for a divisible lot."
-    ]
+    assert response.json()["errors"] == {
+        "min_block_nodes": ["Give the minimum block in nodes for a divisible lot."]
+    }
+
+
+def test_a_lot_larger_than_the_request_or_outside_its_dates_is_a_400_naming_the_field(buyer):
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, gpu_count=128, nodes=16
+    )
+    api = token_client(buyer.user)
+    base = f"/api/v1/requests/{req.pk}/lots/"
+    too_big = api.post(base, PRETRAIN, format="json")
+    assert too_big.status_code == 400
+    assert too_big.json()["errors"] == {
+        "nodes": ["This lot has 32 nodes × 8 GPUs = 256 GPUs; the whole request asks for 128 GPUs."]
+    }
+    assert api.post(base, {**PRETRAIN, "nodes": 16}, format="json").status_code == 201
+    grown = api.patch(f"{base}1/", {"nodes": 17}, format="json")
+    assert grown.status_code == 400 and list(grown.json()["errors"]) == ["nodes"]
+    early = (req.reservation_start - timedelta(days=1)).isoformat()
+    moved = api.patch(f"{base}1/", {"reservation_start": early}, format="json")
+    assert moved.status_code == 400 and list(moved.json()["errors"]) == ["reservation_start"]
+    assert api.get(f"{base}1/").json()["start"] == req.reservation_start.isoformat()
+
+
+def test_publishing_lots_that_do_not_add_up_is_a_400_naming_lots(buyer, provider, outsider):
+    req = CapacityRequestFactory(
+        buyer=buyer.org, status=RequestStatus.DRAFT, published_at=None, gpu_count=256, nodes=32
+    )
+    InvitationFactory(request=req, provider=provider.org)
+    api = token_client(buyer.user)
+    base = f"/api/v1/requests/{req.pk}/lots/"
+    api.post(base, {**PRETRAIN, "nodes": 16}, format="json")
+    api.post(base, {**PRETRAIN, "name": "Fine-tuning", "nodes": 8}, format="json")
+    publish = f"/api/v1/requests/{req.pk}/publish/"
+    # Neither an invitee nor an outsider publishes, nor learns why the buyer could not.
+    assert token_client(provider.user).post(publish).status_code == 404
+    assert token_client(outsider.user).post(publish).status_code == 404
+    refused = api.post(publish)
+    problem = (
+        "The lots add up to 192 GPUs; the request asks for 256. Add a lot for the other 64 "
+        "GPUs, or change the request's size."
+    )
+    assert refused.status_code == 400
+    assert refused.json() == {"detail": problem, "errors": {"lots": [problem]}}
+    assert api.get(f"/api/v1/requests/{req.pk}/").json()["status"] == "draft"
+    api.post(base, {**PRETRAIN, "name": "Inference", "nodes": 8}, format="json")
+    published = api.post(publish)
+    assert published.status_code == 200 and published.json()["status"] == "open"
 
 
 def test_a_published_requests_lots_are_fixed_409(buyer):
@@ -80,7 +130,7 @@ def test_a_published_requests_lots_are_fixed_409(buyer):
 
 @pytest.fixture
 def lotted(buyer, provider, rival_provider):
-    req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=True, gpu_count=64, nodes=8)
     LotFactory(request=req, number=1, nodes=4)
     LotFactory(request=req, number=2, nodes=4, divisible=True, min_block_nodes=2)
     bid = BidFactory(request=req, provider=provider.org)

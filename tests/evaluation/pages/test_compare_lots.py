@@ -23,6 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _lots(req):
+    """Three lots making up the request's 10 nodes."""
     LotFactory(request=req, number=1, name="Pre-training", nodes=4)
     LotFactory(
         request=req, number=2, name="Fine-tuning", nodes=4, divisible=True, min_block_nodes=2
@@ -39,7 +40,7 @@ def _offer(role, req, offers, bundles=()):
 
 @pytest.fixture
 def lotted(buyer, provider, rival_provider):
-    req = CapacityRequestFactory(buyer=buyer.org, sealed=False)
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=False, nodes=10, gpu_count=80)
     _lots(req)
     _offer(
         provider,
@@ -91,7 +92,7 @@ def test_each_lot_has_its_section_ranked_with_the_bundles_that_bear_on_it(lotted
 
 
 def test_a_sealed_request_shows_no_lot_offers(buyer, provider):
-    req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
+    req = CapacityRequestFactory(buyer=buyer.org, sealed=True, nodes=10, gpu_count=80)
     _lots(req)
     _offer(provider, req, [{"lot": 1, "price_per_gpu_hour": "2.00", "nodes": 4}])
     html = _page(buyer.client(), req)
@@ -145,6 +146,9 @@ def test_the_same_queries_for_2_bids_on_3_lots_and_12_on_5(
     with django_assert_max_num_queries(1000) as few:
         _page(client, lotted)
     small = len(few)  # read now: the connection keeps only the latest queries
+    # Two more lots, the request grown to match (as a buyer would have published it).
+    lotted.nodes, lotted.gpu_count = 14, 112
+    lotted.save(update_fields=["nodes", "gpu_count"])
     LotFactory(request=lotted, number=4, nodes=2, divisible=True, min_block_nodes=1)
     LotFactory(request=lotted, number=5, nodes=2)
     _bulk_offers(lotted, 10)

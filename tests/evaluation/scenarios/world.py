@@ -46,6 +46,7 @@ def worked(buyer, provider, rival_provider, cirrus):
         acceptable_regions=["eu", "us-east"],
         reservation_start=start,
         reservation_end=start + timedelta(days=29),
+        gpu_count=448,
         nodes=56,
         gpus_per_node=8,
     )
