@@ -33,18 +33,21 @@ class _AskEveryReceiver(Signal):
 # {"questionnaire": snapshot}).
 bid_submitting = _AskEveryReceiver()
 
-# Refusals that answer with a status of their own (409, 429, 403) are raised as they are, never
-# merged into the submit's field errors.
-_RAISED_AS_IS = (Conflict, TooBusy, MoveRefused)
-
 # Sent once a change to what the request's bids are scored on has committed, with
 # `capacity_request`: a revision submitted or withdrawn, handoff terms revised, a fixture
 # acknowledged.
 scoring_inputs_changed = Signal()
 
 
+# Refusals that answer with a status of their own (409, 429, 403) are raised as they are, never
+# merged into the submit's field errors.
+_RAISED_AS_IS = (Conflict, TooBusy, MoveRefused)
+
+
 @dataclass(frozen=True)
 class FrozenParts:
+    """What the receivers freeze with the revision, and their refusals by field."""
+
     parts: dict[str, Any] = field(default_factory=dict)
     refusals: dict[str, list[str]] = field(default_factory=dict)
 
