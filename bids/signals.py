@@ -6,17 +6,32 @@ imports pointing down.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.dispatch import Signal
 
 from bids.models import Bid, CapacityRequest
+from core.errors import Conflict, TooBusy, refusal_add
+from core.lifecycle import MoveRefused
+
+
+class _AskEveryReceiver(Signal):
+    """`send_robust` hands each receiver's exception back to `frozen_parts`, which answers every
+    refusal to the provider and raises anything else: none is a fault to log on the way."""
+
+    def _log_robust_failure(self, receiver: Any, err: Exception) -> None:
+        pass
+
 
 # Sent inside `bid_submit`, before the revision is frozen, with `bid`. A receiver may refuse the
-# submit by raising ValidationError, and returns a dict of parts to freeze with the revision
-# (today only {"questionnaire": snapshot}).
-bid_submitting = Signal()
+# submit by raising ValidationError, named as the caller should read it (the questionnaire names
+# answers `answers.<question key>`); every receiver is asked, and the refusals of all of them
+# come back as one. It returns a dict of parts to freeze with the revision (today only
+# {"questionnaire": snapshot}).
+bid_submitting = _AskEveryReceiver()
 
 # Sent once a change to what the request's bids are scored on has committed, with
 # `capacity_request`: a revision submitted or withdrawn, handoff terms revised, a fixture
@@ -24,12 +39,34 @@ bid_submitting = Signal()
 scoring_inputs_changed = Signal()
 
 
-def frozen_parts(*, bid: Bid) -> dict[str, Any]:
-    parts: dict[str, Any] = {}
-    for _receiver, contribution in bid_submitting.send(sender=Bid, bid=bid):
-        if isinstance(contribution, dict):
-            parts.update(contribution)
-    return parts
+# Refusals that answer with a status of their own (409, 429, 403) are raised as they are, never
+# merged into the submit's field errors.
+_RAISED_AS_IS = (Conflict, TooBusy, MoveRefused)
+
+
+@dataclass(frozen=True)
+class FrozenParts:
+    """What the receivers freeze with the revision, and their refusals by field."""
+
+    parts: dict[str, Any] = field(default_factory=dict)
+    refusals: dict[str, list[str]] = field(default_factory=dict)
+
+
+def frozen_parts(*, bid: Bid) -> FrozenParts:
+    """What every `bid_submitting` receiver adds to the revision, and every field error they
+    refuse it with. Any other exception a receiver raises is raised here, the first one first."""
+    found = FrozenParts()
+    raised: Exception | None = None
+    for _receiver, outcome in bid_submitting.send_robust(sender=Bid, bid=bid):
+        if isinstance(outcome, ValidationError) and not isinstance(outcome, _RAISED_AS_IS):
+            refusal_add(found.refusals, outcome)
+        elif isinstance(outcome, Exception):
+            raised = raised or outcome
+        elif isinstance(outcome, dict):
+            found.parts.update(outcome)
+    if raised is not None:
+        raise raised
+    return found
 
 
 def scoring_inputs_changed_on_commit(*, capacity_request: CapacityRequest) -> None:

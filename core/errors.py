@@ -1,4 +1,4 @@
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
 
 class ServiceError(ValidationError):
@@ -27,3 +27,15 @@ class QueueUnavailable(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+def refusal_add(errors: dict[str, list[str]], refusal: ValidationError) -> None:
+    """Add `refusal`'s messages to `errors`, under the field each names (NON_FIELD_ERRORS when
+    it names none), after any already there: several rules' refusals answered as one."""
+    named = (
+        refusal.message_dict
+        if hasattr(refusal, "error_dict")
+        else {NON_FIELD_ERRORS: refusal.messages}
+    )
+    for field, messages in named.items():
+        errors.setdefault(field, []).extend(messages)

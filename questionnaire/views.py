@@ -36,6 +36,16 @@ def _errors_of(exc: ValidationError) -> tuple[dict[str, list[str]], list[str]]:
     return {}, exc.messages
 
 
+def _answer_cells(exc: ValidationError) -> dict[str, list[str]]:
+    """A refused submit's answer errors by question key: it names them `answers.<key>`."""
+    prefix = f"{services.answers.ANSWERS}."
+    return {
+        key.removeprefix(prefix): messages
+        for key, messages in _errors_of(exc)[0].items()
+        if key.startswith(prefix)
+    }
+
+
 @org_required(OrgKind.PROVIDER)
 def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
     bid = bid_selectors.bid_get_for_provider(org=active_org(request), pk=pk)
@@ -63,7 +73,7 @@ def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 revision = bid_submit(bid=bid, user=user_of(request)) if submitting else None
             except ValidationError as exc:
                 # Saved fine; the submit refused: show what is stored, each problem on its cell.
-                cell_errors, page_errors = _errors_of(exc)[0], exc.messages
+                cell_errors, page_errors = _answer_cells(exc), exc.messages
                 raw, state = None, selectors.draft_state(bid=bid)
             else:
                 if revision is not None:

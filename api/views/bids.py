@@ -24,7 +24,7 @@ from api.serializers.bids import (
 from bids import selectors, services
 from bids.models import Bid, BidRevision
 from questionnaire.services.conflicts import conflicts_keep
-from questionnaire.services.drafts import bid_draft_save, bid_draft_submit
+from questionnaire.services.drafts import bid_draft_save
 
 
 def _split(validated: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -140,7 +140,7 @@ class BidSubmitView(generics.GenericAPIView[BidRevision]):
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
         bid = selectors.bid_get_for_provider(org=provider_org(request), pk=pk)
-        revision = bid_draft_submit(bid=bid, user=api_user(request))
+        revision = services.bid_submit(bid=bid, user=api_user(request))
         return Response(BidRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
 

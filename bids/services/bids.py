@@ -163,9 +163,12 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     errors = lot_rules(bid=bid, for_submit=True) | validate_bid_terms(
         bid, for_submit=True, capacity_request=bid.request
     )
+    # The receivers are asked even when the terms fail: one refusal names everything to fix.
+    frozen = frozen_parts(bid=bid)
+    for name, messages in frozen.refusals.items():
+        errors[name] = [*errors.get(name, []), *messages]
     if errors:
         raise ValidationError(errors)
-    frozen = frozen_parts(bid=bid)
     before = {"status": bid.status, "revision": bid.latest_revision_number}
 
     number = bid.latest_revision_number + 1
@@ -174,7 +177,7 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
         number=number,
         submitted_by=user,
         submitted_at=timezone.now(),
-        questionnaire=frozen.get("questionnaire", {}),
+        questionnaire=frozen.parts.get("questionnaire", {}),
         round=bid.request.round,
         attachments=attachments_freeze(bid=bid, number=number),
         **bid.terms_dict(),

@@ -32,8 +32,17 @@ EXPORT_SCHEMA = "clusterbid.questionnaire-answers/1"
 MAX_IMPORT_BYTES = 512 * 1024
 
 
+# Beside the bid's own fields, an answer's error is named `answers.<question key>`.
+ANSWERS = "answers"
+
+
 class AnswersInvalid(ValidationError):
-    """Answers refused, keyed by question key; the API prefixes the keys with `answers.`."""
+    """Answers refused, keyed by question key: the cells of the questionnaire's page. Next to
+    the bid's fields (the API, the submit) the keys are `answers_named`."""
+
+
+def answers_named(errors: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    return {f"{ANSWERS}.{key}": list(messages) for key, messages in errors.items()}
 
 
 def _current_set(bid: Bid) -> QuestionSet:

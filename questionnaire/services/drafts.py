@@ -1,9 +1,9 @@
 """A bid draft written in one call (terms and answers together), as the API needs it.
 
 No rule lives here. The terms go through `bids.services.bid_save_draft` (the bid page's path),
-the answers through `answers_save` (the questionnaire page's path), the submit through
-`bid_submit`, which asks the questionnaire through the `bid_submitting` signal. This module only
-joins the two saves in one transaction and names answer errors `answers.<question key>`.
+the answers through `answers_save` (the questionnaire page's path). This module only joins the
+two saves in one transaction and names answer errors `answers.<question key>`. A submit is
+`bid_submit` itself: the questionnaire's receiver names its answers so already.
 """
 
 from __future__ import annotations
@@ -15,12 +15,10 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from bids.models import Bid, BidRevision
-from bids.services import bid_save_draft, bid_submit
+from bids.models import Bid
+from bids.services import bid_save_draft
 from core.lifecycle import MoveRefused
-from questionnaire.services.answers import AnswersInvalid, answers_save
-
-ANSWERS = "answers"
+from questionnaire.services.answers import ANSWERS, answers_save
 
 
 def _keyed(exc: ValidationError, prefix: str = "") -> dict[str, list[str]]:
@@ -55,11 +53,3 @@ def bid_draft_save(
         raise ValidationError(errors)
     bid.refresh_from_db()
     return bid
-
-
-def bid_draft_submit(*, bid: Bid, user: User) -> BidRevision:
-    """`bid_submit`, with a missing or stale answer named `answers.<question key>`."""
-    try:
-        return bid_submit(bid=bid, user=user)
-    except AnswersInvalid as exc:
-        raise ValidationError(_keyed(exc, f"{ANSWERS}.")) from exc

@@ -184,3 +184,28 @@ def test_a_refused_save_keeps_every_value_typed_on_the_page(asked_request, buyer
     assert 'name="required-byos.offered" aria-label' in row and " checked" in row
     assert '<option value="yes" selected>' in row
     assert "cell-error" in html.split('name="target_restore_S2"', 1)[1].split("</td>", 1)[0]
+
+
+def test_a_refused_submit_lists_every_refusal_and_marks_the_answers_cell(buyer, provider):
+    from tests.bids.submit_helpers import (
+        LOT_UNACKNOWLEDGED,
+        MISSING_ANSWER,
+        OWNER_MISSING,
+        REGION_MISSING,
+        three_problem_draft,
+    )
+
+    draft = three_problem_draft(buyer, provider)
+    raw = full_answers(selectors.current_question_set(capacity_request=draft.request))
+    del raw[MISSING_ANSWER]
+    url = reverse("questionnaire:answers-edit", args=[draft.pk])
+    response = provider.client().post(url, _post_data(raw) | {"submit": "1"})
+    assert response.status_code == 200
+    assert set(response.context["page_errors"]) == {
+        REGION_MISSING,
+        LOT_UNACKNOWLEDGED,
+        OWNER_MISSING,
+    }
+    html = response.content.decode()
+    assert f'<p class="cell-error" role="alert">{OWNER_MISSING}</p>' in html
+    assert not draft.revisions.exists()
