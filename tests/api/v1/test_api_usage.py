@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from billing.models import UsageUpload
 from tests.api.v1.conftest import token_client
-from tests.api.v1.test_tenancy import USAGE_MAPPING
+from tests.api.v1.tenancy_builders import USAGE_MAPPING
 from tests.billing.conftest import DATA, contracted, media_root
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,7 @@ from openpyxl import Workbook
 
 from billing.models import UsageState, UsageUpload
 from tests.api.v1.conftest import token_client
-from tests.api.v1.test_tenancy import USAGE_MAPPING
+from tests.api.v1.tenancy_builders import USAGE_MAPPING
 from tests.billing.conftest import DATA as SIMPLE_DATA
 from tests.billing.conftest import contracted, media_root
 from tests.engine.billing.test_bill_profiles import COLUMNS, DATA
