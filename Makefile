@@ -55,12 +55,10 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy . .ci/runtime_smoke.py
 
-# pytest-xdist, opt-in for now: `make pytest PYTEST_XDIST="-n auto --dist loadgroup"` runs one
-# test process per CPU core, each with its own test database, cache key prefix and MEDIA_ROOT
-# (tests/conftest.py); loadgroup keeps the tests that run a Celery worker on the shared broker
-# together on one process. Not the default: under xdist tests/browser/test_burnin_flow.py fails
-# (see docs/benchmarks.md), and no speed-up was shown on our shared 2-vCPU machines.
-PYTEST_XDIST ?=
+# One test process per CPU core (pytest-xdist), each with its own test database, cache key prefix
+# and MEDIA_ROOT (tests/conftest.py); loadgroup keeps the tests that run a Celery worker on the
+# shared broker together on one process. `make pytest PYTEST_XDIST=` runs one process.
+PYTEST_XDIST ?= -n auto --dist loadgroup
 pytest: install
 	$(VENV)/bin/pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
