@@ -15,8 +15,8 @@ from core.models import WaitingTask
 from core.queueing import send_waiting
 from orgs.choices import MemberRole, OrgKind
 from tests.api.v1.conftest import token_client
-from tests.api.v1.test_api_usage import _post
 from tests.api.v1.tenancy_builders import USAGE_MAPPING
+from tests.api.v1.test_api_usage import _post
 from tests.billing.conftest import CLOCK, contracted, media_root
 from tests.conftest import Role, World
 from tests.factories import (
