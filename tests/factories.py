@@ -67,6 +67,10 @@ class CapacityRequestFactory(factory.django.DjangoModelFactory):
     sealed = False
     published_at = factory.LazyFunction(timezone.now)
 
+    class Params:
+        # A request the buyer is still writing (lots, fixture and terms may still change).
+        draft = factory.Trait(status=RequestStatus.DRAFT, published_at=None)
+
 
 class InvitationFactory(factory.django.DjangoModelFactory):
     class Meta:

@@ -3,9 +3,9 @@ provider see a reservation; everyone else gets a 404, in pages, downloads and th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
@@ -26,6 +26,8 @@ from engine.domain import EVIDENCE_KIND_LABELS, PROBE_KIND_LABELS
 from engine.evidence import burnin_report
 from engine.evidence.checks.model import GROUP_BY_KIND
 from orgs.models import Organization
+
+R = TypeVar("R", Evidence, Check)
 
 # Check groups in page order: each evidence kind under its shared label, the bisection after
 # the nccl-tests runs it splits, and checks about the evidence as a whole last.
@@ -176,11 +178,18 @@ def evidence_list(*, run: BurnInRun) -> QuerySet[Evidence]:
 
 def evidence_by_run(*, runs: Sequence[BurnInRun]) -> dict[int, list[Evidence]]:
     """Each run's `evidence_list`, read for all the runs in one query."""
+    return _by_run(runs, lambda ids: _evidence_read(Evidence.objects.filter(run__in=ids)))
+
+
+def _by_run(
+    runs: Sequence[BurnInRun], read: Callable[[list[int]], Iterable[R]]
+) -> dict[int, list[R]]:
+    """The rows `read` returns for the runs' ids, by run, each holding its run (no query more)."""
     by_pk = {run.pk: run for run in runs}
-    rows: dict[int, list[Evidence]] = {pk: [] for pk in by_pk}
-    for evidence in _evidence_read(Evidence.objects.filter(run__in=list(by_pk))):
-        evidence.run = by_pk[evidence.run_id]
-        rows[evidence.run_id].append(evidence)
+    rows: dict[int, list[R]] = {pk: [] for pk in by_pk}
+    for row in read(list(by_pk)):
+        row.run = by_pk[row.run_id]
+        rows[row.run_id].append(row)
     return rows
 
 
@@ -209,12 +218,7 @@ def _checks_read(checks: QuerySet[Check]) -> QuerySet[Check]:
 
 def checks_by_run(*, runs: Sequence[BurnInRun]) -> dict[int, list[Check]]:
     """Each run's check rows as `check_groups` reads them, for all the runs in one query."""
-    by_pk = {run.pk: run for run in runs}
-    rows: dict[int, list[Check]] = {pk: [] for pk in by_pk}
-    for check in _checks_read(Check.objects.filter(run__in=list(by_pk))):
-        check.run = by_pk[check.run_id]
-        rows[check.run_id].append(check)
-    return rows
+    return _by_run(runs, lambda ids: _checks_read(Check.objects.filter(run__in=ids)))
 
 
 def check_groups(*, run: BurnInRun, checks: Iterable[Check] | None = None) -> list[CheckGroup]:

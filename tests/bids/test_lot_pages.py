@@ -33,8 +33,7 @@ def draft(buyer):
     """288 GPUs: the 256-GPU pre-training lot and a 32-GPU inference lot add up to it."""
     return CapacityRequestFactory(
         buyer=buyer.org,
-        status=RequestStatus.DRAFT,
-        published_at=None,
+        draft=True,
         gpu_count=288,
         nodes=36,
     )

@@ -24,8 +24,7 @@ def draft(buyer):
     """384 GPUs: room for the 256-GPU pre-training lot and a 128-GPU one beside it."""
     return CapacityRequestFactory(
         buyer=buyer.org,
-        status=RequestStatus.DRAFT,
-        published_at=None,
+        draft=True,
         gpu_count=384,
         nodes=48,
     )

@@ -22,9 +22,7 @@ pytestmark = pytest.mark.django_db
 def draft(buyer):
     req = CapacityRequestFactory(
         buyer=buyer.org,
-        status=RequestStatus.DRAFT,
-        published_at=None,
-        sealed=False,
+        draft=True,
         nodes=4,
         gpu_count=32,
     )
@@ -152,9 +150,7 @@ def test_the_bid_page_lists_each_lots_acknowledgement_with_a_link(draft, buyer, 
 def test_a_lot_of_a_request_without_fixture_or_terms_says_there_is_none_yet(buyer):
     req = CapacityRequestFactory(
         buyer=buyer.org,
-        status=RequestStatus.DRAFT,
-        published_at=None,
-        sealed=False,
+        draft=True,
         nodes=4,
         gpu_count=32,
     )

@@ -32,9 +32,7 @@ pytestmark = pytest.mark.django_db
 def draft(buyer):
     req = CapacityRequestFactory(
         buyer=buyer.org,
-        status=RequestStatus.DRAFT,
-        published_at=None,
-        sealed=False,
+        draft=True,
         gpu_count=48,
         nodes=6,
         gpus_per_node=8,

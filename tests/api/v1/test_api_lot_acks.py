@@ -21,9 +21,7 @@ pytestmark = pytest.mark.django_db
 def bid(buyer, provider):
     req = CapacityRequestFactory(
         buyer=buyer.org,
-        status=RequestStatus.DRAFT,
-        published_at=None,
-        sealed=False,
+        draft=True,
         nodes=4,
         gpu_count=32,
     )
