@@ -10,6 +10,7 @@ reader asks for them (the award panel, the annex, the bid list's scores).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -204,7 +205,7 @@ def columns_from_json(data: list[dict[str, Any]], scores: RunScores) -> list[Col
     return [Column(**{name: item[name] for name in _COLUMN_FIELDS}, scores=scores) for item in data]
 
 
-def groups_to_json(groups: list[Group]) -> list[dict[str, Any]]:
+def _groups_as(groups: list[Group], cell: Callable[[Cell], Any]) -> list[dict[str, Any]]:
     return [
         {
             "title": g.title,
@@ -214,15 +215,18 @@ def groups_to_json(groups: list[Group]) -> list[dict[str, Any]]:
                     "label": r.label,
                     "unit": r.unit,
                     "better": r.better,
-                    "cells": [
-                        [c.display, c.value, c.best, c.note, c.explain, c.css] for c in r.cells
-                    ],
+                    "cells": [cell(c) for c in r.cells],
                 }
                 for r in g.rows
             ],
         }
         for g in groups
     ]
+
+
+def groups_to_json(groups: list[Group]) -> list[dict[str, Any]]:
+    """The groups as stored with a presentation: each cell a list, styling included."""
+    return _groups_as(groups, lambda c: [c.display, c.value, c.best, c.note, c.explain, c.css])
 
 
 def groups_from_json(data: list[dict[str, Any]]) -> list[Group]:
@@ -241,31 +245,16 @@ def groups_from_json(data: list[dict[str, Any]]) -> list[Group]:
 def groups_api(groups: list[Group]) -> list[dict[str, Any]]:
     """The groups in the API's shape (`ComparisonSerializer.groups`): a cell's values named,
     its page-only styling left out."""
-    return [
-        {
-            "title": g.title,
-            "rows": [
-                {
-                    "key": r.key,
-                    "label": r.label,
-                    "unit": r.unit,
-                    "better": r.better,
-                    "cells": [
-                        {
-                            "display": c.display,
-                            "value": c.value,
-                            "best": c.best,
-                            "note": c.note,
-                            "explain": c.explain,
-                        }
-                        for c in r.cells
-                    ],
-                }
-                for r in g.rows
-            ],
-        }
-        for g in groups
-    ]
+    return _groups_as(
+        groups,
+        lambda c: {
+            "display": c.display,
+            "value": c.value,
+            "best": c.best,
+            "note": c.note,
+            "explain": c.explain,
+        },
+    )
 
 
 def groups_printed(groups: list[Group]) -> str:

@@ -168,3 +168,15 @@ class Acknowledgement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_status_display()} — {self.bid}"
+
+    def record(self) -> dict[str, Any]:
+        """What was agreed, as the contract snapshot and the API print it (JSON-safe)."""
+        return {
+            "status": self.status,
+            "fixture_version": self.fixture_version.number if self.fixture_version else None,
+            "terms_revision": self.terms_revision.number if self.terms_revision else None,
+            "exceptions": self.exceptions,
+            "provider_owner_name": self.provider_owner_name,
+            "provider_owner_contact": self.provider_owner_contact,
+            "at": self.at.isoformat(),
+        }

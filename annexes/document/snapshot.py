@@ -214,17 +214,7 @@ def contract_snapshot(
             "sha256": terms_revision.sha256,
             "values": plain(terms_revision.snapshot),
         },
-        "acknowledgement": None
-        if ack is None
-        else {
-            "status": ack.status,
-            "fixture_version": ack.fixture_version.number if ack.fixture_version else None,
-            "terms_revision": ack.terms_revision.number if ack.terms_revision else None,
-            "exceptions": plain(ack.exceptions),
-            "provider_owner_name": ack.provider_owner_name,
-            "provider_owner_contact": ack.provider_owner_contact,
-            "at": plain(ack.at),
-        },
+        "acknowledgement": None if ack is None else plain(ack.record()),
         "questionnaire": plain(revision.questionnaire) or None,
         "acceptance": None if decision is None else acceptance_part(reservation, decision),
         "baseline": None if baseline is None else plain(baseline.snapshot),

@@ -44,16 +44,7 @@ def _payload(bid: Bid, state: LotAckState) -> dict[str, Any]:
         "stale_reasons": state.stale_reasons,
         "acknowledgement": None
         if ack is None
-        else {
-            "status": ack.status,
-            "fixture_version": ack.fixture_version.number if ack.fixture_version else None,
-            "terms_revision": ack.terms_revision.number if ack.terms_revision else None,
-            "exceptions": ack.exceptions,
-            "provider_owner_name": ack.provider_owner_name,
-            "provider_owner_contact": ack.provider_owner_contact,
-            "by": ack.by.get_username() if ack.by else None,
-            "at": ack.at.isoformat(),
-        },
+        else {**ack.record(), "by": ack.by.get_username() if ack.by else None},
     }
 
 

@@ -59,6 +59,22 @@ def test_the_buyer_gives_a_lot_its_own_fixture_and_terms_on_a_draft(draft, buyer
     assert not Fixture.objects.filter(lot__request=draft).exists()
 
 
+def _offer_on_lot_with_own_fixture(draft, buyer_client, provider, *, number):
+    """The buyer gives lot `number` its own fixture and publishes; the invited provider's draft
+    offers on that lot."""
+    buyer_client.post(
+        reverse("acceptance:lot-fixture-own", args=[draft.pk, number]),
+        {"template": DEFAULT_TEMPLATE},
+    )
+    draft.status = RequestStatus.OPEN
+    draft.save(update_fields=["status"])
+    Invitation.objects.create(request=draft, provider=provider.org)
+    bid = BidFactory(request=draft, provider=provider.org)
+    offers = [{"lot": number, "price_per_gpu_hour": "2.40", "nodes": 2}]
+    bid_save_draft(bid=bid, user=provider.user, data={"lot_offers": offers})
+    return bid
+
+
 def test_once_published_the_choice_is_refused_with_its_reason(draft, buyer):
     draft.status = RequestStatus.OPEN
     draft.save(update_fields=["status"])
@@ -80,15 +96,7 @@ def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(
     draft, buyer, provider, rival_provider
 ):
     client = buyer.client()
-    client.post(
-        reverse("acceptance:lot-fixture-own", args=[draft.pk, 1]), {"template": DEFAULT_TEMPLATE}
-    )
-    draft.status = RequestStatus.OPEN
-    draft.save(update_fields=["status"])
-    Invitation.objects.create(request=draft, provider=provider.org)
-    bid = BidFactory(request=draft, provider=provider.org)
-    offers = [{"lot": 1, "price_per_gpu_hour": "2.40", "nodes": 2}]
-    bid_save_draft(bid=bid, user=provider.user, data={"lot_offers": offers})
+    bid = _offer_on_lot_with_own_fixture(draft, client, provider, number=1)
 
     nora = provider.client()
     parts = nora.get(reverse("acceptance:lot-parts", args=[draft.pk, 1])).content.decode()
@@ -121,15 +129,7 @@ def test_the_provider_acknowledges_the_lots_own_fixture_and_then_submits(
 
 def test_the_bid_page_lists_each_lots_acknowledgement_with_a_link(draft, buyer, provider):
     client = buyer.client()
-    client.post(
-        reverse("acceptance:lot-fixture-own", args=[draft.pk, 2]), {"template": DEFAULT_TEMPLATE}
-    )
-    draft.status = RequestStatus.OPEN
-    draft.save(update_fields=["status"])
-    Invitation.objects.create(request=draft, provider=provider.org)
-    bid = BidFactory(request=draft, provider=provider.org)
-    offers = [{"lot": 2, "price_per_gpu_hour": "2.40", "nodes": 2}]
-    bid_save_draft(bid=bid, user=provider.user, data={"lot_offers": offers})
+    bid = _offer_on_lot_with_own_fixture(draft, client, provider, number=2)
 
     nora = provider.client()
     page_url = reverse("bids:bid-detail", args=[bid.pk])
