@@ -6,6 +6,7 @@ imports pointing down.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,20 +19,40 @@ from core.errors import Conflict, TooBusy, refusal_add
 from core.lifecycle import MoveRefused
 
 
-class _AskEveryReceiver(Signal):
-    """`send_robust` hands each receiver's exception back to `frozen_parts`, which answers every
-    refusal to the provider and raises anything else: none is a fault to log on the way."""
+class _SubmitParts:
+    """The layers above, asked in turn inside `bid_submit` (connected by dispatch uid in their
+    `AppConfig.ready()`, as for a signal). Unlike a signal's `send`, every receiver is asked
+    even after one refuses, and nothing is logged: `frozen_parts` answers every refusal to the
+    provider and raises anything else."""
 
-    def _log_robust_failure(self, receiver: Any, err: Exception) -> None:
-        pass
+    def __init__(self) -> None:
+        self._receivers: dict[str, Callable[..., Any]] = {}
+
+    def connect(
+        self, receiver: Callable[..., Any], *, dispatch_uid: str, weak: bool = True
+    ) -> None:
+        self._receivers[dispatch_uid] = receiver  # module-level functions: held strongly
+
+    def disconnect(self, *, dispatch_uid: str) -> None:
+        self._receivers.pop(dispatch_uid, None)
+
+    def ask(self, *, bid: Bid) -> list[Any]:
+        """Each receiver's answer in connection order: what it returned, or what it raised."""
+        outcomes: list[Any] = []
+        for receiver in list(self._receivers.values()):
+            try:
+                outcomes.append(receiver(sender=Bid, bid=bid))
+            except Exception as exc:  # handed to frozen_parts, which raises all but refusals
+                outcomes.append(exc)
+        return outcomes
 
 
-# Sent inside `bid_submit`, before the revision is frozen, with `bid`. A receiver may refuse the
+# Asked inside `bid_submit`, before the revision is frozen, with `bid`. A receiver may refuse the
 # submit by raising ValidationError, named as the caller should read it (the questionnaire names
 # answers `answers.<question key>`); every receiver is asked, and the refusals of all of them
 # come back as one. It returns a dict of parts to freeze with the revision (today only
 # {"questionnaire": snapshot}).
-bid_submitting = _AskEveryReceiver()
+bid_submitting = _SubmitParts()
 
 # Sent once a change to what the request's bids are scored on has committed, with
 # `capacity_request`: a revision submitted or withdrawn, handoff terms revised, a fixture
@@ -57,7 +78,7 @@ def frozen_parts(*, bid: Bid) -> FrozenParts:
     refuse it with. Any other exception a receiver raises is raised here, the first one first."""
     found = FrozenParts()
     raised: Exception | None = None
-    for _receiver, outcome in bid_submitting.send_robust(sender=Bid, bid=bid):
+    for outcome in bid_submitting.ask(bid=bid):
         if isinstance(outcome, ValidationError) and not isinstance(outcome, _RAISED_AS_IS):
             refusal_add(found.refusals, outcome)
         elif isinstance(outcome, Exception):
