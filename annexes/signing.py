@@ -27,7 +27,7 @@ from annexes.models import Annex, AnnexKind, AnnexSignature, SigningParty
 from annexes.selectors import awarded_provider_id
 from audit.services import Audience, audit_record
 from bids.lifecycle import ROLE_LABELS
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from core.lifecycle import Actor, Lifecycle, Move, Need
 from orgs.choices import MemberRole
 from orgs.models import Organization
@@ -188,7 +188,8 @@ def _sign(
             tsa_timeout=settings.SIGNING_TSA_TIMEOUT_SECONDS,
         )
     except pdf_signing.PdfSigningError as exc:
-        raise ServiceError(str(exc)) from exc
+        # Nothing the signer sent is wrong: the stored file, or the timestamp authority, failed.
+        raise Conflict(str(exc)) from exc
     signature = AnnexSignature(
         annex=annex,
         party=party,

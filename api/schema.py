@@ -83,6 +83,10 @@ STATED_RULES: dict[str, str] = {
     "changes_canary_evidence_upload": "each `file` is evidence a parser reads (`kind` names "
     "one, or it is detected)",
     "changes_answer_create": "an objection gives its `reason`",
+    # An id in the body must name an object of this one: a JSON schema cannot say which ids.
+    "requests_award_create": "`bid` is a bid on this request",
+    "incidents_changes_create": "each id in `evidence` is recovery evidence on this incident",
+    "incidents_changes_apply_create": "each id in `evidence` is recovery evidence on this incident",
     "reservations_changes_create": "`window` is one of this reservation's maintenance windows, "
     "agreed or given with notice, not yet open and at least the terms' notice ahead; the "
     "versions differ; `nodes` lie within the window's nodes; and `canary_nodes` are among the "
