@@ -94,7 +94,7 @@ def database_from_url(name: str, url: str, *, prepared: bool = False) -> dict[st
     if parsed.scheme in {"postgres", "postgresql", "postgresql+psycopg"}:
         options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
         return {
-            "ENGINE": "django.db.backends.postgresql",
+            "ENGINE": "config.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")),
             "USER": unquote(parsed.username or ""),
             "PASSWORD": unquote(parsed.password or ""),
