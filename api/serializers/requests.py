@@ -21,6 +21,7 @@ from api.serializers.parts import (
 )
 from bids.choices import IsolationClass, Region
 from bids.forms import REQUEST_FIELDSETS
+from bids.lots import LotTotal, lot_total
 from bids.models import Addendum, CapacityRequest, Invitation
 from engine.scoring import CRITERIA, MAX_WEIGHT
 
@@ -184,6 +185,15 @@ class WeightsSerializer(serializers.Serializer):
         return {name: float(instance.get(name, 0)) for name in CRITERIA}
 
 
+class LotTotalSerializer(serializers.Serializer[LotTotal]):
+    gpus = serializers.IntegerField(help_text="The lots' GPUs, added up.")
+    requested = serializers.IntegerField(help_text="The request's GPUs.")
+    problem = serializers.CharField(
+        allow_null=True,
+        help_text="Why they cannot be published as they are, and the fix; null when they add up.",
+    )
+
+
 class RequestDetailSerializer(RequestSerializer):
     """A request with what a provider needs to bid: the fixture, terms and questionnaire."""
 
@@ -195,8 +205,20 @@ class RequestDetailSerializer(RequestSerializer):
         "the request's own allocation and term."
     )
 
+    lots_total = serializers.SerializerMethodField(
+        help_text="The lots' GPUs against the request's, with what to change while they differ "
+        "(publishing is refused until they add up); null for a request without lots."
+    )
+
     class Meta(RequestSerializer.Meta):
-        fields = [*RequestSerializer.Meta.fields, "fixture", "terms", "questionnaire", "lots"]
+        fields = [
+            *RequestSerializer.Meta.fields,
+            "fixture",
+            "terms",
+            "questionnaire",
+            "lots",
+            "lots_total",
+        ]
         read_only_fields = fields
 
     def _part(self, name: str, serializer: type[serializers.BaseSerializer]) -> Any:
@@ -214,6 +236,12 @@ class RequestDetailSerializer(RequestSerializer):
     @extend_schema_field(LotSerializer(many=True))
     def get_lots(self, obj: CapacityRequest) -> Any:
         return LotSerializer(self.context.get("parts", {}).get("lots", []), many=True).data
+
+    @extend_schema_field(LotTotalSerializer(allow_null=True))
+    def get_lots_total(self, obj: CapacityRequest) -> Any:
+        lots = self.context.get("parts", {}).get("lots", [])
+        total = lot_total(capacity_request=obj, lots=lots)
+        return None if total is None else LotTotalSerializer(total).data
 
     @extend_schema_field(QuestionSetSerializer(allow_null=True))
     def get_questionnaire(self, obj: CapacityRequest) -> Any:

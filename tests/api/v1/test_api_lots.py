@@ -112,10 +112,20 @@ def test_publishing_lots_that_do_not_add_up_is_a_400_naming_lots(buyer, provider
     )
     assert refused.status_code == 400
     assert refused.json() == {"detail": problem, "errors": {"lots": [problem]}}
-    assert api.get(f"/api/v1/requests/{req.pk}/").json()["status"] == "draft"
+    detail = api.get(f"/api/v1/requests/{req.pk}/").json()
+    assert detail["status"] == "draft"
+    # The request says so before a publish is tried, as its page does ("Lots: 192 of 256 GPUs").
+    assert detail["lots_total"] == {"gpus": 192, "requested": 256, "problem": problem}
     api.post(base, {**PRETRAIN, "name": "Inference", "nodes": 8}, format="json")
+    added_up = api.get(f"/api/v1/requests/{req.pk}/").json()["lots_total"]
+    assert added_up == {"gpus": 256, "requested": 256, "problem": None}
     published = api.post(publish)
     assert published.status_code == 200 and published.json()["status"] == "open"
+
+
+def test_a_request_without_lots_has_no_lot_total(buyer):
+    req = CapacityRequestFactory(buyer=buyer.org)
+    assert token_client(buyer.user).get(f"/api/v1/requests/{req.pk}/").json()["lots_total"] is None
 
 
 def test_a_published_requests_lots_are_fixed_409(buyer):
