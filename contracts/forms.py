@@ -4,6 +4,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db import models
 
 from contracts.availability_fields import AVAILABILITY_MARKER, SeveritiesField, TiersField
 from contracts.defaults import SEVERITIES, terms_templates
@@ -100,6 +101,7 @@ SEVERITY_PARTS = (
 
 def _model_texts(name: str) -> dict[str, Any]:
     field = HandoffTerms._meta.get_field(name)
+    assert isinstance(field, models.Field)  # a column of the terms, never a relation
     return {"label": field.verbose_name, "help_text": field.help_text}
 
 
