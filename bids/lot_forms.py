@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.template.defaultfilters import pluralize
 
 from bids.lots import LotTerms
 from bids.models import Lot
@@ -60,10 +61,11 @@ class LotOffersForm(forms.Form):
                 decimal_places=3,
                 initial=offer.price_per_gpu_hour if offer else None,
             )
+            nodes = f"{lot.nodes} node{pluralize(lot.nodes)}"
             split = (
-                f"at least {lot.min_block_nodes}, at most {lot.nodes}"
+                f"at least {lot.min_block_nodes}, at most {nodes}"
                 if lot.divisible
-                else f"indivisible: all {lot.nodes}"
+                else f"indivisible, so all {nodes}"
             )
             self.fields[f"lot_{lot.number}_nodes"] = forms.IntegerField(
                 label=f"Lot {lot.number}: nodes offered",

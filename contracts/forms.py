@@ -4,6 +4,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db import models
 
 from contracts.availability_fields import AVAILABILITY_MARKER, SeveritiesField, TiersField
 from contracts.defaults import SEVERITIES, terms_templates
@@ -98,10 +99,17 @@ SEVERITY_PARTS = (
 )
 
 
+def _model_texts(name: str) -> dict[str, Any]:
+    field = HandoffTerms._meta.get_field(name)
+    assert isinstance(field, models.Field)  # a column of the terms, never a relation
+    return {"label": field.verbose_name, "help_text": field.help_text}
+
+
 class HandoffTermsForm(forms.ModelForm):
     sla_credit_tiers = TiersField()
-    downtime_severities = SeveritiesField()
-    whole_allocation_severities = SeveritiesField()
+    # Declared here for the boxes; each keeps its model field's label and help.
+    downtime_severities = SeveritiesField(**_model_texts("downtime_severities"))
+    whole_allocation_severities = SeveritiesField(**_model_texts("whole_allocation_severities"))
     # Rendered with the availability fieldset: a post without it (an older client) leaves the
     # tiers and severities as they are, since unticked boxes send nothing at all.
     availability_shown = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")

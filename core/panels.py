@@ -13,6 +13,8 @@ SLOTS: dict[str, str] = {
     "bids.request_detail": "Cards under a request's terms: req, active_org, own_bid.",
     "bids.request_bid_actions": "Buttons above the buyer's bid table: req.",
     "bids.bid_detail": "Cards under a bid's terms: bid, active_org.",
+    "bids.bid_form_refused": "Where to fix a refused submit's problems that name no field of the "
+    "bid form: bid, refused_keys (the refusals' names, e.g. answers.<question key>).",
     "bids.bid_awarded": "The awarded card's way onward: bid.",
     "orgs.members": "Cards under the members page: org.",
     "contracts.provider_owners": "The terms page's provider owners <dd>: req, terms, active_org.",

@@ -17,6 +17,7 @@ from typing import Any
 from bids.choices import RequestStatus
 from bids.models import CapacityRequest
 from engine.domain import PALETTE
+from engine.formatting import fixed
 from engine.scoring import CRITERIA
 from evaluation.anonymise import hide_identifying
 from evaluation.comparison_rows import ROW_GROUPS, Facts, RowSpec, explain_steps
@@ -250,6 +251,13 @@ def _mark_best(row: Row, columns: Sequence[Column]) -> None:
         cell.best = col.qualified and cell.value == target
 
 
+def tenths(score: float) -> tuple[str, float]:
+    """A score as shown and as compared: one decimal, half up, as every page and notice rounds
+    it (69.05 is 69.1, though the float is a hair under)."""
+    text = fixed(score, places=1)
+    return text, float(text)
+
+
 def _score_group(scored: Sequence[_Scored], weights: dict[str, float]) -> Group:
     columns = [c.column for c in scored]
     total_w = sum(weights.values()) or 1.0
@@ -261,8 +269,7 @@ def _score_group(scored: Sequence[_Scored], weights: dict[str, float]) -> Group:
             crit = item.score.criteria[index]
             cells.append(
                 Cell(
-                    f"{crit['score']:.1f}",
-                    round(crit["score"], 1),
+                    *tenths(crit["score"]),
                     explain=[
                         {"label": "Why", "formula": crit["rationale"], "value": ""},
                         {
@@ -280,13 +287,12 @@ def _score_group(scored: Sequence[_Scored], weights: dict[str, float]) -> Group:
     for item in scored:
         score = item.score
         parts = " + ".join(
-            f"{weights.get(n, 0):g}×{c['score']:.1f}"
+            f"{weights.get(n, 0):g}×{tenths(c['score'])[0]}"
             for n, c in zip(CRITERIA, score.criteria, strict=True)
         )
         totals.append(
             Cell(
-                f"{score.total:.1f}",
-                round(score.total, 1),
+                *tenths(score.total),
                 explain=[
                     {
                         "label": "Weighted mean",

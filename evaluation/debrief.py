@@ -20,6 +20,7 @@ from acceptance.models import Reservation
 from acceptance.services.award import request_award
 from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
+from engine.formatting import fixed
 from evaluation.comparison import CRITERION_LABELS
 from evaluation.models import AwardView, BidDebrief, BidScore
 from evaluation.rounds import round_comparison
@@ -63,14 +64,16 @@ class Debrief:
             lines.append(
                 f"Your bid ranked {self.rank} of {self.ranked} qualified "
                 f"bid{'s' if self.ranked != 1 else ''}, with a weighted total of "
-                f"{self.total:.1f} out of 100."
+                f"{fixed(self.total, places=1)} out of 100."
             )
         else:
             lines.append(
                 "Scoring disqualified your bid: " + "; ".join(self.disqualifications) + "."
             )
         lines.append("Your scores per criterion (0–100, with the buyer's weight):")
-        lines += [f"- {c.label}: {c.score:.1f} (weight {c.weight:g})" for c in self.criteria]
+        lines += [
+            f"- {c.label}: {fixed(c.score, places=1)} (weight {c.weight:g})" for c in self.criteria
+        ]
         return "\n".join(lines)
 
 
@@ -120,7 +123,7 @@ def left_out_debriefs(*, capacity_request: CapacityRequest, rows: list[AwardRow]
             lines.append(
                 f"In round 1 your bid ranked {figures.rank} of {ranked} qualified "
                 f"bid{'s' if ranked != 1 else ''}, with a weighted total of "
-                f"{figures.total:.1f} out of 100."
+                f"{fixed(figures.total, places=1)} out of 100."
             )
         elif figures is not None:
             lines.append("In round 1 scoring disqualified your bid.")

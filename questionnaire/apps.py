@@ -16,3 +16,4 @@ class QuestionnaireConfig(AppConfig):
 
         panels.register("bids.request_detail", "questionnaire/_request_panel.html", order=30)
         panels.register("bids.bid_detail", "questionnaire/_bid_panel.html", order=20)
+        panels.register("bids.bid_form_refused", "questionnaire/_bid_form_refused.html")

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -28,12 +28,23 @@ from questionnaire.forms import (
     matrix_layout,
     raw_from_post,
 )
+from questionnaire.services.conflicts import CONFLICTS
 
 
 def _errors_of(exc: ValidationError) -> tuple[dict[str, list[str]], list[str]]:
     if hasattr(exc, "error_dict"):
         return exc.message_dict, []
     return {}, exc.messages
+
+
+def _refuses_terms(exc: ValidationError) -> bool:
+    """Whether a refused submit names one of the bid's own terms or lot offers: those are
+    changed on the bid form, not here."""
+    prefix = f"{services.answers.ANSWERS}."
+    return any(
+        not key.startswith(prefix) and key not in (CONFLICTS, NON_FIELD_ERRORS)
+        for key in _errors_of(exc)[0]
+    )
 
 
 def _answer_cells(exc: ValidationError) -> dict[str, list[str]]:
@@ -58,6 +69,7 @@ def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
     raw: dict[str, Any] | None = None
     field_errors: dict[str, list[str]] = {}  # the save refused: nothing was kept
     page_errors: list[str] = []  # saved, but the submit refused
+    terms_refused = False  # ... and some of it is changed on the bid form
     cell_errors: dict[str, list[str]] = {}
     if request.method == "POST" and state.question_set is not None:
         raw = raw_from_post(state.specs, request.POST)
@@ -74,6 +86,7 @@ def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
             except ValidationError as exc:
                 # Saved fine; the submit refused: show what is stored, each problem on its cell.
                 cell_errors, page_errors = _answer_cells(exc), exc.messages
+                terms_refused = _refuses_terms(exc)
                 raw, state = None, selectors.draft_state(bid=bid)
             else:
                 if revision is not None:
@@ -102,6 +115,7 @@ def answers_edit(request: HttpRequest, pk: int) -> HttpResponse:
             "sections": sections,
             "field_errors": field_errors,
             "page_errors": page_errors,
+            "terms_refused": terms_refused,
             "severities": [(s, SEVERITY_LABELS[s]) for s in SEVERITIES],
             "clocks": CLOCKS,
             "import_form": ImportForm(),

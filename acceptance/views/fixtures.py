@@ -78,6 +78,7 @@ def fixture_create(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Fixture version {version.number} built from the template.")
             return redirect("acceptance:fixture-detail", pk=req.pk)
+    shape = services.request_shape(req)
     return render(
         request,
         "acceptance/fixture_template_form.html",
@@ -85,7 +86,8 @@ def fixture_create(request: HttpRequest, pk: int) -> HttpResponse:
             "req": req,
             "form": form,
             "templates": templates(),
-            "shape": services.request_shape(req),
+            "shape": shape,
+            "fabric": selectors.fabric_label(shape["fabric"]),
             "existing": selectors.fixture_for_request(capacity_request=req),
         },
     )

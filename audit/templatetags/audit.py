@@ -23,3 +23,17 @@ def audit_history(
     org = getattr(request, "org", None)
     entries = list(entries_for(org=org, obj_key=key))
     return {"entries": entries, "obj_key": key, "request_id": request_id}
+
+
+@register.filter
+def audit_value(value: Any) -> str:
+    """A recorded value as a person reads it: yes or no, a list joined, nothing as a dash."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(audit_value(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {audit_value(item)}" for key, item in value.items())
+    return str(value)

@@ -35,6 +35,10 @@ def require_draft_editable(*, bid: Bid, user: User | None) -> None:
         raise ServiceError(reason)
 
 
+# On a request with lots, the bid fields that `lot_rules` works out from the lot offers.
+DERIVED_FROM_OFFERS = ("nodes", "price_per_gpu_hour")
+
+
 def lot_rules(*, bid: Bid, for_submit: bool) -> dict[str, list[str]]:
     """Check the bid's lot offers and bundles against the request's lots. When they hold, store
     them in their plain form, and on a request with lots set the bid's own nodes and price to
@@ -160,9 +164,13 @@ def bid_submit(*, bid: Bid, user: User) -> BidRevision:
     bid_move(bid, "submit", user=user)
     _require_invited(bid.request, bid.provider)
     _require_addenda_acknowledged(bid)
-    errors = lot_rules(bid=bid, for_submit=True) | validate_bid_terms(
-        bid, for_submit=True, capacity_request=bid.request
-    )
+    lot_errors = lot_rules(bid=bid, for_submit=True)
+    term_errors = validate_bid_terms(bid, for_submit=True, capacity_request=bid.request)
+    if lot_errors and lot_specs(capacity_request=bid.request):
+        # Nodes and price follow from the offers: the offers' refusal says what to change.
+        for name in DERIVED_FROM_OFFERS:
+            term_errors.pop(name, None)
+    errors = lot_errors | term_errors
     # The receivers are asked even when the terms fail: one refusal names everything to fix.
     frozen = frozen_parts(bid=bid)
     for name, messages in frozen.refusals.items():

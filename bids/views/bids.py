@@ -13,6 +13,7 @@ from bids.lifecycle import BID, bid_actor
 from bids.lot_forms import LotOffersForm
 from bids.lots import lot_list, lot_terms
 from bids.models import Bid
+from bids.services.bids import DERIVED_FROM_OFFERS
 from core.web import errors_into_form, flash_errors
 from orgs.access import active_org, get_for_acting_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -72,6 +73,7 @@ def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("bids:bid-detail", pk=bid.pk)
     form = BidForm(request.POST or None, instance=bid)
     lot_form = _lot_offers_form(request, bid, form)
+    refused_keys: list[str] = []
     if request.method == "POST" and form.is_valid() and (lot_form is None or lot_form.is_valid()):
         data = {name: form.cleaned_data[name] for name in form.Meta.fields}
         if lot_form is not None:
@@ -82,10 +84,8 @@ def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
             if submitting:
                 revision = services.bid_submit(bid=bid, user=user_of(request))
         except ValidationError as exc:
-            _errors_onto_forms(exc, form, lot_form)
+            fix, refused_keys = _errors_onto_forms(exc, form, lot_form)
             if submitting:
-                # A refusal naming no field (acknowledge an addendum first) says so itself.
-                fix = "fix the fields marked below" if hasattr(exc, "error_dict") else "see above"
                 form.add_error(None, f"Not submitted: {fix}. Your draft is kept.")
         else:
             if submitting:
@@ -95,7 +95,11 @@ def bid_edit(request: HttpRequest, pk: int) -> HttpResponse:
                     request, "Draft saved. It is not visible to the buyer until you submit."
                 )
             return redirect("bids:bid-detail", pk=bid.pk)
-    return render(request, "bids/bid_form.html", {"form": form, "bid": bid, "lot_form": lot_form})
+    return render(
+        request,
+        "bids/bid_form.html",
+        {"form": form, "bid": bid, "lot_form": lot_form, "refused_keys": refused_keys},
+    )
 
 
 DERIVED_FROM_LOTS = "Worked out from your lot offers below."
@@ -107,24 +111,38 @@ def _lot_offers_form(request: HttpRequest, bid: Bid, form: BidForm) -> LotOffers
     lots = list(lot_list(capacity_request=bid.request))
     if not lots:
         return None
-    for name in ("price_per_gpu_hour", "nodes"):
+    for name in DERIVED_FROM_OFFERS:
         form.fields[name].disabled = True
         form.fields[name].help_text = DERIVED_FROM_LOTS
     terms = lot_terms(bid, [lot.spec() for lot in lots])
     return LotOffersForm(request.POST or None, lots=lots, terms=terms)
 
 
-def _errors_onto_forms(exc: ValidationError, form: BidForm, lot_form: LotOffersForm | None) -> None:
-    """Lot offer and bundle problems go above the lots (they name the lot or bundle)."""
-    if lot_form is None or not hasattr(exc, "error_dict"):
+def _errors_onto_forms(
+    exc: ValidationError, form: BidForm, lot_form: LotOffersForm | None
+) -> tuple[str, list[str]]:
+    """Lot offer and bundle problems go above the lots (they name the lot or bundle); the rest
+    on their fields, or listed above the form when they name none of its fields. Returns what
+    to fix, in words, and the names of the refusals fixed on another page (a questionnaire
+    answer is `answers.<key>`), whose pages the `bids.bid_form_refused` slot links."""
+    if not hasattr(exc, "error_dict"):
         errors_into_form(form, exc)
-        return
+        return "fix what is listed here", []
     errors = exc.message_dict
+    marked = False
     for key in ("lot_offers", "bundles"):
-        if key in errors:
+        if lot_form is not None and key in errors:
             lot_form.add_error(None, errors.pop(key))
+            marked = True
+    listed = [key for key in errors if key not in form.fields]
+    marked = marked or len(listed) < len(errors)
     if errors:
         errors_into_form(form, ValidationError(errors))
+    if not marked:
+        return "fix what is listed here", listed
+    if listed:
+        return "fix what is listed here and the fields marked below", listed
+    return "fix the fields marked below", listed
 
 
 @org_required(OrgKind.PROVIDER)

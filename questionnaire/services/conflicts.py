@@ -16,6 +16,7 @@ from questionnaire.models import KeptConflicts
 from questionnaire.selectors import draft_state
 
 MAX_REASON = 2000
+CONFLICTS = "conflicts"  # the name a submit's refusal of unsettled conflicts goes under
 
 
 def unresolved_conflicts(*, bid: Bid) -> list[str]:
@@ -30,7 +31,7 @@ def require_conflicts_settled(*, bid: Bid) -> None:
     if unresolved:
         raise ValidationError(
             {
-                "conflicts": [
+                CONFLICTS: [
                     "One fact, two values: change one of them, or keep them as stated with a "
                     "reason, before you submit. " + " ".join(unresolved)
                 ]

@@ -12,6 +12,8 @@ from questionnaire import selectors
 from questionnaire.answer_types import QuestionSpec, format_answer
 from questionnaire.defaults import CLOCKS, SEVERITIES, STEPS
 from questionnaire.facts import binding_of
+from questionnaire.services.answers import ANSWERS
+from questionnaire.services.conflicts import CONFLICTS
 from questionnaire.snapshot import misses_target, specs_of
 
 register = template.Library()
@@ -88,6 +90,17 @@ def questionnaire_bid_panel(context: template.Context) -> dict[str, Any]:
             typed = kept_input(context["request"], key=f"conflicts:{bid.pk}")
             out["kept_reason"] = typed.get("reason", "")
     return out
+
+
+@register.inclusion_tag("questionnaire/_bid_form_refused_body.html", takes_context=True)
+def questionnaire_form_refused(context: template.Context) -> dict[str, Any]:
+    """Where the bid form's submit refusals that the questionnaire raised are fixed."""
+    keys = context.get("refused_keys") or []
+    return {
+        "bid": context["bid"],
+        "answers": sum(key.startswith(f"{ANSWERS}.") for key in keys),
+        "conflicts": CONFLICTS in keys,
+    }
 
 
 @register.inclusion_tag("questionnaire/_request_panel_body.html", takes_context=True)

@@ -5,13 +5,21 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 
 from acceptance.services.decision import reservation_reject
 from audit.models import AuditEntry
 from audit.selectors import entries_for
+from bids.audit import record_request
 from bids.choices import RequestStatus
 from bids.models import CapacityRequest
-from bids.services import bid_withdraw, request_cancel, request_uninvite, request_update
+from bids.services import (
+    bid_withdraw,
+    lot_add,
+    request_cancel,
+    request_uninvite,
+    request_update,
+)
 from tests.factories import CapacityRequestFactory, InvitationFactory
 
 pytestmark = pytest.mark.django_db
@@ -83,3 +91,26 @@ def test_a_failed_move_leaves_no_entry(world, rival_provider):
     with pytest.raises(MoveRefused):
         bid_withdraw(bid=world.bid, user=rival_provider.user)
     assert not AuditEntry.objects.filter(action="bid.withdraw").exists()
+
+
+def test_the_history_panel_reads_recorded_values_as_words(buyer):
+    """A yes/no, a list and an empty value read as a person writes them, never as Python's
+    True, None or ['a', 'b']."""
+    req = CapacityRequestFactory(buyer=buyer.org, draft=True, gpu_count=32, nodes=4)
+    lot_add(
+        capacity_request=req,
+        user=buyer.user,
+        data={"name": "Pre-training", "nodes": 2, "gpus_per_node": 8, "region": ""},
+    )
+    record_request(
+        capacity_request=req,
+        action="request.edit",
+        user=buyer.user,
+        after={"acceptable_regions": ["eu", "uk"]},
+    )
+    page = buyer.client().get(reverse("bids:request-detail", args=[req.pk])).content.decode()
+    start = page.index('id="audit-history"')
+    history = page[start : page.index("</table>", start)]
+    assert "single_fabric_domain: yes" in history and "reservation_start: —" in history
+    assert "acceptable_regions: eu, uk" in history
+    assert "True" not in history and "None" not in history and "[&#x27;" not in history

@@ -176,7 +176,9 @@ def test_a_provider_bids_per_lot_with_a_bundle_and_the_buyer_reads_it(lot_bid, p
     edit = reverse("bids:bid-edit", args=[lot_bid.pk])
     form_page = client.get(edit).content.decode()
     assert (
-        "Lot 1: price per GPU-hour" in form_page and "Inference: at least 2, at most 4" in form_page
+        "Lot 1: price per GPU-hour" in form_page
+        and "Inference: at least 2, at most 4 nodes" in form_page
+        and "Pre-training: indivisible, so all 4 nodes." in form_page
     )
     assert "Worked out from your lot offers below." in form_page
     response = client.post(

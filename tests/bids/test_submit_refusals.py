@@ -112,20 +112,59 @@ def test_a_listeners_field_refusal_joins_the_others(draft, provider, listener):
     assert errors["answers.detect.owner"] == [OWNER_MISSING]
 
 
-def test_the_bid_form_shows_each_refusal_where_it_belongs(draft, provider):
+def _submit_on_the_form(draft: Bid, provider: Any, **fields: str) -> Any:
     data = model_to_dict(draft, fields=BidForm.Meta.fields)
     post = {k: v for k, v in data.items() if v is not None and v is not False}
-    post |= {"lots-lot_2_price": "2.40", "lots-lot_2_nodes": "2", "submit": "1"}
-    response = provider.client().post(reverse("bids:bid-edit", args=[draft.pk]), post)
+    post |= {"lots-lot_2_price": "2.40", "lots-lot_2_nodes": "2", "submit": "1", **fields}
+    return provider.client().post(reverse("bids:bid-edit", args=[draft.pk]), post)
+
+
+def test_the_bid_form_shows_each_refusal_where_it_belongs(draft, provider):
+    response = _submit_on_the_form(draft, provider)
     assert response.status_code == 200
     form, lot_form = response.context["form"], response.context["lot_form"]
     assert form.errors["region"] == [REGION_MISSING]
     assert lot_form.non_field_errors() == [LOT_UNACKNOWLEDGED]
     assert OWNER_MISSING in form.non_field_errors()
-    assert "Not submitted: fix the fields marked below. Your draft is kept." in (
-        form.non_field_errors()
+    assert (
+        "Not submitted: fix what is listed here and the fields marked below. Your draft is kept."
+        in form.non_field_errors()
     )
     assert not draft.revisions.exists()
+
+
+def test_a_missing_answer_refused_on_the_bid_form_links_the_questionnaire(draft, provider):
+    """The bid form has no answer fields: it says where the answer is given, and points at no
+    field of its own when none is wrong."""
+    acknowledgement_submit(
+        bid=draft,
+        user=provider.user,
+        status=AckStatus.ACCEPTED,
+        lot=draft.request.lots.get(number=2),
+    )
+    response = _submit_on_the_form(draft, provider, region="eu")
+    assert response.status_code == 200
+    errors = response.context["form"].non_field_errors()
+    assert OWNER_MISSING in errors
+    assert "Not submitted: fix what is listed here. Your draft is kept." in errors
+    html = response.content.decode()
+    answers_page = reverse("questionnaire:answers-edit", args=[draft.pk])
+    assert f'1 questionnaire answer to give or fix: <a href="{answers_page}">' in html
+    assert not draft.revisions.exists()
+
+
+def test_a_lot_request_without_offers_is_refused_on_the_lots_not_on_the_worked_out_price(
+    draft, provider
+):
+    Bid.objects.filter(pk=draft.pk).update(price_per_gpu_hour=None)
+    draft.refresh_from_db()
+    response = _submit_on_the_form(
+        draft, provider, **{"lots-lot_2_price": "", "lots-lot_2_nodes": ""}
+    )
+    form, lot_form = response.context["form"], response.context["lot_form"]
+    assert lot_form.non_field_errors() == ["Make an offer on at least one lot before submitting."]
+    # The price box is worked out from the offers and cannot be typed in.
+    assert "price_per_gpu_hour" not in form.errors and "nodes" not in form.errors
 
 
 def test_the_bid_pages_submit_button_flashes_every_refusal(draft, provider):

@@ -43,6 +43,14 @@ def test_a_valid_edit_makes_version_2_and_shows_units(fx, buyer):
     assert "version 2" in html and "10 h" in html and "(600 min)" in html
 
 
+def test_each_severity_choice_on_the_form_says_what_it_decides(fx, buyer):
+    html = buyer.client().get(reverse("contracts:terms-edit", args=[fx.request.pk])).content
+    page = html.decode()
+    assert page.count("Severities that count as downtime") == 1
+    assert "Severities that take the whole allocation down" in page
+    assert "whichever nodes the incident names" in page
+
+
 def _with_availability(terms: HandoffTerms, **changes: object) -> dict[str, object]:
     data = _post_data(terms)
     data.update(

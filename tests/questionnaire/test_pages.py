@@ -208,4 +208,16 @@ def test_a_refused_submit_lists_every_refusal_and_marks_the_answers_cell(buyer, 
     }
     html = response.content.decode()
     assert f'<p class="cell-error" role="alert">{OWNER_MISSING}</p>' in html
+    # The region is a term of the bid: the page says where it is changed.
+    bid_form = reverse("bids:bid-edit", args=[draft.pk])
+    assert f'changed on <a href="{bid_form}">the bid form</a>' in html
     assert not draft.revisions.exists()
+
+
+def test_a_refused_submit_of_answers_alone_points_at_no_other_form(draft, provider):
+    raw = full_answers(selectors.current_question_set(capacity_request=draft.request))
+    del raw["detect.owner"]
+    url = reverse("questionnaire:answers-edit", args=[draft.pk])
+    response = provider.client().post(url, _post_data(raw) | {"submit": "1"})
+    assert "Not submitted." in response.content.decode()
+    assert 'id="terms-refused"' not in response.content.decode()

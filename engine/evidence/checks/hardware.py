@@ -186,15 +186,17 @@ def _driver_version(
     drivers = {str(g.get("driver_version")) for g in query.gpus if g.get("driver_version")}
     name = "gpu-query: driver version"
     if not spec.driver_version:  # never skipped in silence: the buyer sees what ran
-        shown = query.driver_version or ", ".join(sorted(drivers)) or "not shown"
+        shown = query.driver_version or ", ".join(sorted(drivers))
+        of = f" of {item.node}" if item.node else ""
+        runs = f"{where} runs {shown}" if shown else f"the nvidia-smi output{of} does not show one"
         return make(
             item,
             name=name,
             group="gpu-query",
             status="warn",
-            measured=shown,
+            measured=shown or "not shown",
             expected="not agreed",
-            message=f"The fixture agrees no driver version; {where} runs {shown}. "
+            message=f"The fixture agrees no driver version; {runs}. "
             "Agree one in the fixture's runtime to check it.",
             mandatory=mandatory,
         )

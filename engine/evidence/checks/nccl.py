@@ -237,14 +237,14 @@ def _size_range(ctx: RunContext) -> CheckResult | None:
 def _nccl_version(ctx: RunContext) -> CheckResult | None:
     agreed, used, coll = ctx.spec.nccl_version, ctx.run.nccl_version, ctx.coll
     if not agreed:
-        shown = used or "not printed"
+        ran = f"the {coll} run used {used}" if used else f"the {coll} output does not print one"
         return ctx.result(
             "NCCL version",
             "warn",
-            shown,
+            used or "not printed",
             "not agreed",
-            f"The fixture agrees no NCCL version; the {coll} run used {shown}. Agree one in the "
-            "fixture's runtime to check it.",
+            f"The fixture agrees no NCCL version; {ran}. Agree one in the fixture's runtime to "
+            "check it.",
         )
     if used is None:
         return ctx.result(

@@ -45,13 +45,14 @@ def _cuda(spec: Spec, records: list[FixtureRecord], add: Any, item: EvidenceItem
     seen = sorted({r.cuda_version for r in records if r.cuda_version})
     shown = ", ".join(seen) or "not printed"
     if not spec.cuda_version:
+        ran = f"it ran with CUDA {shown}" if seen else "its output does not print one"
         add(
             "CUDA version",
             "warn",
             shown,
             "not agreed",
-            f"The fixture agrees no CUDA version; it ran with CUDA {shown}. Agree one in the "
-            "fixture's runtime to check it.",
+            f"The fixture agrees no CUDA version; {ran}. Agree one in the fixture's runtime to "
+            "check it.",
             item,
         )
         return

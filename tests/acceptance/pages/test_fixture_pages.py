@@ -24,6 +24,8 @@ def test_a_buyer_attaches_a_fixture_from_a_template_in_one_post(world, buyer):
     url = reverse("acceptance:fixture-create", args=[world.request.pk])
     page = client.get(url).content.decode()
     assert "Bisection: every node pair" in page and "2 nodes × 8 H200" in page
+    # The fabric as people name it, not the library's key for it.
+    assert "InfiniBand NDR 400 Gb/s" in page and "ndr400-ib" not in page
     response = client.post(url, {"template": "single-node-nvlink", "name": ""})
     assert response.status_code == 302
     version = Fixture.objects.get(request=world.request).versions.get()

@@ -11,6 +11,7 @@ from acceptance.models import Reservation
 from bids.choices import RequestStatus
 from bids.models import Bid
 from bids.services import bid_submit
+from engine.formatting import fixed
 from evaluation.models import BidScore
 from tests.acceptance.burnin.helpers import attach_fixture, two_node_spec
 from tests.api.v1.conftest import token_client
@@ -55,7 +56,7 @@ def test_the_panel_shows_rank_total_and_reasons_in_words(world, buyer, rival_pro
     rival = BidScore.objects.get(revision__bid=world.rival_bid, run__stale=False)
     panel = _panel(buyer.client(), world)
     winner = _row(panel, world.bid.provider.name)
-    assert "<td>1</td>" in winner and f"{first.total:.1f}" in winner
+    assert "<td>1</td>" in winner and fixed(first.total, places=1) in winner
     loser = _row(panel, world.rival_bid.provider.name)
     assert "disqualified" in loser and "{&#x27;code&#x27;" not in loser and "'code'" not in loser
     assert rival.disqualifications[0]["message"] in loser.replace("&#x27;", "'")

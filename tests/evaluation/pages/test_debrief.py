@@ -12,6 +12,9 @@ from django.urls import reverse
 
 from bids.models import Bid
 from bids.services import bid_submit
+from engine.formatting import fixed
+from evaluation.comparison import tenths
+from evaluation.debrief import debrief_of
 from evaluation.models import BidScore
 from notices.choices import Event
 from notices.models import Notice
@@ -50,9 +53,9 @@ def test_a_justified_award_of_the_second_bid_debriefs_the_first(
     lost = _mail(provider.user.email)
     assert lost.subject == f"[Clusterbid] “{world.request.title}” was awarded to another bid"
     assert "ranked 1 of 2 qualified bids" in lost.body
-    assert f"weighted total of {mine.total:.1f}" in lost.body
+    assert f"weighted total of {fixed(mine.total, places=1)}" in lost.body
     for criterion in mine.criteria:
-        assert f": {criterion['score']:.1f} (weight" in lost.body
+        assert f": {fixed(criterion['score'], places=1)} (weight" in lost.body
     assert f"https://bids.example.com/bids/{world.bid.pk}/" in lost.body
     # Nothing of the winning bid: not its provider, not its price, not a rationale quoting it.
     assert "Rival Cloud" not in lost.body + lost.subject
@@ -93,3 +96,11 @@ def test_without_current_scores_the_debrief_says_so(world, buyer, provider, riva
     buyer.client().post(reverse("evaluation:bid-award", args=[world.bid.pk]))
     lost = Notice.objects.get(recipient=rival_provider.user, event=Event.LOSS)
     assert "no current scores" in lost.body
+
+
+def test_the_debrief_rounds_a_total_as_the_award_panel_and_the_comparison_do():
+    """69.05 is stored as a float a hair under 69.05: the buyer's pages print it 69.1, and so
+    does the provider's debrief, never 69.0."""
+    score = BidScore(total=69.05, rank=2, qualified=True, criteria=[], weights={})
+    assert "weighted total of 69.1 out of 100" in debrief_of(score, ranked=2).text()
+    assert tenths(69.05) == ("69.1", 69.1)

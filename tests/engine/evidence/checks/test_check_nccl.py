@@ -141,3 +141,16 @@ def test_a_seed_001_sweep_covers_a_new_fixtures_default_range(spec):
     (check,) = by_name(run(spec, item(text)), "nccl-tests all_reduce: size range")
     assert check.status == "pass", check.message
     assert check.message == "The all_reduce sweep covers 8 MiB to 8 GiB; 8 MiB to 8 GiB agreed."
+
+
+def test_an_output_that_prints_no_nccl_version_says_so_in_words(spec):
+    """With no version agreed and none printed, the warning reads as a sentence, never as
+    'the run used not printed'."""
+    spec["runtime"]["nccl_version"] = None
+    text = "".join(line + "\n" for line in nccl_text().splitlines() if "NCCL version" not in line)
+    check = by_name(run(spec, item(text)), "nccl-tests all_reduce: NCCL version")[0]
+    assert (check.status, check.measured) == ("warn", "not printed")
+    assert check.message == (
+        "The fixture agrees no NCCL version; the all_reduce output does not print one. "
+        "Agree one in the fixture's runtime to check it."
+    )

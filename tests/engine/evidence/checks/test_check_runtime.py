@@ -39,6 +39,16 @@ def test_cuda_not_agreed_is_said_with_what_ran(spec):
     assert row.status == "warn" and row.expected == "not agreed" and "12.6" in row.message
 
 
+def test_cuda_neither_agreed_nor_printed_is_said_in_words(spec):
+    spec = runtime(spec, cuda_version=None)
+    unprinted = {rank: {"cuda_version": None} for rank in range(16)}
+    (row,) = checks(spec, "fixture-result: CUDA version", item(fixture_lines(override=unprinted)))
+    assert (row.status, row.measured) == ("warn", "not printed")
+    assert row.message.startswith(
+        "The fixture agrees no CUDA version; its output does not print one. Agree one"
+    )
+
+
 def _with_image(image: str) -> str:
     lines = [json.loads(x) for x in fixture_lines().splitlines()]
     return "\n".join(json.dumps({**r, "container_image": image}) for r in lines) + "\n"
