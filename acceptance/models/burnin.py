@@ -16,7 +16,7 @@ from acceptance.models.fixtures import FixtureVersion
 from acceptance.models.pilot import Pilot
 from bids.models import Bid, BidRevision, CapacityRequest, Lot
 from core.uploads import StoredUpload
-from engine.evidence.checks import Spec, load_spec, within_allocation
+from engine.evidence.checks import Spec, load_spec, summary_detail, within_allocation
 
 WHOLE_ALLOCATION = "whole allocation"
 
@@ -181,6 +181,11 @@ class BurnInRun(models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    @property
+    def gate_detail(self) -> str:
+        """The gate summary after its verdict, for the page's badge to lead."""
+        return summary_detail(self.gate_summary)
 
     @property
     def burnin_reservation(self) -> Reservation:

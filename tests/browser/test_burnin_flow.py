@@ -79,7 +79,7 @@ def test_upload_watch_fail_fix_accept(
     assert state.inner_text() == "Queued"
 
     held_parses()  # the worker runs; the page notices by itself and shows the verdict
-    provider_page.wait_for_selector("#gate-summary:has-text('gate failed')")
+    provider_page.wait_for_selector("#gate-summary:has-text('Gate fails')")
     assert state.inner_text() == "Parsed"
     failed = provider_page.locator("tr.check-fail", has_text="large-message busbw")
     assert "431 GB/s" in failed.inner_text()
@@ -94,7 +94,7 @@ def test_upload_watch_fail_fix_accept(
     held_parses()
     provider_page.locator(f"#evidence-{slow.pk} button:has-text('Withdraw')").click()
     provider_page.wait_for_selector("text=no longer checked")
-    provider_page.wait_for_selector("#gate-summary:has-text('gate passed')")
+    provider_page.wait_for_selector("#gate-summary:has-text('Gate passes')")
 
     buyer_page.goto(run_url)
     assert buyer_page.is_enabled("#accept-button")

@@ -10,6 +10,7 @@ from engine.evidence.checks.model import (
     Status,
     evidence_item_from_text,
     gate,
+    summary_detail,
 )
 from engine.evidence.checks.runner import run_checks
 from engine.evidence.checks.spec import Spec, load_spec, within_allocation
@@ -24,5 +25,6 @@ __all__ = [
     "gate",
     "load_spec",
     "run_checks",
+    "summary_detail",
     "within_allocation",
 ]

@@ -73,6 +73,18 @@ class GateVerdict:
     summary: str = ""
 
 
+GATE_PASSED, GATE_FAILED = "gate passed: ", "gate failed: "
+
+
+def summary_detail(summary: str) -> str:
+    """A gate summary without its verdict, for a page that shows the verdict beside it."""
+    for lead in (GATE_PASSED, GATE_FAILED):
+        if summary.startswith(lead):
+            rest = summary.removeprefix(lead)
+            return rest[:1].upper() + rest[1:]
+    return summary
+
+
 def gate(results: list[CheckResult]) -> GateVerdict:
     """Pass when no mandatory check failed, is missing or inconclusive (warn does not block)."""
     failing = [r for r in results if r.mandatory and r.status in BLOCKING]
@@ -89,11 +101,11 @@ def gate(results: list[CheckResult]) -> GateVerdict:
         return GateVerdict(
             False,
             failing,
-            f"gate failed: {len(failing)} of {len(mandatory)} mandatory checks block ({detail}); "
+            f"{GATE_FAILED}{len(failing)} of {len(mandatory)} mandatory checks block ({detail}); "
             f"first: {first.name} — {first.message}",
         )
     suffix = f" with {warns} warning(s)" if warns else ""
-    return GateVerdict(True, [], f"gate passed: all {len(mandatory)} mandatory checks pass{suffix}")
+    return GateVerdict(True, [], f"{GATE_PASSED}all {len(mandatory)} mandatory checks pass{suffix}")
 
 
 def evidence_item_from_text(

@@ -137,6 +137,9 @@ def test_the_run_page_shows_checks_gate_charts_and_links(
     evidence = upload_all(awarded.run, provider.user, files, django_capture_on_commit_callbacks)
     html = buyer.client().get(reverse("burnin:run-detail", args=[awarded.run.pk])).content.decode()
     assert "Gate fails" in html
+    # The badge gives the verdict; the summary beside it does not say it again.
+    summary = html.split('id="gate-summary"', 1)[1].split("</p>", 1)[0]
+    assert "mandatory checks block" in summary and "gate failed" not in summary.lower()
     assert "nccl-tests all_reduce: large-message busbw" in html
     assert reverse("burnin:evidence-download", args=[evidence[-1].pk]) in html
     assert 'id="accept-button" disabled' in html

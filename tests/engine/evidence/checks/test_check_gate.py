@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from check_builders import by_name, good_items, item
 
-from engine.evidence.checks import CheckResult, gate, run_checks
+from engine.evidence.checks import CheckResult, gate, run_checks, summary_detail
 
 
 def test_a_complete_good_set_passes_the_gate(spec):
@@ -97,3 +97,11 @@ def test_gate_ignores_advisory_failures_and_tolerates_warnings():
     assert gate([r("pass", True), r("fail", False), r("warn", True)]).passed
     assert not gate([r("pass", True), r("inconclusive", True)]).passed
     assert not gate([]).passed
+
+
+def test_a_summary_without_its_verdict_reads_as_a_sentence(spec):
+    passed = gate(run_checks(spec, good_items())).summary
+    assert summary_detail(passed).startswith("All ") and "gate" not in summary_detail(passed)
+    failed = gate(run_checks(spec, [i for i in good_items() if i.kind != "ibstat"])).summary
+    assert summary_detail(failed).startswith("1 of ") and "first: ibstat: present" in failed
+    assert summary_detail("no mandatory checks ran") == "no mandatory checks ran"
