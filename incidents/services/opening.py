@@ -49,6 +49,21 @@ HAND_SIGNALS = {
 }
 
 
+def _hand_owner(signal: str, party: str) -> tuple[str, list[str]]:
+    """Who an incident opened by hand points to, and why, until an analysis is attached."""
+    later = "No analysis yet: attach a failed run's to name the first failing rank."
+    if signal == Signal.SLOW_JOB:
+        return "undetermined", [
+            "A slow job alone does not say whether the job or the cluster is at fault.",
+            later,
+        ]
+    if signal == Signal.OTHER:
+        seen = f"Opened by the {party} from its own observation, on nodes the provider runs."
+    else:
+        seen = f"The provider's own signal ({Signal(signal).label.lower()}) on nodes it runs."
+    return "provider", [seen, later]
+
+
 def check_severity(severity: str) -> None:
     if severity not in Severity.values:
         raise ValidationError({"severity": [f"Choose one of {', '.join(Severity.values)}."]})
@@ -246,6 +261,7 @@ def incident_open_signal(
     if not summary.strip():
         raise ValidationError({"summary": ["Say what was seen; both parties read it."]})
     text = summary.strip()
+    owner, owner_reasons = _hand_owner(signal, party)
     return create_incident(
         reservation=reservation,
         user=user,
@@ -259,7 +275,8 @@ def incident_open_signal(
         window_start=start,
         window_end=end,
         failed_at=start,
-        suggested_owner="provider" if signal != Signal.SLOW_JOB else "undetermined",
+        suggested_owner=owner,
+        owner_reasons=owner_reasons,
         now=when,
         audit={"nodes": labels, "window_start": start, "window_end": end, "party": party},
     )

@@ -59,6 +59,12 @@ def test_the_provider_opens_from_its_alert_with_clocks_frozen_from_the_terms(
     assert incident.terms_source == source and incident.clocks["S1"]["response_minutes"] == 15
     assert [i["key"] for i in incident.checklist][:2] == ["diagnostics", "nccl_margin_pct"]
     assert incident.gpus == 16  # two nodes × the bid's 8 GPUs
+    # The page's "Suggested owner" says why, where no analysis has named a cause yet.
+    assert incident.owner == "provider"
+    assert (
+        incident.owner_reasons[0] == "The provider's own signal (provider alert) on nodes it runs."
+    )
+    assert "attach a failed run's" in incident.owner_reasons[1]
     told = set(Notice.objects.filter(subject__contains=f"#{incident.pk}").values_list(
         "recipient__username", flat=True))  # fmt: skip
     assert buyer.user.username in told and provider.user.username in told
@@ -70,6 +76,8 @@ def test_the_provider_opens_from_its_alert_with_clocks_frozen_from_the_terms(
 def test_the_buyer_opens_from_a_slow_job_but_not_from_the_providers_alert(accepted, buyer):
     incident = _open(accepted.reservation, buyer.user, severity="S2", signal=Signal.SLOW_JOB)
     assert incident.opened_by_party == "buyer" and incident.severity == "S2"
+    assert incident.owner == "undetermined"
+    assert "whether the job or the cluster is at fault" in incident.owner_reasons[0]
     with pytest.raises(ValidationError) as refused:
         _open(accepted.reservation, buyer.user, signal=Signal.ALERT)
     assert "The buyer opens from: slow job (buyer), other." in str(refused.value)
