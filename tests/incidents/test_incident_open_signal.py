@@ -115,6 +115,15 @@ def test_only_an_accepted_reservation_takes_an_incident(accepted, provider):
         _open(accepted.reservation, provider.user)
 
 
+def test_the_page_of_a_reservation_not_accepted_says_why_and_offers_no_form(accepted, provider):
+    accepted.reservation.status = ReservationStatus.PENDING
+    accepted.reservation.save(update_fields=["status"])
+    url = reverse("incidents:incident-new", args=[accepted.reservation.pk])
+    html = provider.client().get(url).content.decode()
+    assert 'id="open-refused"' in html and "cannot be given an incident" in html
+    assert 'id="signal-open"' not in html and 'id="steps-open"' not in html
+
+
 def test_the_page_opens_it_and_a_bad_form_keeps_what_was_typed(accepted, provider):
     client = provider.client()
     url = reverse("incidents:incident-new", args=[accepted.reservation.pk])
