@@ -110,3 +110,14 @@ def test_comparison_labels_other_than_anonymous_is_a_400_naming_it(api_world, bu
     }
     assert client.get(url, {"labels": "anonymous"}).status_code == 200
     assert token_client(outsider.user).get(url, {"labels": "AAA"}).status_code == 404
+
+
+@pytest.mark.parametrize("number", ["1.5", "-3.1862777424110405e-182", "0"])
+def test_a_revision_number_filter_that_is_not_a_whole_number_from_1_is_a_400(
+    api_world, provider, number
+):
+    client = token_client(provider.user)
+    url = f"/api/v1/bids/{api_world.bid.pk}/revisions/"
+    response = client.get(url, {"number": number})
+    assert response.status_code == 400 and list(response.json()["errors"]) == ["number"]
+    assert client.get(url, {"number": "1"}).json()["count"] == 1
