@@ -34,6 +34,8 @@ from orgs.models import Organization
 OUT_OF_RANGE = "This time falls outside the years 1 to 9999 in UTC."
 MAX_PAGE = 1_000_000_000
 MAX_ID = 2_147_483_647  # PostgreSQL's integer
+# What django-filter's BooleanWidget reads as a boolean.
+BOOLEAN_WORDS = frozenset({"true", "false", "1", "0"})
 
 
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
@@ -54,7 +56,8 @@ class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
 
 @extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
 class IdFilter(django_filters.NumberFilter):
-    """An object id: a whole number a database id can be (anything else is a 400 naming it)."""
+    """An object id, or a number counted from 1 (a revision's): a whole number a database
+    integer can hold (anything else is a 400 naming it)."""
 
     field_class = forms.IntegerField
 
@@ -90,6 +93,19 @@ class StrictFilterBackend(DjangoFilterBackend):
             if empty:
                 raise exceptions.ValidationError(
                     {name: ["Give a value, or leave the parameter out."] for name in empty}
+                )
+            # django-filter reads any other word (`?unread=null`) as "not asked" and lists
+            # everything: a script that misspelt `true` must learn it.
+            unread = [
+                name
+                for name, declared in filterset.filters.items()
+                if isinstance(declared, django_filters.BooleanFilter)
+                and name in request.query_params
+                and request.query_params[name].lower() not in BOOLEAN_WORDS
+            ]
+            if unread:
+                raise exceptions.ValidationError(
+                    {name: ["Give true or false, or leave the parameter out."] for name in unread}
                 )
         return filterset
 
@@ -284,6 +300,8 @@ REQUEST_BID_ORDERING = ["provider__name", "updated_at", "latest_revision_number"
 
 
 class RevisionFilter(django_filters.FilterSet):
+    # django-filter's own filter for an integer column reads `1.5` and `-3e-182` as numbers.
+    number = IdFilter(help_text="A revision number, from 1.")
     submitted_after = UtcDateTimeFilter(field_name="submitted_at", lookup_expr="gte")
 
     class Meta:

@@ -7,6 +7,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiViewExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import (
@@ -60,13 +62,19 @@ STATED_RULES: dict[str, str] = {
     "checked on the request as it will be",
     "requests_invitations_create": "every slug names a provider organisation",
     "requests_addenda_create": "a new `bid_deadline` is later than the current one",
+    "requests_fixture_partial_update": "each key of `changes` is a dotted path of the fixture "
+    "spec and its value one the spec takes there, and each changed threshold has its reason "
+    "in `reasons`",
+    "requests_lots_fixture_partial_update": "the same rules as editing the request's fixture",
     "requests_annexes_create": "`period` (YYYY-MM) is given for a monthly statement and for no "
     "other kind",
     "requests_terms_partial_update": "a more severe level never has a slower clock (S1 ≤ S2 ≤ "
     "S3), percentages lie between 0 and 100, and S2 counted as downtime excludes a partial "
     "`degraded_downtime_pct`",
-    "requests_team_mine_update": "at least one weight is above zero",
-    "requests_final_round_create": "the new deadline is in the future",
+    "requests_team_mine_update": "at least one weight is above zero, and each judgement's "
+    "`bid` is a submitted bid on this request",
+    "requests_final_round_create": "the new deadline is in the future, and each id in "
+    "`shortlist` is a submitted bid on this request",
     "reservations_incidents_create": "`signal` is one the calling party opens from (a buyer: "
     "slow job, other), and the window lies within the reservation's term",
     "reservations_usage_create": "`file` is a CSV or XLSX usage or invoice file",
@@ -87,6 +95,7 @@ STATED_RULES: dict[str, str] = {
     "requests_award_create": "`bid` is a bid on this request",
     "incidents_changes_create": "each id in `evidence` is recovery evidence on this incident",
     "incidents_changes_apply_create": "each id in `evidence` is recovery evidence on this incident",
+    "reservations_accept_create": "`run` is a burn-in run of this reservation",
     "reservations_changes_create": "`window` is one of this reservation's maintenance windows, "
     "agreed or given with notice, not yet open and at least the terms' notice ahead; the "
     "versions differ; `nodes` lie within the window's nodes; and `canary_nodes` are among the "
@@ -95,6 +104,9 @@ STATED_RULES: dict[str, str] = {
     "incidents_signoff_create": "`key` names an item on this incident's checklist that the "
     "calling party signs",
     "incidents_severity_create": "the terms give clocks for the proposed severity",
+    "incidents_estimates_create": "`eta` is not in the past",
+    "incidents_signoff_disputes_create": "`key` names an item on this incident's checklist "
+    "that the other party signs off, and `reason` says why",
     "bids_create": "the offer ends after it starts",
     "bids_attachments_create": "`file` is a PDF, a PNG or JPEG image, or UTF-8 text, by its "
     "content whatever its name",
@@ -118,10 +130,12 @@ STATED_RULES: dict[str, str] = {
     "with a full stop) and `key` names a conflict the draft has",
     "organization_signing_identity_create": "`pkcs12` is a PKCS#12 file that `password` opens, "
     "holding a private key and its certificate, fit for signing and not expired",
-    "reservations_override_create": "while the gate has not passed, `reason` is a full sentence "
-    "and `waived` ticks every blocking check",
+    "reservations_override_create": "`run` is a burn-in run of this reservation, and while the "
+    "gate has not passed, `reason` is a full sentence and `waived` ticks every blocking check",
     "reservations_observed_create": "`file` is not empty",
     "reservations_inference_create": "`file` is not empty and `label` has at most 120 characters",
+    "requests_fixture_references_create": "`cluster` names the cluster a run of kind "
+    "`other_cluster` is from",
     "reservations_observed_figures_retrieve": "`period` names a month of the term to date",
 }
 
@@ -150,6 +164,10 @@ class ApiAutoSchema(AutoSchema):
             if field.help_text:
                 schema["description"] = str(field.help_text)
             return schema
+        if _blank_choice_read(field):
+            # DRF drops `allow_blank` from a read-only model field, so the schema's enum would
+            # leave out the "" that such a field does hold (a bid's `gpu_model` not chosen yet).
+            field.allow_blank = True  # a read-only field: nothing it reads is checked by it
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if (
             isinstance(field, serializers.ListField | serializers.MultipleChoiceField)
@@ -164,6 +182,20 @@ class ApiAutoSchema(AutoSchema):
             if bounded:
                 schema["pattern"] = bounded
         return schema
+
+
+def _blank_choice_read(field: Any) -> bool:
+    """A read-only choice field over a model column that may be blank."""
+    if not isinstance(field, serializers.ChoiceField) or not field.read_only or field.allow_blank:
+        return False
+    model = getattr(getattr(field.parent, "Meta", None), "model", None)
+    if model is None or not field.source or "." in field.source:
+        return False
+    try:
+        column = model._meta.get_field(field.source)
+    except FieldDoesNotExist:
+        return False
+    return bool(getattr(column, "blank", False)) and isinstance(column, models.CharField)
 
 
 def _bounded_decimal(field: serializers.DecimalField) -> str | None:
@@ -230,10 +262,62 @@ def _stated_rules(node: Any) -> None:
         _stated_rules(value)
 
 
+FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _resolved(node: Any, schemas: dict[str, Any]) -> dict[str, Any]:
+    while isinstance(node, dict) and "$ref" in node:
+        node = schemas.get(node["$ref"].rsplit("/", 1)[-1], {})
+    if isinstance(node, dict) and len(node.get("allOf", [])) == 1:
+        node = {**_resolved(node["allOf"][0], schemas), **node}
+    return node if isinstance(node, dict) else {}
+
+
+def _form_cannot_hold(prop: Any, schemas: dict[str, Any]) -> bool:
+    """A form field is text or a file: it cannot say null, nor hold an object or a list of
+    them (`eta=null` is the text "null", and a nested object has no form spelling)."""
+    prop = _resolved(prop, schemas)
+    if prop.get("nullable") or prop.get("type") == "object":
+        return True
+    items = _resolved(prop.get("items"), schemas) if prop.get("type") == "array" else {}
+    return bool(items) and (items.get("type") in ("object", "array") or bool(items.get("nullable")))
+
+
+def _is_file(prop: Any, schemas: dict[str, Any]) -> bool:
+    prop = _resolved(prop, schemas)
+    items = _resolved(prop.get("items"), schemas) if prop.get("type") == "array" else {}
+    return "binary" in (prop.get("format"), items.get("format"))
+
+
+def _request_bodies(result: dict[str, Any]) -> None:
+    """A body whose schema requires a field is itself required (drf-spectacular decides before
+    `x-required` joins `required`, so `{"confirm": true}` read as optional and an empty call as
+    valid). A body without files that a form cannot hold is documented as JSON only; the
+    parsers still read forms for the browsable API."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if not body or not body.get("content"):
+                continue
+            schema = _resolved(next(iter(body["content"].values())).get("schema"), schemas)
+            if schema.get("required"):
+                body["required"] = True
+            properties = schema.get("properties", {}).values()
+            if (
+                "application/json" in body["content"]
+                and any(_form_cannot_hold(p, schemas) for p in properties)
+                and not any(_is_file(p, schemas) for p in properties)
+            ):
+                for media_type in FORMS:
+                    body["content"].pop(media_type, None)
+
+
 def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
     """Document the shared error body on every operation that can answer with it."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     _stated_rules(result)
+    _request_bodies(result)
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})

@@ -26,6 +26,36 @@ class UtcDateTimeField(serializers.DateTimeField):
         super().__init__(**kwargs)
 
 
+class DecimalField(serializers.DecimalField):
+    """A decimal that refuses a blank string: DRF's own reads `""` as null wherever null is
+    allowed, so a script that left a price blank would erase it without a word. A form's empty
+    field still means null (DRF turns it into None before it gets here)."""
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if isinstance(data, str) and not data.strip():
+            self.fail("invalid")
+        return super().validate_empty_values(data)
+
+
+class BooleanField(serializers.BooleanField):
+    """A yes/no that refuses a JSON number: DRF's own reads `0` and `1` as false and true, which
+    the schema's `boolean` does not allow. Text still reads as DRF reads it (a form sends
+    "true", "on", "1")."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if isinstance(data, int | float) and not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return super().to_internal_value(data)
+
+
+# A model serializer that writes builds its decimals and yes/nos with the fields above.
+FIELD_MAPPING = {
+    **serializers.ModelSerializer.serializer_field_mapping,
+    models.DecimalField: DecimalField,
+    models.BooleanField: BooleanField,
+}
+
+
 class ReadModelSerializer(serializers.ModelSerializer[M]):
     """A model serializer whose stored times print in UTC (the times the database holds).
 
@@ -39,10 +69,7 @@ class ReadModelSerializer(serializers.ModelSerializer[M]):
     is copied deeply, as DRF does.
     """
 
-    serializer_field_mapping = {
-        **serializers.ModelSerializer.serializer_field_mapping,
-        models.DateTimeField: UtcDateTimeField,
-    }
+    serializer_field_mapping = {**FIELD_MAPPING, models.DateTimeField: UtcDateTimeField}
     _unbound_fields: ClassVar[dict[str, tuple[serializers.Field, bool]]]
 
     def get_fields(self) -> dict[str, serializers.Field]:

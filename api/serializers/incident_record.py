@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from api.serializers.common import stated
 from incidents.models import ChangeLogEntry, ChecklistDispute, RepairEstimate
-from incidents.models.record import ChangeKind
+from incidents.models.record import CauseClass, ChangeKind, Confidence
 
 
 def _username(field: str) -> serializers.CharField:
@@ -140,12 +140,22 @@ class RepairEstimateSerializer(serializers.ModelSerializer[RepairEstimate]):
 
 
 class EstimateWriteSerializer(serializers.Serializer):
-    cause_class = serializers.CharField(
-        allow_blank=True,
-        help_text="gpu, nvlink, nic, fabric, host, storage, software, facility or unknown.",
+    # Lenient here so that the service names a wrong class or confidence in its own words.
+    cause_class = stated(
+        serializers.CharField(
+            allow_blank=True,
+            help_text="gpu, nvlink, nic, fabric, host, storage, software, facility or unknown.",
+        ),
+        {"type": "string", "enum": list(CauseClass.values), "x-required": True},
     )
-    eta = serializers.DateTimeField(allow_null=True, help_text="UTC; not in the past.")
-    confidence = serializers.CharField(allow_blank=True, help_text="low, medium or high.")
+    eta = stated(
+        serializers.DateTimeField(allow_null=True, help_text="UTC; not in the past."),
+        {"type": "string", "format": "date-time", "x-required": True},
+    )
+    confidence = stated(
+        serializers.CharField(allow_blank=True, help_text="low, medium or high."),
+        {"type": "string", "enum": list(Confidence.values), "x-required": True},
+    )
     parts = serializers.ListField(
         child=serializers.CharField(allow_blank=True), required=False, default=list
     )

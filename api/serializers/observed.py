@@ -10,7 +10,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import ReadModelSerializer, UtcDateTimeField
+from api.serializers.common import DecimalField, ReadModelSerializer, UtcDateTimeField
 from observed.models import ObservedKind, ObservedUpload, ResultUnit
 from observed.selectors import ObservedReport, Packet
 
@@ -67,7 +67,7 @@ class ResultSerializer(serializers.Serializer):
         help_text="step: accepted training step; token: million trained tokens; run: "
         "completed run.",
     )
-    expected_per_gpu_hour = serializers.DecimalField(
+    expected_per_gpu_hour = DecimalField(
         max_digits=12,
         decimal_places=4,
         min_value=Decimal("0.0001"),

@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import stated
+from api.serializers.common import FIELD_MAPPING, stated
 from contracts.defaults import terms_templates
 from contracts.models import HandoffTerms, TermsFields
 from engine.evidence.fixtures import templates as fixture_templates
@@ -30,13 +30,25 @@ class FixtureCreateSerializer(serializers.Serializer):
     name = serializers.CharField(required=False, allow_blank=True, max_length=120)
 
 
+# Any JSON value but null: a spec value is never null (DRF's JSONField refuses it).
+NOT_NULL = {
+    "anyOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "array", "items": {}},
+        {"type": "object"},
+    ]
+}
+
+
 class FixtureChangeSerializer(serializers.Serializer):
     changes = stated(
         serializers.DictField(
             child=serializers.JSONField(),
             help_text='Dotted spec path → new value, e.g. {"tests.nccl_tests.iterations": 50}.',
         ),
-        {"type": "object", "additionalProperties": {}, "x-required": True},
+        {"type": "object", "additionalProperties": NOT_NULL, "x-required": True},
     )
     reasons = serializers.DictField(
         child=serializers.CharField(),
@@ -46,6 +58,8 @@ class FixtureChangeSerializer(serializers.Serializer):
 
 
 class TermsSerializer(serializers.ModelSerializer[HandoffTerms]):
+    serializer_field_mapping = FIELD_MAPPING
+
     class Meta:
         model = HandoffTerms
         fields = ["version", "template", "updated_at", *TermsFields.term_field_names()]

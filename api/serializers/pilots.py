@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from acceptance.models import PILOT_MAX_DAYS, Pilot
 from acceptance.selectors.pilot import figure_rows
-from api.serializers.common import ReadModelSerializer
+from api.serializers.common import BooleanField, ReadModelSerializer
 from core.limits import TEXT_LIMIT
 
 
@@ -100,7 +100,7 @@ class PilotInviteSerializer(serializers.Serializer):
 
 
 class PilotScoringSerializer(serializers.Serializer):
-    use_verified = serializers.BooleanField(
+    use_verified = BooleanField(
         help_text="Score on the pilots' verified figures where a pilot verified them (else on "
         "the bids' claims). Changing it re-scores the bids."
     )

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
+from rest_framework import exceptions, generics, status
 from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -79,7 +79,12 @@ class ComparisonView(APIView):
     )
     def get(self, request: Request, pk: int) -> Any:
         req = request_for_buyer(request, pk)  # 404 for all but the buyer
-        anonymise = request.query_params.get("labels") == "anonymous"
+        labels = request.query_params.get("labels")
+        if labels not in (None, "anonymous"):
+            raise exceptions.ValidationError(
+                {"labels": [f"Give 'anonymous', or leave it out for names, not {labels[:40]!r}."]}
+            )
+        anonymise = labels == "anonymous"
         printed = isinstance(request.accepted_renderer, PrintedJSONRenderer)
         view = comparison.comparison_for_buyer(
             capacity_request=req, anonymise=anonymise, with_json=printed

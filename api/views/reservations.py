@@ -39,10 +39,11 @@ def _reservation(request: Request, pk: int) -> Reservation:
     return sel.reservation_get(org_ids=[org_of_kind(request).pk], pk=pk)
 
 
-def _run_of(reservation: Reservation, run_id: int) -> BurnInRun:
-    """A run of either party's reservations (the service names a run of another one)."""
-    ids = [reservation.request.buyer_id, reservation.bid.provider_id]
-    return sel.run_get(org_ids=ids, pk=run_id)
+def _run_of(request: Request, run_id: int) -> BurnInRun:
+    """A run the caller may see (anyone else's: 404, as on GET); the service names a run of
+    another of the caller's reservations. Looking among both parties' runs would let a buyer
+    learn which ids its provider's other customers' runs have."""
+    return sel.run_get(org_ids=[org_of_kind(request).pk], pk=run_id)
 
 
 def _pending(request: Request, reservation: Reservation, move: str) -> OverrideRequest:
@@ -112,7 +113,7 @@ class ReservationAcceptView(generics.GenericAPIView[Acceptance]):
         serializer.is_valid(raise_exception=True)
         decision = decision_services.reservation_accept(
             reservation=reservation,
-            run=_run_of(reservation, serializer.validated_data["run"]),
+            run=_run_of(request, serializer.validated_data["run"]),
             user=api_user(request),
         )
         return Response(DecisionSerializer(decision).data, status=status.HTTP_201_CREATED)
@@ -159,7 +160,7 @@ class OverrideRequestView(generics.GenericAPIView[OverrideRequest]):
         data = serializer.validated_data
         override = override_services.override_request(
             reservation=reservation,
-            run=_run_of(reservation, data["run"]),
+            run=_run_of(request, data["run"]),
             user=api_user(request),
             reason=data["reason"],
             waived=data["waived"],

@@ -14,7 +14,7 @@ from billing.models import (
     UsageState,
     UsageUpload,
 )
-from core.errors import ServiceError
+from core.errors import Conflict, ServiceError
 from core.queueing import send_task
 from engine.billing import (
     UsageError,
@@ -34,6 +34,11 @@ class UsageRefused(ServiceError):
         self.upload = upload
 
 
+class UsageRetryRefused(UsageRefused, Conflict):
+    """Running the same file with the same reading again would meet the same cells: refused
+    by the file's state (409), which a new mapping or a corrected file lifts."""
+
+
 def refuse_unreadable(upload: UsageUpload) -> None:
     """The file could not be read at all at upload (not a workbook, a zip bomb, a DTD, a cell
     no reader can hold in the header rows): refused, with the reason, after it was stored."""
@@ -46,7 +51,9 @@ def refuse_unreadable(upload: UsageUpload) -> None:
     )
 
 
-def refuse_bad_cells(upload: UsageUpload, *, doing: str) -> None:
+def refuse_bad_cells(
+    upload: UsageUpload, *, doing: str, refusal: type[UsageRefused] = UsageRefused
+) -> None:
     """What reading the file found cells it cannot read: `doing` (confirming the mapping,
     reconciling) is refused with every such cell listed, never run on a part of the file."""
     cells, more = bills.bad_cells(upload.inspection or {})
@@ -54,7 +61,7 @@ def refuse_bad_cells(upload: UsageUpload, *, doing: str) -> None:
         return
     count = len(cells) + more
     rest = [f"... and {more} more."] if more else []
-    raise UsageRefused(
+    raise refusal(
         f"Cannot {doing}: {count} cell(s) of {upload.original_name} cannot be read (each "
         "is listed, with its place). Fix them and upload the file again, or change the reading "
         "settings that misread them (columns, decimal mark, date order).",

@@ -18,7 +18,7 @@ from billing.models import (
     UsageUpload,
 )
 from billing.services.common import (
-    UsageRefused,
+    UsageRetryRefused,
     _fail,
     _queue,
     _queue_inspection,
@@ -158,10 +158,10 @@ def usage_retry(*, upload: UsageUpload, user: User) -> UsageUpload:
     if bills.is_bill(row.mapping):
         if not row.mapping.get("columns"):
             raise Conflict("Confirm the columns first: the file cannot be read without them.")
-        refuse_bad_cells(row, doing="reconcile")
+        refuse_bad_cells(row, doing="reconcile", refusal=UsageRetryRefused)
     elif row.state == UsageState.ERROR and row.error_line is not None:
         # The mapping that met this cell is unchanged: running it again meets it again.
-        raise UsageRefused(
+        raise UsageRetryRefused(
             f"Cannot reconcile: {row.error}. Fix the cell and upload the file again, or change "
             "the mapping.",
             field="cells",

@@ -174,7 +174,7 @@ def incident_mark(
         raise ServiceError("Record either the response or the restore.")
     incident_move(incident, what, user=user)
     if getattr(incident, f"{what}_at") is not None:
-        raise ServiceError(f"{what.capitalize()} is already recorded.")
+        raise Conflict(f"{what.capitalize()} is already recorded.")
     # A clock that ran out before this mark is stored as breached before the mark stops it.
     incident_breaches_record(incident=incident, now=now or timezone.now())
     setattr(incident, f"{what}_at", now or timezone.now())
@@ -315,10 +315,12 @@ def _require_waited(incident: Incident, key: str, now: datetime) -> None:
 def incident_dispute(*, incident: Incident, user: User, key: str, reason: str) -> ChecklistDispute:
     """The other party disputes a sign-off: recorded with its reason, and the item reopens."""
     incident_move(incident, "dispute", user=user)
+    if key not in {s.key for s in checklist_states(incident)}:
+        raise ValidationError({"key": ["That item is not on this incident's checklist."]})
     party = require_item_party(incident, key, user=user, owner=False)
     signoff = ChecklistSignoff.objects.filter(incident=incident, key=key).first()
-    if signoff is None:
-        raise ServiceError("Only a signed-off item can be disputed.")
+    if signoff is None:  # it may be signed off later: a refusal by state
+        raise Conflict("Only a signed-off item can be disputed.")
     if not reason.strip():
         raise ValidationError({"reason": ["Say why: the dispute and its reason are on record."]})
     dispute = ChecklistDispute.objects.create(

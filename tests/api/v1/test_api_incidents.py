@@ -50,7 +50,7 @@ def test_an_incident_from_open_to_close_by_api(analysed, accepted, buyer, provid
     clock = responded.json()["clocks"][0]
     assert clock["done_by"] == provider.user.username and clock["done_at"]
     twice = nora.post(f"/api/v1/incidents/{incident_id}/responded/")
-    assert twice.status_code == 400 and "already recorded" in twice.json()["detail"]
+    assert twice.status_code == 409 and "already recorded" in twice.json()["detail"]
     not_hers = alice.post(f"/api/v1/incidents/{incident_id}/restored/")
     assert not_hers.status_code == 403 and not_hers.json()["move"] == "restored"
 

@@ -5,6 +5,7 @@ again on request; the roles and states that may not write are told so."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -214,3 +215,18 @@ def test_the_list_does_not_grow_with_its_files(reservation, buyer, provider):
     few = _list_queries(client, url)
     add(20)
     assert _list_queries(client, url) == few
+
+
+def test_a_blank_prediction_is_refused_not_read_as_none(reservation, buyer):
+    """DRF reads `""` as null for a decimal that may be null: a script that left the figure
+    blank would erase the prediction without a word."""
+    client = token_client(buyer.user)
+    url = f"/api/v1/reservations/{reservation.pk}/observed/result/"
+    set_it = client.put(url, {"unit": "step", "expected_per_gpu_hour": "2"}, format="json")
+    assert set_it.status_code == 200
+    blank = client.put(url, {"unit": "step", "expected_per_gpu_hour": " "}, format="json")
+    assert blank.status_code == 400
+    assert blank.json()["errors"] == {"expected_per_gpu_hour": ["A valid number is required."]}
+    assert ResultDefinition.objects.get().expected_per_gpu_hour == Decimal("2")
+    cleared = client.put(url, {"unit": "step", "expected_per_gpu_hour": None}, format="json")
+    assert cleared.json() == {"unit": "step", "expected_per_gpu_hour": None}

@@ -78,3 +78,46 @@ def test_the_schema_states_the_orderings_and_the_page_bounds(db):
                     "maximum": 200,
                 }
     assert lists >= 19
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/api/v1/notices/", "unread"),
+        (REQUESTS, "sealed"),
+        ("/api/v1/reservations/{reservation}/incidents/", "open"),
+    ],
+)
+@pytest.mark.parametrize("word", ["null", "yes", "none"])
+def test_a_yes_no_filter_given_another_word_is_a_400_naming_it(api_world, buyer, path, name, word):
+    """django-filter reads any other word as "not asked" and lists everything unfiltered."""
+    client = token_client(buyer.user)
+    url = path.format(reservation=api_world.reservation.pk)
+    response = client.get(url, {name: word})
+    assert response.status_code == 400
+    assert response.json()["errors"] == {name: ["Give true or false, or leave the parameter out."]}
+    assert client.get(url, {name: "true"}).status_code == 200
+    assert client.get(url, {name: "False"}).status_code == 200
+
+
+def test_comparison_labels_other_than_anonymous_is_a_400_naming_it(api_world, buyer, outsider):
+    client = token_client(buyer.user)
+    url = f"/api/v1/requests/{api_world.awarded.pk}/comparison/"
+    response = client.get(url, {"labels": "AAA"})
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "labels": ["Give 'anonymous', or leave it out for names, not 'AAA'."]
+    }
+    assert client.get(url, {"labels": "anonymous"}).status_code == 200
+    assert token_client(outsider.user).get(url, {"labels": "AAA"}).status_code == 404
+
+
+@pytest.mark.parametrize("number", ["1.5", "-3.1862777424110405e-182", "0"])
+def test_a_revision_number_filter_that_is_not_a_whole_number_from_1_is_a_400(
+    api_world, provider, number
+):
+    client = token_client(provider.user)
+    url = f"/api/v1/bids/{api_world.bid.pk}/revisions/"
+    response = client.get(url, {"number": number})
+    assert response.status_code == 400 and list(response.json()["errors"]) == ["number"]
+    assert client.get(url, {"number": "1"}).json()["count"] == 1

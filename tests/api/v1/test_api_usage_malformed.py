@@ -230,11 +230,12 @@ def test_an_error_value_in_an_xlsx_bill_is_a_400_naming_its_sheet_and_cell_when_
     assert "'#DIV/0!' is a spreadsheet error" in cell
 
 
-def test_a_bill_confirmed_before_it_was_read_fails_naming_the_cell_and_retry_is_a_400(
+def test_a_bill_confirmed_before_it_was_read_fails_naming_the_cell_and_retry_is_a_409(
     contracted, provider, django_capture_on_commit_callbacks
 ):
     """Confirmed while the worker had not read it yet: the reconciliation reads it, finds the
-    cell and fails saying so; Retry (the same file, the same settings) is refused, listing it."""
+    cell and fails saying so; Retry (the same file, the same settings) is refused by the file's
+    state (409, nothing the call sent is wrong), listing it."""
     client, capture = token_client(provider.user), django_capture_on_commit_callbacks
     response = client.post(
         f"/api/v1/reservations/{contracted.reservation.pk}/usage/",
@@ -251,7 +252,7 @@ def test_a_bill_confirmed_before_it_was_read_fails_naming_the_cell_and_retry_is_
     assert "1 cell(s) cannot be read" in detail["error"] and f"line {LINE}" in detail["error"]
     with capture(execute=True):
         retried = client.post(base + "retry/")
-    assert retried.status_code == 400
+    assert retried.status_code == 409
     assert retried.json()["detail"].startswith("Cannot reconcile: 1 cell(s) of invoice.csv")
     [cell] = retried.json()["errors"]["cells"]
     assert cell.startswith(f"line {LINE}, column '{HOURS}': 'NaN'")
