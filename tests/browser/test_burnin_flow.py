@@ -37,6 +37,17 @@ def held_parses(monkeypatch: pytest.MonkeyPatch) -> Any:
     return release
 
 
+def _settled(page: Any) -> None:
+    """Wait until the page has reloaded itself with nothing left in flight: while files parse
+    or checks run it polls and then reloads, and a reload during the next upload would drop
+    that upload's form post (and its flash)."""
+    page.wait_for_function(
+        "() => { const s = document.getElementById('burnin-status');"
+        " return s !== null && !JSON.parse(s.textContent).busy; }",
+        timeout=30_000,
+    )
+
+
 def _upload(page: Any, files: list[str], node: str = "") -> None:
     page.set_input_files("#id_file", [str(DATA / name) for name in files])
     page.fill("#id_node", node)
@@ -67,6 +78,7 @@ def test_upload_watch_fail_fix_accept(
     for node in ("gpu-a01", "gpu-a02"):
         _upload(provider_page, [name for name, n in GOOD_SET if n == node], node)
         held_parses()
+        _settled(provider_page)
 
     whole = [
         "burnin/fixture-result/fixture_16ranks.jsonl",
@@ -92,6 +104,7 @@ def test_upload_watch_fail_fix_accept(
 
     _upload(provider_page, ["burnin/nccl-tests/all_reduce_2node_pass.txt"])
     held_parses()
+    _settled(provider_page)
     provider_page.locator(f"#evidence-{slow.pk} button:has-text('Withdraw')").click()
     provider_page.wait_for_selector("text=no longer checked")
     provider_page.wait_for_selector("#gate-summary:has-text('Gate passes')")
