@@ -38,6 +38,7 @@ from incidents.models import (
 )
 from incidents.notices import incident_opened_notify
 from incidents.selectors import reservation_nodes, step_time_baseline, terms_for
+from incidents.services.owner import NO_ANALYSIS, hand_owner
 from incidents.services.records import _record
 
 NODE_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$")
@@ -47,21 +48,6 @@ HAND_SIGNALS = {
     "provider": (Signal.ALERT, Signal.DRAINED_NODE, Signal.OTHER),
     "buyer": (Signal.SLOW_JOB, Signal.OTHER),
 }
-
-
-def _hand_owner(signal: str, party: str) -> tuple[str, list[str]]:
-    """Who an incident opened by hand points to, and why, until an analysis is attached."""
-    later = "No analysis yet: attach a failed run's to name the first failing rank."
-    if signal == Signal.SLOW_JOB:
-        return "undetermined", [
-            "A slow job alone does not say whether the job or the cluster is at fault.",
-            later,
-        ]
-    if signal == Signal.OTHER:
-        seen = f"Opened by the {party} from its own observation, on nodes the provider runs."
-    else:
-        seen = f"The provider's own signal ({Signal(signal).label.lower()}) on nodes it runs."
-    return "provider", [seen, later]
 
 
 def check_severity(severity: str) -> None:
@@ -261,7 +247,7 @@ def incident_open_signal(
     if not summary.strip():
         raise ValidationError({"summary": ["Say what was seen; both parties read it."]})
     text = summary.strip()
-    owner, owner_reasons = _hand_owner(signal, party)
+    owner, owner_reasons = hand_owner(signal, party)
     return create_incident(
         reservation=reservation,
         user=user,
@@ -309,6 +295,9 @@ def incident_attach_failed_run(
     if not incident.summary and run.analysis.get("summary"):
         incident.summary = str(run.analysis["summary"])[:2000]
         fields.append("summary")
+    if NO_ANALYSIS in incident.owner_reasons:  # attached now: the hint would read false
+        incident.owner_reasons = [r for r in incident.owner_reasons if r != NO_ANALYSIS]
+        fields.append("owner_reasons")
     incident.save(update_fields=fields)
     _record(
         incident,

@@ -165,6 +165,7 @@ def test_a_failed_run_attaches_to_an_open_incident(analysed, accepted, buyer, pr
     assert response["Location"] == reverse("incidents:incident-detail", args=[incident.pk])
     incident.refresh_from_db()
     assert incident.failed_run_id == analysed.pk and incident.nodes == ["gpu-a02"]  # its own
+    assert not any("No analysis yet" in reason for reason in incident.owner_reasons)
     assert AuditEntry.objects.filter(obj_key=f"incident:{incident.pk}", action="incident.attach")
     # Attached once: the run now has its incident, and a second incident cannot take it.
     other = _open(accepted.reservation, provider.user, nodes="gpu-a01")
