@@ -44,12 +44,12 @@ def _load(text: str) -> Mapping[str, Any]:
 
 
 def _finite(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value) and value >= 0
+    except OverflowError:  # an integer too long for a float is no measurement either
+        return False
 
 
 def _cell(value: Any, where: str) -> float | None:
