@@ -6,7 +6,7 @@ writes an audit entry. A failed-run analysis may also attach to an incident alre
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -119,18 +119,22 @@ def check_in_term(
         )
 
 
-def check_reservation_nodes(reservation: Reservation, labels: list[str]) -> None:
+def check_reservation_nodes(
+    reservation: Reservation, labels: list[str], *, field: str = "nodes", also: Sequence[str] = ()
+) -> None:
     """Every node named is one of the reservation's (its hand-over baseline and burn-in
-    evidence). Where nothing names the reservation's nodes, any label is taken."""
+    evidence) or one of `also` (an incident's own nodes, as its analysis named them). Where
+    nothing names the reservation's nodes, any label is taken."""
     known = reservation_nodes(reservation)
     if not known:
         return
+    known = list(dict.fromkeys([*known, *also]))
     lowered = {n.lower() for n in known}
     foreign = [n for n in labels if n.lower() not in lowered]
     if foreign:
         shown = ", ".join(known[:8]) + (" …" if len(known) > 8 else "")
         raise ValidationError(
-            {"nodes": [f"{', '.join(foreign[:5])} {'is' if len(foreign) == 1 else 'are'} not a "
+            {field: [f"{', '.join(foreign[:5])} {'is' if len(foreign) == 1 else 'are'} not a "
                        f"node of this reservation ({shown})."]}
         )  # fmt: skip
 
