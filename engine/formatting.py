@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 DASH = "—"
 MINUTES_PER_HOUR = 60
@@ -28,8 +28,15 @@ BANDWIDTH_UNIT = "GB/s"
 LINK_RATE_UNIT = "Gb/s"
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def is_finite_number(value: object) -> TypeGuard[int | float]:
+    """A real int or float that is neither NaN nor infinite (a bool is no number; neither is an
+    integer too long for a float, as a hand-edited JSON file can hold)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def number(value: float) -> str:
@@ -46,7 +53,7 @@ def duration(minutes: Any) -> str:
     questionnaire's `parse_duration` when a form shows it. Whole days count only from 48 h:
     '24 h' is a clock people say in hours.
     """
-    if not _is_number(minutes):
+    if not is_finite_number(minutes):
         return DASH
     if minutes < 0:
         return f"-{duration(-minutes)}"
@@ -65,7 +72,7 @@ def countdown(seconds: Any) -> str:
 
     static/js/incidents.js ticks the same text in the browser; keep the two in step.
     """
-    if not _is_number(seconds):
+    if not is_finite_number(seconds):
         return DASH
     whole = int(abs(seconds))
     hours, rest = divmod(whole, 3600)
@@ -75,7 +82,7 @@ def countdown(seconds: Any) -> str:
 
 def data_size(size: Any) -> str:
     """Bytes in IEC units: '512 B', '1,000 B', '1 GiB', '1.5 MiB' (one decimal when not exact)."""
-    if not _is_number(size):
+    if not is_finite_number(size):
         return DASH
     if size < 0:
         return f"-{data_size(-size)}"
@@ -101,26 +108,26 @@ def data_size_whole(size: int) -> str:
 def data_size_exact(size: Any) -> str:
     """'1 GiB (1,073,741,824 bytes)': the size as people read it, the exact count a contract
     agrees on beside it (annexes)."""
-    if not _is_number(size) or abs(size) < BYTE_UNITS[-1][1]:
+    if not is_finite_number(size) or abs(size) < BYTE_UNITS[-1][1]:
         return data_size(size)
     return f"{data_size(size)} ({int(size):,} bytes)"
 
 
 def bandwidth(gbytes_per_s: Any) -> str:
     """Bus or network bandwidth in GB/s: '385.13 GB/s'."""
-    return f"{number(gbytes_per_s)} {BANDWIDTH_UNIT}" if _is_number(gbytes_per_s) else DASH
+    return f"{number(gbytes_per_s)} {BANDWIDTH_UNIT}" if is_finite_number(gbytes_per_s) else DASH
 
 
 def link_rate(gbits_per_s: Any) -> str:
     """A link or NIC rate in Gb/s: '400 Gb/s'."""
-    return f"{number(gbits_per_s)} {LINK_RATE_UNIT}" if _is_number(gbits_per_s) else DASH
+    return f"{number(gbits_per_s)} {LINK_RATE_UNIT}" if is_finite_number(gbits_per_s) else DASH
 
 
 def _decimal(value: Any) -> Decimal | None:
     """A finite number as a Decimal; a float through its shortest text, so 2.675 stays 2.675."""
     if isinstance(value, Decimal):
         return value if value.is_finite() else None
-    if not _is_number(value):
+    if not is_finite_number(value):
         return None
     return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
 

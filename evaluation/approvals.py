@@ -20,7 +20,7 @@ from bids.services import request_publish
 from bids.services.approvals import approval_ask, approval_give, must_ask
 from bids.services.award import award_refusal
 from core.errors import Conflict
-from evaluation.debrief import award_view_chosen, award_with_debrief, justification_required
+from evaluation.debrief import against_ranking, award_view_chosen, award_with_debrief
 from evaluation.selectors import award_rows
 
 
@@ -41,9 +41,8 @@ def award_or_ask(
         raise Conflict(refusal)
     rows = award_rows(capacity_request=capacity_request)
     ranking = award_view_chosen(capacity_request=capacity_request, rows=rows, choice=view)
-    if justification_required(capacity_request=capacity_request, bid=bid, ranking=ranking) and (
-        problem := justification_problem(justification.strip())
-    ):
+    against = against_ranking(capacity_request=capacity_request, bid=bid, ranking=ranking)
+    if against and (problem := justification_problem(justification.strip(), against=against)):
         raise ValidationError({"justification": [problem]})
     return approval_ask(
         capacity_request=capacity_request,

@@ -24,7 +24,7 @@ from engine.formatting import fixed
 from evaluation.comparison import CRITERION_LABELS
 from evaluation.models import AwardView, BidDebrief, BidScore
 from evaluation.rounds import round_comparison
-from evaluation.selectors import AwardRow, award_needs_justification, award_rows
+from evaluation.selectors import AwardRow, award_against_scores, award_rows
 from evaluation.team.selectors import (
     REQUEST_CHOICE,
     ViewRanking,
@@ -256,13 +256,17 @@ def award_view_chosen(
     return chosen
 
 
-def justification_required(
-    *, capacity_request: CapacityRequest, bid: Bid, ranking: ViewRanking
-) -> bool:
-    """Whether awarding `bid` goes against the ranking followed, and so needs a why."""
+def against_ranking(*, capacity_request: CapacityRequest, bid: Bid, ranking: ViewRanking) -> str:
+    """Why awarding `bid` goes against the ranking followed, in words, and so needs a written
+    justification ('' when it does not)."""
     if ranking.kind == AwardView.REQUEST:
-        return award_needs_justification(capacity_request=capacity_request, bid=bid)
-    return ranking.rank_of(str(bid.pk)) != 1
+        return award_against_scores(capacity_request=capacity_request, bid=bid)
+    rank = ranking.rank_of(str(bid.pk))
+    if rank == 1:
+        return ""
+    if rank is None:
+        return f"{ranking.label} does not rank this bid"
+    return f"{ranking.label} ranks this bid #{rank}, not first"
 
 
 @transaction.atomic
@@ -282,13 +286,13 @@ def award_with_debrief(
     rows = award_rows(capacity_request=capacity_request)
     left_out = left_out_debriefs(capacity_request=capacity_request, rows=rows)
     chosen = award_view_chosen(capacity_request=capacity_request, rows=rows, choice=view)
-    required = justification_required(capacity_request=capacity_request, bid=bid, ranking=chosen)
+    against = against_ranking(capacity_request=capacity_request, bid=bid, ranking=chosen)
     reservation = request_award(
         capacity_request=capacity_request,
         bid=bid,
         user=user,
         justification=justification,
-        justification_required=required,
+        against_scores=against,
     )
     award_basis_record(capacity_request=capacity_request, bid=bid, user=user, ranking=chosen)
     award_notify(reservation=reservation, rows=rows, left_out=left_out)

@@ -101,14 +101,21 @@ def _pieces(scenario: AwardScenario) -> list[AwardPiece]:
 _SIZED_BY_THE_SCENARIO = frozenset({"gpu_count"})
 
 
-def _justification_required(rows: list[AwardRow], pieces: list[AwardPiece]) -> bool:
+def _against_scores(rows: list[AwardRow], pieces: list[AwardPiece]) -> str:
+    """Why the allocation goes against the scores, in words: a winner the scoring disqualifies
+    on a ground the scenario does not size away ('' when none)."""
     won = {p.bid.pk for p in pieces}
-    return any(
-        failure["code"] not in _SIZED_BY_THE_SCENARIO
+    names = [
+        row.bid.provider.name
         for row in rows
-        if row.bid.pk in won and row.score is not None
-        for failure in row.score.disqualifications
-    )
+        if row.bid.pk in won
+        and row.score is not None
+        and any(f["code"] not in _SIZED_BY_THE_SCENARIO for f in row.score.disqualifications)
+    ]
+    if not names:
+        return ""
+    bids = "bid" if len(names) == 1 else "bids"
+    return f"The current scoring disqualifies the {bids} of {', '.join(names)}"
 
 
 @transaction.atomic
@@ -137,7 +144,7 @@ def scenario_award(
         pieces=pieces,
         user=user,
         justification=justification,
-        justification_required=_justification_required(rows, pieces),
+        against_scores=_against_scores(rows, pieces),
     )
     award = ScenarioAward.objects.create(
         request=request,

@@ -35,10 +35,21 @@ class AwardRow:
         return [d["message"] for d in self.score.disqualifications] if self.score else []
 
     @property
+    def against_scores(self) -> str:
+        """Why awarding this bid goes against the current scores, in words ('' when it does
+        not); without current scores there is no ranking to go against."""
+        if self.score is None:
+            return ""
+        if not self.score.qualified:
+            return "The current scoring disqualifies this bid"
+        if self.score.rank != 1:
+            return f"The current scoring ranks this bid #{self.score.rank}, not first"
+        return ""
+
+    @property
     def needs_justification(self) -> bool:
-        """Awarding against the current scores (not ranked first, or disqualified) needs a
-        written reason; without current scores there is no ranking to go against."""
-        return self.score is not None and (not self.score.qualified or self.score.rank != 1)
+        """Awarding against the current scores needs a written reason."""
+        return bool(self.against_scores)
 
 
 def current_scores(*, capacity_request: CapacityRequest) -> dict[int, BidScore]:
@@ -65,9 +76,10 @@ def award_rows(*, capacity_request: CapacityRequest) -> list[AwardRow]:
     return sorted(rows, key=lambda r: (r.score is None, r.score.position if r.score else 0))
 
 
-def award_needs_justification(*, capacity_request: CapacityRequest, bid: Bid) -> bool:
+def award_against_scores(*, capacity_request: CapacityRequest, bid: Bid) -> str:
+    """Why awarding `bid` goes against the current scores ('' when it does not)."""
     revision = bid_selectors.latest_revisions([bid]).get(bid.pk)
     if revision is None:
-        return False  # not a submitted bid: the award service refuses it with its own reason
+        return ""  # not a submitted bid: the award service refuses it with its own reason
     score = current_scores(capacity_request=capacity_request).get(revision.pk)
-    return AwardRow(bid, revision, score).needs_justification
+    return AwardRow(bid, revision, score).against_scores

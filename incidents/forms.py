@@ -66,8 +66,8 @@ class IncidentEvidenceForm(forms.Form):
         label="Node (diagnostics)",
         required=False,
         max_length=200,
-        help_text="The node the dcgmi diag ran on; empty: taken from the file name. Only runs "
-        "on the repaired node count.",
+        help_text="The node the dcgmi diag ran on, one of the reservation's; empty: taken from "
+        "the file name. Only runs on the repaired node count.",
     )
 
 

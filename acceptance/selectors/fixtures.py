@@ -14,6 +14,7 @@ from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest
 from bids.request_facts import FixtureTransport
 from contracts.models import HandoffTerms, TermsFields
+from engine.domain import EVIDENCE_KIND_LABELS, PROBE_KIND_LABELS
 from engine.evidence.fixtures import Threshold
 from engine.evidence.fixtures.thresholds import (
     FABRICS,
@@ -188,6 +189,12 @@ FAILURE_RECORD_LABELS = {
 def failure_record_items(*, spec: dict[str, Any]) -> list[str]:
     record = spec.get("failure_record") or {}
     return [FAILURE_RECORD_LABELS.get(k, k) for k, wanted in record.items() if wanted]
+
+
+def required_evidence_items(*, spec: dict[str, Any]) -> list[str]:
+    """The files a burn-in must hold, by the names the upload form gives them."""
+    labels = {**EVIDENCE_KIND_LABELS, **PROBE_KIND_LABELS}
+    return [labels.get(kind, kind) for kind in spec.get("required_evidence") or []]
 
 
 def _leaves(value: Any, path: str) -> list[str]:

@@ -20,13 +20,10 @@ from core.sentences import MIN_SENTENCE, sentence_problem
 MIN_JUSTIFICATION = MIN_SENTENCE
 
 
-def justification_problem(text: str) -> str | None:
-    """Why `text` is not a written justification of an award (None when it is one)."""
-    return sentence_problem(
-        text,
-        ask="This bid is not ranked first by the current scoring, or the scoring disqualifies "
-        "it: write why you award it",
-    )
+def justification_problem(text: str, *, against: str) -> str | None:
+    """Why `text` is not a written justification of an award that goes against the scores
+    for the reason `against` names (None when it is one)."""
+    return sentence_problem(text, ask=f"{against}: write why you award it")
 
 
 def awarded_fixture_version(*, bid: Bid, lot: Lot | None = None) -> FixtureVersion | None:
@@ -56,17 +53,18 @@ def request_award(
     bid: Bid,
     user: User,
     justification: str = "",
-    justification_required: bool = False,
+    against_scores: str = "",
 ) -> Reservation:
     """The bid wins, every other submitted bid loses, and a reservation awaits acceptance.
 
-    The caller says whether the award goes against the scores (`justification_required`): the
-    scores live in a layer above this one. A justification given is kept either way."""
+    The caller says why the award goes against the scores, if it does (`against_scores`, in
+    words): the scores live in a layer above this one. A justification given is kept either
+    way."""
     capacity_request = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     bid = Bid.objects.select_for_update().select_related("provider").get(pk=bid.pk)
     award_check(capacity_request=capacity_request, bid=bid, user=user)
     justification = justification.strip()
-    if justification_required and (problem := justification_problem(justification)):
+    if against_scores and (problem := justification_problem(justification, against=against_scores)):
         raise ValidationError({"justification": [problem]})
     version = awarded_fixture_version(bid=bid)
     if version is None:
@@ -119,17 +117,18 @@ def request_award_split(
     pieces: list[AwardPiece],
     user: User,
     justification: str = "",
-    justification_required: bool = False,
+    against_scores: str = "",
 ) -> list[Reservation]:
     """A split award: one reservation per (lot, provider), each awaiting its own acceptance;
-    every bid that won nothing loses. The caller says whether a justification is required."""
+    every bid that won nothing loses. The caller says why the award goes against the scores,
+    if it does, as for `request_award`."""
     capacity_request = CapacityRequest.objects.select_for_update().get(pk=capacity_request.pk)
     winners = {p.bid.pk for p in pieces}
     bids = list(Bid.objects.select_for_update().select_related("provider").filter(pk__in=winners))
     for bid in bids:
         award_check(capacity_request=capacity_request, bid=bid, user=user)
     justification = justification.strip()
-    if justification_required and (problem := justification_problem(justification)):
+    if against_scores and (problem := justification_problem(justification, against=against_scores)):
         raise ValidationError({"justification": [problem]})
     by_pk = {bid.pk: bid for bid in bids}
     versions = {

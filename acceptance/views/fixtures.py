@@ -53,6 +53,7 @@ def fixture_detail(request: HttpRequest, pk: int) -> HttpResponse:
             thresholds=selectors.threshold_rows(spec=version.spec),
             fabric=selectors.fabric_label(version.spec.get("fabric")),
             record_items=selectors.failure_record_items(spec=version.spec),
+            required_files=selectors.required_evidence_items(spec=version.spec),
             sizes={
                 "min": data_size(version.spec["tests"]["nccl_tests"]["min_bytes"]),
                 "max": data_size(version.spec["tests"]["nccl_tests"]["max_bytes"]),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import ConfirmSerializer, stated
+from api.serializers.common import BooleanField, ConfirmSerializer, stated
 from bids.models import AddendumAcknowledgement, QuestionState
 
 
@@ -55,10 +55,10 @@ class AnswerWriteSerializer(ConfirmSerializer):
         {"type": "string", "minLength": 1, "pattern": r"\S", "x-required": True},
     )
     # Needed only when the answer also publishes an addendum (`bid_deadline` or `summary`).
-    confirm = serializers.BooleanField(
+    confirm = BooleanField(
         default=False, help_text="true confirms the addendum this answer publishes, if any."
     )
-    publish = serializers.BooleanField(
+    publish = BooleanField(
         default=False,
         help_text="false: only the asking provider reads it; true: every invitee, without the "
         "asker's name.",

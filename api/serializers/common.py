@@ -117,9 +117,9 @@ def stated(field: F, schema: dict[str, Any]) -> F:
     return field
 
 
-def confirm_field(help_text: str) -> serializers.BooleanField:
+def confirm_field(help_text: str) -> BooleanField:
     return stated(
-        serializers.BooleanField(default=False, help_text=help_text),
+        BooleanField(default=False, help_text=help_text),
         {"type": "boolean", "enum": [True], "x-required": True},
     )
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from api.serializers.common import FIELD_MAPPING
 from delivery.models import MaintenanceWindow
 from engine.delivery.availability import Figure, Month, NodeRow, Report
 
@@ -87,6 +88,7 @@ class AvailabilitySerializer(serializers.Serializer[Any]):
 
 
 class MaintenanceWindowSerializer(serializers.ModelSerializer[MaintenanceWindow]):
+    serializer_field_mapping = FIELD_MAPPING
     state = serializers.CharField(
         read_only=True, help_text="planned (with notice), awaiting (short notice) or agreed."
     )

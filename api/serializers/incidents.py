@@ -311,8 +311,9 @@ class IncidentEvidenceUploadSerializer(serializers.Serializer):
         required=False,
         allow_blank=True,
         max_length=120,
-        help_text="For diagnostics: the node they ran on. Left out, a repaired node named in "
-        "the file name counts; the checklist takes diagnostics only from the repaired node(s).",
+        help_text="For diagnostics: the node they ran on, one of the reservation's nodes (or "
+        "the incident's). Left out, a repaired node named in the file name counts; the "
+        "checklist takes diagnostics only from the repaired node(s).",
     )
 
 

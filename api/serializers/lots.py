@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import ReadModelSerializer
+from api.serializers.common import FIELD_MAPPING, DecimalField, ReadModelSerializer
 from bids.models import Lot
 from bids.models.lots import LOT_FIELDS
 from engine.lots import BUNDLE_KINDS, MAX_DISCOUNT_PCT
@@ -28,6 +28,8 @@ class LotSerializer(ReadModelSerializer[Lot]):
 
 
 class LotWriteSerializer(serializers.ModelSerializer[Lot]):
+    serializer_field_mapping = FIELD_MAPPING
+
     class Meta:
         model = Lot
         fields = list(LOT_FIELDS)
@@ -35,7 +37,7 @@ class LotWriteSerializer(serializers.ModelSerializer[Lot]):
 
 class LotOfferSerializer(serializers.Serializer):
     lot = serializers.IntegerField(help_text="The lot's number in the request.")
-    price_per_gpu_hour = serializers.DecimalField(max_digits=8, decimal_places=3)
+    price_per_gpu_hour = DecimalField(max_digits=8, decimal_places=3)
     nodes = serializers.IntegerField(
         help_text="Whole nodes offered: all of an indivisible lot; for a divisible one at least "
         "its minimum block and at most its nodes."
@@ -51,7 +53,7 @@ class BundleSerializer(serializers.Serializer):
     lots = serializers.ListField(
         child=serializers.IntegerField(), required=False, help_text="Lot numbers (2 or more)."
     )
-    discount_pct = serializers.DecimalField(
+    discount_pct = DecimalField(
         max_digits=5,
         decimal_places=2,
         required=False,

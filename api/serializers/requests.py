@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import (
+    FIELD_MAPPING,
     ConfirmSerializer,
     OrganizationSerializer,
     ReadModelSerializer,
@@ -29,6 +30,7 @@ REQUEST_FIELDS = [name for _, names in REQUEST_FIELDSETS for name in names]
 
 
 class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
+    serializer_field_mapping = FIELD_MAPPING
     acceptable_regions = serializers.ListField(
         child=serializers.ChoiceField(choices=Region.choices), allow_empty=False
     )

@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from acceptance.lifecycle import pending_override
 from acceptance.models import Acceptance, BurnInRun, OverrideRequest, Reservation
-from api.serializers.common import confirm_field, reason_field
+from api.serializers.common import BooleanField, confirm_field, reason_field
 
 
 class AwardSerializer(serializers.Serializer):
@@ -212,7 +212,7 @@ class OverrideRequestSerializer(serializers.Serializer):
         help_text="The `code` of every blocking check of the run (GET /runs/{id}/evidence/ "
         "lists them under `checks`), each named explicitly.",
     )
-    baseline_from_run = serializers.BooleanField(
+    baseline_from_run = BooleanField(
         default=False,
         help_text="True makes the overridden run the recovery baseline; by default the "
         "contracted thresholds are.",

@@ -11,9 +11,9 @@ token gaps per request, seconds) and `errors` ("" for a success). A failed reque
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
+from engine.formatting import is_finite_number
 from engine.inference.model import ServedRequest, ServedResponses, ServedResponsesError
 
 KIND = "vllm_bench"
@@ -35,7 +35,7 @@ def _fail(message: str, line: int | None = None) -> ServedResponsesError:
 
 
 def _seconds(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not is_finite_number(value):
         raise _fail(f"{where} is {value!r}; expected a number of seconds")
     if value < 0:
         raise _fail(f"{where} is {value}; a time cannot be negative")

@@ -65,7 +65,7 @@ from incidents.selectors import (
     node_in_name,
     repaired_nodes,
 )
-from incidents.services.opening import check_severity, create_incident
+from incidents.services.opening import check_reservation_nodes, check_severity, create_incident
 from incidents.services.records import _record
 from incidents.services.severity import (
     breaches_sweep as breaches_sweep,
@@ -197,6 +197,10 @@ def incident_evidence_upload(
     incident_move(incident, "evidence", user=user)
     if kind not in IncidentEvidenceKind.values:
         raise ValidationError({"kind": ["Choose what the file is."]})
+    if node.strip():
+        check_reservation_nodes(
+            incident.reservation, [node.strip()], field="node", also=repaired_nodes(incident)
+        )
     check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES, field="file")
     row = IncidentEvidence(incident=incident, kind=kind, uploaded_by=user)
     row.store(upload)

@@ -6,7 +6,7 @@ writes an audit entry. A failed-run analysis may also attach to an incident alre
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -38,7 +38,7 @@ from incidents.models import (
 )
 from incidents.notices import incident_opened_notify
 from incidents.selectors import reservation_nodes, step_time_baseline, terms_for
-from incidents.services.owner import NO_ANALYSIS, hand_owner
+from incidents.services.owner import hand_owner, owner_with_analysis
 from incidents.services.records import _record
 
 NODE_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,62}$")
@@ -119,18 +119,22 @@ def check_in_term(
         )
 
 
-def check_reservation_nodes(reservation: Reservation, labels: list[str]) -> None:
+def check_reservation_nodes(
+    reservation: Reservation, labels: list[str], *, field: str = "nodes", also: Sequence[str] = ()
+) -> None:
     """Every node named is one of the reservation's (its hand-over baseline and burn-in
-    evidence). Where nothing names the reservation's nodes, any label is taken."""
+    evidence) or one of `also` (an incident's own nodes, as its analysis named them). Where
+    nothing names the reservation's nodes, any label is taken."""
     known = reservation_nodes(reservation)
     if not known:
         return
+    known = list(dict.fromkeys([*known, *also]))
     lowered = {n.lower() for n in known}
     foreign = [n for n in labels if n.lower() not in lowered]
     if foreign:
         shown = ", ".join(known[:8]) + (" …" if len(known) > 8 else "")
         raise ValidationError(
-            {"nodes": [f"{', '.join(foreign[:5])} {'is' if len(foreign) == 1 else 'are'} not a "
+            {field: [f"{', '.join(foreign[:5])} {'is' if len(foreign) == 1 else 'are'} not a "
                        f"node of this reservation ({shown})."]}
         )  # fmt: skip
 
@@ -285,7 +289,8 @@ def incident_attach_failed_run(
         raise ServiceError("This failed run is already attached to an incident.")
     if incident.failed_run_id is not None:
         raise ServiceError(f"Incident #{incident.pk} already has a failed-run analysis.")
-    before = {"failed_run": None, "nodes": list(incident.nodes)}
+    owned = incident.suggested_owner
+    before = {"failed_run": None, "nodes": list(incident.nodes), "suggested_owner": owned}
     incident.failed_run = run
     fields = ["failed_run"]
     node = run.analysis.get("initiating_node")
@@ -295,16 +300,22 @@ def incident_attach_failed_run(
     if not incident.summary and run.analysis.get("summary"):
         incident.summary = str(run.analysis["summary"])[:2000]
         fields.append("summary")
-    if NO_ANALYSIS in incident.owner_reasons:  # attached now: the hint would read false
-        incident.owner_reasons = [r for r in incident.owner_reasons if r != NO_ANALYSIS]
-        fields.append("owner_reasons")
+    incident.suggested_owner, incident.owner_reasons = owner_with_analysis(
+        owner=incident.suggested_owner, reasons=incident.owner_reasons, analysis=run.analysis
+    )
+    fields += ["suggested_owner", "owner_reasons"]
     incident.save(update_fields=fields)
     _record(
         incident,
         "incident.attach",
         user,
         before=before,
-        after={"failed_run": run.pk, "label": run.label, "nodes": list(incident.nodes)},
+        after={
+            "failed_run": run.pk,
+            "label": run.label,
+            "nodes": list(incident.nodes),
+            "suggested_owner": incident.suggested_owner,
+        },
     )
     return incident
 

@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from acceptance.models import ReservationStatus
 from audit.models import AuditEntry
+from engine import failures
 from incidents import services
 from incidents.models import Incident, Signal
 from incidents.selectors import repaired_nodes, terms_for
-from incidents.services import opening
+from incidents.services import opening, owner
 from notices.models import Notice
 from tests.incidents.helpers import term_from
 
@@ -166,7 +167,15 @@ def test_a_failed_run_attaches_to_an_open_incident(analysed, accepted, buyer, pr
     incident.refresh_from_db()
     assert incident.failed_run_id == analysed.pk and incident.nodes == ["gpu-a02"]  # its own
     assert not any("No analysis yet" in reason for reason in incident.owner_reasons)
-    assert AuditEntry.objects.filter(obj_key=f"incident:{incident.pk}", action="incident.attach")
+    found = failures.contract_owner(analysed.analysis.get("suggested_owner"))
+    assert found != "undetermined"  # the fixture's analysis settles an owner: it takes over
+    assert incident.suggested_owner == found
+    reasons = list(analysed.analysis["owner_reasons"])
+    assert incident.owner_reasons[: len(reasons)] == reasons
+    assert any("on nodes it runs" in r for r in incident.owner_reasons)  # the signal's, kept
+    entry = AuditEntry.objects.get(obj_key=f"incident:{incident.pk}", action="incident.attach")
+    assert entry.before["suggested_owner"] == "provider"
+    assert entry.after["suggested_owner"] == found
     # Attached once: the run now has its incident, and a second incident cannot take it.
     other = _open(accepted.reservation, provider.user, nodes="gpu-a01")
     with pytest.raises(ValidationError, match="already attached"):
@@ -214,3 +223,17 @@ def test_the_form_offers_each_party_its_own_signals_with_one_chosen(accepted, bu
     )
     assert page.status_code == 302
     assert Incident.objects.get().signal == "slow-job"
+
+
+def test_an_analysis_that_settles_no_owner_keeps_the_signals_guess():
+    reasons = ["The provider's own signal (drained node) on nodes it runs.", owner.NO_ANALYSIS]
+    unsettled = {"suggested_owner": "undetermined", "owner_reasons": ["Too few ranks logged."]}
+    assert owner.owner_with_analysis(owner="provider", reasons=reasons, analysis=unsettled) == (
+        "provider",
+        reasons[:1],
+    )
+    settled = {"suggested_owner": "customer", "owner_reasons": ["Rank 3 raised in user code."]}
+    assert owner.owner_with_analysis(owner="provider", reasons=reasons, analysis=settled) == (
+        "customer",
+        ["Rank 3 raised in user code.", reasons[0]],
+    )

@@ -7,7 +7,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from incidents import services
 from incidents.models import IncidentEvidenceKind
@@ -96,17 +98,48 @@ def _diagnostics(incident: Any) -> Any:
 
 
 def test_diagnostics_from_another_node_do_not_clear_the_repaired_node(incident, provider) -> None:
-    """GIVEN the analysis names node-17 THEN a passing diag from node-3 is refused by name;
-    one from node-17 (named in the form or in the file name) passes it."""
+    """GIVEN the analysis names node-17 THEN a passing diag from gpu-a01, another of the
+    reservation's nodes, does not clear it by name; one from node-17 (named in the form or in
+    the file name) passes it."""
     assert incident.failed_run.analysis["initiating_node"] == "node-17"
-    _diag(incident, provider.user, "dcgmi.txt", node="node-3")
+    _diag(incident, provider.user, "dcgmi.txt", node="gpu-a01")
     item = _diagnostics(incident)
     assert item.status == "fail"
-    assert item.measured == "dcgmi diag from node-3, not a repaired node; none from node-17"
+    assert item.measured == "dcgmi diag from gpu-a01, not a repaired node; none from node-17"
     assert item.expected == "every test Pass on all 8 × H200 on node-17"
     row = _diag(incident, provider.user, "dcgmi-node-17.txt")
     assert row.parsed["node"] == "node-17"
     assert _diagnostics(incident).status == "pass"
+
+
+def test_a_node_outside_the_reservation_is_refused_and_nothing_is_kept(incident, provider) -> None:
+    """The reservation's burn-in ran on gpu-a01 and gpu-a02, the analysis names node-17: a diag
+    said to come from node-3 is refused by name, on the upload page and through the API."""
+    with pytest.raises(ValidationError) as refused:
+        _diag(incident, provider.user, "dcgmi.txt", node="node-3")
+    assert refused.value.message_dict["node"] == [
+        "node-3 is not a node of this reservation (gpu-a01, gpu-a02, node-17)."
+    ]
+    assert not incident.evidence.exists()
+    data = (RECOVERY / "dcgmi_diag_r2_dcgm4_8xh200_pass.txt").read_bytes()
+    client = APIClient()
+    client.force_authenticate(provider.user)
+    api = client.post(
+        f"/api/v1/incidents/{incident.pk}/evidence/",
+        {"kind": "dcgmi-diag", "node": "true", "file": recovery_file("dcgmi.txt", data)},
+        format="multipart",
+    )
+    assert api.status_code == 400, api.content
+    assert "true is not a node of this reservation" in api.json()["errors"]["node"][0]
+    page = provider.client().post(
+        reverse("incidents:incident-evidence", args=[incident.pk]),
+        {"kind": "dcgmi-diag", "node": "node-3", "file": recovery_file("dcgmi.txt", data)},
+    )
+    assert page.status_code == 200  # the page again, the form keeping what was typed
+    text = page.content.decode()
+    assert "node-3 is not a node of this reservation (gpu-a01, gpu-a02, node-17)." in text
+    assert 'value="node-3"' in text
+    assert not incident.evidence.exists()
 
 
 def test_a_file_named_for_node_1_is_not_node_17(incident, provider) -> None:

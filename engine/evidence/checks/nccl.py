@@ -9,9 +9,10 @@ from engine.evidence.checks.hardware import make
 from engine.evidence.checks.model import CheckResult, EvidenceItem, Status
 from engine.evidence.checks.spec import Spec
 from engine.evidence.large_message import lowest_large_busbw, row_busbw
-from engine.evidence.parsers.nccl_model import NcclRow, NcclTestsResult
+from engine.evidence.parsers.nccl_model import NcclRow, NcclTestsResult, collective_from_program
 from engine.formatting import bandwidth, data_size
 
+TOOL = "nccl-tests"
 # Pre-2.13 nccl-tests printed maxDelta instead of a count of wrong elements.
 MAX_DELTA_TOLERANCE = 1e-3
 
@@ -49,7 +50,9 @@ class RunContext:
 
     @property
     def coll(self) -> str:
-        return self.run.collective or "unknown collective"
+        """The collective for names and sentences: from the output, else from the file's name
+        (an aborted run often stops before naming it), else the tool's own name."""
+        return self.run.collective or collective_from_program(self.item.name or "") or TOOL
 
     @property
     def where(self) -> str:
@@ -66,7 +69,7 @@ class RunContext:
     ) -> CheckResult:
         return make(
             self.item,
-            name=f"nccl-tests {self.coll}: {name}",
+            name=f"{TOOL}: {name}" if self.coll == TOOL else f"{TOOL} {self.coll}: {name}",
             group="nccl-tests",
             status=status,
             measured=measured,
@@ -224,13 +227,21 @@ def _size_range(ctx: RunContext) -> CheckResult | None:
         and (spec.min_bytes is None or (lo is not None and lo <= spec.min_bytes))
         and (spec.max_bytes is None or (hi is not None and hi >= spec.max_bytes))
     )
-    agreed = f"{data_size(spec.min_bytes)} to {data_size(spec.max_bytes)}"
+    if spec.min_bytes is None:
+        agreed = f"up to {data_size(spec.max_bytes)}"
+    elif spec.max_bytes is None:
+        agreed = f"from {data_size(spec.min_bytes)}"
+    else:
+        agreed = f"{data_size(spec.min_bytes)} to {data_size(spec.max_bytes)}"
+    covered = f"{data_size(lo)} to {data_size(hi)}"
     return ctx.result(
         "size range",
         "pass" if ok else "fail",
-        f"{data_size(lo)} to {data_size(hi)}" if sizes else "no rows",
+        covered if sizes else "no rows",
         agreed,
-        f"The {ctx.coll} sweep covers {data_size(lo)} to {data_size(hi)}; {agreed} agreed.",
+        f"The {ctx.coll} sweep covers {covered}; {agreed} agreed."
+        if sizes
+        else f"The {ctx.coll} output from {ctx.where} has no result rows; {agreed} agreed.",
     )
 
 

@@ -15,13 +15,13 @@ A JSON document has no line numbers: errors name the testcase instead.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from engine.evidence.parsers.base import NvbandwidthError, parse_number
 from engine.evidence.parsers.nvbandwidth import KIND, Matrix, NvbandwidthResult
+from engine.formatting import is_finite_number
 
 _UNIT_RE = re.compile(r"\((GB/s|ns)\)\s*$")
 
@@ -41,15 +41,6 @@ def _load(text: str) -> Mapping[str, Any]:
             'JSON without an "nvbandwidth" object: not nvbandwidth -j output', kind=KIND
         )
     return body
-
-
-def _finite(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
 
 
 def _cell(value: Any, where: str) -> float | None:
@@ -84,7 +75,7 @@ def _matrix(case: Mapping[str, Any], name: str) -> Matrix:
         rows=tuple(str(r) for r in range(len(rows))),
         values=tuple(values),
         key=name,
-        total=float(total) if isinstance(total, int | float) and _finite(total) else None,
+        total=float(total) if is_finite_number(total) and total >= 0 else None,
     )
 
 

@@ -201,6 +201,9 @@ def test_the_fixture_page_names_thresholds_and_fabric_as_people_write_them(fx, p
     assert "Step time above the reference, at most" in table
     assert ">busbw_gbps.all_reduce<" not in table and ">step_time_tolerance_pct<" not in table
     assert "InfiniBand NDR 400 Gb/s" in html and "on ndr400-ib" not in html
+    files = html.split("<dt>Required files</dt><dd>", 1)[1].split("</dd>", 1)[0]
+    assert "DCGM diagnostics" in files and "InfiniBand ports (ibstat)" in files
+    assert "dcgmi-diag" not in files and "nvidia-smi-query" not in files
 
 
 def test_the_failure_record_lists_dumps_and_scheduler_output_and_the_editor_sets_them(fx, buyer):

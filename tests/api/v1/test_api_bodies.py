@@ -165,3 +165,13 @@ def test_a_fixture_change_states_its_rule_and_takes_no_null(schema, api_world, b
     )
     assert sent.status_code == 400
     assert list(sent.json()["errors"]) == ["changes.tests.nccl_tests.iterations"]
+
+
+@pytest.mark.parametrize(("field", "sent"), [("sealed", 1), ("single_fabric_domain", 0)])
+def test_a_request_edit_refuses_a_yes_no_sent_as_a_number(buyer, field, sent):
+    """Model serializers that write read yes/nos strictly, as declared fields do."""
+    draft = CapacityRequestFactory(buyer=buyer.org, status="draft")
+    client = token_client(buyer.user)
+    response = client.patch(f"/api/v1/requests/{draft.pk}/", {field: sent}, format="json")
+    assert response.status_code == 400, response.json()
+    assert response.json()["errors"] == {field: ["Must be a valid boolean."]}

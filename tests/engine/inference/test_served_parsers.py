@@ -54,6 +54,14 @@ def test_a_bad_value_names_its_request() -> None:
         parse_served(json.dumps(body))
 
 
+def test_a_time_too_long_for_a_float_names_its_request() -> None:
+    body = json.loads(read("vllm_bench_serve.json"))
+    body["ttfts"][0] = 1234.5  # a marker: json.dumps cannot write a 400-digit integer itself
+    text = json.dumps(body).replace("1234.5", "9" * 400, 1)
+    with pytest.raises(ServedResponsesError, match=r"ttfts\[0\] is 9+; expected a number"):
+        parse_served(text)
+
+
 def test_broken_json_names_its_line() -> None:
     text = read("vllm_bench_serve.json").decode().replace('"duration": 2.0,', '"duration": 2.0')
     with pytest.raises(ServedResponsesError) as exc:

@@ -62,6 +62,9 @@ def test_the_panel_shows_rank_total_and_reasons_in_words(world, buyer, rival_pro
     assert rival.disqualifications[0]["message"] in loser.replace("&#x27;", "'")
     assert 'name="justification"' in loser and 'name="justification"' not in winner
     assert panel.index(world.bid.provider.name) < panel.index(world.rival_bid.provider.name)
+    url = reverse("evaluation:bid-award", args=[world.rival_bid.pk])
+    refused = buyer.client().post(url, {"justification": ""}, follow=True).content.decode()
+    assert "The current scoring disqualifies this bid: write why you award it" in refused
 
 
 def test_the_panel_reads_the_same_queries_for_2_bids_and_12(
@@ -129,7 +132,9 @@ def test_the_api_names_the_justification_field(world, buyer):
     url = f"/api/v1/requests/{world.request.pk}/award/"
     refused = client.post(url, {"bid": world.rival_bid.pk}, format="json")
     assert refused.status_code == 400
-    assert "full sentence" in refused.json()["errors"]["justification"][0]
+    why = refused.json()["errors"]["justification"][0]
+    assert why.startswith("The current scoring ranks this bid #2, not first: write why you award")
+    assert "full sentence" in why
     body = {"bid": world.rival_bid.pk, "justification": REASON}
     accepted = client.post(url, body, format="json")
     assert accepted.status_code == 201 and accepted.json()["award_justification"] == REASON

@@ -230,4 +230,6 @@ def test_a_lot_given_to_a_bid_in_the_wrong_region_needs_a_justification(
     scenario = _solved(worked, buyer.user)
     with pytest.raises(ValidationError) as refused:
         scenario_award(scenario=scenario, user=buyer.user)
-    assert "justification" in refused.value.message_dict
+    why = refused.value.message_dict["justification"][0]
+    assert why.startswith("The current scoring disqualifies the bid")
+    assert "write why you award it" in why

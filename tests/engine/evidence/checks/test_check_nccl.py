@@ -1,5 +1,6 @@
 """nccl-tests checks and the node-subset bisection."""
 
+import dataclasses
 import itertools
 
 from check_builders import by_name, data_item, item, nccl_text
@@ -62,6 +63,22 @@ def test_aborted_run_fails_with_its_error_line(spec):
     results = run(spec, data_item("nccl-tests/failure_after_header_no_rows.txt"))
     failures = [r for r in results if r.status == "fail" and "aborted" in r.message]
     assert failures and failures[0].line is not None
+
+
+def test_an_aborted_run_is_named_by_its_file_and_its_checks_read_plainly(spec):
+    bare = data_item("nccl-tests/failure_before_device_lines.txt")
+    named = dataclasses.replace(bare, name="all_gather_perf-node1.log")
+    spec["tests"]["nccl_tests"]["collectives"] = ["all_gather"]
+    results = run(spec, named)
+    aborted = by_name(results, "nccl-tests all_gather: completed")[0]
+    assert aborted.status == "fail" and aborted.message.startswith("The all_gather run on ")
+    size = by_name(results, "nccl-tests all_gather: size range")[0]
+    assert size.measured == "no rows" and "result rows" in size.message
+    assert "—" not in size.message
+    # Nothing names the collective: the checks say the tool, not "unknown collective".
+    unnamed = {r.name for r in run(spec, bare)}
+    assert "nccl-tests: completed" in unnamed
+    assert not any("unknown" in name for name in unnamed)
 
 
 def test_partial_output_is_inconclusive(spec):

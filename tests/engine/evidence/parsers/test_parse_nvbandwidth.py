@@ -70,6 +70,12 @@ def test_json_output_reads_like_the_text(evidence):
     assert len(r.matrices[2].cells()) == 56
 
 
+def test_json_sum_too_long_for_a_float_is_no_sum(evidence):
+    text = evidence(D + "nvbandwidth_v0.8_json_8xh100_h2d_d2h_d2d.json")
+    r = nvbandwidth.parse(text.replace(b'"sum": 441.21', b'"sum": ' + b"9" * 400, 1))
+    assert r.matrices[0].total is None and r.matrices[1].total == pytest.approx(444.3)
+
+
 def test_json_testcase_error_is_kept():
     r = nvbandwidth.parse(
         '{"nvbandwidth": {"testcases": [{"name": "device_to_device_memcpy_read_ce", '
