@@ -6,9 +6,11 @@ numbers localised as a template prints them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal
 from typing import Any
 
-from django.utils.formats import localize
+from django.utils import numberformat
+from django.utils.formats import get_format
 from django.utils.html import escape
 
 from core.templatetags.formatting import share
@@ -16,8 +18,23 @@ from core.templatetags.formatting import share
 DASH = "—"
 
 
-def _text(value: Any) -> str:
-    return str(escape(localize(value)))
+Text = Callable[[Any], str]
+
+
+def _localised() -> Text:
+    """What `{{ value }}` prints, escaped, with the active language's separators read once:
+    read per number (as `localize` does), they were most of the tables' time. A number's text
+    is digits, a sign and these separators, escaped here once."""
+    decimal = str(escape(get_format("DECIMAL_SEPARATOR")))
+    grouping = get_format("NUMBER_GROUPING")
+    thousands = str(escape(get_format("THOUSAND_SEPARATOR")))
+
+    def text(value: Any) -> str:
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            return str(numberformat.format(value, decimal, None, grouping, thousands))
+        return str(escape(value))
+
+    return text
 
 
 def _at(values: Sequence[Any], i: int) -> Any:
@@ -32,7 +49,7 @@ def _table(heads: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
     )
 
 
-def _scores(charts: dict[str, Any]) -> str:
+def _scores(charts: dict[str, Any], _text: Text) -> str:
     stacks = charts.get("scores", [])
     rows = (
         [_text(name), *(_text(_at(s["values"], i)) for s in stacks)]
@@ -41,7 +58,7 @@ def _scores(charts: dict[str, Any]) -> str:
     return _table(["Bid", *(s["name"] for s in stacks)], rows)
 
 
-def _prices(charts: dict[str, Any]) -> str:
+def _prices(charts: dict[str, Any], _text: Text) -> str:
     prices = charts.get("prices", {})
     listed, effective = prices.get("list", []), prices.get("effective", [])
 
@@ -56,7 +73,7 @@ def _prices(charts: dict[str, Any]) -> str:
     return _table(["Bid", "List ($/GPU-h)", "Effective ($/useful GPU-h)"], rows)
 
 
-def _curves(charts: dict[str, Any]) -> str:
+def _curves(charts: dict[str, Any], _text: Text) -> str:
     def row(curve: dict[str, Any]) -> list[str]:
         chosen, optimum = curve["chosen"], curve.get("optimum") or ["", ""]
         return [
@@ -71,12 +88,12 @@ def _curves(charts: dict[str, Any]) -> str:
     return _table([*heads, "Goodput there (%)"], map(row, charts.get("curves", [])))
 
 
-def _shares(charts: dict[str, Any]) -> str:
+def _shares(charts: dict[str, Any], _text: Text) -> str:
     rows = ([_text(x["name"]), _text(share(x["share"]))] for x in charts.get("shares", []))
     return _table(["Bid", "Share of draws won"], rows)
 
 
-TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
+TABLES: dict[str, Callable[[dict[str, Any], Text], str]] = {
     "scores": _scores,
     "prices": _prices,
     "curves": _curves,
@@ -86,4 +103,4 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def chart_table(charts: dict[str, Any], name: str) -> str:
     """The figures of the chart `name` ("scores", "prices", "curves" or "shares")."""
-    return TABLES[name](charts)
+    return TABLES[name](charts, _localised())
