@@ -49,47 +49,47 @@ def _table(heads: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
     )
 
 
-def _scores(charts: dict[str, Any], _text: Text) -> str:
+def _scores(charts: dict[str, Any], text: Text) -> str:
     stacks = charts.get("scores", [])
     rows = (
-        [_text(name), *(_text(_at(s["values"], i)) for s in stacks)]
+        [text(name), *(text(_at(s["values"], i)) for s in stacks)]
         for i, name in enumerate(charts.get("names", []))
     )
     return _table(["Bid", *(s["name"] for s in stacks)], rows)
 
 
-def _prices(charts: dict[str, Any], _text: Text) -> str:
+def _prices(charts: dict[str, Any], text: Text) -> str:
     prices = charts.get("prices", {})
     listed, effective = prices.get("list", []), prices.get("effective", [])
 
     def price(values: Sequence[Any], i: int) -> str:
         value = _at(values, i)
-        return DASH if value is None else _text(value)
+        return DASH if value is None else text(value)
 
     rows = (
-        [_text(name), price(listed, i), price(effective, i)]
+        [text(name), price(listed, i), price(effective, i)]
         for i, name in enumerate(charts.get("names", []))
     )
     return _table(["Bid", "List ($/GPU-h)", "Effective ($/useful GPU-h)"], rows)
 
 
-def _curves(charts: dict[str, Any], _text: Text) -> str:
+def _curves(charts: dict[str, Any], text: Text) -> str:
     def row(curve: dict[str, Any]) -> list[str]:
         chosen, optimum = curve["chosen"], curve.get("optimum") or ["", ""]
         return [
-            _text(curve["name"]),
-            _text(chosen[0]),
-            _text(chosen[1]),
-            _text(optimum[0] or "the same"),
-            _text(optimum[1] or DASH),
+            text(curve["name"]),
+            text(chosen[0]),
+            text(chosen[1]),
+            text(optimum[0] or "the same"),
+            text(optimum[1] or DASH),
         ]
 
     heads = ["Bid", "Interval scored (min)", "Goodput there (%)", "Best interval (min)"]
     return _table([*heads, "Goodput there (%)"], map(row, charts.get("curves", [])))
 
 
-def _shares(charts: dict[str, Any], _text: Text) -> str:
-    rows = ([_text(x["name"]), _text(share(x["share"]))] for x in charts.get("shares", []))
+def _shares(charts: dict[str, Any], text: Text) -> str:
+    rows = ([text(x["name"]), text(share(x["share"]))] for x in charts.get("shares", []))
     return _table(["Bid", "Share of draws won"], rows)
 
 
