@@ -18,7 +18,7 @@ urlpatterns = [
     ),
     path("requests/<int:pk>/compare/export.csv", views.compare_csv, name="request-compare-csv"),
     path("requests/<int:pk>/compare/export.xlsx", views.compare_xlsx, name="request-compare-xlsx"),
-    path("requests/<int:pk>/compare/team/", views.team_view_save, name="request-team-view"),
+    path("requests/<int:pk>/compare/team/", views.team_view, name="request-team-view"),
     path("requests/<int:pk>/weights/", views.request_weights, name="request-weights"),
     path(
         "requests/<int:pk>/compare/pilots/<int:bid_pk>/invite/",

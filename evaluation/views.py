@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from acceptance.services.pilot import pilot_invite, pilot_scoring_set
 from bids import selectors
@@ -23,7 +23,7 @@ from evaluation.pilots import PilotInviteForm, pilot_section
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
 from evaluation.team.services import evaluator_view_save
-from evaluation.views_team import team_context
+from evaluation.views_team import team_context, team_form_context
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
 
@@ -55,6 +55,10 @@ def _anonymise(request: HttpRequest) -> bool:
     return request.GET.get("labels") == "anonymous"
 
 
+def _labels_query(view: comparison.Comparison) -> str:
+    return "?labels=anonymous" if view.anonymised else ""
+
+
 def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
     initial = {name: f"{float(req.weights.get(name, 0)):g}" for name in CRITERIA}
     return WeightsForm(data, initial=initial)
@@ -63,7 +67,6 @@ def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
 def _compare_page(
     request: HttpRequest,
     view: comparison.Comparison,
-    team: dict[str, object] | None = None,
     status: int = 200,
     pilot_form: PilotInviteForm | None = None,
     pilot_bid: int | None = None,
@@ -99,13 +102,13 @@ def _compare_page(
             "cmp": view,
             "lots": lots,
             "weights_form": _weights_form(req),
-            "labels_query": "?labels=anonymous" if view.anonymised else "",
+            "labels_query": _labels_query(view),
             "rounds": rounds.round_comparison(capacity_request=req, anonymise=view.anonymised),
             "pilots": pilots,
             "pilot_scoring_form": PilotScoringForm(
                 initial={"use_verified": pilots.use_verified if pilots else False}
             ),
-            **(team if team is not None else team_context(request, view)),
+            **team_context(request, view),
         },
         status=status,
     )
@@ -121,15 +124,18 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @org_required(OrgKind.BUYER)
-@require_POST
-def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
+@require_http_methods(["GET", "POST"])
+def team_view(request: HttpRequest, pk: int) -> HttpResponse:
     """The current member's own weights and ratings; a refused form shows what was typed."""
     req = _buyer_request(request, pk)
     view = comparison.comparison_for_buyer(
         capacity_request=req, anonymise=_anonymise(request), with_html=True
     )
-    context = team_context(request, view, request.POST)
+    posted = request.POST if request.method == "POST" else None
+    context = team_form_context(request, view, posted)
     form = context.get("team_form")
+    if posted is None:
+        return _team_page(request, view, context)
     if form is None:
         messages.error(request, context.get("team_blocker") or "There are no bids to evaluate.")
         return redirect("evaluation:request-compare", pk=pk)
@@ -146,9 +152,17 @@ def team_view_save(request: HttpRequest, pk: int) -> HttpResponse:
                 return redirect("evaluation:request-compare", pk=pk)
         else:
             messages.success(request, "Your weights and ratings are saved.")
-            return redirect(reverse("evaluation:request-compare", args=[pk]) + "#team-evaluation")
+            back = reverse("evaluation:request-compare", args=[pk]) + _labels_query(view)
+            return redirect(back + "#team-evaluation")
     messages.error(request, "Check your weights and ratings marked below.")
-    return _compare_page(request, view, context, status=400)
+    return _team_page(request, view, context, status=400)
+
+
+def _team_page(
+    request: HttpRequest, view: comparison.Comparison, team: dict[str, object], status: int = 200
+) -> HttpResponse:
+    context = {"req": view.request, "cmp": view, "labels_query": _labels_query(view), **team}
+    return render(request, "evaluation/team_view.html", context, status=status)
 
 
 @org_required(OrgKind.BUYER)

@@ -1,6 +1,6 @@
-"""Team evaluation on the comparison page (the form and what the section shows; the view is
-`evaluation.views.team_view_save`): every evaluator's ranking, the consensus, and the
-current member's own weights and ratings (`evaluation.team`)."""
+"""Team evaluation: what the comparison page's section shows (every evaluator's ranking, the
+consensus) and the member's own weights and ratings form, on a page of its own (the view is
+`evaluation.views.team_view`; the rules are `evaluation.team`)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class TeamViewForm(forms.Form):
     weights. One rating and one comment per judged criterion and qualified bid."""
 
     def __init__(self, *args: Any, bids: list[tuple[int, str]], **kwargs: Any) -> None:
-        kwargs.setdefault("auto_id", "team_%s")  # the page also holds the request's weights form
+        kwargs.setdefault("auto_id", "team_%s")  # apart from the request's weights form's ids
         super().__init__(*args, **kwargs)
         self.bids = bids
         self.leading = FORM_LEADING_BIDS
@@ -118,8 +118,9 @@ def _form(
     return form
 
 
-def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dict[str, Any]:
-    """What the comparison page's team section shows; empty while there is nothing scored."""
+def team_context(request: HttpRequest, cmp: Comparison) -> dict[str, Any]:
+    """What the comparison page's team section shows; empty while there is nothing scored. The
+    form is on the member's own page: ~30 widgets were a third of the comparison page's time."""
     if not cmp.columns:
         return {}
     req = cmp.request
@@ -127,10 +128,18 @@ def team_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dic
         capacity_request=req, bids=scored_from_columns(cmp.columns), viewer=request.user
     )
     decision = REQUEST.decide(req, "evaluate", actor=request_actor(req, user_of(request)))
-    every = request.GET.get("rate") == "all"
     return {
         "team": team,
-        "team_form": _form(cmp, team, data, every=every) if decision.allowed else None,
+        "team_may_rate": decision.allowed,
         "team_blocker": "" if decision.allowed else decision.reason,
-        "rate_all_query": ("?labels=anonymous&" if cmp.anonymised else "?") + "rate=all",
     }
+
+
+def team_form_context(request: HttpRequest, cmp: Comparison, data: Any = None) -> dict[str, Any]:
+    """The member's own page: the section's reads, and the form while they may evaluate."""
+    context = team_context(request, cmp)
+    if context.get("team_may_rate"):
+        every = request.GET.get("rate") == "all"
+        context["team_form"] = _form(cmp, context["team"], data, every=every)
+        context["rate_all_query"] = ("?labels=anonymous&" if cmp.anonymised else "?") + "rate=all"
+    return context

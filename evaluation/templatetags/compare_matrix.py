@@ -1,7 +1,8 @@
 """The comparison matrix in Python: its body as printed once with the stored presentation
 (`evaluation.matrix_html`), its column heads per request (a large request has 200 of them, and a
 template loop over them cost a fifth of the page). The links beside a provider's name belong to
-higher apps, which register them in the `provider_links` slot (core.panels)."""
+higher apps, which register them in the `provider_links` slot (core.panels). The charts' figures
+as tables, printed the same way (`evaluation.charts_html`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from core import panels
+from evaluation import charts_html
 from evaluation.matrix import Column, Comparison
 from evaluation.matrix_html import matrix_body as printed
 
@@ -50,3 +52,10 @@ def matrix_head(cmp: Comparison) -> SafeString:
     # Safe: every interpolated value is escaped in _head (ranks and numbers are ints).
     links = [get_template(name) for name in panels.templates_for("provider_links")]
     return mark_safe("".join(_head(col, cmp.anonymised, links) for col in cmp.columns))
+
+
+@register.simple_tag
+def chart_table(cmp: Comparison, name: str) -> SafeString:
+    """`{% chart_table cmp "scores" %}`: the figures of one chart as a table."""
+    # Safe: every interpolated value is escaped in charts_html.
+    return mark_safe(charts_html.chart_table(cmp.charts, name))

@@ -1,6 +1,7 @@
-"""Issue 20's team evaluation, in a real browser: two buyer members set their own weights and
-ratings, which pick different winners; the comparison page shows both rankings and says they
-disagree; the award follows the consensus and the request page says so."""
+"""Team evaluation in a real browser: two buyer members set their own weights and ratings on
+their own page, reached from the comparison page, which pick different winners; the comparison
+page shows both rankings and says they disagree; the award follows the consensus and the request
+page says so."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ from evaluation.services import request_score
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def open_view(page) -> None:
+    """From the comparison page to the member's own weights and ratings."""
+    page.click("#team-view-link")
+    page.wait_for_selector("#team-form")
+
+
 def set_view(page, weights: dict[str, str], ratings: dict[str, tuple[str, str]]) -> None:
+    """Save the member's view: back on the comparison page, at its team section."""
     for name, value in weights.items():
         page.fill(f"#team_{name}", value)
     for field, (score, comment) in ratings.items():
@@ -23,6 +31,7 @@ def set_view(page, weights: dict[str, str], ratings: dict[str, tuple[str, str]])
         page.fill(f"#team_{field}_comment", comment)
     page.click("#team-form button[type=submit]")
     page.wait_for_selector("text=Your weights and ratings are saved.")
+    assert page.url.endswith("/compare/#team-evaluation")
 
 
 def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_the_consensus(
@@ -41,10 +50,13 @@ def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_th
 
     alice = login_as(new_page(), "alice")
     alice.goto(compare)
+    open_view(alice)
     set_view(alice, cost_only, {})
+    assert "(saved " in alice.inner_text("#team-mine")
 
     bob = login_as(new_page(), "bob")
     bob.goto(compare)
+    open_view(bob)
     # A negative weight is refused in words, and the page keeps what bob typed.
     bob.evaluate("document.querySelector('#team_effective_cost').removeAttribute('min')")
     bob.fill("#team_effective_cost", "-20")
@@ -52,6 +64,7 @@ def test_two_evaluators_disagree_on_the_comparison_page_and_the_award_follows_th
     bob.click("#team-form button[type=submit]")
     bob.wait_for_selector("text=Must not be negative")
     assert bob.input_value("#team_judged_delivery_risk") == "80"
+    assert bob.locator("#matrix").count() == 0  # still on his own page
     set_view(
         bob,
         {**cost_only, "effective_cost": "20", "judged_delivery_risk": "80"},
@@ -103,15 +116,19 @@ def test_with_many_bids_a_member_opens_the_full_form_rates_a_trailing_bid_and_ke
     last = f"judged_delivery_risk_{order[-1]}"
     page = login_as(new_page(), "alice")
     page.goto(f"{live_server.url}/requests/{req.pk}/compare/")
+    assert page.locator("#team-evaluation select").count() == 0
+    open_view(page)
     assert page.locator(f"#team_{last}").count() == 0
     assert page.locator("#team-form select").count() == 2 * FORM_LEADING_BIDS
     page.click("#team-form-more a")
     page.wait_for_selector(f"#team_{last}")
     set_view(page, {}, {last: ("2", "Late racks.")})
     # Back on the shorter form, the rated bid is listed with its rating, and saving keeps it.
+    open_view(page)
     assert page.locator("#team-form-more").count() == 1
     assert page.input_value(f"#team_{last}") == "2"
     page.click("#team-form button[type=submit]")
     page.wait_for_selector("text=Your weights and ratings are saved.")
+    open_view(page)
     assert page.input_value(f"#team_{last}") == "2"
     assert page.input_value(f"#team_{last}_comment") == "Late racks."

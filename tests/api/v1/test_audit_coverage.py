@@ -222,7 +222,8 @@ PAGE_READS = {
     "burnin:evidence-download", "burnin:reservation-baseline", "burnin:reservation-detail",
     "burnin:run-detail", "burnin:run-status", "contracts:terms-detail",
     "delivery:availability-csv", "delivery:availability-xlsx", "evaluation:request-compare-csv",
-    "evaluation:request-compare-status", "evaluation:request-compare-xlsx",
+    "evaluation:request-compare", "evaluation:request-compare-status",
+    "evaluation:request-compare-xlsx",
     "evaluation:request-scenarios-xlsx",
     "incidents:failed-run-detail", "incidents:failed-run-file", "incidents:failed-run-status",
     "incidents:incident-detail", "incidents:incident-evidence-download", "incidents:ticket-txt",
@@ -298,7 +299,6 @@ PAGE_WRITES = {
     "delivery:canary-upload": "changes_canary_evidence_upload",
     "delivery:change-answer": "changes_answer_create",
     "evaluation:bid-award": "requests_award_create",
-    "evaluation:request-compare": "requests_team_mine_update",  # the team form posts here
     "evaluation:request-team-view": "requests_team_mine_update",
     "evaluation:request-weights": "requests_weights_update",
     "evaluation:request-scenarios": "requests_scenarios_create",

@@ -1,5 +1,6 @@
-"""Team evaluation on the comparison page: each buyer member's own weights and ratings, the
-rankings they give, the consensus, the disagreement, and the view an award followed."""
+"""Team evaluation: each buyer member's own weights and ratings, set on a page of their own; the
+rankings they give, the consensus and the disagreement on the comparison page; and the view an
+award followed."""
 
 from __future__ import annotations
 
@@ -56,13 +57,23 @@ def save(client: Any, world: Any, data: dict[str, str]) -> Any:
     return client.post(reverse("evaluation:request-team-view", args=[world.request.pk]), data)
 
 
-def compare(client: Any, world: Any) -> str:
-    html = client.get(reverse("evaluation:request-compare", args=[world.request.pk]))
+def compare(client: Any, world: Any, query: str = "") -> str:
+    html = client.get(reverse("evaluation:request-compare", args=[world.request.pk]) + query)
     return html.content.decode()
+
+
+def team_page(client: Any, world: Any, query: str = "") -> str:
+    response = client.get(reverse("evaluation:request-team-view", args=[world.request.pk]) + query)
+    assert response.status_code == 200
+    return response.content.decode()
 
 
 def section(html: str) -> str:
     return html[html.index('id="team-evaluation"') :]
+
+
+def form(html: str) -> str:
+    return html[html.index('id="team-form"') : html.index("</form>", html.index('id="team-form"'))]
 
 
 def test_two_evaluators_who_pick_different_winners_are_both_shown_with_the_disagreement(
@@ -97,7 +108,7 @@ def test_a_refused_view_keeps_what_was_typed_and_names_the_field(scored, buyer):
     }
     response = save(buyer.client(), scored, data)
     assert response.status_code == 400
-    html = section(response.content.decode())
+    html = form(response.content.decode())  # the member's own page again, not the comparison
     assert "Must not be negative, got -3.0." in html
     assert 'value="-3"' in html and "Typed, then refused." in html
     assert 'value="80"' in html  # the judged weight typed
@@ -285,7 +296,7 @@ def test_the_xlsx_gains_a_team_sheet_once_members_set_views(scored, buyer, buyer
 
 
 def _rating_fields(html: str) -> list[str]:
-    return re.findall(r'name="(judged_delivery_risk_\d+)"', section(html))
+    return re.findall(r'name="(judged_delivery_risk_\d+)"', form(html))
 
 
 def test_the_form_lists_the_leading_bids_and_those_rated_and_opens_to_every_bid(scored, buyer):
@@ -299,16 +310,16 @@ def test_the_form_lists_the_leading_bids_and_those_rated_and_opens_to_every_bid(
     ]
     assert len(order) > FORM_LEADING_BIDS + 2
     client = buyer.client()
-    html = compare(client, scored)
+    html = team_page(client, scored)
     assert _rating_fields(html) == order[:FORM_LEADING_BIDS]
     assert f"{len(order) - FORM_LEADING_BIDS} other qualified bids are not listed" in html
-    url = reverse("evaluation:request-compare", args=[scored.request.pk])
-    every = client.get(url + "?rate=all").content.decode()
+    assert '<a href="?rate=all">Rate every qualified bid</a>' in html
+    every = team_page(client, scored, "?rate=all")
     assert _rating_fields(every) == order and "team-form-more" not in every
 
     last = order[-1]
     assert save(client, scored, {**cost_only(), last: "2"}).status_code == 302
-    assert _rating_fields(compare(client, scored)) == [*order[:FORM_LEADING_BIDS], last]
+    assert _rating_fields(team_page(client, scored)) == [*order[:FORM_LEADING_BIDS], last]
     # The shorter form posts what it lists: the leading bids (unrated) and the rated one.
     posted = {**cost_only(), **dict.fromkeys(order[:FORM_LEADING_BIDS], ""), last: "4"}
     assert save(client, scored, posted).status_code == 302

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from tests import tenancy_registry
-from tests.bids.test_tenancy import BUYERS_ONLY, BUYERS_POST, LOGIN, ROLES, _only, client_for
+from tests.bids.test_tenancy import BUYERS_ONLY, BUYERS_POST, LOGIN, ROLES, client_for
 
 
 def _scenario(world: Any) -> int:
@@ -41,12 +41,8 @@ ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     "evaluation:request-compare-csv": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "evaluation:request-compare-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "evaluation:request-weights": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
-    # An empty post: the comparison page again (400), naming the weights it needs.
-    "evaluation:request-team-view": (
-        "post",
-        lambda w: [w.request.pk],
-        _only({"buyer": 400, "buyer_colleague": 400}),
-    ),
+    # The member's own weights and ratings (its posts: tests/evaluation/pages/test_team_page.py).
+    "evaluation:request-team-view": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     # Award scenarios: the buyer's deliberation, never a provider's or another buyer's.
     "evaluation:request-scenarios": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
     "evaluation:request-scenarios-xlsx": ("get", lambda w: [w.request.pk], BUYERS_ONLY),
