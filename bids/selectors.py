@@ -159,12 +159,19 @@ def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
 
 
 def bid_rows_for_buyer(
-    *, capacity_request: CapacityRequest, only: Q | None = None, related: Sequence[str] = ()
+    *,
+    capacity_request: CapacityRequest,
+    only: Q | None = None,
+    related: Sequence[str] = (),
+    columns: Sequence[str] = (),
 ) -> list[tuple[Bid, BidRevision]]:
     """Each visible bid with its latest submitted revision; `only` narrows the bids further
     (what the buyer may see is decided here all the same), `related` joins what the caller
-    reads of each bid besides its provider."""
+    reads of each bid besides its provider, `columns` names the only columns of the bid and
+    its provider it reads, where it reads few (all by default)."""
     visible = bid_list_for_buyer(capacity_request=capacity_request).select_related(*related)
+    if columns:
+        visible = visible.only(*columns)
     bids = list(visible if only is None else visible.filter(only))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
