@@ -23,6 +23,7 @@ from django.http import Http404
 from bids.choices import BidStatus, RequestStatus
 from bids.gate_selectors import require_details_open, with_gate_state
 from bids.models import Addendum, Bid, BidAttachment, BidRevision, CapacityRequest, Invitation
+from bids.models.bids import BidTerms
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS
 from orgs.choices import OrgKind
 from orgs.models import Organization
@@ -158,12 +159,19 @@ def latest_revisions(bids: Iterable[Bid]) -> dict[int, BidRevision]:
 
 
 def bid_rows_for_buyer(
-    *, capacity_request: CapacityRequest, only: Q | None = None, related: Sequence[str] = ()
+    *,
+    capacity_request: CapacityRequest,
+    only: Q | None = None,
+    related: Sequence[str] = (),
+    columns: Sequence[str] = (),
 ) -> list[tuple[Bid, BidRevision]]:
     """Each visible bid with its latest submitted revision; `only` narrows the bids further
     (what the buyer may see is decided here all the same), `related` joins what the caller
-    reads of each bid besides its provider."""
+    reads of each bid besides its provider, `columns` names the only columns of the bid and
+    its provider it reads, where it reads few (all by default)."""
     visible = bid_list_for_buyer(capacity_request=capacity_request).select_related(*related)
+    if columns:
+        visible = visible.only(*columns)
     bids = list(visible if only is None else visible.filter(only))
     latest = latest_revisions(bids)
     return [(bid, latest[bid.pk]) for bid in bids if bid.pk in latest]
@@ -173,17 +181,35 @@ def bid_rows_for_buyer(
 _LATEST = "latest_submitted"
 
 
+# The bid's columns, and its request's that say who may read it (`bids_hidden_from_buyer`).
+_BID_READ = (
+    *(f.name for f in Bid._meta.concrete_fields),
+    *(
+        f"request__{name}"
+        for name in ("buyer", "sealed", "round", "bids_opened_at", "bid_deadline")
+    ),
+    "provider__name",
+)
+_DRAFT_TERMS = tuple(f.name for f in BidTerms._meta.fields)
+
+
 def bid_get_for_org(*, org: Organization | None, pk: int, with_latest: bool = False) -> Bid:
     """A provider sees its own bid; the buyer sees a submitted bid once the seal lifts.
     `with_latest`: its latest submitted revision comes in the same query, for
-    `latest_revision` to hand out."""
+    `latest_revision` to hand out, with only what one bid's answer reads of the rest (for a
+    buyer, not the draft's terms)."""
     if org is None:
         raise Http404
-    bids = Bid.objects.select_related("request__buyer", "provider")
     if with_latest:
         latest = Q(revisions__number=F("latest_revision_number"))
-        bids = bids.annotate(**{_LATEST: FilteredRelation("revisions", condition=latest)})
-        bids = bids.select_related(_LATEST)
+        bids = Bid.objects.annotate(**{_LATEST: FilteredRelation("revisions", condition=latest)})
+        # A read of one bid: of its request and provider, only what the check below and the
+        # bid's answer read (building a wide join's SQL cost more than running it).
+        bids = bids.select_related("request", "provider", _LATEST).only(*_BID_READ)
+        if org.kind == OrgKind.BUYER:  # a buyer reads the latest revision's terms, not the draft's
+            bids = bids.defer(*_DRAFT_TERMS)
+    else:
+        bids = Bid.objects.select_related("request__buyer", "provider")
     try:
         bid = bids.get(pk=pk)
     except Bid.DoesNotExist:

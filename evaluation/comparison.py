@@ -128,6 +128,7 @@ def comparison_for_buyer(
     )
     if state == SEALED:
         return out
+    out.uses_verified = live.context.uses_verified if live is not None else None
     if current is not None and current.status == ScoringStatus.DONE:
         shown: ScoringRun | None = current
     else:

@@ -127,6 +127,9 @@ class Comparison:
     columns: list[Column] = field(default_factory=list)
     charts: dict[str, Any] = field(default_factory=dict)
     sensitivity: dict[str, Any] = field(default_factory=dict)
+    # Whether scoring reads the pilots' verified figures, as the live inputs read it (None
+    # where they were not read: sealed).
+    uses_verified: bool | None = None
     # The stored presentation these came from: its matrix is read from it when first asked for.
     presentation: ComparisonPresentation | None = field(default=None, repr=False)
     _groups: list[Group] | None = field(default=None, repr=False)

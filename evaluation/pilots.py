@@ -84,14 +84,18 @@ def pilot_section(
     anonymise: bool = False,
     bound: PilotInviteForm | None = None,
     bound_bid: int | None = None,
+    use_verified: bool | None = None,
 ) -> PilotSection:
     """`names`: the comparison's label for each bid; `bound`: a refused invitation form to
-    show again with what was typed, for `bound_bid`."""
+    show again with what was typed, for `bound_bid`; `use_verified`: `uses_verified`, where
+    the caller read it already (the comparison's live inputs)."""
     # The section lists shortlisted and piloted bids only, each with its pilot (one query).
     bids = bid_rows_for_buyer(
         capacity_request=capacity_request,
         only=Q(shortlisted=True) | Q(pilot__isnull=False),
         related=("pilot__run",),
+        # What the rows and the invitation rule read of a bid (its draft terms are not).
+        columns=("request", "status", "shortlisted", "provider__name", "pilot"),
     )
     pilots: dict[int, Pilot] = {
         bid.pk: pilot for bid, _ in bids if (pilot := getattr(bid, "pilot", None)) is not None
@@ -117,7 +121,9 @@ def pilot_section(
             else:
                 row.refusal = decision.reason
         rows.append(row)
-    return PilotSection(rows, uses_verified(capacity_request=capacity_request), anonymise)
+    if use_verified is None:
+        use_verified = uses_verified(capacity_request=capacity_request)
+    return PilotSection(rows, use_verified, anonymise)
 
 
 def section_json(section: PilotSection, *, anonymise: bool = False) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from acceptance.selectors.fixtures import acknowledgements_for_bids
-from acceptance.selectors.pilot import verified_for_scoring
+from acceptance.selectors.pilot import uses_verified, verified_for_scoring
 from bids import request_facts
 from bids.models import BidRevision, CapacityRequest
 from bids.models.requests import ALLOCATION_FIELDS, TERM_FIELDS, WORKLOAD_FIELDS
@@ -136,13 +136,15 @@ class ScoringContext:
     provider's track record (by provider id). `agreed` is the handoff terms the target clocks
     come from, kept for the comparison's fact conflicts (the targets stand for them in the
     fingerprint). `verified`: the pilots' verified figures by bid id, where the buyer scores
-    on them (empty otherwise)."""
+    on them (empty otherwise); `uses_verified`: whether the buyer does (the figures stand for
+    it in the fingerprint)."""
 
     targets: Targets | None
     acks: dict[int, Ack]
     histories: dict[int, ProviderHistory]
     agreed: dict[str, Any] | None
     verified: dict[int, dict[str, float]] = field(default_factory=dict)
+    uses_verified: bool = False
 
     def fingerprint(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -160,6 +162,7 @@ def scoring_context(
 ) -> ScoringContext:
     """`bids`: (bid id, provider id) pairs. A constant number of queries for any bid count."""
     terms = request_facts.agreed_terms(capacity_request)
+    use_verified = uses_verified(capacity_request=capacity_request)
     return ScoringContext(
         target_clock_minutes(capacity_request=capacity_request, terms=terms),
         acknowledgements_for_bids([bid_id for bid_id, _ in bids]),
@@ -167,7 +170,8 @@ def scoring_context(
             provider_ids=[provider for _, provider in bids], as_of=history_as_of(capacity_request)
         ),
         terms.values if terms is not None else None,
-        verified_for_scoring(capacity_request=capacity_request),
+        verified_for_scoring(capacity_request=capacity_request, use_verified=use_verified),
+        use_verified,
     )
 
 

@@ -76,7 +76,10 @@ def target_clock_minutes(
     """For scoring's target_response_minutes and target_restore_minutes, by clock. `terms`:
     the request's agreed handoff terms (`bids.request_facts.agreed_terms`), which the caller
     reads for other uses too; the question set is read only where there are none."""
-    qs = None if terms is not None else current_question_set(capacity_request=capacity_request)
+    qs = None
+    if terms is None:  # of the newest question set, its target clocks alone
+        newest = QuestionSet.objects.filter(request=capacity_request).order_by("-version")
+        qs = newest.only("target_response_minutes", "target_restore_minutes").first()
     targets = _targets(terms, qs)
     out = {
         clock: {sev: float(v) for sev, v in (targets.get(clock) or {}).items() if v}

@@ -204,9 +204,14 @@ def pilot_candidates(*, capacity_request: CapacityRequest) -> QuerySet[Bid]:
     )
 
 
-def verified_for_scoring(*, capacity_request: CapacityRequest) -> dict[int, dict[str, float]]:
-    """Each piloted bid's verified figures by key, where the buyer scores on them; else {}."""
-    if not uses_verified(capacity_request=capacity_request):
+def verified_for_scoring(
+    *, capacity_request: CapacityRequest, use_verified: bool | None = None
+) -> dict[int, dict[str, float]]:
+    """Each piloted bid's verified figures by key, where the buyer scores on them; else {}.
+    `use_verified`: `uses_verified`, where the caller read it already."""
+    if use_verified is None:
+        use_verified = uses_verified(capacity_request=capacity_request)
+    if not use_verified:
         return {}
     out: dict[int, dict[str, float]] = {}
     for bid_id, figures in Pilot.objects.filter(bid__request=capacity_request).values_list(

@@ -165,16 +165,12 @@ class BidSerializer(ReadModelSerializer[Bid]):
         return self.context.get("revisions", {}).get(obj.pk)
 
     def to_representation(self, instance: Bid) -> dict[str, Any]:
-        data = super().to_representation(instance)
         revision = self._revision(instance)
-        if revision is not None:
-            # A revision stores the same terms (BidTerms) as the bid: this serializer's own
-            # term fields print them, with no second serializer built per bid.
-            for name in BID_TERM_FIELDS:
-                field = self.fields[name]
-                value = field.get_attribute(revision)
-                data[name] = None if value is None else field.to_representation(value)
-        return data
+        if revision is None:
+            return super().to_representation(instance)
+        # A revision stores the same terms (BidTerms) as the bid: this serializer's own term
+        # fields print them, with no second serializer built per bid, and the draft's unread.
+        return self.print_object(instance, dict.fromkeys(BID_TERM_FIELDS, revision))
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_answers(self, obj: Bid) -> dict[str, Any]:

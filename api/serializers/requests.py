@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from functools import cached_property
 from typing import Any
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -46,11 +49,28 @@ class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
         fields = REQUEST_FIELDS
 
 
+class PassedField(serializers.BooleanField):
+    """Whether a stored time has passed (`CapacityRequest.deadline_passed`), against one reading
+    of the clock per answer: the context's `now` (the one a list's ETag counted with), else
+    the first row's. Every row of a list reads the same now, and the clock once."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(read_only=True, **kwargs)
+
+    @cached_property
+    def now(self) -> datetime:
+        now: datetime | None = self.context.get("now")
+        return now if now is not None else timezone.now()
+
+    def to_representation(self, value: datetime) -> bool:  # type: ignore[override]
+        return self.now >= value
+
+
 class RequestSerializer(ReadModelSerializer[CapacityRequest]):
     buyer = OrganizationSerializer(read_only=True)
     acceptable_regions = serializers.ListField(child=serializers.CharField(), read_only=True)
     accepted_offer_kinds = serializers.ListField(child=serializers.CharField(), read_only=True)
-    deadline_passed = serializers.BooleanField(read_only=True)
+    deadline_passed = PassedField(source="bid_deadline")
 
     class Meta:
         model = CapacityRequest

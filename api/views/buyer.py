@@ -107,6 +107,7 @@ def _pilots(request: Request, view: comparison.Comparison) -> dict[str, Any] | N
         user=api_user(request),
         names={col.bid_id: col.name for col in view.columns},
         anonymise=view.anonymised,
+        use_verified=view.uses_verified,
     )
     return section_json(section, anonymise=view.anonymised)
 

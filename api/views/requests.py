@@ -57,6 +57,10 @@ def request_parts(req: CapacityRequest) -> dict[str, Any]:
     }
 
 
+# Columns a listed request does not print: left unread (the weights are JSON to decode).
+UNPRINTED = ("created_by", "budget_usd", "cost_centre", "po_reference", "weights")
+
+
 class RequestListView(generics.ListAPIView[CapacityRequest]):
     """Buyers: their organisation's requests. Providers: the requests they are invited to."""
 
@@ -69,14 +73,22 @@ class RequestListView(generics.ListAPIView[CapacityRequest]):
             return CapacityRequest.objects.none()
         org = org_of_kind(self.request)
         if org.kind == OrgKind.BUYER:
-            return selectors.request_list_for_buyer(org=org, counts=False)
-        # A gated request's details (its allocation and term included) wait for acceptance.
-        return only_details_open(selectors.request_inbox_for_provider(org=org))
+            rows = selectors.request_list_for_buyer(org=org, counts=False)
+        else:
+            # A gated request's details (its allocation and term included) wait for acceptance;
+            # the inbox's own bids are the pages', not printed here.
+            rows = only_details_open(selectors.request_inbox_for_provider(org=org))
+            rows = rows.prefetch_related(None)
+        return rows.defer(*UNPRINTED)
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), "now": getattr(self, "now", None)}
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
         rows = self.filter_queryset(self.get_queryset())  # 404 for a caller with no organisation
         org = org_of_kind(request)
-        summary = conditional.rows_summary(rows, now=timezone.now())
+        self.now = timezone.now()  # one clock reading for the tag and every row's deadline_passed
+        summary = conditional.rows_summary(rows, now=self.now)
         tag = conditional.etag(request, org, org.name, summary)
         if (unchanged := conditional.not_modified(request, tag)) is not None:
             return unchanged

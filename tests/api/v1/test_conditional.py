@@ -14,6 +14,7 @@ from bids.models import Bid, CapacityRequest
 from bids.services import bid_save_draft, bid_submit
 from evaluation.services import request_score
 from tests.api.v1.conftest import token_client
+from tests.factories import CapacityRequestFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +51,18 @@ def test_the_request_list_answers_304_until_a_request_changes(world, buyer, prov
     # Another organisation's copy of the URL is its own list, never a 304 on the buyer's tag.
     assert not _unchanged(token_client(provider.user), url, tag)
     assert not _unchanged(client, f"{url}?ordering=title", tag)
+
+
+def test_the_request_list_says_of_each_request_whether_its_deadline_passed(world, buyer):
+    client = token_client(buyer.user)
+    passed = CapacityRequestFactory(
+        buyer=buyer.org, bid_deadline=timezone.now() - timedelta(minutes=1)
+    )
+    rows = {row["id"]: row for row in client.get("/api/v1/requests/").json()["results"]}
+    assert rows[passed.pk]["deadline_passed"] is True
+    assert rows[world.request.pk]["deadline_passed"] is False
+    # A single request's answer reads the clock as well.
+    assert client.get(f"/api/v1/requests/{passed.pk}/").json()["deadline_passed"] is True
 
 
 def test_one_bid_answers_304_to_its_readers_and_404_to_everyone_else(
