@@ -110,3 +110,12 @@ def test_neither_page_reads_more_queries_for_more_bids(scored, buyer, buyer_coll
     many = (_queries(client, compare_url), _queries(client, url(scored, "?rate=all")))
     assert many[0] <= few[0], f"comparison: {few[0]} queries for 2 bids, {many[0]} for 14"
     assert many[1] <= few[1], f"your view: {few[1]} queries for 2 bids, {many[1]} for 14"
+
+
+def test_with_no_qualified_bid_the_page_says_there_is_none_to_rate(scored, buyer):
+    scored.request.acceptable_regions = ["apac"]  # every bid is in the EU: all disqualified
+    scored.request.save(update_fields=["acceptable_regions"])
+    score(scored.request)
+    html = buyer.client().get(url(scored)).content.decode()
+    assert 'id="team-form"' in html and "<select" not in html
+    assert "No bid qualifies on the current scores, so there is none to rate yet" in html
