@@ -50,27 +50,27 @@ class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
 
 
 class PassedField(serializers.BooleanField):
-    """Whether a stored time has passed (`CapacityRequest.deadline_passed`), against one reading
-    of the clock per answer: the context's `now` (the one a list's ETag counted with), else
-    the first row's. Every row of a list reads the same now, and the clock once."""
+    """Whether the bid deadline has passed (`CapacityRequest.deadline_passed_at`), against one
+    reading of the clock per answer: the context's `now` (the one a list's ETag counted with),
+    else the first row's. Every row of a list reads the same now, and the clock once."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(read_only=True, **kwargs)
+        super().__init__(read_only=True, source="*", **kwargs)
 
     @cached_property
     def now(self) -> datetime:
         now: datetime | None = self.context.get("now")
         return now if now is not None else timezone.now()
 
-    def to_representation(self, value: datetime) -> bool:  # type: ignore[override]
-        return self.now >= value
+    def to_representation(self, value: CapacityRequest) -> bool:  # type: ignore[override]
+        return value.deadline_passed_at(self.now)
 
 
 class RequestSerializer(ReadModelSerializer[CapacityRequest]):
     buyer = OrganizationSerializer(read_only=True)
     acceptable_regions = serializers.ListField(child=serializers.CharField(), read_only=True)
     accepted_offer_kinds = serializers.ListField(child=serializers.CharField(), read_only=True)
-    deadline_passed = PassedField(source="bid_deadline")
+    deadline_passed = PassedField()
 
     class Meta:
         model = CapacityRequest

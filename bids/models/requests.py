@@ -212,7 +212,11 @@ class CapacityRequest(models.Model):
 
     @property
     def deadline_passed(self) -> bool:
-        return timezone.now() >= self.bid_deadline
+        return self.deadline_passed_at(timezone.now())
+
+    def deadline_passed_at(self, now: datetime) -> bool:
+        """Whether the bid deadline has passed at `now` (a list reads the clock once)."""
+        return now >= self.bid_deadline
 
     def closed_to_bids_reason(self) -> str | None:
         """Why no bid can be started, changed or submitted now; None while the request takes bids.
