@@ -20,6 +20,7 @@ from evaluation import comparison, exports, rounds
 from evaluation.anonymise import anonymous_labels
 from evaluation.lots import lot_comparison
 from evaluation.pilots import PilotInviteForm, pilot_section
+from evaluation.selectors import conflicted_bids
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
 from evaluation.team.services import evaluator_view_save
@@ -100,6 +101,7 @@ def _compare_page(
         {
             "req": req,
             "cmp": view,
+            "conflicted": [] if sealed else conflicted_bids(view=view),
             "lots": lots,
             "weights_form": _weights_form(req),
             "labels_query": _labels_query(view),
