@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from bids.models import BidRevision, CapacityRequest
 from evaluation.matrix import Cell
@@ -27,6 +28,16 @@ HIDDEN = "hidden while anonymised"
 IDENTIFYING_ROWS = frozenset({"site", "billing", "credits", "node_fail"})
 # Shorter texts ("EU", "24x7") would blank ordinary words elsewhere, and identify nobody.
 MIN_SCRUBBED = 4
+
+# The query parameter that asks the comparison's pages for the anonymised labels.
+LABELS, ANONYMOUS = "labels", "anonymous"
+
+
+def labels_query(*, anonymised: bool, **more: str) -> str:
+    """The query string that keeps the labelling across a link or redirect, `more` after it:
+    '?labels=anonymous', '?labels=anonymous&rate=all', '?rate=all', or ''."""
+    params = {LABELS: ANONYMOUS} if anonymised else {}
+    return f"?{urlencode(params | more)}" if params or more else ""
 
 
 def anonymous_name(index: int) -> str:

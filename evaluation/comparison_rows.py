@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
+
+from django.utils.formats import date_format
 
 from bids.models import BidRevision
 from engine.formatting import LINK_RATE_UNIT, duration
@@ -108,6 +111,9 @@ class RowSpec:
             note = mtbf_note(cost)
         explain = [steps[label] for label in self.explain if label in steps]
         if self.digits is None:
+            if isinstance(raw, date):
+                # Shown as every other page prints a date; exported, and valued in the API, ISO.
+                return Cell(date_format(raw, "j M Y"), raw.isoformat(), note=note, explain=explain)
             text = "—" if raw in (None, "") else str(raw)
             return Cell(text, text, note=note, explain=explain)
         if raw is None:

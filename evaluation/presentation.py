@@ -23,7 +23,7 @@ from questionnaire.selectors import agreed_terms
 
 #: Bump when what a presentation holds, or how it is worded or printed, changes: presentations
 #: stored by older code no longer match and are built again on their next read.
-PRESENTATION_VERSION = 5
+PRESENTATION_VERSION = 6
 
 
 @dataclass(frozen=True)

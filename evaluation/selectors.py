@@ -1,4 +1,5 @@
-"""Reads that combine the bids with their current scores: the award panel and the award rule."""
+"""Reads that combine the bids with their current scores: the award panel and the award rule;
+and the comparison's bids that state a fact twice, with what their providers kept as stated."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from dataclasses import dataclass
 from acceptance.selectors import burnin
 from bids import selectors as bid_selectors
 from bids.models import Bid, BidRevision, CapacityRequest
-from evaluation.comparison import CURRENT, comparison_state
+from evaluation.anonymise import HIDDEN
+from evaluation.comparison import CURRENT, Comparison, comparison_state
 from evaluation.models import BidScore
+from questionnaire.conflicts import same_conflict
+from questionnaire.selectors import kept_conflicts_by_bid
 
 
 @dataclass(frozen=True)
@@ -83,3 +87,36 @@ def award_against_scores(*, capacity_request: CapacityRequest, bid: Bid) -> str:
         return ""  # not a submitted bid: the award service refuses it with its own reason
     score = current_scores(capacity_request=capacity_request).get(revision.pk)
     return AwardRow(bid, revision, score).against_scores
+
+
+@dataclass(frozen=True)
+class ConflictedBid:
+    """A compared bid that states a fact twice with two values."""
+
+    name: str
+    messages: list[tuple[str, bool]]  # each conflict as the comparison prints it, and kept?
+    reason: str  # why its provider kept them as stated ('' when it kept none shown here)
+
+    @property
+    def all_kept(self) -> bool:
+        return all(kept for _, kept in self.messages)
+
+
+def conflicted_bids(*, view: Comparison) -> list[ConflictedBid]:
+    """The comparison's conflicted bids, each conflict marked where the provider kept both
+    values with a reason; the reason is the provider's own words, hidden while anonymised.
+    One query for any number of bids, none when no bid states a fact twice."""
+    columns = view.conflicted_columns
+    if not columns:
+        return []
+    kept = kept_conflicts_by_bid(bid_ids=[c.bid_id for c in columns])
+    out = []
+    for col in columns:
+        record = kept.get(col.bid_id)
+        stated = record.messages if record is not None else []
+        messages = [(m, any(same_conflict(k, m) for k in stated)) for m in col.conflict_messages]
+        reason = ""
+        if record is not None and any(k for _, k in messages):
+            reason = HIDDEN if view.anonymised else record.reason
+        out.append(ConflictedBid(col.name, messages, reason))
+    return out

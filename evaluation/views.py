@@ -17,9 +17,10 @@ from bids.models import Bid, CapacityRequest
 from core.web import errors_into_form, flash_errors, flashed_or_onto_form
 from engine.scoring import CRITERIA
 from evaluation import comparison, exports, rounds
-from evaluation.anonymise import anonymous_labels
+from evaluation.anonymise import ANONYMOUS, LABELS, anonymous_labels, labels_query
 from evaluation.lots import lot_comparison
 from evaluation.pilots import PilotInviteForm, pilot_section
+from evaluation.selectors import conflicted_bids
 from evaluation.services import request_set_weights, scoring_queue
 from evaluation.team.recombine import VIEW_WEIGHTS
 from evaluation.team.services import evaluator_view_save
@@ -52,11 +53,11 @@ def _buyer_request(request: HttpRequest, pk: int) -> CapacityRequest:
 
 
 def _anonymise(request: HttpRequest) -> bool:
-    return request.GET.get("labels") == "anonymous"
+    return request.GET.get(LABELS) == ANONYMOUS
 
 
 def _labels_query(view: comparison.Comparison) -> str:
-    return "?labels=anonymous" if view.anonymised else ""
+    return labels_query(anonymised=view.anonymised)
 
 
 def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
@@ -100,6 +101,7 @@ def _compare_page(
         {
             "req": req,
             "cmp": view,
+            "conflicted": [] if sealed else conflicted_bids(view=view),
             "lots": lots,
             "weights_form": _weights_form(req),
             "labels_query": _labels_query(view),
@@ -292,7 +294,7 @@ def pilot_scoring(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _back_to_pilots(request: HttpRequest, pk: int) -> HttpResponse:
     """The comparison's pilot section, still anonymised if it was."""
-    labels = "?labels=anonymous" if _anonymise(request) else ""
+    labels = labels_query(anonymised=_anonymise(request))
     return redirect(reverse("evaluation:request-compare", args=[pk]) + labels + "#pilots")
 
 

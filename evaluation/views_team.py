@@ -10,6 +10,7 @@ from django import forms
 from django.http import HttpRequest
 
 from bids.lifecycle import REQUEST, request_actor
+from evaluation.anonymise import labels_query
 from evaluation.comparison import Comparison
 from evaluation.team.recombine import JUDGED, JUDGEMENT_MAX, JUDGEMENT_MIN, VIEW_WEIGHTS
 from evaluation.team.selectors import (
@@ -141,5 +142,5 @@ def team_form_context(request: HttpRequest, cmp: Comparison, data: Any = None) -
     if context.get("team_may_rate"):
         every = request.GET.get("rate") == "all"
         context["team_form"] = _form(cmp, context["team"], data, every=every)
-        context["rate_all_query"] = ("?labels=anonymous&" if cmp.anonymised else "?") + "rate=all"
+        context["rate_all_query"] = labels_query(anonymised=cmp.anonymised, rate="all")
     return context

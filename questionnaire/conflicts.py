@@ -54,6 +54,13 @@ class Conflict:
         )
 
 
+def same_conflict(message: str, shown: str) -> bool:
+    """Whether `shown` (a conflict's `message`, or its `without_quote` as an anonymised
+    comparison prints it) is the conflict `message` states. One conflict per fact, place and
+    value, so the words quoted are all that can tell the two printings apart."""
+    return shown == message or message.startswith(f"{shown[:-1]}: ")
+
+
 _NUMBER_WORDS = {
     w: i
     for i, w in enumerate(

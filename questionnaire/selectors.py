@@ -270,3 +270,12 @@ def scoring_inputs_for_revisions(
 def kept_conflicts(*, bid: Bid) -> KeptConflicts | None:
     """The conflicts the provider kept as stated on this bid, with its reason."""
     return KeptConflicts.objects.filter(bid=bid).select_related("kept_by").first()
+
+
+def kept_conflicts_by_bid(*, bid_ids: Iterable[int]) -> dict[int, KeptConflicts]:
+    """Per bid id, the conflicts its provider kept as stated and why (one query for any number;
+    bids that kept none are absent)."""
+    kept = KeptConflicts.objects.filter(bid_id__in=list(bid_ids)).only(
+        "bid_id", "messages", "reason"
+    )
+    return {k.bid_id: k for k in kept}

@@ -3,12 +3,14 @@ close, cancel and reopen need a confirmation; drafts freeze; a reopen never seal
 
 from __future__ import annotations
 
-from datetime import timedelta
+import re
+from datetime import datetime, timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from audit.models import AuditEntry
 from bids import selectors, services
@@ -83,6 +85,36 @@ def test_the_close_page_says_what_happens_then_asks(sealed, buyer):
     assert "Northwind" in bids and "Rival Cloud" in bids
     assert 'id="award-panel"' in html and 'id="reopen"' in html
     assert "sealed bids, opened" in html
+
+
+def _seal_state(client, url: str) -> str:
+    html = client.get(url).content.decode()
+    return re.findall(r'<span class="tag" id="seal-state">(.*?)</span>', html)[0]
+
+
+def _shown(moment: datetime) -> str:
+    return date_format(timezone.localtime(moment), "j M Y H:i T")
+
+
+def test_the_head_says_in_one_wording_when_sealed_bids_open_then_when_they_opened(sealed, buyer):
+    """Before the close, the request's page and the close page both say when the bids open;
+    after it, when they opened: 'sealed bids, opening …' then 'sealed bids, opened …'."""
+    client = buyer.client()
+    detail = reverse("bids:request-detail", args=[sealed.pk])
+    before = f"sealed bids, opening {_shown(sealed.bid_deadline)} or at an early close"
+    assert _seal_state(client, detail) == before
+    assert _seal_state(client, reverse("bids:request-close", args=[sealed.pk])) == before
+
+    req = _closed(sealed, buyer)
+    assert req.bids_opened_at is not None
+    assert _seal_state(client, detail) == f"sealed bids, opened {_shown(req.bids_opened_at)}"
+
+
+def test_bids_sealed_to_their_deadline_say_they_opened_then(sealed, buyer):
+    deadline = timezone.now() - timedelta(hours=3)
+    CapacityRequest.objects.filter(pk=sealed.pk).update(bid_deadline=deadline)
+    url = reverse("bids:request-detail", args=[sealed.pk])
+    assert _seal_state(buyer.client(), url) == f"sealed bids, opened {_shown(deadline)}"
 
 
 def test_the_cancel_page_asks_too(world, buyer):

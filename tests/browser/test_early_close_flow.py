@@ -22,7 +22,7 @@ def test_close_early_then_reopen(live_server, new_page, login_as, world, provide
 
     page = login_as(new_page(), "alice")
     page.goto(url)
-    assert "sealed until" in page.inner_text("#seal-state")
+    assert "sealed bids, opening" in page.inner_text("#seal-state")
     assert page.locator("#bids tbody tr").count() == 0
 
     # Closing asks first, saying what happens.

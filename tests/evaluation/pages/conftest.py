@@ -28,8 +28,11 @@ def scored(world: Any) -> Any:
     return world
 
 
-def add_bids(request: CapacityRequest, count: int, *, start: int = 0) -> list[Bid]:
-    """`count` submitted bids with one revision each, in a handful of queries."""
+def add_bids(
+    request: CapacityRequest, count: int, *, start: int = 0, extra: dict[str, Any] | None = None
+) -> list[Bid]:
+    """`count` submitted bids with one revision each, in a handful of queries; `extra`: terms
+    every one of them states besides the usual."""
     orgs = Organization.objects.bulk_create(
         Organization(
             name=f"Bulk provider {start + i}", slug=f"bulk-{start + i}", kind=OrgKind.PROVIDER
@@ -45,6 +48,7 @@ def add_bids(request: CapacityRequest, count: int, *, start: int = 0) -> list[Bi
         "nodes": request.nodes,
         "gpus_per_node": request.gpus_per_node,
         "node_replacement_hours": Decimal("24"),
+        **(extra or {}),
     }
     bids = Bid.objects.bulk_create(
         Bid(

@@ -259,3 +259,21 @@ def test_the_matrix_prints_the_same_read_back_and_each_labelling_has_its_own(sco
     anonymous = matrix(page(client, scored.request, "?labels=anonymous"))
     assert "Northwind" in first and "Northwind" not in anonymous
     assert matrix(page(client, scored.request)) == first
+
+
+def test_the_matrix_writes_a_date_as_the_other_pages_do_and_the_csv_keeps_it_sortable(
+    scored, buyer
+):
+    """'Available from' reads '1 Mar 2027' on the page, as the bid's own page prints it; the
+    CSV, read by spreadsheets, keeps the ISO date."""
+    start = scored.bid.available_start
+    client = buyer.client()
+    html = page(client, scored.request)
+    row = html.split('<tr data-row="available">')[1].split("</tr>")[0]
+    assert f"<td>{start.day} {start:%b %Y}</td>" in row and start.isoformat() not in row
+
+    csv_text = client.get(
+        reverse("evaluation:request-compare-csv", args=[scored.request.pk])
+    ).content.decode("utf-8-sig")
+    available = next(line for line in csv_text.splitlines() if ",Available from," in line)
+    assert available.endswith(f",{start.isoformat()},{start.isoformat()}")

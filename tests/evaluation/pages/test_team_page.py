@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from bids.choices import RequestStatus
 from evaluation.models import EvaluatorView
+from evaluation.views_team import FORM_LEADING_BIDS
 from tests.evaluation.pages.conftest import add_bids, score
 from tests.evaluation.pages.test_team_evaluation import compare, cost_only, risk_first, section
 
@@ -57,6 +58,20 @@ def test_anonymised_labels_carry_through_the_page_and_back(scored, buyer):
     response = client.post(url(scored, "?labels=anonymous"), cost_only())
     compare_url = reverse("evaluation:request-compare", args=[scored.request.pk])
     assert response["Location"] == compare_url + "?labels=anonymous#team-evaluation"
+
+
+def test_rating_every_bid_keeps_the_bids_anonymised(scored, buyer):
+    """Past the leading bids, the 'rate every qualified bid' link of an anonymised page opens
+    the longer form still anonymised."""
+    add_bids(scored.request, 10)
+    score(scored.request)
+    client = buyer.client()
+    html = client.get(url(scored, "?labels=anonymous")).content.decode()
+    assert '<a href="?labels=anonymous&amp;rate=all">Rate every qualified bid</a>' in html
+    every = client.get(url(scored, "?labels=anonymous&rate=all")).content.decode()
+    listed = len(set(re.findall(r'name="judged_delivery_risk_(\d+)"', every)))
+    assert "team-form-more" not in every and listed > FORM_LEADING_BIDS
+    assert "Northwind" not in every and "Bulk provider" not in every
 
 
 @pytest.mark.parametrize("role", ["provider", "rival_provider", "outsider"])
