@@ -87,6 +87,7 @@ def _compare_page(
             anonymise=view.anonymised,
             bound=pilot_form,
             bound_bid=pilot_bid,
+            use_verified=view.uses_verified,
         )
     )
     lots = (
