@@ -60,9 +60,13 @@ def _labels_query(view: comparison.Comparison) -> str:
     return labels_query(anonymised=view.anonymised)
 
 
+def _weights_shown(req: CapacityRequest) -> dict[str, str]:
+    """The request's weights as its form and the comparison's summary print them."""
+    return {name: f"{float(req.weights.get(name, 0)):g}" for name in CRITERIA}
+
+
 def _weights_form(req: CapacityRequest, data: object = None) -> WeightsForm:
-    initial = {name: f"{float(req.weights.get(name, 0)):g}" for name in CRITERIA}
-    return WeightsForm(data, initial=initial)
+    return WeightsForm(data, initial=_weights_shown(req))
 
 
 def _compare_page(
@@ -84,6 +88,7 @@ def _compare_page(
             anonymise=view.anonymised,
             bound=pilot_form,
             bound_bid=pilot_bid,
+            use_verified=view.uses_verified,
         )
     )
     lots = (
@@ -103,7 +108,11 @@ def _compare_page(
             "cmp": view,
             "conflicted": [] if sealed else conflicted_bids(view=view),
             "lots": lots,
-            "weights_form": _weights_form(req),
+            # The form lives on the weights page; here a summary and the way there.
+            "weights": [
+                (comparison.CRITERION_LABELS[name], value)
+                for name, value in _weights_shown(req).items()
+            ],
             "labels_query": _labels_query(view),
             "rounds": rounds.round_comparison(capacity_request=req, anonymise=view.anonymised),
             "pilots": pilots,
@@ -198,7 +207,9 @@ def compare_rescore(request: HttpRequest, pk: int) -> HttpResponse:
 
 @org_required(OrgKind.BUYER)
 def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
+    """The weights form; back to the comparison as the buyer left it, anonymised or not."""
     req = _buyer_request(request, pk)
+    labels = "?labels=anonymous" if _anonymise(request) else ""
     form = _weights_form(req, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -209,10 +220,12 @@ def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
             errors_into_form(form, exc)
         else:
             messages.success(request, "Weights saved. The bids are being re-scored.")
-            return redirect(reverse("evaluation:request-compare", args=[pk]) + "#scoring-status")
+            back = reverse("evaluation:request-compare", args=[pk]) + labels
+            return redirect(back + "#scoring-status")
     elif request.method == "POST":
         flash_errors(request, ValidationError("Check the weights marked below."))
-    return render(request, "evaluation/compare_weights.html", {"req": req, "weights_form": form})
+    context = {"req": req, "weights_form": form, "labels_query": labels}
+    return render(request, "evaluation/compare_weights.html", context)
 
 
 def _export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 
 from core import panels
+from scorecards.links import provider_link
 
 
 class ScorecardsConfig(AppConfig):
@@ -9,4 +10,4 @@ class ScorecardsConfig(AppConfig):
 
     def ready(self) -> None:
         panels.register("delivery.reservation_links", "scorecards/_reservation_link.html", order=20)
-        panels.register("provider_links", "scorecards/_provider_link.html")
+        panels.register_renderer("provider_links", provider_link)

@@ -1,15 +1,12 @@
 """The comparison matrix in Python: its body as printed once with the stored presentation
 (`evaluation.matrix_html`), its column heads per request (a large request has 200 of them, and a
 template loop over them cost a fifth of the page). The links beside a provider's name belong to
-higher apps, which register them in the `provider_links` slot (core.panels). The charts' figures
-as tables, printed the same way (`evaluation.charts_html`)."""
+higher apps, which register renderers or templates in the `provider_links` slot (core.panels).
+The charts' figures as tables, printed the same way (`evaluation.charts_html`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import template
-from django.template.loader import get_template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -27,7 +24,7 @@ def matrix_body(cmp: Comparison) -> SafeString:
     return mark_safe(cmp.matrix_html or printed(cmp.groups, len(cmp.columns)))
 
 
-def _head(col: Column, anonymised: bool, links: list[Any]) -> str:
+def _head(col: Column, anonymised: bool, links: list[panels.Renderer]) -> str:
     name = escape(col.name)
     bid = "" if anonymised else f' data-bid="{escape(col.label)}"'
     if col.qualified:
@@ -38,7 +35,7 @@ def _head(col: Column, anonymised: bool, links: list[Any]) -> str:
     extra = ""
     if not anonymised:
         context = {"provider_id": col.provider_id, "provider_name": col.name}
-        extra = "".join(f" · {link.render(context)}" for link in links)
+        extra = "".join(f" · {link(context)}" for link in links)
     return (
         f'<th scope="col" class="{escape(col.css)}"{bid}><span class="colname">{name}</span> '
         f'{standing} <small class="muted">rev. {col.revision_number}{extra}</small></th>'
@@ -50,7 +47,7 @@ def matrix_head(cmp: Comparison) -> SafeString:
     """One heading per bid: its name, rank or why disqualified, revision and the links higher
     apps register beside a provider's name."""
     # Safe: every interpolated value is escaped in _head (ranks and numbers are ints).
-    links = [get_template(name) for name in panels.templates_for("provider_links")]
+    links = panels.renderers_for("provider_links")
     return mark_safe("".join(_head(col, cmp.anonymised, links) for col in cmp.columns))
 
 

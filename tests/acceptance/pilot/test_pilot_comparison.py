@@ -74,3 +74,8 @@ def test_the_anonymised_pilot_section_names_and_links_no_provider(
         {"use_verified": "on"},
     )
     assert rescored["Location"] == compare + "?labels=anonymous#pilots"
+    # The section says what scoring now uses, and the box stays ticked: the page reads the
+    # choice once, with the comparison's live inputs, and both show it.
+    after = _section(client.get(compare).content.decode())
+    assert "Scoring uses the verified figures" in after
+    assert 'name="use_verified" id="id_use_verified" checked' in after

@@ -70,6 +70,7 @@ def test_reweighting_rescoring_and_export(
     page.wait_for_selector("#chart-scores svg.main-svg")
     assert _winner(page) == "Rival Cloud"
 
+    page.click("#change-weights")
     page.fill("#id_effective_cost", "100")
     for name in ("fabric_placement", "incident_sla", "acceptance_terms", "delivery_risk"):
         page.fill(f"#id_{name}", "0")
@@ -87,6 +88,7 @@ def test_reweighting_rescoring_and_export(
     assert _winner(page) == "Northwind"
     assert "stale" not in page.locator("#matrix h2").inner_text()
     assert "100 / 0 / 0 / 0 / 0" in status.inner_text()
+    assert "Effective cost\n100" in page.locator("#weights-now").inner_text()
 
     shown = {
         row: page.locator(f'tr[data-row="{row}"] td').all_inner_texts()

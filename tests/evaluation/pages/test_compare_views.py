@@ -151,6 +151,59 @@ def test_an_empty_request_says_so(buyer):
     assert "No bid to compare yet." in html
 
 
+def _weights_card(html: str) -> str:
+    start = html.index('id="weights"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_the_comparison_shows_the_current_weights_and_the_way_to_change_them(
+    scored, buyer, django_capture_on_commit_callbacks
+):
+    """The weights are read on the comparison and changed on their own page; while the new
+    weights re-score, the card already says what was asked for."""
+    client = buyer.client()
+    weights_url = reverse("evaluation:request-weights", args=[scored.request.pk])
+    with django_capture_on_commit_callbacks(execute=False):
+        request_set_weights(
+            capacity_request=scored.request,
+            user=buyer.user,
+            weights={
+                "effective_cost": 90,
+                "fabric_placement": 5,
+                "incident_sla": 5,
+                "acceptance_terms": 0,
+                "delivery_risk": 0,
+            },
+        )
+    card = _weights_card(page(client, scored.request))
+    assert "<dt>Effective cost</dt><dd>90</dd>" in card
+    assert "<dt>Delivery risk</dt><dd>0</dd>" in card
+    assert "<input" not in card and "<form" not in card
+    assert f'href="{weights_url}"' in card and "Change the weights" in card
+    anonymous = _weights_card(page(client, scored.request, "?labels=anonymous"))
+    assert f'href="{weights_url}?labels=anonymous"' in anonymous
+
+    form = client.get(weights_url).content.decode()
+    assert 'name="effective_cost" value="90"' in form
+    assert 'name="incident_sla" value="5"' in form
+
+
+def test_the_weights_page_goes_back_to_the_comparison_as_the_buyer_left_it(
+    scored, buyer, django_capture_on_commit_callbacks
+):
+    client = buyer.client()
+    url = reverse("evaluation:request-weights", args=[scored.request.pk]) + "?labels=anonymous"
+    compare = reverse("evaluation:request-compare", args=[scored.request.pk])
+    assert f'href="{compare}?labels=anonymous"' in client.get(url).content.decode()
+    weights = dict.fromkeys(
+        ("effective_cost", "fabric_placement", "incident_sla", "acceptance_terms"), "10"
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {**weights, "delivery_risk": "60"})
+    assert response["Location"] == f"{compare}?labels=anonymous#scoring-status"
+    assert "<dt>Delivery risk</dt><dd>60</dd>" in _weights_card(page(client, scored.request))
+
+
 def test_the_weights_form_shows_each_error_in_place(scored, buyer):
     url = reverse("evaluation:request-weights", args=[scored.request.pk])
     response = buyer.client().post(
@@ -167,6 +220,9 @@ def test_the_weights_form_shows_each_error_in_place(scored, buyer):
     assert response.status_code == 200
     assert 'id="id_effective_cost_error">Must not be negative' in html
     assert 'id="id_fabric_placement_error">Must be a number' in html
+    # What was typed stays, to be corrected rather than typed again.
+    assert 'name="effective_cost" value="-3"' in html
+    assert 'name="incident_sla" value="20"' in html
 
 
 def test_huge_weights_are_refused_on_the_form_not_left_scoring_for_ever(scored, buyer):
