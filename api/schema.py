@@ -73,6 +73,14 @@ STATED_RULES: dict[str, str] = {
     "`degraded_downtime_pct`",
     "requests_team_mine_update": "at least one weight is above zero, and each judgement's "
     "`bid` is a submitted bid on this request",
+    "requests_weights_update": "at least one weight is above zero",
+    "requests_reopen_create": "`bid_deadline` is given, in the future and before the "
+    "reservation starts",
+    "requests_approvals_create": "an award names its `bid`, a submitted bid on this request, "
+    "with a `justification` of one full sentence where the ranking does not put it first; a "
+    "publish names no bid",
+    "approvals_approve_create": "`on_behalf_of`, when given, is a member of the buyer",
+    "approvals_decline_create": "`reason` is at least one full sentence",
     "requests_final_round_create": "the new deadline is in the future, and each id in "
     "`shortlist` is a submitted bid on this request",
     "reservations_incidents_create": "`signal` is one the calling party opens from (a buyer: "

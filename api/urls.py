@@ -9,6 +9,7 @@ from api.lot_urls import LOT_ROUTES
 from api.outcome_urls import OUTCOME_ROUTES
 from api.views import (
     annexes,
+    approvals,
     attachments,
     audit,
     baseline,
@@ -231,6 +232,26 @@ v1 = [
         name="request-comparison",
     ),
     path("requests/<int:pk>/award/", buyer.AwardView.as_view(), name="request-award"),
+    path(
+        "requests/<int:pk>/approvals/",
+        approvals.RequestApprovalListView.as_view(),
+        name="request-approvals",
+    ),
+    path(
+        "approvals/<int:pk>/approve/",
+        approvals.ApprovalApproveView.as_view(),
+        name="approval-approve",
+    ),
+    path(
+        "approvals/<int:pk>/decline/",
+        approvals.ApprovalDeclineView.as_view(),
+        name="approval-decline",
+    ),
+    path(
+        "approvals/<int:pk>/withdraw/",
+        approvals.ApprovalWithdrawView.as_view(),
+        name="approval-withdraw",
+    ),
     path("requests/<int:pk>/team/", team.TeamEvaluationView.as_view(), name="request-team"),
     path("requests/<int:pk>/team/mine/", team.MyEvaluatorView.as_view(), name="request-team-mine"),
     path("requests/<int:pk>/annexes/", annexes.AnnexListView.as_view(), name="request-annexes"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
 
 from bids.models import Approval, ApprovalRequest, CapacityRequest, Delegation
 from orgs.models import Organization
@@ -40,6 +41,15 @@ def approval_requests_for(*, capacity_request: CapacityRequest) -> QuerySet[Appr
         ApprovalRequest.objects.filter(request=capacity_request)
         .select_related("asked_by", "bid__provider")
         .prefetch_related(Prefetch("approvals", queryset=approvals))
+    )
+
+
+def approval_request_get(*, buyer: Organization, pk: int) -> ApprovalRequest:
+    """Tenancy: an approval request on one of the buyer's own requests, else 404."""
+    return get_object_or_404(
+        ApprovalRequest.objects.select_related("request", "bid__provider", "asked_by"),
+        pk=pk,
+        request__buyer=buyer,
     )
 
 

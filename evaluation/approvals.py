@@ -18,8 +18,7 @@ from acceptance.services.award import justification_problem
 from bids.models import ApprovalAction, ApprovalRequest, ApprovalStatus, Bid, CapacityRequest
 from bids.services import request_publish
 from bids.services.approvals import approval_ask, approval_give, must_ask
-from bids.services.award import award_refusal
-from core.errors import Conflict
+from bids.services.award import award_allowed
 from evaluation.debrief import against_ranking, award_view_chosen, award_with_debrief
 from evaluation.selectors import award_rows
 
@@ -37,8 +36,20 @@ def award_or_ask(
             justification=justification,
             view=view,
         )
-    if refusal := award_refusal(capacity_request=capacity_request, bid=bid, user=user):
-        raise Conflict(refusal)
+    return award_ask(
+        capacity_request=capacity_request,
+        bid=bid,
+        user=user,
+        justification=justification,
+        view=view,
+    )
+
+
+def award_ask(
+    *, capacity_request: CapacityRequest, bid: Bid, user: User, justification: str, view: str
+) -> ApprovalRequest:
+    """Ask the approvers for an award; refused first for whatever the award would refuse."""
+    award_allowed(capacity_request=capacity_request, bid=bid, user=user)
     rows = award_rows(capacity_request=capacity_request)
     ranking = award_view_chosen(capacity_request=capacity_request, rows=rows, choice=view)
     against = against_ranking(capacity_request=capacity_request, bid=bid, ranking=ranking)
@@ -58,7 +69,7 @@ def award_or_ask(
 class Approved:
     asked: ApprovalRequest
     #: The move the last approval made, or why it could not be made (then it stays approved
-    #: and the asker may make it again from the page).
+    #: and the asker may make it again, on the page or by the API).
     done: bool
     problem: str = ""
 

@@ -7,9 +7,10 @@ from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from bids.approval_selectors import approval_request_get
 from bids.models import ApprovalRequest
 from bids.services.approvals import approval_decline, approval_withdraw
 from core.web import flash_errors, keep_input
@@ -19,12 +20,9 @@ from orgs.choices import OrgKind
 
 
 def _asked(request: HttpRequest, pk: int) -> ApprovalRequest:
-    """Tenancy: the acting buyer's own requests' approvals, else 404."""
-    return get_object_or_404(
-        ApprovalRequest.objects.select_related("request", "bid__provider", "asked_by"),
-        pk=pk,
-        request__buyer=active_org(request),
-    )
+    org = active_org(request)
+    assert org is not None  # org_required
+    return approval_request_get(buyer=org, pk=pk)
 
 
 @org_required(OrgKind.BUYER)

@@ -87,6 +87,51 @@ def rounds_data(rounds: RoundComparison | None, *, anonymised: bool) -> list[dic
     ]
 
 
+class MoveSerializer(serializers.Serializer):
+    criterion = serializers.CharField()
+    change = serializers.CharField(help_text="The weight's change, e.g. “+25 %”.")
+    winner = serializers.CharField(help_text="Who wins with that weight.")
+
+
+class ShareSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    share = serializers.FloatField(help_text="The share of random weight draws won, 0 to 1.")
+
+
+class SensitivitySerializer(serializers.Serializer):
+    """How firm the winner is against other weights; empty ({}) until a run is shown."""
+
+    verdict = serializers.CharField(required=False)
+    winner = serializers.CharField(required=False)
+    winner_share = serializers.FloatField(required=False)
+    draws = serializers.IntegerField(required=False)
+    draws_text = serializers.CharField(required=False)
+    moves_tested = serializers.IntegerField(required=False)
+    changing_moves = MoveSerializer(many=True, required=False)
+    shares = ShareSerializer(many=True, required=False)
+
+
+SENSITIVITY_KEYS = tuple(SensitivitySerializer().fields)
+MOVE_KEYS = tuple(MoveSerializer().fields)
+SHARE_KEYS = tuple(ShareSerializer().fields)
+
+
+def sensitivity_data(sensitivity: dict[str, Any]) -> dict[str, Any]:
+    """The sensitivity in the schema's key order. The stored presentation keeps it as JSONB,
+    which orders an object's keys its own way: without this the first answer after scoring and
+    every later one would list the same keys differently."""
+    data = {key: sensitivity[key] for key in SENSITIVITY_KEYS if key in sensitivity}
+    if "changing_moves" in data:
+        data["changing_moves"] = [_ordered(m, MOVE_KEYS) for m in data["changing_moves"]]
+    if "shares" in data:
+        data["shares"] = [_ordered(s, SHARE_KEYS) for s in data["shares"]]
+    return data
+
+
+def _ordered(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: item[key] for key in keys if key in item}
+
+
 class ComparisonSerializer(serializers.Serializer):
     """`state`: sealed, no_bids, current, pending, failed or outdated. Sealed: no columns."""
 
@@ -100,7 +145,7 @@ class ComparisonSerializer(serializers.Serializer):
     )
     columns = ColumnSerializer(many=True)
     groups = GroupSerializer(many=True)
-    sensitivity = serializers.JSONField()
+    sensitivity = SensitivitySerializer()
     rounds = RoundRowSerializer(
         many=True,
         allow_null=True,
@@ -141,7 +186,7 @@ def comparison_data(view: Comparison, *, printed: bool = False) -> dict[str, Any
         "run": _run_number(view.shown_run),
         "columns": columns,
         "groups": groups,
-        "sensitivity": view.sensitivity,
+        "sensitivity": sensitivity_data(view.sensitivity),
     }
 
 

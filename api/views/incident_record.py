@@ -42,6 +42,7 @@ from api.serializers.incident_record import (
 from api.serializers.incidents import IncidentSerializer
 from incidents import selectors as sel
 from incidents import services
+from incidents.lifecycle import incident_move
 from incidents.models import ChangeLogEntry, ChecklistDispute, Incident, RepairEstimate
 from incidents.services import opening
 from incidents.services import record as record_services
@@ -198,6 +199,8 @@ class EstimateListView(generics.ListAPIView[RepairEstimate]):
     @idempotent
     def post(self, request: Request, pk: int) -> Response:
         incident = _incident(request, pk)
+        # The party first: a buyer's post is refused as the buyer's, whatever its body says.
+        incident_move(incident, "estimate", user=api_user(request))
         body = EstimateWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         estimate = record_services.estimate_post(

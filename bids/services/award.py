@@ -37,8 +37,15 @@ def award_refusal(*, capacity_request: CapacityRequest, bid: Bid, user: User) ->
 
 
 def award_check(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> None:
-    """Refuse the award if `user` cannot make it now: 403 by role, 409 by the request's or the
-    bid's state, 400 for a bid of another request."""
+    """Refuse the award if `user` cannot make it now (`award_allowed`) or the buyer's approval
+    policy holds it back."""
+    award_allowed(capacity_request=capacity_request, bid=bid, user=user)
+    approval_gate(capacity_request=capacity_request, action=ApprovalAction.AWARD, bid=bid)
+
+
+def award_allowed(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> None:
+    """Refuse an award `user` cannot make or ask for now: 403 by role, 409 by the request's or
+    the bid's state, 400 for a bid of another request."""
     decision = REQUEST.decide(
         capacity_request, "award", actor=request_actor(capacity_request, user)
     )
@@ -49,7 +56,6 @@ def award_check(*, capacity_request: CapacityRequest, bid: Bid, user: User) -> N
     refusal = award_refusal(capacity_request=capacity_request, bid=bid, user=user)
     if refusal:
         raise Conflict(refusal)
-    approval_gate(capacity_request=capacity_request, action=ApprovalAction.AWARD, bid=bid)
 
 
 @transaction.atomic

@@ -169,6 +169,20 @@ def _member(org: Any) -> Any:
     return org.memberships.order_by("pk").first().user
 
 
+def approval(w: ApiWorld) -> dict[str, Any]:
+    """An award of the provider's bid awaiting one approver, asked by the buyer role's user
+    (made directly: the open request has no approval policy)."""
+    from bids.models import ApprovalRequest
+
+    asked, _ = ApprovalRequest.objects.get_or_create(  # one live award approval per request
+        request=w.request,
+        action="award",
+        status="pending",
+        defaults={"bid": w.bid, "needed": 1, "asked_by": _member(w.request.buyer)},
+    )
+    return {"id": asked.pk}
+
+
 def question(w: ApiWorld) -> dict[str, Any]:
     """Question 1 on the open request, asked by the provider role's organisation."""
     from bids.services import question_ask

@@ -156,6 +156,8 @@ def test_the_repair_estimate_is_the_providers_and_every_revision_is_kept(
     assert token_client(outsider.user).get(url).status_code == 404
     wrong = token_client(buyer.user).post(url, body, format="json")
     assert wrong.status_code == 403 and wrong.json()["move"] == "estimate"
+    bare = token_client(buyer.user).post(url, {}, format="json")
+    assert bare.status_code == 403 and bare.json()["move"] == "estimate"
 
     past = {**body, "eta": (timezone.now() - timedelta(hours=1)).isoformat()}
     late = nora.post(url, past, format="json")

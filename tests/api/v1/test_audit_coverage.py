@@ -60,6 +60,9 @@ ELSEWHERE = {
     "requests_scenarios_award_create": (
         "tests/evaluation/scenarios/test_scenario_api_award.py (scenario.award)"
     ),
+    "requests_approvals_create": "tests/api/v1/test_api_approvals.py (request.approval.ask)",
+    "approvals_approve_create": "tests/api/v1/test_api_approvals.py (request.approval.give)",
+    "approvals_decline_create": ("tests/api/v1/test_api_approvals.py (request.approval.decline)"),
     "bids_submit_create": "tests/audit/test_chain.py (bid.submit)",
     # Accepting needs a run whose checks passed; no test world here has one.
     "reservations_accept_create": "acceptance/services/decision.py (reservation.accept)",

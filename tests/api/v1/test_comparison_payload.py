@@ -108,3 +108,17 @@ def test_the_browsable_api_prints_the_matrix_anew(world, buyer):
     page = client.get(url, HTTP_ACCEPT="text/html")
     assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
     assert "&quot;cells&quot;" in page.content.decode()  # the groups as objects, not a string
+
+
+def test_the_sensitivity_reads_the_same_before_and_after_it_is_stored(world, buyer):
+    """The first answer after scoring builds the presentation; the next reads it back from the
+    database, whose JSON type orders keys its own way. A client diffing answers sees no change."""
+    add_bids(world.request, 3)
+    assert request_score(capacity_request=world.request).status == "done"
+    client = token_client(buyer.user)
+    url = f"/api/v1/requests/{world.request.pk}/comparison/"
+    first, again = (client.get(url).content for _ in range(2))
+    built, stored = (json.loads(body)["sensitivity"] for body in (first, again))
+    assert json.dumps(built) == json.dumps(stored)  # the same keys in the same order
+    assert list(stored)[:3] == ["verdict", "winner", "winner_share"]
+    assert stored["shares"] and list(stored["shares"][0]) == ["name", "share"]

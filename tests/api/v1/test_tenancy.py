@@ -38,6 +38,7 @@ from tests.api.v1.tenancy_builders import (
     Multipart,
     Params,
     addendum,
+    approval,
     export_job,
     fresh_invite_body,
     lot,
@@ -171,6 +172,18 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "requests_pilots_create": (pilot_request, pilot_invite_body, only(buyer=CREATED)),
     "requests_pilot_scoring_retrieve": (pilot_request, None, BUYER),
     "requests_pilot_scoring_update": (pilot_request, lambda w: {"use_verified": True}, BUYER),
+    # Approval by policy is the buyer's own business (tests/api/v1/test_api_approvals.py). The
+    # open request's publish is refused by its state; the buyer role asked for the award, so
+    # it may not approve it, and withdraws it.
+    "requests_approvals_list": (req, None, BUYER),
+    "requests_approvals_create": (req, lambda w: {"action": "publish"}, only(buyer=CONFLICT)),
+    "approvals_approve_create": (approval, None, only(buyer=CONFLICT)),
+    "approvals_decline_create": (
+        approval,
+        lambda w: {"reason": "The budget is spent for this quarter."},
+        only(buyer=CONFLICT),
+    ),
+    "approvals_withdraw_create": (approval, None, BUYER),
     "requests_scenarios_list": (req, None, BUYER),
     "requests_scenarios_create": (req, lambda w: {"name": "Cheapest"}, only(buyer=CREATED)),
     "requests_scenarios_retrieve": (scenario, None, BUYER),
