@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+import datetime as dt
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from rest_framework import serializers
 
-from api.serializers.common import ReadModelSerializer
+from api.serializers.bids import BidSerializer
+from api.serializers.common import ReadModelSerializer, UtcDateTimeField
+from api.serializers.requests import RequestSerializer
 from orgs.models import Organization
 from tests.factories import OrganizationFactory
 
@@ -65,3 +70,32 @@ def test_fields_are_copies_and_the_class_keeps_them_unbound():
     assert first.fields["initials"].child.root is first
     for field, _ in Page._unbound_fields.values():
         assert getattr(field, "parent", None) is None  # never bound: only copies are
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        dt.datetime(2026, 3, 1, 12, 30, 5, tzinfo=dt.UTC),
+        dt.datetime(2026, 3, 1, 12, 30, 5, 120, tzinfo=dt.UTC),
+        dt.datetime(2026, 3, 1, 12, 30, 5, tzinfo=ZoneInfo("UTC")),
+        dt.datetime(2026, 7, 1, 9, 0, tzinfo=ZoneInfo("Europe/Paris")),
+        dt.datetime(2026, 1, 2, 3, 4, 5),
+        dt.datetime.max.replace(tzinfo=dt.UTC),
+        "2026-03-01T12:30:05Z",
+        None,
+    ],
+)
+@pytest.mark.parametrize("output", [{}, {"format": "%d/%m/%Y %H:%M"}, {"format": None}])
+def test_a_time_prints_as_drfs_field_in_utc_prints_it(value, output):
+    drf = serializers.DateTimeField(default_timezone=dt.UTC, **output)
+    assert UtcDateTimeField(**output).to_representation(value) == drf.to_representation(value)
+
+
+@pytest.mark.parametrize("serializer", [Page, BidSerializer, RequestSerializer])
+def test_each_field_is_copied_as_copy_would_copy_it(serializer):
+    assert serializer().fields  # works the class's fields out
+    for unbound, copier in serializer._unbound_fields.values():
+        copied, expected = copier(unbound), copy.copy(unbound)
+        assert type(copied) is type(unbound) and copied is not unbound
+        if copier is not copy.deepcopy:  # a deep copy holds copies of the fields it holds
+            assert vars(copied) == vars(expected)
