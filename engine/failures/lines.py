@@ -27,7 +27,7 @@ ANCHORS = (
     "pair closure", "NodeNotReady", "Evicted", "NodeLost", "Preempt", "BackOff", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
-    *decoded.ANCHORS,
+    "Got completion from peer", *decoded.ANCHORS,
 )  # fmt: skip
 
 
@@ -83,6 +83,7 @@ _OOM = re.compile(
 )
 _NCCL_WARN = re.compile(r"(?:(\S+\.cc:\d+) )?NCCL WARN (.*)")
 _TRANSPORT = re.compile(r"NET/|transport/|ibv_|IBV_|proxy|Net :|socket|Socket|peer", re.I)
+_IB_COMPLETION = re.compile(r"NET/IB ?: Got completion from peer")
 _PEER = re.compile(r"peer (?:\[)?(\d{1,3}(?:\.\d{1,3}){3})")
 _CUDA = re.compile(
     r"CUDA error: (.*)|unhandled cuda error(.*)|(cudaError\w+)|(CUDA_ERROR_\w+)"
@@ -267,6 +268,11 @@ def _nccl_warn_line(body: str) -> _Found:
     return _nccl_warn(body) if "NCCL WARN" in body else _NEXT
 
 
+def _ib_completion(body: str) -> _Found:
+    """NCCL's IB completion error as PyTorch repeats it under `Last error:` (no `NCCL WARN`)."""
+    return _nccl_warn(body) if _IB_COMPLETION.search(body) else _NEXT
+
+
 def _cuda(body: str) -> _Found:
     m = _CUDA.search(body)
     return _NEXT if m is None else ("cuda_error", {"tier": 1, "error": _first(m)[:200]})
@@ -322,8 +328,8 @@ def _nccl_init(body: str) -> _Found:
 
 _RULES: tuple[Callable[[str], _Found], ...] = (
     _xid_line, _ecc, _decoded, _watchdog_line, _desync, _collective_error, _terminate, _cuda_first,
-    _timed_out, _oom, _nccl_warn_line, _cuda, _gloo_line, _scheduler_line, _signal_line, _fatal,
-    _k8s_exit, _nccl_init,
+    _timed_out, _oom, _nccl_warn_line, _ib_completion, _cuda, _gloo_line, _scheduler_line,
+    _signal_line, _fatal, _k8s_exit, _nccl_init,
 )  # fmt: skip
 
 
