@@ -1,0 +1,45 @@
+"""Older layouts of the cloud exports that accounts still send: AWS's legacy Cost and Usage
+Report (`lineItem/UsageStartDate`) and Azure's pay-as-you-go usage details (`UsageDateTime`,
+`UsageQuantity`, `PreTaxCost`, no `ChargeType`). Each is read by its cloud's profile, in
+GPU-hours at the rate per GPU-hour, with tax and credit lines kept out of GPU usage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.billing.bill import read_bill
+from engine.billing.lines import EGRESS, GPU
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
+M = 1_000_000
+
+
+def test_a_legacy_cost_and_usage_report_reads_as_the_aws_profile() -> None:
+    bill = read_bill((DATA / "aws_cur_legacy.csv").read_bytes(), name="aws_cur_legacy.csv")
+    assert bill.proposal.profile.name == "aws-cur2"
+    assert bill.proposal.columns["period_start"] == "lineItem/UsageStartDate"
+    assert bill.errors == [] and bill.questions == []
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert [(u.node, u.instance_type, u.gpus) for u in gpu] == [
+        ("i-0a1b2c3d4e5f60001", "p5.48xlarge", 8),
+        ("i-0a1b2c3d4e5f60002", "p5.48xlarge", 8),
+    ]
+    assert {u.rate for u in gpu} == {12_290_000}  # 98.32 per instance-hour / 8 GPUs
+    assert [u.kind for u in bill.lines if u.kind != GPU] == [EGRESS]
+    assert bill.totals() == {"gpu": 196_640_000, "egress": 1_125_000, "tax": 15_840_000,
+                             "credit": -50 * M}  # fmt: skip
+
+
+def test_azure_pay_as_you_go_usage_details_read_as_the_azure_profile() -> None:
+    bill = read_bill((DATA / "azure_usage_payg_legacy.csv").read_bytes(),
+                     name="azure_usage_payg_legacy.csv")  # fmt: skip
+    assert bill.proposal.profile.name == "azure"
+    assert bill.errors == [] and bill.questions == []
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert [u.node.rsplit("/", 1)[1] for u in gpu] == ["nd-01", "nd-02"]
+    # A whole day of one ND96isr H100 v5 (8 GPUs): 192 GPU-hours at 98.32 / 8 per GPU-hour.
+    assert {(u.end - u.start, u.rate, u.amount) for u in gpu} == {
+        (86_400, 12_290_000, 2_359_680_000)
+    }
+    assert [u.kind for u in bill.lines if u.kind != GPU] == [EGRESS]
+    assert bill.other == []  # no ChargeType column: every line of this layout is usage
