@@ -21,6 +21,9 @@ _RAY = re.compile(r"\([\w.]+\[rank=(\d+)\] pid=(\d+)(?:, ip=([\d.]+))?\)\s*")
 _RANK = re.compile(r"\[rank(\d+)\]:\s?")
 _ROLE = re.compile(r"\[(?:default|[a-z_]+?)(\d+)\]:\s?")  # torchrun --tee: [default3]: = local rank
 _BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
+# pdsh (DeepSpeed's multi-node launcher) puts `host: ` before each line. A host name here ends
+# in a digit and has no dot, so exception lines (`cv2.error: …`, `RuntimeError: …`) never match.
+_PDSH = re.compile(r"(?!(?:rank|task)\d|slurmstepd)([A-Za-z][\w\-]*\d): ")
 _HOSTPID = re.compile(r"\[([A-Za-z][\w.\-]*):(\d+)(?::\d+:\d+)?\]\s")  # OpenMPI/UCX [host:pid]
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
@@ -63,9 +66,11 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
                     info["ip"] = m.group(3)
                 body = body[m.end() :]
                 continue
-            m = _BRACKET_TS.match(body)
+            m = _BRACKET_TS.match(body) or (None if "node" in info else _PDSH.match(body))
             if m is None:
                 break
+            if m.re is _PDSH:
+                info["node"] = m.group(1)
             body = body[m.end() :]
     m = _NCCL.match(body) or _NCCL.search(body[:120])
     if m is not None:
@@ -253,8 +258,9 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
         offset += 1
         pos = nxt
         line_info, body = split_prefixes(line)
-        if info.get("rank") is not None and line_info.get("rank", info["rank"]) != info["rank"]:
-            continue  # another rank's output interleaved
+        if any(info.get(k) is not None and line_info.get(k, info[k]) != info[k]
+               for k in ("rank", "node")):  # fmt: skip
+            continue  # another rank's (or pdsh host's) output interleaved
         if not body.strip() or body[:1] in (" ", "\t") or body.startswith("...<"):
             continue
         if body.startswith(("During handling", "The above exception", "Traceback (most")):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from failures_helpers import DATA, events_of
 
 from engine.failures import Analysis, SourceFile, analyse
+from engine.failures.normalise import split_prefixes
 
 SHAPES = DATA / "shapes"
 
@@ -40,3 +41,22 @@ def test_an_ib_completion_error_under_last_error_is_the_network_not_a_timeout() 
     assert (first.kind, first.rank) == ("nccl_warn_transport", 4)
     assert first.detail["peer_ip"] == "10.20.3.17"
     assert result.suggested_owner == "provider"
+
+
+def test_pdsh_host_prefixes_give_the_node_and_keep_a_traceback_whole() -> None:
+    """DeepSpeed's multi-node launcher runs through pdsh, which puts `host: ` before every line;
+    another host's line inside the traceback does not end it."""
+    result = _analyse("deepspeed_pdsh_2node.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("python_exception", 13, "gpu-a02")
+    assert first.detail["exc_type"] == "UnicodeDecodeError" and first.line_no == 10
+    waited = [e for e in result.timeline if e.kind == "nccl_timeout"]
+    assert [(e.rank, e.node) for e in waited] == [(2, "gpu-a01")]
+
+
+def test_a_host_prefix_is_never_read_from_an_exception_line() -> None:
+    for line in ("cv2.error: OpenCV(4.8.0) resize.cpp:4062: error: (-215:Assertion failed)",
+                 "RuntimeError: CUDA error: an illegal memory access was encountered"):  # fmt: skip
+        _, body = split_prefixes(line)
+        assert body == line
