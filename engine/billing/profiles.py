@@ -90,11 +90,19 @@ def _focus_charge(row: Row) -> str:
     return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
 
 
+# An AWS usage type that names no instance (`USE1-NatGateway-Hours`, `EBS:VolumeUsage.gp3`).
+_USAGE_TYPE = re.compile(r"^(?=\S*[-:])\S*[A-Z][a-z]\S*$")
+
+
 def _focus_type(row: Row) -> str:
-    """FOCUS has no instance-type column: 1.1's SkuPriceDetails (JSON) may name it, or a
-    provider's x_ column; the resource's SKU meter is the last place to look."""
+    """FOCUS has no instance-type column: a provider's x_ column may name it (AWS's x_UsageType
+    `USE1-BoxUsage:p5.48xlarge`, Azure's x_SkuMeterName `ND96isr H100 v5`), or 1.1's
+    SkuPriceDetails (JSON)."""
     named = _text(row.get("instance_type"))
-    if named:
+    box = _BOX.search(named)
+    if box is not None:
+        return box.group(1) or ""
+    if named and not _USAGE_TYPE.match(named):
         return named
     details = _text(row.get("details"))
     if details.startswith("{"):
@@ -128,7 +136,7 @@ FOCUS = Profile(
         "period_start": ("ChargePeriodStart",),
         "period_end": ("ChargePeriodEnd",),
         "node": ("ResourceId", "ResourceName"),
-        "instance_type": ("x_InstanceType",),
+        "instance_type": ("x_InstanceType", "x_UsageType", "x_SkuMeterName"),
         "details": ("SkuPriceDetails",),
         "quantity": ("PricingQuantity", "ConsumedQuantity"),
         "unit": ("PricingUnit", "ConsumedUnit"),

@@ -43,3 +43,22 @@ def test_azure_pay_as_you_go_usage_details_read_as_the_azure_profile() -> None:
     }
     assert [u.kind for u in bill.lines if u.kind != GPU] == [EGRESS]
     assert bill.other == []  # no ChargeType column: every line of this layout is usage
+
+
+def test_focus_exports_of_aws_and_azure_name_the_instance_in_their_own_columns() -> None:
+    """FOCUS has no instance-type column; AWS writes `x_UsageType` (`USE1-BoxUsage:p5.48xlarge`)
+    and Azure `x_SkuMeterName` (`ND96isr H100 v5`), so neither needs a GPU-count question.
+    Azure writes its times with seven decimals (`2026-03-02T00:00:00.0000000Z`)."""
+    aws = read_bill((DATA / "focus_aws_export.csv").read_bytes(), name="focus_aws_export.csv")
+    azure = read_bill((DATA / "focus_azure_export.csv").read_bytes(),
+                      name="focus_azure_export.csv")  # fmt: skip
+    for bill in (aws, azure):
+        assert bill.proposal.profile.name == "focus"
+        assert bill.questions == [] and bill.errors == []
+    assert [(u.instance_type, u.gpus, u.rate) for u in aws.lines if u.kind == GPU] == [
+        ("p5.48xlarge", 8, 12_290_000), ("p5.48xlarge", 8, 12_290_000)]  # fmt: skip
+    # An hourly line that is no instance (a NAT gateway) is never asked about as one.
+    assert all(u.kind != GPU for u in aws.lines if u.node.startswith("arn:"))
+    [vm] = azure.lines
+    assert (vm.instance_type, vm.gpus, vm.kind, vm.end - vm.start) == (
+        "ND96isr H100 v5", 8, GPU, 86_400)  # fmt: skip
