@@ -7,7 +7,9 @@ from __future__ import annotations
 from failures_helpers import DATA, events_of
 
 from engine.failures import Analysis, SourceFile, analyse
+from engine.failures.errorfile import error_file_text
 from engine.failures.normalise import split_prefixes
+from engine.failures.timestamps import guess_year
 
 SHAPES = DATA / "shapes"
 
@@ -60,3 +62,34 @@ def test_a_host_prefix_is_never_read_from_an_exception_line() -> None:
                  "RuntimeError: CUDA error: an illegal memory access was encountered"):  # fmt: skip
         _, body = split_prefixes(line)
         assert body == line
+
+
+def test_a_torchelastic_error_file_is_read_as_the_traceback_it_holds() -> None:
+    """`<log-dir>/attempt_0/<local_rank>/error.json`: one line of JSON holding the rank's
+    traceback and the time it was written; the folder names the node, the path the local rank."""
+    root = SHAPES / "torchelastic_logdir"
+    names = ["gpu-b07/attempt_0/1/error.json", "rank_map.csv"]
+    result = analyse([SourceFile(n, (root / n).read_bytes()) for n in names])
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("cuda_error", 9, "gpu-b07")
+    assert first.time_utc is not None and first.time_utc.isoformat() == "2025-02-11T09:14:01+00:00"
+
+
+def test_json_that_is_no_error_file_stays_as_it_was() -> None:
+    assert error_file_text("a/attempt_0/1/error.json", '{"message": 3}') is None
+    assert error_file_text("x.json", '{"entries": []}') is None
+    assert error_file_text("x.log", "Traceback (most recent call last):") is None
+
+
+def test_the_year_of_a_dmesg_t_line_dates_glog_lines_that_carry_none() -> None:
+    """glog (`[E211 09:44:10 …]`) has no year; the bundle's `dmesg -T` does, and the Xid on the
+    timed-out rank's neighbour GPU comes 30 minutes before the timeout, not a year after it."""
+    root = SHAPES / "xid_no_iso_year"
+    names = ["gpu-b07/dmesg.txt", "gpu-b07.log"]
+    result = analyse([SourceFile(n, (root / n).read_bytes()) for n in names])
+    first = result.first_failure
+    assert first is not None and (first.kind, first.rank, first.node) == ("xid", 9, "gpu-b07")
+    [timeout] = [e for e in result.timeline if e.kind == "nccl_timeout"]
+    assert timeout.time_utc is not None and timeout.time_utc.year == 2025
+    assert guess_year("    Finished:     Wed, 01 May 2024 12:05:30 +0000") == 2024
