@@ -5,9 +5,13 @@ GPU-hours at the rate per GPU-hour, with tax and credit lines kept out of GPU us
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
+import pytest
+
 from engine.billing.bill import read_bill
+from engine.billing.errors import UsageError
 from engine.billing.lines import EGRESS, GPU
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
@@ -62,3 +66,16 @@ def test_focus_exports_of_aws_and_azure_name_the_instance_in_their_own_columns()
     [vm] = azure.lines
     assert (vm.instance_type, vm.gpus, vm.kind, vm.end - vm.start) == (
         "ND96isr H100 v5", 8, GPU, 86_400)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (gzip.compress(b"a,b\n1,2\n"), "cur.csv.gz is gzip-compressed (.gz): unpack it"),
+        (b"PAR1\x15\x04\x15\x00", "cur.csv.gz is a Parquet file: export the report as CSV"),
+    ],
+)
+def test_a_packed_export_is_refused_by_name_with_what_to_send(data: bytes, says: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        read_bill(data, name="cur.csv.gz")
+    assert str(caught.value).startswith(says)
