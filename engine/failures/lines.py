@@ -66,6 +66,12 @@ _TIMED_OUT = re.compile(
     r"Some NCCL operations have failed or timed out|(?:WorkNCCL|ProcessGroupNCCL|collective).*"
     r"timed out|NCCL communicator was aborted|watchdog thread terminated"
 )
+# The watchdog thread itself stopped (PyTorch 2.2+'s heartbeat monitor): a CUDA or NCCL call on
+# this rank blocked. Before anyone else timed out it points at this rank (`deaths.weigh_hangs`).
+_HANG = re.compile(
+    r"Heartbeat monitor timed out|watchdog got stuck for \d+ seconds"
+    r"|due to ProcessGroupNCCL watchdog hang"
+)
 _DESYNC = re.compile(r"\[(\d+)\] finished collective #(\d+), but didn't join collective #(\d+)")
 _XID = re.compile(
     r"(S?)Xid \(PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.\d)?\): (\d+), ?(.*)"
@@ -211,6 +217,12 @@ def _watchdog_line(body: str) -> _Found:
     return _NEXT
 
 
+def _watchdog_hang(body: str) -> _Found:
+    if _HANG.search(body) is None:
+        return _NEXT
+    return "nccl_timeout", _pg(body, {"hang": True, "cause": "watchdog hang"})
+
+
 def _desync(body: str) -> _Found:
     m = _DESYNC.search(body)
     if m is None:
@@ -327,9 +339,9 @@ def _nccl_init(body: str) -> _Found:
 
 
 _RULES: tuple[Callable[[str], _Found], ...] = (
-    _xid_line, _ecc, _decoded, _watchdog_line, _desync, _collective_error, _terminate, _cuda_first,
-    _timed_out, _oom, _nccl_warn_line, _ib_completion, _cuda, _gloo_line, _scheduler_line,
-    _signal_line, _fatal, _k8s_exit, _nccl_init,
+    _xid_line, _ecc, _decoded, _watchdog_hang, _watchdog_line, _desync, _collective_error,
+    _terminate, _cuda_first, _timed_out, _oom, _nccl_warn_line, _ib_completion, _cuda,
+    _gloo_line, _scheduler_line, _signal_line, _fatal, _k8s_exit, _nccl_init,
 )  # fmt: skip
 
 

@@ -93,3 +93,17 @@ def test_the_year_of_a_dmesg_t_line_dates_glog_lines_that_carry_none() -> None:
     [timeout] = [e for e in result.timeline if e.kind == "nccl_timeout"]
     assert timeout.time_utc is not None and timeout.time_utc.year == 2025
     assert guess_year("    Finished:     Wed, 01 May 2024 12:05:30 +0000") == 2024
+
+
+def test_a_watchdog_that_hung_before_anyone_timed_out_points_weakly_at_its_rank() -> None:
+    result = _analyse("watchdog_hang_first.log")
+    first = result.first_failure
+    assert first is not None and (first.rank, first.kind) == (5, "nccl_timeout")
+    assert first.detail["hang"] and result.confidence == "low"
+    assert any("watchdog hang before any other rank timed out" in r for r in result.reasons)
+
+
+def test_a_watchdog_that_hung_after_the_others_timed_out_names_no_one() -> None:
+    result = _analyse("watchdog_hang_after_timeouts.log")
+    assert result.first_failure is None
+    assert any("only consequences" in r for r in result.reasons)
