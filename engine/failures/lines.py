@@ -136,8 +136,11 @@ _ENV_DUMP = re.compile(r"global_ranks=\[([\d, ]*)\]")
 _LOCAL_RANKS = re.compile(r"local_ranks=\[([\d, ]*)\]")
 
 # Python exceptions that are the cascade arriving at a healthy rank, not a cause.
+# A store that timed out waiting for clients (`DistStoreError: Timed out after 901 seconds waiting
+# for clients. 3/4 clients joined.`) waited for a rank that never came.
 CASCADE = re.compile(
-    r"timed out|[Tt]imeout|Watchdog|DistBackendError|DistNetworkError|by peer|ChildFailedError"
+    r"(?i:timed out)|[Tt]imeout|Watchdog|DistBackendError|DistNetworkError|DistStoreError"
+    r"|by peer|ChildFailedError"
     r"|communicator was aborted|SignalException|KeyboardInterrupt|SIGTERM|Broken pipe"
     r"|remote process exited|ProcessGroupNCCL is aborted"
 )

@@ -4,7 +4,7 @@ rank's own traceback from its error file, and NCCL's error repeated by PyTorch u
 
 from __future__ import annotations
 
-from failures_helpers import DATA, events_of
+from failures_helpers import DATA, events_of, one
 
 from engine.failures import Analysis, SourceFile, analyse
 from engine.failures.errorfile import error_file_text
@@ -107,3 +107,22 @@ def test_a_watchdog_that_hung_after_the_others_timed_out_names_no_one() -> None:
     result = _analyse("watchdog_hang_after_timeouts.log")
     assert result.first_failure is None
     assert any("only consequences" in r for r in result.reasons)
+
+
+def test_a_store_that_timed_out_waiting_for_clients_only_waited() -> None:
+    """Rank 0 hosts the store; `3/4 clients joined` says another rank never came."""
+    e = one("[rank0]: Traceback (most recent call last):\n"
+            '[rank0]:   File "/w/train.py", line 20, in <module>\n'
+            "[rank0]:     dist.init_process_group('nccl')\n"
+            "[rank0]: torch.distributed.DistStoreError: Timed out after 901 seconds waiting for "
+            "clients. 3/4 clients joined.\n")  # fmt: skip
+    assert (e.rank, e.kind, e.secondary) == (0, "python_exception", True)
+
+
+def test_sacct_without_its_header_is_read_in_sacct_s_default_columns() -> None:
+    """`sacct -P -n`: JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode, no header."""
+    result = _analyse("sacct-4711-noheader.txt")
+    steps = [(e.detail["step"], e.detail["state"], e.detail.get("signal"))
+             for e in result.timeline if e.kind == "scheduler"]  # fmt: skip
+    assert steps == [("4711", "NODE_FAIL", None), ("4711.batch", "CANCELLED", 15),
+                     ("4711.0", "CANCELLED", 9)]  # fmt: skip
