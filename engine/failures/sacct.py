@@ -61,7 +61,7 @@ def _bare_rows(text: str) -> list[tuple[int, dict[str, str]]]:
 
 def sacct_events(name: str, text: str, *, tz: tzinfo) -> list[Event]:
     """One event per job step that failed, was cancelled, ran out of memory or lost a node."""
-    rows = table_rows(text)
+    rows = table_rows(text, headerless=True)
     events: list[Event] = []
     for line_no, row in rows:
         event = _event(name, line_no, row, tz)
@@ -70,12 +70,13 @@ def sacct_events(name: str, text: str, *, tz: tzinfo) -> list[Event]:
     return events
 
 
-def table_rows(text: str) -> list[tuple[int, dict[str, str]]]:
-    """Each row under sacct's header as (line number, column → value), in either layout."""
+def table_rows(text: str, *, headerless: bool = False) -> list[tuple[int, dict[str, str]]]:
+    """Each row under sacct's header as (line number, column → value), in either layout;
+    `headerless`: rows without a header in sacct's default columns too."""
     lines = text.splitlines()
     head = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
     if head is None:
-        return _bare_rows(text)
+        return _bare_rows(text) if headerless else []
     if "|" in lines[head]:
         keys = [k.strip() for k in lines[head].split("|")]
         return [
