@@ -308,7 +308,7 @@ def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Ev
         if _ENTRY.match(body):
             flush()
             entry, entry_line = {}, offset + 1
-        elif entry is not None and "tb" in entry and not _SEPARATOR.match(body):
+        elif entry is not None and "tb" in entry and _in_traceback(body):
             entry["tb"].append((offset + 1, body))
         elif entry is not None and (fm := _FIELD.match(body)) is not None:
             entry[fm.group(1)] = fm.group(2).strip()
@@ -320,6 +320,12 @@ def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Ev
         pos = nxt
     flush()
     return events, pos
+
+
+def _in_traceback(body: str) -> bool:
+    """An entry's traceback is indented under it; a separator or any other line ends it (in a
+    log several processes write, the next line may be another's)."""
+    return body.startswith((" ", "\t")) and not _SEPARATOR.match(body)
 
 
 def _launcher_events(

@@ -126,3 +126,9 @@ def test_sacct_without_its_header_is_read_in_sacct_s_default_columns() -> None:
              for e in result.timeline if e.kind == "scheduler"]  # fmt: skip
     assert steps == [("4711", "NODE_FAIL", None), ("4711.batch", "CANCELLED", 15),
                      ("4711.0", "CANCELLED", 9)]  # fmt: skip
+
+
+def test_an_unindented_line_after_an_entry_s_traceback_is_read_on_its_own() -> None:
+    events = events_of("shapes/torchrun_entry_then_kernel_line.log", year=2025)
+    found = [(e.kind, e.rank, e.line_no) for e in events]
+    assert found == [("launcher_summary", 9, 2), ("python_exception", 9, 11), ("xid", None, 12)]
