@@ -90,11 +90,19 @@ def _focus_charge(row: Row) -> str:
     return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
 
 
+# An AWS usage type that names no instance (`USE1-NatGateway-Hours`, `EBS:VolumeUsage.gp3`).
+_USAGE_TYPE = re.compile(r"^(?=\S*[-:])\S*[A-Z][a-z]\S*$")
+
+
 def _focus_type(row: Row) -> str:
-    """FOCUS has no instance-type column: 1.1's SkuPriceDetails (JSON) may name it, or a
-    provider's x_ column; the resource's SKU meter is the last place to look."""
+    """FOCUS has no instance-type column: a provider's x_ column may name it (AWS's x_UsageType
+    `USE1-BoxUsage:p5.48xlarge`, Azure's x_SkuMeterName `ND96isr H100 v5`), or 1.1's
+    SkuPriceDetails (JSON)."""
     named = _text(row.get("instance_type"))
-    if named:
+    box = _BOX.search(named)
+    if box is not None:
+        return box.group(1) or ""
+    if named and not _USAGE_TYPE.match(named):
         return named
     details = _text(row.get("details"))
     if details.startswith("{"):
@@ -128,7 +136,7 @@ FOCUS = Profile(
         "period_start": ("ChargePeriodStart",),
         "period_end": ("ChargePeriodEnd",),
         "node": ("ResourceId", "ResourceName"),
-        "instance_type": ("x_InstanceType",),
+        "instance_type": ("x_InstanceType", "x_UsageType", "x_SkuMeterName"),
         "details": ("SkuPriceDetails",),
         "quantity": ("PricingQuantity", "ConsumedQuantity"),
         "unit": ("PricingUnit", "ConsumedUnit"),
@@ -180,30 +188,33 @@ def _aws_meter(row: Row, timed: bool) -> Meter:
 
 AWS_CUR2 = Profile(
     name="aws-cur2",
-    label="AWS Cost and Usage Report 2.0 (Data Exports)",
+    label="AWS Cost and Usage Report 2.0 (Data Exports) or legacy CUR",
+    # Legacy CUR (still the export many accounts have) names the same columns
+    # `lineItem/UsageStartDate`: https://docs.aws.amazon.com/cur/latest/userguide/data-dictionary.html
     source="https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2.html",
     signature=(
-        ("line_item_usage_start_date",),
-        ("line_item_line_item_type",),
-        ("line_item_unblended_cost",),
+        ("line_item_usage_start_date", "lineItem/UsageStartDate"),
+        ("line_item_line_item_type", "lineItem/LineItemType"),
+        ("line_item_unblended_cost", "lineItem/UnblendedCost"),
     ),
     columns={
-        "period_start": ("line_item_usage_start_date",),
-        "period_end": ("line_item_usage_end_date",),
-        "node": ("line_item_resource_id",),
-        "instance_type": ("product_instance_type",),
-        "quantity": ("line_item_usage_amount",),
-        "unit": ("pricing_unit",),
-        "rate": ("line_item_unblended_rate",),
-        "amount": ("line_item_unblended_cost",),
-        "currency": ("line_item_currency_code",),
-        "charge": ("line_item_line_item_type",),
-        "meter": ("line_item_usage_type",),
-        "service": ("line_item_product_code",),
+        "period_start": ("line_item_usage_start_date", "lineItem/UsageStartDate"),
+        "period_end": ("line_item_usage_end_date", "lineItem/UsageEndDate"),
+        "node": ("line_item_resource_id", "lineItem/ResourceId"),
+        "instance_type": ("product_instance_type", "product/instanceType"),
+        "quantity": ("line_item_usage_amount", "lineItem/UsageAmount"),
+        "unit": ("pricing_unit", "pricing/unit"),
+        "rate": ("line_item_unblended_rate", "lineItem/UnblendedRate"),
+        "amount": ("line_item_unblended_cost", "lineItem/UnblendedCost"),
+        "currency": ("line_item_currency_code", "lineItem/CurrencyCode"),
+        "charge": ("line_item_line_item_type", "lineItem/LineItemType"),
+        "meter": ("line_item_usage_type", "lineItem/UsageType"),
+        "service": ("line_item_product_code", "lineItem/ProductCode"),
     },
     charge=_aws_charge,
     meter=_aws_meter,
 )
+
 
 # -- Google Cloud billing export --------------------------------------------------------------
 
@@ -277,21 +288,23 @@ AZURE = Profile(
     name="azure",
     label="Azure cost details (EA or MCA, actual cost)",
     source="https://learn.microsoft.com/azure/cost-management-billing/automate/understand-usage-details-fields",
-    signature=(("MeterCategory",), ("Quantity",), ("ChargeType",)),
+    # The older pay-as-you-go usage details (UsageDateTime, UsageQuantity, PreTaxCost) have no
+    # ChargeType: every line of that layout is usage.
+    signature=(("MeterCategory",), ("Quantity", "UsageQuantity"), ("ChargeType", "UsageDateTime")),
     columns={
-        "period_start": ("Date", "UsageDate"),
-        "node": ("ResourceId", "InstanceName"),
+        "period_start": ("Date", "UsageDate", "UsageDateTime"),
+        "node": ("ResourceId", "InstanceName", "InstanceId"),
         "meter": ("MeterName",),
         "service": ("MeterCategory",),
-        "quantity": ("Quantity",),
+        "quantity": ("Quantity", "UsageQuantity"),
         "unit": ("UnitOfMeasure",),
-        "rate": ("EffectivePrice", "UnitPrice"),
+        "rate": ("EffectivePrice", "UnitPrice", "ResourceRate"),
         "amount": ("CostInBillingCurrency", "Cost", "PreTaxCost"),
         "currency": ("BillingCurrency", "BillingCurrencyCode", "Currency"),
         "charge": ("ChargeType",),
         "exchange": ("ExchangeRatePricingToBilling",),
     },
-    charge=lambda row: _AZURE_CHARGES.get(_low(row, "charge"), ADJUSTMENT),
+    charge=lambda row: _AZURE_CHARGES.get(_low(row, "charge") or "usage", ADJUSTMENT),
     meter=_azure_meter,
     date_order=MONTH_FIRST,  # the cost details CSV writes 03/01/2026 for 1 March
     whole_day=True,  # one line per resource and meter per day

@@ -32,6 +32,25 @@ def is_xlsx(data: bytes) -> bool:
     return data[:4] == XLSX_MAGIC
 
 
+# Clouds deliver their exports compressed or columnar (AWS Data Exports: gzip or Parquet; Google:
+# gzip); each is refused by name, with what to send instead.
+_PACKED = (
+    (b"\x1f\x8b", "gzip-compressed (.gz): unpack it and send the .csv inside"),
+    (b"PAR1", "a Parquet file: export the report as CSV, or save it as CSV, and send that"),
+    (b"BZh", "bzip2-compressed (.bz2): unpack it and send the .csv inside"),
+    (b"\xfd7zXZ\x00", "xz-compressed (.xz): unpack it and send the .csv inside"),
+)
+
+
+def check_text(data: bytes, *, name: str = "") -> None:
+    """Refuse bytes that are no CSV text, naming the format when it is a known one."""
+    for magic, what in _PACKED:
+        if data.startswith(magic):
+            raise UsageError(f"{name or 'This file'} is {what}.")
+    if b"\x00" in data[:4096]:
+        raise UsageError("This is not a CSV or XLSX file (it holds binary bytes).")
+
+
 def open_table(data: bytes, *, name: str = "") -> Table:
     """The file's header row and its data rows. An empty file, one without a header, or bytes that
     are neither UTF-8 text nor a workbook are refused with what to do about it."""
@@ -41,8 +60,7 @@ def open_table(data: bytes, *, name: str = "") -> Table:
         )
     if is_xlsx(data):
         return _xlsx(data, name)
-    if b"\x00" in data[:4096]:
-        raise UsageError("This is not a CSV or XLSX file (it holds binary bytes).")
+    check_text(data, name=name)
     return _csv(data)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.billing.errors import UsageError
 from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
-from engine.billing.reader import is_xlsx, xlsx_rows
+from engine.billing.reader import check_text, is_xlsx, xlsx_rows
 
 DELIMITERS = (",", ";", "\t", "|")
 HEADER_SCAN = 30  # rows searched for the header: title blocks are a few rows
@@ -226,9 +226,8 @@ def read_sheet(
         )
     if is_xlsx(data):
         sheet = _xlsx(data, name, known, over)
-    elif b"\x00" in data[:4096]:
-        raise UsageError("This is not a CSV or XLSX file (it holds binary bytes).")
     else:
+        check_text(data, name=name)
         sheet = _csv(data, known, over)
     sheet.sample = list(islice(sheet.rows, SAMPLE))
     sheet.rows = _chain(sheet.sample, sheet.rows)

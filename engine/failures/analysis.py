@@ -18,7 +18,13 @@ from .attempts import (
     read_attempts,
 )
 from .calibration import calibrate
-from .deaths import ambiguous_lines, launcher_reason, mark_deaths, watchdog_disagreement
+from .deaths import (
+    ambiguous_lines,
+    launcher_reason,
+    mark_deaths,
+    watchdog_disagreement,
+    weigh_hangs,
+)
 from .decoded import categorise
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
@@ -204,6 +210,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     # A rank that waited in one attempt did not necessarily wait in the next.
     for attempt, evs in by_attempt(events, attempts.restarts).items():
         mark_deaths(evs)
+        weigh_hangs(evs)
         for e in watchdog_disagreement(evs):
             if attempts.restarts:
                 e.detail.setdefault("attempt", attempt)

@@ -88,6 +88,20 @@ def _oom_victims(events: list[Event]) -> None:
             e.detail.update(other_process=True, secondary=True, tier=3)
 
 
+def weigh_hangs(events: list[Event]) -> None:
+    """A rank whose NCCL watchdog hung before any other rank timed out was stuck in a CUDA or
+    NCCL call of its own: weak evidence against it. A hang after the others timed out is the
+    abort itself hanging, a consequence like the timeouts."""
+    timeouts = [(e.time_utc, e.rank) for e in events if e.time_utc
+                and e.kind == "nccl_timeout" and not e.detail.get("hang")]  # fmt: skip
+    for e in events:
+        if not e.detail.get("hang") or e.time_utc is None or e.rank is None:
+            continue
+        if not any(t <= e.time_utc and r != e.rank for t, r in timeouts):
+            e.detail.update(tier=2, cause="watchdog hang before any other rank timed out: a "
+                            "CUDA or NCCL call on this rank blocked")  # fmt: skip
+
+
 def watchdog_disagreement(events: list[Event]) -> list[Event]:
     """NCCL watchdog timeouts of one process group at different SeqNums: the ranks at the lowest
     never entered the collective the others wait in (cross-rank evidence, like a desync report)."""

@@ -27,7 +27,7 @@ ANCHORS = (
     "pair closure", "NodeNotReady", "Evicted", "NodeLost", "Preempt", "BackOff", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
-    *decoded.ANCHORS,
+    "Got completion from peer", *decoded.ANCHORS,
 )  # fmt: skip
 
 
@@ -66,6 +66,12 @@ _TIMED_OUT = re.compile(
     r"Some NCCL operations have failed or timed out|(?:WorkNCCL|ProcessGroupNCCL|collective).*"
     r"timed out|NCCL communicator was aborted|watchdog thread terminated"
 )
+# The watchdog thread itself stopped (PyTorch 2.2+'s heartbeat monitor): a CUDA or NCCL call on
+# this rank blocked. Before anyone else timed out it points at this rank (`deaths.weigh_hangs`).
+_HANG = re.compile(
+    r"Heartbeat monitor timed out|watchdog got stuck for \d+ seconds"
+    r"|due to ProcessGroupNCCL watchdog hang"
+)
 _DESYNC = re.compile(r"\[(\d+)\] finished collective #(\d+), but didn't join collective #(\d+)")
 _XID = re.compile(
     r"(S?)Xid \(PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.\d)?\): (\d+), ?(.*)"
@@ -83,6 +89,7 @@ _OOM = re.compile(
 )
 _NCCL_WARN = re.compile(r"(?:(\S+\.cc:\d+) )?NCCL WARN (.*)")
 _TRANSPORT = re.compile(r"NET/|transport/|ibv_|IBV_|proxy|Net :|socket|Socket|peer", re.I)
+_IB_COMPLETION = re.compile(r"NET/IB ?: Got completion from peer")
 _PEER = re.compile(r"peer (?:\[)?(\d{1,3}(?:\.\d{1,3}){3})")
 _CUDA = re.compile(
     r"CUDA error: (.*)|unhandled cuda error(.*)|(cudaError\w+)|(CUDA_ERROR_\w+)"
@@ -129,8 +136,11 @@ _ENV_DUMP = re.compile(r"global_ranks=\[([\d, ]*)\]")
 _LOCAL_RANKS = re.compile(r"local_ranks=\[([\d, ]*)\]")
 
 # Python exceptions that are the cascade arriving at a healthy rank, not a cause.
+# A store that timed out waiting for clients (`DistStoreError: Timed out after 901 seconds waiting
+# for clients. 3/4 clients joined.`) waited for a rank that never came.
 CASCADE = re.compile(
-    r"timed out|[Tt]imeout|Watchdog|DistBackendError|DistNetworkError|by peer|ChildFailedError"
+    r"(?i:timed out)|[Tt]imeout|Watchdog|DistBackendError|DistNetworkError|DistStoreError"
+    r"|by peer|ChildFailedError"
     r"|communicator was aborted|SignalException|KeyboardInterrupt|SIGTERM|Broken pipe"
     r"|remote process exited|ProcessGroupNCCL is aborted"
 )
@@ -210,6 +220,12 @@ def _watchdog_line(body: str) -> _Found:
     return _NEXT
 
 
+def _watchdog_hang(body: str) -> _Found:
+    if _HANG.search(body) is None:
+        return _NEXT
+    return "nccl_timeout", _pg(body, {"hang": True, "cause": "watchdog hang"})
+
+
 def _desync(body: str) -> _Found:
     m = _DESYNC.search(body)
     if m is None:
@@ -267,6 +283,11 @@ def _nccl_warn_line(body: str) -> _Found:
     return _nccl_warn(body) if "NCCL WARN" in body else _NEXT
 
 
+def _ib_completion(body: str) -> _Found:
+    """NCCL's IB completion error as PyTorch repeats it under `Last error:` (no `NCCL WARN`)."""
+    return _nccl_warn(body) if _IB_COMPLETION.search(body) else _NEXT
+
+
 def _cuda(body: str) -> _Found:
     m = _CUDA.search(body)
     return _NEXT if m is None else ("cuda_error", {"tier": 1, "error": _first(m)[:200]})
@@ -321,9 +342,9 @@ def _nccl_init(body: str) -> _Found:
 
 
 _RULES: tuple[Callable[[str], _Found], ...] = (
-    _xid_line, _ecc, _decoded, _watchdog_line, _desync, _collective_error, _terminate, _cuda_first,
-    _timed_out, _oom, _nccl_warn_line, _cuda, _gloo_line, _scheduler_line, _signal_line, _fatal,
-    _k8s_exit, _nccl_init,
+    _xid_line, _ecc, _decoded, _watchdog_hang, _watchdog_line, _desync, _collective_error,
+    _terminate, _cuda_first, _timed_out, _oom, _nccl_warn_line, _ib_completion, _cuda,
+    _gloo_line, _scheduler_line, _signal_line, _fatal, _k8s_exit, _nccl_init,
 )  # fmt: skip
 
 

@@ -21,6 +21,9 @@ _RAY = re.compile(r"\([\w.]+\[rank=(\d+)\] pid=(\d+)(?:, ip=([\d.]+))?\)\s*")
 _RANK = re.compile(r"\[rank(\d+)\]:\s?")
 _ROLE = re.compile(r"\[(?:default|[a-z_]+?)(\d+)\]:\s?")  # torchrun --tee: [default3]: = local rank
 _BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
+# pdsh (DeepSpeed's multi-node launcher) puts `host: ` before each line. A host name here ends
+# in a digit and has no dot, so exception lines (`cv2.error: …`, `RuntimeError: …`) never match.
+_PDSH = re.compile(r"(?!(?:rank|task)\d|slurmstepd)([A-Za-z][\w\-]*\d): ")
 _HOSTPID = re.compile(r"\[([A-Za-z][\w.\-]*):(\d+)(?::\d+:\d+)?\]\s")  # OpenMPI/UCX [host:pid]
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
@@ -29,6 +32,7 @@ _LOCAL = re.compile(r"local_rank:? (\d+)")
 _EXC = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
 _ENTRY = re.compile(r"\s*\[(\d+)\]:\s*$")
 _FIELD = re.compile(r"\s+(\w+)\s*:\s?(.*)$")
+_SEPARATOR = re.compile(r"\s*(?:={4,}|-{4,})\s*$")
 _MAX_TRACEBACK_LINES = 400
 
 
@@ -62,9 +66,11 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
                     info["ip"] = m.group(3)
                 body = body[m.end() :]
                 continue
-            m = _BRACKET_TS.match(body)
+            m = _BRACKET_TS.match(body) or (None if "node" in info else _PDSH.match(body))
             if m is None:
                 break
+            if m.re is _PDSH:
+                info["node"] = m.group(1)
             body = body[m.end() :]
     m = _NCCL.match(body) or _NCCL.search(body[:120])
     if m is not None:
@@ -252,8 +258,9 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
         offset += 1
         pos = nxt
         line_info, body = split_prefixes(line)
-        if info.get("rank") is not None and line_info.get("rank", info["rank"]) != info["rank"]:
-            continue  # another rank's output interleaved
+        if any(info.get(k) is not None and line_info.get(k, info[k]) != info[k]
+               for k in ("rank", "node")):  # fmt: skip
+            continue  # another rank's (or pdsh host's) output interleaved
         if not body.strip() or body[:1] in (" ", "\t") or body.startswith("...<"):
             continue
         if body.startswith(("During handling", "The above exception", "Traceback (most")):
@@ -281,15 +288,17 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
 
 
 def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Event], int]:
-    """torchrun's ChildFailedError entries: `[i]:` then `key : value` lines."""
+    """torchrun's ChildFailedError entries: `[i]:` then `key : value` lines. An entry's
+    `traceback :` may hold the rank's own Python traceback (from its error file), indented under
+    it; those lines belong to that entry, not to whoever printed the summary."""
     events: list[Event] = []
     pos, offset = end, 0
-    entry: dict[str, str] | None = None
+    entry: dict[str, Any] | None = None
     entry_line = 0
 
     def flush() -> None:
         if entry is not None:
-            events.append(_launcher_event(ctx, entry, line_no + entry_line, root=root))
+            events.extend(_launcher_events(ctx, entry, line_no, entry_line, root=root))
 
     while pos < len(ctx.text):
         nxt = ctx.text.find("\n", pos + 1)
@@ -298,16 +307,70 @@ def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Ev
         _, body = split_prefixes(line)
         if _ENTRY.match(body):
             flush()
-            offset += 1
-            entry, entry_line = {}, offset
+            entry, entry_line = {}, offset + 1
+        elif entry is not None and "tb" in entry and _in_traceback(body):
+            entry["tb"].append((offset + 1, body))
         elif entry is not None and (fm := _FIELD.match(body)) is not None:
-            offset += 1
             entry[fm.group(1)] = fm.group(2).strip()
+            if fm.group(1) == "traceback" and entry["traceback"].startswith("Traceback ("):
+                entry["tb"] = []
         else:
             break
+        offset += 1
         pos = nxt
     flush()
     return events, pos
+
+
+def _in_traceback(body: str) -> bool:
+    """An entry's traceback is indented under it; a separator or any other line ends it (in a
+    log several processes write, the next line may be another's)."""
+    return body.startswith((" ", "\t")) and not _SEPARATOR.match(body)
+
+
+def _launcher_events(
+    ctx: _Ctx, entry: dict[str, Any], line_no: int, entry_line: int, *, root: bool
+) -> list[Event]:
+    """The entry's summary event, and the rank's own exception when its traceback is printed."""
+    summary = _launcher_event(ctx, entry, line_no + entry_line, root=root)
+    found = _entry_exception(entry.get("tb", []))
+    if found is None:
+        return [summary]
+    offset, body, exc_type = found
+    hit = classify(body)
+    detail: dict[str, Any] = {"exc_type": exc_type, "from": "torchrun error_file"}
+    if hit is not None and hit[0] not in ("nccl_init", "nccl_warn"):
+        kind = hit[0]
+        detail.update(hit[1])
+    else:
+        kind = "python_exception"
+        cascade = CASCADE.search(body) is not None
+        detail.update(secondary=cascade, tier=3 if cascade else 1)
+    if summary.time_utc is not None:
+        # The error file is written as the process dies: its exit time bounds the error.
+        detail.update(time_from="torchrun's record of that process's exit", time_inferred=False)
+    for key in ("pid", "local_rank"):
+        if key in summary.detail:
+            detail[key] = summary.detail[key]
+    return [summary, Event(summary.time_utc, summary.rank, summary.node, ctx.source,
+                           line_no + offset, kind, body.strip()[:400], detail)]  # fmt: skip
+
+
+def _entry_exception(tb: list[tuple[int, str]]) -> tuple[int, str, str] | None:
+    """(line offset, line, exception type) of the final exception line of an entry's traceback:
+    the first line indented no deeper than the entry's fields that names an exception."""
+    for offset, body in tb:
+        text = body.strip()
+        if (
+            not text
+            or body.startswith("    ")
+            or text.startswith(("File ", "During handling", "The above exception"))
+        ):
+            continue  # fmt: skip
+        m = _EXC.match(text)
+        if m is not None and m.group(2) is not None:
+            return offset, text, m.group(1)
+    return None
 
 
 def _launcher_event(ctx: _Ctx, entry: dict[str, str], line_no: int, *, root: bool) -> Event:

@@ -1,7 +1,8 @@
 """`sacct` output: each job step's state and exit code, as scheduler events.
 
 Both of sacct's layouts are read: `--parsable2`/`-P` (`JobID|JobName|State|ExitCode|…`, with or
-without the trailing `|` of `--parsable`) and the default fixed-width table, whose dashed line
+without the trailing `|` of `--parsable`, and without a header under `-n` when the columns are
+sacct's default ones) and the default fixed-width table, whose dashed line
 under the header gives the column widths and whose long values end in `+` (`OUT_OF_ME+`). The
 columns read are `JobID`, `State`, `ExitCode` (`exit:signal`), and when present `NodeList`,
 `End`, `JobName` and `DerivedExitCode`. A step that ran to completion, or is still queued or
@@ -29,14 +30,38 @@ _HEADER = re.compile(r"^\s*JobID\b", re.MULTILINE)
 _DASHES = re.compile(r"^[\s-]+$")
 
 
+# `sacct -P -n` prints no header: its rows are in sacct's default columns, which end in
+# `State|ExitCode` (a step id first, `7002`, `7002.batch`, `7003_4`, `7010+1`).
+_DEFAULT_KEYS = ("JobID", "JobName", "Partition", "Account", "AllocCPUS", "State", "ExitCode")
+_BARE_ROW = re.compile(r"^\d+(?:[_+.][\w.+\[\]-]*)?\|", re.MULTILINE)
+
+
 def looks_like_sacct(text: str) -> bool:
     m = _HEADER.search(text[:65_536])
-    return m is not None and "State" in text[m.start() : m.start() + 2_000]
+    if m is not None:
+        return "State" in text[m.start() : m.start() + 2_000]
+    return bool(_bare_rows(text[:65_536]))
+
+
+def _bare_rows(text: str) -> list[tuple[int, dict[str, str]]]:
+    """Rows of headerless `sacct -P` in the default columns; none unless every line is one."""
+    rows: list[tuple[int, dict[str, str]]] = []
+    for i, line in enumerate(text.splitlines(), 1):
+        cells = [c.strip() for c in line.split("|")]
+        if cells[-1:] == [""] and len(cells) == len(_DEFAULT_KEYS) + 1:
+            cells.pop()  # --parsable's trailing `|`
+        if not line.strip():
+            continue
+        if (len(cells) != len(_DEFAULT_KEYS) or not _BARE_ROW.match(line)
+                or _state(cells[5]) is None):  # fmt: skip
+            return []
+        rows.append((i, dict(zip(_DEFAULT_KEYS, cells, strict=True))))
+    return rows
 
 
 def sacct_events(name: str, text: str, *, tz: tzinfo) -> list[Event]:
     """One event per job step that failed, was cancelled, ran out of memory or lost a node."""
-    rows = table_rows(text)
+    rows = table_rows(text, headerless=True)
     events: list[Event] = []
     for line_no, row in rows:
         event = _event(name, line_no, row, tz)
@@ -45,12 +70,13 @@ def sacct_events(name: str, text: str, *, tz: tzinfo) -> list[Event]:
     return events
 
 
-def table_rows(text: str) -> list[tuple[int, dict[str, str]]]:
-    """Each row under sacct's header as (line number, column → value), in either layout."""
+def table_rows(text: str, *, headerless: bool = False) -> list[tuple[int, dict[str, str]]]:
+    """Each row under sacct's header as (line number, column → value), in either layout;
+    `headerless`: rows without a header in sacct's default columns too."""
     lines = text.splitlines()
     head = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
     if head is None:
-        return []
+        return _bare_rows(text) if headerless else []
     if "|" in lines[head]:
         keys = [k.strip() for k in lines[head].split("|")]
         return [

@@ -104,7 +104,14 @@ def syslog_host(line: str) -> str | None:
     return rest[0] if len(rest) == 2 and rest[1].startswith(("kernel", "systemd")) else None
 
 
+_RFC1123_YEAR = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} " + _MON + r" (\d{4}) ")
+
+
 def guess_year(text: str) -> int | None:
-    """The first four-digit year of an ISO date in `text`, for formats that omit the year."""
+    """The year of the first dated line in `text` (ISO, `dmesg -T`, or RFC 1123 as `kubectl
+    describe` writes it), for formats that omit the year."""
     m = ISO_RE.search(text)
-    return int(m.group(1)) if m else None
+    if m:
+        return int(m.group(1))
+    m = _DMESG_T_RE.search(text) or _RFC1123_YEAR.search(text)
+    return int(m.group(m.lastindex or 1)) if m else None

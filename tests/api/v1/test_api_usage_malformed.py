@@ -7,6 +7,7 @@ reading (in the worker) found bad cells is refused when it is confirmed or retri
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import zipfile
 from typing import Any
@@ -110,6 +111,23 @@ def test_a_malformed_xlsx_is_a_400_at_upload_and_stays_stored(
     body = _refused_at_upload(response, name="bill.xlsx", says="is not a readable XLSX workbook")
     listed = client.get(f"/api/v1/reservations/{contracted.reservation.pk}/usage/").json()
     assert [(r["id"], r["state"]) for r in listed["results"]] == [(body["upload"]["id"], "error")]
+
+
+def test_a_gzipped_cloud_export_is_a_400_that_says_to_unpack_it(
+    contracted, provider, django_capture_on_commit_callbacks
+):
+    """AWS and Google deliver their exports as .csv.gz; the bytes are no CSV until unpacked."""
+    data = gzip.compress((DATA / "aws_cur_legacy.csv").read_bytes())
+    response = _post(
+        token_client(provider.user),
+        contracted.reservation,
+        "cur-00001.csv.gz",
+        data,
+        django_capture_on_commit_callbacks,
+    )
+    _refused_at_upload(
+        response, name="cur-00001.csv.gz", says="is gzip-compressed (.gz): unpack it"
+    )
 
 
 def test_a_damaged_sheet_is_a_400_naming_the_sheet_and_row(

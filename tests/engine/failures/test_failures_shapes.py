@@ -1,0 +1,134 @@
+"""Shapes real launchers print that the other fixtures do not hold: a torchrun entry carrying the
+rank's own traceback from its error file, and NCCL's error repeated by PyTorch under
+`Last error:`."""
+
+from __future__ import annotations
+
+from failures_helpers import DATA, events_of, one
+
+from engine.failures import Analysis, SourceFile, analyse
+from engine.failures.errorfile import error_file_text
+from engine.failures.normalise import split_prefixes
+from engine.failures.timestamps import guess_year
+
+SHAPES = DATA / "shapes"
+
+
+def _analyse(*names: str) -> Analysis:
+    files = [SourceFile(n, (SHAPES / n).read_bytes()) for n in names]
+    return analyse(files, year=2025)
+
+
+def test_an_error_file_traceback_belongs_to_the_rank_of_its_torchrun_entry() -> None:
+    result = _analyse("torchrun_error_file_traceback_node-b.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("cuda_error", 9, "gpu-b07")
+    assert first.line_no == 34 and "illegal memory access" in first.text
+    assert first.detail["from"] == "torchrun error_file"
+    assert any("first observed failure' is rank 9" in r and "taken" in r for r in result.reasons)
+
+
+def test_the_traceback_lines_of_an_entry_are_not_read_again_as_loose_lines() -> None:
+    events = events_of("shapes/torchrun_error_file_traceback_node-b.log", year=2025)
+    rankless = [(e.kind, e.line_no) for e in events if e.rank is None]
+    assert rankless == []
+    assert sorted(e.rank for e in events if e.kind == "launcher_summary") == [8, 9]
+
+
+def test_an_ib_completion_error_under_last_error_is_the_network_not_a_timeout() -> None:
+    result = _analyse("nccl_remote_error_last_error.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank) == ("nccl_warn_transport", 4)
+    assert first.detail["peer_ip"] == "10.20.3.17"
+    assert result.suggested_owner == "provider"
+
+
+def test_pdsh_host_prefixes_give_the_node_and_keep_a_traceback_whole() -> None:
+    """DeepSpeed's multi-node launcher runs through pdsh, which puts `host: ` before every line;
+    another host's line inside the traceback does not end it."""
+    result = _analyse("deepspeed_pdsh_2node.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("python_exception", 13, "gpu-a02")
+    assert first.detail["exc_type"] == "UnicodeDecodeError" and first.line_no == 10
+    waited = [e for e in result.timeline if e.kind == "nccl_timeout"]
+    assert [(e.rank, e.node) for e in waited] == [(2, "gpu-a01")]
+
+
+def test_a_host_prefix_is_never_read_from_an_exception_line() -> None:
+    for line in ("cv2.error: OpenCV(4.8.0) resize.cpp:4062: error: (-215:Assertion failed)",
+                 "RuntimeError: CUDA error: an illegal memory access was encountered"):  # fmt: skip
+        _, body = split_prefixes(line)
+        assert body == line
+
+
+def test_a_torchelastic_error_file_is_read_as_the_traceback_it_holds() -> None:
+    """`<log-dir>/attempt_0/<local_rank>/error.json`: one line of JSON holding the rank's
+    traceback and the time it was written; the folder names the node, the path the local rank."""
+    root = SHAPES / "torchelastic_logdir"
+    names = ["gpu-b07/attempt_0/1/error.json", "rank_map.csv"]
+    result = analyse([SourceFile(n, (root / n).read_bytes()) for n in names])
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("cuda_error", 9, "gpu-b07")
+    assert first.time_utc is not None and first.time_utc.isoformat() == "2025-02-11T09:14:01+00:00"
+
+
+def test_json_that_is_no_error_file_stays_as_it_was() -> None:
+    assert error_file_text("a/attempt_0/1/error.json", '{"message": 3}') is None
+    assert error_file_text("x.json", '{"entries": []}') is None
+    assert error_file_text("x.log", "Traceback (most recent call last):") is None
+
+
+def test_the_year_of_a_dmesg_t_line_dates_glog_lines_that_carry_none() -> None:
+    """glog (`[E211 09:44:10 …]`) has no year; the bundle's `dmesg -T` does, and the Xid on the
+    timed-out rank's neighbour GPU comes 30 minutes before the timeout, not a year after it."""
+    root = SHAPES / "xid_no_iso_year"
+    names = ["gpu-b07/dmesg.txt", "gpu-b07.log"]
+    result = analyse([SourceFile(n, (root / n).read_bytes()) for n in names])
+    first = result.first_failure
+    assert first is not None and (first.kind, first.rank, first.node) == ("xid", 9, "gpu-b07")
+    [timeout] = [e for e in result.timeline if e.kind == "nccl_timeout"]
+    assert timeout.time_utc is not None and timeout.time_utc.year == 2025
+    assert guess_year("    Finished:     Wed, 01 May 2024 12:05:30 +0000") == 2024
+
+
+def test_a_watchdog_that_hung_before_anyone_timed_out_points_weakly_at_its_rank() -> None:
+    result = _analyse("watchdog_hang_first.log")
+    first = result.first_failure
+    assert first is not None and (first.rank, first.kind) == (5, "nccl_timeout")
+    assert first.detail["hang"] and result.confidence == "low"
+    assert any("watchdog hang before any other rank timed out" in r for r in result.reasons)
+
+
+def test_a_watchdog_that_hung_after_the_others_timed_out_names_no_one() -> None:
+    result = _analyse("watchdog_hang_after_timeouts.log")
+    assert result.first_failure is None
+    assert any("only consequences" in r for r in result.reasons)
+
+
+def test_a_store_that_timed_out_waiting_for_clients_only_waited() -> None:
+    """Rank 0 hosts the store; `3/4 clients joined` says another rank never came."""
+    e = one("[rank0]: Traceback (most recent call last):\n"
+            '[rank0]:   File "/w/train.py", line 20, in <module>\n'
+            "[rank0]:     dist.init_process_group('nccl')\n"
+            "[rank0]: torch.distributed.DistStoreError: Timed out after 901 seconds waiting for "
+            "clients. 3/4 clients joined.\n")  # fmt: skip
+    assert (e.rank, e.kind, e.secondary) == (0, "python_exception", True)
+
+
+def test_sacct_without_its_header_is_read_in_sacct_s_default_columns() -> None:
+    """`sacct -P -n`: JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode, no header."""
+    result = _analyse("sacct-4711-noheader.txt")
+    steps = [(e.detail["step"], e.detail["state"], e.detail.get("signal"))
+             for e in result.timeline if e.kind == "scheduler"]  # fmt: skip
+    assert steps == [("4711", "NODE_FAIL", None), ("4711.batch", "CANCELLED", 15),
+                     ("4711.0", "CANCELLED", 9)]  # fmt: skip
+
+
+def test_an_unindented_line_after_an_entry_s_traceback_is_read_on_its_own() -> None:
+    events = events_of("shapes/torchrun_entry_then_kernel_line.log", year=2025)
+    found = [(e.kind, e.rank, e.line_no) for e in events]
+    assert found == [("launcher_summary", 9, 2), ("python_exception", 9, 11), ("xid", None, 12)]
