@@ -39,7 +39,7 @@ from orgs.models import Organization
 
 
 def _when(value: datetime) -> str:
-    return f"{timezone.localtime(value):%d %b %Y at %H:%M %Z}"
+    return f"{timezone.localtime(value):%-d %b %Y at %H:%M %Z}"
 
 
 def _path(capacity_request: CapacityRequest) -> str:
@@ -76,8 +76,8 @@ def _invitation_body(capacity_request: CapacityRequest) -> str:
         f"{invites}: "
         f"{capacity_request.gpu_count} × {capacity_request.gpu_model} "
         f"({capacity_request.nodes} nodes × {capacity_request.gpus_per_node} GPUs), "
-        f"{capacity_request.reservation_start:%d %b %Y} to "
-        f"{capacity_request.reservation_end:%d %b %Y}. "
+        f"{capacity_request.reservation_start:%-d %b %Y} to "
+        f"{capacity_request.reservation_end:%-d %b %Y}. "
         f"Bids are due by {_when(capacity_request.bid_deadline)}."
         f"{sealed}"
     )

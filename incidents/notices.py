@@ -44,7 +44,7 @@ def _title(incident: Incident) -> str:
 
 
 def _due(value: datetime) -> str:
-    return f"{timezone.localtime(value):%d %b %Y at %H:%M %Z}"
+    return f"{timezone.localtime(value):%-d %b %Y at %H:%M %Z}"
 
 
 def _deadline(incident: Incident, minutes_key: str) -> datetime:

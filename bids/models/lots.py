@@ -142,12 +142,12 @@ def validate_lot(lot: Lot) -> dict[str, list[str]]:
     if lot.reservation_start and lot.reservation_start < req.reservation_start:
         errors["reservation_start"] = [
             f"The lot cannot start before the request's reservation does "
-            f"({req.reservation_start:%d %b %Y})."
+            f"({req.reservation_start:%-d %b %Y})."
         ]
     if lot.reservation_end and lot.reservation_end > req.reservation_end:
         errors["reservation_end"] = [
             f"The lot cannot end after the request's reservation does "
-            f"({req.reservation_end:%d %b %Y})."
+            f"({req.reservation_end:%-d %b %Y})."
         ]
     elif lot.end <= lot.start:
         errors["reservation_end"] = ["The lot's reservation must end after it starts."]

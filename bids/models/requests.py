@@ -225,7 +225,7 @@ class CapacityRequest(models.Model):
         if self.status == RequestStatus.CLOSED and self.closed_at is not None:
             closed = timezone.localtime(min(self.closed_at, self.bid_deadline))
             return (
-                f"Bidding closed on {closed:%d %b %Y at %H:%M %Z}: this request no longer takes "
+                f"Bidding closed on {closed:%-d %b %Y at %H:%M %Z}: this request no longer takes "
                 "bids, and drafts can no longer be changed or submitted."
             )
         if self.status != RequestStatus.OPEN:
@@ -233,7 +233,7 @@ class CapacityRequest(models.Model):
         if self.deadline_passed:
             deadline = timezone.localtime(self.bid_deadline)
             return (
-                f"The bid deadline passed on {deadline:%d %b %Y at %H:%M %Z}; bids can no longer "
+                f"The bid deadline passed on {deadline:%-d %b %Y at %H:%M %Z}; bids can no longer "
                 "be submitted or changed."
             )
         return None
@@ -356,7 +356,7 @@ def validate_request_consistency(req: CapacityRequest) -> dict[str, list[str]]:
             add(
                 "bid_deadline",
                 "The bid deadline must fall before the reservation starts "
-                f"({req.reservation_start:%d %b %Y}).",
+                f"({req.reservation_start:%-d %b %Y}).",
             )
     if not req.acceptable_regions:
         add("acceptable_regions", "Choose at least one acceptable region.")

@@ -50,7 +50,7 @@ def _addendum_errors(title: str, text: str, summary: str = "") -> dict[str, list
 
 
 def _when(value: datetime) -> str:
-    return f"{timezone.localtime(value):%d %b %Y %H:%M %Z}"
+    return f"{timezone.localtime(value):%-d %b %Y %H:%M %Z}"
 
 
 def deadline_extension_errors(
@@ -67,7 +67,7 @@ def deadline_extension_errors(
     if timezone.localtime(bid_deadline).date() >= capacity_request.reservation_start:
         return [
             "The new bid deadline must fall before the reservation starts "
-            f"({capacity_request.reservation_start:%d %b %Y})."
+            f"({capacity_request.reservation_start:%-d %b %Y})."
         ]
     return []
 

@@ -111,7 +111,7 @@ def _check_published_promises(*, stored: CapacityRequest, changed: CapacityReque
         deadline = timezone.localtime(stored.bid_deadline)
         errors["bid_deadline"] = (
             f"After publishing, the bid deadline can only move later than "
-            f"{deadline:%d %b %Y at %H:%M %Z}. To stop bidding now, close the request."
+            f"{deadline:%-d %b %Y at %H:%M %Z}. To stop bidding now, close the request."
         )
     if errors:
         raise ValidationError(errors)
@@ -227,7 +227,7 @@ def new_deadline_errors(
     if deadline_date >= capacity_request.reservation_start:
         return [
             "The new bid deadline must fall before the reservation starts "
-            f"({capacity_request.reservation_start:%d %b %Y})."
+            f"({capacity_request.reservation_start:%-d %b %Y})."
         ]
     return []
 

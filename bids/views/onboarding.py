@@ -53,7 +53,7 @@ def supplier_invite(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(
             request,
             f"Invitation e-mailed to {invitation.email}; its link works once, until "
-            f"{invitation.expires_at:%d %b %Y}.",
+            f"{invitation.expires_at:%-d %b %Y}.",
         )
     return redirect(reverse("bids:request-detail", args=[pk]) + "#new-provider")
 

@@ -52,6 +52,19 @@ def approver_two(buyer_org):
     return user
 
 
+def away_this_week(organization, *, approver, delegate):
+    """The approver is away and records that `delegate` approves for them, from yesterday."""
+    today = timezone.localdate()
+    return delegation_add(
+        organization=organization,
+        user=approver,
+        delegator=approver,
+        delegate=delegate,
+        starts_on=today - timedelta(days=1),
+        ends_on=today + timedelta(days=6),
+    )
+
+
 def test_the_award_value_is_the_price_for_every_gpu_over_the_term_plus_fees(world):
     req, bid = world.request, world.rival_bid
     revision = bid.revisions.get(number=bid.latest_revision_number)
@@ -138,14 +151,7 @@ def test_a_delegate_approves_for_the_approver_who_is_away_and_the_record_says_so
     world, policy, buyer, buyer_requester, buyer_approver, buyer_colleague
 ):
     today = timezone.localdate()
-    delegation_add(
-        organization=buyer.org,
-        user=buyer_approver.user,
-        delegator=buyer_approver.user,
-        delegate=buyer_requester.user,
-        starts_on=today - timedelta(days=1),
-        ends_on=today + timedelta(days=6),
-    )
+    away_this_week(buyer.org, approver=buyer_approver.user, delegate=buyer_requester.user)
     req = _closed(world).request
     asked = approval_ask(
         capacity_request=req,

@@ -216,11 +216,11 @@ def test_a_lot_dated_outside_the_requests_window_is_refused_on_that_date(draft, 
     errors = caught.value.message_dict
     assert errors["reservation_start"] == [
         f"The lot cannot start before the request's reservation does "
-        f"({draft.reservation_start:%d %b %Y})."
+        f"({draft.reservation_start:%-d %b %Y})."
     ]
     assert errors["reservation_end"] == [
         f"The lot cannot end after the request's reservation does "
-        f"({draft.reservation_end:%d %b %Y})."
+        f"({draft.reservation_end:%-d %b %Y})."
     ]
     inside = services.lot_add(
         capacity_request=draft,
@@ -288,7 +288,7 @@ def test_moving_the_requests_window_off_a_lots_dates_is_caught_at_publish(sized,
         services.request_publish(capacity_request=sized, user=buyer.user)
     assert caught.value.message_dict["lots"] == [
         f"Lot 1: The lot cannot end after the request's reservation does "
-        f"({end - timedelta(days=7):%d %b %Y})."
+        f"({end - timedelta(days=7):%-d %b %Y})."
     ]
 
 

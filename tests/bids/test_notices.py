@@ -37,7 +37,8 @@ def test_an_invitation_reaches_the_invited_providers_members_only(
 ):
     settings.SITE_URL = "https://bids.example.com"
     colleague = MembershipFactory(organization=provider.org).user
-    req = CapacityRequestFactory(buyer=buyer.org)
+    start = (timezone.localdate() + timedelta(days=60)).replace(day=3)  # a one-digit day
+    req = CapacityRequestFactory(buyer=buyer.org, reservation_start=start)
     with django_capture_on_commit_callbacks(execute=True):
         services.request_invite(capacity_request=req, user=buyer.user, providers=[provider.org])
     assert sorted(m.to[0] for m in mail.outbox) == sorted([provider.user.email, colleague.email])
@@ -46,6 +47,9 @@ def test_an_invitation_reaches_the_invited_providers_members_only(
     notice = Notice.objects.get(recipient=provider.user)
     assert notice.event == Event.INVITATION and notice.organization == provider.org
     assert "Helix Labs invites you to bid" in notice.subject
+    # Dates read as on every page: "3 Mar 2027", not "03 Mar 2027".
+    assert f" {req.reservation_start:%-d %b %Y} to " in notice.body
+    assert f"{req.reservation_start:%d %b}" not in notice.body
 
 
 def test_an_invitation_to_a_draft_waits_for_the_publish_and_comes_once(

@@ -4,44 +4,24 @@ makes the move in the asker's name. Buyer members only: anyone else gets a 404."
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from acceptance.models import Reservation
 from audit.models import AuditEntry
 from bids.choices import RequestStatus
-from bids.models import ApprovalPolicy, ApprovalRequest, ApprovalStatus
-from bids.services.approval_policy import delegation_add
-from orgs.choices import MemberRole
+from bids.models import ApprovalRequest, ApprovalStatus
 from tests.api.v1.conftest import token_client
+from tests.bids.test_approvals import approver_two, away_this_week, policy
 from tests.evaluation.pages.test_award import _closed
-from tests.factories import CapacityRequestFactory, InvitationFactory, MembershipFactory
+from tests.factories import CapacityRequestFactory, InvitationFactory
 
+__all__ = ["approver_two", "policy"]  # fixtures shared with the page's approval tests
 pytestmark = pytest.mark.django_db
 
 REASON = "The rival can deliver two weeks earlier, which the training plan needs."
-
-
-@pytest.fixture
-def policy(buyer_org: Any) -> ApprovalPolicy:
-    """One approver for awards over $50,000, two over $90,000; one to publish over $1m."""
-    return ApprovalPolicy.objects.create(
-        organization=buyer_org,
-        award_one_over=Decimal(50_000),
-        award_two_over=Decimal(90_000),
-        publish_one_over=Decimal(1_000_000),
-    )
-
-
-@pytest.fixture
-def vera(buyer_org: Any) -> Any:
-    return MembershipFactory(
-        organization=buyer_org, role=MemberRole.APPROVER, user__username="vera"
-    ).user
 
 
 def _ask(user: Any, request_id: int, body: dict[str, Any]) -> Any:
@@ -53,7 +33,7 @@ def _approve(user: Any, approval_id: int, body: dict[str, Any] | None = None) ->
 
 
 def test_an_award_is_asked_approved_twice_and_made_in_the_askers_name(
-    world, policy, buyer_requester, buyer_approver, vera
+    world, policy, buyer_requester, buyer_approver, approver_two
 ):
     req = _closed(world).request
     asked = _ask(
@@ -81,7 +61,7 @@ def test_an_award_is_asked_approved_twice_and_made_in_the_askers_name(
     assert again.status_code == 409 and "already approved" in again.json()["detail"]
     assert not Reservation.objects.filter(request=req).exists()
 
-    second = _approve(vera, pk)
+    second = _approve(approver_two, pk)
     assert second.status_code == 200 and second.json()["done"] is True
     assert second.json()["approval"]["status"] == "done"
     reservation = Reservation.objects.get(request=req)
@@ -133,7 +113,7 @@ def test_a_move_the_policy_lets_through_needs_no_approval(buyer, provider, polic
 
 
 def test_a_decline_needs_a_reason_and_a_withdrawal_is_the_askers(
-    world, policy, buyer, buyer_requester, buyer_approver, vera
+    world, policy, buyer, buyer_requester, buyer_approver, approver_two
 ):
     req = _closed(world).request
     pk = _ask(buyer_requester.user, req.pk, {"action": "award", "bid": world.bid.pk}).json()["id"]
@@ -141,7 +121,7 @@ def test_a_decline_needs_a_reason_and_a_withdrawal_is_the_askers(
     bare = token_client(buyer_approver.user).post(url, {"reason": " "}, "json")
     assert bare.status_code == 400 and "reason" in bare.json()["errors"]
     # Another approver is not the asker: only the asker or an administrator withdraws.
-    other = token_client(vera).post(f"/api/v1/approvals/{pk}/withdraw/")
+    other = token_client(approver_two).post(f"/api/v1/approvals/{pk}/withdraw/")
     assert other.status_code == 409
     declined = token_client(buyer_approver.user).post(
         url, {"reason": "The budget for this quarter is already spent."}, "json"
@@ -164,15 +144,7 @@ def test_a_decline_needs_a_reason_and_a_withdrawal_is_the_askers(
 def test_a_delegate_approves_for_the_approver_who_is_away(
     world, policy, buyer, buyer_requester, buyer_approver, buyer_colleague, outsider
 ):
-    today = timezone.localdate()
-    delegation_add(
-        organization=buyer.org,
-        user=buyer_approver.user,
-        delegator=buyer_approver.user,
-        delegate=buyer_requester.user,
-        starts_on=today - timedelta(days=1),
-        ends_on=today + timedelta(days=6),
-    )
+    away_this_week(buyer.org, approver=buyer_approver.user, delegate=buyer_requester.user)
     req = _closed(world).request
     pk = _ask(buyer_colleague.user, req.pk, {"action": "award", "bid": world.bid.pk}).json()["id"]
     stranger = _approve(buyer_requester.user, pk, {"on_behalf_of": outsider.user.pk})

@@ -90,21 +90,20 @@ def test_the_verdict_names_the_winner_and_its_robustness(scored, buyer):
     assert "random weight draws" in verdict
 
 
+COST_HEAVY = {
+    "effective_cost": 90,
+    "fabric_placement": 5,
+    "incident_sla": 5,
+    "acceptance_terms": 0,
+    "delivery_risk": 0,
+}
+
+
 def test_while_rescoring_the_old_numbers_are_labelled_stale(
     scored, buyer, django_capture_on_commit_callbacks
 ):
-    with django_capture_on_commit_callbacks(execute=False):
-        request_set_weights(
-            capacity_request=scored.request,
-            user=buyer.user,
-            weights={
-                "effective_cost": 90,
-                "fabric_placement": 5,
-                "incident_sla": 5,
-                "acceptance_terms": 0,
-                "delivery_risk": 0,
-            },
-        )
+    with django_capture_on_commit_callbacks(execute=False):  # the re-score stays queued
+        request_set_weights(capacity_request=scored.request, user=buyer.user, weights=COST_HEAVY)
     client = buyer.client()
     html = page(client, scored.request)
     assert "Re-scoring…" in html
@@ -163,18 +162,8 @@ def test_the_comparison_shows_the_current_weights_and_the_way_to_change_them(
     weights re-score, the card already says what was asked for."""
     client = buyer.client()
     weights_url = reverse("evaluation:request-weights", args=[scored.request.pk])
-    with django_capture_on_commit_callbacks(execute=False):
-        request_set_weights(
-            capacity_request=scored.request,
-            user=buyer.user,
-            weights={
-                "effective_cost": 90,
-                "fabric_placement": 5,
-                "incident_sla": 5,
-                "acceptance_terms": 0,
-                "delivery_risk": 0,
-            },
-        )
+    with django_capture_on_commit_callbacks(execute=False):  # the re-score stays queued
+        request_set_weights(capacity_request=scored.request, user=buyer.user, weights=COST_HEAVY)
     card = _weights_card(page(client, scored.request))
     assert "<dt>Effective cost</dt><dd>90</dd>" in card
     assert "<dt>Delivery risk</dt><dd>0</dd>" in card
