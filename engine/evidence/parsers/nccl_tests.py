@@ -35,7 +35,7 @@ _DEVICE_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)"
     r"\s+\[([^\]]*)\]\s*(.*?)\s*$"
 )
-_COLHEADER_RE = re.compile(r"^#\s*size\s+count\s+type\s+redop\s+root\s+(.*)$")
+_COLHEADER_RE = re.compile(r"^#\s*size\s+count\s+type\s+redop\s+(root\s+)?(.*)$")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(\S+)")
 _FAILURE_RE = re.compile(r"\bTest (?:\w+ )?failure\b|^#\s*error:")
@@ -155,6 +155,8 @@ def _on_nthread(state: _State, line: _Line) -> None:
     if state.run.has_body():
         state.next_run(line.number)
     run = state.run
+    if not run.devices:
+        run.headers += 1
     run.min_bytes, run.max_bytes = int(m.group(1)), int(m.group(2))
     run.step_factor = int(m.group(3)) if m.group(4) == "factor" else None
     run.warmup, run.iters = int(m.group(5)), int(m.group(6))
@@ -177,18 +179,35 @@ def _on_device(state: _State, line: _Line) -> None:
     m = line.match
     assert m is not None
     state.saw_anything = True
-    rank = int(m.group(1))
-    state.run.devices.setdefault(
-        rank,
-        NcclDevice(
-            rank=rank,
-            host=m.group(4),
-            device=int(m.group(5)),
-            name=m.group(7),
-            pid=int(m.group(3)),
-            bus_id=m.group(6),
-            group=int(m.group(2)) if m.group(2) is not None else None,
-        ),
+    rank, run = int(m.group(1)), state.run
+    device = NcclDevice(
+        rank=rank,
+        host=m.group(4),
+        device=int(m.group(5)),
+        name=m.group(7),
+        pid=int(m.group(3)),
+        bus_id=m.group(6),
+        group=int(m.group(2)) if m.group(2) is not None else None,
+    )
+    first = run.devices.get(rank)
+    if first is None:
+        run.devices[rank] = device
+        run.device_labels[rank] = line.label
+    elif (first.host, first.pid) != (device.host, device.pid) and (
+        run.headers > 1 or run.device_labels[rank] != line.label
+    ):
+        _raise_separate_runs(first, device, line.number)
+
+
+def _raise_separate_runs(first: NcclDevice, again: NcclDevice, lineno: int) -> None:
+    """Each process printed its own header: a build without MPI launched by mpirun or srun runs
+    one independent test per process, and no table in the file covers all of them."""
+    raise NcclTestsError(
+        f"rank {again.rank} is listed twice, on {first.host} (pid {first.pid}) and on "
+        f"{again.host} (pid {again.pid}): every process ran its own separate test, so this is "
+        "not one multi-process run; build nccl-tests with MPI=1 and launch it again",
+        line=lineno,
+        kind=KIND,
     )
 
 
@@ -197,9 +216,10 @@ def _on_columns(state: _State, line: _Line) -> None:
     state.saw_anything = True
     if state.run.rows:
         state.next_run(line.number)
-    names = line.match.group(1).split()
+    names = line.match.group(2).split()
     run = state.run
     run.saw_header = True
+    run.has_root = line.match.group(1) is not None
     run.error_column = "max_delta" if "error" in names and "#wrong" not in names else "wrong"
     run.columns_per_side = 8 if "i_min" in names else 4
     run.timestamp = "timestamp" in names

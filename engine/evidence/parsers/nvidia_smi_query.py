@@ -182,15 +182,56 @@ _ROW2_RE = re.compile(
 )
 
 
+# The third line of a GPU's box: only the "MIG M." cell (Enabled, Disabled, N/A; a trailing
+# '*' marks a change that waits for a GPU reset).
+_ROW3_RE = re.compile(r"^\|\s*\|\s*\|\s*(\S+)\s*\|$")
+# A row of the "MIG devices:" box: GPU, GI, CI, MIG dev | memory | SM count, volatile
+# uncorrected ECC | shared engines.
+_MIG_ROW_RE = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|[^|]*\|\s*\d+\s+(\d+|N/A)\s*\|")
+_ECC = "ecc.errors.uncorrected.volatile.total"
+
+
+def _apply_mig(gpus: list[dict[str, Value]], mig_ecc: dict[int, int]) -> None:
+    """With MIG on, the GPU's ECC cell reads "On" and the counts sit on the MIG devices. Their
+    sum leaves out errors outside any instance, so only a non-zero sum is kept (it is already
+    a failure); a zero sum stays unknown rather than a clean pass."""
+    for gpu in gpus:
+        if isinstance(gpu.get(_ECC), str):
+            gpu[_ECC] = None
+        index = gpu.get("index")
+        if gpu[_ECC] is None and isinstance(index, int) and mig_ecc.get(index, 0) > 0:
+            gpu[_ECC] = mig_ecc[index]
+
+
+def _mig_row(s: str, lineno: int, mig_ecc: dict[int, int], mig_rows: dict[int, int]) -> bool:
+    m = _MIG_ROW_RE.match(s)
+    if m is None:
+        return False
+    gpu = int(m.group(1))
+    mig_rows[gpu] = mig_rows.get(gpu, 0) + 1
+    ecc = convert(_ECC, m.group(5), line=lineno)
+    if isinstance(ecc, int):
+        mig_ecc[gpu] = mig_ecc.get(gpu, 0) + ecc
+    return True
+
+
 def _parse_table(text: str) -> GpuQueryResult:
     driver = cuda = None
     gpus: list[dict[str, Value]] = []
     gpu_lines: list[int] = []
     pending: dict[str, Value] | None = None
+    mig_ecc: dict[int, int] = {}
+    mig_rows: dict[int, int] = {}
     for lineno, line in enumerate(text.split("\n"), start=1):
         s = line.strip()
         if "Processes:" in s:
             break
+        if _mig_row(s, lineno, mig_ecc, mig_rows):
+            continue
+        m3 = _ROW3_RE.match(s)
+        if m3 and pending is not None and "fan.speed" in pending:
+            pending.setdefault("mig.mode.current", convert("mig.mode", m3.group(1)))
+            continue
         m_head = _HEADER_RE.search(s)
         if m_head:
             driver, cuda = m_head.group(2), m_head.group(3)
@@ -228,8 +269,12 @@ def _parse_table(text: str) -> GpuQueryResult:
             continue
     if driver is None and not gpus:
         raise GpuQueryError("no NVIDIA-SMI header or GPU rows in the table", kind=KIND)
+    _apply_mig(gpus, mig_ecc)
     for gpu in gpus:
         gpu["driver_version"] = driver
+        index = gpu.get("index")
+        if isinstance(index, int) and gpu.get("mig.mode.current") == "Enabled":
+            gpu["mig.devices"] = mig_rows.get(index, 0)
     return GpuQueryResult(
         gpus=tuple(gpus),
         source_format="table",

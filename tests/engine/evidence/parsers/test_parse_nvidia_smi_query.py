@@ -90,3 +90,13 @@ def test_a_counter_that_is_no_number_names_its_line(evidence, value):
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nvidia-smi-query", nvidia_smi_query.parse, GpuQueryError)
+
+
+def test_table_with_mig_reads_ecc_from_the_mig_devices_not_the_on_cell(evidence):
+    """With MIG on the ECC cell reads "On"; counts sit on the instances, whose zero sum does
+    not cover the whole GPU and so stays unknown."""
+    r = nvidia_smi_query.parse(evidence(D + "table_mig_enabled_2of3_gpus_instance_ecc.txt"))
+    assert [g[ECC] for g in r.gpus] == [2, None, 0]
+    assert [g["mig.mode.current"] for g in r.gpus] == ["Enabled", "Enabled", "Disabled*"]
+    assert [g.get("mig.devices") for g in r.gpus] == [2, 1, None]
+    assert r.gpus[0]["utilization.gpu"] is None and r.gpus[2]["memory.total"] == 81559
