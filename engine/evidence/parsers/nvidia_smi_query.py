@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from engine.evidence.parsers.base import GpuQueryError, decode_text
@@ -68,14 +68,27 @@ class GpuQueryResult:
     cuda_version: str | None = None
     fields: tuple[str, ...] = ()
     gpu_lines: tuple[int, ...] = ()
+    # "Unable to determine the device handle for GPU...": a GPU the driver lost, left out of
+    # the table, CSV or report that follows.
+    lost_gpus: tuple[str, ...] = ()
     # The collector's header, when the file has one (engine/evidence/parsers/header.py).
     origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
+_LOST_RE = re.compile(r"^[ \t]*Unable to determine the device handle for GPU.*$", re.M | re.I)
+
+
+def _take_lost(text: str) -> tuple[str, tuple[str, ...]]:
+    """The lost-GPU lines, and the text with each blanked (line numbers stay as they were)."""
+    lost = tuple(m.group(0).strip() for m in _LOST_RE.finditer(text))
+    return (_LOST_RE.sub("", text) if lost else text), lost
+
+
 def detect(text: str) -> float:
-    head = text[:20_000]
+    head, lost = _take_lost(text[:20_000])
     first = head.lstrip().split("\n", 1)[0]
-    if "NVIDIA-SMI" in head and "Driver Version" in head and "|" in head:
+    # Newer drivers name the kernel driver "KMD Version" in the table's header.
+    if "NVIDIA-SMI" in head and re.search(r"(?:Driver|KMD) Version", head) and "|" in head:
         return 0.95
     if "==============NVSMI LOG==============" in head or (
         "Attached GPUs" in head and "Product Name" in head
@@ -85,6 +98,8 @@ def detect(text: str) -> float:
     canonical = {"name", "pci.bus_id", "driver_version", "index", "uuid", "memory.total"}
     if len(fields) > 1 and (set(fields) & canonical or any(f.startswith("ecc.") for f in fields)):
         return 0.9
+    if lost and (not first or first.startswith("No devices were found")):
+        return 0.8
     if re.match(r"^\d+, NVIDIA ", first) or re.match(r"^NVIDIA [^,]+, [0-9A-F]{8}:", first):
         return 0.6
     return 0.0
@@ -170,7 +185,7 @@ def _parse_csv(text: str) -> GpuQueryResult:
 
 
 _HEADER_RE = re.compile(
-    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?"
+    r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?"
 )
 _ROW1_RE = re.compile(
     r"^\|\s*(\d+)\s+(.+?)\s+(On|Off|N/A|ERR!)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
@@ -285,9 +300,16 @@ def _parse_table(text: str) -> GpuQueryResult:
 
 
 def parse(text: str | bytes) -> GpuQueryResult:
-    text = decode_text(text, kind=KIND, error=GpuQueryError)
+    text, lost = _take_lost(decode_text(text, kind=KIND, error=GpuQueryError))
+    if lost and not text.replace("No devices were found", "").strip():
+        raise GpuQueryError(f"nvidia-smi lists no GPU; it printed {lost[0]!r}", line=1, kind=KIND)
     if not text.strip():
         raise GpuQueryError("empty file", kind=KIND)
+    result = _parse_any(text)
+    return replace(result, lost_gpus=lost) if lost else result
+
+
+def _parse_any(text: str) -> GpuQueryResult:
     head = text[:20_000]
     if "NVSMI LOG" in head or ("Attached GPUs" in head and "Product Name" in head):
         from engine.evidence.parsers.nvidia_smi_q import parse_q

@@ -100,3 +100,26 @@ def test_table_with_mig_reads_ecc_from_the_mig_devices_not_the_on_cell(evidence)
     assert [g["mig.mode.current"] for g in r.gpus] == ["Enabled", "Enabled", "Disabled*"]
     assert [g.get("mig.devices") for g in r.gpus] == [2, 1, None]
     assert r.gpus[0]["utilization.gpu"] is None and r.gpus[2]["memory.total"] == 81559
+
+
+def test_table_under_the_kmd_header_keeps_the_gpu_the_driver_lost(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "table_kmd_header_gpu1_lost_device_handle.txt"))
+    assert (r.driver_version, r.cuda_version) == ("610.43.02", "13.3")
+    assert [g["index"] for g in r.gpus] == [0, 2] and r.gpu_lines == (10, 14)
+    assert r.lost_gpus == (
+        "Unable to determine the device handle for GPU1: 0000:41:00.0: Unknown Error",
+    )
+
+
+def test_csv_with_a_lost_gpu_line_between_rows(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "query_gpu_csv_one_gpu_lost_device_handle.txt"))
+    assert [g["index"] for g in r.gpus] == [0, 2] and r.gpu_lines == (2, 4)
+    assert r.lost_gpus and "GPU0000:2A:00.0" in r.lost_gpus[0]
+
+
+def test_only_a_lost_gpu_is_refused_with_the_drivers_words(evidence):
+    with pytest.raises(GpuQueryError, match=r"line 1: nvidia-smi lists no GPU; .*GPU0: 0000:01"):
+        nvidia_smi_query.parse(evidence(D + "broken_no_devices_found_gpu0_lost.txt"))
+    assert (
+        detect_kind(evidence(D + "broken_no_devices_found_gpu0_lost.txt")) == nvidia_smi_query.KIND
+    )
