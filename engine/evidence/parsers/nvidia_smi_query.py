@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -94,9 +95,11 @@ def detect(text: str) -> float:
         "Attached GPUs" in head and "Product Name" in head
     ):
         return 0.95
-    fields = [f.strip().split(" [")[0] for f in first.split(",")]
+    fields = [_canonical(f) for f in first.split(",")]
     canonical = {"name", "pci.bus_id", "driver_version", "index", "uuid", "memory.total"}
-    if len(fields) > 1 and (set(fields) & canonical or any(f.startswith("ecc.") for f in fields)):
+    # --query-remapped-rows has one row per GPU too, headed gpu_bus_id, remapped_rows.*
+    prefixed = any(f.startswith(("ecc.", "remapped_rows.")) for f in fields)
+    if len(fields) > 1 and (set(fields) & canonical or prefixed):
         return 0.9
     if lost and (not first or first.startswith("No devices were found")):
         return 0.8
@@ -134,6 +137,31 @@ def _canonical(header: str) -> str:
     return _ALIASES.get(name, name)
 
 
+# What each assumed column of a CSV without a header must look like, so that another field
+# list printed with noheader is refused rather than read under the wrong names.
+_BUS_ID_RE = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
+_ASSUMED_SHAPES: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("a GPU index", str.isdecimal),
+    ("a GPU name", lambda c: bool(c) and _UNIT_RE.match(c) is None),
+    ("a PCI bus id", lambda c: _BUS_ID_RE.match(c) is not None),
+    ("a driver version", lambda c: re.match(r"^\d+\.\d+(?:\.\d+)*$", c) is not None),
+    ("a memory size", lambda c: c.lower() in _MISSING or _UNIT_RE.match(c) is not None),
+    ("an ECC count", lambda c: c.lower() in _MISSING or c.isdecimal()),
+)
+
+
+def _check_headerless(cells: list[str], lineno: int) -> None:
+    for position, (cell, (what, fits)) in enumerate(zip(cells, _ASSUMED_SHAPES, strict=False)):
+        if not fits(cell.strip()):
+            raise GpuQueryError(
+                f"column {position + 1} reads {cell.strip()[:30]!r}, not {what}: a CSV without a "
+                f"header must list {', '.join(DEFAULT_FIELDS[: len(cells)])} in that order; "
+                "keep the header (drop noheader) so the columns can be named",
+                line=lineno,
+                kind=KIND,
+            )
+
+
 def _parse_csv(text: str) -> GpuQueryResult:
     lines = [(i, ln) for i, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
     first_cells = [c.strip() for c in lines[0][1].split(",")]
@@ -152,6 +180,8 @@ def _parse_csv(text: str) -> GpuQueryResult:
                 kind=KIND,
             )
         body = lines
+        for lineno, line in body:
+            _check_headerless(next(csv.reader([line], skipinitialspace=True)), lineno)
     if "pid" in fields and "used_gpu_memory" in fields:
         raise GpuQueryError(
             "this is --query-compute-apps output (processes), not --query-gpu", kind=KIND

@@ -123,3 +123,20 @@ def test_only_a_lost_gpu_is_refused_with_the_drivers_words(evidence):
     assert (
         detect_kind(evidence(D + "broken_no_devices_found_gpu0_lost.txt")) == nvidia_smi_query.KIND
     )
+
+
+def test_csv_without_header_of_another_field_list_is_refused_not_misnamed(evidence):
+    """noheader output of index,name,temperature.gpu,memory.used must not read 34 as a bus id."""
+    raw = evidence(D + "broken_csv_noheader_other_fields_temperature_memory_used.txt")
+    with pytest.raises(GpuQueryError, match=r"line 1: column 3 reads '34', not a PCI bus id"):
+        nvidia_smi_query.parse(raw)
+
+
+def test_remapped_rows_query_is_one_row_per_gpu(evidence):
+    raw = evidence(D + "query_remapped_rows_gpu1_pending.txt")
+    assert detect_kind(raw) == nvidia_smi_query.KIND
+    r = nvidia_smi_query.parse(raw)
+    assert [g["pci.bus_id"] for g in r.gpus] == ["00000000:07:00.0", "00000000:0F:00.0"]
+    assert (
+        r.gpus[1]["remapped_rows.uncorrectable"] == 1 and r.gpus[1]["remapped_rows.pending"] == "1"
+    )
