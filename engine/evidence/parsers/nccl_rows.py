@@ -54,6 +54,7 @@ class RunState:
     error_column: str = "wrong"
     saw_header: bool = False
     out_of_bounds: int | None = None
+    bitwise_mismatches: int | None = None
     avg_busbw: float | None = None
     complete: bool = False
     concluded: bool = False
@@ -106,6 +107,7 @@ class RunState:
             complete=self.complete,
             truncated=self.pending is not None,
             error_line=self.error_line,
+            bitwise_mismatches=self.bitwise_mismatches,
         )
 
 

@@ -37,6 +37,7 @@ _DEVICE_RE = re.compile(
 )
 _COLHEADER_RE = re.compile(r"^#\s*size\s+count\s+type\s+redop\s+(root\s+)?(.*)$")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)")
+_BITWISE_RE = re.compile(r"^#?\s*Bitwise mismatches\s*:\s*(\d+)")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(\S+)")
 _FAILURE_RE = re.compile(r"\bTest (?:\w+ )?failure\b|^#\s*error:")
 _ROW_START_RE = re.compile(r"^\s*\d+(?:\s+\d+(?:\s|$)|\s*$)")
@@ -127,6 +128,8 @@ def _classify_text(s: str) -> _Found | None:
         return None
     if "Out of" in s and (m := _OOB_RE.match(s)):
         return "out_of_bounds", m, None
+    if "Bitwise" in s and (m := _BITWISE_RE.match(s)):
+        return "bitwise", m, None
     if "Avg bus" in s and (m := _AVG_RE.match(s)):
         return "average", m, None
     if is_debug_line(s) or "failure" in s or "error:" in s or "_perf" in s:
@@ -221,7 +224,8 @@ def _on_columns(state: _State, line: _Line) -> None:
     run.saw_header = True
     run.has_root = line.match.group(1) is not None
     run.error_column = "max_delta" if "error" in names and "#wrong" not in names else "wrong"
-    run.columns_per_side = 8 if "i_min" in names else 4
+    # Each side: time, algbw, busbw, #wrong; then #bitdiff (-B) and i_min..i_cv% (per-iteration).
+    run.columns_per_side = 4 + ("#bitdiff" in names) + (4 if "i_min" in names else 0)
     run.timestamp = "timestamp" in names
 
 
@@ -248,6 +252,12 @@ def _on_out_of_bounds(state: _State, line: _Line) -> None:
     state.run.out_of_bounds = int(line.match.group(1))
     state.saw_anything = True
     _raise_pending(state.run)
+
+
+def _on_bitwise(state: _State, line: _Line) -> None:
+    assert line.match is not None
+    state.run.bitwise_mismatches = int(line.match.group(1))
+    state.saw_anything = True
 
 
 def _on_average(state: _State, line: _Line) -> None:
@@ -301,6 +311,7 @@ _HANDLERS: dict[str, Callable[[_State, _Line], None]] = {
     "columns": _on_columns,
     "row": _on_row,
     "out_of_bounds": _on_out_of_bounds,
+    "bitwise": _on_bitwise,
     "average": _on_average,
     "text": _on_text,
 }

@@ -166,6 +166,7 @@ def parse_json(text: str) -> NcclTestsResult:
     devices = _devices(doc, config)
     ranks = len(devices) if devices else None
     oob = doc.get("out_of_bounds")
+    bitwise = doc.get("bitwise_mismatches")
     avg = doc.get("average_bus_bandwidth")
     errors_raw = doc.get("errors")
     errors = tuple(str(e) for e in errors_raw) if isinstance(errors_raw, list) else ()
@@ -189,4 +190,5 @@ def parse_json(text: str) -> NcclTestsResult:
         error_column="wrong",
         complete=isinstance(avg, Mapping | int | float),
         source_format="json",
+        bitwise_mismatches=_opt_int(bitwise.get("count")) if isinstance(bitwise, Mapping) else None,
     )

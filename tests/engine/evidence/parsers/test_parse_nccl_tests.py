@@ -280,3 +280,12 @@ def test_it_refuses_separate_runs_of_a_build_without_mpi(evidence):
     assert caught.value.line == 8
     assert "rank 0 is listed twice, on h100-n01 (pid 81234) and on h100-n02" in str(caught.value)
     assert "MPI=1" in str(caught.value)
+
+
+def test_it_reads_the_bitwise_columns_and_their_trailer(evidence):
+    """-B adds a #bitdiff column to each side and a "Bitwise mismatches" trailer line."""
+    r = nccl_tests.parse(evidence(D + "all_reduce_v2.18_bitwise_check_cputime_12_mismatches.txt"))
+    assert (r.ranks, r.bitwise_mismatches, r.out_of_bounds, r.complete) == (2, 12, 0, True)
+    assert [(row.out_of_place.busbw, row.in_place.busbw) for row in r.rows][-1] == (87.53, 87.83)
+    assert all(row.in_place.wrong == 0 and row.out_of_place.wrong == 0 for row in r.rows)
+    assert to_json(r)["bitwise_mismatches"] == 12
