@@ -289,3 +289,16 @@ def test_it_reads_the_bitwise_columns_and_their_trailer(evidence):
     assert [(row.out_of_place.busbw, row.in_place.busbw) for row in r.rows][-1] == (87.53, 87.83)
     assert all(row.in_place.wrong == 0 and row.out_of_place.wrong == 0 for row in r.rows)
     assert to_json(r)["bitwise_mismatches"] == 12
+
+
+def test_it_reads_json_version_3(evidence):
+    """Version 3 writes the root as a padded string, cpu_time under -C, null for a side not run."""
+    r = nccl_tests.parse(evidence(D + "all_reduce_json_v3_cputime_padded_root_null_side.json"))
+    assert (r.collective, r.ranks, r.nodes) == ("all_reduce", 2, ("h200-j01", "h200-j02"))
+    assert [row.root for row in r.rows] == [-1, -1] and r.rows[0].out_of_place.time_us == 21.4
+    assert r.rows[1].out_of_place is None and r.rows[1].in_place.busbw == 69.95
+
+
+def test_json_nan_is_refused_naming_the_result(evidence):
+    with pytest.raises(NcclTestsError, match=r"results\[1\] \(size 2097152\) in_place: .*'nan'"):
+        nccl_tests.parse(evidence(D + "broken_json_v3_nan_algbw.json"))
