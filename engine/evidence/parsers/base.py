@@ -139,6 +139,24 @@ def strip_ansi(line: str) -> str:
 _PREFIX_RE = re.compile(r"^(?:\s*(\d{1,6}):(?: |$)|\[(\d+),(\d+)\]<std(?:out|err)>:\s?)")
 
 
+# `kubectl logs --timestamps` (RFC 3339, nanoseconds) and similar collectors stamp every line.
+_LINE_STAMP_RE = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d) ", re.M
+)
+
+
+def strip_line_timestamps(text: str) -> str:
+    """Take a log collector's timestamp off every line, when nearly every line carries one
+    (so a file whose content merely holds some timestamps is left alone). Lines keep their
+    numbers."""
+    head = text.split("\n", 2000)[:2000]
+    lines = sum(1 for ln in head if ln.strip())
+    stamped = sum(1 for ln in head if _LINE_STAMP_RE.match(ln))
+    if lines == 0 or stamped * 10 < lines * 9:
+        return text
+    return _LINE_STAMP_RE.sub("", text)
+
+
 def split_prefix(line: str) -> tuple[str | None, str]:
     """Return (launcher label, rest of the line) for srun -l / mpirun --tag-output lines."""
     if not line or (line[0] not in " [" and not line[0].isdigit()):

@@ -5,7 +5,7 @@ import re
 import pytest
 from parser_fuzzing import fuzz_tests
 
-from engine.evidence.parsers import nccl_rows, nccl_tests, parse_evidence, to_json
+from engine.evidence.parsers import detect_kind, nccl_rows, nccl_tests, parse_evidence, to_json
 from engine.evidence.parsers.base import NcclTestsError
 
 D = "nccl-tests/"
@@ -302,3 +302,13 @@ def test_it_reads_json_version_3(evidence):
 def test_json_nan_is_refused_naming_the_result(evidence):
     with pytest.raises(NcclTestsError, match=r"results\[1\] \(size 2097152\) in_place: .*'nan'"):
         nccl_tests.parse(evidence(D + "broken_json_v3_nan_algbw.json"))
+
+
+def test_it_reads_kubectl_logs_with_timestamps(evidence):
+    """`kubectl logs --timestamps` of an MPIJob launcher stamps every line in RFC 3339."""
+    raw = evidence(D + "all_reduce_mpijob_kubectl_logs_timestamps.txt")
+    assert detect_kind(raw) == "nccl-tests"
+    r = parse_evidence(raw)
+    assert (r.ranks, r.nodes, r.complete) == (2, ("mpijob-worker-0", "mpijob-worker-1"), True)
+    assert [row.size for row in r.rows] == [1 << 30, 1 << 31, 1 << 32] and r.rows[0].line == 10
+    assert r.rows[-1].in_place.busbw == 45.90
