@@ -64,7 +64,7 @@ _MAX_DIGITS = 30
 class GpuQueryResult:
     KIND: ClassVar[str] = KIND
     gpus: tuple[dict[str, Value], ...]
-    source_format: str  # "csv" | "table" | "query"
+    source_format: str  # "csv" | "table" | "query" | "list" (nvidia-smi -L)
     driver_version: str | None = None
     cuda_version: str | None = None
     fields: tuple[str, ...] = ()
@@ -77,6 +77,36 @@ class GpuQueryResult:
 
 
 _LOST_RE = re.compile(r"^[ \t]*Unable to determine the device handle for GPU.*$", re.M | re.I)
+
+
+# nvidia-smi -L: "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)", MIG devices indented below.
+_LIST_RE = re.compile(r"^GPU (\d+): (.+?) \(UUID: (GPU-[0-9A-Fa-f-]+)\)\s*$")
+_LIST_MIG_RE = re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-[^)]*\)\s*$")
+
+
+def _parse_list(text: str) -> GpuQueryResult:
+    gpus: list[dict[str, Value]] = []
+    gpu_lines: list[int] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if m := _LIST_RE.match(line):
+            gpus.append({"index": int(m.group(1)), "name": m.group(2), "uuid": m.group(3)})
+            gpu_lines.append(lineno)
+        elif _LIST_MIG_RE.match(line) and gpus:
+            mig = gpus[-1].get("mig.devices")
+            gpus[-1]["mig.devices"] = (mig if isinstance(mig, int) else 0) + 1
+        elif line.strip():
+            raise GpuQueryError(
+                f"expected 'GPU <n>: <name> (UUID: ...)' as nvidia-smi -L prints, found "
+                f"{line.strip()[:40]!r}",
+                line=lineno,
+                kind=KIND,
+            )
+    return GpuQueryResult(
+        gpus=tuple(gpus),
+        source_format="list",
+        fields=("index", "name", "uuid"),
+        gpu_lines=tuple(gpu_lines),
+    )
 
 
 def _take_lost(text: str) -> tuple[str, tuple[str, ...]]:
@@ -103,6 +133,8 @@ def detect(text: str) -> float:
         return 0.9
     if lost and (not first or first.startswith("No devices were found")):
         return 0.8
+    if _LIST_RE.match(first):
+        return 0.85
     if re.match(r"^\d+, NVIDIA ", first) or re.match(r"^NVIDIA [^,]+, [0-9A-F]{8}:", first):
         return 0.6
     return 0.0
@@ -347,6 +379,8 @@ def _parse_any(text: str) -> GpuQueryResult:
         return parse_q(text)
     if "NVIDIA-SMI" in head and "|" in head:
         return _parse_table(text)
+    if _LIST_RE.match(text.lstrip().split("\n", 1)[0]):
+        return _parse_list(text)
     if "," not in text.lstrip().split("\n", 1)[0]:
         raise GpuQueryError(
             "not nvidia-smi output: expected a --query-gpu CSV, the nvidia-smi table or -q",

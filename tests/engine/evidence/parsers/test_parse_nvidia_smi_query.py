@@ -140,3 +140,18 @@ def test_remapped_rows_query_is_one_row_per_gpu(evidence):
     assert (
         r.gpus[1]["remapped_rows.uncorrectable"] == 1 and r.gpus[1]["remapped_rows.pending"] == "1"
     )
+
+
+def test_gpu_list_from_nvidia_smi_L(evidence):
+    raw = evidence(D + "list_L_2xh100_gpu1_two_mig_devices.txt")
+    assert detect_kind(raw) == nvidia_smi_query.KIND
+    r = nvidia_smi_query.parse(raw)
+    assert r.source_format == "list" and [g["index"] for g in r.gpus] == [0, 1]
+    assert r.gpus[1]["uuid"].startswith("GPU-8a2d") and r.gpus[1]["mig.devices"] == 2
+    assert "mig.devices" not in r.gpus[0] and r.gpu_lines == (1, 2)
+
+
+def test_gpu_list_with_a_stray_line_is_refused_by_line():
+    text = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-3f1c9a20-5b7e-4d11-9a0c-6e2b8f4d7a10)\nhello\n"
+    with pytest.raises(GpuQueryError, match=r"line 2: expected 'GPU <n>: <name> \(UUID"):
+        nvidia_smi_query.parse(text)
