@@ -97,6 +97,17 @@ def _not_text_count(data: str | bytes, sample: str) -> int:
     return len(_NOT_TEXT_RE.findall(sample))
 
 
+def _from_utf16(data: bytes) -> bytes:
+    """Output saved by Windows PowerShell's '>' is UTF-16 with a byte-order mark: re-encode it
+    as UTF-8 (anything else, NUL bytes included, is left for the binary check)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and len(data) % 2 == 0:
+        try:
+            return data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            return data
+    return data
+
+
 def decode_text(
     data: str | bytes, *, kind: str | None = None, error: type[ParseError] | None = None
 ) -> str:
@@ -106,6 +117,7 @@ def decode_text(
     """
     fail = error or BinaryEvidence
     if isinstance(data, bytes | bytearray):
+        data = _from_utf16(bytes(data))
         nul = data.find(b"\x00")
         if nul != -1:
             raise fail(

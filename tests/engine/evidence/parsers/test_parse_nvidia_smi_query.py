@@ -155,3 +155,12 @@ def test_gpu_list_with_a_stray_line_is_refused_by_line():
     text = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-3f1c9a20-5b7e-4d11-9a0c-6e2b8f4d7a10)\nhello\n"
     with pytest.raises(GpuQueryError, match=r"line 2: expected 'GPU <n>: <name> \(UUID"):
         nvidia_smi_query.parse(text)
+
+
+def test_table_saved_as_utf16_by_powershell_reads_like_the_utf8_one(evidence):
+    raw = evidence(D + "table_590_2gpu_saved_by_powershell_utf16.txt")
+    assert raw[:2] == b"\xff\xfe" and detect_kind(raw) == nvidia_smi_query.KIND
+    assert (
+        nvidia_smi_query.parse(raw).gpus
+        == nvidia_smi_query.parse(evidence(D + "table_590_separator_2gpu.txt")).gpus
+    )
