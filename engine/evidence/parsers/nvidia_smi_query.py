@@ -292,6 +292,44 @@ def _mig_row(s: str, lineno: int, mig_ecc: dict[int, int], mig_rows: dict[int, i
     return True
 
 
+_ROW2_FIELDS = (
+    "fan.speed",
+    "temperature.gpu",
+    "pstate",
+    "power.draw",
+    "power.limit",
+    "memory.used",
+    "memory.total",
+    "utilization.gpu",
+    "compute_mode",
+)
+
+
+def _first_row(m: re.Match[str], lineno: int) -> dict[str, Value]:
+    return {
+        "index": convert("index", m.group(1), line=lineno),
+        "name": m.group(2).strip(),
+        "persistence_mode": convert("persistence_mode", m.group(3), line=lineno),
+        "pci.bus_id": m.group(4),
+        "display_active": convert("display_active", m.group(5), line=lineno),
+        _ECC: convert(_ECC, m.group(6), line=lineno),
+    }
+
+
+def _finish_table(
+    gpus: list[dict[str, Value]],
+    driver: str | None,
+    mig_ecc: dict[int, int],
+    mig_rows: dict[int, int],
+) -> None:
+    _apply_mig(gpus, mig_ecc)
+    for gpu in gpus:
+        gpu["driver_version"] = driver
+        index = gpu.get("index")
+        if isinstance(index, int) and gpu.get("mig.mode.current") == "Enabled":
+            gpu["mig.devices"] = mig_rows.get(index, 0)
+
+
 def _parse_table(text: str) -> GpuQueryResult:
     driver = cuda = None
     gpus: list[dict[str, Value]] = []
@@ -308,50 +346,18 @@ def _parse_table(text: str) -> GpuQueryResult:
         m3 = _ROW3_RE.match(s)
         if m3 and pending is not None and "fan.speed" in pending:
             pending.setdefault("mig.mode.current", convert("mig.mode", m3.group(1)))
-            continue
-        m_head = _HEADER_RE.search(s)
-        if m_head:
+        elif m_head := _HEADER_RE.search(s):
             driver, cuda = m_head.group(2), m_head.group(3)
-            continue
-        m1 = _ROW1_RE.match(s)
-        if m1:
-            pending = {
-                "index": convert("index", m1.group(1), line=lineno),
-                "name": m1.group(2).strip(),
-                "persistence_mode": convert("persistence_mode", m1.group(3), line=lineno),
-                "pci.bus_id": m1.group(4),
-                "display_active": convert("display_active", m1.group(5), line=lineno),
-                "ecc.errors.uncorrected.volatile.total": convert(
-                    "ecc.errors.uncorrected.volatile.total", m1.group(6), line=lineno
-                ),
-            }
+        elif m1 := _ROW1_RE.match(s):
+            pending = _first_row(m1, lineno)
             gpus.append(pending)
             gpu_lines.append(lineno)
-            continue
-        m2 = _ROW2_RE.match(s)
-        if m2 and pending is not None and "fan.speed" not in pending:
-            pending.update(
-                {
-                    "fan.speed": convert("fan.speed", m2.group(1), line=lineno),
-                    "temperature.gpu": convert("temperature.gpu", m2.group(2), line=lineno),
-                    "pstate": convert("pstate", m2.group(3), line=lineno),
-                    "power.draw": convert("power.draw", m2.group(4), line=lineno),
-                    "power.limit": convert("power.limit", m2.group(5), line=lineno),
-                    "memory.used": convert("memory.used", m2.group(6), line=lineno),
-                    "memory.total": convert("memory.total", m2.group(7), line=lineno),
-                    "utilization.gpu": convert("utilization.gpu", m2.group(8), line=lineno),
-                    "compute_mode": convert("compute_mode", m2.group(9), line=lineno),
-                }
-            )
-            continue
+        elif (m2 := _ROW2_RE.match(s)) and pending is not None and "fan.speed" not in pending:
+            for position, name in enumerate(_ROW2_FIELDS, start=1):
+                pending[name] = convert(name, m2.group(position), line=lineno)
     if driver is None and not gpus:
         raise GpuQueryError("no NVIDIA-SMI header or GPU rows in the table", kind=KIND)
-    _apply_mig(gpus, mig_ecc)
-    for gpu in gpus:
-        gpu["driver_version"] = driver
-        index = gpu.get("index")
-        if isinstance(index, int) and gpu.get("mig.mode.current") == "Enabled":
-            gpu["mig.devices"] = mig_rows.get(index, 0)
+    _finish_table(gpus, driver, mig_ecc, mig_rows)
     return GpuQueryResult(
         gpus=tuple(gpus),
         source_format="table",
