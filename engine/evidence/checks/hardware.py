@@ -135,16 +135,19 @@ def _line_of(query: GpuQueryResult, i: int) -> int | None:
 def _gpu_count(
     spec: Spec, item: EvidenceItem, query: GpuQueryResult, mandatory: bool
 ) -> CheckResult:
-    gpus = query.gpus
+    gpus, lost = query.gpus, query.lost_gpus
     expected_count = spec.gpus_per_node if item.node else spec.gpus_per_node * spec.nodes
+    # A GPU the driver lost is never a pass, whatever the count of the others.
+    lost_text = f"; nvidia-smi also printed {lost[0]!r}" if lost else ""
     return make(
         item,
         name="gpu-query: GPU count",
         group="gpu-query",
-        status="pass" if len(gpus) == expected_count else "fail",
-        measured=f"{len(gpus)} GPUs",
+        status="pass" if len(gpus) == expected_count and not lost else "fail",
+        measured=f"{len(gpus)} GPUs" + (f", {len(lost)} lost" if lost else ""),
         expected=f"{expected_count} GPUs",
-        message=f"nvidia-smi on {_where(item)} lists {len(gpus)} GPU(s); {expected_count} agreed.",
+        message=f"nvidia-smi on {_where(item)} lists {len(gpus)} GPU(s); {expected_count} agreed"
+        f"{lost_text}.",
         mandatory=mandatory,
     )
 

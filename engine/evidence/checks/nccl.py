@@ -183,6 +183,20 @@ def _out_of_bounds(ctx: RunContext) -> CheckResult | None:
     )
 
 
+def _bitwise(ctx: RunContext) -> CheckResult | None:
+    """Repeats of one collective that differ bit for bit (-B): results not reproducible."""
+    mismatches = ctx.run.bitwise_mismatches
+    if mismatches is None:
+        return None
+    return ctx.result(
+        "bitwise repeatability",
+        "pass" if mismatches == 0 else "fail",
+        f"{mismatches} mismatches",
+        "0 mismatches",
+        f"The {ctx.coll} run reported {mismatches} bitwise mismatch(es) between repeats.",
+    )
+
+
 def _large_busbw(ctx: RunContext) -> CheckResult | None:
     spec, run, coll = ctx.spec, ctx.run, ctx.coll
     threshold = spec.busbw_threshold(run.collective)
@@ -280,6 +294,7 @@ RUN_CHECKS: tuple[Callable[[RunContext], CheckResult | None], ...] = (
     _rank_count,
     _wrong,
     _out_of_bounds,
+    _bitwise,
     _large_busbw,
     _size_range,
     _nccl_version,

@@ -97,6 +97,17 @@ def _not_text_count(data: str | bytes, sample: str) -> int:
     return len(_NOT_TEXT_RE.findall(sample))
 
 
+def _from_utf16(data: bytes) -> bytes:
+    """Output saved by Windows PowerShell's '>' is UTF-16 with a byte-order mark: re-encode it
+    as UTF-8 (anything else, NUL bytes included, is left for the binary check)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and len(data) % 2 == 0:
+        try:
+            return data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            return data
+    return data
+
+
 def decode_text(
     data: str | bytes, *, kind: str | None = None, error: type[ParseError] | None = None
 ) -> str:
@@ -106,6 +117,7 @@ def decode_text(
     """
     fail = error or BinaryEvidence
     if isinstance(data, bytes | bytearray):
+        data = _from_utf16(bytes(data))
         nul = data.find(b"\x00")
         if nul != -1:
             raise fail(
@@ -137,6 +149,24 @@ def strip_ansi(line: str) -> str:
 
 # srun -l labels (" 0: ", "640: ", bare " 0:") and mpirun --tag-output ("[1,0]<stdout>:").
 _PREFIX_RE = re.compile(r"^(?:\s*(\d{1,6}):(?: |$)|\[(\d+),(\d+)\]<std(?:out|err)>:\s?)")
+
+
+# `kubectl logs --timestamps` (RFC 3339, nanoseconds) and similar collectors stamp every line.
+_LINE_STAMP_RE = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d) ", re.M
+)
+
+
+def strip_line_timestamps(text: str) -> str:
+    """Take a log collector's timestamp off every line, when nearly every line carries one
+    (so a file whose content merely holds some timestamps is left alone). Lines keep their
+    numbers."""
+    head = text.split("\n", 2000)[:2000]
+    lines = sum(1 for ln in head if ln.strip())
+    stamped = sum(1 for ln in head if _LINE_STAMP_RE.match(ln))
+    if lines == 0 or stamped * 10 < lines * 9:
+        return text
+    return _LINE_STAMP_RE.sub("", text)
 
 
 def split_prefix(line: str) -> tuple[str | None, str]:

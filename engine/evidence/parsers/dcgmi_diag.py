@@ -368,6 +368,8 @@ def _json_test(t: dict[str, Any], category: str | None) -> DcgmiTest:
             continue
         status = _normalise_result(str(res.get("status", "Skip")))
         ids = res.get("gpu_ids", res.get("gpu_id", res.get("entity_id")))
+        if str(res.get("entity_group", "GPU")).upper() != "GPU":
+            ids = None  # DCGM 4 numbers CPUs (Grace) and switches apart from GPUs
         for gpu in re.findall(r"\d+", str(ids)) if ids is not None else []:
             gpus[gpu] = status
         results.append(status)

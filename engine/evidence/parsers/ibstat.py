@@ -15,7 +15,8 @@ from engine.evidence.parsers.header import EvidenceOrigin
 
 KIND = "ibstat"
 
-_CA_RE = re.compile(r"^CA\s+'([^']+)'\s*$")
+# `ibstat <ca> <port>` heads its one port with "CA: 'name'" and prints it unindented.
+_CA_RE = re.compile(r"^CA:?\s+'([^']+)'\s*$")
 _PORT_RE = re.compile(r"^Port\s+(\d+)\s*:\s*$")
 _KV_RE = re.compile(r"^([A-Za-z][A-Za-z _]*?)\s*:\s*(.*?)\s*$")
 _IBSTATUS_RE = re.compile(r"^Infiniband device\s+'([^']+)'\s+port\s+(\d+)\s+status:\s*$")
@@ -63,11 +64,11 @@ class IbstatResult:
 
 def detect(text: str) -> float:
     head = text[:50_000]
-    if re.search(r"^CA '[^']+'\s*$", head, re.M) and "Port 1:" in head:
+    if re.search(r"^CA:? '[^']+'\s*$", head, re.M) and re.search(r"^\s*Port \d+:", head, re.M):
         return 0.95
     if re.search(r"^Infiniband device '[^']+' port \d+ status:", head, re.M):
         return 0.95
-    if re.search(r"^CA '[^']+'\s*$", head, re.M):
+    if re.search(r"^CA:? '[^']+'\s*$", head, re.M):
         return 0.6
     return 0.0
 

@@ -70,6 +70,8 @@ class NcclTestsResult:
     truncated: bool = False  # the last data row was cut short
     error_line: int | None = None
     source_format: str = "text"
+    # "Bitwise mismatches : N" of a run with bitwise repeatability checks (-B, newer releases).
+    bitwise_mismatches: int | None = None
     # The CUDA runtime of the version banner ("NCCL version 2.21.5+cuda12.4"), and with
     # NCCL_DEBUG=INFO each host's banner CUDA and the GIN backend NCCL assigned (nccl_debug.py).
     cuda_version: str | None = None

@@ -47,10 +47,14 @@ class RunState:
     rows: list[NcclRow] = field(default_factory=list)
     row_label: str | None = None
     columns_per_side: int = 4
+    has_root: bool = True  # releases before the root column printed 12 columns
+    headers: int = 0  # "# nThread" lines read before the first device line
+    device_labels: dict[int, str | None] = field(default_factory=dict)
     timestamp: bool = False
     error_column: str = "wrong"
     saw_header: bool = False
     out_of_bounds: int | None = None
+    bitwise_mismatches: int | None = None
     avg_busbw: float | None = None
     complete: bool = False
     concluded: bool = False
@@ -103,6 +107,7 @@ class RunState:
             complete=self.complete,
             truncated=self.pending is not None,
             error_line=self.error_line,
+            bitwise_mismatches=self.bitwise_mismatches,
         )
 
 
@@ -151,14 +156,19 @@ def _unglue(tokens: list[str]) -> list[str]:
 
 
 def parse_row(line: str, tokens: list[str], lineno: int, run: RunState) -> NcclRow:
+    if not run.has_root and len(tokens) >= 5:
+        # Old layout without a root column: no root was shown, as -1 says in later releases.
+        tokens = [*tokens[:4], "-1", *tokens[4:]]
+        line = " ".join(tokens)
     if len(tokens) == 13 and run.columns_per_side == 4 and run.error_column == "wrong":
         row = _plain_row(tokens, lineno)
         if row is not None:
             return row
     m = _ROW_RE.match(line)
     if m is None:
+        lead = 0 if run.has_root else 1  # the root column this layout lacks
         raise NcclTestsError(
-            f"expected 13 columns in a nccl-tests data row, found {len(tokens)}",
+            f"expected {13 - lead} columns in a nccl-tests data row, found {len(tokens) - lead}",
             line=lineno,
             kind=KIND,
         )
@@ -205,8 +215,10 @@ def _checked_row(m: re.Match[str], lineno: int, run: RunState) -> NcclRow:
     if len(tokens) < expected:
         tokens = _unglue(tokens)
     if len(tokens) != expected:
+        lead = 5 if run.has_root else 4
         raise NcclTestsError(
-            f"expected {5 + expected} columns in a nccl-tests data row, found {5 + len(tokens)}",
+            f"expected {lead + expected} columns in a nccl-tests data row, "
+            f"found {lead + len(tokens)}",
             line=lineno,
             kind=KIND,
         )

@@ -35,8 +35,9 @@ _DEVICE_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)"
     r"\s+\[([^\]]*)\]\s*(.*?)\s*$"
 )
-_COLHEADER_RE = re.compile(r"^#\s*size\s+count\s+type\s+redop\s+root\s+(.*)$")
+_COLHEADER_RE = re.compile(r"^#\s*size\s+count\s+type\s+redop\s+(root\s+)?(.*)$")
 _OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)")
+_BITWISE_RE = re.compile(r"^#?\s*Bitwise mismatches\s*:\s*(\d+)")
 _AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(\S+)")
 _FAILURE_RE = re.compile(r"\bTest (?:\w+ )?failure\b|^#\s*error:")
 _ROW_START_RE = re.compile(r"^\s*\d+(?:\s+\d+(?:\s|$)|\s*$)")
@@ -127,6 +128,8 @@ def _classify_text(s: str) -> _Found | None:
         return None
     if "Out of" in s and (m := _OOB_RE.match(s)):
         return "out_of_bounds", m, None
+    if "Bitwise" in s and (m := _BITWISE_RE.match(s)):
+        return "bitwise", m, None
     if "Avg bus" in s and (m := _AVG_RE.match(s)):
         return "average", m, None
     if is_debug_line(s) or "failure" in s or "error:" in s or "_perf" in s:
@@ -155,6 +158,8 @@ def _on_nthread(state: _State, line: _Line) -> None:
     if state.run.has_body():
         state.next_run(line.number)
     run = state.run
+    if not run.devices:
+        run.headers += 1
     run.min_bytes, run.max_bytes = int(m.group(1)), int(m.group(2))
     run.step_factor = int(m.group(3)) if m.group(4) == "factor" else None
     run.warmup, run.iters = int(m.group(5)), int(m.group(6))
@@ -177,18 +182,35 @@ def _on_device(state: _State, line: _Line) -> None:
     m = line.match
     assert m is not None
     state.saw_anything = True
-    rank = int(m.group(1))
-    state.run.devices.setdefault(
-        rank,
-        NcclDevice(
-            rank=rank,
-            host=m.group(4),
-            device=int(m.group(5)),
-            name=m.group(7),
-            pid=int(m.group(3)),
-            bus_id=m.group(6),
-            group=int(m.group(2)) if m.group(2) is not None else None,
-        ),
+    rank, run = int(m.group(1)), state.run
+    device = NcclDevice(
+        rank=rank,
+        host=m.group(4),
+        device=int(m.group(5)),
+        name=m.group(7),
+        pid=int(m.group(3)),
+        bus_id=m.group(6),
+        group=int(m.group(2)) if m.group(2) is not None else None,
+    )
+    first = run.devices.get(rank)
+    if first is None:
+        run.devices[rank] = device
+        run.device_labels[rank] = line.label
+    elif (first.host, first.pid) != (device.host, device.pid) and (
+        run.headers > 1 or run.device_labels[rank] != line.label
+    ):
+        _raise_separate_runs(first, device, line.number)
+
+
+def _raise_separate_runs(first: NcclDevice, again: NcclDevice, lineno: int) -> None:
+    """Each process printed its own header: a build without MPI launched by mpirun or srun runs
+    one independent test per process, and no table in the file covers all of them."""
+    raise NcclTestsError(
+        f"rank {again.rank} is listed twice, on {first.host} (pid {first.pid}) and on "
+        f"{again.host} (pid {again.pid}): every process ran its own separate test, so this is "
+        "not one multi-process run; build nccl-tests with MPI=1 and launch it again",
+        line=lineno,
+        kind=KIND,
     )
 
 
@@ -197,11 +219,13 @@ def _on_columns(state: _State, line: _Line) -> None:
     state.saw_anything = True
     if state.run.rows:
         state.next_run(line.number)
-    names = line.match.group(1).split()
+    names = line.match.group(2).split()
     run = state.run
     run.saw_header = True
+    run.has_root = line.match.group(1) is not None
     run.error_column = "max_delta" if "error" in names and "#wrong" not in names else "wrong"
-    run.columns_per_side = 8 if "i_min" in names else 4
+    # Each side: time, algbw, busbw, #wrong; then #bitdiff (-B) and i_min..i_cv% (per-iteration).
+    run.columns_per_side = 4 + ("#bitdiff" in names) + (4 if "i_min" in names else 0)
     run.timestamp = "timestamp" in names
 
 
@@ -228,6 +252,12 @@ def _on_out_of_bounds(state: _State, line: _Line) -> None:
     state.run.out_of_bounds = int(line.match.group(1))
     state.saw_anything = True
     _raise_pending(state.run)
+
+
+def _on_bitwise(state: _State, line: _Line) -> None:
+    assert line.match is not None
+    state.run.bitwise_mismatches = int(line.match.group(1))
+    state.saw_anything = True
 
 
 def _on_average(state: _State, line: _Line) -> None:
@@ -281,6 +311,7 @@ _HANDLERS: dict[str, Callable[[_State, _Line], None]] = {
     "columns": _on_columns,
     "row": _on_row,
     "out_of_bounds": _on_out_of_bounds,
+    "bitwise": _on_bitwise,
     "average": _on_average,
     "text": _on_text,
 }

@@ -90,10 +90,19 @@ def _row(obj: Any, index: int) -> NcclRow:
         type=str(obj.get("type", "")),
         redop=str(obj.get("redop", "none")),
         root=root,
-        out_of_place=_side(obj.get("out_of_place")),
-        in_place=_side(obj.get("in_place")),
+        out_of_place=_named_side(obj, "out_of_place", index),
+        in_place=_named_side(obj, "in_place", index),
         line=None,
     )
+
+
+def _named_side(obj: Mapping[str, Any], key: str, index: int) -> NcclBandwidth | None:
+    """A bad value (nccl-tests writes NaN as "nan") is named by its result and side."""
+    try:
+        return _side(obj.get(key))
+    except NcclTestsError as exc:
+        size = obj.get("size")
+        raise _err(f"results[{index}] (size {size}) {key}: {exc.message}") from None
 
 
 def _device(obj: Any) -> NcclDevice | None:
@@ -166,6 +175,7 @@ def parse_json(text: str) -> NcclTestsResult:
     devices = _devices(doc, config)
     ranks = len(devices) if devices else None
     oob = doc.get("out_of_bounds")
+    bitwise = doc.get("bitwise_mismatches")
     avg = doc.get("average_bus_bandwidth")
     errors_raw = doc.get("errors")
     errors = tuple(str(e) for e in errors_raw) if isinstance(errors_raw, list) else ()
@@ -189,4 +199,5 @@ def parse_json(text: str) -> NcclTestsResult:
         error_column="wrong",
         complete=isinstance(avg, Mapping | int | float),
         source_format="json",
+        bitwise_mismatches=_opt_int(bitwise.get("count")) if isinstance(bitwise, Mapping) else None,
     )

@@ -39,6 +39,10 @@ _DRIVER_RE = re.compile(r"^Driver Version:\s*(\S+)")
 _CUDA_RE = re.compile(r"^CUDA Runtime Version:\s*(\d+)")
 _DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.+?)\s*$")
 _STATUS_RE = re.compile(r"^(Waived|Error|ERROR|Not Found)\s*:\s*(.*)$")
+# CU_ASSERT / CUDA_ASSERT before nvbandwidth exits: "[CUDA_ERROR_X] text in expression ...".
+_CUDA_ERROR_RE = re.compile(
+    r"^\[((?:CUDA_ERROR|cuda|NVML_ERROR)\w*)\]\s*(.*?)(?:\s+in expression\b.*)?$"
+)
 # Host memory (CPU) against device memory: what the host-device floor is judged on.
 HOST_DEVICE_TESTCASES = frozenset(
     {
@@ -163,6 +167,13 @@ class _State:
     devices: list[str] = field(default_factory=list)
     waived: int = 0
     errors: list[str] = field(default_factory=list)
+    reported: bool = True  # whether the testcase running printed a matrix, status or error
+
+    def unreported(self) -> None:
+        """A testcase that printed nothing before the next one (or the end of the file)."""
+        if self.testcase is not None and not self.reported:
+            self.errors.append(f"{self.testcase}: started but printed no result (cut short?)")
+        self.reported = True
 
     def close(self, key: str | None = None, total: float | None = None) -> None:
         if self.open is not None:
@@ -207,9 +218,15 @@ def _header(state: _State, s: str) -> bool:
 def _line(state: _State, s: str, lineno: int) -> None:
     if m := _RUNNING_RE.match(s):
         state.close()
-        state.testcase, state.testcase_line = m.group(1), lineno
+        state.unreported()
+        state.testcase, state.testcase_line, state.reported = m.group(1), lineno, False
+    elif m := _CUDA_ERROR_RE.match(s):
+        state.close()
+        state.reported = True
+        state.errors.append(f"{state.testcase or 'nvbandwidth'}: [{m.group(1)}] {m.group(2)}")
     elif m := _DESCRIPTION_RE.match(s):
         state.close()
+        state.reported = True
         if state.testcase is None:
             raise NvbandwidthError(
                 "matrix heading before any 'Running <testcase>.' line", line=lineno, kind=KIND
@@ -219,6 +236,7 @@ def _line(state: _State, s: str, lineno: int) -> None:
         _sum(state, m, lineno)
     elif m := _STATUS_RE.match(s):
         state.close()
+        state.reported = True
         if m.group(1) == "Waived":
             state.waived += 1
         else:
@@ -243,6 +261,8 @@ def parse(text: str | bytes) -> NvbandwidthResult:
         if s:
             _line(state, s, lineno)
     state.close()
+    if state.matrices or state.errors:
+        state.unreported()
     if not state.matrices and not state.errors:
         if state.testcase is not None:
             raise NvbandwidthError(

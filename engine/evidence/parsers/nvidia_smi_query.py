@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from engine.evidence.parsers.base import GpuQueryError, decode_text
@@ -63,28 +64,77 @@ _MAX_DIGITS = 30
 class GpuQueryResult:
     KIND: ClassVar[str] = KIND
     gpus: tuple[dict[str, Value], ...]
-    source_format: str  # "csv" | "table" | "query"
+    source_format: str  # "csv" | "table" | "query" | "list" (nvidia-smi -L)
     driver_version: str | None = None
     cuda_version: str | None = None
     fields: tuple[str, ...] = ()
     gpu_lines: tuple[int, ...] = ()
+    # "Unable to determine the device handle for GPU...": a GPU the driver lost, left out of
+    # the table, CSV or report that follows.
+    lost_gpus: tuple[str, ...] = ()
     # The collector's header, when the file has one (engine/evidence/parsers/header.py).
     origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
 
+_LOST_RE = re.compile(r"^[ \t]*Unable to determine the device handle for GPU.*$", re.M | re.I)
+
+
+# nvidia-smi -L: "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)", MIG devices indented below.
+_LIST_RE = re.compile(r"^GPU (\d+): (.+?) \(UUID: (GPU-[0-9A-Fa-f-]+)\)\s*$")
+_LIST_MIG_RE = re.compile(r"^\s+MIG \S+\s+Device\s+\d+: \(UUID: MIG-[^)]*\)\s*$")
+
+
+def _parse_list(text: str) -> GpuQueryResult:
+    gpus: list[dict[str, Value]] = []
+    gpu_lines: list[int] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if m := _LIST_RE.match(line):
+            gpus.append({"index": int(m.group(1)), "name": m.group(2), "uuid": m.group(3)})
+            gpu_lines.append(lineno)
+        elif _LIST_MIG_RE.match(line) and gpus:
+            mig = gpus[-1].get("mig.devices")
+            gpus[-1]["mig.devices"] = (mig if isinstance(mig, int) else 0) + 1
+        elif line.strip():
+            raise GpuQueryError(
+                f"expected 'GPU <n>: <name> (UUID: ...)' as nvidia-smi -L prints, found "
+                f"{line.strip()[:40]!r}",
+                line=lineno,
+                kind=KIND,
+            )
+    return GpuQueryResult(
+        gpus=tuple(gpus),
+        source_format="list",
+        fields=("index", "name", "uuid"),
+        gpu_lines=tuple(gpu_lines),
+    )
+
+
+def _take_lost(text: str) -> tuple[str, tuple[str, ...]]:
+    """The lost-GPU lines, and the text with each blanked (line numbers stay as they were)."""
+    lost = tuple(m.group(0).strip() for m in _LOST_RE.finditer(text))
+    return (_LOST_RE.sub("", text) if lost else text), lost
+
+
 def detect(text: str) -> float:
-    head = text[:20_000]
+    head, lost = _take_lost(text[:20_000])
     first = head.lstrip().split("\n", 1)[0]
-    if "NVIDIA-SMI" in head and "Driver Version" in head and "|" in head:
+    # Newer drivers name the kernel driver "KMD Version" in the table's header.
+    if "NVIDIA-SMI" in head and re.search(r"(?:Driver|KMD) Version", head) and "|" in head:
         return 0.95
     if "==============NVSMI LOG==============" in head or (
         "Attached GPUs" in head and "Product Name" in head
     ):
         return 0.95
-    fields = [f.strip().split(" [")[0] for f in first.split(",")]
+    fields = [_canonical(f) for f in first.split(",")]
     canonical = {"name", "pci.bus_id", "driver_version", "index", "uuid", "memory.total"}
-    if len(fields) > 1 and (set(fields) & canonical or any(f.startswith("ecc.") for f in fields)):
+    # --query-remapped-rows has one row per GPU too, headed gpu_bus_id, remapped_rows.*
+    prefixed = any(f.startswith(("ecc.", "remapped_rows.")) for f in fields)
+    if len(fields) > 1 and (set(fields) & canonical or prefixed):
         return 0.9
+    if lost and (not first or first.startswith("No devices were found")):
+        return 0.8
+    if _LIST_RE.match(first):
+        return 0.85
     if re.match(r"^\d+, NVIDIA ", first) or re.match(r"^NVIDIA [^,]+, [0-9A-F]{8}:", first):
         return 0.6
     return 0.0
@@ -119,6 +169,31 @@ def _canonical(header: str) -> str:
     return _ALIASES.get(name, name)
 
 
+# What each assumed column of a CSV without a header must look like, so that another field
+# list printed with noheader is refused rather than read under the wrong names.
+_BUS_ID_RE = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
+_ASSUMED_SHAPES: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("a GPU index", str.isdecimal),
+    ("a GPU name", lambda c: bool(c) and _UNIT_RE.match(c) is None),
+    ("a PCI bus id", lambda c: _BUS_ID_RE.match(c) is not None),
+    ("a driver version", lambda c: re.match(r"^\d+\.\d+(?:\.\d+)*$", c) is not None),
+    ("a memory size", lambda c: c.lower() in _MISSING or _UNIT_RE.match(c) is not None),
+    ("an ECC count", lambda c: c.lower() in _MISSING or c.isdecimal()),
+)
+
+
+def _check_headerless(cells: list[str], lineno: int) -> None:
+    for position, (cell, (what, fits)) in enumerate(zip(cells, _ASSUMED_SHAPES, strict=False)):
+        if not fits(cell.strip()):
+            raise GpuQueryError(
+                f"column {position + 1} reads {cell.strip()[:30]!r}, not {what}: a CSV without a "
+                f"header must list {', '.join(DEFAULT_FIELDS[: len(cells)])} in that order; "
+                "keep the header (drop noheader) so the columns can be named",
+                line=lineno,
+                kind=KIND,
+            )
+
+
 def _parse_csv(text: str) -> GpuQueryResult:
     lines = [(i, ln) for i, ln in enumerate(text.split("\n"), start=1) if ln.strip()]
     first_cells = [c.strip() for c in lines[0][1].split(",")]
@@ -137,6 +212,8 @@ def _parse_csv(text: str) -> GpuQueryResult:
                 kind=KIND,
             )
         body = lines
+        for lineno, line in body:
+            _check_headerless(next(csv.reader([line], skipinitialspace=True)), lineno)
     if "pid" in fields and "used_gpu_memory" in fields:
         raise GpuQueryError(
             "this is --query-compute-apps output (processes), not --query-gpu", kind=KIND
@@ -170,7 +247,7 @@ def _parse_csv(text: str) -> GpuQueryResult:
 
 
 _HEADER_RE = re.compile(
-    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?"
+    r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)(?:\s+CUDA (?:UMD )?Version:\s*(\S+))?"
 )
 _ROW1_RE = re.compile(
     r"^\|\s*(\d+)\s+(.+?)\s+(On|Off|N/A|ERR!)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
@@ -182,54 +259,105 @@ _ROW2_RE = re.compile(
 )
 
 
+# The third line of a GPU's box: only the "MIG M." cell (Enabled, Disabled, N/A; a trailing
+# '*' marks a change that waits for a GPU reset).
+_ROW3_RE = re.compile(r"^\|\s*\|\s*\|\s*(\S+)\s*\|$")
+# A row of the "MIG devices:" box: GPU, GI, CI, MIG dev | memory | SM count, volatile
+# uncorrected ECC | shared engines.
+_MIG_ROW_RE = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|[^|]*\|\s*\d+\s+(\d+|N/A)\s*\|")
+_ECC = "ecc.errors.uncorrected.volatile.total"
+
+
+def _apply_mig(gpus: list[dict[str, Value]], mig_ecc: dict[int, int]) -> None:
+    """With MIG on, the GPU's ECC cell reads "On" and the counts sit on the MIG devices. Their
+    sum leaves out errors outside any instance, so only a non-zero sum is kept (it is already
+    a failure); a zero sum stays unknown rather than a clean pass."""
+    for gpu in gpus:
+        if isinstance(gpu.get(_ECC), str):
+            gpu[_ECC] = None
+        index = gpu.get("index")
+        if gpu[_ECC] is None and isinstance(index, int) and mig_ecc.get(index, 0) > 0:
+            gpu[_ECC] = mig_ecc[index]
+
+
+def _mig_row(s: str, lineno: int, mig_ecc: dict[int, int], mig_rows: dict[int, int]) -> bool:
+    m = _MIG_ROW_RE.match(s)
+    if m is None:
+        return False
+    gpu = int(m.group(1))
+    mig_rows[gpu] = mig_rows.get(gpu, 0) + 1
+    ecc = convert(_ECC, m.group(5), line=lineno)
+    if isinstance(ecc, int):
+        mig_ecc[gpu] = mig_ecc.get(gpu, 0) + ecc
+    return True
+
+
+_ROW2_FIELDS = (
+    "fan.speed",
+    "temperature.gpu",
+    "pstate",
+    "power.draw",
+    "power.limit",
+    "memory.used",
+    "memory.total",
+    "utilization.gpu",
+    "compute_mode",
+)
+
+
+def _first_row(m: re.Match[str], lineno: int) -> dict[str, Value]:
+    return {
+        "index": convert("index", m.group(1), line=lineno),
+        "name": m.group(2).strip(),
+        "persistence_mode": convert("persistence_mode", m.group(3), line=lineno),
+        "pci.bus_id": m.group(4),
+        "display_active": convert("display_active", m.group(5), line=lineno),
+        _ECC: convert(_ECC, m.group(6), line=lineno),
+    }
+
+
+def _finish_table(
+    gpus: list[dict[str, Value]],
+    driver: str | None,
+    mig_ecc: dict[int, int],
+    mig_rows: dict[int, int],
+) -> None:
+    _apply_mig(gpus, mig_ecc)
+    for gpu in gpus:
+        gpu["driver_version"] = driver
+        index = gpu.get("index")
+        if isinstance(index, int) and gpu.get("mig.mode.current") == "Enabled":
+            gpu["mig.devices"] = mig_rows.get(index, 0)
+
+
 def _parse_table(text: str) -> GpuQueryResult:
     driver = cuda = None
     gpus: list[dict[str, Value]] = []
     gpu_lines: list[int] = []
     pending: dict[str, Value] | None = None
+    mig_ecc: dict[int, int] = {}
+    mig_rows: dict[int, int] = {}
     for lineno, line in enumerate(text.split("\n"), start=1):
         s = line.strip()
         if "Processes:" in s:
             break
-        m_head = _HEADER_RE.search(s)
-        if m_head:
-            driver, cuda = m_head.group(2), m_head.group(3)
+        if _mig_row(s, lineno, mig_ecc, mig_rows):
             continue
-        m1 = _ROW1_RE.match(s)
-        if m1:
-            pending = {
-                "index": convert("index", m1.group(1), line=lineno),
-                "name": m1.group(2).strip(),
-                "persistence_mode": convert("persistence_mode", m1.group(3), line=lineno),
-                "pci.bus_id": m1.group(4),
-                "display_active": convert("display_active", m1.group(5), line=lineno),
-                "ecc.errors.uncorrected.volatile.total": convert(
-                    "ecc.errors.uncorrected.volatile.total", m1.group(6), line=lineno
-                ),
-            }
+        m3 = _ROW3_RE.match(s)
+        if m3 and pending is not None and "fan.speed" in pending:
+            pending.setdefault("mig.mode.current", convert("mig.mode", m3.group(1)))
+        elif m_head := _HEADER_RE.search(s):
+            driver, cuda = m_head.group(2), m_head.group(3)
+        elif m1 := _ROW1_RE.match(s):
+            pending = _first_row(m1, lineno)
             gpus.append(pending)
             gpu_lines.append(lineno)
-            continue
-        m2 = _ROW2_RE.match(s)
-        if m2 and pending is not None and "fan.speed" not in pending:
-            pending.update(
-                {
-                    "fan.speed": convert("fan.speed", m2.group(1), line=lineno),
-                    "temperature.gpu": convert("temperature.gpu", m2.group(2), line=lineno),
-                    "pstate": convert("pstate", m2.group(3), line=lineno),
-                    "power.draw": convert("power.draw", m2.group(4), line=lineno),
-                    "power.limit": convert("power.limit", m2.group(5), line=lineno),
-                    "memory.used": convert("memory.used", m2.group(6), line=lineno),
-                    "memory.total": convert("memory.total", m2.group(7), line=lineno),
-                    "utilization.gpu": convert("utilization.gpu", m2.group(8), line=lineno),
-                    "compute_mode": convert("compute_mode", m2.group(9), line=lineno),
-                }
-            )
-            continue
+        elif (m2 := _ROW2_RE.match(s)) and pending is not None and "fan.speed" not in pending:
+            for position, name in enumerate(_ROW2_FIELDS, start=1):
+                pending[name] = convert(name, m2.group(position), line=lineno)
     if driver is None and not gpus:
         raise GpuQueryError("no NVIDIA-SMI header or GPU rows in the table", kind=KIND)
-    for gpu in gpus:
-        gpu["driver_version"] = driver
+    _finish_table(gpus, driver, mig_ecc, mig_rows)
     return GpuQueryResult(
         gpus=tuple(gpus),
         source_format="table",
@@ -240,9 +368,16 @@ def _parse_table(text: str) -> GpuQueryResult:
 
 
 def parse(text: str | bytes) -> GpuQueryResult:
-    text = decode_text(text, kind=KIND, error=GpuQueryError)
+    text, lost = _take_lost(decode_text(text, kind=KIND, error=GpuQueryError))
+    if lost and not text.replace("No devices were found", "").strip():
+        raise GpuQueryError(f"nvidia-smi lists no GPU; it printed {lost[0]!r}", line=1, kind=KIND)
     if not text.strip():
         raise GpuQueryError("empty file", kind=KIND)
+    result = _parse_any(text)
+    return replace(result, lost_gpus=lost) if lost else result
+
+
+def _parse_any(text: str) -> GpuQueryResult:
     head = text[:20_000]
     if "NVSMI LOG" in head or ("Attached GPUs" in head and "Product Name" in head):
         from engine.evidence.parsers.nvidia_smi_q import parse_q
@@ -250,6 +385,8 @@ def parse(text: str | bytes) -> GpuQueryResult:
         return parse_q(text)
     if "NVIDIA-SMI" in head and "|" in head:
         return _parse_table(text)
+    if _LIST_RE.match(text.lstrip().split("\n", 1)[0]):
+        return _parse_list(text)
     if "," not in text.lstrip().split("\n", 1)[0]:
         raise GpuQueryError(
             "not nvidia-smi output: expected a --query-gpu CSV, the nvidia-smi table or -q",

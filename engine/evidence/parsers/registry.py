@@ -29,6 +29,7 @@ from engine.evidence.parsers.base import (
     ParseError,
     UnrecognisedEvidence,
     decode_text,
+    strip_line_timestamps,
     to_jsonable,
 )
 from engine.evidence.parsers.dcgmi_diag import DcgmiResult
@@ -92,6 +93,7 @@ KINDS: tuple[str, ...] = tuple(_PARSERS)
 def detect_kind(text: str | bytes) -> str:
     """The kind whose parser is most confident; UnrecognisedEvidence when none is confident."""
     _, decoded = split_header(decode_text(text))
+    decoded = strip_line_timestamps(decoded)
     if not decoded.strip():
         raise UnrecognisedEvidence("empty file: nothing to recognise")
     scores = {kind: p.detect(decoded) for kind, p in _PARSERS.items()}
@@ -100,7 +102,7 @@ def detect_kind(text: str | bytes) -> str:
         first = next((ln.strip() for ln in decoded.split("\n") if ln.strip()), "")
         raise UnrecognisedEvidence(
             "unrecognised evidence: not nccl-tests, nvidia-smi (topo -m, --query-gpu, table, "
-            "-q), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, perftest "
+            "-q, -L), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, perftest "
             "(ib_write_bw, ib_write_lat...), a step-time CSV or fixture output; "
             f"first line reads {first[:60]!r}"
         )
@@ -113,6 +115,7 @@ def parse_evidence(text: str | bytes, kind: str | None = None) -> ParsedEvidence
     The collector's header, when present, is taken off first and kept as the result's `origin`.
     """
     origin, decoded = split_header(decode_text(text, kind=kind))
+    decoded = strip_line_timestamps(decoded)
     if kind is None:
         kind = detect_kind(decoded)
     parser = _PARSERS.get(kind)

@@ -147,3 +147,15 @@ def test_a_driver_the_fixture_leaves_empty_is_reported_not_agreed(spec):
     driver = by_name(res, "gpu-query: driver version")[0]
     assert (driver.status, driver.expected) == ("warn", "not agreed")
     assert driver.measured not in ("", "not shown") and "agrees no driver version" in driver.message
+
+
+def test_gpu_query_names_a_gpu_the_driver_lost(spec):
+    spec["gpus_per_node"] = 2
+    res = checks(
+        spec,
+        "gpu-query",
+        data_item("nvidia-smi-query/table_kmd_header_gpu1_lost_device_handle.txt", "n1"),
+    )
+    count = by_name(res, "gpu-query: GPU count")[0]
+    assert count.status == "fail" and count.measured == "2 GPUs, 1 lost"
+    assert "device handle for GPU1: 0000:41:00.0" in count.message

@@ -171,3 +171,13 @@ def test_an_output_that_prints_no_nccl_version_says_so_in_words(spec):
         "The fixture agrees no NCCL version; the all_reduce output does not print one. "
         "Agree one in the fixture's runtime to check it."
     )
+
+
+def test_bitwise_mismatches_fail_the_run(spec):
+    results = run(
+        spec, data_item("nccl-tests/all_reduce_v2.18_bitwise_check_cputime_12_mismatches.txt")
+    )
+    check = by_name(results, "nccl-tests all_reduce: bitwise repeatability")[0]
+    assert check.status == "fail" and check.measured == "12 mismatches"
+    names = {r.name for r in run(spec, item(nccl_text()))}
+    assert "nccl-tests all_reduce: bitwise repeatability" not in names  # only with -B

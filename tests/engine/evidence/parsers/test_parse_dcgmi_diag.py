@@ -83,3 +83,12 @@ def test_json_with_an_integer_too_long_to_read_is_a_dcgmi_error(evidence):
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("dcgmi-diag", dcgmi_diag.parse, DcgmiError)
+
+
+def test_dcgm4_json_keeps_cpu_entities_off_the_gpu_results(evidence):
+    """A Grace CPU numbered 1 failing must not read as GPU 1 failing."""
+    r = dcgmi_diag.parse(evidence(D + "diag_dcgm4_json_gpu_and_cpu_entities_cpu1_fail.json"))
+    by_name = {t.name: t for t in r.tests}
+    assert by_name["cpu_eud"].result == "Fail" and by_name["cpu_eud"].gpus == {}
+    assert by_name["memory"].gpus == {"0": "Pass", "1": "Pass"}
+    assert "CPU 1 failed" in by_name["cpu_eud"].details

@@ -3,7 +3,7 @@
 import pytest
 from parser_fuzzing import fuzz_tests
 
-from engine.evidence.parsers import ibstat
+from engine.evidence.parsers import detect_kind, ibstat
 from engine.evidence.parsers.base import IbstatError
 
 D = "ibstat/"
@@ -75,3 +75,13 @@ def test_an_unreadable_ibstatus_rate_names_its_line(evidence):
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("ibstat", ibstat.parse, IbstatError)
+
+
+def test_the_one_port_form_of_ibstat_ca_port(evidence):
+    """`ibstat mlx5_4 1` prints "CA: 'mlx5_4'" and one unindented port."""
+    raw = evidence(D + "ibstat_one_port_form_ca_colon_mlx5_4.txt")
+    assert detect_kind(raw) == "ibstat"
+    r = ibstat.parse(raw)
+    assert [(p.ca, p.port, p.state, p.rate, p.link_layer) for p in r.ports] == [
+        ("mlx5_4", 1, "Active", 400, "InfiniBand")
+    ]

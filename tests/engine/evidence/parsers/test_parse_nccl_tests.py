@@ -5,7 +5,7 @@ import re
 import pytest
 from parser_fuzzing import fuzz_tests
 
-from engine.evidence.parsers import nccl_rows, nccl_tests, parse_evidence, to_json
+from engine.evidence.parsers import detect_kind, nccl_rows, nccl_tests, parse_evidence, to_json
 from engine.evidence.parsers.base import NcclTestsError
 
 D = "nccl-tests/"
@@ -247,3 +247,68 @@ def test_an_fp8_type_with_an_underscore_reads(evidence):
     text, _ = _with_large_rows(evidence(D + "all_reduce_2node_v2.17_full.txt"), 2, "fp8_e4m3")
     rows = nccl_tests.parse(text).rows
     assert {r.type for r in rows if r.size >= 1 << 30} == {"fp8_e4m3"}
+
+
+def test_it_reads_the_layout_from_before_the_root_column(evidence):
+    """Releases of about 2019-2020 print 12 columns: no root, and a max-error column."""
+    r = nccl_tests.parse(evidence(D + "all_reduce_no_root_column_error_column_4xv100.txt"))
+    assert (r.collective, r.ranks, r.error_column) == ("all_reduce", 4, "max_delta")
+    assert [row.size for row in r.rows] == [8, 1024, 1048576, 1073741824]
+    last = r.rows[-1]
+    assert (last.root, last.out_of_place.busbw, last.in_place.busbw) == (-1, 115.95, 116.08)
+    assert last.out_of_place.max_delta == 2e-07 and r.complete
+
+
+def test_it_names_the_column_count_of_the_old_layout_in_a_broken_row():
+    text = (
+        "#       size         count    type   redop     time   algbw   busbw  error"
+        "     time   algbw   busbw  error\n"
+        "           8             2   float     sum    59.98    0.00    0.00  2e-07    56.81\n"
+        "          16             4   float     sum    57.20    0.00    0.00  1e-07"
+        "    56.10    0.00    0.00  1e-07\n"
+    )
+    with pytest.raises(NcclTestsError, match=r"line 2: expected 12 columns .* found 9"):
+        nccl_tests.parse(text)
+
+
+def test_it_refuses_separate_runs_of_a_build_without_mpi(evidence):
+    """Each srun task printed its own "Rank 0": two single-node tests, not one two-node run."""
+    with pytest.raises(NcclTestsError) as caught:
+        nccl_tests.parse(
+            evidence(D + "broken_no_mpi_build_two_processes_srun_label_interleaved.txt")
+        )
+    assert caught.value.line == 8
+    assert "rank 0 is listed twice, on h100-n01 (pid 81234) and on h100-n02" in str(caught.value)
+    assert "MPI=1" in str(caught.value)
+
+
+def test_it_reads_the_bitwise_columns_and_their_trailer(evidence):
+    """-B adds a #bitdiff column to each side and a "Bitwise mismatches" trailer line."""
+    r = nccl_tests.parse(evidence(D + "all_reduce_v2.18_bitwise_check_cputime_12_mismatches.txt"))
+    assert (r.ranks, r.bitwise_mismatches, r.out_of_bounds, r.complete) == (2, 12, 0, True)
+    assert [(row.out_of_place.busbw, row.in_place.busbw) for row in r.rows][-1] == (87.53, 87.83)
+    assert all(row.in_place.wrong == 0 and row.out_of_place.wrong == 0 for row in r.rows)
+    assert to_json(r)["bitwise_mismatches"] == 12
+
+
+def test_it_reads_json_version_3(evidence):
+    """Version 3 writes the root as a padded string, cpu_time under -C, null for a side not run."""
+    r = nccl_tests.parse(evidence(D + "all_reduce_json_v3_cputime_padded_root_null_side.json"))
+    assert (r.collective, r.ranks, r.nodes) == ("all_reduce", 2, ("h200-j01", "h200-j02"))
+    assert [row.root for row in r.rows] == [-1, -1] and r.rows[0].out_of_place.time_us == 21.4
+    assert r.rows[1].out_of_place is None and r.rows[1].in_place.busbw == 69.95
+
+
+def test_json_nan_is_refused_naming_the_result(evidence):
+    with pytest.raises(NcclTestsError, match=r"results\[1\] \(size 2097152\) in_place: .*'nan'"):
+        nccl_tests.parse(evidence(D + "broken_json_v3_nan_algbw.json"))
+
+
+def test_it_reads_kubectl_logs_with_timestamps(evidence):
+    """`kubectl logs --timestamps` of an MPIJob launcher stamps every line in RFC 3339."""
+    raw = evidence(D + "all_reduce_mpijob_kubectl_logs_timestamps.txt")
+    assert detect_kind(raw) == "nccl-tests"
+    r = parse_evidence(raw)
+    assert (r.ranks, r.nodes, r.complete) == (2, ("mpijob-worker-0", "mpijob-worker-1"), True)
+    assert [row.size for row in r.rows] == [1 << 30, 1 << 31, 1 << 32] and r.rows[0].line == 10
+    assert r.rows[-1].in_place.busbw == 45.90

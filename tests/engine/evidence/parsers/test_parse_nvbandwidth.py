@@ -131,3 +131,14 @@ def test_another_tools_output_is_refused_by_name(evidence):
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nvbandwidth", nvbandwidth.parse, NvbandwidthError)
+
+
+def test_a_cuda_error_and_a_silent_testcase_are_errors_not_dropped(evidence):
+    """nvbandwidth exits on a CUDA error; the testcases it never finished must not vanish."""
+    r = nvbandwidth.parse(evidence(D + "nvbandwidth_v0.8_2xh100_d2d_cuda_error_after_h2d.txt"))
+    assert [m.testcase for m in r.matrices] == ["host_to_device_memcpy_ce"]
+    assert r.errors == (
+        "device_to_host_memcpy_ce: started but printed no result (cut short?)",
+        "device_to_device_memcpy_read_ce: [CUDA_ERROR_ILLEGAL_ADDRESS] an illegal memory access"
+        " was encountered",
+    )

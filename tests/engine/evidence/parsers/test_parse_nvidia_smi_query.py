@@ -90,3 +90,77 @@ def test_a_counter_that_is_no_number_names_its_line(evidence, value):
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("nvidia-smi-query", nvidia_smi_query.parse, GpuQueryError)
+
+
+def test_table_with_mig_reads_ecc_from_the_mig_devices_not_the_on_cell(evidence):
+    """With MIG on the ECC cell reads "On"; counts sit on the instances, whose zero sum does
+    not cover the whole GPU and so stays unknown."""
+    r = nvidia_smi_query.parse(evidence(D + "table_mig_enabled_2of3_gpus_instance_ecc.txt"))
+    assert [g[ECC] for g in r.gpus] == [2, None, 0]
+    assert [g["mig.mode.current"] for g in r.gpus] == ["Enabled", "Enabled", "Disabled*"]
+    assert [g.get("mig.devices") for g in r.gpus] == [2, 1, None]
+    assert r.gpus[0]["utilization.gpu"] is None and r.gpus[2]["memory.total"] == 81559
+
+
+def test_table_under_the_kmd_header_keeps_the_gpu_the_driver_lost(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "table_kmd_header_gpu1_lost_device_handle.txt"))
+    assert (r.driver_version, r.cuda_version) == ("610.43.02", "13.3")
+    assert [g["index"] for g in r.gpus] == [0, 2] and r.gpu_lines == (10, 14)
+    assert r.lost_gpus == (
+        "Unable to determine the device handle for GPU1: 0000:41:00.0: Unknown Error",
+    )
+
+
+def test_csv_with_a_lost_gpu_line_between_rows(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "query_gpu_csv_one_gpu_lost_device_handle.txt"))
+    assert [g["index"] for g in r.gpus] == [0, 2] and r.gpu_lines == (2, 4)
+    assert r.lost_gpus and "GPU0000:2A:00.0" in r.lost_gpus[0]
+
+
+def test_only_a_lost_gpu_is_refused_with_the_drivers_words(evidence):
+    with pytest.raises(GpuQueryError, match=r"line 1: nvidia-smi lists no GPU; .*GPU0: 0000:01"):
+        nvidia_smi_query.parse(evidence(D + "broken_no_devices_found_gpu0_lost.txt"))
+    assert (
+        detect_kind(evidence(D + "broken_no_devices_found_gpu0_lost.txt")) == nvidia_smi_query.KIND
+    )
+
+
+def test_csv_without_header_of_another_field_list_is_refused_not_misnamed(evidence):
+    """noheader output of index,name,temperature.gpu,memory.used must not read 34 as a bus id."""
+    raw = evidence(D + "broken_csv_noheader_other_fields_temperature_memory_used.txt")
+    with pytest.raises(GpuQueryError, match=r"line 1: column 3 reads '34', not a PCI bus id"):
+        nvidia_smi_query.parse(raw)
+
+
+def test_remapped_rows_query_is_one_row_per_gpu(evidence):
+    raw = evidence(D + "query_remapped_rows_gpu1_pending.txt")
+    assert detect_kind(raw) == nvidia_smi_query.KIND
+    r = nvidia_smi_query.parse(raw)
+    assert [g["pci.bus_id"] for g in r.gpus] == ["00000000:07:00.0", "00000000:0F:00.0"]
+    assert (
+        r.gpus[1]["remapped_rows.uncorrectable"] == 1 and r.gpus[1]["remapped_rows.pending"] == "1"
+    )
+
+
+def test_gpu_list_from_nvidia_smi_L(evidence):
+    raw = evidence(D + "list_L_2xh100_gpu1_two_mig_devices.txt")
+    assert detect_kind(raw) == nvidia_smi_query.KIND
+    r = nvidia_smi_query.parse(raw)
+    assert r.source_format == "list" and [g["index"] for g in r.gpus] == [0, 1]
+    assert r.gpus[1]["uuid"].startswith("GPU-8a2d") and r.gpus[1]["mig.devices"] == 2
+    assert "mig.devices" not in r.gpus[0] and r.gpu_lines == (1, 2)
+
+
+def test_gpu_list_with_a_stray_line_is_refused_by_line():
+    text = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-3f1c9a20-5b7e-4d11-9a0c-6e2b8f4d7a10)\nhello\n"
+    with pytest.raises(GpuQueryError, match=r"line 2: expected 'GPU <n>: <name> \(UUID"):
+        nvidia_smi_query.parse(text)
+
+
+def test_table_saved_as_utf16_by_powershell_reads_like_the_utf8_one(evidence):
+    raw = evidence(D + "table_590_2gpu_saved_by_powershell_utf16.txt")
+    assert raw[:2] == b"\xff\xfe" and detect_kind(raw) == nvidia_smi_query.KIND
+    assert (
+        nvidia_smi_query.parse(raw).gpus
+        == nvidia_smi_query.parse(evidence(D + "table_590_separator_2gpu.txt")).gpus
+    )
