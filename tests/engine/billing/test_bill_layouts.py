@@ -74,6 +74,7 @@ def test_focus_exports_of_aws_and_azure_name_the_instance_in_their_own_columns()
         (gzip.compress(b"a,b\n1,2\n"), "cur.csv.gz is gzip-compressed (.gz): unpack it"),
         (b"PAR1\x15\x04\x15\x00", "cur.csv.gz is a Parquet file: export the report as CSV"),
     ],
+    ids=["gzip", "parquet"],  # gzip's header holds the time: ids from bytes differ per worker
 )
 def test_a_packed_export_is_refused_by_name_with_what_to_send(data: bytes, says: str) -> None:
     with pytest.raises(UsageError) as caught:
