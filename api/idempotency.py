@@ -5,6 +5,8 @@ Same key + same user + same acting organisation + same body: the stored response
 422. A member of two organisations who reuses a key for the other one is not replayed the first
 one's answer.
 The call and the stored response commit together, so a concurrent retry cannot slip through.
+A secret the answer shows once (a webhook's signing secret) is stored as null: a replay says
+what was created, never the secret (`idempotent_withholding`).
 """
 
 from __future__ import annotations
@@ -74,7 +76,24 @@ def _replay(record: IdempotentResponse, fingerprint: str) -> Response:
 
 def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
     """Wrap a view's `post`: with the header set, store its 2xx answer under the key."""
+    return _stored(handler, withheld=())
 
+
+def idempotent_withholding(
+    *fields: str,
+) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """`idempotent`, storing these top-level fields of the answer as null: what is shown once
+    is never kept in clear, and a replay does not show it again."""
+
+    def decorate(handler: Callable[..., Response]) -> Callable[..., Response]:
+        return _stored(handler, withheld=fields)
+
+    return decorate
+
+
+def _stored(
+    handler: Callable[..., Response], *, withheld: tuple[str, ...]
+) -> Callable[..., Response]:
     @wraps(handler)
     def wrapped(view: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = request.headers.get(HEADER, "").strip()
@@ -95,6 +114,9 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
             with atomic_keeping_no_orphans():
                 response = handler(view, request, *args, **kwargs)
                 if status.is_success(response.status_code):
+                    body = json.loads(JSONRenderer().render(response.data) or b"null")
+                    if isinstance(body, dict):
+                        body.update(dict.fromkeys(set(withheld) & set(body)))
                     IdempotentResponse.objects.create(
                         user=user,
                         organization=org,
@@ -103,7 +125,7 @@ def idempotent(handler: Callable[..., Response]) -> Callable[..., Response]:
                         path=request.path[:500],
                         body_sha256=fingerprint,
                         status_code=response.status_code,
-                        body=json.loads(JSONRenderer().render(response.data) or b"null"),
+                        body=body,
                     )
         except IntegrityError:
             # The same key committed first in a concurrent call: ours rolled back; replay theirs.

@@ -145,6 +145,11 @@ STATED_RULES: dict[str, str] = {
     "requests_fixture_references_create": "`cluster` names the cluster a run of kind "
     "`other_cluster` is from",
     "reservations_observed_figures_retrieve": "`period` names a month of the term to date",
+    "webhooks_create": "`url` is an https:// URL naming a host that resolves only to public "
+    "addresses, `events` are among those the organisation's kind is sent, and the `pagerduty` "
+    "format gives its `routing_key`",
+    "webhooks_partial_update": "the same rules as adding an endpoint, checked on the endpoint "
+    "as it will be (a stored routing key stays unless a new one is given)",
 }
 
 

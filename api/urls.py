@@ -39,6 +39,7 @@ from api.views import (
     team,
     tokens,
     usage,
+    webhooks,
 )
 
 app_name = "api"
@@ -104,6 +105,19 @@ v1 = [
         "me/invitations/<int:pk>/decline/",
         member_invitations.MyInvitationDeclineView.as_view(),
         name="my-invitation-decline",
+    ),
+    path("webhooks/", webhooks.WebhookListView.as_view(), name="webhook-list"),
+    path("webhooks/<uuid:pk>/", webhooks.WebhookDetailView.as_view(), name="webhook-detail"),
+    path("webhooks/<uuid:pk>/rotate/", webhooks.WebhookRotateView.as_view(), name="webhook-rotate"),
+    path(
+        "webhooks/<uuid:pk>/deliveries/",
+        webhooks.WebhookDeliveryListView.as_view(),
+        name="webhook-deliveries",
+    ),
+    path(
+        "webhook-deliveries/<uuid:pk>/redeliver/",
+        webhooks.WebhookRedeliverView.as_view(),
+        name="webhook-delivery-redeliver",
     ),
     path("audit/", audit.AuditListView.as_view(), name="audit-list"),
     path("notices/", notices.NoticeListView.as_view(), name="notice-list"),

@@ -421,6 +421,7 @@ SPECTACULAR_SETTINGS = {
         "ObservedKindEnum": "observed.models.ObservedKind",
         "IsolationClassEnum": "bids.choices.IsolationClass",
         "PlannedChangeKindEnum": "delivery.models.ChangeKind",
+        "EventEnum": "notices.choices.Event",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

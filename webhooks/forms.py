@@ -6,20 +6,10 @@ from typing import Any
 
 from django import forms
 
-from notices.choices import AUDIENCE, Event
 from orgs.models import Organization
 from webhooks.choices import PayloadFormat
 from webhooks.models import URL_MAX
-
-
-def events_for(organization: Organization) -> list[tuple[str, str]]:
-    """(code, label) of the notice events this organisation's kind can be sent."""
-    side = "buyers" if organization.is_buyer else "providers"
-    return [
-        (event.value, str(event.label))
-        for event in Event
-        if AUDIENCE[event] in (side, "both parties") or event == Event.MEMBERSHIP
-    ]
+from webhooks.selectors import events_for
 
 
 class EndpointForm(forms.Form):

@@ -8,13 +8,27 @@ from uuid import UUID
 from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
+from notices.choices import AUDIENCE, Event
 from orgs.models import Organization
 from webhooks.models import Attempt, Delivery, Endpoint
 
 
+def events_for(organization: Organization) -> list[tuple[str, str]]:
+    """(code, label) of the notice events this organisation's kind can be sent."""
+    side = "buyers" if organization.is_buyer else "providers"
+    return [
+        (event.value, str(event.label))
+        for event in Event
+        if AUDIENCE[event] in (side, "both parties") or event == Event.MEMBERSHIP
+    ]
+
+
 def endpoint_list(*, organization: Organization) -> QuerySet[Endpoint]:
-    return Endpoint.objects.filter(organization=organization).annotate(
-        delivery_count=Count("deliveries")
+    return (
+        Endpoint.objects.filter(organization=organization)
+        .select_related("created_by")
+        .annotate(delivery_count=Count("deliveries"))
+        .order_by("-created_at", "-pk")  # Meta.ordering is dropped from a GROUP BY query
     )
 
 

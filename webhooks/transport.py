@@ -39,7 +39,11 @@ class Outcome:
 def check_url(url: str, *, allow_private: bool) -> None:
     """Refuse a URL that is not https (http only where private targets are allowed), has no
     host, or names a host that is local by name or by address."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port or 443
+    except ValueError as exc:  # an unclosed [IPv6], a port that is no number from 0 to 65535
+        raise TargetRefused(f"The URL is not a valid address ({exc}).") from None
     allowed = ("https", "http") if allow_private else ("https",)
     if parts.scheme not in allowed:
         raise TargetRefused("The URL must start with https://.")
@@ -51,9 +55,11 @@ def check_url(url: str, *, allow_private: bool) -> None:
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
         raise TargetRefused(f"{host} is a local name; deliveries go to public addresses only.")
     try:
-        _public_addresses(host, parts.port or 443)
+        _public_addresses(host, port)
     except socket.gaierror:
         return  # unknown today: each attempt resolves it again and logs what it finds
+    except UnicodeError:  # an empty label, or one over 63 characters
+        raise TargetRefused(f"{host} is not a valid host name.") from None
 
 
 def _public_addresses(host: str, port: int) -> list[str]:

@@ -448,3 +448,50 @@ def planned_change(w: ApiWorld) -> dict[str, Any]:
         canary_nodes="gpu-a01",
     )  # fmt: skip
     return {"id": change.pk}
+
+
+def webhook_body(w: ApiWorld) -> dict[str, Any]:
+    """An endpoint every organisation's kind may have: incidents reach both parties."""
+    return {"url": "https://hooks.example.com/cb", "events": ["incident_opened"]}
+
+
+def _buyer_webhook(w: ApiWorld) -> Any:
+    from webhooks.models import Endpoint
+    from webhooks.services import endpoint_create
+
+    found = Endpoint.objects.filter(organization=w.request.buyer, description="tenancy").first()
+    if found is not None:  # one per world: the builders may be asked again
+        return found
+    return endpoint_create(
+        organization=w.request.buyer,
+        user=_member(w.request.buyer),
+        url="https://hooks.example.com/cb",
+        events=["incident_opened"],
+        description="tenancy",
+    )[0]
+
+
+def webhook(w: ApiWorld) -> dict[str, Any]:
+    """The buyer's endpoint: only the buyer's administrators reach it."""
+    return {"id": str(_buyer_webhook(w).public_id)}
+
+
+def webhook_delivery(w: ApiWorld) -> dict[str, Any]:
+    """A failed delivery to the buyer's endpoint (made directly: nothing is sent)."""
+    from django.utils import timezone
+
+    from webhooks.models import Delivery, Event
+
+    endpoint = _buyer_webhook(w)
+    now = timezone.now()
+    event, _ = Event.objects.get_or_create(
+        organization=w.request.buyer,
+        key="api-tenancy",
+        defaults={"event_type": "incident_opened", "occurred_at": now, "payload": {}},
+    )
+    delivery, _ = Delivery.objects.get_or_create(
+        endpoint=endpoint,
+        event=event,
+        defaults={"state": "failed", "attempts": 1, "attempts_allowed": 1, "queued_at": now},
+    )
+    return {"id": str(delivery.public_id)}

@@ -331,6 +331,11 @@ PAGE_WRITES = {
     "orgs:invitation-withdraw": "members_invitations_destroy",
     "orgs:invitation-accept": "me_invitations_accept_create",
     "orgs:invitation-decline": "me_invitations_decline_create",
+    "webhooks:list": "webhooks_create",
+    "webhooks:detail": "webhooks_partial_update",
+    "webhooks:rotate": "webhooks_rotate_create",
+    "webhooks:delete": "webhooks_destroy",
+    "webhooks:redeliver": "webhook_deliveries_redeliver_create",
 }
 
 # Page writes with no API operation: the test that makes them and names their entry, or, where
@@ -388,11 +393,6 @@ PAGE_ELSEWHERE = {
     "observed:page": "tests/observed/test_observed_pages.py (observed.upload)",
     "observed:result": "tests/observed/test_observed_pages.py (observed.result)",
     "observed:retry": "tests/observed/test_observed_pages.py (observed.retry)",
-    "webhooks:list": "tests/webhooks/test_endpoints.py (webhook.create)",
-    "webhooks:detail": "tests/webhooks/test_endpoints.py (webhook.edit)",
-    "webhooks:rotate": "tests/webhooks/test_endpoints.py (webhook.rotate)",
-    "webhooks:delete": "tests/webhooks/test_endpoints.py (webhook.delete)",
-    "webhooks:redeliver": "tests/webhooks/test_deliveries.py (webhook.redeliver)",
     "delivery:change-new": "tests/delivery/changes/test_change_services.py (change.announce)",
     "delivery:canary-evidence-retry": (
         "tests/delivery/changes/test_change_services.py (canary.evidence_retry)"

@@ -55,6 +55,9 @@ from tests.api.v1.tenancy_builders import (
     reference_file,
     req,
     scenario,
+    webhook,
+    webhook_body,
+    webhook_delivery,
 )
 from tests.api.v1.tenancy_delivery import BID_AND_DELIVERY_OPERATIONS
 from tests.api.v1.tenancy_outcomes import OUTCOME_OPERATIONS
@@ -80,6 +83,20 @@ OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "me_invitations_list": (none, None, ALL_ORGS),
     "me_invitations_accept_create": (member_invitation, None, only(provider=OK)),
     "me_invitations_decline_create": (member_invitation, None, only(provider=NO_CONTENT)),
+    # Webhooks (tests/api/v1/test_api_webhooks.py): each administrator lists and adds its own
+    # organisation's; the buyer's endpoint and delivery are its administrators' alone.
+    "webhooks_list": (none, None, ALL_ORGS),
+    "webhooks_create": (
+        none,
+        webhook_body,
+        only(buyer=CREATED, provider=CREATED, rival_provider=CREATED, outsider=CREATED),
+    ),
+    "webhooks_retrieve": (webhook, None, BUYER),
+    "webhooks_partial_update": (webhook, lambda w: {"description": "Renamed"}, BUYER),
+    "webhooks_destroy": (webhook, None, only(buyer=NO_CONTENT)),
+    "webhooks_rotate_create": (webhook, None, BUYER),
+    "webhooks_deliveries_list": (webhook, None, BUYER),
+    "webhook_deliveries_redeliver_create": (webhook_delivery, None, only(buyer=202)),
     # Each organisation's administrators export its own data (tests/ops/test_export*.py);
     # every role here is an administrator of the organisation it acts for.
     "organization_export_list": (none, None, ALL_ORGS),
