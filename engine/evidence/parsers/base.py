@@ -161,6 +161,8 @@ def strip_line_timestamps(text: str) -> str:
     """Take a log collector's timestamp off every line, when nearly every line carries one
     (so a file whose content merely holds some timestamps is left alone). Lines keep their
     numbers."""
+    if not _LINE_STAMP_RE.match(text[:200].lstrip()):
+        return text  # the collector stamps the first line too: most files stop here, at once
     head = text.split("\n", 2000)[:2000]
     lines = sum(1 for ln in head if ln.strip())
     stamped = sum(1 for ln in head if _LINE_STAMP_RE.match(ln))
