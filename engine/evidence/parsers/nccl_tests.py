@@ -327,6 +327,9 @@ def _read_lines(text: str, state: _State) -> None:
     lineno = 0
     try:
         for lineno, raw in enumerate(text.split("\n"), start=1):
+            # NCCL INFO chatter is most of a real log, and none of it but the banner is read.
+            if "NCCL INFO" in raw and not is_debug_line(raw):
+                continue
             # Only a line starting with a space, '[' or a digit, and holding a ':', can carry a
             # launcher label (data rows start with spaces but have no colon unless -T was used).
             if raw[:1] in _LABEL_START and ":" in raw:
