@@ -171,29 +171,34 @@ def _wrong(ctx: RunContext) -> CheckResult | None:
 
 
 def _out_of_bounds(ctx: RunContext) -> CheckResult | None:
-    oob = ctx.run.out_of_bounds
-    if oob is None:
-        return None
-    return ctx.result(
-        "out of bounds",
-        "pass" if oob == 0 else "fail",
-        f"{oob} values",
-        "0 values",
-        f"The {ctx.coll} run reported {oob} out-of-bounds value(s).",
+    return _none_allowed(
+        ctx, "out of bounds", ctx.run.out_of_bounds, "values", "out-of-bounds value(s)"
     )
 
 
 def _bitwise(ctx: RunContext) -> CheckResult | None:
     """Repeats of one collective that differ bit for bit (-B): results not reproducible."""
-    mismatches = ctx.run.bitwise_mismatches
-    if mismatches is None:
+    return _none_allowed(
+        ctx,
+        "bitwise repeatability",
+        ctx.run.bitwise_mismatches,
+        "mismatches",
+        "bitwise mismatch(es) between repeats",
+    )
+
+
+def _none_allowed(
+    ctx: RunContext, name: str, count: int | None, unit: str, what: str
+) -> CheckResult | None:
+    """A count the run reports that must be zero; no check where the run did not report it."""
+    if count is None:
         return None
     return ctx.result(
-        "bitwise repeatability",
-        "pass" if mismatches == 0 else "fail",
-        f"{mismatches} mismatches",
-        "0 mismatches",
-        f"The {ctx.coll} run reported {mismatches} bitwise mismatch(es) between repeats.",
+        name,
+        "pass" if count == 0 else "fail",
+        f"{count} {unit}",
+        f"0 {unit}",
+        f"The {ctx.coll} run reported {count} {what}.",
     )
 
 
