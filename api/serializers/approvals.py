@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import reason_field
+from api.serializers.common import reason_field, username_field
 from bids.models import Approval, ApprovalAction, ApprovalRequest
 
 
 class ApprovalGivenSerializer(serializers.ModelSerializer[Approval]):
-    approver = serializers.CharField(source="approver.username", read_only=True)
-    on_behalf_of = serializers.CharField(
-        source="on_behalf_of.username",
-        read_only=True,
-        allow_null=True,
+    approver = username_field("approver", allow_null=False)
+    on_behalf_of = username_field(
+        "on_behalf_of",
         help_text="The approver who delegated to `approver` for the day; null: their own.",
     )
 
@@ -31,11 +29,8 @@ class ApprovalRequestSerializer(serializers.ModelSerializer[ApprovalRequest]):
         allow_null=True,
         help_text="The bid to award; null: publish.",
     )
-    asked_by = serializers.CharField(
-        source="asked_by.username",
-        read_only=True,
-        allow_null=True,
-        help_text="Who asked; the move is made in their name. null: they left.",
+    asked_by = username_field(
+        "asked_by", help_text="Who asked; the move is made in their name. null: they left."
     )
     approvals = ApprovalGivenSerializer(many=True, read_only=True)
 

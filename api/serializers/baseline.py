@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.incidents import _username
+from api.serializers.common import username_field
 from incidents.models import BaselineProposal
 
 
 class BaselineProposalSerializer(serializers.ModelSerializer[BaselineProposal]):
-    proposed_by = _username("proposed_by")
-    decided_by = _username("decided_by")
+    proposed_by = username_field("proposed_by")
+    decided_by = username_field("decided_by")
     file = serializers.CharField(source="original_name", read_only=True)
 
     class Meta:

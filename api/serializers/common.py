@@ -197,6 +197,14 @@ def _holds_fields(field: serializers.Field) -> bool:
     return False
 
 
+def username_field(field: str, *, allow_null: bool = True, **kwargs: Any) -> serializers.CharField:
+    """A related person's username (`field` names the relation); null where nobody is named, or
+    the person's account is gone."""
+    return serializers.CharField(
+        source=f"{field}.username", allow_null=allow_null, read_only=True, **kwargs
+    )
+
+
 def stated(field: F, schema: dict[str, Any]) -> F:
     """The schema states a rule that the service words itself, in a 400 naming the field: the
     serializer stays lenient so that the caller reads the service's sentence, not DRF's.

@@ -8,13 +8,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers.common import stated
+from api.serializers.common import stated, username_field
 from incidents.models import ChangeLogEntry, ChecklistDispute, RepairEstimate
 from incidents.models.record import CauseClass, ChangeKind, Confidence
-
-
-def _username(field: str) -> serializers.CharField:
-    return serializers.CharField(source=f"{field}.username", allow_null=True, read_only=True)
 
 
 class StepTimesUploadSerializer(serializers.Serializer):
@@ -53,9 +49,9 @@ class FewerNodesSerializer(serializers.Serializer):
 
 
 class ChangeLogEntrySerializer(serializers.ModelSerializer[ChangeLogEntry]):
-    proposed_by = _username("proposed_by")
-    decided_by = _username("decided_by")
-    applied_by = _username("applied_by")
+    proposed_by = username_field("proposed_by")
+    decided_by = username_field("decided_by")
+    applied_by = username_field("applied_by")
     evidence = serializers.SerializerMethodField(help_text="Recovery evidence ids it cites.")
 
     class Meta:
@@ -122,7 +118,7 @@ class ChangeApplySerializer(_EvidenceIds):
 
 
 class RepairEstimateSerializer(serializers.ModelSerializer[RepairEstimate]):
-    posted_by = _username("posted_by")
+    posted_by = username_field("posted_by")
 
     class Meta:
         model = RepairEstimate

@@ -9,6 +9,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers.common import username_field
 from incidents import selectors as sel
 from incidents.models import (
     ChecklistSignoff,
@@ -24,17 +25,13 @@ from incidents.models import Signal as SignalChoice
 HAND_OPENED = ("alert", "drained-node", "slow-job", "other")
 
 
-def _username(field: str) -> serializers.CharField:
-    return serializers.CharField(source=f"{field}.username", allow_null=True, read_only=True)
-
-
 class IncidentSummarySerializer(serializers.ModelSerializer[Incident]):
     """One row of a reservation's incident list (no per-row checklist: that is the detail)."""
 
     reservation = serializers.IntegerField(source="reservation_id", read_only=True)
     failed_run = serializers.IntegerField(source="failed_run_id", allow_null=True, read_only=True)
     is_open = serializers.BooleanField(read_only=True)
-    opened_by = _username("opened_by")
+    opened_by = username_field("opened_by")
     url = serializers.SerializerMethodField()
     suggested_owner = serializers.CharField(
         source="owner",
@@ -109,8 +106,8 @@ class LostTimeSerializer(serializers.Serializer):
 
 
 class SeverityChangeSerializer(serializers.ModelSerializer[SeverityChange]):
-    proposed_by = _username("proposed_by")
-    decided_by = _username("decided_by")
+    proposed_by = username_field("proposed_by")
+    decided_by = username_field("decided_by")
 
     class Meta:
         model = SeverityChange
@@ -130,9 +127,9 @@ class ClockBreachSerializer(serializers.ModelSerializer[ClockBreach]):
 
 
 class IncidentSerializer(IncidentSummarySerializer):
-    responded_by = _username("responded_by")
-    restored_by = _username("restored_by")
-    closed_by = _username("closed_by")
+    responded_by = username_field("responded_by")
+    restored_by = username_field("restored_by")
+    closed_by = username_field("closed_by")
     clocks = serializers.SerializerMethodField()
     checklist = serializers.SerializerMethodField()
     lost_time = serializers.SerializerMethodField()
@@ -141,8 +138,8 @@ class IncidentSerializer(IncidentSummarySerializer):
     severity_history = serializers.SerializerMethodField()
     breaches = serializers.SerializerMethodField()
     standing = serializers.SerializerMethodField()
-    acknowledged_by = _username("acknowledged_by")
-    disputed_by = _username("disputed_by")
+    acknowledged_by = username_field("acknowledged_by")
+    disputed_by = username_field("disputed_by")
 
     class Meta(IncidentSummarySerializer.Meta):
         fields = [
@@ -278,7 +275,7 @@ class IncidentTimesSerializer(serializers.Serializer):
 
 class IncidentEvidenceSerializer(serializers.ModelSerializer[IncidentEvidence]):
     name = serializers.CharField(source="original_name", read_only=True)
-    uploaded_by = _username("uploaded_by")
+    uploaded_by = username_field("uploaded_by")
     download_url = serializers.SerializerMethodField()
 
     class Meta:

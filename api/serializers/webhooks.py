@@ -7,7 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers.common import BooleanField, ReadModelSerializer, stated
+from api.serializers.common import BooleanField, ReadModelSerializer, stated, username_field
 from notices.choices import Event as NoticeEvent
 from webhooks.choices import PayloadFormat
 from webhooks.models import URL_MAX, Attempt, Delivery, Endpoint
@@ -24,9 +24,7 @@ class WebhookEndpointSerializer(ReadModelSerializer[Endpoint]):
     events = serializers.ListField(
         child=serializers.CharField(), read_only=True, help_text="Notice event codes sent here."
     )
-    created_by = serializers.CharField(
-        source="created_by.username", read_only=True, allow_null=True, default=None
-    )
+    created_by = username_field("created_by")
     has_routing_key = serializers.SerializerMethodField(
         help_text="A PagerDuty routing key is stored (it is never shown)."
     )
@@ -161,11 +159,8 @@ class WebhookUpdateSerializer(_EndpointWrite):
 
 
 class WebhookAttemptSerializer(ReadModelSerializer[Attempt]):
-    requested_by = serializers.CharField(
-        source="requested_by.username",
-        read_only=True,
-        allow_null=True,
-        default=None,
+    requested_by = username_field(
+        "requested_by",
         help_text="Who asked for this attempt as a redelivery; null for an automatic one.",
     )
 
