@@ -111,27 +111,6 @@ class SensitivitySerializer(serializers.Serializer):
     shares = ShareSerializer(many=True, required=False)
 
 
-SENSITIVITY_KEYS = tuple(SensitivitySerializer().fields)
-MOVE_KEYS = tuple(MoveSerializer().fields)
-SHARE_KEYS = tuple(ShareSerializer().fields)
-
-
-def sensitivity_data(sensitivity: dict[str, Any]) -> dict[str, Any]:
-    """The sensitivity in the schema's key order. The stored presentation keeps it as JSONB,
-    which orders an object's keys its own way: without this the first answer after scoring and
-    every later one would list the same keys differently."""
-    data = {key: sensitivity[key] for key in SENSITIVITY_KEYS if key in sensitivity}
-    if "changing_moves" in data:
-        data["changing_moves"] = [_ordered(m, MOVE_KEYS) for m in data["changing_moves"]]
-    if "shares" in data:
-        data["shares"] = [_ordered(s, SHARE_KEYS) for s in data["shares"]]
-    return data
-
-
-def _ordered(item: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: item[key] for key in keys if key in item}
-
-
 class ComparisonSerializer(serializers.Serializer):
     """`state`: sealed, no_bids, current, pending, failed or outdated. Sealed: no columns."""
 
@@ -186,7 +165,10 @@ def comparison_data(view: Comparison, *, printed: bool = False) -> dict[str, Any
         "run": _run_number(view.shown_run),
         "columns": columns,
         "groups": groups,
-        "sensitivity": sensitivity_data(view.sensitivity),
+        # In the schema's key order: the stored presentation keeps it as JSONB, which orders
+        # an object's keys its own way, so the first answer after scoring and every later one
+        # would otherwise list the same keys differently.
+        "sensitivity": SensitivitySerializer().to_representation(view.sensitivity),
     }
 
 
