@@ -53,6 +53,13 @@ def approval_request_get(*, buyer: Organization, pk: int) -> ApprovalRequest:
     )
 
 
+def buyer_member(*, asked: ApprovalRequest, user_id: int) -> User | None:
+    """A member of the asking buyer by id, whom an approval may count for; None for any other
+    id, so that ids say nothing of other organisations."""
+    members = User.objects.filter(memberships__organization_id=asked.request.buyer_id)
+    return members.filter(pk=user_id).first()
+
+
 def delegations_of(*, organization: Organization) -> QuerySet[Delegation]:
     return Delegation.objects.filter(organization=organization).select_related(
         "delegator", "delegate", "created_by"

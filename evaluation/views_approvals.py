@@ -4,13 +4,12 @@ on the request's page. The approval that completes one makes the move (`evaluati
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from bids.approval_selectors import approval_request_get
+from bids.approval_selectors import approval_request_get, buyer_member
 from bids.models import ApprovalRequest
 from bids.services.approvals import approval_decline, approval_withdraw
 from core.web import flash_errors, keep_input
@@ -31,9 +30,12 @@ def approval_approve(request: HttpRequest, pk: int) -> HttpResponse:
     asked = _asked(request, pk)
     user = user_of(request)
     wanted = request.POST.get("on_behalf_of") or str(user.pk)
-    principal = User.objects.filter(pk=wanted).first() if wanted.isdigit() else None
+    principal = buyer_member(asked=asked, user_id=int(wanted)) if wanted.isdigit() else None
+    if principal is None:  # not a colleague: approve as nobody rather than as oneself
+        messages.error(request, "Choose whom you approve for: yourself or a colleague listed.")
+        return redirect("bids:request-detail", pk=asked.request_id)
     try:
-        result = approve(asked=asked, user=user, on_behalf_of=principal or user)
+        result = approve(asked=asked, user=user, on_behalf_of=principal)
     except ValidationError as exc:
         flash_errors(request, exc)
         return redirect("bids:request-detail", pk=asked.request_id)

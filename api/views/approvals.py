@@ -25,7 +25,11 @@ from api.serializers.approvals import (
 )
 from api.views.requests import request_for_buyer
 from bids import selectors as bid_selectors
-from bids.approval_selectors import approval_request_get, approval_requests_for
+from bids.approval_selectors import (
+    approval_request_get,
+    approval_requests_for,
+    buyer_member,
+)
 from bids.models import ApprovalAction, ApprovalRequest, CapacityRequest
 from bids.services.approvals import approval_ask, approval_decline, approval_withdraw
 from evaluation.approvals import approve, award_ask
@@ -116,13 +120,11 @@ class ApprovalApproveView(generics.GenericAPIView[ApprovalRequest]):
 
 
 def _principal(asked: ApprovalRequest, user: User, data: dict[str, int | None]) -> User:
-    """Whom the approval counts for: the caller, or the colleague named by id (a member of the
-    buyer: any other id reads as unknown, so that ids say nothing of other organisations)."""
+    """Whom the approval counts for: the caller, or the colleague named by id."""
     wanted = data["on_behalf_of"]
     if wanted is None:
         return user
-    colleagues = User.objects.filter(memberships__organization_id=asked.request.buyer_id)
-    principal = colleagues.filter(pk=wanted).first()
+    principal = buyer_member(asked=asked, user_id=wanted)
     if principal is None:
         raise ValidationError(
             {"on_behalf_of": [f"No member of {asked.request.buyer.name} has the id {wanted}."]}

@@ -410,3 +410,22 @@ def test_the_publish_button_says_it_asks_and_the_page_records_the_request(
     )
     assert "already under way" in again.content.decode()
     assert req.approval_requests.count() == 1
+
+
+def test_the_page_approves_for_nobody_outside_the_buyer(
+    world, policy, buyer_colleague, buyer_approver, outsider
+):
+    """A tampered form naming someone of another organisation approves nothing, rather than
+    counting the approval as the approver's own."""
+    req = _closed(world).request
+    asked = approval_ask(
+        capacity_request=req, action="award", user=buyer_colleague.user, bid=world.bid
+    )
+    url = reverse("evaluation:approval-approve", args=[asked.pk])
+    page = buyer_approver.client().post(url, {"on_behalf_of": str(outsider.user.pk)}, follow=True)
+    assert "Choose whom you approve for" in page.content.decode()
+    asked.refresh_from_db()
+    assert asked.status == ApprovalStatus.PENDING and not asked.approvals.exists()
+    assert buyer_approver.client().post(url).status_code == 302  # as themselves: approved
+    asked.refresh_from_db()
+    assert asked.status == ApprovalStatus.DONE
