@@ -209,7 +209,7 @@ def compare_rescore(request: HttpRequest, pk: int) -> HttpResponse:
 def request_weights(request: HttpRequest, pk: int) -> HttpResponse:
     """The weights form; back to the comparison as the buyer left it, anonymised or not."""
     req = _buyer_request(request, pk)
-    labels = "?labels=anonymous" if _anonymise(request) else ""
+    labels = labels_query(anonymised=_anonymise(request))
     form = _weights_form(req, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
