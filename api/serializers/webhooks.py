@@ -91,6 +91,15 @@ def _url_field(required: bool) -> serializers.CharField:
     )
 
 
+def _events_field(*, required: bool) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.ChoiceField(choices=NoticeEvent.choices),
+        allow_empty=False,
+        required=required,
+        help_text=EVENTS_HELP,
+    )
+
+
 def _required(required: bool) -> dict[str, Any]:
     return {"x-required": True} if required else {}
 
@@ -99,11 +108,7 @@ class _EndpointWrite(serializers.Serializer):
     description = serializers.CharField(
         max_length=200, required=False, allow_blank=True, default=""
     )
-    events = serializers.ListField(
-        child=serializers.ChoiceField(choices=NoticeEvent.choices),
-        allow_empty=False,
-        help_text=EVENTS_HELP,
-    )
+    events = _events_field(required=True)
     routing_key = serializers.CharField(
         max_length=64,
         required=False,
@@ -141,12 +146,7 @@ class WebhookUpdateSerializer(_EndpointWrite):
     routing key unless a new one is given)."""
 
     url = _url_field(required=False)
-    events = serializers.ListField(
-        child=serializers.ChoiceField(choices=NoticeEvent.choices),
-        allow_empty=False,
-        required=False,
-        help_text=EVENTS_HELP,
-    )
+    events = _events_field(required=False)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True)
     active = BooleanField(required=False, help_text="false: send no deliveries.")
 
