@@ -57,6 +57,15 @@ def test_sagemaker_instance_hours_in_a_cur_are_gpu_hours_of_the_instance(product
     assert all(u.end - u.start == 3600 and u.charge == "usage" for u in gpu)
 
 
+def test_a_sagemaker_instance_the_catalogue_does_not_know_is_asked_about_by_its_name() -> None:
+    data = (DATA / CUR).read_bytes().replace(b"ml.p4d.24xlarge", b"ml.g6e.12xlarge")
+    bill = _read(CUR, data)
+    [question] = bill.questions
+    assert (question.instance_type, question.lines) == ("ml.g6e.12xlarge", (8,))
+    assert "How many GPUs does one 'ml.g6e.12xlarge' instance have?" in question.ask
+    assert all(u.line != 8 for u in bill.lines)  # not priced until answered
+
+
 def test_nat_gateway_hours_and_bytes_in_a_cur_are_fees_and_only_data_out_is_egress() -> None:
     bill = _read(CUR)
     assert _nat(bill) == [(FEE, 45_000), (FEE, 5_400_000)]
