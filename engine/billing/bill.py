@@ -27,8 +27,9 @@ from engine.billing.localized import (
     parse_number,
     parse_time,
 )
-from engine.billing.profiles import EGRESS as METER_EGRESS
-from engine.billing.profiles import OTHER, PER_GPU, USAGE, Proposal, is_known_header, propose
+from engine.billing.meters import EGRESS as METER_EGRESS
+from engine.billing.meters import OTHER, PER_GPU
+from engine.billing.profiles import USAGE, Proposal, is_known_header, propose
 from engine.billing.sheet import Detected, Overrides, Sheet, read_sheet
 
 MAX_ERRORS = 50

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -22,12 +23,16 @@ def _types(*rows: tuple[str, int, str]) -> dict[str, InstanceType]:
     return {key(name=name): InstanceType(name, gpus, model) for name, gpus, model in rows}
 
 
+@lru_cache(maxsize=256)  # every line of a bill asks for the same few types
 def key(*, name: str) -> str:
     """One spelling for the ways bills write a type: Azure's meter "ND96isr H100 v5" and its
-    size "Standard_ND96isr_H100_v5", a spot or low-priority variant, any case."""
+    size "Standard_ND96isr_H100_v5", a spot or low-priority variant, any case. SageMaker's
+    "ml.p5.48xlarge" (a HyperPod node's product type "ml.p5.48xlarge-Cluster") is the EC2 type
+    of that name: the same GPUs (https://aws.amazon.com/sagemaker/ai/pricing/)."""
     text = name.strip().lower()
     text = re.sub(r"\s+(spot|low priority)$", "", text)
     text = re.sub(r"^standard[_ ]", "", text)
+    text = re.sub(r"^ml\.(.+?)(-cluster)?$", r"\1", text)
     return re.sub(r"[^a-z0-9]", "", text)
 
 

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.billing.aws import usage_meter
 from engine.billing.localized import DAY_FIRST, MONTH_FIRST
 from engine.billing.mapping import GPU_MINUTES, guess_mapping
 from engine.billing.mapping import _key as header_key
+from engine.billing.meters import EGRESS, OTHER, PER_GPU, PER_INSTANCE, Meter
 
 # Charge classes. Only USAGE lines are priced; FEE lines are checked against the fees bid;
 # the rest are listed and totalled, never counted as GPU usage.
@@ -24,19 +26,7 @@ USAGE, TAX, CREDIT, DISCOUNT, REFUND, FEE = "usage", "tax", "credit", "discount"
 PURCHASE, ADJUSTMENT, CORRECTION = "purchase", "adjustment", "correction"
 CHARGES = (USAGE, FEE, TAX, CREDIT, DISCOUNT, REFUND, PURCHASE, ADJUSTMENT, CORRECTION)
 
-# What a usage line meters.
-PER_GPU = "per-gpu"  # GPU-hours (or minutes, seconds): already × GPUs
-PER_INSTANCE = "per-instance"  # instance-hours or VM-hours: × the type's GPUs
-EGRESS = "egress"
-OTHER = "other"  # storage, CPU cores, support: a fee line, visible, not GPU usage
-
 Row = dict[str, Any]  # our field -> the cell
-
-
-@dataclass(frozen=True)
-class Meter:
-    kind: str  # PER_GPU, PER_INSTANCE, EGRESS or OTHER
-    instance_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,18 +80,28 @@ def _focus_charge(row: Row) -> str:
     return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
 
 
-# An AWS usage type that names no instance (`USE1-NatGateway-Hours`, `EBS:VolumeUsage.gp3`).
+# An AWS usage type (`USE1-BoxUsage:p5.48xlarge`, `USE1-NatGateway-Hours`), not an instance's
+# name: one word with a dash or colon and mixed case.
 _USAGE_TYPE = re.compile(r"^(?=\S*[-:])\S*[A-Z][a-z]\S*$")
+# A NAT gateway named in words or in its resource id (AWS `…:natgateway/nat-…`, Azure
+# `…/natGateways/…`): its hours and the data it processes are network fees, not egress.
+_NAT = re.compile(r"nat ?gateway", re.I)
+
+
+def _focus_usage_type(row: Row) -> str:
+    """AWS's usage type: x_UsageType in its FOCUS 1.0 export, SkuMeter in 1.2."""
+    for name in ("instance_type", "meter"):
+        text = _text(row.get(name))
+        if _USAGE_TYPE.match(text):
+            return text
+    return ""
 
 
 def _focus_type(row: Row) -> str:
-    """FOCUS has no instance-type column: a provider's x_ column may name it (AWS's x_UsageType
-    `USE1-BoxUsage:p5.48xlarge`, Azure's x_SkuMeterName `ND96isr H100 v5`), or 1.1's
+    """FOCUS has no instance-type column: a provider's x_ column may name it (Azure's
+    x_SkuMeterName `ND96isr H100 v5`; AWS's usage type is read by `usage_meter`), or 1.1's
     SkuPriceDetails (JSON)."""
     named = _text(row.get("instance_type"))
-    box = _BOX.search(named)
-    if box is not None:
-        return box.group(1) or ""
     if named and not _USAGE_TYPE.match(named):
         return named
     details = _text(row.get("details"))
@@ -120,6 +120,15 @@ def _focus_meter(row: Row, timed: bool) -> Meter:
     unit, service = _low(row, "unit"), _low(row, "service")
     if timed and "gpu" in unit:
         return Meter(PER_GPU, _focus_type(row))
+    usage_type = _focus_usage_type(row)
+    known = usage_meter(usage_type=usage_type, timed=timed) if usage_type else None
+    if known is not None:
+        return known
+    words = f"{_text(row.get('node'))} {_text(row.get('meter'))} {_text(row.get('instance_type'))}"
+    # A networking line billed by the hour is a gateway's, a balancer's or an address's time:
+    # egress is billed by the byte.
+    if _NAT.search(words) or (timed and service == "networking"):
+        return Meter(OTHER)
     if timed and (_focus_type(row) or service == "compute"):
         return Meter(PER_INSTANCE, _focus_type(row))
     if service == "networking" or _EGRESS.search(_low(row, "meter")):
@@ -166,7 +175,6 @@ _AWS_CHARGES = {
     "savingsplanrecurringfee": FEE,
     "savingsplanupfrontfee": FEE,
 }
-_BOX = re.compile(r"(?:BoxUsage|SpotUsage|DedicatedUsage|HostUsage|UnusedBox)(?::(.+))?$")
 
 
 def _aws_charge(row: Row) -> str:
@@ -177,13 +185,12 @@ def _aws_charge(row: Row) -> str:
 
 
 def _aws_meter(row: Row, timed: bool) -> Meter:
-    usage_type = _text(row.get("meter"))  # e.g. "USE1-BoxUsage:p5.48xlarge"
-    box = _BOX.search(usage_type)
-    if box and timed:
-        return Meter(PER_INSTANCE, _text(row.get("instance_type")) or (box.group(1) or ""))
-    if "DataTransfer-Out" in usage_type or "-Out-Bytes" in usage_type:
-        return Meter(EGRESS)
-    return Meter(OTHER)
+    known = usage_meter(
+        usage_type=_text(row.get("meter")),  # e.g. "USE1-BoxUsage:p5.48xlarge"
+        instance_type=_text(row.get("instance_type")),
+        timed=timed,
+    )
+    return known or Meter(OTHER)
 
 
 AWS_CUR2 = Profile(

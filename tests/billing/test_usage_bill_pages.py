@@ -6,6 +6,7 @@ the usage and says what it could not check."""
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from django.urls import reverse
@@ -112,3 +113,58 @@ def test_confirming_a_bill_with_a_bad_cell_is_refused_on_the_page_naming_it(
     assert f"line {LINE}, column '{RATE}': '#DIV/0!' is a spreadsheet error" in text
     upload.refresh_from_db()
     assert upload.state == "mapping" and not upload.differences.exists()
+
+
+def _preview(page_html: str) -> dict[int, list[str]]:
+    """The cells of the mapping page's first lines, by line."""
+    section = page_html.split('id="bill-preview"', 1)[1].split("</section>", 1)[0]
+    rows = re.findall(r"<tr><td>(\d+)</td>(.*?)</tr>", section)
+    return {int(n): re.findall(r"<td[^>]*>(.*?)</td>", cells) for n, cells in rows}
+
+
+def test_a_sagemaker_bill_shows_hyperpod_hours_as_gpu_time_and_the_nat_gateway_as_fees(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    """A CUR of a HyperPod p5 node: its node-hours are read as 8 GPUs each at the per-GPU-hour
+    rate, the NAT gateway's hour and processed bytes as fees, and only data sent out as egress,
+    on the mapping page and in the reconciliation's totals."""
+    reservation = _reservation(world, buyer, provider, rate="12.29")
+    client = provider.client()
+    content = (DATA / "aws_cur2_sagemaker.csv").read_bytes()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("billing:usage-list", args=[reservation.pk]),
+            {"file": usage_file("cur.csv", content)},
+        )
+    upload = UsageUpload.objects.get()
+    page = client.get(response["Location"])
+    rows = _preview(page.content.decode())
+    # start, end, node, type, GPUs, GPU-hours, rate per GPU-hour, amount, currency, read as
+    assert rows[3][3:] == ["ml.p5.48xlarge", "8", "8.0000", "12.29", "98.32", "USD", "gpu"]
+    assert rows[8][3:] == ["ml.p4d.24xlarge", "8", "8.0000", "4.71", "37.69", "USD", "gpu"]
+    assert [rows[n][-1] for n in (7, 9, 10, 11, 12)] == [
+        "fee", "fee", "fee", "egress", "tax (not usage)"]  # fmt: skip
+
+    form = page.context["form"]
+    data = _post_data({name: form[name].value() for name in form.fields})
+    assert [form.fields[f"node_{i}"].label for i in (0, 1)] == [
+        "arn:aws:sagemaker:us-east-1:444455556666:cluster/k2f8d4vz1x3m",
+        "arn:aws:sagemaker:us-east-1:444455556666:training-job/eval-p4d-0007",
+    ]
+    data |= {"node_0": "node-a", "node_1": ""}  # the training job is no node of this reservation
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("billing:usage-mapping", args=[upload.pk]), data)
+    upload.refresh_from_db()
+    assert upload.state == "done", upload.error
+    assert sorted(upload.differences.values_list("line", "rule")) == [
+        (2, "before-clock"),
+        (6, "rate"),
+        (8, "rate"),
+        (8, "unknown-node"),
+    ]
+    text = client.get(reverse("billing:usage-detail", args=[upload.pk])).content.decode()
+    text = " ".join(text.split())
+    assert "10 lines, 48.00 GPU-hours; GPU 534.17, egress 22.50, fees 5.82" in text
+    # Four accepted node-hours at the agreed 12.29 × 8; the NAT gateway within the fees bid.
+    assert "nodes in service; GPU 393.28, egress 22.50, fees 5.82" in text
+    assert 'data-kind="unmatched-billed" data-node="arn:aws:sagemaker:' in text

@@ -12,7 +12,7 @@ import pytest
 
 from engine.billing.bill import read_bill
 from engine.billing.errors import UsageError
-from engine.billing.lines import EGRESS, GPU
+from engine.billing.lines import EGRESS, FEE, GPU
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
 M = 1_000_000
@@ -29,9 +29,10 @@ def test_a_legacy_cost_and_usage_report_reads_as_the_aws_profile() -> None:
         ("i-0a1b2c3d4e5f60002", "p5.48xlarge", 8),
     ]
     assert {u.rate for u in gpu} == {12_290_000}  # 98.32 per instance-hour / 8 GPUs
-    assert [u.kind for u in bill.lines if u.kind != GPU] == [EGRESS]
-    assert bill.totals() == {"gpu": 196_640_000, "egress": 1_125_000, "tax": 15_840_000,
-                             "credit": -50 * M}  # fmt: skip
+    # A NAT gateway's hour and the data it processed are fees, not egress.
+    assert [u.kind for u in bill.lines if u.kind != GPU] == [EGRESS, FEE, FEE]
+    assert bill.totals() == {"gpu": 196_640_000, "egress": 1_125_000, "fee": 945_000,
+                             "tax": 15_840_000, "credit": -50 * M}  # fmt: skip
 
 
 def test_azure_pay_as_you_go_usage_details_read_as_the_azure_profile() -> None:
@@ -59,10 +60,12 @@ def test_focus_exports_of_aws_and_azure_name_the_instance_in_their_own_columns()
     for bill in (aws, azure):
         assert bill.proposal.profile.name == "focus"
         assert bill.questions == [] and bill.errors == []
+    # A SageMaker HyperPod node (`USE1-Cluster:ml.p5.48xlarge`) is a p5.48xlarge's 8 GPUs too.
     assert [(u.instance_type, u.gpus, u.rate) for u in aws.lines if u.kind == GPU] == [
-        ("p5.48xlarge", 8, 12_290_000), ("p5.48xlarge", 8, 12_290_000)]  # fmt: skip
+        ("p5.48xlarge", 8, 12_290_000), ("p5.48xlarge", 8, 12_290_000),
+        ("ml.p5.48xlarge", 8, 12_290_000)]  # fmt: skip
     # An hourly line that is no instance (a NAT gateway) is never asked about as one.
-    assert all(u.kind != GPU for u in aws.lines if u.node.startswith("arn:"))
+    assert [u.kind for u in aws.lines if "natgateway" in u.node] == [FEE, FEE]
     [vm] = azure.lines
     assert (vm.instance_type, vm.gpus, vm.kind, vm.end - vm.start) == (
         "ND96isr H100 v5", 8, GPU, 86_400)  # fmt: skip
