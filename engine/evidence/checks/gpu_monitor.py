@@ -68,7 +68,7 @@ def _lost_text(lost: Lost) -> str:
     after = (
         f"after {lost.readings_before} samples with readings"
         if lost.readings_before
-        else ("before any reading")
+        else "before any reading"
     )
     return f"GPU {lost.gpu} stopped reporting at line {lost.line} ({lost.how}, {after})"
 
@@ -89,8 +89,10 @@ def check_lost(item: EvidenceItem, parsed: DmonResult, mandatory: bool) -> Check
             name=LOST,
             group=GROUP,
             status="fail",
-            measured=f"{len(lost)} of {len(parsed.gpus)} GPUs lost"
-            + (f", first GPU {lost[0].gpu} at line {lost[0].line}" if lost else ""),
+            measured=f"{len(lost)} of {len(parsed.gpus)} GPUs lost, first GPU {lost[0].gpu} at "
+            f"line {lost[0].line}"
+            if lost
+            else f"nvidia-smi reports a lost GPU at line {driver[0].line}",
             expected="every GPU reports on every row",
             message=f"On {where}, {detail or 'the driver lost a GPU'}: the GPU fell off the bus "
             f"or the driver lost it during the capture.{said}",
