@@ -47,6 +47,14 @@ PROBE_KIND_LABELS: dict[str, str] = {
     "perftest": "Fabric bandwidth and latency (perftest ib_write_bw, ib_write_lat...)",
 }
 
+# Monitoring captured beside the burn-in: parsed and checked whenever uploaded, required only
+# where a fixture lists it in `required_evidence` (a spec built by default does not).
+MONITOR_KIND_LABELS: dict[str, str] = {
+    "nvidia-smi-dmon": "GPU monitor during the burn-in (nvidia-smi dmon)",
+}
+# What a fixture's `required_evidence` may name: the burn-in kinds, then the monitoring.
+REQUIRABLE_KINDS: tuple[str, ...] = (*EVIDENCE_KINDS, *MONITOR_KIND_LABELS)
+
 # The IB port error counters, as perfquery (infiniband-diags) names them in the PortCounters
 # attribute: the fixture's limits, the parser and the checks name a counter the same way.
 IB_ERROR_COUNTERS: tuple[str, ...] = (

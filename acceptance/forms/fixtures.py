@@ -13,9 +13,9 @@ from acceptance.services.acknowledgements import OWNER_CONTACT_MISSING, OWNER_NA
 from engine.domain import (
     COLLECTIVE_BACKENDS,
     COLLECTIVES,
-    EVIDENCE_KINDS,
     IB_ERROR_COUNTER_LABELS,
     IB_ERROR_COUNTERS,
+    REQUIRABLE_KINDS,
 )
 from engine.evidence.fixtures import ADDED_DEFAULTS, Threshold, templates
 from engine.evidence.fixtures.schema import (
@@ -40,6 +40,8 @@ NUMBERS = (
     "thresholds__host_device_gbps_min",
     "thresholds__fabric_gbps_min",
     "thresholds__fabric_p99_latency_us_max",
+    "thresholds__gpu_temp_limit_c",
+    "thresholds__memory_temp_limit_c",
 )
 # A port's 64-bit extended counters reach far beyond this; a limit above it is a typing slip.
 COUNTER_LIMIT_MAX = 10**12
@@ -247,9 +249,24 @@ class FixtureForm(forms.Form):
         min_value=0.01,
         help_text="Empty: no perftest latency check.",
     )
+    # Temperature limits for the GPU monitor capture: empty means not agreed, and not judged.
+    thresholds__gpu_temp_limit_c = forms.FloatField(
+        label="GPU temperature (nvidia-smi dmon) below",
+        required=False,
+        min_value=1,
+        max_value=150,
+        help_text="Empty: no GPU temperature check.",
+    )
+    thresholds__memory_temp_limit_c = forms.FloatField(
+        label="Memory temperature (nvidia-smi dmon) below",
+        required=False,
+        min_value=1,
+        max_value=150,
+        help_text="Empty: no memory temperature check.",
+    )
     required_evidence = forms.MultipleChoiceField(
         label="Required evidence files",
-        choices=[(k, k) for k in EVIDENCE_KINDS],
+        choices=[(k, k) for k in REQUIRABLE_KINDS],
         widget=forms.CheckboxSelectMultiple,
     )
 

@@ -22,7 +22,7 @@ from acceptance.models import (
 )
 from bids.choices import BidStatus
 from bids.models import Bid, CapacityRequest
-from engine.domain import EVIDENCE_KIND_LABELS, PROBE_KIND_LABELS
+from engine.domain import EVIDENCE_KIND_LABELS, MONITOR_KIND_LABELS, PROBE_KIND_LABELS
 from engine.evidence import burnin_report
 from engine.evidence.checks.model import GROUP_BY_KIND
 from orgs.models import Organization
@@ -36,6 +36,7 @@ GROUPS = {
     **dict(list(_KIND_GROUPS.items())[:2]),
     "node-subsets": "Node subsets (bisection)",
     **dict(list(_KIND_GROUPS.items())[2:]),
+    **{GROUP_BY_KIND[k]: label for k, label in MONITOR_KIND_LABELS.items()},
     **{GROUP_BY_KIND[k]: label for k, label in PROBE_KIND_LABELS.items()},
     "runtime": "Runtime versions per node",
     "evidence": "Other evidence",

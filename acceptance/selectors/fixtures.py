@@ -14,7 +14,7 @@ from bids import selectors as bid_selectors
 from bids.models import Bid, CapacityRequest
 from bids.request_facts import FixtureTransport
 from contracts.models import HandoffTerms, TermsFields
-from engine.domain import EVIDENCE_KIND_LABELS, PROBE_KIND_LABELS
+from engine.domain import EVIDENCE_KIND_LABELS, MONITOR_KIND_LABELS, PROBE_KIND_LABELS
 from engine.evidence.fixtures import Threshold
 from engine.evidence.fixtures.thresholds import (
     FABRICS,
@@ -120,6 +120,8 @@ THRESHOLD_LABELS = {
     "burnin_min_minutes": "Workload run, at least",
     "step_time_tail_factor": "Rank p95 step time over the run median, at most",
     "ib_counter_max": "InfiniBand error counters, at most",
+    "gpu_temp_limit_c": "GPU temperature in the dmon capture, below",
+    "memory_temp_limit_c": "Memory temperature in the dmon capture, below",
 }
 
 
@@ -193,7 +195,7 @@ def failure_record_items(*, spec: dict[str, Any]) -> list[str]:
 
 def required_evidence_items(*, spec: dict[str, Any]) -> list[str]:
     """The files a burn-in must hold, by the names the upload form gives them."""
-    labels = {**EVIDENCE_KIND_LABELS, **PROBE_KIND_LABELS}
+    labels = {**EVIDENCE_KIND_LABELS, **MONITOR_KIND_LABELS, **PROBE_KIND_LABELS}
     return [labels.get(kind, kind) for kind in spec.get("required_evidence") or []]
 
 

@@ -7,6 +7,7 @@ from engine.domain import (
     COLLECTIVES,
     EVIDENCE_ALTERNATIVES,
     EVIDENCE_KINDS,
+    MONITOR_KIND_LABELS,
     PALETTE,
     PROBE_KIND_LABELS,
     series_colours,
@@ -24,8 +25,9 @@ def test_every_collective_is_known_to_the_parser_and_has_its_own_colour() -> Non
 def test_each_evidence_kind_has_one_parser() -> None:
     # A kind that stands in for a required one (ibqueryerrors for perfquery) has a parser too.
     stand_ins = {alt for alts in EVIDENCE_ALTERNATIVES.values() for alt in alts}
-    assert set(KINDS) == set(EVIDENCE_KINDS) | stand_ins | set(PROBE_KIND_LABELS)
-    assert not set(PROBE_KIND_LABELS) & set(EVIDENCE_KINDS)  # a burn-in needs no pilot probe
+    optional = set(PROBE_KIND_LABELS) | set(MONITOR_KIND_LABELS)
+    assert set(KINDS) == set(EVIDENCE_KINDS) | stand_ins | optional
+    assert not optional & set(EVIDENCE_KINDS)  # a burn-in needs no probe or monitor by default
     assert set(EVIDENCE_ALTERNATIVES) <= set(EVIDENCE_KINDS)
 
 

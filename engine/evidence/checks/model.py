@@ -26,6 +26,7 @@ GROUP_BY_KIND = {
     "ibqueryerrors": "ib-counters",
     "nvbandwidth": "host-device",
     "perftest": "fabric-probe",
+    "nvidia-smi-dmon": "gpu-monitor",
 }
 
 

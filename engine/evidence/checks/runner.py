@@ -8,6 +8,7 @@ from typing import Any
 from engine.domain import EVIDENCE_ALTERNATIVES
 from engine.evidence.checks.dcgm_coverage import check_dcgm_coverage, gpu_counts
 from engine.evidence.checks.findings import Explanation, evidence_findings, finding_results
+from engine.evidence.checks.gpu_monitor import check_gpu_monitor
 from engine.evidence.checks.hardware import (
     check_dcgmi,
     check_gpu_query,
@@ -153,6 +154,9 @@ def run_checks(
     results.extend(_depth_checks(spec, by_kind, mandatory))
     results.extend(check_step_times(spec, by_kind.get("step-times", []), mandatory("step-times")))
     results.extend(check_probes(spec=spec, by_kind=by_kind))
+    results.extend(
+        check_gpu_monitor(spec=spec, by_kind=by_kind, mandatory=mandatory("nvidia-smi-dmon"))
+    )
     results.extend(finding_results(evidence_findings(spec, items), explanations or {}))
     return results
 

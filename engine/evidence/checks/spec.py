@@ -45,6 +45,11 @@ DEFAULT_THRESHOLDS: dict[str, Any] = {
     "host_device_gbps_min": None,
     "fabric_gbps_min": None,
     "fabric_p99_latency_us_max": None,
+    # Temperature limits for the nvidia-smi dmon capture (checks/gpu_monitor.py): none by
+    # default, since the safe figure differs by GPU model and cooling; a reading at or above an
+    # agreed limit fails.
+    "gpu_temp_limit_c": None,
+    "memory_temp_limit_c": None,
 }
 
 

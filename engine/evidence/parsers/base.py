@@ -45,6 +45,10 @@ class GpuQueryError(ParseError):
     """nvidia-smi query CSV / table / -q output that cannot be read."""
 
 
+class DmonError(ParseError):
+    """nvidia-smi dmon output that cannot be read."""
+
+
 class DcgmiError(ParseError):
     """dcgmi diag output (table or JSON) that cannot be read."""
 

@@ -19,6 +19,7 @@ from engine.evidence.parsers import (
     ibstat,
     nccl_tests,
     nvbandwidth,
+    nvidia_smi_dmon,
     nvidia_smi_query,
     nvidia_smi_topo,
     perfquery,
@@ -39,6 +40,7 @@ from engine.evidence.parsers.ibqueryerrors import IbqueryerrorsResult
 from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
 from engine.evidence.parsers.nvbandwidth import NvbandwidthResult
+from engine.evidence.parsers.nvidia_smi_dmon import DmonResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 from engine.evidence.parsers.nvidia_smi_topo import TopoResult
 from engine.evidence.parsers.perfquery import PerfqueryResult
@@ -57,6 +59,7 @@ ParsedEvidence = (
     | IbqueryerrorsResult
     | NvbandwidthResult
     | PerftestResult
+    | DmonResult
 )
 
 # Below this score a file is not claimed by any parser.
@@ -84,6 +87,7 @@ _PARSERS: dict[str, Parser] = {
         Parser(ibqueryerrors.KIND, ibqueryerrors.detect, ibqueryerrors.parse),
         Parser(nvbandwidth.KIND, nvbandwidth.detect, nvbandwidth.parse),
         Parser(perftest.KIND, perftest.detect, perftest.parse),
+        Parser(nvidia_smi_dmon.KIND, nvidia_smi_dmon.detect, nvidia_smi_dmon.parse),
     )
 }
 
@@ -102,7 +106,7 @@ def detect_kind(text: str | bytes) -> str:
         first = next((ln.strip() for ln in decoded.split("\n") if ln.strip()), "")
         raise UnrecognisedEvidence(
             "unrecognised evidence: not nccl-tests, nvidia-smi (topo -m, --query-gpu, table, "
-            "-q, -L), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, perftest "
+            "-q, -L, dmon), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, perftest "
             "(ib_write_bw, ib_write_lat...), a step-time CSV or fixture output; "
             f"first line reads {first[:60]!r}"
         )

@@ -25,6 +25,7 @@ from engine.evidence.parsers.ibqueryerrors import IbqueryerrorsResult
 from engine.evidence.parsers.ibstat import IbstatResult
 from engine.evidence.parsers.nccl_model import NcclTestsResult
 from engine.evidence.parsers.nvbandwidth import NvbandwidthResult
+from engine.evidence.parsers.nvidia_smi_dmon import DmonResult
 from engine.evidence.parsers.nvidia_smi_query import GpuQueryResult
 from engine.evidence.parsers.nvidia_smi_topo import TopoResult
 from engine.evidence.parsers.perfquery import PerfqueryResult
@@ -47,6 +48,7 @@ RESULT_TYPES: dict[str, type] = {
         IbqueryerrorsResult,
         NvbandwidthResult,
         PerftestResult,
+        DmonResult,
     )
 }
 

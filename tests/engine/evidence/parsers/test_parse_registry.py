@@ -39,6 +39,7 @@ def test_kinds():
         "ibqueryerrors",
         "nvbandwidth",
         "perftest",
+        "nvidia-smi-dmon",
     }
 
 
