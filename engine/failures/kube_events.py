@@ -141,17 +141,20 @@ def register_pods(rows: list[Row], pods: dict[str, kube.Pod]) -> None:
 
 def row_events(rows: list[Row], pods: dict[str, kube.Pod]) -> list[Event]:
     """Events of the rows that say something about the failure. Of the pods whose container
-    exited with a non-zero code, the one that exited first (the oldest row) is the operator's
-    first failed replica; the later exits are the job being torn down."""
-    exits = sorted(
-        (r for r in rows if _exit_code(r) not in (None, 0)),
-        key=lambda r: -(r.age_s if r.age_s is not None else -1),
-    )
-    first = exits[0] if exits else None
+    exited with a non-zero code, the one that exited first (the oldest row of its listing: ages
+    count back from when each listing was taken) is the operator's first failed replica; the
+    later exits are the job being torn down."""
+    oldest: dict[str, Row] = {}
+    for r in rows:
+        if _exit_code(r) not in (None, 0):
+            seen = oldest.get(r.source)
+            if seen is None or (r.age_s or -1) > (seen.age_s or -1):
+                oldest[r.source] = r
+    firsts = {id(r) for r in oldest.values()}
     verdicts = [r.message for r in rows if _JOB_FAILED.search(r.message)]
     events: list[Event] = []
     for r in rows:
-        found = _read(r, first=r is first, pods=pods, job=verdicts[0] if verdicts else None)
+        found = _read(r, first=id(r) in firsts, pods=pods, job=verdicts[0] if verdicts else None)
         if found is None:
             continue
         kind, detail, text = found
