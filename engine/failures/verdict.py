@@ -291,18 +291,8 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     elif e.kind == "nccl_warn_transport":
         v.owner = PROVIDER
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
-    elif e.kind == "remote_peer_failed":
-        v.owner_reasons.append(
-            f"{e.node} dropped its NCCL connections: its process exited or the network to it "
-            f"failed; {DECIDES}: {e.node}'s own log and kernel log (the job crashing or running "
-            "out of its memory: customer; a link down, an Xid, the node lost: provider)"
-        )
-    elif e.kind == "scheduler" and e.detail.get("first_exit"):
-        v.owner_reasons.append(
-            f"{e.detail.get('cause')}: the exit code alone does not say whose fault; {DECIDES}: "
-            f"the pod's `kubectl describe` (Last State reason OOMKilled: the job's own memory "
-            "limit, customer) and its node's kernel log (Xid, ECC: provider)"
-        )
+    elif e.kind == "remote_peer_failed" or (e.kind == "scheduler" and e.detail.get("first_exit")):
+        v.owner_reasons.append(_undecided(e))
     elif e.kind == "scheduler" and e.detail.get("tier") == 0:
         v.owner = PROVIDER
         v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")
@@ -342,6 +332,21 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
             "the node's kernel log (Xid, ECC, link down: provider), or a traceback or memory "
             "limit of the job's own (customer)"
         )
+
+
+def _undecided(e: Event) -> str:
+    """A lost peer or a container's exit code: what would tell whose fault it is."""
+    if e.kind == "remote_peer_failed":
+        return (
+            f"{e.node} dropped its NCCL connections: its process exited or the network to it "
+            f"failed; {DECIDES}: {e.node}'s own log and kernel log (the job crashing or running "
+            "out of its memory: customer; a link down, an Xid, the node lost: provider)"
+        )
+    return (
+        f"{e.detail.get('cause')}: the exit code alone does not say whose fault; {DECIDES}: "
+        "the pod's `kubectl describe` (Last State reason OOMKilled: the job's own memory "
+        "limit, customer) and its node's kernel log (Xid, ECC: provider)"
+    )
 
 
 def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:
