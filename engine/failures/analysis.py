@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
+from . import peers
 from .attempts import (
     AttemptFailure,
     Attempts,
@@ -28,6 +29,7 @@ from .deaths import (
 from .decoded import categorise
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
 from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
+from .frreport import looks_like_report, report_events
 from .intake import Intake, take
 from .model import Event, SourceFile
 from .normalise import normalise_text
@@ -182,6 +184,10 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     events: list[Event] = []
     kernel_nodes: set[str] = set()
     for name, text in bundle.got.texts:
+        if looks_like_report(text):
+            found, problems = report_events(name, text)
+            events.extend(found)
+            bundle.got.missing.extend(problems)
         node = node_from_path(name, known)
         evs = normalise_text(
             text,
@@ -190,6 +196,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
             tz=tz,
             rank=rank_from_name(name, require_rank_word=True),
             node=node,
+            skip=sched.read_lines.get(name, frozenset()),
         )
         if node and (KERNEL_LOG_NAME.search(name) or any(e.kind in ("xid", "ecc") for e in evs)):
             kernel_nodes.add(node)
@@ -204,6 +211,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
     place_events(events, rmap, authoritative)
+    events.extend(peers.suspects(events, ip_nodes=rmap.ips, ranks_on=rmap.ranks_on))
     categorise(events)
     attempts = read_attempts(bundle.got.texts, year=bundle.year, tz=tz)
     attempts.place(events)
@@ -398,7 +406,12 @@ def _result(
         missing_ranks=unrecorded.ranks,
         missing_dumps=dumps.absent,
         incomplete_dumps=sorted(got.incomplete_dumps),
-        flight_recorder=_fr_status(len(got.collectives.dumps), got.incomplete_dumps, fr),
+        flight_recorder=_fr_status(
+            len(got.collectives.dumps),
+            got.incomplete_dumps,
+            fr,
+            reported=any(_fr_reported(e) for e in events),
+        ),
         mismatches=fr.mismatches,
         suggested_owner=head.suggested_owner,
         owner_reasons=head.owner_reasons + list(fr.notes),
@@ -421,14 +434,21 @@ def _result(
     )
 
 
-def _fr_status(loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult) -> str:
+def _fr_reported(e: Event) -> bool:
+    return e.kind == "collective_desync" and e.detail.get("from") == "fr_trace report"
+
+
+def _fr_status(
+    loaded: int, incomplete: dict[int, str], fr: FlightRecorderResult, *, reported: bool = False
+) -> str:
     """What the Flight Recorder part can claim: `absent` (no dump at all), `incomplete` (only
     broken dumps), `mismatch`, `desync` (someone never entered, or ran ahead), `hang` (all
     entered, none completed), `consistent` (every dump read and nothing found). A finding in the
     dumps that were read stands; absent one, a broken dump leaves the set `incomplete`, since the
-    rank that died while dumping may be the one that diverged."""
+    rank that died while dumping may be the one that diverged. A `torchfrtrace` report that
+    names missing ranks is a desync found from dumps the bundle need not hold."""
     if not loaded:
-        return "incomplete" if incomplete else "absent"
+        return "desync" if reported else ("incomplete" if incomplete else "absent")
     if fr.mismatches:
         return "mismatch"
     if any(e.kind == "collective_desync" for e in fr.events):

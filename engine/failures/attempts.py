@@ -148,8 +148,10 @@ def headline_summary(v: Any, *, attempt: int | None) -> str:
         return "no initiating event found"
     where = f"rank {v.initiating_rank}" if v.initiating_rank is not None else "rank ?"
     tries = f"attempt {attempt} of {v.restarts + 1}; " if attempt is not None else ""
+    cause = v.first_failure.detail.get("cause")
+    what = f"{v.first_failure.kind}: {str(cause)[:160]}" if cause else v.first_failure.kind
     return (
-        f"{where} on {v.initiating_node or 'unknown node'}: {v.first_failure.kind} "
+        f"{where} on {v.initiating_node or 'unknown node'}: {what} "
         f"({tries}1 initiating, {len(v.secondary_ranks)} secondary; confidence {v.confidence})"
     )
 

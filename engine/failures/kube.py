@@ -172,7 +172,7 @@ def is_listing(text: str) -> bool:
     """`kubectl describe pod` or `kubectl get …` output rather than a pod's own log."""
     if text.find("Containers:", 0, _LOOK) != -1 and _NODE.search(text, 0, _LOOK) is not None:
         return True
-    return text.startswith(("NAME ", "LAST SEEN "))
+    return text.startswith(("NAME ", "LAST SEEN ", "NAMESPACE "))
 
 
 def is_replica_name(name: str) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from enum import Enum, auto
 from typing import Any
 
-from . import decoded
+from . import decoded, peers
 
 # Candidate lines are found with `str.find` on these literals (C speed, one pass each) instead of
 # one big regex alternation, which Python's engine tries at every position. Anything a classifier
@@ -24,10 +24,10 @@ ANCHORS = (
     "OOM", "Xid (", "ncorrectable", "Double Bit", "Remapping Failure", "remappings are pending",
     "Pending", "Traceback (", "exitcode", "ignal", "srun", "CANCELLED AT", "Job step",
     "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
-    "pair closure", "NodeNotReady", "Evicted", "NodeLost", "Preempt", "BackOff", "global_ranks=",
+    "pair closure", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
-    "Got completion from peer", *decoded.ANCHORS,
+    "Got completion from peer", *decoded.ANCHORS, *peers.ANCHORS,
 )  # fmt: skip
 
 
@@ -128,10 +128,6 @@ _NCCL_INIT = re.compile(
     r"\brank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+).*Init COMPLETE"
 )
 _BOOTSTRAP = re.compile(r"Bootstrap ?: Using \w+:(\d{1,3}(?:\.\d{1,3}){3})")
-_K8S = re.compile(
-    r"\b(Warning|Normal)\s+(NodeNotReady|Evicted|NodeLost|Preempted|Preempting|BackOff|OOMKilling)"
-    r"\s+(\S+)\s+(.*)"
-)
 _ENV_DUMP = re.compile(r"global_ranks=\[([\d, ]*)\]")
 _LOCAL_RANKS = re.compile(r"local_ranks=\[([\d, ]*)\]")
 
@@ -252,6 +248,11 @@ def _terminate(body: str) -> _Found:
     }  # fmt: skip
 
 
+def _peer_lost(body: str) -> _Found:
+    found = peers.decode(body)
+    return _NEXT if found is None else found
+
+
 def _cuda_first(body: str) -> _Found:
     """Also "watchdog thread terminated with exception: CUDA error: ..."; NCCL's warnings and
     out-of-memory lines that mention CUDA are read by their own rules first."""
@@ -343,7 +344,7 @@ def _nccl_init(body: str) -> _Found:
 
 _RULES: tuple[Callable[[str], _Found], ...] = (
     _xid_line, _ecc, _decoded, _watchdog_hang, _watchdog_line, _desync, _collective_error,
-    _terminate, _cuda_first, _timed_out, _oom, _nccl_warn_line, _ib_completion, _cuda,
+    _terminate, _peer_lost, _cuda_first, _timed_out, _oom, _nccl_warn_line, _ib_completion, _cuda,
     _gloo_line, _scheduler_line, _signal_line, _fatal, _k8s_exit, _nccl_init,
 )  # fmt: skip
 
@@ -454,14 +455,6 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
         return "scheduler", {"cause": "step aborted", "step": m.group(1)}
     if "NODE FAIL" in body:
         return "scheduler", {"cause": "node failure", "secondary": False, "tier": 0}
-    m = _K8S.search(body)
-    if m is not None:
-        reason = m.group(2)
-        primary = reason in ("NodeNotReady", "NodeLost", "OOMKilling")
-        return "scheduler", {
-            "cause": reason, "object": m.group(3), "message": m.group(4)[:200],
-            "secondary": not primary, "tier": 0 if reason.startswith("Node") else 3,
-        }  # fmt: skip
     return None
 
 

@@ -9,7 +9,9 @@ from typing import Any
 # Kinds that are consequences of someone else's failure: a rank that waited, a launcher that tore
 # the job down, a scheduler that cancelled it. They are grouped, never chosen first when a causal
 # event exists.
-SECONDARY_KINDS = frozenset({"nccl_timeout", "launcher_summary", "scheduler", "signal", "gloo"})
+SECONDARY_KINDS = frozenset(
+    {"nccl_timeout", "launcher_summary", "scheduler", "signal", "gloo", "peer_lost"}
+)
 
 KINDS = (
     "nccl_timeout",
@@ -34,6 +36,8 @@ KINDS = (
     "nccl_duplicate_gpu",
     "nccl_invalid_usage",
     "deepspeed_error",
+    "peer_lost",
+    "remote_peer_failed",
 )
 
 

@@ -109,8 +109,10 @@ def normalise_text(
     tz: tzinfo = UTC,
     rank: int | None = None,
     node: str | None = None,
+    skip: frozenset[int] | set[int] = frozenset(),
 ) -> list[Event]:
-    """Events of one decoded text source. `rank`/`node` are the file's defaults (per-rank files)."""
+    """Events of one decoded text source. `rank`/`node` are the file's defaults (per-rank files);
+    `skip` holds the line numbers a table reader already read (Kubernetes event rows)."""
     events: list[Event] = []
     done = -1  # index of the last character already consumed by a block
     line_no = 1
@@ -122,6 +124,8 @@ def normalise_text(
         end = len(text) if end == -1 else end
         line_no += text.count("\n", counted, start)
         counted = start
+        if line_no in skip:
+            continue
         line = text[start:end]
         ctx = _Ctx(text, source, year, tz, rank, node)
         if "Traceback (most recent call last)" in line:

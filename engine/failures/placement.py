@@ -99,13 +99,16 @@ def unrecorded_ranks(
     return sorted(set(range(world)) - seen)
 
 
+# A rank that timed out, lost its peer or raised the cascade's exception complained.
+_COMPLAINTS = frozenset({"nccl_timeout", "gloo", "python_exception", "peer_lost"})
+
+
 def uncomplaining_ranks(events: list[Event], world: int | None) -> list[int]:
     """Ranks with a record but no complaint (timeout, lost peer), when most of the world
     complained: the rank that stopped participating is the one that did not wait."""
     complained = {
         e.rank for e in events
-        if e.rank is not None and e.kind in ("nccl_timeout", "gloo", "python_exception")
-        and e.secondary
+        if e.rank is not None and e.kind in _COMPLAINTS and e.secondary
     }  # fmt: skip
     if not world or len(complained) < world / 2:
         return []

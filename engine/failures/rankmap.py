@@ -49,6 +49,9 @@ class RankMap:
     def world_size(self) -> int | None:
         return max(self.ranks) + 1 if self.ranks else None
 
+    def ranks_on(self, node: str) -> list[int]:
+        return sorted(r for r, i in self.ranks.items() if i.node == node)
+
     def rank_at(self, node: str, local_rank: int) -> int | None:
         on_node = sorted(r for r, i in self.ranks.items() if i.node == node)
         for r in on_node:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from . import kube, slurm
+from . import kube, kube_events, slurm
 from .errors import MAX_WORLD_SIZE
 from .model import Event
 from .normalise import short_node, split_prefixes
@@ -45,7 +45,8 @@ class SchedulerEvidence:
     rank_nodes: dict[int, str] = field(default_factory=dict)  # any line's `host=` for a rank
     declared_sizes: set[int] = field(default_factory=set)  # WORLD_SIZE, rank N/M
     task_sizes: set[int] = field(default_factory=set)  # SLURM_NTASKS
-    events: list[Event] = field(default_factory=list)  # sacct's steps
+    events: list[Event] = field(default_factory=list)  # sacct's steps, Kubernetes events
+    read_lines: dict[str, set[int]] = field(default_factory=dict)  # lines read as table rows
 
     def nodes(self) -> set[str]:
         out = set(self.slurm.task_node.values()) | set(self.slurm.nodelist)
@@ -108,6 +109,7 @@ class SchedulerEvidence:
 def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> SchedulerEvidence:
     out = SchedulerEvidence()
     texts = list(texts)
+    rows: list[kube_events.Row] = []
     for name, text in texts:
         # A job prints its environment, ranks and sizes as it starts, and listings are small:
         # only srun's errors, kernel OOM lines and host pins are looked for in a whole log.
@@ -116,7 +118,9 @@ def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> Sch
         kube.scan(name, text, out.pods)
         if looks_like_sacct(text):
             out.events.extend(sacct_events(name, text, tz=tz))
+        rows.extend(kube_events.read_rows(name, text))
         _sizes_and_hosts(text, head, out)
+    kube_events.register_pods(rows, out.pods)
     # Without any Kubernetes listing, a log named `gpu-worker-3.log` is a node's, not a pod's.
     for name, text in texts if out.pods else ():
         pod = kube.pod_of_file(name, out.pods)
@@ -128,6 +132,8 @@ def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> Sch
         if rank is not None:
             info.rank, info.rank_from = rank, "log"
     kube.assign_ranks(out.pods)
+    out.events.extend(kube_events.row_events(rows, out.pods))
+    out.read_lines = kube_events.consumed_lines(rows)
     return out
 
 

@@ -29,7 +29,8 @@ _KIND_TIER = {
     "missing_record": 2,
 }
 _IGNORED = frozenset({"nccl_init", "nccl_warn"})
-_WAITING = frozenset({"nccl_timeout", "gloo"})  # a rank that timed out or lost its peer waited
+# A rank that timed out or lost its peer waited.
+_WAITING = frozenset({"nccl_timeout", "gloo", "peer_lost"})
 _NEAR = timedelta(seconds=1)
 _SAME_INCIDENT = timedelta(seconds=120)
 
@@ -102,6 +103,10 @@ def choose(
     if v.event is not None:
         v.rank = v.event.rank
         v.node = v.event.node
+        if v.event.detail.get("why"):
+            v.reasons.append(
+                f"{v.event.detail.get('cause', v.event.kind)}: {v.event.detail['why']}"
+            )
     _owner(v, events, when)
     return v
 
@@ -157,6 +162,14 @@ def _confidence_from_logs(
     if first.detail.get("time_inferred"):
         v.confidence = "medium"
         v.reasons.append("the initiating line has no timestamp of its own")
+    if first.kind == "remote_peer_failed":
+        v.confidence = "medium"
+        by = first.detail.get("reported_by") or []
+        v.reasons.append(
+            f"{first.node} is named by the NCCL socket error of rank(s) {by[:8] or '?'} "
+            f"({first.source}:{first.line_no}), which lost their connection to it; no line "
+            f"of {first.node}'s own says why, and those ranks are not blamed"
+        )
     if fr_ranks and first.rank is not None and first.rank not in fr_ranks:
         v.confidence = "medium"
         v.reasons.append(
@@ -278,6 +291,8 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     elif e.kind == "nccl_warn_transport":
         v.owner = PROVIDER
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
+    elif e.kind == "remote_peer_failed" or (e.kind == "scheduler" and e.detail.get("first_exit")):
+        v.owner_reasons.append(_undecided(e))
     elif e.kind == "scheduler" and e.detail.get("tier") == 0:
         v.owner = PROVIDER
         v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")
@@ -317,6 +332,21 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
             "the node's kernel log (Xid, ECC, link down: provider), or a traceback or memory "
             "limit of the job's own (customer)"
         )
+
+
+def _undecided(e: Event) -> str:
+    """A lost peer or a container's exit code: what would tell whose fault it is."""
+    if e.kind == "remote_peer_failed":
+        return (
+            f"{e.node} dropped its NCCL connections: its process exited or the network to it "
+            f"failed; {DECIDES}: {e.node}'s own log and kernel log (the job crashing or running "
+            "out of its memory: customer; a link down, an Xid, the node lost: provider)"
+        )
+    return (
+        f"{e.detail.get('cause')}: the exit code alone does not say whose fault; {DECIDES}: "
+        "the pod's `kubectl describe` (Last State reason OOMKilled: the job's own memory "
+        "limit, customer) and its node's kernel log (Xid, ECC: provider)"
+    )
 
 
 def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:

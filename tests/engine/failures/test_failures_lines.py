@@ -105,14 +105,6 @@ def test_it_reads_python_tracebacks_gloo_and_signals_behind_srun_labels() -> Non
     assert r15[0].secondary and not r15[1].secondary  # SIGTERM waits on others; SIGSEGV crashed
 
 
-def test_it_reads_kubernetes_events() -> None:
-    evs = events_of("k8s_events.txt")
-    assert [(e.kind, e.detail["cause"], e.secondary) for e in evs] == [
-        ("scheduler", "NodeNotReady", False),
-        ("scheduler", "Evicted", True),
-    ]
-
-
 def test_it_reads_the_desync_report_as_naming_the_lagging_rank() -> None:
     evs = events_of("desync_report.log")
     assert kinds(evs) == ["nccl_timeout", "collective_desync"]

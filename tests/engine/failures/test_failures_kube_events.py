@@ -1,0 +1,111 @@
+"""Kubernetes events of a failed PyTorchJob: `kubectl get events` and the Events section of
+`kubectl describe pytorchjob`, as the training operator and the kubelet write them.
+
+`kube_events/bert_pt` is PyTorchJob `bert-pt` in namespace `ml` (master-0 and worker-0..3, one
+GPU each, restart policy Never): at 09:21:46 worker-3's container is killed with exit code 137
+(OOMKilled at its 160Gi limit, as its `kubectl describe pod` says); the operator marks the job
+failed. Ten minutes later the others' watchdogs time out and master-0 and worker-0 exit with 134
+(SIGABRT). The events were listed at 09:33, so worker-3's exit is `11m` old and theirs `80s`.
+"""
+
+from __future__ import annotations
+
+from failures_helpers import DATA
+
+from engine.failures import Analysis, SourceFile, analyse
+from engine.failures.kube_events import read_rows, row_events
+from engine.failures.scheduler import read_scheduler
+
+BERT = DATA / "kube_events" / "bert_pt"
+WORKER3_NODE = "ip-10-42-21-9.us-west-2.compute.internal"
+
+
+def _files(*names: str) -> list[SourceFile]:
+    logs = sorted((BERT / "logs").iterdir())
+    return [SourceFile(n, (BERT / n).read_bytes()) for n in names] + [
+        SourceFile(str(p.relative_to(BERT)), p.read_bytes()) for p in logs
+    ]
+
+
+def _analyse(*names: str) -> Analysis:
+    return analyse(_files(*names))
+
+
+def test_the_first_pod_to_exit_in_kubectl_get_events_is_named_with_its_exit_code() -> None:
+    result = _analyse("kubectl-get-events.txt")
+    first = result.first_failure
+    assert first is not None
+    # worker-3 of a job with a master is RANK 4 (the operator adds 1 to a worker's index).
+    assert (result.initiating_rank, result.initiating_node) == (4, WORKER3_NODE)
+    assert (first.source, first.line_no) == ("kubectl-get-events.txt", 29)
+    assert first.detail["exit_code"] == 137 and first.detail["signal"] == 9
+    assert "exit code 137" in first.detail["cause"] and "bert-pt-worker-3" in first.detail["cause"]
+    assert "exit code 137" in result.summary()
+    # master-0's exit is listed first in the file but is 80 s old: the teardown, not the cause.
+    assert 0 not in [c["rank"] for c in result.candidates]
+    assert any("is failed because 1 Worker replica(s) failed" in r for r in result.reasons)
+    assert result.confidence == "medium"  # events carry ages, not times
+    assert result.world_size == 5
+
+
+def test_the_events_section_of_kubectl_describe_pytorchjob_names_the_same_replica() -> None:
+    result = _analyse("kubectl-describe-pytorchjob-bert-pt.txt")
+    first = result.first_failure
+    assert first is not None
+    assert result.initiating_rank == 4
+    assert (first.source, first.line_no) == ("kubectl-describe-pytorchjob-bert-pt.txt", 84)
+    assert first.detail["pod"] == "bert-pt-worker-3"
+    # No event says where the pod ran.
+    assert result.initiating_node is None
+
+
+def test_the_pod_s_own_describe_turns_exit_code_137_into_its_memory_limit() -> None:
+    result = _analyse(
+        "kubectl-get-events.txt",
+        "kubectl-describe-pytorchjob-bert-pt.txt",
+        "kubectl-describe-pod-bert-pt-worker-3.txt",
+    )
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, result.initiating_rank, result.initiating_node) == ("oom", 4, WORKER3_NODE)
+    assert result.suggested_owner == "customer"
+    assert result.confidence == "high"  # the container's Finished time
+    sched = read_scheduler(
+        [
+            (f.name, f.data.decode())
+            for f in _files("kubectl-get-events.txt", "kubectl-describe-pod-bert-pt-worker-3.txt")
+        ]
+    )
+    row = next(e for e in sched.events if e.detail.get("exit_code") == 137)
+    assert row.kind == "oom" and "OOMKilled at its memory limit" in row.detail["cause"]
+
+
+def test_the_job_s_teardown_exits_are_consequences() -> None:
+    result = _analyse("kubectl-get-events.txt")
+    later = [e for e in result.timeline if e.detail.get("event_reason") == "ExitedWithCode"
+             and e.rank in (0, 1)]  # fmt: skip
+    assert {e.rank for e in later} == {0, 1}
+    assert all(e.secondary and e.detail["signal"] == 6 for e in later)
+
+
+def test_event_rows_are_read_once_not_again_as_log_lines() -> None:
+    result = _analyse("kubectl-get-events.txt")
+    lines = [e.line_no for e in result.timeline if e.source == "kubectl-get-events.txt"]
+    assert len(lines) == len(set(lines))
+
+
+def test_node_and_eviction_events_keep_their_meaning() -> None:
+    path = DATA / "k8s_events.txt"
+    rows = read_rows("k8s_events.txt", path.read_text())
+    events = row_events(rows, {})
+    assert [(e.kind, e.detail["cause"], e.secondary) for e in events] == [
+        ("scheduler", "NodeNotReady", False),
+        ("scheduler", "Evicted", True),
+    ]
+
+
+def test_a_log_line_that_looks_like_an_event_outside_a_table_is_not_a_row() -> None:
+    text = (
+        "step 3 ok\n  Normal  ExitedWithCode  2m  pytorchjob-controller  Pod: a.b-worker-0 exited\n"
+    )
+    assert read_rows("train.log", text) == []
