@@ -281,13 +281,11 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     hardware = _hardware_near(e, events, when)
     if e.kind in ("xid", "ecc") and e.detail.get("xid") not in APP_XIDS:
         v.owner = PROVIDER
-        v.owner_reasons.append(f"{e.kind} {e.detail.get('xid', '')} on {e.node}".strip())
+        v.owner_reasons.append(f"{_hardware_fault(e)} {_on(e.node)}")
     elif hardware is not None:
         v.owner = PROVIDER
-        v.owner_reasons.append(
-            f"{hardware.kind} {hardware.detail.get('xid', '')} on {hardware.node} next to the "
-            f"{e.kind} of rank {e.rank}"
-        )
+        near = f"{_hardware_fault(hardware)} {_on(hardware.node)}"
+        v.owner_reasons.append(f"{near} next to the {e.kind} of rank {e.rank}")
     elif e.kind == "nccl_warn_transport":
         v.owner = PROVIDER
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
@@ -347,6 +345,19 @@ def _undecided(e: Event) -> str:
         "the pod's `kubectl describe` (Last State reason OOMKilled: the job's own memory "
         "limit, customer) and its node's kernel log (Xid, ECC: provider)"
     )
+
+
+def _hardware_fault(e: Event) -> str:
+    """An Xid or ECC event as a reader names it: "Xid 79", "Xid 48 (ECC)", "ECC error"."""
+    xid = e.detail.get("xid")
+    if xid in (None, ""):
+        return "ECC error" if e.kind == "ecc" else "Xid error"
+    return f"Xid {xid} (ECC)" if e.kind == "ecc" else f"Xid {xid}"
+
+
+def _on(node: str | None) -> str:
+    # A kernel log or `nvidia-smi -q` uploaded on its own says nothing of the host it came from.
+    return f"on {node}" if node else "on a node the evidence does not name"
 
 
 def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:

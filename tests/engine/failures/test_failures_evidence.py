@@ -105,6 +105,25 @@ def test_sigsegv_next_to_an_xid_on_that_gpu_is_the_providers() -> None:
              SourceFile("kernel/node-1/dmesg.log", xid.encode())]  # fmt: skip
     a = analyse(files, year=2024)
     assert a.initiating_node == "node-1" and a.suggested_owner == "provider"
+    assert a.owner_reasons[0] == "Xid 79 on node-1", a.owner_reasons
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380, "
+         "name=nvidia-smi, Timeout after 6s of waiting for RPC response from GPU4 GSP!", "Xid 119"),
+        ("[Fri Nov 15 12:02:03 2024] NVRM: Xid (PCI:0000:19:00): 48, pid='<unknown>', "
+         "name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in "
+         "the framebuffer at partition 0, subpartition 0.", "Xid 48 (ECC)"),
+    ],
+)  # fmt: skip
+def test_a_kernel_log_alone_names_the_fault_and_says_the_node_is_unknown(
+    line: str, reason: str
+) -> None:
+    a = analyse([SourceFile("dmesg.txt", (line + "\n").encode())], year=2025)
+    assert a.suggested_owner == "provider"
+    assert a.owner_reasons[0] == f"{reason} on a node the evidence does not name"
 
 
 def test_an_empty_or_truncated_dump_is_incomplete_never_clean() -> None:
