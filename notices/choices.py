@@ -2,6 +2,8 @@
 
 from django.db import models
 
+from orgs.choices import OrgKind
+
 
 class Event(models.TextChoices):
     INVITATION = "invitation", "Invitation to bid"
@@ -75,4 +77,19 @@ AUDIENCE = {
     Event.CHANGE_ANSWERED: "providers",
     Event.MEMBERSHIP: "the invited person; administrators",
     Event.COMPLIANCE_EXPIRING: "provider administrators",
+}
+
+_BOTH = frozenset({OrgKind.BUYER, OrgKind.PROVIDER})
+# The kinds of organisation each audience above belongs to: the events an organisation's webhook
+# may carry. An audience worded anew without a row here stops the import.
+_AUDIENCE_KINDS: dict[str, frozenset[str]] = {
+    "buyers": frozenset({OrgKind.BUYER}),
+    "providers": frozenset({OrgKind.PROVIDER}),
+    "both parties": _BOTH,
+    # suppliers' expiry sweep notifies the provider as an organisation, its admins by name.
+    "provider administrators": frozenset({OrgKind.PROVIDER}),
+    "the invited person; administrators": _BOTH,
+}
+RECEIVING_KINDS: dict[Event, frozenset[str]] = {
+    event: _AUDIENCE_KINDS[audience] for event, audience in AUDIENCE.items()
 }

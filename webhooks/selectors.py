@@ -8,18 +8,18 @@ from uuid import UUID
 from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
-from notices.choices import AUDIENCE, Event
+from notices.choices import RECEIVING_KINDS, Event
 from orgs.models import Organization
 from webhooks.models import Attempt, Delivery, Endpoint
 
 
 def events_for(organization: Organization) -> list[tuple[str, str]]:
-    """(code, label) of the notice events this organisation's kind can be sent."""
-    side = "buyers" if organization.is_buyer else "providers"
+    """(code, label) of the notice events this organisation's kind can be sent, in the
+    notices table's order: what its webhooks may subscribe to."""
     return [
         (event.value, str(event.label))
         for event in Event
-        if AUDIENCE[event] in (side, "both parties") or event == Event.MEMBERSHIP
+        if organization.kind in RECEIVING_KINDS[event]
     ]
 
 

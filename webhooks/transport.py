@@ -9,6 +9,8 @@ request elsewhere. Redirects are not followed: a 3xx is a failed attempt.
 from __future__ import annotations
 
 import http.client
+import ipaddress
+import re
 import socket
 import ssl
 import time
@@ -19,6 +21,10 @@ from engine.webhooks import address_refusal
 
 RESPONSE_READ_MAX = 64 * 1024  # read so much of the answer, never more
 ERROR_MAX = 300
+# One label of a host name once IDNA-encoded: letters, digits and inner hyphens (RFC 1123),
+# and underscores, which real DNS names carry (old S3 bucket hosts) and resolvers accept.
+_LABEL_RE = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\Z", re.I)
+NAME_MAX = 253
 
 
 class TargetRefused(ValueError):
@@ -38,7 +44,8 @@ class Outcome:
 
 def check_url(url: str, *, allow_private: bool) -> None:
     """Refuse a URL that is not https (http only where private targets are allowed), has no
-    host, or names a host that is local by name or by address."""
+    host, names a host that no DNS name or IP address can be, or one that is local by name or
+    by address."""
     try:
         parts = urlsplit(url)
         port = parts.port or 443
@@ -50,6 +57,9 @@ def check_url(url: str, *, allow_private: bool) -> None:
     host = parts.hostname or ""
     if not host:
         raise TargetRefused("The URL names no host.")
+    refusal = host_refusal(host)
+    if refusal:
+        raise TargetRefused(refusal)
     if allow_private:
         return
     if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
@@ -58,8 +68,40 @@ def check_url(url: str, *, allow_private: bool) -> None:
         _public_addresses(host, port)
     except socket.gaierror:
         return  # unknown today: each attempt resolves it again and logs what it finds
-    except UnicodeError:  # an empty label, or one over 63 characters
-        raise TargetRefused(f"{host} is not a valid host name.") from None
+
+
+def host_refusal(host: str) -> str | None:
+    """Why `host` (as urlsplit gives it, lower-cased, without brackets) is neither an IP address
+    nor a name DNS can hold; None when it is one. A Unicode name counts in its IDNA form, so
+    bücher.example passes and "exa mple.com" does not, whether or not a lookup would fail."""
+    try:
+        ipaddress.ip_address(host)
+        return None
+    except ValueError:
+        pass
+    try:
+        encoded = host.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        # The codec names only this one of its refusals; the others are characters.
+        too_long = "empty or too long" in str(exc)
+        why = (
+            "a part between its dots is empty or longer than 63 characters"
+            if too_long
+            else "it holds characters no domain name can"
+        )
+        return f"“{host}” is not a valid host name: {why}."
+    name = encoded.removesuffix(".")  # the root's dot of a fully qualified name
+    if len(name) > NAME_MAX:
+        return f"“{host}” is not a valid host name: longer than {NAME_MAX} characters."
+    bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "-_."))})
+    if bad:
+        shown = ", ".join("a space" if c.isspace() else f"“{c}”" for c in bad)
+        return f"“{host}” is not a valid host name: it holds {shown}."
+    for label in name.split("."):
+        if not _LABEL_RE.match(label):
+            why = "starts or ends with a hyphen" if label else "is empty"
+            return f"“{host}” is not a valid host name: its part “{label}” {why}."
+    return None
 
 
 def _public_addresses(host: str, port: int) -> list[str]:

@@ -11,7 +11,6 @@ from api.serializers.common import BooleanField, ReadModelSerializer, stated, us
 from notices.choices import Event as NoticeEvent
 from webhooks.choices import PayloadFormat
 from webhooks.models import URL_MAX, Attempt, Delivery, Endpoint
-from webhooks.selectors import events_for
 
 EVENTS_HELP = (
     "Notice event codes to send (docs/webhooks.md): those the organisation's kind receives "
@@ -118,18 +117,6 @@ class _EndpointWrite(serializers.Serializer):
         help_text="PagerDuty's integration key (Events API v2): required for the PagerDuty "
         "format, stored encrypted, never shown again.",
     )
-
-    def validate_events(self, events: list[str]) -> list[str]:
-        # The page's form offers only these; the organisation comes in the context.
-        org = self.context["organization"]
-        allowed = {code for code, _label in events_for(org)}
-        refused = [code for code in dict.fromkeys(events) if code not in allowed]
-        if refused:
-            raise serializers.ValidationError(
-                f"A {org.get_kind_display().lower()} organisation is not sent these events: "
-                f"{', '.join(refused)}."
-            )
-        return events
 
 
 class WebhookCreateSerializer(_EndpointWrite):

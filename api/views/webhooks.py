@@ -99,7 +99,7 @@ class WebhookListView(generics.ListAPIView[Endpoint]):
     @idempotent_withholding("secret")
     def post(self, request: Request) -> Response:
         org = _admin_org(request)
-        body = WebhookCreateSerializer(data=request.data, context={"organization": org})
+        body = WebhookCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         endpoint, secret = services.endpoint_create(
             organization=org, user=api_user(request), **body.validated_data
@@ -122,9 +122,7 @@ class WebhookDetailView(generics.GenericAPIView[Endpoint]):
     )
     def patch(self, request: Request, pk: UUID) -> Response:
         endpoint = _endpoint(request, pk)
-        body = WebhookUpdateSerializer(
-            data=request.data, context={"organization": endpoint.organization}
-        )
+        body = WebhookUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         given = body.validated_data
         services.endpoint_update(

@@ -26,6 +26,7 @@ from tests.webhooks.receiver import documented_verify, receiving
 from webhooks.choices import DeliveryState
 from webhooks.models import Attempt, Delivery
 from webhooks.models import Event as WebhookEvent
+from webhooks.selectors import events_for
 from webhooks.services import (
     deliveries_sweep,
     delivery_attempt,
@@ -87,7 +88,7 @@ def test_a_refused_delivery_waits_its_backoff_then_succeeds(
 ):
     settings.WEBHOOK_RETRY_BASE_SECONDS = 120
     with receiving(500, 200) as receiver:
-        subscribe(buyer, receiver.url, Event.AWARD, Event.MEMBERSHIP)
+        subscribe(buyer, receiver.url, Event.BIDS_OPENED, Event.MEMBERSHIP)
         with django_capture_on_commit_callbacks(execute=True):
             notify_members(
                 event=Event.MEMBERSHIP, organization=buyer.org, subject="s", body="b",
@@ -117,10 +118,10 @@ def test_attempts_are_bounded_then_a_redelivery_tries_once_more(
 ):
     settings.WEBHOOK_MAX_ATTEMPTS = 2
     with receiving(503, 503, 204) as receiver:
-        subscribe(buyer, receiver.url, Event.AWARD)
+        subscribe(buyer, receiver.url, Event.BIDS_OPENED)
         with django_capture_on_commit_callbacks(execute=True):
             notify_members(
-                event=Event.AWARD, organization=buyer.org, subject="s", body="b", path="/",
+                event=Event.BIDS_OPENED, organization=buyer.org, subject="s", body="b", path="/",
                 key="a:1",
             )  # fmt: skip
         delivery = Delivery.objects.get()
@@ -140,8 +141,8 @@ def test_attempts_are_bounded_then_a_redelivery_tries_once_more(
 
 
 def test_a_redelivery_is_refused_while_an_attempt_is_under_way(buyer):
-    subscribe(buyer, "http://127.0.0.1:9/", Event.AWARD)
-    notify_members(event=Event.AWARD, organization=buyer.org, subject="s", body="b", path="/",
+    subscribe(buyer, "http://127.0.0.1:9/", Event.BIDS_OPENED)
+    notify_members(event=Event.BIDS_OPENED, organization=buyer.org, subject="s", body="b", path="/",
                    key="a:1")  # fmt: skip
     delivery = Delivery.objects.get()
     Delivery.objects.filter(pk=delivery.pk).update(state=DeliveryState.SENDING)
@@ -150,8 +151,8 @@ def test_a_redelivery_is_refused_while_an_attempt_is_under_way(buyer):
 
 
 def test_an_unreachable_or_local_target_is_a_logged_failed_attempt(buyer, settings):
-    subscribe(buyer, "http://127.0.0.1:9/closed", Event.AWARD)
-    notify_members(event=Event.AWARD, organization=buyer.org, subject="s", body="b", path="/",
+    subscribe(buyer, "http://127.0.0.1:9/closed", Event.BIDS_OPENED)
+    notify_members(event=Event.BIDS_OPENED, organization=buyer.org, subject="s", body="b", path="/",
                    key="a:1")  # fmt: skip
     delivery = Delivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == DeliveryState.PENDING
@@ -166,21 +167,21 @@ def test_an_unreachable_or_local_target_is_a_logged_failed_attempt(buyer, settin
 
 
 def test_one_event_per_occurrence_and_endpoint_however_often_it_is_told(buyer, provider):
-    subscribe(buyer, "http://127.0.0.1:9/a", Event.AWARD)
-    subscribe(buyer, "http://127.0.0.1:9/b", Event.AWARD)
-    subscribe(buyer, "http://127.0.0.1:9/c", Event.LOSS)  # not subscribed to awards
+    subscribe(buyer, "http://127.0.0.1:9/a", Event.BIDS_OPENED)
+    subscribe(buyer, "http://127.0.0.1:9/b", Event.BIDS_OPENED)
+    subscribe(buyer, "http://127.0.0.1:9/c", Event.QUESTION_ASKED)  # not subscribed to bids opened
     for _ in range(2):
-        notify_members(event=Event.AWARD, organization=buyer.org, subject="s", body="b",
+        notify_members(event=Event.BIDS_OPENED, organization=buyer.org, subject="s", body="b",
                        path="/", key="a:1")  # fmt: skip
     assert WebhookEvent.objects.count() == 1
     assert sorted(d.endpoint.url[-1] for d in Delivery.objects.all()) == ["a", "b"]
 
 
 def test_a_disabled_endpoint_is_sent_nothing(buyer):
-    endpoint, _ = subscribe(buyer, "http://127.0.0.1:9/", Event.AWARD)
+    endpoint, _ = subscribe(buyer, "http://127.0.0.1:9/", Event.BIDS_OPENED)
     endpoint_update(endpoint=endpoint, user=buyer.user, url=endpoint.url, events=endpoint.events,
                     active=False)  # fmt: skip
-    notify_members(event=Event.AWARD, organization=buyer.org, subject="s", body="b", path="/",
+    notify_members(event=Event.BIDS_OPENED, organization=buyer.org, subject="s", body="b", path="/",
                    key="a:1")  # fmt: skip
     assert not Delivery.objects.exists() and not WebhookEvent.objects.exists()
 
@@ -199,10 +200,12 @@ def test_a_sealed_request_sends_nothing_per_bid_then_only_the_count(
     buyer, provider, rival_provider, django_capture_on_commit_callbacks
 ):
     req = CapacityRequestFactory(buyer=buyer.org, sealed=True)
-    every_event = [e.value for e in Event]
     with receiving(200) as buyer_hook, receiving(200) as rival_hook:
-        subscribe(buyer, buyer_hook.url, *every_event)
-        subscribe(rival_provider, rival_hook.url, *every_event)
+        # Each subscribed to every event its kind is sent.
+        subscribe(buyer, buyer_hook.url, *(code for code, _ in events_for(buyer.org)))
+        subscribe(
+            rival_provider, rival_hook.url, *(code for code, _ in events_for(rival_provider.org))
+        )
         with django_capture_on_commit_callbacks(execute=True):
             bids.request_invite(
                 capacity_request=req, user=buyer.user, providers=[provider.org, rival_provider.org]
@@ -226,8 +229,8 @@ def test_the_sweep_resends_a_lost_retry_and_frees_a_lost_attempt(
     buyer, django_capture_on_commit_callbacks
 ):
     with receiving(200) as receiver:
-        subscribe(buyer, receiver.url, Event.AWARD, Event.LOSS)
-        for key, event in (("a:1", Event.AWARD), ("l:1", Event.LOSS)):
+        subscribe(buyer, receiver.url, Event.BIDS_OPENED, Event.QUESTION_ASKED)
+        for key, event in (("a:1", Event.BIDS_OPENED), ("l:1", Event.QUESTION_ASKED)):
             notify_members(event=event, organization=buyer.org, subject="s", body="b", path="/",
                            key=key)  # fmt: skip
         lost_retry, lost_attempt = Delivery.objects.order_by("event__key")

@@ -9,8 +9,10 @@ from django.urls import reverse
 
 from audit.models import AuditEntry
 from notices.choices import Event
+from suppliers.services import send_expiry_reminders
+from tests.bids.onboarding.helpers import file_iso27001
 from tests.webhooks.conftest import subscribe
-from webhooks.models import Endpoint
+from webhooks.models import Delivery, Endpoint
 from webhooks.services import (
     endpoint_delete,
     endpoint_rotate_secret,
@@ -51,6 +53,8 @@ def test_only_an_administrator_manages_webhooks(buyer, buyer_requester, private_
         ("https://169.254.169.254/latest/meta-data/", "link-local"),
         ("https://localhost/cb", "local name"),
         ("https://metadata.google.internal/cb", "local name"),
+        ("https://exa mple.com/hook", "“exa mple.com” is not a valid host name: it holds a space"),
+        ("https://bad_host!.com/", "“bad_host!.com” is not a valid host name: it holds “!”"),
     ],
 )
 def test_production_refuses_local_targets_naming_the_field(buyer, url, message):
@@ -126,3 +130,38 @@ def test_the_pagerduty_key_is_kept_encrypted_and_never_shown_again(buyer):
     assert [e.after["routing_key_replaced"] for e in edits] == [False, True]
     recorded = repr([(e.before, e.after) for e in edits])
     assert "NEWKEY" not in recorded and key not in recorded
+
+
+def test_the_service_sends_an_organisation_only_what_its_kind_is_sent(buyer, provider):
+    """The rule the page's checkboxes and the API share: a buyer is never told of an award,
+    a provider never of a bid submitted, whoever calls the service."""
+    url = "https://hooks.example.com/cb"
+    with pytest.raises(ValidationError) as refused:
+        subscribe(buyer, url, Event.INCIDENT_OPENED, Event.AWARD, Event.COMPLIANCE_EXPIRING)
+    assert refused.value.message_dict == {
+        "events": ["A buyer organisation is not sent these events: award, compliance_expiring."]
+    }
+    endpoint, _ = subscribe(provider, url, Event.AWARD, Event.COMPLIANCE_EXPIRING)
+    with pytest.raises(ValidationError, match="A provider organisation is not sent these events"):
+        endpoint_update(
+            endpoint=endpoint, user=provider.user, url=url, events=["bid_submitted"], active=True
+        )
+    assert Endpoint.objects.get().events == ["award", "compliance_expiring"]
+
+
+def test_a_provider_hears_of_an_expiring_compliance_document_by_webhook(
+    provider, settings, tmp_path
+):
+    settings.COMPLIANCE_REMINDER_DAYS = [30]
+    settings.MEDIA_ROOT = tmp_path / "media"
+    page = provider.client().post(
+        reverse("webhooks:list"),
+        {"url": "https://hooks.example.com/cb", "payload_format": "generic",
+         "events": ["compliance_expiring"]},
+    )  # fmt: skip
+    assert page.status_code == 200 and Endpoint.objects.get().events == ["compliance_expiring"]
+    file_iso27001(provider, expires_in_days=20)
+    assert send_expiry_reminders() == 1
+    (delivery,) = Delivery.objects.select_related("event")
+    assert delivery.event.event_type == "compliance_expiring"
+    assert delivery.event.payload["data"]["subject"] == "ISO/IEC 27001 expires in 20 days"

@@ -60,6 +60,19 @@ def test_a_buyer_is_offered_no_provider_only_event(buyer):
     assert not Endpoint.objects.exists()
 
 
+def test_each_side_is_offered_the_events_its_kind_is_sent(buyer, provider):
+    offered = {
+        name: role.client().get(reverse("webhooks:list")).content.decode()
+        for name, role in (("buyer", buyer), ("provider", provider))
+    }
+    assert 'value="compliance_expiring"' in offered["provider"]
+    assert 'value="compliance_expiring"' not in offered["buyer"]
+    for html in offered.values():
+        assert 'value="membership"' in html and 'value="incident_opened"' in html
+    assert 'value="bid_submitted"' in offered["buyer"] and 'value="award"' in offered["provider"]
+    assert 'value="award"' not in offered["buyer"]
+
+
 def test_too_long_a_url_is_refused_in_the_form(buyer):
     response = buyer.client().post(
         reverse("webhooks:list"), {**FORM, "url": "https://a.example/" + "x" * 600}
@@ -82,15 +95,15 @@ def test_an_invalid_edit_is_answered_400_with_the_input_kept(buyer):
 
 def _deliveries(buyer, count, first=0):
     for n in range(first, first + count):
-        notify_members(event=Event.AWARD, organization=buyer.org, subject=f"Award {n}", body="b",
-                       path="/", key=f"a:{n}")  # fmt: skip
+        notify_members(event=Event.BIDS_OPENED, organization=buyer.org, subject=f"Opened {n}",
+                       body="b", path="/", key=f"a:{n}")  # fmt: skip
     for delivery in Delivery.objects.filter(attempts=0):
         delivery_attempt(delivery_id=delivery.pk)
 
 
 def test_the_log_shows_every_attempt_in_the_same_queries_for_2_or_20(buyer, settings):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
-    endpoint, _ = subscribe(buyer, "http://127.0.0.1:9/closed", Event.AWARD)
+    endpoint, _ = subscribe(buyer, "http://127.0.0.1:9/closed", Event.BIDS_OPENED)
     client = buyer.client()
     url = reverse("webhooks:detail", args=[endpoint.public_id])
     _deliveries(buyer, 2)

@@ -46,9 +46,14 @@ tenancy_registry.register(*ROUTES)
 
 class Hooks:
     def __init__(self, buyer: Any) -> None:
-        self.endpoint, _ = subscribe(buyer, "http://127.0.0.1:9/hook", Event.AWARD)
+        self.endpoint, _ = subscribe(buyer, "http://127.0.0.1:9/hook", Event.BIDS_OPENED)
         notify_members(
-            event=Event.AWARD, organization=buyer.org, subject="s", body="b", path="/", key="a:1"
+            event=Event.BIDS_OPENED,
+            organization=buyer.org,
+            subject="s",
+            body="b",
+            path="/",
+            key="a:1",
         )
         self.delivery = Delivery.objects.get()
         Delivery.objects.filter(pk=self.delivery.pk).update(state="failed")

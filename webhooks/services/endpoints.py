@@ -23,6 +23,7 @@ from orgs.models import Organization
 from orgs.selectors import is_member_admin
 from webhooks.choices import PayloadFormat
 from webhooks.models import Endpoint
+from webhooks.selectors import events_for
 from webhooks.transport import TargetRefused, check_url
 
 SECRET_PREFIX = "whsec_"
@@ -33,19 +34,39 @@ def _require_admin(*, organization: Organization, user: User) -> None:
         raise PermissionDenied(f"Only an administrator of {organization.name} manages webhooks.")
 
 
+def _events_refusal(*, organization: Organization, events: Sequence[str]) -> str | None:
+    """Why these events cannot be sent to this organisation: unknown codes, none, or codes of
+    notices its kind never receives (a buyer is not told of an award)."""
+    unknown = sorted(set(events) - set(NoticeEvent.values))
+    if unknown:
+        return f"Unknown events: {', '.join(unknown)}."
+    if not events:
+        return "Choose at least one event to send."
+    allowed = {code for code, _label in events_for(organization)}
+    refused = [code for code in dict.fromkeys(events) if code not in allowed]
+    if refused:
+        kind = organization.get_kind_display().lower()
+        return f"A {kind} organisation is not sent these events: {', '.join(refused)}."
+    return None
+
+
 def _checked(
-    *, url: str, events: Sequence[str], payload_format: str, routing_key: str, has_key: bool = False
+    *,
+    organization: Organization,
+    url: str,
+    events: Sequence[str],
+    payload_format: str,
+    routing_key: str,
+    has_key: bool = False,
 ) -> list[str]:
     errors: dict[str, str] = {}
     try:
         check_url(url, allow_private=settings.WEBHOOK_ALLOW_PRIVATE_TARGETS)
     except TargetRefused as exc:
         errors["url"] = str(exc)
-    unknown = sorted(set(events) - set(NoticeEvent.values))
-    if unknown:
-        errors["events"] = f"Unknown events: {', '.join(unknown)}."
-    elif not events:
-        errors["events"] = "Choose at least one event to send."
+    refusal = _events_refusal(organization=organization, events=events)
+    if refusal:
+        errors["events"] = refusal
     if payload_format not in PayloadFormat.values:
         errors["payload_format"] = f"Unknown format {payload_format!r}."
     if payload_format == PayloadFormat.PAGERDUTY and not routing_key.strip() and not has_key:
@@ -111,7 +132,13 @@ def endpoint_create(
     """A new endpoint and its signing secret, returned this once (only a token encrypted with
     SIGNING_KEY is stored, as for the routing key)."""
     _require_admin(organization=organization, user=user)
-    codes = _checked(url=url, events=events, payload_format=payload_format, routing_key=routing_key)
+    codes = _checked(
+        organization=organization,
+        url=url,
+        events=events,
+        payload_format=payload_format,
+        routing_key=routing_key,
+    )
     secret = secret_new()
     endpoint = Endpoint.objects.create(
         organization=organization,
@@ -144,6 +171,7 @@ def endpoint_update(
     routing key unless a new one is given (the stored one is never shown again)."""
     _require_admin(organization=endpoint.organization, user=user)
     codes = _checked(
+        organization=endpoint.organization,
         url=url,
         events=events,
         payload_format=endpoint.payload_format,

@@ -286,6 +286,49 @@ def _uncorrected_ecc(
     )
 
 
+_REMAP_FLAGS = (("remapped_rows.failure", "a row remapping failed"),
+                ("remapped_rows.pending", "row remappings pending"))  # fmt: skip
+
+
+def _row_remapping(
+    item: EvidenceItem, query: GpuQueryResult, mandatory: bool
+) -> CheckResult | None:
+    """Pending remaps wait for a GPU reset to take effect; a failed one means the GPU has no
+    spare rows left. None when the output does not carry the row remapper's flags."""
+    keys = [k for k, _ in _REMAP_FLAGS]
+    gpus, where = query.gpus, _where(item)
+    if not any(k in g for g in gpus for k in keys):
+        return None
+    bad = [(i, words) for i, g in enumerate(gpus) for k, words in _REMAP_FLAGS if g.get(k) is True]
+    # Unknown: N/A where a flag was asked for, or neither flag printed for that GPU.
+    unknown = [
+        i
+        for i, g in enumerate(gpus)
+        if any(k in g and g[k] is None for k in keys) or not any(k in g for k in keys)
+    ]
+    first = bad[0] if bad else None
+    return make(
+        item,
+        name="gpu-query: row remapping",
+        group="gpu-query",
+        status="fail" if first else "warn" if unknown else "pass",
+        measured=f"GPU {first[0]}: {first[1]}"
+        if first
+        else f"not shown for {len(unknown)} GPU(s)"
+        if unknown
+        else f"none pending or failed on {len(gpus)} GPU(s)",
+        expected="no row remapping pending or failed",
+        message=f"{len({i for i, _ in bad})} GPU(s) on {where} show {first[1]}: reset the GPU so "
+        "pending remaps take effect; a failed remapping needs the GPU replaced."
+        if first
+        else f"The row remapper's state is not shown (N/A) for {len(unknown)} GPU(s) on {where}."
+        if unknown
+        else f"No GPU on {where} has a row remapping pending or failed.",
+        mandatory=mandatory,
+        line=_line_of(query, first[0]) if first else None,
+    )
+
+
 def check_gpu_query(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[CheckResult]:
     query = item.parsed
     assert isinstance(query, GpuQueryResult)
@@ -295,6 +338,7 @@ def check_gpu_query(spec: Spec, item: EvidenceItem, mandatory: bool) -> list[Che
         _driver_version(spec, item, query, mandatory),
         _driver_supports_cuda(spec, item, query, mandatory),
         _uncorrected_ecc(spec, item, query, mandatory),
+        _row_remapping(item, query, mandatory),
     ]
     return [result for result in found if result is not None]
 

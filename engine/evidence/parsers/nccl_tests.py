@@ -1,4 +1,5 @@
-"""nccl-tests text output (all_reduce_perf and friends, v1 to v2.19 layouts) and -J JSON.
+"""nccl-tests text output (all_reduce_perf and friends, v1 to v2.19 layouts) and -J JSON, and
+that of rccl-tests, AMD's fork, which prints the same table (nccl_debug reads RCCL's banner).
 
 Split on whitespace, never on fixed widths: bandwidths overflow their columns in old versions.
 Launcher prefixes (srun -l, mpirun --tag-output) and interleaved MPI/NCCL chatter are skipped.
@@ -30,6 +31,8 @@ _NTHREAD_RE = re.compile(
     r"(?:.*?validation:\s*(\d+))?"
 )
 _TESTS_VERSION_RE = re.compile(r"^#\s*nccl-tests version\s+(\S+)(?:.*?nccl-library=(\d+))?")
+# AMD's fork names its build instead, e.g. "rccl-tests: Version develop:83d38d9".
+_RCCL_TESTS_VERSION_RE = re.compile(r"^rccl-tests: Version\s+(\S+)")
 _STARTING_RE = re.compile(r"^#\s*Collective test (starting|concluded):\s*(\S+)")
 _DEVICE_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)"
@@ -126,6 +129,8 @@ def _classify_text(s: str) -> _Found | None:
     # Most lines are NCCL INFO chatter carrying none of the markers below: skip them early.
     if "NCCL INFO" in s and not is_debug_line(s):
         return None
+    if s.startswith("rccl-tests:") and (m := _RCCL_TESTS_VERSION_RE.match(s)):
+        return "tests_version", m, None
     if "Out of" in s and (m := _OOB_RE.match(s)):
         return "out_of_bounds", m, None
     if "Bitwise" in s and (m := _BITWISE_RE.match(s)):
@@ -174,7 +179,7 @@ def _on_tests_version(state: _State, line: _Line) -> None:
     if state.run.has_body():
         state.next_run(line.number)
     state.run.tests_version = m.group(1)
-    if m.group(2):
+    if m.re.groups > 1 and m.group(2):
         state.run.library_code = int(m.group(2))
 
 

@@ -3,7 +3,8 @@
 
 Every variant yields `gpus`: dicts keyed by nvidia-smi's canonical query field names
 (`name`, `pci.bus_id`, `memory.total`, `ecc.errors.uncorrected.volatile.total`, ...).
-Numbers lose their units (MiB, W, %, C); N/A-style values become None.
+Numbers lose their units (MiB, W, %, C); N/A-style values become None; the remapped-rows flags
+(`remapped_rows.pending`, `remapped_rows.failure`) become True/False, however printed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from engine.evidence.parsers.header import EvidenceOrigin
 
 KIND = "nvidia-smi-query"
 
-Value = str | int | float | None
+Value = str | int | float | bool | None
 
 # --format=csv,noheader drops the header: assume the field list our bundle asks for.
 DEFAULT_FIELDS = (
@@ -49,6 +50,9 @@ _NUMERIC_PREFIXES = (
     "enforced.power",
     "encoder.stats.",
 )
+# Row-remapper flags: `nvidia-smi -q` prints Yes/No, --query-remapped-rows prints 1/0.
+_FLAGS = frozenset({"remapped_rows.pending", "remapped_rows.failure"})
+_FLAG_WORDS = {"yes": True, "1": True, "no": False, "0": False}
 _MISSING = {"", "n/a", "[n/a]", "[not supported]", "not supported", "err!", "[unknown error]"}
 # Aliases accepted in a hand-written header; nvidia-smi itself echoes canonical names.
 _ALIASES = {"gpu_name": "name", "gpu_bus_id": "pci.bus_id", "gpu_uuid": "uuid"}
@@ -145,6 +149,16 @@ def convert(field_name: str, raw: str, *, line: int | None = None) -> Value:
     value = raw.strip()
     if value.lower() in _MISSING or value.startswith("[Requested functionality"):
         return None
+    if field_name in _FLAGS:
+        flag = _FLAG_WORDS.get(value.lower())
+        if flag is None:
+            raise GpuQueryError(
+                f"{field_name} reads {value[:30]!r}, expected Yes/No (nvidia-smi -q) or 1/0 "
+                "(--query-remapped-rows)",
+                line=line,
+                kind=KIND,
+            )
+        return flag
     if field_name.startswith(_NUMERIC_PREFIXES):
         m = _UNIT_RE.match(value)
         if m:

@@ -32,7 +32,7 @@ from engine.evidence.parsers.perfquery import PerfqueryResult
 from engine.evidence.parsers.perftest import PerftestResult
 from engine.evidence.parsers.step_times import StepTimesResult
 
-PARSER_REVISION = 2
+PARSER_REVISION = 3
 
 RESULT_TYPES: dict[str, type] = {
     cls.KIND: cls

@@ -229,6 +229,27 @@ def test_a_bad_value_is_a_400_naming_its_field(buyer, body, field, words):
     assert not Endpoint.objects.exists()
 
 
+def test_a_provider_subscribes_to_compliance_expiry_a_buyer_is_told_why_not(buyer, provider):
+    body = {**BODY, "events": ["compliance_expiring", "award"]}
+    made = token_client(provider.user).post(HOOKS, body, format="json")
+    assert made.status_code == 201 and made.json()["events"] == ["award", "compliance_expiring"]
+    refused = token_client(buyer.user).post(HOOKS, body, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == {
+        "events": ["A buyer organisation is not sent these events: compliance_expiring, award."]
+    }
+    endpoint = _endpoint(buyer)
+    edit = token_client(buyer.user).patch(
+        f"{HOOKS}{endpoint.public_id}/", {"events": ["award"]}, format="json"
+    )
+    assert (
+        edit.status_code == 400
+        and "not sent these events: award" in edit.json()["errors"]["events"][0]
+    )
+    endpoint.refresh_from_db()
+    assert endpoint.events == ["incident_opened"]
+
+
 def test_an_edit_to_a_bad_url_is_a_400_naming_url(buyer):
     endpoint = _endpoint(buyer)
     response = token_client(buyer.user).patch(

@@ -96,7 +96,7 @@ def _buyer_endpoint(w: ApiWorld) -> Any:
     buyer = w.request.buyer
     admin = buyer.memberships.filter(role="admin").order_by("pk").first().user
     return endpoint_create(
-        organization=buyer, user=admin, url="https://hooks.example.com/cb", events=["award"]
+        organization=buyer, user=admin, url="https://hooks.example.com/cb", events=["bids_opened"]
     )[0]
 
 
@@ -110,7 +110,12 @@ def _failed_delivery(w: ApiWorld) -> list[Any]:
 
     endpoint = _buyer_endpoint(w)
     notify_members(
-        event="award", organization=w.request.buyer, subject="s", body="b", path="/", key="w:1"
+        event="bids_opened",
+        organization=w.request.buyer,
+        subject="s",
+        body="b",
+        path="/",
+        key="w:1",
     )
     delivery = Delivery.objects.get(endpoint=endpoint)
     Delivery.objects.filter(pk=delivery.pk).update(state="failed")

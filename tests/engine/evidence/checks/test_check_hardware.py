@@ -63,6 +63,42 @@ def test_gpu_query_ecc_not_shown_is_inconclusive(spec):
     assert by_name(res, "gpu-query: uncorrected ECC")[0].status == "inconclusive"
 
 
+def test_a_pending_row_remap_fails_alike_from_the_q_report_or_the_csv(spec):
+    found = [
+        by_name(checks(spec, "gpu-query", data_item(f"nvidia-smi-query/{name}", "n1")),
+                "gpu-query: row remapping")[0]
+        for name in ("nvidia_smi_q_2xa100_gpu1_remap_pending.txt",
+                     "query_remapped_rows_gpu1_pending.txt")
+    ]  # fmt: skip
+    q, csv = found
+    assert q.status == csv.status == "fail"
+    assert q.measured == csv.measured == "GPU 1: row remappings pending"
+    assert (
+        q.message
+        == csv.message
+        == (
+            "1 GPU(s) on n1 show row remappings pending: reset the GPU so pending remaps take "
+            "effect; a failed remapping needs the GPU replaced."
+        )
+    )
+    assert (q.line, csv.line) == (44, 3)
+
+
+def test_row_remapping_is_checked_only_where_the_output_carries_it(spec):
+    text = (
+        "gpu_bus_id, remapped_rows.pending, remapped_rows.failure\n"
+        "00000000:07:00.0, 0, 0\n00000000:0F:00.0, [N/A], [N/A]\n"
+    )
+    unknown = by_name(checks(spec, "gpu-query", item(text, "n1")), "gpu-query: row remapping")[0]
+    assert unknown.status == "warn" and unknown.measured == "not shown for 1 GPU(s)"
+    clear = checks(spec, "gpu-query", item(text.replace("[N/A], [N/A]", "0, 0"), "n1"))
+    assert by_name(clear, "gpu-query: row remapping")[0].status == "pass"
+    table = checks(
+        spec, "gpu-query", data_item("nvidia-smi-query/table_wide_8xh200_drv560.txt", "n1")
+    )
+    assert "gpu-query: row remapping" not in {r.name for r in table}
+
+
 def test_dcgmi_pass_fail_and_warn_policy(spec):
     ok = checks(spec, "dcgmi", data_item("dcgmi-diag/diag_r3_dcgm3_all_pass.txt", "n1"))
     assert {r.status for r in ok} == {"pass"}

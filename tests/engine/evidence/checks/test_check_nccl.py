@@ -173,6 +173,18 @@ def test_an_output_that_prints_no_nccl_version_says_so_in_words(spec):
     )
 
 
+def test_an_rccl_tests_run_is_checked_against_the_agreed_version(spec):
+    spec["allocation"]["nodes"], spec["gpu_model"] = 1, "MI300X"
+    spec["runtime"]["nccl_version"] = "2.22.3"
+    rccl = data_item("nccl-tests/rccl_all_reduce_1node_8xmi300x_version_banner.txt")
+    check = by_name(run(spec, rccl), "nccl-tests all_reduce: NCCL version")[0]
+    assert (check.status, check.measured) == ("pass", "2.22.3")
+    spec["runtime"]["nccl_version"] = "2.27.7"
+    check = by_name(run(spec, rccl), "nccl-tests all_reduce: NCCL version")[0]
+    assert check.status == "fail"
+    assert check.message == "The all_reduce run used NCCL 2.22.3; 2.27.7 agreed."
+
+
 def test_bitwise_mismatches_fail_the_run(spec):
     results = run(
         spec, data_item("nccl-tests/all_reduce_v2.18_bitwise_check_cputime_12_mismatches.txt")

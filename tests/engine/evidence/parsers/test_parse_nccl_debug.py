@@ -31,6 +31,22 @@ def test_the_plain_banner_has_no_host():
     assert nccl_debug.host_of("NCCL version 2.21.5+cuda12.4") is None
 
 
+def test_rccls_banner_in_each_of_its_shapes_gives_the_version_and_no_cuda():
+    assert nccl_debug.banner("RCCL version 2.18.3+hip6.0 HEAD:2f6d59e+") == ("2.18.3", None)
+    assert nccl_debug.banner("RCCL version : 2.27.7-develop:29e1567") == ("2.27.7", None)
+    info = "node-01:927:927 [0] NCCL INFO RCCL version : 2.26.6-HEAD:f224e2c"
+    assert nccl_debug.is_debug_line(info) and nccl_debug.banner(info) == ("2.26.6", None)
+    assert nccl_debug.host_of(info) == "node-01"
+    assert nccl_debug.banner("HIP version  : 7.0.51831-a3e329ad8") is None
+
+
+def test_an_rccl_run_with_info_logging_keeps_the_rccl_version():
+    text = TABLE.replace("NCCL version 2.28.7+cuda12.9", "RCCL version 2.20.5+hip6.2 HEAD:45b618a+")
+    text = text.replace("NCCL version 2.28.7+cuda12.8", "RCCL version 2.20.5+hip6.2 HEAD:45b618a+")
+    r = nccl_tests.parse(text.replace("NVIDIA H200", "AMD Instinct MI300X"))
+    assert (r.nccl_version, r.cuda_version, r.host_cuda) == ("2.20.5", None, {})
+
+
 def test_a_gin_plugin_outside_nccls_types_is_named_by_its_plugin():
     line = "h:1:1 [0] NCCL INFO GIN/Plugin: Assigned plugin Libfabric_GDAKI type 9 to comm"
     assert nccl_debug.gin_backend(line) == "gdaki"

@@ -7,6 +7,7 @@ from parser_fuzzing import fuzz_tests
 
 from engine.evidence.parsers import detect_kind, nccl_rows, nccl_tests, parse_evidence, to_json
 from engine.evidence.parsers.base import NcclTestsError
+from engine.evidence.runtime_versions import node_versions
 
 D = "nccl-tests/"
 
@@ -20,6 +21,29 @@ def test_it_reads_a_full_two_node_run(evidence):
     assert r.rows[-1].out_of_place.wrong == 0 and r.out_of_bounds == 0 and r.complete
     assert r.devices[9].host == "gpu-a02" and r.devices[9].device == 1
     assert r.devices[0].bus_id == "0000:1a:00" and r.devices[0].pid == 40100
+
+
+def test_it_keeps_the_rccl_version_of_an_rccl_tests_run(evidence):
+    """GIVEN rccl-tests on 8 MI300X with NCCL_DEBUG=VERSION (RCCL's banner, then its HIP and
+    ROCm lines) THEN the RCCL version is the run's NCCL version, by host as well, and the HIP
+    runtime is not taken for a CUDA one."""
+    raw = evidence(D + "rccl_all_reduce_1node_8xmi300x_version_banner.txt")
+    assert detect_kind(raw) == nccl_tests.KIND
+    r = nccl_tests.parse(raw)
+    assert (r.nccl_version, r.nccl_tests_version, r.cuda_version) == (
+        "2.22.3",
+        "develop:5272cd1",
+        None,
+    )
+    assert (r.collective, r.ranks, r.nodes, len(r.rows), r.complete) == (
+        "all_reduce",
+        8,
+        ("gpuf2b8",),
+        14,
+        True,
+    )
+    stored = {"kind": nccl_tests.KIND, "parsed": to_json(r)}
+    assert node_versions(files=[stored]) == {"gpuf2b8": {"nccl": ["2.22.3"]}}
 
 
 def test_it_reads_pre_2_13_output_with_the_error_column(evidence):

@@ -57,7 +57,7 @@ def test_full_q_report_sums_ecc_counters(evidence):
     assert r.source_format == "query" and r.driver_version == "560.35.03"
     assert [g[ECC] for g in r.gpus] == [0, 1]
     assert r.gpus[0]["ecc.errors.uncorrected.aggregate.total"] == 2
-    assert r.gpus[0]["memory.total"] == 143771 and r.gpus[0]["remapped_rows.pending"] == "No"
+    assert r.gpus[0]["memory.total"] == 143771 and r.gpus[0]["remapped_rows.pending"] is False
 
 
 def test_compute_apps_output_is_refused(evidence):
@@ -138,8 +138,33 @@ def test_remapped_rows_query_is_one_row_per_gpu(evidence):
     r = nvidia_smi_query.parse(raw)
     assert [g["pci.bus_id"] for g in r.gpus] == ["00000000:07:00.0", "00000000:0F:00.0"]
     assert (
-        r.gpus[1]["remapped_rows.uncorrectable"] == 1 and r.gpus[1]["remapped_rows.pending"] == "1"
+        r.gpus[1]["remapped_rows.uncorrectable"] == 1 and r.gpus[1]["remapped_rows.pending"] is True
     )
+
+
+def test_remapped_rows_read_the_same_from_the_q_report_and_the_csv(evidence):
+    """GIVEN the same two A100s as `nvidia-smi -q` (Pending: Yes/No) and as
+    --query-remapped-rows CSV (1/0) THEN both give the same True/False per GPU."""
+    keys = ("pci.bus_id", "remapped_rows.uncorrectable", "remapped_rows.pending",
+            "remapped_rows.failure")  # fmt: skip
+    q = nvidia_smi_query.parse(evidence(D + "nvidia_smi_q_2xa100_gpu1_remap_pending.txt"))
+    csv = nvidia_smi_query.parse(evidence(D + "query_remapped_rows_gpu1_pending.txt"))
+    read = [[tuple(g[k] for k in keys) for g in r.gpus] for r in (q, csv)]
+    assert (
+        read[0]
+        == read[1]
+        == [
+            ("00000000:07:00.0", 0, False, False),
+            ("00000000:0F:00.0", 1, True, False),
+        ]
+    )
+
+
+def test_a_remapped_rows_flag_that_is_neither_yes_nor_no_names_its_line(evidence):
+    text = evidence(D + "query_remapped_rows_gpu1_pending.txt").decode()
+    with pytest.raises(GpuQueryError) as exc:
+        nvidia_smi_query.parse(text.replace(", 0, 1, 3, 1", ", 0, Maybe, 3, 1"))
+    assert exc.value.line == 3 and "remapped_rows.pending reads 'Maybe'" in str(exc.value)
 
 
 def test_gpu_list_from_nvidia_smi_L(evidence):
