@@ -46,6 +46,10 @@ def check_url(url: str, *, allow_private: bool) -> None:
     """Refuse a URL that is not https (http only where private targets are allowed), has no
     host, names a host that no DNS name or IP address can be, or one that is local by name or
     by address."""
+    # urlsplit drops tabs and line breaks (as browsers do), so the URL stored would not be the
+    # one checked and delivered to.
+    if any(ord(c) < 32 or ord(c) == 127 for c in url.strip()):
+        raise TargetRefused("The URL holds a tab, a line break or another control character.")
     try:
         parts = urlsplit(url)
         port = parts.port or 443

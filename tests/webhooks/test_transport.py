@@ -34,6 +34,9 @@ def lookups(monkeypatch):
         ("https://hooks.exa%20mple.com/", "it holds “%”."),
         ("https://-hooks.example.com/", "its part “-hooks” starts or ends with a hyphen."),
         ("https://hooks..example.com/", "a part between its dots is empty or longer than 63"),
+        # Python's URL parser would drop these, and save a URL other than the one checked.
+        ("https://hooks.exa\tmple.com/", "a tab, a line break or another control character"),
+        ("https://hooks.example.com/cb\r\nX-Injected: 1", "a tab, a line break"),
     ],
 )
 def test_a_host_no_dns_name_can_be_is_refused_before_any_lookup(lookups, url, why, allow_private):
