@@ -71,5 +71,6 @@ def usage_meter(*, usage_type: str, instance_type: str = "", timed: bool) -> Met
 
 
 def is_capacity_block_fee(usage_type: str) -> bool:
-    """Whether the usage type is a Capacity Block's upfront fee (`USE2-CapacityBlockFee:p5…`)."""
+    """Whether the usage type is a Capacity Block's upfront fee (`USE2-CapacityBlockFee:p5…`);
+    the substring test first, as every line of a CUR asks."""
     return "CapacityBlockFee" in usage_type and _CAPACITY_BLOCK_FEE.search(usage_type) is not None

@@ -183,7 +183,8 @@ _AWS_CHARGES = {
 
 def _aws_charge(row: Row) -> str:
     kind = _low(row, "charge")
-    if kind in ("fee", "usage") and is_capacity_block_fee(_text(row.get("meter"))):
+    usage_type = row.get("meter")  # the cell as read: a CUR asks this of every line
+    if isinstance(usage_type, str) and is_capacity_block_fee(usage_type):
         return PURCHASE  # a Capacity Block, paid upfront: see aws.py
     if kind in _AWS_CHARGES:
         return _AWS_CHARGES[kind]
