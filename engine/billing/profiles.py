@@ -74,8 +74,10 @@ _FOCUS_CHARGES = {"usage": USAGE, "purchase": PURCHASE, "tax": TAX, "credit": CR
 def _focus_charge(row: Row) -> str:
     if _low(row, "charge_class") == "correction":
         return CORRECTION  # a correction to an earlier period: listed, not priced again
-    if is_capacity_block_fee(_focus_usage_type(row)):
-        return PURCHASE  # AWS's Capacity Block, paid upfront: see aws.py
+    for name in ("instance_type", "meter"):  # where `_focus_usage_type` finds AWS's
+        cell = row.get(name)
+        if isinstance(cell, str) and is_capacity_block_fee(cell):
+            return PURCHASE  # AWS's Capacity Block, paid upfront: see aws.py
     return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
 
 
