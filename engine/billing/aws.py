@@ -9,11 +9,27 @@ in the FOCUS 1.0 export and `SkuMeter` in FOCUS 1.2
   `Host:` (endpoints), `Processing:`, `Notebk:`, `Studio:JupyterLab-ml.…`
   (https://aws.amazon.com/sagemaker/ai/pricing/; the HyperPod usage type:
   https://awslabs.github.io/ai-on-sagemaker-hyperpod/docs/slurm-orchestration/add-ons/slurm-chargeback/cost-allocation-from-cur).
-* `USE1-DataTransfer-Out-Bytes`, `USE1-USW2-AWS-Out-Bytes`: data sent out, the bid's egress.
+* Data transfer, by the rule of `meters.py` (egress is data leaving the region)
+  (https://docs.aws.amazon.com/cur/latest/userguide/cur-data-transfers-charges.html):
+  `USE1-DataTransfer-Out-Bytes` (to the internet), `USE1-USE2-AWS-Out-Bytes` and
+  `USE1-AWS-Out-Bytes` (to another region, the latter over VPC peering),
+  `USE1-CloudFront-Out-Bytes` (to CloudFront's edge, which bills its own
+  `US-DataTransfer-Out-Bytes` again) and Direct Connect's `USE1-DataXfer-Out:…` are egress.
+  `USE1-DataTransfer-Regional-Bytes` (between the region's Availability Zones, billed once in
+  each direction), inbound `…-In-Bytes`, and the bytes a Transit Gateway, an endpoint or a load
+  balancer processes are network fees.
 * `USE1-NatGateway-Hours`, `USE1-NatGateway-Bytes` (product family "NAT Gateway", also
   `RegionalNatGateway-…`): the gateway's hours and the data it processed
   (https://aws.amazon.com/vpc/pricing/). Both are network fees, never egress: traffic the
   gateway sends to the internet is billed again, as `DataTransfer-Out-Bytes`.
+* `USE2-CapacityBlockFee:p5.48xlarge` (no prefix in us-east-1): an EC2 Capacity Block for ML,
+  paid upfront in one charge when it is bought (Cost Explorer's record type "Upfront", dated
+  the block's first day; https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-pricing-billing.html).
+  It is a purchase of instance-hours ahead of their use: listed apart like any purchase, never
+  a fee against the fees bid and never GPU time a second time. The instances running in the
+  block bill their hours on their own lines; this module assumes those carry the instance's
+  usual usage type (`BoxUsage:p5.48xlarge`, at the operating system's hourly charge), which
+  AWS's documentation does not spell out, so they reconcile as instance-hours like any other.
 """
 
 from __future__ import annotations
@@ -24,6 +40,10 @@ from functools import lru_cache
 from engine.billing.meters import EGRESS, OTHER, PER_INSTANCE, Meter
 
 _INSTANCE = re.compile(r"(?:BoxUsage|SpotUsage|DedicatedUsage|HostUsage|UnusedBox)(?::(.+))?$")
+# Out of the region: to the internet, to another region, to CloudFront's edge, over Direct
+# Connect. Any other `-Bytes` usage type moves data inside the region or into it.
+_OUT = re.compile(r"(?:DataTransfer|DataXfer)-Out|-Out-[A-Z]?Bytes")
+_CAPACITY_BLOCK_FEE = re.compile(r"(?:^|-)CapacityBlockFee(?::|$)")
 # The `ml.` instance after a SageMaker component's colon; not `Cluster:VolumeUsage.gp2`.
 _ML = re.compile(r":(?:[A-Za-z]+-)?(ml\.[a-z0-9-]+\.[a-z0-9]+)$")
 
@@ -43,6 +63,14 @@ def usage_meter(*, usage_type: str, instance_type: str = "", timed: bool) -> Met
         if ml is not None:
             # The usage type's spelling: the product column may write `ml.p5.48xlarge-Cluster`.
             return Meter(PER_INSTANCE, ml.group(1))
-    if "DataTransfer-Out" in usage_type or "-Out-Bytes" in usage_type:
+    if _OUT.search(usage_type):
         return Meter(EGRESS)
+    if "Bytes" in usage_type or "DataXfer" in usage_type:
+        return Meter(OTHER)  # between zones, inbound, or processed by a gateway
     return None
+
+
+def is_capacity_block_fee(usage_type: str) -> bool:
+    """Whether the usage type is a Capacity Block's upfront fee (`USE2-CapacityBlockFee:p5…`);
+    the substring test first, as every line of a CUR asks."""
+    return "CapacityBlockFee" in usage_type and _CAPACITY_BLOCK_FEE.search(usage_type) is not None

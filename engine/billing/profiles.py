@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.billing.aws import usage_meter
+from engine.billing.aws import is_capacity_block_fee, usage_meter
 from engine.billing.localized import DAY_FIRST, MONTH_FIRST
 from engine.billing.mapping import GPU_MINUTES, guess_mapping
 from engine.billing.mapping import _key as header_key
-from engine.billing.meters import EGRESS, OTHER, PER_GPU, PER_INSTANCE, Meter
+from engine.billing.meters import EGRESS, OTHER, PER_GPU, PER_INSTANCE, Meter, network_meter
 
 # Charge classes. Only USAGE lines are priced; FEE lines are checked against the fees bid;
 # the rest are listed and totalled, never counted as GPU usage.
@@ -51,9 +51,6 @@ def _low(row: Row, name: str) -> str:
     return _text(row.get(name)).lower()
 
 
-_EGRESS = re.compile(r"egress|data ?transfer|datatransfer-out|bandwidth|internet|outbound", re.I)
-
-
 def _keywords(text: str) -> str:
     """A charge class from an invoice's own words (neocloud and generic files)."""
     text = text.lower()
@@ -77,9 +74,15 @@ _FOCUS_CHARGES = {"usage": USAGE, "purchase": PURCHASE, "tax": TAX, "credit": CR
 def _focus_charge(row: Row) -> str:
     if _low(row, "charge_class") == "correction":
         return CORRECTION  # a correction to an earlier period: listed, not priced again
+    for name in ("instance_type", "meter"):  # where `_focus_usage_type` finds AWS's
+        cell = row.get(name)
+        if isinstance(cell, str) and is_capacity_block_fee(cell):
+            return PURCHASE  # AWS's Capacity Block, paid upfront: see aws.py
     return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
 
 
+# A quantity of data (GB, GiB, TB, bytes), not of time or requests.
+_DATA = re.compile(r"\b([kmgtp]i?b|bytes?|[kmgtp]i?bytes?|gigabytes?|gibibytes?)\b", re.I)
 # An AWS usage type (`USE1-BoxUsage:p5.48xlarge`, `USE1-NatGateway-Hours`), not an instance's
 # name: one word with a dash or colon and mixed case.
 _USAGE_TYPE = re.compile(r"^(?=\S*[-:])\S*[A-Z][a-z]\S*$")
@@ -131,9 +134,12 @@ def _focus_meter(row: Row, timed: bool) -> Meter:
         return Meter(OTHER)
     if timed and (_focus_type(row) or service == "compute"):
         return Meter(PER_INSTANCE, _focus_type(row))
-    if service == "networking" or _EGRESS.search(_low(row, "meter")):
-        return Meter(EGRESS)
-    return Meter(OTHER)
+    # Google names the meter in ChargeDescription and SkuMeter, Azure in x_SkuMeterName too.
+    network = network_meter(f"{_text(row.get('meter'))} {_text(row.get('instance_type'))}")
+    if network is not None:
+        return Meter(network)
+    # A networking line named in no words this knows: billed by the byte, it is data sent.
+    return Meter(EGRESS if service == "networking" and _DATA.search(unit) else OTHER)
 
 
 FOCUS = Profile(
@@ -179,6 +185,9 @@ _AWS_CHARGES = {
 
 def _aws_charge(row: Row) -> str:
     kind = _low(row, "charge")
+    usage_type = row.get("meter")  # the cell as read: a CUR asks this of every line
+    if isinstance(usage_type, str) and is_capacity_block_fee(usage_type):
+        return PURCHASE  # a Capacity Block, paid upfront: see aws.py
     if kind in _AWS_CHARGES:
         return _AWS_CHARGES[kind]
     return DISCOUNT if "discount" in kind or "negation" in kind else ADJUSTMENT
@@ -229,6 +238,11 @@ AWS_CUR2 = Profile(
 def _gcp_charge(row: Row) -> str:
     if _text(row.get("credit")):
         return CREDIT  # the console's cost table puts credits on their own rows
+    if _low(row, "meter").startswith("commitment"):
+        # "Commitment v1: Nvidia H100 80GB GPU running in Americas for 1 Year": the fee of a
+        # committed use discount, bought for the term; the GPU's own hours are billed on the
+        # GPU SKU, and the discount comes back on them as COMMITTED_USAGE_DISCOUNT credits.
+        return PURCHASE
     kind = _low(row, "charge")
     return {"": USAGE, "regular": USAGE, "tax": TAX}.get(kind, ADJUSTMENT)
 
@@ -237,9 +251,9 @@ def _gcp_meter(row: Row, timed: bool) -> Meter:
     sku = _low(row, "meter")  # "Nvidia H100 80GB GPU running in Americas"
     if timed and "gpu" in sku:
         return Meter(PER_GPU)  # Compute Engine bills each attached GPU by the GPU-hour
-    if _EGRESS.search(sku):
-        return Meter(EGRESS)
-    return Meter(OTHER)
+    # The VM's cores and memory ("A3 Instance Core running in Americas", "A3 Instance Ram …")
+    # are billed apart from its GPUs: fees, as the contract's rate is per GPU-hour.
+    return Meter(network_meter(sku) or OTHER)
 
 
 GCP = Profile(
@@ -255,8 +269,11 @@ GCP = Profile(
         "period_start": ("Usage start date", "usage_start_time"),
         "period_end": ("Usage end date", "usage_end_time"),
         "node": ("Resource name", "resource.name", "Resource global name", "resource.global_name"),
-        "quantity": ("Usage amount", "usage.amount"),
-        "unit": ("Usage unit", "usage.unit"),
+        # BigQuery's usage.amount is in usage.unit (a GPU's seconds), its
+        # usage.amount_in_pricing_units in usage.pricing_unit (hour): the pair, whichever the
+        # query selected, the pricing units first.
+        "quantity": ("Usage amount", "usage.amount_in_pricing_units", "usage.amount"),
+        "unit": ("Usage unit", "usage.pricing_unit", "usage.unit"),
         "amount": ("Unrounded cost ($)", "Cost ($)", "cost"),
         "currency": ("Currency", "currency"),
         "charge": ("Cost type", "cost_type"),
@@ -286,9 +303,10 @@ def _azure_meter(row: Row, timed: bool) -> Meter:
     category, name = _low(row, "service"), _text(row.get("meter"))
     if timed and category == "virtual machines":
         return Meter(PER_INSTANCE, name)  # the meter names the size: "ND96isr H100 v5"
-    if category == "bandwidth" or _EGRESS.search(name):
-        return Meter(EGRESS)
-    return Meter(OTHER)
+    network = network_meter(name)
+    if network is not None:
+        return Meter(network)
+    return Meter(EGRESS if category == "bandwidth" else OTHER)
 
 
 AZURE = Profile(
@@ -344,8 +362,9 @@ def _words(row: Row) -> str:
 
 
 def _neo_meter(row: Row, timed: bool) -> Meter:
-    if _EGRESS.search(_words(row)):
-        return Meter(EGRESS)
+    network = network_meter(_words(row))
+    if network is not None:
+        return Meter(network)
     if timed and (_text(row.get("instance_type")) or _text(row.get("gpus"))):
         return Meter(PER_INSTANCE, _text(row.get("instance_type")))
     return Meter(OTHER)
@@ -374,7 +393,7 @@ GENERIC = Profile(
     columns={},
     charge=lambda row: _keywords(_words(row)),
     meter=lambda row, timed: Meter(
-        EGRESS if _EGRESS.search(_words(row)) else PER_INSTANCE if timed else OTHER
+        network_meter(_words(row)) or (PER_INSTANCE if timed else OTHER)
     ),
     rate_per_gpu_hour=lambda header: True,  # the generic mapping's rate is per GPU-hour
 )

@@ -1,0 +1,133 @@
+"""EC2 Capacity Blocks for ML are paid upfront, in one charge when the block is bought
+(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-pricing-billing.html),
+under the usage type `USE2-CapacityBlockFee:p5.48xlarge` (Cost Explorer's record type
+"Upfront", dated the block's first day). That charge buys the block's instance-hours ahead of
+their use: it is a purchase, listed apart, never a fee against the bid's fees and never GPU
+time a second time. The instances running in the block bill their hours on their own lines
+(assumed here to carry `BoxUsage:p5.48xlarge` at the Linux operating system's $0.00 an hour:
+AWS documents the OS charge, not the usage type), which reconcile as instance-hours."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from engine.billing import Contract, reconcile
+from engine.billing.bill import Bill, read_bill
+from engine.billing.lines import FEE, GPU, gpu_hours
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
+BLOCK = "arn:aws:ec2:us-east-2:444455556666:capacity-reservation/cr-0a1b2c3d4e5f60718"
+FEE_TYPE = "USE2-CapacityBlockFee:p5.48xlarge"
+DESCRIPTION = "Capacity Block for ML p5.48xlarge, 1 instance, 24 hours"
+M = 1_000_000
+
+
+def _rows(name: str) -> tuple[list[str], list[dict[str, str]]]:
+    with (DATA / name).open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def _write(header: list[str], rows: list[dict[str, str]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def _cur(fee_line_type: str = "Fee") -> Bill:
+    """A 24-hour block of one p5.48xlarge bought for 755.14 (31.464 an instance-hour), and two
+    of its hours run."""
+    header, rows = _rows("aws_cur2.csv")
+    hour = rows[1]  # a p5.48xlarge instance-hour
+    fee = hour | {
+        "line_item_line_item_type": fee_line_type,
+        "line_item_usage_start_date": "2026-03-01T11:30:00Z",
+        "line_item_usage_end_date": "2026-03-02T11:30:00Z",
+        "line_item_usage_type": FEE_TYPE,
+        "line_item_operation": "PurchaseCapacityBlock",
+        "line_item_resource_id": BLOCK,
+        "line_item_usage_amount": "1.0",
+        "line_item_unblended_rate": "755.136",
+        "line_item_unblended_cost": "755.136",
+        "line_item_blended_rate": "755.136",
+        "line_item_blended_cost": "755.136",
+        "line_item_line_item_description": DESCRIPTION,
+        "product_region_code": "us-east-2",
+        "pricing_unit": "",
+        "pricing_term": "",
+    }
+    hours = [
+        hour | {
+            "line_item_usage_start_date": f"2026-03-01T{h:02d}:30:00Z",
+            "line_item_usage_end_date": f"2026-03-01T{h + 1:02d}:30:00Z",
+            "line_item_usage_type": "USE2-BoxUsage:p5.48xlarge",
+            "line_item_unblended_rate": "0.0",
+            "line_item_unblended_cost": "0.0",
+            "line_item_blended_rate": "0.0",
+            "line_item_blended_cost": "0.0",
+            "line_item_line_item_description": "$0.00 per Linux p5.48xlarge Instance Hour",
+            "product_region_code": "us-east-2",
+        }
+        for h in (11, 12)
+    ]  # fmt: skip
+    bill = read_bill(_write(header, [fee, *hours]), name="cur.csv")
+    assert bill.proposal.profile.name == "aws-cur2"
+    assert bill.errors == [] and bill.questions == []
+    return bill
+
+
+@pytest.mark.parametrize("line_type", ["Fee", "Usage"])
+def test_a_capacity_block_fee_in_a_cur_is_a_purchase_not_a_fee(line_type: str) -> None:
+    bill = _cur(line_type)
+    assert [(u.line, u.charge, u.amount) for u in bill.other] == [(2, "purchase", 755_136_000)]
+    assert [u for u in bill.lines if u.kind == FEE] == []
+    assert bill.totals() == {"gpu": 0, "purchase": 755_136_000}
+
+
+def test_the_hours_run_in_a_block_are_instance_hours_and_the_purchase_no_unbid_fee() -> None:
+    bill = _cur()
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert [(u.line, u.instance_type, u.gpus, gpu_hours(u.quantity)) for u in gpu] == [
+        (3, "p5.48xlarge", 8, 8), (4, "p5.48xlarge", 8, 8)]  # fmt: skip
+    contract = Contract(
+        clock_start=int(datetime(2026, 3, 1, 11, 30, tzinfo=UTC).timestamp()),
+        term_end=int(datetime(2026, 3, 2, 11, 30, tzinfo=UTC).timestamp()),
+        rate=3_933_000,
+        fees=0,
+        egress=0,
+        nodes=("i-0a1b2c3d4e5f60001",),
+        node_gpus=8,
+    )
+    result = reconcile(bill.lines, contract)
+    assert result.billed[FEE] == 0
+    # The hours were paid for with the block: billed at 0.00 each, which the rate rule shows
+    # beside the agreed rate, and no fee billed where the bid declared none.
+    assert [(d.line, d.rule) for d in result.differences] == [(3, "rate"), (4, "rate")]
+    assert result.billed[GPU] == 0
+
+
+def test_a_capacity_block_in_an_aws_focus_export_is_a_purchase() -> None:
+    header, rows = _rows("focus_aws_export.csv")
+    base = rows[0]
+    block = base | {
+        "BilledCost": "755.136",
+        "ChargeDescription": DESCRIPTION,
+        "ChargeFrequency": "One-Time",
+        "ChargePeriodStart": "2026-03-01 11:30:00.000",
+        "ChargePeriodEnd": "2026-03-02 11:30:00.000",
+        "ResourceId": BLOCK,
+        "x_Operation": "PurchaseCapacityBlock",
+        "x_UsageType": FEE_TYPE,
+    }
+    for category in ("Purchase", "Usage"):
+        bill = read_bill(_write(header, [block | {"ChargeCategory": category}]), name="f.csv")
+        assert bill.errors == []
+        assert [(u.charge, u.amount) for u in bill.other] == [("purchase", 755_136_000)]
+        assert bill.lines == []
