@@ -218,7 +218,9 @@ stop_background() {
     local pid ticks=120
     pid="$(cat "${PID_FILE}")"
     # Only a process that is still this monitor: a pid left from a reboot may name another.
-    if [[ "$(ps -o args= -p "${pid}" 2> /dev/null)" == *gpu_monitor.sh* ]]; then
+    # Without ps there is no telling: the pid is trusted.
+    if ! command -v ps > /dev/null 2>&1 \
+        || [[ "$(ps -o args= -p "${pid}" 2> /dev/null)" == *gpu_monitor.sh* ]]; then
         kill -TERM "${pid}" 2> /dev/null || true
         while running "${pid}" && [[ "${ticks}" -gt 0 ]]; do
             sleep 0.25
