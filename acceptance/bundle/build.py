@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.evidence.fixtures.spec import InvalidSpecError, spec_sha256
 from engine.evidence.fixtures.validation import validate_spec
+from engine.evidence.parsers.nvidia_smi_dmon import KIND as DMON_KIND
 
 MANIFEST_SCHEMA = "clusterbid.bundle/1"
 # The evidence upload API is built elsewhere; this is the agreed URL shape.
@@ -32,11 +33,12 @@ EXECUTABLES = frozenset(
         "fixture_allreduce.py",
         "run_nccl_tests.sh",
         "collect_evidence.sh",
+        "gpu_monitor.sh",
         "upload_evidence.sh",
         "fixture.sbatch",
     }
 )
-STATIC_FILES = ("run_nccl_tests.sh", "collect_evidence.sh", "upload_evidence.sh")
+STATIC_FILES = ("run_nccl_tests.sh", "collect_evidence.sh", "gpu_monitor.sh", "upload_evidence.sh")
 TEMPLATED_FILES = ("fixture_allreduce.py", "fixture.sbatch", "fixture-job.yaml", "README.md")
 BUNDLE_FILES = tuple(
     sorted(
@@ -67,6 +69,11 @@ def _sh(value: Any) -> str:
     return shlex.quote(str(value))
 
 
+def monitor_required(spec: dict[str, Any]) -> bool:
+    """The fixture lists the GPU monitor's capture (nvidia-smi dmon) among required evidence."""
+    return DMON_KIND in spec.get("required_evidence", ())
+
+
 def render_env(spec: dict[str, Any], fixture_sha: str) -> str:
     """fixture.env: the spec's values as shell assignments, each quoted."""
     alloc, tests, th = spec["allocation"], spec["tests"], spec["thresholds"]
@@ -92,6 +99,8 @@ def render_env(spec: dict[str, Any], fixture_sha: str) -> str:
         ("PER_NODE", nccl["per_node"]),
         ("BISECTION", tests["bisection"]),
         ("DCGM_LEVEL", th["dcgm_level"]),
+        # The GPU monitor's message when it cannot run says whether the fixture requires it.
+        ("GPU_MONITOR_REQUIRED", monitor_required(spec)),
         ("EVIDENCE_UPLOAD_PATH", UPLOAD_PATH_TEMPLATE),
         ("RUNTIME_ENV_NAMES", " ".join(sorted(env))),
     ]
@@ -181,6 +190,11 @@ def render_files(spec: dict[str, Any]) -> dict[str, bytes]:
         "step_factor": nccl["step_factor"],
         "extra_runs": "".join(extra_runs),
         "dcgm_level": th["dcgm_level"],
+        "monitor_required": (
+            "; this fixture requires the capture: a node without one shows it missing"
+            if monitor_required(spec)
+            else ""
+        ),
         "upload_path": UPLOAD_PATH_TEMPLATE.format(run_id="<run_id>"),
         "image": spec["runtime"]["container_image"] or FALLBACK_IMAGE,
         "env_items": _yaml_env_items(spec, fixture_sha),

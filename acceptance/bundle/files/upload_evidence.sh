@@ -3,9 +3,9 @@
 #
 #   CLUSTERBID_URL=https://clusterbid.example CLUSTERBID_TOKEN=... ./upload_evidence.sh RUN_ID
 #
-# Sends every file under evidence/<node>/ with its node name, then the cluster-wide files
-# under logs/ and results/ without one. One curl call per file, so a failed upload names its
-# file; the exit status is non-zero when any upload failed.
+# Sends every file under evidence/<node>/ with its node name (a GPU monitor capture also names
+# its kind), then the cluster-wide files under logs/ and results/ without one. One curl call
+# per file, so a failed upload names its file; the exit status is non-zero when any failed.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,11 +25,12 @@ URL="${CLUSTERBID_URL%/}${UPLOAD_PATH}"
 EVIDENCE_DIR="${EVIDENCE_DIR:-evidence}"
 STATUS=0
 
-# upload FILE [NODE]
+# upload FILE [NODE [KIND]]
 upload() {
-    local file="$1" node="${2:-}"
+    local file="$1" node="${2:-}" kind="${3:-}"
     local form=(-F "file=@${file}")
     if [[ -n "${node}" ]]; then form+=(-F "node=${node}"); fi
+    if [[ -n "${kind}" ]]; then form+=(-F "kind=${kind}"); fi
     if curl --fail --silent --show-error "${form[@]}" \
         -H "Authorization: Token ${CLUSTERBID_TOKEN}" "${URL}" > /dev/null; then
         echo "uploaded ${file}" >&2
@@ -43,7 +44,13 @@ shopt -s nullglob
 for node_dir in "${EVIDENCE_DIR}"/*/; do
     node="$(basename "${node_dir}")"
     for file in "${node_dir}"*; do
-        if [[ -f "${file}" ]]; then upload "${file}" "${node}"; fi
+        [[ -f "${file}" ]] || continue
+        case "${file##*/}" in
+            # Named, so a capture dmon cut short before its table reads as a dmon file whose
+            # first line says why, rather than as an unrecognised one.
+            nvidia-smi-dmon-*.txt) upload "${file}" "${node}" nvidia-smi-dmon ;;
+            *) upload "${file}" "${node}" ;;
+        esac
     done
 done
 for file in logs/* results/*; do

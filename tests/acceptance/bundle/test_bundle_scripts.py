@@ -16,7 +16,13 @@ import yaml
 from acceptance.bundle.build import STATIC_FILES
 from engine.evidence.parsers.header import read_header
 
-SHELL_FILES = ("run_nccl_tests.sh", "collect_evidence.sh", "upload_evidence.sh", "fixture.sbatch")
+SHELL_FILES = (
+    "run_nccl_tests.sh",
+    "collect_evidence.sh",
+    "gpu_monitor.sh",
+    "upload_evidence.sh",
+    "fixture.sbatch",
+)
 SOURCES = Path(__file__).resolve().parents[3] / "acceptance" / "bundle" / "files"
 
 
