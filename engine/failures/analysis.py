@@ -28,7 +28,7 @@ from .deaths import (
 )
 from .decoded import categorise
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
-from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps
+from .flightrec import FlightRecorderResult, Mismatch, analyse_dumps, default_ranks
 from .frreport import looks_like_report, report_events
 from .intake import Intake, take
 from .model import Event, SourceFile
@@ -47,6 +47,7 @@ from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
 from .verdict import choose
+from .worldsize import World, nccl_world, world_of
 
 
 @dataclass(slots=True)
@@ -81,6 +82,7 @@ class Analysis:
     restarts: int = 0
     attempts: list[AttemptFailure] = field(default_factory=list)
     first: str = "ending"
+    world_from: str = ""  # what states the world size, or how it was counted
 
     def summary(self) -> str:
         return headline_summary(self, attempt=self.attempt)
@@ -100,6 +102,7 @@ class Analysis:
             "clock_skew": [s.to_json() for s in self.skew],
             "timeline": [e.to_json() for e in self.timeline],
             "world_size": self.world_size,
+            "world_size_from": self.world_from,
             "refused": self.refused,
             "stats": self.stats,
             "attempt": self.attempt,
@@ -129,7 +132,7 @@ def analyse(
         raise FailureInputError(problem)
     bundle = _read(sources, rank_map=rank_map, year=year)
     logs = _log_events(bundle, tz=tz)
-    dumps = _flight_recorder(bundle, logs, world_size=_world_from_logs(logs, world_size))
+    dumps = _flight_recorder(bundle, logs, world=_world(bundle, logs, world_size))
     unrecorded = _unrecorded(bundle, logs, dumps)
     events = [*logs.events, *dumps.events, *unrecorded.events]
     logs.attempts.place(events)
@@ -175,11 +178,14 @@ class _LogEvents:
     kernel_nodes: frozenset[str]  # nodes whose kernel log (Xid/ECC) was uploaded
     attempts: Attempts  # where torchrun's restarts split the logs
     declared_world: int | None = None  # WORLD_SIZE, rank N/M, SLURM_NTASKS, replicas
+    mapped_world: int | None = None  # the uploaded rank map's
 
 
 def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     rmap = bundle.rank_map
+    mapped = rmap.world_size()
     sched = read_scheduler(bundle.got.texts, tz=tz)
+    bundle.got.missing.extend(sched.notes)
     known = rmap.nodes() | sched.nodes()
     events: list[Event] = []
     kernel_nodes: set[str] = set()
@@ -223,22 +229,26 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
             if attempts.restarts:
                 e.detail.setdefault("attempt", attempt)
             events.append(e)
-    return _LogEvents(events, rmap, frozenset(kernel_nodes), attempts, sched.world_size())
+    return _LogEvents(events, rmap, frozenset(kernel_nodes), attempts, sched.world_size(), mapped)
 
 
-def _world_from_logs(logs: _LogEvents, world_size: int | None) -> int | None:
-    """The caller's world size, else the rank map's, else the largest NCCL init's."""
-    if world_size is not None:
-        return world_size
-    inits = [e.detail.get("nranks", 0) for e in logs.events if e.kind == "nccl_init"]
-    sizes = [s for s in (logs.rank_map.world_size(), logs.declared_world) if s]
-    world_size = max(sizes) if sizes else (max(inits) if inits and max(inits) else None)
-    if world_size is not None and world_size > MAX_WORLD_SIZE:
-        raise FailureInputError(
-            f"The evidence implies {world_size:,} ranks (from the rank map or the NCCL init "
-            f"lines); at most {MAX_WORLD_SIZE:,} are analysed."
-        )
-    return world_size
+def _world(bundle: _Bundle, logs: _LogEvents, given: int | None) -> World:
+    """The caller's world size, else the largest stated one, else the ranks the logs show."""
+    fr = default_ranks(bundle.got.collectives.dumps)
+    reported = [e.detail["world_size"] for e in logs.events if "world_size" in e.detail]
+    ranks = [e.rank for e in logs.events if e.rank is not None and e.rank < MAX_WORLD_SIZE]
+    return world_of(
+        given=given,
+        stated=[
+            (logs.mapped_world, "the uploaded rank map"),
+            (nccl_world(logs.events), "NCCL's init lines"),
+            (logs.declared_world, "the job's or the scheduler's own output"),
+            (max(fr) + 1 if fr else None, "Flight Recorder's default process group"),
+            (max(reported, default=None), "torchfrtrace's report on the default process group"),
+        ],
+        mapped=logs.rank_map.world_size(),
+        highest=max(ranks, default=None),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,13 +261,16 @@ class _Dumps:
     absent: list[int]
     events: list[Event]
     missing: list[str]
+    world_from: str = ""
 
 
-def _flight_recorder(bundle: _Bundle, logs: _LogEvents, *, world_size: int | None) -> _Dumps:
-    got, rmap = bundle.got, logs.rank_map
+def _flight_recorder(bundle: _Bundle, logs: _LogEvents, *, world: World) -> _Dumps:
+    got, rmap, world_size = bundle.got, logs.rank_map, world.size
     fr = analyse_dumps(got.collectives, got.dump_sources, world_size=world_size)
+    world_from = world.source
     if world_size is None and (got.collectives.dumps or got.incomplete_dumps):
         world_size = max([*got.collectives.dumps, *got.incomplete_dumps, *fr.missing_dumps]) + 1
+        world_from = "counted from the Flight Recorder dumps; nothing states it"
     if world_size is not None and world_size > MAX_WORLD_SIZE:
         raise FailureInputError(
             f"The evidence implies {world_size:,} ranks (from the rank map, the NCCL init lines "
@@ -276,7 +289,7 @@ def _flight_recorder(bundle: _Bundle, logs: _LogEvents, *, world_size: int | Non
     missing = [f"no Flight Recorder dump for rank {r}" for r in absent[:64]]
     if len(absent) > 64:
         missing.append(f"... and {len(absent) - 64} more ranks without a dump")
-    return _Dumps(fr, world_size, absent, events, missing)
+    return _Dumps(fr, world_size, absent, events, missing, world_from)
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,6 +432,7 @@ def _result(
         launcher_root_cause=head.launcher_root_cause,
         timeline=timeline(events, clock.when),
         world_size=dumps.world_size,
+        world_from=dumps.world_from,
         refused=got.refused,
         stats={
             "files": got.files,

@@ -144,6 +144,12 @@ class AttemptFailure:
 
 def headline_summary(v: Any, *, attempt: int | None) -> str:
     """One line for a verdict (an analysis, or one attempt of a restarted job)."""
+    if v.first_failure is None and v.candidates:
+        ranks = ", ".join(str(c["rank"]) for c in v.candidates[:8])
+        return (
+            f"no initiating rank named: {len(v.candidates)} candidate(s) the evidence cannot "
+            f"tell apart (ranks {ranks}); confidence {v.confidence}"
+        )
     if v.first_failure is None:
         return "no initiating event found"
     where = f"rank {v.initiating_rank}" if v.initiating_rank is not None else "rank ?"

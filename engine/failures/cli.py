@@ -10,6 +10,7 @@ from typing import Protocol
 from .analysis import Analysis, analyse
 from .bundle import iter_paths, unreadable_reason
 from .errors import MAX_WORLD_SIZE, FailureInputError, world_size_problem
+from .model import Event
 from .rankmap import parse_rank_map
 from .record import InputsSeen
 
@@ -81,6 +82,16 @@ def run(
     return 0
 
 
+def _chain_time(e: Event) -> str:
+    """A line's own time; a time borrowed from its neighbours only as their bounds."""
+    if e.time_utc is None:
+        return "?"
+    if not e.detail.get("time_inferred"):
+        return e.time_utc.isoformat()
+    low, high = e.detail.get("time_range") or [None, None]
+    return f"(no own time: after {low or '?'}, before {high or '?'})"
+
+
 def render(result: Analysis) -> str:
     lines = [f"Initiating: {result.summary()}"]
     if result.first_failure is not None:
@@ -89,7 +100,7 @@ def render(result: Analysis) -> str:
     lines.append(f"Suggested owner: {result.suggested_owner} — {'; '.join(result.owner_reasons)}")
     lines += [f"  - {r}" for r in result.reasons]
     if result.candidates:
-        lines.append("Other candidates:")
+        lines.append("Other candidates:" if result.first_failure else "Candidates:")
         lines += [
             f"  rank {c['rank']} on {c['node'] or '?'}: {c['kind']} ({c['why']})"
             for c in result.candidates
@@ -101,7 +112,7 @@ def render(result: Analysis) -> str:
             lines.append(f"  attempt {a.attempt}: {a.summary()}  {where}")
     lines.append("Evidence chain:")
     for e in result.chain:
-        when = e.time_utc.isoformat() if e.time_utc else "?"
+        when = _chain_time(e)
         lines.append(f"  {when}  rank {e.rank}  {e.node or '?'}  {e.kind}  {e.source}:{e.line_no}")
     lines.append(f"Secondary ranks: {len(result.secondary_ranks)}")
     for g in result.secondaries:
@@ -111,6 +122,8 @@ def render(result: Analysis) -> str:
         lines += [
             f"  seq {m.seq} {m.field}: ranks {m.ranks[:16]} {m.values}" for m in result.mismatches
         ]
+    if result.world_size is not None:
+        lines.append(f"World size: {result.world_size} ({result.world_from})")
     if result.missing:
         lines.append("Missing:")
         lines += [f"  {m}" for m in result.missing]

@@ -99,8 +99,8 @@ def analyse_dumps(
         return result
     expected = world_size
     if expected is None:
-        default_ranks = _default_ranks(dumps)
-        expected = max(default_ranks | set(dumps)) + 1 if default_ranks else max(dumps) + 1
+        listed = default_ranks(dumps)
+        expected = max(listed | set(dumps)) + 1 if listed else max(dumps) + 1
     result.missing_dumps = sorted(set(range(expected)) - set(dumps))
     for rank in result.missing_dumps:
         result.events.append(
@@ -125,7 +125,8 @@ def analyse_dumps(
     return result
 
 
-def _default_ranks(dumps: dict[int, DumpSummary]) -> set[int]:
+def default_ranks(dumps: dict[int, DumpSummary]) -> set[int]:
+    """The ranks `pg_config` lists for the default process group (the world)."""
     for dump in dumps.values():
         cfg = dump.pg_config
         if isinstance(cfg, dict):

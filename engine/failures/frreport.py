@@ -105,6 +105,8 @@ def _missing(
             "why": f"PyTorch's Flight Recorder analyser (torchfrtrace) reports it; {others} "
                    f"({where})",
         }  # fmt: skip
+        if pg.endswith(":default_pg") and size:
+            detail["world_size"] = size  # the default group's size is the world's
         text = f"fr_trace: {cause}; {others}"
         events.append(Event(None, rank, None, name, line_no, "collective_desync", text, detail))
     return events

@@ -49,13 +49,13 @@ class Row:
     line_no: int
     type: str
     reason: str
-    object: str  # `pod/llm-ft-worker-3`, `pytorchjob/llm-ft`
+    object: str  # `pod/llm-ft-worker-3`, `pytorchjob/llm-ft`; "" when nothing names it
     message: str
     age_s: int | None
 
     def pod(self) -> str | None:
         """The pod the row is about: its object, else the pod its message names."""
-        if self.object.startswith("pod/"):
+        if self.object.startswith("pod/") and len(self.object) > 4:
             return self.object[4:]
         for pattern in (_EXITED, _IN_POD, _CREATED):
             m = pattern.search(self.message)
@@ -84,9 +84,25 @@ def read_rows(name: str, text: str) -> list[Row]:
         elif _GET_HEADER.match(line):
             rows.extend(_table(name, lines, i, described=None))
         elif _DESCRIBE_HEADER.match(line) and i and lines[i - 1].startswith("Events:"):
-            obj = subject if "/" in subject else f"pod/{subject}"
+            # Without its `Name:` line a describe's rows are about no object the file names.
+            obj = subject if "/" in subject else f"pod/{subject}" if subject else ""
             rows.extend(_table(name, lines, i, described=obj))
     return rows
+
+
+def unnamed(rows: list[Row]) -> list[str]:
+    """What the reader is told of event rows about no object (a `kubectl describe` copied
+    without its `Name:` line): one line per file, naming the first such row."""
+    seen: dict[str, list[Row]] = {}
+    for r in rows:
+        if not r.object:
+            seen.setdefault(r.source, []).append(r)
+    return [
+        f"{source}:{found[0].line_no}: {len(found)} Kubernetes event row(s) name no object (a "
+        "`kubectl describe` without its Name: line): they are tied to no pod and so to no rank "
+        "unless their message names the pod; upload the whole `kubectl describe` output"
+        for source, found in seen.items()
+    ]
 
 
 def consumed_lines(rows: list[Row]) -> dict[str, set[int]]:
@@ -116,9 +132,9 @@ def _table(name: str, lines: list[str], at: int, *, described: str | None) -> li
         kind = cells.get("TYPE", "")
         if kind not in ("Normal", "Warning"):
             break
-        rows.append(Row(name, j + 1, kind, cells.get("REASON", ""),
-                        described or cells.get("OBJECT", ""), cells.get("MESSAGE", ""),
-                        _age(cells.get("AGE", ""))))  # fmt: skip
+        obj = cells.get("OBJECT", "") if described is None else described
+        rows.append(Row(name, j + 1, kind, cells.get("REASON", ""), obj,
+                        cells.get("MESSAGE", ""), _age(cells.get("AGE", ""))))  # fmt: skip
     return rows
 
 
@@ -166,7 +182,7 @@ def row_events(rows: list[Row], pods: dict[str, kube.Pod]) -> list[Event]:
             detail.update(pod=pod.name, rank_from=f"pod {pod.name} ({pod.rank_from})")
         if r.age_s is not None:
             detail["age_s"] = r.age_s
-        detail.update(event_reason=r.reason, object=r.object)
+        detail.update(event_reason=r.reason, object=r.object or None)
         events.append(Event(None, rank, node, r.source, r.line_no, kind, text, detail))
     return events
 

@@ -18,7 +18,8 @@ from . import decoded, peers
 # one big regex alternation, which Python's engine tries at every position. Anything a classifier
 # below can return must contain one of them.
 ANCHORS = (
-    "atchdog", "ProcessGroupNCCL", "NCCL operations", "NCCL WARN", "Init COMPLETE", "Bootstrap",
+    "atchdog", "ProcessGroupNCCL", "NCCL operations", "NCCL WARN", "Init COMPLETE", "Init START",
+    " nRanks ", "Init timings", "Bootstrap",
     "join collective", "CUDA error", "cuda error", "CUDA failure", "Cuda failure", "cudaError",
     "CUDA_ERROR_", "illegal memory access", "launch failure", "ut of memory", "OfMemory", "oom",
     "OOM", "Xid (", "ncorrectable", "Double Bit", "Remapping Failure", "remappings are pending",
@@ -125,8 +126,15 @@ _STEP = re.compile(r"Job step aborted|(?:Force )?Terminat(?:ing|ed) StepId=(\S+)
 _GLOO_CLOSED = re.compile(r"Connection (closed|reset) by peer(?: \[?(\d{1,3}(?:\.\d{1,3}){3})\]?)?")
 _GLOO_TIMEOUT = re.compile(r"[Tt]imed out|[Tt]imeout|pair closure")
 _NCCL_INIT = re.compile(
-    r"\brank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+).*Init COMPLETE"
+    r"\brank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)"
+    r".*Init (?:COMPLETE|START)"
 )
+# NCCL 2.19+, once per rank as a communicator is set up (`comm 0x… rank 6 nRanks 8 nNodes 1`)
+# and when it is (`Init timings - ncclCommInitRank: rank 1 nranks 16 total 1.57`).
+_NCCL_COMM = re.compile(
+    r"(?:\bcomm 0x[0-9a-fA-F]+|ncclCommInitRank:) rank (\d+) n[Rr]anks (\d+) (?:nNodes|total) "
+)
+_COMM_PTR = re.compile(r"\bcomm (0x[0-9a-fA-F]+)")
 _BOOTSTRAP = re.compile(r"Bootstrap ?: Using \w+:(\d{1,3}(?:\.\d{1,3}){3})")
 _ENV_DUMP = re.compile(r"global_ranks=\[([\d, ]*)\]")
 _LOCAL_RANKS = re.compile(r"local_ranks=\[([\d, ]*)\]")
@@ -324,11 +332,22 @@ def _k8s_exit(body: str) -> _Found:
 
 def _nccl_init(body: str) -> _Found:
     m = _NCCL_INIT.search(body)
+    found: dict[str, Any] | None = None
     if m is not None:
-        return "nccl_init", {
+        found = {
             "comm_rank": int(m.group(1)), "nranks": int(m.group(2)),
             "local_dev": int(m.group(3)), "pci": pci_key(m.group(4)),
         }  # fmt: skip
+    elif (m := _NCCL_COMM.search(body)) is not None:
+        found = {"comm_rank": int(m.group(1)), "nranks": int(m.group(2))}
+    if found is not None:
+        ptr = _COMM_PTR.search(body)
+        if ptr is not None:
+            found["comm"] = ptr.group(1)
+        # `ncclCommSplit comm 0x… rank 0 nranks 2 … parent 0x…`: a child of another communicator.
+        if "ncclCommSplit" in body or " parent 0x" in body:
+            found["split"] = True
+        return "nccl_init", found
     m = _BOOTSTRAP.search(body)
     if m is not None:
         return "nccl_init", {"ip": m.group(1)}

@@ -189,10 +189,24 @@ def parse_gpu_list(data: bytes, *, node: str) -> dict[tuple[str, str], int]:
     return out
 
 
+def split_comms(events: Iterable[Event]) -> set[tuple[str, str]]:
+    """(source, communicator address) of the communicators NCCL says were split from another:
+    their other lines (`comm 0x… rank 0 nRanks 4 nNodes 4`, `Init COMPLETE`) carry no mark."""
+    return {(e.source, e.detail["comm"]) for e in events
+            if e.kind == "nccl_init" and e.detail.get("split") and "comm" in e.detail}  # fmt: skip
+
+
+def is_split(e: Event, splits: set[tuple[str, str]]) -> bool:
+    return bool(e.detail.get("split")) or (e.source, e.detail.get("comm", "")) in splits
+
+
 def derive_rank_map(events: Iterable[Event]) -> RankMap:
-    """Rank → node/local GPU from NCCL init lines of the largest communicator, plus IP → node."""
+    """Rank → node/local GPU from NCCL init lines of the largest communicator that was not
+    split from another, plus IP → node."""
     out = RankMap(derived=True)
-    inits = [e for e in events if e.kind == "nccl_init"]
+    events = list(events)
+    splits = split_comms(events)
+    inits = [e for e in events if e.kind == "nccl_init" and not is_split(e, splits)]
     world = max((e.detail.get("nranks", 0) for e in inits), default=0)
     for e in inits:
         d = e.detail

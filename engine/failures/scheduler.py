@@ -32,9 +32,19 @@ _RANK_OF = re.compile(r"\bRANK\s*[=:]\s*(\d+)|\brank (\d+)/(\d+)|\brank[=:]\s*(\
 _SIZES = (
     ("WORLD_SIZE", re.compile(r"WORLD_SIZE\s*[=:]\s*(\d+)")),
     ("rank ", re.compile(r"rank \d+/(\d+)")),
-)
+    # `world_size=8`, Megatron's `world_size ..... 8`; not `group_world_size=1` (torchrun's
+    # node count) nor a sub-group's `tp_world_size`.
+    ("world_size", re.compile(r"(?<!\w)world_size\s*(?:[=:]|\.{3,})\s*(\d+)")),
+    ("global_world_sizes", re.compile(r"global_world_sizes=\[(\d+)")),  # torchrun's rendezvous
+    # PyTorch's default process group (PG 0) as it starts; other groups are sub-groups.
+    ("initialization options", re.compile(
+        r"\[PG (?:ID )?0\b[^\]\n]*\] ProcessGroupNCCL initialization options: size: (\d+)"
+    )),
+)  # fmt: skip
 _HEAD = 4 * 1024 * 1024
 _NTASKS = re.compile(r"SLURM_NTASKS\s*[=:]\s*(\d+)")
+# `srun -n 16 …`, `srun --ntasks=16 …`, `#SBATCH --ntasks=16` (not `--ntasks-per-node`).
+_SRUN_N = re.compile(r"(?:srun|#SBATCH)\b[^\n]*?\s(?:-n\s*|--ntasks[=\s]\s*)(\d+)\b")
 
 
 @dataclass(slots=True)
@@ -47,6 +57,7 @@ class SchedulerEvidence:
     task_sizes: set[int] = field(default_factory=set)  # SLURM_NTASKS
     events: list[Event] = field(default_factory=list)  # sacct's steps, Kubernetes events
     read_lines: dict[str, set[int]] = field(default_factory=dict)  # lines read as table rows
+    notes: list[str] = field(default_factory=list)  # what the reader should know it lacks
 
     def nodes(self) -> set[str]:
         out = set(self.slurm.task_node.values()) | set(self.slurm.nodelist)
@@ -134,6 +145,7 @@ def read_scheduler(texts: Iterable[tuple[str, str]], *, tz: tzinfo = UTC) -> Sch
     kube.assign_ranks(out.pods)
     out.events.extend(kube_events.row_events(rows, out.pods))
     out.read_lines = kube_events.consumed_lines(rows)
+    out.notes.extend(kube_events.unnamed(rows))
     return out
 
 
@@ -143,6 +155,8 @@ def _sizes_and_hosts(text: str, head: int, out: SchedulerEvidence) -> None:
             out.declared_sizes.update(int(n) for n in pattern.findall(text, 0, head))
     if text.find("SLURM_NTASKS", 0, head) != -1:
         out.task_sizes.update(int(n) for n in _NTASKS.findall(text, 0, head))
+    if text.find("srun", 0, head) != -1 or text.find("#SBATCH", 0, head) != -1:
+        out.task_sizes.update(int(n) for n in _SRUN_N.findall(text, 0, head))
     for word, pattern in _HOSTS:
         # `hostname` contains `host`; SLURMD_NODENAME is printed with the environment.
         if word == "hostname" or text.find(word, 0, head if word.isupper() else None) == -1:

@@ -85,7 +85,7 @@ def choose(
     if timed:
         first = _follow_peer(timed[0], timed, when, ip_nodes, v.reasons)
         v.event = first
-        v.reasons.append(f"earliest causal event: {first.kind} at {_label(when(first))}")
+        v.reasons.append(f"earliest causal event: {first.kind} {stated_at(first, when(first))}")
         _confidence_from_logs(v, first, timed, corroboration, when)
     elif causal:
         v.event = min(causal, key=tier)
@@ -117,6 +117,21 @@ def _label(t: datetime | None) -> str:
         return "an unknown time"
     ms = f".{t.microsecond // 1000:03d}" if t.microsecond else ""
     return f"{t:%Y-%m-%d %H:%M:%S}{ms} UTC"
+
+
+def stated_at(e: Event, t: datetime | None) -> str:
+    """'at <time>' for a line's own time. A time borrowed from a neighbouring line is no time
+    of this one: only the bounds the neighbours give, and the order is uncertain."""
+    if t is None or not e.detail.get("time_inferred"):
+        return f"at {_label(t)}"
+    low, high = e.detail.get("time_range") or [None, None]
+    bounds = [
+        f"{word} {_label(datetime.fromisoformat(b))}"
+        for word, b in (("after", low), ("before", high))
+        if b
+    ]
+    within = f" (logged {' and '.join(bounds)})" if bounds else ""
+    return f"at a time inferred from neighbouring lines{within}; its order is uncertain"
 
 
 def _follow_peer(
@@ -271,6 +286,12 @@ def _spans(ranks: list[int]) -> str:
     text = ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs[:12])
     more = f" and {len(runs) - 12} more" if len(runs) > 12 else ""
     return ("rank " if len(ranks) == 1 else "ranks ") + text + more
+
+
+def decide_owner(v: Verdict, events: list[Event], when: Clock) -> None:
+    """The owner of `v`'s event afresh, for a verdict whose event was replaced."""
+    v.owner, v.owner_reasons = "undetermined", []
+    _owner(v, events, when)
 
 
 def _owner(v: Verdict, events: list[Event], when: Clock) -> None:

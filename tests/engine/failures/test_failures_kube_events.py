@@ -109,3 +109,20 @@ def test_a_log_line_that_looks_like_an_event_outside_a_table_is_not_a_row() -> N
         "step 3 ok\n  Normal  ExitedWithCode  2m  pytorchjob-controller  Pod: a.b-worker-0 exited\n"
     )
     assert read_rows("train.log", text) == []
+
+
+def test_a_describe_without_its_name_line_ties_its_events_to_no_pod() -> None:
+    # A `kubectl describe pod` pasted from its `Namespace:` line on: its Events are about an
+    # object the file does not name, so they map to no pod and no rank, and the reader is told.
+    name = "describe_pod_without_name_evicted.txt"
+    text = (DATA / "kube_events" / name).read_text()
+    rows = read_rows(name, text)
+    evicted = next(r for r in rows if r.reason == "Evicted")
+    assert evicted.object == "" and evicted.pod() is None
+    result = analyse([SourceFile(name, text.encode())])
+    event = next(e for e in result.timeline if e.detail.get("event_reason") == "Evicted")
+    assert (event.rank, event.node, event.detail["object"]) == (None, None, None)
+    assert "pod/" not in repr(result.to_json())
+    note = next(m for m in result.missing if m.startswith(f"{name}:38:"))
+    assert "4 Kubernetes event row(s) name no object" in note and "without its Name: line" in note
+    assert "tied to no pod and so to no rank" in note
