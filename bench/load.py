@@ -7,7 +7,8 @@ Needs PostgreSQL (from DATABASE_URL); it creates and drops its own database next
 named (`<name>_load`), never touching the named one. The gunicorn workers share the cache that
 CACHE_URL names (Redis, as docker-compose has it), else each keeps its own in memory. It migrates
 the load database, builds 50 requests × 20 bids and one 200-bid request through the project's
-factories, scores them, starts gunicorn with DEBUG off on a free loopback port, and measures each
+factories, scores them, starts gunicorn with DEBUG off on a free loopback port (from the checkout's
+root, so with the image's `gunicorn.conf.py`), and measures each
 endpoint for --seconds at --concurrency: /healthz, /api/v1/me/ (the floor under every API
 answer: token, memberships and DRF with next to no body), the request list (API), one bid (API),
 the comparison API and the comparison page (20 bids), every answer built afresh: no request carries
