@@ -240,8 +240,9 @@ class Evidence(StoredUpload):
     error = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)
     parsed = models.JSONField(null=True, blank=True)
-    # The result shape `parsed` was written in (engine.evidence.parsers.restore.FORMAT): a re-check
-    # rebuilds the result from `parsed` when it matches and parses the bytes again otherwise.
+    # The parsers' format (engine.evidence.parsers.restore.FORMAT) the file was last read under: a
+    # re-check rebuilds the result from `parsed` when it matches and reads the bytes again
+    # otherwise, a refused file's too.
     parsed_format = models.CharField(max_length=40, blank=True)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"

@@ -6,7 +6,6 @@ a re-check that finishes after a newer change is discarded, so stale rows never 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,16 +36,16 @@ from acceptance.models import (
 from acceptance.models.burnin import WHOLE_ALLOCATION
 from acceptance.notices import acceptance_requested_notify
 from acceptance.pilot_lifecycle import PilotCase, pilot_move
+from acceptance.services.evidence_items import evidence_item
 from acceptance.services.pilot import pilot_clear_figures, pilot_store_figures
 from acceptance.signals import canary_checked
 from core.errors import Conflict
 from core.queueing import send_task
-from core.recent import Recent
 from core.uploads import check_upload, sha256_of
 from engine.evidence.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
 from engine.evidence.checks.findings import Explanation
 from engine.evidence.parsers import KINDS, to_json
-from engine.evidence.parsers.restore import FORMAT, StoredResultError, from_json
+from engine.evidence.parsers.restore import FORMAT
 
 NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
 WHOLE_ALLOCATION_WORDS = {"", "all", "whole", WHOLE_ALLOCATION, "whole-allocation", "allocation"}
@@ -214,67 +213,6 @@ def evidence_upload(
     return EvidenceUpload(evidence, duplicate=False)
 
 
-#: Rebuilt results each process keeps for the next re-check of the same run, weighed in KiB
-#: of the files they came from (a 9.5 MB step-time file rebuilds to about 1.6 MB of objects).
-EVIDENCE_KEPT_KIB = 192 * 1024
-_rebuilt = Recent(EVIDENCE_KEPT_KIB)
-
-
-def evidence_item(evidence: Evidence) -> EvidenceItem:
-    """The checks' view of one file. A parsed file's result is rebuilt from what its parse
-    stored; only a result stored in an older shape is parsed again from the bytes (and the
-    fresh result stored, so that happens once). A result is fixed by the file's bytes, its kind
-    and the parsers' format, so the process keeps what it rebuilt under those: a re-check after
-    a new upload reads only the new file's result (load the evidence with `parsed` deferred)."""
-    node = evidence.node or None
-    sha, name = evidence.sha256 or None, evidence.original_name
-    if evidence.state == EvidenceState.PARSED:
-        if evidence.parsed_format == FORMAT:
-            # Without a digest (a row stored before digests were kept) nothing names the bytes.
-            key = f"{sha}:{evidence.kind}:{FORMAT}" if sha else ""
-            parsed = _rebuilt.get(key) if key else None
-            if parsed is None:
-                try:
-                    parsed = from_json(evidence.parsed)
-                except StoredResultError:
-                    parsed = None
-                else:
-                    if key:
-                        _rebuilt.put(key, parsed, max(1, (evidence.size or 0) // 1024))
-            if parsed is not None:
-                return EvidenceItem(
-                    ref=evidence.ref,
-                    node=node,
-                    kind=evidence.kind,
-                    parsed=parsed,
-                    sha256=sha,
-                    name=name,
-                )
-        item = evidence_item_from_text(
-            ref=evidence.ref,
-            node=node,
-            text=evidence.read_bytes(),
-            kind=evidence.kind or None,
-        )
-        if item.parsed is not None:
-            Evidence.objects.filter(
-                pk=evidence.pk, sha256=evidence.sha256, state=EvidenceState.PARSED
-            ).exclude(parsed_format=FORMAT).update(
-                parsed=to_json(item.parsed), parsed_format=FORMAT
-            )
-        return dataclasses.replace(item, sha256=sha, name=name)
-    error = evidence.error or "the file could not be processed"
-    return EvidenceItem(
-        ref=evidence.ref,
-        node=node,
-        kind=evidence.kind or "unknown",
-        error=error,
-        error_line=evidence.error_line,
-        sha256=sha,
-        name=name,
-    )
-
-
 def run_explanations(run: BurnInRun) -> dict[str, Explanation]:
     """The buyer's explanations of findings on this run, the latest per finding."""
     out: dict[str, Explanation] = {}
@@ -309,7 +247,8 @@ def evidence_parse(*, evidence_id: int) -> Evidence:
         else:
             evidence.state = EvidenceState.UNREADABLE
             evidence.kind = "" if item.kind == "unknown" else item.kind
-            evidence.parsed, evidence.parsed_format = None, ""
+            # Refused by these parsers: a re-check under other ones reads the file again.
+            evidence.parsed, evidence.parsed_format = None, FORMAT
             evidence.error = item.error or "unreadable"
             evidence.error_line = item.error_line
         evidence.save()

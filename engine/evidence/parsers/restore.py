@@ -4,8 +4,9 @@
 type hints back (lists to tuples, string keys to ints, nested dataclasses). The converters are
 compiled once per class. `FORMAT` names the shape of every result type: a stored result written
 under another shape (a parser whose fields changed since) is not trusted, and the caller parses
-the stored bytes again. Raise `PARSER_REVISION` when a parser reads the same bytes differently
-without changing its fields.
+the stored bytes again; a file refused under another `FORMAT` is read again too (a new parser
+may read it). Raise `PARSER_REVISION` when a parser reads the same bytes differently without
+changing its fields.
 """
 
 from __future__ import annotations

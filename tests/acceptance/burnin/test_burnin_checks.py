@@ -261,3 +261,42 @@ def test_a_recheck_after_an_upload_reads_only_the_new_files_stored_result(
     assert reading, "the new file's result was never read"
     for sql in reading:
         assert f'"acceptance_evidence"."id" = {new.pk}' in sql, sql
+
+
+def test_a_file_older_parsers_refused_is_read_again_by_todays(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    """A dmon capture uploaded before dmon had a parser was stored as unreadable, in the words of
+    those parsers; a re-check under today's reads it, and its checks count."""
+    run = awarded.run
+    files = [
+        *GOOD_SET,
+        ("nvidia-smi-dmon/dmon_pucet_4xv100_gpu2_row_cut_short_mid_capture.txt", ""),
+    ]
+    evidence = upload_all(run, provider.user, files, django_capture_on_commit_callbacks)
+    dmon = evidence[-1]
+    old_words = "unrecognised evidence: not nccl-tests, nvidia-smi, dcgmi diag"
+    type(dmon).objects.filter(pk=dmon.pk).update(
+        state=EvidenceState.UNREADABLE, kind="", parsed=None, parsed_format="", error=old_words
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        services.run_request_recheck(run=run, user=provider.user)
+    dmon.refresh_from_db()
+    run.refresh_from_db()
+    assert (dmon.state, dmon.kind, dmon.error) == (EvidenceState.PARSED, "nvidia-smi-dmon", "")
+    assert run.checks.get(name="nvidia-smi-dmon: GPUs stay on the bus").status == "fail"
+
+
+def test_a_file_todays_parsers_still_refuse_says_so_in_their_words_once(
+    awarded, provider, django_capture_on_commit_callbacks
+):
+    run = awarded.run
+    upload_all(run, provider.user, GOOD_SET, django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = upload(run, provider.user, "notes.txt", content=b"no tool wrote this\n").evidence
+    type(refused).objects.filter(pk=refused.pk).update(parsed_format="", error="old words")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.run_request_recheck(run=run, user=provider.user)
+    refused.refresh_from_db()
+    assert refused.state == EvidenceState.UNREADABLE and refused.parsed_format == FORMAT
+    assert refused.error.startswith("unrecognised evidence") and "old words" not in refused.error
