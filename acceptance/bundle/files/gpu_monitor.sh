@@ -210,6 +210,19 @@ start_background() {
     say "started in the background (pid $!); stop it with: ${HERE}/gpu_monitor.sh --stop"
 }
 
+# command_line PID: the process's whole command line; empty when it is gone. Not `ps -o args=`
+# alone: it cuts the line at $COLUMNS, and a bundle unpacked in a long path is cut before its
+# script's name. Without /proc or ps there is no telling: the pid is trusted.
+command_line() {
+    if [[ -d /proc ]]; then
+        if [[ -r "/proc/$1/cmdline" ]]; then tr '\0' ' ' < "/proc/$1/cmdline"; fi
+    elif command -v ps > /dev/null 2>&1; then
+        ps -ww -o args= -p "$1" 2> /dev/null || true
+    else
+        echo "gpu_monitor.sh"
+    fi
+}
+
 stop_background() {
     if [[ ! -f "${PID_FILE}" ]]; then
         say "no monitor was started on this node (no ${PID_FILE})"
@@ -218,9 +231,7 @@ stop_background() {
     local pid ticks=120
     pid="$(cat "${PID_FILE}")"
     # Only a process that is still this monitor: a pid left from a reboot may name another.
-    # Without ps there is no telling: the pid is trusted.
-    if ! command -v ps > /dev/null 2>&1 \
-        || [[ "$(ps -o args= -p "${pid}" 2> /dev/null)" == *gpu_monitor.sh* ]]; then
+    if [[ "$(command_line "${pid}")" == *gpu_monitor.sh* ]]; then
         kill -TERM "${pid}" 2> /dev/null || true
         while running "${pid}" && [[ "${ticks}" -gt 0 ]]; do
             sleep 0.25

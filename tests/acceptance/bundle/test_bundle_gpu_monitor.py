@@ -209,7 +209,8 @@ def test_a_dmon_that_refuses_to_start_is_kept_and_not_retried(
 
 def test_start_and_stop_by_hand_keep_whole_rows(unpacked: Path, tmp_path: Path) -> None:
     """GIVEN --start on a node and dmon stopped mid-row, WHEN --stop runs, THEN the capture ends
-    on a whole row, parses, and no dmon is left running."""
+    on a whole row, parses, and no dmon is left running. A narrow terminal (COLUMNS) cuts what
+    ps prints of a long command line before the script's name: --stop must still find it."""
     fake = fake_bin(tmp_path / "bin", "nvidia-smi")
     calls = tmp_path / "calls.txt"
     env = {
@@ -218,6 +219,7 @@ def test_start_and_stop_by_hand_keep_whole_rows(unpacked: Path, tmp_path: Path) 
         "FAKE_GPUS": "1",
         "FAKE_DMON_END": "partial",
         "FAKE_CALLS": str(calls),
+        "COLUMNS": "40",
     }
     started = run(["bash", "gpu_monitor.sh", "--start"], unpacked, **env)
     assert started.returncode == 0, started.stderr
