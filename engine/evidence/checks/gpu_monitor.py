@@ -196,13 +196,6 @@ def check_replays(item: EvidenceItem, parsed: DmonResult) -> CheckResult | None:
     )
 
 
-def _limit(spec: Spec, key: str) -> float | None:
-    value = spec.thresholds.get(key)
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
-
-
 def check_temperature(
     item: EvidenceItem, parsed: DmonResult, limit: float, column: str, name: str
 ) -> CheckResult:
@@ -268,7 +261,7 @@ def check_gpu_monitor(
         ]
         results.extend(r for r in found if r is not None)
     for key, column, name, _what in TEMPERATURES:
-        limit = _limit(spec, key)
+        limit = spec.agreed_limit(key)
         if limit is None:
             continue
         if KIND not in by_kind:

@@ -34,13 +34,6 @@ class Worst:
     line: int | None
 
 
-def _floor(spec: Spec, key: str) -> float | None:
-    value = spec.thresholds.get(key)
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
-
-
 def _host_device_worst(parsed: NvbandwidthResult) -> Worst | None:
     found = [
         Worst(value, f"GPU {col}, {m.testcase}", m.line)
@@ -179,7 +172,7 @@ def check_probes(*, spec: Spec, by_kind: dict[str, list[EvidenceItem]]) -> list[
     """One result per probe file whose floor the spec agreed; a missing row where none came."""
     results: list[CheckResult] = []
     for probe in PROBES:
-        limit = _floor(spec, probe.key)
+        limit = spec.agreed_limit(probe.key)
         if limit is None:
             continue
         items: Sequence[EvidenceItem] = by_kind.get(probe.kind, [])

@@ -89,6 +89,14 @@ class Spec:
     def large_message_bytes(self) -> int:
         return large_message_bytes(self.thresholds)
 
+    def agreed_limit(self, key: str) -> float | None:
+        """An optional threshold the fixture agreed, as a number; None while it is unset (null,
+        zero or not a number): such a check is not judged."""
+        value = self.thresholds.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return float(value)
+        return None
+
     def busbw_threshold(self, collective: str | None) -> float | None:
         table = self.thresholds.get("busbw_gbps") or {}
         value = table.get(collective) if collective else None
