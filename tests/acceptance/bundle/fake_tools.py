@@ -79,10 +79,11 @@ while [[ "$1" == -* ]]; do
     shift
 done
 if [[ "$*" == *fixture_allreduce.py* ]]; then
-    # Fail once every node's monitor has written a row, as a GPU lost mid-run would.
-    for ((t = 0; t < 100; t++)); do
+    # Fail once every node's monitor has written two samples (the second is where a lost GPU's
+    # row is cut short), as a GPU lost mid-run would. A busy CI machine can take seconds.
+    for ((t = 0; t < 600; t++)); do
         rows=$(cat evidence/*/nvidia-smi-dmon-*-part1.txt 2> /dev/null | grep -c '^ [0-9]\{8\}')
-        [[ "${rows}" -ge $((${FAKE_NODES:-3} * ${FAKE_GPUS:-8})) ]] && break
+        [[ "${rows}" -ge $((2 * ${FAKE_NODES:-3} * ${FAKE_GPUS:-8})) ]] && break
         sleep 0.1
     done
     echo "srun: error: node-1: task 9: Exited with exit code 1" >&2
