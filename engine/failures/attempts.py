@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from .model import Event
+from .model import UNNAMED_NODE, Event
 from .report import SecondaryGroup
 from .timestamps import parse_line_time
 
@@ -157,7 +157,7 @@ def headline_summary(v: Any, *, attempt: int | None) -> str:
     cause = v.first_failure.detail.get("cause")
     what = f"{v.first_failure.kind}: {str(cause)[:160]}" if cause else v.first_failure.kind
     return (
-        f"{where} on {v.initiating_node or 'unknown node'}: {what} "
+        f"{where} on {v.initiating_node or UNNAMED_NODE}: {what} "
         f"({tries}1 initiating, {len(v.secondary_ranks)} secondary; confidence {v.confidence})"
     )
 

@@ -9,6 +9,10 @@ from typing import Any
 # Kinds that are consequences of someone else's failure: a rank that waited, a launcher that tore
 # the job down, a scheduler that cancelled it. They are grouped, never chosen first when a causal
 # event exists.
+# Where a rank or an event ran when no file names its host (a kernel log or `nvidia-smi -q`
+# uploaded on its own, a log line without a launcher prefix): one wording in every message.
+UNNAMED_NODE = "a node the evidence does not name"
+
 SECONDARY_KINDS = frozenset(
     {"nccl_timeout", "launcher_summary", "scheduler", "signal", "gloo", "peer_lost"}
 )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from .model import Event
+from .model import UNNAMED_NODE, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`).
 ANCHORS = ("by remote peer", "Call to recv from")
@@ -110,7 +110,7 @@ def _time(e: Event) -> datetime:
 
 def _suspect(node: str, src: Event, reports: list[Event], ranks: list[int]) -> Event:
     by = sorted({e.rank for e in reports if e.rank is not None})
-    where = src.node or "an unknown node"
+    where = src.node or UNNAMED_NODE
     who = f"rank {src.rank}" if src.rank is not None else f"a rank on {where}"
     detail: dict[str, Any] = {
         "tier": 1, "secondary": False, "from": "NCCL socket error", "peer_lost": True,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from .lines import APP_XIDS
-from .model import Event
+from .model import UNNAMED_NODE, Event
 from .owner import CUSTOMER, DECIDES, PROVIDER
 
 _KIND_TIER = {
@@ -377,8 +377,7 @@ def _hardware_fault(e: Event) -> str:
 
 
 def _on(node: str | None) -> str:
-    # A kernel log or `nvidia-smi -q` uploaded on its own says nothing of the host it came from.
-    return f"on {node}" if node else "on a node the evidence does not name"
+    return f"on {node or UNNAMED_NODE}"
 
 
 def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:
