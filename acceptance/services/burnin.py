@@ -114,7 +114,7 @@ def run_create(*, reservation: Reservation, user: User, label: str = "") -> Burn
     return run
 
 
-def _record(run: BurnInRun, verb: str, user: User, after: dict[str, Any]) -> None:
+def _record(run: BurnInRun, verb: str, user: User | None, after: dict[str, Any]) -> None:
     """On the trail of the run's reservation ("burnin.<verb>"), pilot ("pilot.<verb>") or, for
     a canary, of the reservation it runs on ("canary.<verb>")."""
     if run.canary_id is not None:
@@ -311,6 +311,14 @@ def run_request_recheck(*, run: BurnInRun, user: User) -> BurnInRun:
     evidence_changed(run)
     _record(run, "recheck", user, {"run": run.pk, "label": run.label})
     return run
+
+
+@transaction.atomic
+def run_recheck_for_parsers(*, run: BurnInRun) -> None:
+    """The platform's own re-check once its parsers have changed: no party asked for it, so the
+    record names the system, with the parsers' format the files will be read under."""
+    evidence_changed(run)
+    _record(run, "recheck", None, {"run": run.pk, "label": run.label, "parsers": FORMAT})
 
 
 def _check_rows(run: BurnInRun, version: int, results: list[Any]) -> list[Check]:
