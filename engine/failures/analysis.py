@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from . import peers
+from . import launch, peers
 from .attempts import (
     AttemptFailure,
     Attempts,
@@ -217,6 +217,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
         if node:
             rmap.gpus.update(parse_gpu_list(f.data, node=node))
     place_events(events, rmap, authoritative)
+    launch.place(events)
     events.extend(peers.suspects(events, ip_nodes=rmap.ips, ranks_on=rmap.ranks_on))
     categorise(events)
     attempts = read_attempts(bundle.got.texts, year=bundle.year, tz=tz)

@@ -13,6 +13,7 @@ from enum import Enum, auto
 from typing import Any
 
 from . import decoded, peers
+from .pci import pci_key
 
 # Candidate lines are found with `str.find` on these literals (C speed, one pass each) instead of
 # one big regex alternation, which Python's engine tries at every position. Anything a classifier
@@ -150,31 +151,6 @@ CASCADE = re.compile(
 )
 
 
-def pci_key(text: str) -> str | None:
-    """Canonical `bus:device` (lower hex, domain dropped when zero) for any PCI spelling.
-
-    `PCI:0000:91:00`, `00000000:91:00.0`, `0000:91:00.0` and NCCL's busId `91000` all give `91:00`.
-    """
-    text = text.strip().lower().removeprefix("pci:")
-    parts = text.split(":")
-    try:
-        if len(parts) == 1:  # NCCL's packed busId: (domain << 20) | (bus << 12) | (dev << 4) | fn
-            value = int(parts[0], 16)
-            domain, bus, dev = value >> 20, (value >> 12) & 0xFF, (value >> 4) & 0xFF
-        elif len(parts) == 2:
-            domain, bus, dev = 0, int(parts[0], 16), int(parts[1].split(".")[0], 16)
-        else:
-            domain, bus, dev = (
-                int(parts[-3], 16),
-                int(parts[-2], 16),
-                int(parts[-1].split(".")[0], 16),
-            )
-    except ValueError:
-        return None
-    key = f"{bus:02x}:{dev:02x}"
-    return f"{domain:x}:{key}" if domain else key
-
-
 def _first(m: re.Match[str]) -> str:
     return next((g for g in m.groups() if g), "").strip()
 
@@ -210,7 +186,13 @@ def _xid_line(body: str) -> _Found:
 
 def _ecc(body: str) -> _Found:
     m = _ECC.search(body)
-    return _NEXT if m is None else ("ecc", {"tier": 0, "cause": m.group(0).strip()})
+    return _NEXT if m is None else ("ecc", {"tier": 0, "cause": _ecc_cause(m)})
+
+
+def _ecc_cause(m: re.Match[str]) -> str:
+    # `nvidia-smi -q`'s bare "Pending : Yes" sits under its Remapped Rows heading.
+    text = " ".join(m.group(0).split())
+    return "remapped rows pending (a GPU reset is due)" if text == "Pending : Yes" else text
 
 
 def _decoded(body: str) -> _Found:

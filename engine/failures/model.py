@@ -13,6 +13,10 @@ from typing import Any
 # uploaded on its own, a log line without a launcher prefix): one wording in every message.
 UNNAMED_NODE = "a node the evidence does not name"
 
+# Whose side a line says it is on (`decoded.categorise`): the machine or fabric, or the job.
+INFRASTRUCTURE = "infrastructure"
+JOB = "job"
+
 SECONDARY_KINDS = frozenset(
     {"nccl_timeout", "launcher_summary", "scheduler", "signal", "gloo", "peer_lost"}
 )
@@ -42,6 +46,7 @@ KINDS = (
     "deepspeed_error",
     "peer_lost",
     "remote_peer_failed",
+    "launch_failure",
 )
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import RankMapError
-from .lines import pci_key
 from .model import Event
 from .normalise import short_node
+from .pci import pci_key
 
 
 @dataclass(slots=True)

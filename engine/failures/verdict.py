@@ -342,7 +342,17 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         infrastructure = e.detail["category"] == "infrastructure"
         v.owner = PROVIDER if infrastructure else CUSTOMER
         side = "the cluster's" if infrastructure else "the job's own"
-        v.owner_reasons.append(f"{e.kind} on rank {e.rank}: {side} fault by its decoded cause")
+        who = f"rank {e.rank}" if e.rank is not None else _on(e.node).removeprefix("on ")
+        why = e.detail.get("category_reason")
+        v.owner_reasons.append(
+            f"{e.kind} on {who}: {side} fault by its decoded cause" + (f" ({why})" if why else "")
+        )
+    elif e.kind == "launch_failure":
+        v.owner_reasons.append(
+            f"{e.detail.get('cause')}; {DECIDES}: the engine log pyxis prints with it (the "
+            "image's own start-up failing: customer; a mount, a user mapping or the container "
+            "runtime on the node refusing: provider)"
+        )
     elif e.detail.get("death"):
         _death_owner(v, e, events, when)
     else:

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.failures import normalise_text
-from engine.failures.lines import pci_key
 from engine.failures.normalise import split_prefixes
+from engine.failures.pci import pci_key
 from engine.failures.timestamps import parse_line_time
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -114,6 +114,18 @@ def test_it_reads_the_desync_report_as_naming_the_lagging_rank() -> None:
 def test_it_reads_nvidia_smi_ecc_counters() -> None:
     evs = events_of("nvidia_smi_q_ecc.txt")
     assert kinds(evs) == ["ecc", "ecc"]  # DRAM Uncorrectable 2, remapping pending
+
+
+def test_a_bare_pending_yes_under_remapped_rows_is_worded_as_what_it_means() -> None:
+    text = (
+        "    Remapped Rows\n"
+        "        Correctable Error                 : 0\n"
+        "        Uncorrectable Error               : 0\n"
+        "        Pending                           : Yes\n"
+    )
+    (ecc,) = normalise_text(text, source="gpu3-q.txt", year=2026)
+    assert ecc.kind == "ecc"
+    assert ecc.detail["cause"] == "remapped rows pending (a GPU reset is due)"
 
 
 def test_it_reads_ray_and_mpirun_prefixes() -> None:

@@ -1,0 +1,102 @@
+"""A job that never started: the program could not be run, or its container did not start.
+
+* The dynamic loader: `prog: error while loading shared libraries: libfoo.so.1: cannot open
+  shared object file: No such file or directory` (the task then exits 127). A library the job
+  brings is the job's side: its build, its image or its environment. The GPU driver's own
+  libraries (`libcuda.so.1`, `libnvidia-ml.so.1`, …) are the node's: its driver, or the container
+  runtime that mounts them into the job's container.
+* The shell or Slurm cannot find the program: `bash: torchrun: command not found`,
+  `slurmstepd: error: execve(): python3: No such file or directory`: the job's.
+* pyxis, Slurm's container plugin (https://github.com/NVIDIA/pyxis), with enroot beneath it:
+  `pyxis: container start failed with error code: 1`, `pyxis: couldn't start container`,
+  `pyxis: failed to import docker image`. Whose fault depends on why, which pyxis prints below
+  as its engine log (`pyxis:     …`): the image's own start-up, or the node's mounts, user
+  mapping and runtime. Left undetermined, saying what decides it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .model import INFRASTRUCTURE, JOB, Event
+
+# Literals that bring a line to `decode` (see `lines.ANCHORS`).
+ANCHORS = ("shared librar", "command not found", "execve()", "pyxis: ")
+
+_LOADER = re.compile(
+    r"(?:(\S+?):\s+)?error while loading shared libraries: (\S+?): cannot open shared object file"
+)
+_DRIVER_LIB = re.compile(r"^lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so")
+_NOT_FOUND = re.compile(r"(?:^|\s)\S+?: (?:line \d+: )?([^\s:]+): command not found")
+_EXECVE = re.compile(r"execve\(\): ([^\s:]+): No such file or directory")
+_PYXIS = re.compile(
+    r"pyxis: (container start failed[^\n]*|couldn't start container|failed to import docker "
+    r"image[^\n]*)"
+)
+
+
+def decode(body: str) -> tuple[str, dict[str, Any]] | None:
+    """A launch failure's kind and detail, or None when the line is not one."""
+    m = _LOADER.search(body)
+    if m is not None:
+        program, library = m.group(1) or "the program", m.group(2)
+        detail: dict[str, Any] = {
+            "tier": 1,
+            "launch": "library",
+            "library": library,
+            "cause": f"{program.rsplit('/', 1)[-1]} could not load {library}",
+        }
+        if _DRIVER_LIB.match(library):
+            detail["category"] = INFRASTRUCTURE
+            detail["category_reason"] = (
+                f"{library} is the GPU driver's own library: the node's driver, or the "
+                "container runtime that mounts it into the job, is missing it"
+            )
+        else:
+            detail["category"] = JOB
+            detail["category_reason"] = (
+                f"{library} is not the GPU driver's: the job's build, image or environment lacks it"
+            )
+        return "launch_failure", detail
+    m = _NOT_FOUND.search(body) or _EXECVE.search(body)
+    if m is not None:
+        return "launch_failure", {
+            "tier": 1,
+            "launch": "program",
+            "program": m.group(1),
+            "cause": f"{m.group(1)} was not found where the job ran",
+            "category": JOB,
+            "category_reason": f"the job's command {m.group(1)} is not installed in its image "
+            "or on its PATH",
+        }
+    m = _PYXIS.search(body)
+    if m is not None:
+        return "launch_failure", {
+            "tier": 1,
+            "launch": "container",
+            "cause": f"the job's container did not start (pyxis: {m.group(1).strip()[:160]})",
+        }
+    return None
+
+
+def place(events: list[Event]) -> None:
+    """A launch failure printed without a task label is placed by srun's exit lines in the same
+    file (`srun: error: nid001234: task 0: Exited with exit code 1`): on their host when they
+    name one, and on their task when one line names one."""
+    exits: dict[str, list[Event]] = {}
+    for e in events:
+        if e.kind == "scheduler" and e.detail.get("tasks") and e.detail.get("host"):
+            exits.setdefault(e.source, []).append(e)
+    for e in events:
+        found = exits.get(e.source)
+        if e.kind != "launch_failure" or e.node is not None or not found:
+            continue
+        hosts = {x.node or x.detail["host"] for x in found}
+        if len(hosts) != 1:
+            continue
+        e.node = hosts.pop()
+        e.detail["tasks"] = ",".join(str(x.detail["tasks"]) for x in found)
+        e.detail["node_from"] = f"srun's exit line ({found[0].source}:{found[0].line_no})"
+        if e.rank is None and len(found) == 1 and found[0].rank is not None:
+            e.rank = found[0].rank

@@ -1,0 +1,81 @@
+"""A job that never started: the loader could not find a library, the program was not found, or
+pyxis could not start the job's container. The launch failure is the cause, placed on the host
+srun's exit line names, and its owner follows from what failed to load."""
+
+from __future__ import annotations
+
+from engine.failures import Analysis, SourceFile, analyse
+
+
+def _analyse(text: str, name: str = "slurm-8812.out") -> Analysis:
+    return analyse([SourceFile(name, text.encode())])
+
+
+def _tasks_exit_127(lib: str) -> str:
+    loader = (
+        f"/scratch/ml/run7/bin/train_llm: error while loading shared libraries: {lib}: "
+        "cannot open shared object file: No such file or directory\n"
+    )
+    return loader * 4 + "srun: error: gpu-b17: tasks 0-3: Exited with exit code 127\n"
+
+
+def test_a_library_the_job_brings_is_the_jobs_fault_on_the_host_srun_names() -> None:
+    result = _analyse(_tasks_exit_127("libmpi_cxx.so.40"))
+    first = result.first_failure
+    assert first is not None and first.kind == "launch_failure"
+    assert first.line_no == 1
+    assert result.initiating_node == "gpu-b17"
+    assert first.detail["cause"] == "train_llm could not load libmpi_cxx.so.40"
+    assert first.detail["tasks"] == "0-3"
+    assert result.suggested_owner == "customer"
+    assert "the job's build, image or environment lacks it" in result.owner_reasons[0]
+    assert "rank None" not in result.summary()
+
+
+def test_the_gpu_drivers_own_library_missing_is_the_clusters_fault() -> None:
+    result = _analyse(_tasks_exit_127("libcuda.so.1"))
+    assert result.suggested_owner == "provider"
+    assert "libcuda.so.1 is the GPU driver's own library" in result.owner_reasons[0]
+
+
+def test_a_program_not_found_is_the_jobs() -> None:
+    text = (
+        "/var/spool/slurmd/job8812/slurm_script: line 31: torchrun: command not found\n"
+        "srun: error: gpu-b17: task 0: Exited with exit code 127\n"
+    )
+    result = _analyse(text)
+    assert result.first_failure is not None
+    assert result.first_failure.detail["cause"] == "torchrun was not found where the job ran"
+    assert (result.initiating_rank, result.initiating_node) == (0, "gpu-b17")
+    assert result.suggested_owner == "customer"
+
+
+def test_a_container_that_did_not_start_names_its_task_and_what_would_decide() -> None:
+    text = (
+        "slurmstepd: error: pyxis: container start failed with error code: 1\n"
+        "slurmstepd: error: pyxis: container exited too soon\n"
+        "slurmstepd: error: pyxis: printing engine log file:\n"
+        "slurmstepd: error: pyxis:     mkdir: cannot create directory '/lustre/scratch/u9': "
+        "Permission denied\n"
+        "slurmstepd: error: pyxis: couldn't start container\n"
+        "slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n"
+        "srun: error: gpu-c03: task 5: Exited with exit code 1\n"
+        "srun: Terminating StepId=8812.0\n"
+    )
+    result = _analyse(text)
+    first = result.first_failure
+    assert first is not None and first.kind == "launch_failure" and first.line_no == 1
+    assert (result.initiating_rank, result.initiating_node) == (5, "gpu-c03")
+    assert result.suggested_owner == "undetermined"
+    reason = result.owner_reasons[0]
+    assert reason.startswith("the job's container did not start (pyxis: container start failed")
+    assert "what would decide it: the engine log pyxis prints with it" in reason
+
+
+def test_a_launch_failure_is_not_placed_when_srun_names_several_hosts() -> None:
+    text = _tasks_exit_127("libnccl-net.so") + (
+        "srun: error: gpu-b18: tasks 4-7: Exited with exit code 127\n"
+    )
+    result = _analyse(text)
+    assert result.first_failure is not None and result.first_failure.kind == "launch_failure"
+    assert result.initiating_node is None
