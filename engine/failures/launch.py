@@ -12,6 +12,10 @@
   `pyxis: failed to import docker image`. Whose fault depends on why, which pyxis prints below
   as its engine log (`pyxis:     …`): the image's own start-up, or the node's mounts, user
   mapping and runtime. Left undetermined, saying what decides it.
+* srun, when the node's slurmd could not start the task: `srun: error: Task launch for
+  StepId=4412.0 failed on node gpu-a09: Communication connection failure` (Slurm's own error
+  text: `Job prolog failed`, `Job credential expired`, `Slurmd could not connect IO`, …). The node
+  could not launch it: the cluster's side, except `Slurmd could not execve job`, the job's program.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any
 from .model import INFRASTRUCTURE, JOB, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`).
-ANCHORS = ("shared librar", "command not found", "execve()", "pyxis: ")
+ANCHORS = ("shared librar", "command not found", "execve()", "pyxis: ", "Task launch for")
 
 _LOADER = re.compile(
     r"(?:(\S+?):\s+)?error while loading shared libraries: (\S+?): cannot open shared object file"
@@ -30,6 +34,7 @@ _LOADER = re.compile(
 _DRIVER_LIB = re.compile(r"^lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so")
 _NOT_FOUND = re.compile(r"(?:^|\s)\S+?: (?:line \d+: )?([^\s:]+): command not found")
 _EXECVE = re.compile(r"execve\(\): ([^\s:]+): No such file or directory")
+_TASK_LAUNCH = re.compile(r"Task launch for (?:StepId=)?(\S+) failed on node ([^\s:]+): (.+)")
 _PYXIS = re.compile(
     r"pyxis: (container start failed[^\n]*|couldn't start container|failed to import docker "
     r"image[^\n]*)"
@@ -38,6 +43,9 @@ _PYXIS = re.compile(
 
 def decode(body: str) -> tuple[str, dict[str, Any]] | None:
     """A launch failure's kind and detail, or None when the line is not one."""
+    m = _TASK_LAUNCH.search(body)
+    if m is not None:
+        return "launch_failure", _task_launch(step=m.group(1), host=m.group(2), why=m.group(3))
     m = _LOADER.search(body)
     if m is not None:
         program, library = m.group(1) or "the program", m.group(2)
@@ -78,6 +86,24 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
             "cause": f"the job's container did not start (pyxis: {m.group(1).strip()[:160]})",
         }
     return None
+
+
+def _task_launch(*, step: str, host: str, why: str) -> dict[str, Any]:
+    why = why.strip()[:160]
+    detail: dict[str, Any] = {
+        "tier": 1,
+        "launch": "node",
+        "step": step,
+        "host": host,
+        "cause": f"the node could not launch step {step}'s tasks ({why})",
+    }
+    if "execve" in why:
+        detail["launch"] = "program"
+        detail["category"], detail["category_reason"] = JOB, "the job's program could not be run"
+    else:
+        detail["category"] = INFRASTRUCTURE
+        detail["category_reason"] = f"Slurm's daemon on {host} could not start the job's tasks"
+    return detail
 
 
 def place(events: list[Event]) -> None:

@@ -178,7 +178,7 @@ def _event(
         when = _bounded_time(ctx, start, info, detail)
     node = info.get("node") or syslog_host(line) or ctx.node
     rank = info.get("rank", ctx.rank)
-    if kind == "scheduler" and detail.get("host"):
+    if kind in ("scheduler", "launch_failure") and detail.get("host"):
         node = short_node(detail["host"])
         tasks = detail.get("tasks", "")
         if tasks.isdigit():

@@ -312,6 +312,13 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
     elif e.kind == "remote_peer_failed" or (e.kind == "scheduler" and e.detail.get("first_exit")):
         v.owner_reasons.append(_undecided(e))
+    elif e.kind == "scheduler" and "preempt" in str(e.detail.get("cause")):
+        v.owner_reasons.append(
+            f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (`sacct` "
+            "state PREEMPTED, `scontrol show job`): one of the buyer's own of higher priority "
+            "(customer), or the provider reclaiming reserved nodes (provider, under the "
+            "contract's reclaim terms)"
+        )
     elif e.kind == "scheduler" and e.detail.get("tier") == 0:
         v.owner = PROVIDER
         v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")

@@ -79,3 +79,50 @@ def test_a_launch_failure_is_not_placed_when_srun_names_several_hosts() -> None:
     result = _analyse(text)
     assert result.first_failure is not None and result.first_failure.kind == "launch_failure"
     assert result.initiating_node is None
+
+
+def test_a_node_whose_slurmd_could_not_launch_the_tasks_is_the_clusters() -> None:
+    text = (
+        "srun: error: Task launch for StepId=4412.0 failed on node gpu-a09: "
+        "Communication connection failure\n"
+        "srun: error: Application launch failed: Communication connection failure\n"
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+    )
+    result = _analyse(text)
+    first = result.first_failure
+    assert first is not None and first.kind == "launch_failure"
+    assert result.initiating_node == "gpu-a09"
+    assert result.suggested_owner == "provider"
+    assert "Slurm's daemon on gpu-a09 could not start the job's tasks" in result.owner_reasons[0]
+
+
+def test_a_task_launch_that_could_not_execve_the_program_is_the_jobs() -> None:
+    text = (
+        "srun: error: Task launch for StepId=77.0 failed on node gpu-a09: "
+        "Slurmd could not execve job\n"
+    )
+    result = _analyse(text)
+    assert result.suggested_owner == "customer"
+
+
+def test_a_preempted_job_names_the_preemption_and_what_decides_its_owner() -> None:
+    text = (
+        "slurmstepd: error: *** STEP 4411.0 ON gpu-a07 CANCELLED AT 2026-11-02T10:14:03 "
+        "DUE TO PREEMPTION ***\n"
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+        "srun: error: gpu-a07: tasks 0-7: Terminated\n"
+        "srun: error: gpu-a08: tasks 8-15: Terminated\n"
+    )
+    for result in (
+        _analyse(text),
+        _analyse(
+            "JobID|JobName|State|ExitCode|Start|End|NodeList\n"
+            "5120|pretrain|PREEMPTED|0:0|2026-11-02T08:00:00|2026-11-02T10:14:03|gpu-a[07-08]\n",
+            name="sacct-5120.txt",
+        ),
+    ):
+        first = result.first_failure
+        assert first is not None and first.detail["cause"] == "preemption"
+        assert result.suggested_owner == "undetermined"
+        assert result.owner_reasons[0].startswith("the scheduler preempted the job;")
+        assert "the provider reclaiming reserved nodes" in result.owner_reasons[0]
