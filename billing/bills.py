@@ -53,6 +53,10 @@ BILL_FIELDS: dict[str, str] = {
     "credit": "Credit type",
     "meter": "Meter, SKU or description",
     "service": "Service",
+    "effective": "Effective cost (of usage a commitment covers)",
+    "commitment_status": "Commitment status (used, unused)",
+    "ri_effective": "Effective cost under a reserved instance",
+    "sp_effective": "Effective cost under a savings plan",
 }
 OVERRIDE_NAMES = tuple(f.name for f in fields(Overrides) if f.name != "profile")
 PROFILE_CHOICES = {name: p.label for name, p in PROFILES.items()}

@@ -125,6 +125,7 @@ class _Common:
     amount: int | None
     charge: str
     currency: str
+    covered: bool = False  # priced at its effective cost under a commitment: no rate of its own
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,9 @@ class _Reader:
         start = self.time(row, "period_start", problems)
         end = self.time(row, "period_end", problems)
         amount = self.number(row, "amount", problems)
+        covered = charge == USAGE and (effective := self.effective(row, problems)) is not None
+        if covered:
+            amount = effective
         if start is None and charge == USAGE and not problems.items:
             problems.add("period_start", "the usage start is empty.")
         if problems.items:  # the rest of the row's numbers too: every bad cell at once
@@ -213,7 +217,14 @@ class _Reader:
                 self.number(row, name, problems)
         else:
             common = _Common(
-                line, start or 0, end, _text(row.get("node")), amount, charge, self.currency_of(row)
+                line,
+                start or 0,
+                end,
+                _text(row.get("node")),
+                amount,
+                charge,
+                self.currency_of(row),
+                covered,
             )
             if charge == USAGE:
                 self.usage(row, common, problems)
@@ -222,6 +233,11 @@ class _Reader:
         for name, message in problems.items:
             self.error(line, name, message)
         return True
+
+    def effective(self, row: dict[str, Any], problems: _Problems) -> int | None:
+        """The line's effective cost when a commitment covers it and the file states one."""
+        name = self.profile.effective(row)
+        return None if name is None else self.number(row, name, problems)
 
     def currency_of(self, row: dict[str, Any]) -> str:
         return _text(row.get("currency")).upper() or self.currency
@@ -268,6 +284,8 @@ class _Reader:
             return
         factor = 1 if per_gpu else gpus
         quantity = (qty * unit.seconds * factor + 30) // 60  # micro-GPU-minutes
+        if c.covered:
+            rate = None  # the on-demand or 0.00 rate billed; the effective cost says what it cost
         if rate is not None and exchange is not None and exchange not in (0, MICRO):
             rate = (rate * exchange + MICRO // 2) // MICRO  # pricing currency -> billing
         end = self.end(c, qty * unit.seconds // MICRO // (gpus if per_gpu and gpus else 1))

@@ -41,6 +41,9 @@ class Profile:
     date_order: str = DAY_FIRST  # when no date tells
     whole_day: bool = False  # a line without an end covers its date's whole day
     rate_per_gpu_hour: Callable[[str], bool] = field(default=lambda header: False)
+    # The field holding a usage line's effective cost when a commitment bought ahead (a
+    # reserved instance, a savings plan) covers it; None: the line is priced as billed.
+    effective: Callable[[Row], str | None] = field(default=lambda row: None)
 
 
 def _text(value: Any) -> str:
@@ -74,6 +77,8 @@ _FOCUS_CHARGES = {"usage": USAGE, "purchase": PURCHASE, "tax": TAX, "credit": CR
 def _focus_charge(row: Row) -> str:
     if _low(row, "charge_class") == "correction":
         return CORRECTION  # a correction to an earlier period: listed, not priced again
+    if _low(row, "commitment_status") == "unused":
+        return PURCHASE  # the part of a commitment bought and not used: no one's GPU time
     for name in ("instance_type", "meter"):  # where `_focus_usage_type` finds AWS's
         cell = row.get(name)
         if isinstance(cell, str) and is_capacity_block_fee(cell):
@@ -142,6 +147,12 @@ def _focus_meter(row: Row, timed: bool) -> Meter:
     return Meter(EGRESS if service == "networking" and _DATA.search(unit) else OTHER)
 
 
+def _focus_effective(row: Row) -> str | None:
+    """A usage row a commitment covered (CommitmentDiscountStatus "Used") bills 0.00 or its
+    on-demand cost; its EffectiveCost is its share of what the commitment cost."""
+    return "effective" if _low(row, "commitment_status") == "used" else None
+
+
 FOCUS = Profile(
     name="focus",
     label="FOCUS 1.x (FinOps Open Cost and Usage Specification)",
@@ -162,9 +173,12 @@ FOCUS = Profile(
         "charge_class": ("ChargeClass",),
         "meter": ("SkuMeter", "ChargeDescription"),
         "service": ("ServiceCategory",),
+        "effective": ("EffectiveCost",),
+        "commitment_status": ("CommitmentDiscountStatus",),
     },
     charge=_focus_charge,
     meter=_focus_meter,
+    effective=_focus_effective,
 )
 
 # -- AWS CUR 2.0 -----------------------------------------------------------------------------
@@ -177,9 +191,12 @@ _AWS_CHARGES = {
     "credit": CREDIT,
     "refund": REFUND,
     "fee": FEE,
-    "rifee": FEE,
-    "savingsplanrecurringfee": FEE,
-    "savingsplanupfrontfee": FEE,
+    # What a reserved instance or a savings plan costs each month, bought ahead of its use:
+    # listed apart as a purchase, since every usage line it covers carries its share as its
+    # effective cost (`_aws_effective`), and counting both would bill the hours twice.
+    "rifee": PURCHASE,
+    "savingsplanrecurringfee": PURCHASE,
+    "savingsplanupfrontfee": PURCHASE,
 }
 
 
@@ -191,6 +208,12 @@ def _aws_charge(row: Row) -> str:
     if kind in _AWS_CHARGES:
         return _AWS_CHARGES[kind]
     return DISCOUNT if "discount" in kind or "negation" in kind else ADJUSTMENT
+
+
+# A reserved instance's hours bill 0.00 (DiscountedUsage), a savings plan's their on-demand cost
+# (SavingsPlanCoveredUsage, negated on another line): what each cost is in its effective-cost
+# column (https://docs.aws.amazon.com/cur/latest/userguide/cur-ri.html, …/cur-sp.html).
+_AWS_COVERED = {"discountedusage": "ri_effective", "savingsplancoveredusage": "sp_effective"}
 
 
 def _aws_meter(row: Row, timed: bool) -> Meter:
@@ -226,9 +249,15 @@ AWS_CUR2 = Profile(
         "charge": ("line_item_line_item_type", "lineItem/LineItemType"),
         "meter": ("line_item_usage_type", "lineItem/UsageType"),
         "service": ("line_item_product_code", "lineItem/ProductCode"),
+        "ri_effective": ("reservation_effective_cost", "reservation/EffectiveCost"),
+        "sp_effective": (
+            "savings_plan_savings_plan_effective_cost",
+            "savingsPlan/SavingsPlanEffectiveCost",
+        ),
     },
     charge=_aws_charge,
     meter=_aws_meter,
+    effective=lambda row: _AWS_COVERED.get(_low(row, "charge")),
 )
 
 

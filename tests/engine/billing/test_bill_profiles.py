@@ -68,6 +68,7 @@ COLUMNS = {
         "charge_class": "ChargeClass",
         "meter": "ChargeDescription",
         "service": "ServiceCategory",
+        "effective": "EffectiveCost",
     },
     "gcp_billing.csv": {
         "period_start": "Usage start date",
