@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.evidence.parsers.base import NvbandwidthError, parse_number
+from engine.evidence.parsers.base import NvbandwidthError, number_problem, parse_number
 from engine.evidence.parsers.nvbandwidth import KIND, Matrix, NvbandwidthResult
 from engine.formatting import is_finite_number
 
@@ -35,6 +35,8 @@ def _load(text: str) -> Mapping[str, Any]:
         ) from None
     except RecursionError:
         raise NvbandwidthError("JSON nested too deeply to be nvbandwidth -j", kind=KIND) from None
+    except ValueError as exc:  # an integer literal past int()'s digit limit
+        raise NvbandwidthError(f"JSON cannot be read: {number_problem(exc)}", kind=KIND) from None
     body = doc.get("nvbandwidth") if isinstance(doc, dict) else None
     if not isinstance(body, dict):
         raise NvbandwidthError(

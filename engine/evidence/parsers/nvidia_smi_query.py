@@ -125,6 +125,8 @@ def detect(text: str) -> float:
     # Newer drivers name the kernel driver "KMD Version" in the table's header.
     if "NVIDIA-SMI" in head and re.search(r"(?:Driver|KMD) Version", head) and "|" in head:
         return 0.95
+    if "<nvidia_smi_log" in head:
+        return 0.95  # -q -x
     if "==============NVSMI LOG==============" in head or (
         "Attached GPUs" in head and "Product Name" in head
     ):
@@ -278,7 +280,9 @@ _ROW2_RE = re.compile(
 _ROW3_RE = re.compile(r"^\|\s*\|\s*\|\s*(\S+)\s*\|$")
 # A row of the "MIG devices:" box: GPU, GI, CI, MIG dev | memory | SM count, volatile
 # uncorrected ECC | shared engines.
-_MIG_ROW_RE = re.compile(r"^\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|[^|]*\|\s*\d+\s+(\d+|N/A)\s*\|")
+_MIG_ROW_RE = re.compile(
+    r"^\|\s*(\d{1,4})\s+(\d+)\s+(\d+)\s+(\d+)\s*\|[^|]*\|\s*\d+\s+(\d+|N/A)\s*\|"
+)
 _ECC = "ecc.errors.uncorrected.volatile.total"
 
 
@@ -393,6 +397,10 @@ def parse(text: str | bytes) -> GpuQueryResult:
 
 def _parse_any(text: str) -> GpuQueryResult:
     head = text[:20_000]
+    if "<nvidia_smi_log" in head:
+        from engine.evidence.parsers.nvidia_smi_xml import parse_xml
+
+        return parse_xml(text)
     if "NVSMI LOG" in head or ("Attached GPUs" in head and "Product Name" in head):
         from engine.evidence.parsers.nvidia_smi_q import parse_q
 

@@ -106,7 +106,8 @@ def detect_kind(text: str | bytes) -> str:
         first = next((ln.strip() for ln in decoded.split("\n") if ln.strip()), "")
         raise UnrecognisedEvidence(
             "unrecognised evidence: not nccl-tests, nvidia-smi (topo -m, --query-gpu, table, "
-            "-q, -L, dmon), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, perftest "
+            "-q, -q -x, -L, dmon), dcgmi diag, ibstat, perfquery, ibqueryerrors, nvbandwidth, "
+            "perftest "
             "(ib_write_bw, ib_write_lat...), a step-time CSV or fixture output; "
             f"first line reads {first[:60]!r}"
         )

@@ -189,3 +189,42 @@ def test_table_saved_as_utf16_by_powershell_reads_like_the_utf8_one(evidence):
         nvidia_smi_query.parse(raw).gpus
         == nvidia_smi_query.parse(evidence(D + "table_590_separator_2gpu.txt")).gpus
     )
+
+
+def test_the_xml_report_reads_as_the_text_report_of_the_same_gpus(evidence):
+    """`nvidia-smi -q -x` of the two H200s of nvidia_smi_q_2xh200_sram_secded.txt."""
+    raw = evidence(D + "nvidia_smi_q_x_2xh200_sram_secded.xml")
+    assert detect_kind(raw) == nvidia_smi_query.KIND
+    xml = nvidia_smi_query.parse(raw)
+    text = nvidia_smi_query.parse(evidence(D + "nvidia_smi_q_2xh200_sram_secded.txt"))
+    keys = ("index", "name", "pci.bus_id", "memory.total", ECC,
+            "ecc.errors.uncorrected.aggregate.total", "ecc.errors.corrected.volatile.total",
+            "remapped_rows.pending", "driver_version")  # fmt: skip
+    assert [[g[k] for k in keys] for g in xml.gpus] == [[g[k] for k in keys] for g in text.gpus]
+    assert (xml.source_format, xml.driver_version, xml.cuda_version) == (
+        "query",
+        "560.35.03",
+        "12.6",
+    )
+    assert xml.gpu_lines == (8, 98)
+    assert xml.gpus[0]["power.limit"] == 700 and xml.gpus[0]["power.draw"] == 75.61
+
+
+def test_the_xml_report_of_an_old_driver_sums_single_and_double_bit_totals(evidence):
+    r = nvidia_smi_query.parse(evidence(D + "nvidia_smi_q_x_1xv100_drv470_double_bit.xml"))
+    (gpu,) = r.gpus
+    assert gpu[ECC] == 1 and gpu["ecc.errors.corrected.volatile.total"] == 3
+    assert gpu["power.limit"] == 300 and gpu["name"] == "Tesla V100-SXM2-32GB"
+
+
+def test_broken_or_entity_laden_xml_is_refused_with_its_line():
+    with pytest.raises(GpuQueryError, match="not well-formed XML") as err:
+        nvidia_smi_query.parse(
+            "<?xml version='1.0'?>\n<nvidia_smi_log>\n<gpu id='0'>\n</nvidia_smi_log>"
+        )
+    assert err.value.line == 4
+    bomb = (
+        '<?xml version="1.0"?>\n<!DOCTYPE nvidia_smi_log [<!ENTITY a "aaaa">]>\n<nvidia_smi_log/>'
+    )
+    with pytest.raises(GpuQueryError, match="declares no entities"):
+        nvidia_smi_query.parse(bomb)
