@@ -33,7 +33,7 @@ from engine.evidence.parsers.perfquery import PerfqueryResult
 from engine.evidence.parsers.perftest import PerftestResult
 from engine.evidence.parsers.step_times import StepTimesResult
 
-PARSER_REVISION = 3
+PARSER_REVISION = 4
 
 RESULT_TYPES: dict[str, type] = {
     cls.KIND: cls
