@@ -1,4 +1,6 @@
-"""`Authorization: Token <secret>` for scripts running on the cluster (curl, CI)."""
+"""`Authorization: Token <secret>` for scripts running on the cluster (curl, CI). `Bearer` is
+read the same way, as most HTTP tools and OAuth habits write it; any other scheme is refused by
+name rather than read as no credentials at all."""
 
 from __future__ import annotations
 
@@ -12,11 +14,18 @@ from api.services import token_authenticate
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
+    schemes = (b"token", b"bearer")
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        if not header:
             return None
+        if header[0].lower() not in self.schemes:
+            scheme = header[0].decode("ascii", "replace")[:20]
+            raise exceptions.AuthenticationFailed(
+                f"Authorization scheme {scheme!r} is not accepted: use "
+                "'Authorization: Token <secret>'."
+            )
         if len(header) != 2:
             raise exceptions.AuthenticationFailed(
                 "Invalid token header: use 'Authorization: Token <secret>'."

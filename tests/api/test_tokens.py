@@ -57,6 +57,15 @@ def test_a_token_authenticates_and_records_its_use(awarded, provider):
     assert timezone.now() - token.last_used_at < timedelta(seconds=5)
 
 
+def test_bearer_reads_as_token_and_another_scheme_is_refused_by_name(awarded, provider):
+    _, secret = token_create(user=provider.user, name="cluster")
+    url = reverse("api:run-evidence", args=[awarded.run.pk])
+    assert Client().get(url, HTTP_AUTHORIZATION=f"Bearer {secret}").status_code == 200
+    refused = Client().get(url, HTTP_AUTHORIZATION="Basic YXJ1bjpwdw==")
+    assert refused.status_code == 401
+    assert "scheme 'Basic' is not accepted" in refused.json()["detail"]
+
+
 def test_a_token_in_steady_use_is_written_once_a_minute(awarded, provider):
     token, secret = token_create(user=provider.user, name="cluster")
     url = reverse("api:run-evidence", args=[awarded.run.pk])
