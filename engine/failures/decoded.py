@@ -21,13 +21,13 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import launch
+from . import launch, links
 from .model import INFRASTRUCTURE, JOB, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`; each costs one pass over every
 # log). Slurm's OOM and node-failure lines already contain `oom` or `srun`, NCCL's warnings
 # `NCCL WARN`, and a traceback's last line is read whatever it contains.
-ANCHORS = ("Duplicate GPU", "invalid usage", "DeepSpeed", *launch.ANCHORS)
+ANCHORS = ("Duplicate GPU", "invalid usage", "DeepSpeed", *launch.ANCHORS, *links.ANCHORS)
 
 # NCCL's init.cc: `WARN("Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx")`.
 _DUPLICATE = re.compile(
@@ -93,7 +93,7 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
             "oom": True, "secondary": True, "tier": 3, "category": JOB,
             "category_reason": "Slurm killed the task at its memory cgroup's limit",
         }  # fmt: skip
-    return launch.decode(body)
+    return launch.decode(body) or links.decode(body)
 
 
 # A node the controller declares failed stopped answering up to SlurmdTimeout (300 s by default)
@@ -133,12 +133,35 @@ def _category(e: Event) -> tuple[str, str] | None:
         return INFRASTRUCTURE, f"Kubernetes reports {d['cause']}"
     if e.kind == "nccl_warn_transport":
         return INFRASTRUCTURE, "a network link (NET/IB or socket) failed"
+    if e.kind == "cuda_error":
+        return _cuda_category(str(d.get("error") or e.text))
     if e.kind == "oom" and d.get("limit"):
         return JOB, "the job exceeded its own memory limit (cgroup, container)"
     if e.kind == "collective_error":
         return JOB, "the ranks disagree on a collective's size or order: the training code"
     if e.kind == "python_exception" and _DATA_WORDS.search(e.text):
         return JOB, "the job's data could not be read"
+    return None
+
+
+# CUDA's own words for errors whose side is known (cudaErrorECCUncorrectable,
+# cudaErrorNvlinkUncorrectable, cudaErrorAssert); the rest (a launch failure, an illegal
+# address) are a kernel bug or a GPU falling over alike.
+_CUDA_SIDES = (
+    (re.compile(r"uncorrectable ECC error|ECC_UNCORRECTABLE|ECCUncorrectable", re.I),
+     INFRASTRUCTURE, "the GPU's memory reported an uncorrectable ECC error"),
+    (re.compile(r"uncorrectable NVLink error|NVLINK_UNCORRECTABLE|NvlinkUncorrectable", re.I),
+     INFRASTRUCTURE, "the GPU's NVLink reported an uncorrectable error"),
+    (re.compile(r"device-side assert|cudaErrorAssert|CUDA_ERROR_ASSERT"),
+     JOB, "the job's own kernel asserted (a device-side assert: an index out of range, a bad "
+          "label)"),
+)  # fmt: skip
+
+
+def _cuda_category(error: str) -> tuple[str, str] | None:
+    for pattern, side, why in _CUDA_SIDES:
+        if pattern.search(error):
+            return side, why
     return None
 
 

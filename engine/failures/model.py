@@ -47,6 +47,7 @@ KINDS = (
     "peer_lost",
     "remote_peer_failed",
     "launch_failure",
+    "link_down",
 )
 
 

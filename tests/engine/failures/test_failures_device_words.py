@@ -1,0 +1,74 @@
+"""Lines whose own words say whose side a failure is on: CUDA's uncorrectable ECC and NVLink
+errors and its device-side assert, and the kernel's NIC driver taking a link down. Kernel lines
+stamped the way rsyslog writes them today (RFC 3339) name their host."""
+
+from __future__ import annotations
+
+from engine.failures import Analysis, SourceFile, analyse
+
+
+def _analyse(text: str, name: str = "rank3.log") -> Analysis:
+    return analyse([SourceFile(name, text.encode())])
+
+
+def _traceback(error: str) -> str:
+    return (
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "train.py", line 88, in <module>\n'
+        "[rank3]:     loss.backward()\n"
+        f"[rank3]: RuntimeError: CUDA error: {error}\n"
+    )
+
+
+def test_cudas_uncorrectable_ecc_error_is_the_clusters() -> None:
+    result = _analyse(_traceback("uncorrectable ECC error encountered"))
+    assert result.first_failure is not None and result.first_failure.kind == "cuda_error"
+    assert result.initiating_rank == 3
+    assert result.suggested_owner == "provider"
+    assert "uncorrectable ECC error" in result.owner_reasons[0]
+
+
+def test_cudas_uncorrectable_nvlink_error_is_the_clusters() -> None:
+    text = _traceback("uncorrectable NVLink error detected during the execution")
+    assert _analyse(text).suggested_owner == "provider"
+
+
+def test_a_device_side_assert_is_the_jobs() -> None:
+    result = _analyse(_traceback("device-side assert triggered"))
+    assert result.suggested_owner == "customer"
+    assert "device-side assert" in result.owner_reasons[0]
+
+
+def test_a_cuda_launch_failure_still_says_nothing_of_its_side() -> None:
+    assert _analyse(_traceback("unspecified launch failure")).suggested_owner == "undetermined"
+
+
+def test_a_link_the_nic_driver_takes_down_is_the_clusters_on_the_host_syslog_names() -> None:
+    text = (
+        "2026-11-02T10:00:01.104211+00:00 gpu-a03 kernel: mlx5_core 0000:c1:00.0: "
+        "Port module event: module 0, Cable unplugged\n"
+        "2026-11-02T10:00:01.309876+00:00 gpu-a03 kernel: mlx5_core 0000:c1:00.0 ibp193s0: "
+        "Link down\n"
+    )
+    result = _analyse(text, name="syslog")
+    first = result.first_failure
+    assert first is not None and first.kind == "link_down" and first.line_no == 1
+    assert first.detail["cause"] == "cable unplugged from module 0 of 0000:c1:00.0"
+    assert result.initiating_node == "gpu-a03"
+    assert result.suggested_owner == "provider"
+
+
+def test_a_link_down_in_dmesg_names_its_interface() -> None:
+    result = _analyse("[Mon Nov  2 10:00:01 2026] mlx5_core 0000:c1:00.0 ibp193s0: Link down\n")
+    assert result.first_failure is not None
+    assert result.first_failure.detail["cause"] == "network link down (ibp193s0)"
+
+
+def test_an_xid_under_an_rfc3339_syslog_stamp_names_its_host() -> None:
+    text = (
+        "2026-11-02T09:58:12.551020+00:00 gpu-b11 kernel: NVRM: Xid (PCI:0000:9b:00): 79, "
+        "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    )
+    result = _analyse(text, name="kern.log")
+    assert (result.first_failure and result.first_failure.kind) == "xid"
+    assert result.initiating_node == "gpu-b11"
