@@ -12,6 +12,12 @@ What the rows say about a PyTorchJob (Kubeflow training operator):
   replica(s) failed.`, and `…Restarting` with `is restarting because`;
 * the kubelet's `BackOff` (`Back-off restarting failed container <c> in pod <pod>_<ns>(<uid>)`),
   `Failed`, `Killing`; the node's `NodeNotReady`, `Evicted`, `Preempting`, `OOMKilling`.
+
+A pod the kubelet evicted or the scheduler preempted was taken away, not waiting on another: the
+eviction or preemption can start the failure. An eviction that says the container used more than
+it requested (`… has larger consumption of ephemeral-storage`) is the job's: the kubelet evicts
+first the pods furthest beyond their requests. A preemption's owner depends on whose pod took
+the node.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import kube
-from .model import Event
+from .model import JOB, Event
 
 _LOOK = 65_536
 _GET_HEADER = re.compile(r"^(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+.*MESSAGE", re.M)
@@ -37,7 +43,10 @@ _JOB_FAILED = re.compile(
 _IN_POD = re.compile(r"in pod ([a-z0-9][a-z0-9.\-]*)_")
 _CREATED = re.compile(r"Created pod: ([a-z0-9][a-z0-9.\-]*)")
 _NODE_REASONS = frozenset({"NodeNotReady", "NodeLost"})
-_OTHER_REASONS = frozenset({"Evicted", "Preempted", "Preempting", "BackOff", "Failed"})
+_OTHER_REASONS = frozenset({"BackOff", "Failed"})
+_TAKEN = frozenset({"Evicted", "Preempted", "Preempting"})
+_LOW_ON = re.compile(r"low on resource: ([\w-]+)")
+_LARGER = re.compile(r"Container (\S+) was using \S+, request is \S+, has larger consumption")
 _HOST_OOM = frozenset({"OOMKilling", "SystemOOM"})  # node-problem-detector's, the kubelet's
 
 
@@ -215,9 +224,30 @@ def _read(
         return "oom", {"tier": 1, "limit": True, "cause": "container OOMKilled"}, r.message[:400]
     if r.reason in _NODE_REASONS:
         return "scheduler", {"cause": r.reason, "secondary": False, "tier": 0}, r.message[:400]
+    if r.reason in _TAKEN and r.type == "Warning":
+        return "scheduler", _taken(r), r.message[:400]
     if r.reason in _OTHER_REASONS and r.type == "Warning":
         return "scheduler", {"cause": r.reason, "secondary": True, "tier": 3}, r.message[:400]
     return None
+
+
+def _taken(r: Row) -> dict[str, Any]:
+    """An eviction or a preemption: weak evidence, but never a consequence of another's failure."""
+    detail: dict[str, Any] = {"secondary": False, "tier": 2}
+    if r.reason != "Evicted":
+        return detail | {"cause": "preempted by a higher-priority pod"}
+    low = _LOW_ON.search(r.message)
+    detail["cause"] = "evicted by the kubelet" + (
+        f": the node was low on {low.group(1)}" if low else ""
+    )
+    larger = _LARGER.search(r.message)
+    if larger is not None:
+        detail["category"] = JOB
+        detail["category_reason"] = (
+            f"container {larger.group(1)} used more {low.group(1) if low else 'of it'} than it "
+            "requested, so the kubelet evicted it first: the job's requests or its use"
+        )
+    return detail
 
 
 def _exited(

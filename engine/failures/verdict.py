@@ -314,8 +314,9 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         v.owner_reasons.append(_undecided(e))
     elif e.kind == "scheduler" and "preempt" in str(e.detail.get("cause")):
         v.owner_reasons.append(
-            f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (`sacct` "
-            "state PREEMPTED, `scontrol show job`): one of the buyer's own of higher priority "
+            f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (Slurm: "
+            "`sacct` state PREEMPTED, `scontrol show job`; Kubernetes: the preempting pod's "
+            "namespace and priority class): one of the buyer's own of higher priority "
             "(customer), or the provider reclaiming reserved nodes (provider, under the "
             "contract's reclaim terms)"
         )

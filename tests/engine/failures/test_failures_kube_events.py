@@ -100,8 +100,12 @@ def test_node_and_eviction_events_keep_their_meaning() -> None:
     events = row_events(rows, {})
     assert [(e.kind, e.detail["cause"], e.secondary) for e in events] == [
         ("scheduler", "NodeNotReady", False),
-        ("scheduler", "Evicted", True),
+        ("scheduler", "evicted by the kubelet: the node was low on memory", False),
     ]
+    # The node that stopped answering comes first: an eviction is weak evidence.
+    result = analyse([SourceFile("k8s_events.txt", path.read_bytes())])
+    assert result.first_failure is not None
+    assert result.first_failure.detail["cause"] == "NodeNotReady"
 
 
 def test_a_log_line_that_looks_like_an_event_outside_a_table_is_not_a_row() -> None:
@@ -126,3 +130,34 @@ def test_a_describe_without_its_name_line_ties_its_events_to_no_pod() -> None:
     note = next(m for m in result.missing if m.startswith(f"{name}:38:"))
     assert "4 Kubernetes event row(s) name no object" in note and "without its Name: line" in note
     assert "tied to no pod and so to no rank" in note
+
+
+_EVENTS_HEADER = "LAST SEEN   TYPE      REASON      OBJECT                MESSAGE\n"
+
+
+def test_an_eviction_for_using_more_than_requested_starts_the_failure_and_is_the_jobs() -> None:
+    text = _EVENTS_HEADER + (
+        "12m         Normal    Scheduled   pod/ft-worker-1       Successfully assigned "
+        "ml/ft-worker-1 to gpu-node-7\n"
+        "11m         Warning   Evicted     pod/ft-worker-1       The node was low on resource: "
+        "ephemeral-storage. Threshold quantity: 10Gi, available: 8Gi. Container pytorch was "
+        "using 412Gi, request is 0, has larger consumption of ephemeral-storage.\n"
+    )
+    result = analyse([SourceFile("events.txt", text.encode())])
+    first = result.first_failure
+    assert first is not None and first.line_no == 3
+    assert first.detail["cause"] == "evicted by the kubelet: the node was low on ephemeral-storage"
+    assert (result.initiating_rank, result.initiating_node) == (1, "gpu-node-7")
+    assert result.suggested_owner == "customer"
+
+
+def test_a_preempted_pod_starts_the_failure_and_its_owner_waits_on_whose_pod_took_it() -> None:
+    text = _EVENTS_HEADER + (
+        "10m         Warning   Preempted   pod/ft-worker-2       Preempted by pod "
+        "5c1d2e3f-aaaa-bbbb-cccc-0123456789ab on node gpu-node-8\n"
+    )
+    result = analyse([SourceFile("events.txt", text.encode())])
+    assert result.first_failure is not None
+    assert result.first_failure.detail["cause"] == "preempted by a higher-priority pod"
+    assert result.suggested_owner == "undetermined"
+    assert "the preempting pod's namespace and priority class" in result.owner_reasons[0]
