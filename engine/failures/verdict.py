@@ -310,16 +310,10 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     elif e.kind == "nccl_warn_transport":
         v.owner = PROVIDER
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
-    elif e.kind == "remote_peer_failed" or (e.kind == "scheduler" and e.detail.get("first_exit")):
+    elif e.kind == "remote_peer_failed" or (
+        e.kind == "scheduler" and (e.detail.get("first_exit") or _preempted(e))
+    ):
         v.owner_reasons.append(_undecided(e))
-    elif e.kind == "scheduler" and "preempt" in str(e.detail.get("cause")):
-        v.owner_reasons.append(
-            f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (Slurm: "
-            "`sacct` state PREEMPTED, `scontrol show job`; Kubernetes: the preempting pod's "
-            "namespace and priority class): one of the buyer's own of higher priority "
-            "(customer), or the provider reclaiming reserved nodes (provider, under the "
-            "contract's reclaim terms)"
-        )
     elif e.kind == "scheduler" and e.detail.get("tier") == 0:
         v.owner = PROVIDER
         v.owner_reasons.append(f"node lost: {e.detail.get('cause')}")
@@ -345,22 +339,9 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
             f"rank {e.rank}'s transport reports a collective mismatch ({e.detail.get('cause')})"
         )
     elif e.detail.get("category") in ("infrastructure", "job"):
-        # The decoded line says which side of the matrix it falls on (a node the scheduler
-        # declared failed, a launch failure on it; a GPU given to two ranks, a job's own limit).
-        infrastructure = e.detail["category"] == "infrastructure"
-        v.owner = PROVIDER if infrastructure else CUSTOMER
-        side = "the cluster's" if infrastructure else "the job's own"
-        who = f"rank {e.rank}" if e.rank is not None else _on(e.node).removeprefix("on ")
-        why = e.detail.get("category_reason")
-        v.owner_reasons.append(
-            f"{e.kind} on {who}: {side} fault by its decoded cause" + (f" ({why})" if why else "")
-        )
+        _by_category(v, e)
     elif e.kind == "launch_failure":
-        v.owner_reasons.append(
-            f"{e.detail.get('cause')}; {DECIDES}: the engine log pyxis prints with it (the "
-            "image's own start-up failing: customer; a mount, a user mapping or the container "
-            "runtime on the node refusing: provider)"
-        )
+        v.owner_reasons.append(_undecided(e))
     elif e.detail.get("death"):
         _death_owner(v, e, events, when)
     else:
@@ -371,8 +352,40 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         )
 
 
+def _preempted(e: Event) -> bool:
+    return "preempt" in str(e.detail.get("cause"))
+
+
+def _by_category(v: Verdict, e: Event) -> None:
+    """The decoded line says which side of the matrix it falls on (a node the scheduler declared
+    failed, a launch failure on it; a GPU given to two ranks, a job's own limit)."""
+    infrastructure = e.detail["category"] == "infrastructure"
+    v.owner = PROVIDER if infrastructure else CUSTOMER
+    side = "the cluster's" if infrastructure else "the job's own"
+    who = f"rank {e.rank}" if e.rank is not None else _on(e.node).removeprefix("on ")
+    why = e.detail.get("category_reason")
+    v.owner_reasons.append(
+        f"{e.kind} on {who}: {side} fault by its decoded cause" + (f" ({why})" if why else "")
+    )
+
+
 def _undecided(e: Event) -> str:
-    """A lost peer or a container's exit code: what would tell whose fault it is."""
+    """A lost peer, a preemption, a container that did not start or a container's exit code:
+    what would tell whose fault it is."""
+    if e.kind == "launch_failure":
+        return (
+            f"{e.detail.get('cause')}; {DECIDES}: the engine log pyxis prints with it (the "
+            "image's own start-up failing: customer; a mount, a user mapping or the container "
+            "runtime on the node refusing: provider)"
+        )
+    if _preempted(e):
+        return (
+            f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (Slurm: "
+            "`sacct` state PREEMPTED, `scontrol show job`; Kubernetes: the preempting pod's "
+            "namespace and priority class): one of the buyer's own of higher priority "
+            "(customer), or the provider reclaiming reserved nodes (provider, under the "
+            "contract's reclaim terms)"
+        )
     if e.kind == "remote_peer_failed":
         return (
             f"{e.node} dropped its NCCL connections: its process exited or the network to it "
