@@ -61,6 +61,16 @@ def _ecc_key(path: tuple[str, ...]) -> str | None:
     return None
 
 
+def add_ecc(gpu: dict[str, Value], key: str, raw: str, *, line: int) -> None:
+    """Add one ECC counter to the GPU's total; "N/A" leaves an unknown total unknown."""
+    value = convert(key, raw, line=line)
+    previous = gpu.get(key)
+    if isinstance(value, int | float):
+        gpu[key] = (previous if isinstance(previous, int | float) else 0) + value
+    elif key not in gpu:
+        gpu[key] = None
+
+
 def parse_q(text: str) -> GpuQueryResult:
     driver: str | None = None
     cuda: str | None = None
@@ -101,12 +111,7 @@ def parse_q(text: str) -> GpuQueryResult:
             continue
         ecc = _ecc_key(path)
         if ecc is not None:
-            value = convert(ecc, raw, line=lineno)
-            previous = current.get(ecc)
-            if isinstance(value, int | float):
-                current[ecc] = (previous if isinstance(previous, int | float) else 0) + value
-            elif ecc not in current:
-                current[ecc] = None
+            add_ecc(current, ecc, raw, line=lineno)
     if not gpus:
         raise GpuQueryError("nvidia-smi -q report without any 'GPU <bus id>' section", kind=KIND)
     for gpu in gpus:

@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from engine.evidence.parsers.base import GpuQueryError
+from engine.evidence.parsers.nvidia_smi_q import add_ecc
 from engine.evidence.parsers.nvidia_smi_query import KIND, GpuQueryResult, Value, convert
 
 _SIMPLE = {
@@ -72,12 +73,7 @@ def _walk(element: ET.Element, path: tuple[str, ...], gpu: dict[str, Value], lin
             continue
         ecc = _ecc_key(here)
         if ecc is not None:
-            value = convert(ecc, raw, line=line)
-            previous = gpu.get(ecc)
-            if isinstance(value, int | float):
-                gpu[ecc] = (previous if isinstance(previous, int | float) else 0) + value
-            elif ecc not in gpu:
-                gpu[ecc] = None
+            add_ecc(gpu, ecc, raw, line=line)
 
 
 def parse_xml(text: str) -> GpuQueryResult:

@@ -9,42 +9,25 @@ AWS documents the OS charge, not the usage type), which reconcile as instance-ho
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from engine.billing import Contract, reconcile
 from engine.billing.bill import Bill, read_bill
 from engine.billing.lines import FEE, GPU, gpu_hours
+from tests.engine.billing.bill_rows import csv_bytes, export_rows
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
 BLOCK = "arn:aws:ec2:us-east-2:444455556666:capacity-reservation/cr-0a1b2c3d4e5f60718"
 FEE_TYPE = "USE2-CapacityBlockFee:p5.48xlarge"
 DESCRIPTION = "Capacity Block for ML p5.48xlarge, 1 instance, 24 hours"
 M = 1_000_000
 
 
-def _rows(name: str) -> tuple[list[str], list[dict[str, str]]]:
-    with (DATA / name).open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        return list(reader.fieldnames or []), list(reader)
-
-
-def _write(header: list[str], rows: list[dict[str, str]]) -> bytes:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue().encode()
-
-
 def _cur(fee_line_type: str = "Fee") -> Bill:
     """A 24-hour block of one p5.48xlarge bought for 755.14 (31.464 an instance-hour), and two
     of its hours run."""
-    header, rows = _rows("aws_cur2.csv")
+    header, rows = export_rows("aws_cur2.csv")
     hour = rows[1]  # a p5.48xlarge instance-hour
     fee = hour | {
         "line_item_line_item_type": fee_line_type,
@@ -77,7 +60,7 @@ def _cur(fee_line_type: str = "Fee") -> Bill:
         }
         for h in (11, 12)
     ]  # fmt: skip
-    bill = read_bill(_write(header, [fee, *hours]), name="cur.csv")
+    bill = read_bill(csv_bytes(header, [fee, *hours]), name="cur.csv")
     assert bill.proposal.profile.name == "aws-cur2"
     assert bill.errors == [] and bill.questions == []
     return bill
@@ -114,7 +97,7 @@ def test_the_hours_run_in_a_block_are_instance_hours_and_the_purchase_no_unbid_f
 
 
 def test_a_capacity_block_in_an_aws_focus_export_is_a_purchase() -> None:
-    header, rows = _rows("focus_aws_export.csv")
+    header, rows = export_rows("focus_aws_export.csv")
     base = rows[0]
     block = base | {
         "BilledCost": "755.136",
@@ -127,7 +110,7 @@ def test_a_capacity_block_in_an_aws_focus_export_is_a_purchase() -> None:
         "x_UsageType": FEE_TYPE,
     }
     for category in ("Purchase", "Usage"):
-        bill = read_bill(_write(header, [block | {"ChargeCategory": category}]), name="f.csv")
+        bill = read_bill(csv_bytes(header, [block | {"ChargeCategory": category}]), name="f.csv")
         assert bill.errors == []
         assert [(u.charge, u.amount) for u in bill.other] == [("purchase", 755_136_000)]
         assert bill.lines == []

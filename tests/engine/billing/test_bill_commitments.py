@@ -10,34 +10,21 @@ effective cost; the fees are purchases, listed apart, so the hours are not bille
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import UTC, datetime
-from pathlib import Path
 
 from engine.billing import Contract, reconcile
 from engine.billing.bill import Bill, read_bill
 from engine.billing.lines import GPU, gpu_hours
+from tests.engine.billing.bill_rows import csv_bytes, export_rows
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
 M = 1_000_000
 RATE = 3_932_500  # the agreed 3.9325 a GPU-hour: 31.46 an 8-GPU instance-hour
 RI = "arn:aws:ec2:us-east-1:444455556666:reserved-instances/0f1e2d3c-aaaa-bbbb-cccc-1234567890ab"
 SP = "arn:aws:savingsplans::444455556666:savingsplan/5f2c1e0a-3b4d-4c5e-8f90-abcdef012345"
 
 
-def _rows(name: str) -> tuple[list[str], list[dict[str, str]]]:
-    with (DATA / name).open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        return list(reader.fieldnames or []), list(reader)
-
-
 def _read(header: list[str], rows: list[dict[str, str]]) -> Bill:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    bill = read_bill(out.getvalue().encode(), name="bill.csv")
+    bill = read_bill(csv_bytes(header, rows), name="bill.csv")
     assert bill.errors == [] and bill.questions == []
     return bill
 
@@ -55,7 +42,7 @@ def _contract() -> Contract:
 
 
 def _cur() -> Bill:
-    header, rows = _rows("aws_cur2.csv")
+    header, rows = export_rows("aws_cur2.csv")
     header += ["reservation_effective_cost", "savings_plan_savings_plan_effective_cost"]
     hour = rows[0] | {
         "reservation_effective_cost": "",
@@ -121,7 +108,7 @@ def test_the_commitments_fees_are_purchases_listed_apart_and_never_an_unbid_fee(
 
 
 def test_a_cur_without_the_effective_cost_columns_bills_covered_hours_as_written() -> None:
-    header, rows = _rows("aws_cur2.csv")
+    header, rows = export_rows("aws_cur2.csv")
     covered = rows[0] | {
         "line_item_line_item_type": "DiscountedUsage",
         "line_item_unblended_rate": "0.0",
@@ -132,7 +119,7 @@ def test_a_cur_without_the_effective_cost_columns_bills_covered_hours_as_written
 
 
 def test_a_focus_row_a_commitment_covered_is_priced_at_its_effective_cost() -> None:
-    header, rows = _rows("focus_aws_export.csv")
+    header, rows = export_rows("focus_aws_export.csv")
     hour = rows[0]
     used = hour | {
         "BilledCost": "0",

@@ -8,16 +8,11 @@ Compute Engine network SKUs and Azure's Bandwidth meters."""
 
 from __future__ import annotations
 
-import csv
-import io
-from pathlib import Path
-
 import pytest
 
 from engine.billing.bill import Bill, read_bill
 from engine.billing.lines import EGRESS, FEE
-
-DATA = Path(__file__).resolve().parents[2] / "data" / "billing"
+from tests.engine.billing.bill_rows import csv_bytes, export_rows
 
 # (usage type, its line item description as AWS writes it, what it is)
 AWS_TRANSFERS = [
@@ -39,18 +34,8 @@ AWS_TRANSFERS = [
 ]  # fmt: skip
 
 
-def _rows(name: str) -> tuple[list[str], list[dict[str, str]]]:
-    with (DATA / name).open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        return list(reader.fieldnames or []), list(reader)
-
-
 def _bill(name: str, header: list[str], rows: list[dict[str, str]]) -> Bill:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    bill = read_bill(out.getvalue().encode(), name=name)
+    bill = read_bill(csv_bytes(header, rows), name=name)
     assert bill.errors == [] and bill.questions == []
     return bill
 
@@ -60,7 +45,7 @@ def _kinds(bill: Bill) -> list[tuple[int, str, int | None]]:
 
 
 def test_aws_data_transfer_is_egress_only_when_it_leaves_the_region_in_a_cur() -> None:
-    header, rows = _rows("aws_cur2.csv")
+    header, rows = export_rows("aws_cur2.csv")
     [base] = [r for r in rows if r["line_item_usage_type"].endswith("DataTransfer-Out-Bytes")]
     lines = [
         base | {"line_item_usage_type": usage_type, "line_item_line_item_description": text}
@@ -74,7 +59,7 @@ def test_aws_data_transfer_is_egress_only_when_it_leaves_the_region_in_a_cur() -
 def test_aws_data_transfer_reads_the_same_in_the_focus_export_as_in_the_cur() -> None:
     """The FOCUS export files every data transfer line under ServiceCategory Networking; the
     usage type still decides, so an inter-AZ line is the fee it is in the CUR, not egress."""
-    header, rows = _rows("focus_aws_export.csv")
+    header, rows = export_rows("focus_aws_export.csv")
     [base] = [r for r in rows if r["x_UsageType"].endswith("DataTransfer-Out-Bytes")]
     assert base["ServiceCategory"] == "Networking"
     lines = [
@@ -103,7 +88,7 @@ GCP_TRANSFERS = [
 
 
 def test_google_network_skus_are_egress_only_out_of_the_region() -> None:
-    header, rows = _rows("gcp_billing.csv")
+    header, rows = export_rows("gcp_billing.csv")
     [base] = [r for r in rows if "Data Transfer" in r["SKU description"]]
     lines = [base | {"SKU description": sku} for sku, _kind in GCP_TRANSFERS]
     bill = _bill("gcp.csv", header, lines)
@@ -114,7 +99,7 @@ def test_google_network_skus_are_egress_only_out_of_the_region() -> None:
 def test_google_and_azure_focus_exports_follow_the_same_rule() -> None:
     """Google's and Azure's FOCUS exports carry no usage type: the meter's words decide, and a
     Networking line they do not name is egress only when it is billed by the byte."""
-    header, rows = _rows("focus_1_1.csv")
+    header, rows = export_rows("focus_1_1.csv")
     [base] = [r for r in rows if r["ServiceCategory"] == "Networking"]
     words = [
         ("Network Inter Zone Data Transfer Out", "GiB", FEE),
@@ -143,7 +128,7 @@ AZURE_TRANSFERS = [
 
 
 def test_azure_bandwidth_meters_are_egress_only_out_of_the_region() -> None:
-    header, rows = _rows("azure_cost_details.csv")
+    header, rows = export_rows("azure_cost_details.csv")
     [base] = [r for r in rows if r["MeterCategory"] == "Bandwidth"]
     lines = [base | {"ProductName": p, "MeterName": m} for p, m, _kind in AZURE_TRANSFERS]
     bill = _bill("azure.csv", header, lines)
@@ -156,7 +141,7 @@ def test_azure_bandwidth_meters_are_egress_only_out_of_the_region() -> None:
     [("Internet egress, 1.2 TB", EGRESS), ("Inter-zone data transfer, 1.2 TB", FEE)],
 )
 def test_a_neocloud_invoice_names_its_network_lines_in_words(description: str, kind: str) -> None:
-    header, rows = _rows("neocloud_invoice.csv")
+    header, rows = export_rows("neocloud_invoice.csv")
     [base] = [r for r in rows if r["Type"] == "Egress"]
     bill = _bill("neo.csv", header, [base | {"Type": "Network", "Description": description}])
     assert bill.proposal.profile.name == "neocloud"
