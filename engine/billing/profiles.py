@@ -323,8 +323,10 @@ _AZURE_CHARGES = {
     "tax": TAX,
     "credit": CREDIT,
     "roundingadjustment": ADJUSTMENT,
-    "unusedreservation": FEE,  # paid-for commitment left unused: a charge, not GPU usage
-    "unusedsavingsplan": FEE,
+    # The part of a reservation or savings plan bought and left unused (the amortized export):
+    # no one's GPU time, and no fee of the provider's either; as FOCUS's Unused rows.
+    "unusedreservation": PURCHASE,
+    "unusedsavingsplan": PURCHASE,
 }
 
 

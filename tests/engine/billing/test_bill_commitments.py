@@ -139,3 +139,17 @@ def test_a_focus_row_a_commitment_covered_is_priced_at_its_effective_cost() -> N
     assert [(u.line, u.rate, u.amount) for u in gpu] == [(2, RATE, 31_460_000)]
     assert [(u.line, u.charge, u.amount) for u in bill.other] == [(3, "purchase", 0)]
     assert reconcile(bill.lines, _contract()).differences == []
+
+
+def test_azures_unused_reservation_is_a_purchase_and_covered_hours_bill_as_amortized() -> None:
+    header, rows = export_rows("azure_cost_details.csv")
+    covered = rows[0] | {  # the amortized export: the hour at its share of the reservation
+        "PricingModel": "Reservation",
+        "Quantity": "1",
+        "EffectivePrice": "31.46",
+        "CostInBillingCurrency": "31.46",
+    }
+    unused = covered | {"ChargeType": "UnusedReservation", "CostInBillingCurrency": "62.92"}
+    bill = _read(header, [covered, unused])
+    assert [(u.line, u.kind, u.amount) for u in bill.lines] == [(2, GPU, 31_460_000)]
+    assert [(u.line, u.charge, u.amount) for u in bill.other] == [(3, "purchase", 62_920_000)]
