@@ -45,6 +45,7 @@ _CREATED = re.compile(r"Created pod: ([a-z0-9][a-z0-9.\-]*)")
 _NODE_REASONS = frozenset({"NodeNotReady", "NodeLost"})
 _OTHER_REASONS = frozenset({"BackOff", "Failed"})
 _TAKEN = frozenset({"Evicted", "Preempted", "Preempting"})
+_ON_NODE = re.compile(r"\bon node ([a-z0-9][a-z0-9.\-]*)")
 _LOW_ON = re.compile(r"low on resource: ([\w-]+)")
 _LARGER = re.compile(r"Container (\S+) was using \S+, request is \S+, has larger consumption")
 _HOST_OOM = frozenset({"OOMKilling", "SystemOOM"})  # node-problem-detector's, the kubelet's
@@ -187,6 +188,7 @@ def row_events(rows: list[Row], pods: dict[str, kube.Pod]) -> list[Event]:
         rank, node = (pod.rank, pod.node) if pod else (None, None)
         if r.object.startswith("node/"):
             node = r.object[5:]
+        node = node or detail.get("host")  # `Preempted by pod … on node gpu-node-8`
         if pod is not None:
             detail.update(pod=pod.name, rank_from=f"pod {pod.name} ({pod.rank_from})")
         if r.age_s is not None:
@@ -235,7 +237,12 @@ def _taken(r: Row) -> dict[str, Any]:
     """An eviction or a preemption: weak evidence, but never a consequence of another's failure."""
     detail: dict[str, Any] = {"secondary": False, "tier": 2}
     if r.reason != "Evicted":
-        return detail | {"cause": "preempted by a higher-priority pod"}
+        on = _ON_NODE.search(r.message)
+        return (
+            detail
+            | {"cause": "preempted by a higher-priority pod"}
+            | ({"host": on.group(1)} if on else {})
+        )
     low = _LOW_ON.search(r.message)
     detail["cause"] = "evicted by the kubelet" + (
         f": the node was low on {low.group(1)}" if low else ""

@@ -159,5 +159,6 @@ def test_a_preempted_pod_starts_the_failure_and_its_owner_waits_on_whose_pod_too
     result = analyse([SourceFile("events.txt", text.encode())])
     assert result.first_failure is not None
     assert result.first_failure.detail["cause"] == "preempted by a higher-priority pod"
+    assert result.initiating_node == "gpu-node-8"  # the pod's node, from the message
     assert result.suggested_owner == "undetermined"
     assert "the preempting pod's namespace and priority class" in result.owner_reasons[0]
