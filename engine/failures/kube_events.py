@@ -48,6 +48,10 @@ _TAKEN = frozenset({"Evicted", "Preempted", "Preempting"})
 _ON_NODE = re.compile(r"\bon node ([a-z0-9][a-z0-9.\-]*)")
 _LOW_ON = re.compile(r"low on resource: ([\w-]+)")
 _LARGER = re.compile(r"Container (\S+) was using \S+, request is \S+, has larger consumption")
+# The kubelet's own words for a pod past its ephemeral-storage limit (not the node's pressure).
+_OVER_LIMIT = re.compile(
+    r"exceeds the total limit of containers|exceeded its local ephemeral storage limit"
+)
 _HOST_OOM = frozenset({"OOMKilling", "SystemOOM"})  # node-problem-detector's, the kubelet's
 
 
@@ -248,12 +252,17 @@ def _taken(r: Row) -> dict[str, Any]:
         f": the node was low on {low.group(1)}" if low else ""
     )
     larger = _LARGER.search(r.message)
+    over = _OVER_LIMIT.search(r.message)
     if larger is not None:
         detail["category"] = JOB
         detail["category_reason"] = (
             f"container {larger.group(1)} used more {low.group(1) if low else 'of it'} than it "
             "requested, so the kubelet evicted it first: the job's requests or its use"
         )
+    elif over is not None:
+        detail["cause"] = "evicted by the kubelet: over its own ephemeral storage limit"
+        detail["category"] = JOB
+        detail["category_reason"] = "the pod wrote more local disk than its own limit allows"
     return detail
 
 

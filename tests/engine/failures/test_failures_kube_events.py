@@ -162,3 +162,14 @@ def test_a_preempted_pod_starts_the_failure_and_its_owner_waits_on_whose_pod_too
     assert result.initiating_node == "gpu-node-8"  # the pod's node, from the message
     assert result.suggested_owner == "undetermined"
     assert "the preempting pod's namespace and priority class" in result.owner_reasons[0]
+
+
+def test_an_eviction_past_the_pods_own_storage_limit_is_the_jobs() -> None:
+    text = _EVENTS_HEADER + (
+        "4m          Warning   Evicted     pod/ft-worker-0       Pod ephemeral local storage "
+        "usage exceeds the total limit of containers 20Gi.\n"
+    )
+    result = analyse([SourceFile("events.txt", text.encode())])
+    assert result.first_failure is not None
+    assert "over its own ephemeral storage limit" in result.first_failure.detail["cause"]
+    assert result.suggested_owner == "customer"
