@@ -48,6 +48,7 @@ KINDS = (
     "remote_peer_failed",
     "launch_failure",
     "link_down",
+    "gpu_lost",
 )
 
 

@@ -72,3 +72,22 @@ def test_an_xid_under_an_rfc3339_syslog_stamp_names_its_host() -> None:
     result = _analyse(text, name="kern.log")
     assert (result.first_failure and result.first_failure.kind) == "xid"
     assert result.initiating_node == "gpu-b11"
+
+
+def test_a_gpu_the_driver_lost_or_could_not_bring_up_is_the_clusters() -> None:
+    for line, cause in (
+        (
+            "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n",
+            "GPU 0000:3B:00.0 lost: the driver has no handle for it (Unknown Error)",
+        ),
+        (
+            "[Mon Nov  2 10:00:01 2026] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! "
+            "(0x26:0x56:1474)\n",
+            "GPU 0000:3b:00.0 failed to initialise (RmInitAdapter failed)",
+        ),
+    ):
+        result = _analyse(line, name="gpu-a05/nvidia-smi.txt")
+        first = result.first_failure
+        assert first is not None and first.kind == "gpu_lost"
+        assert first.detail["cause"] == cause
+        assert result.suggested_owner == "provider"
