@@ -7,6 +7,11 @@
   runtime that mounts them into the job's container.
 * The shell or Slurm cannot find the program: `bash: torchrun: command not found`,
   `slurmstepd: error: execve(): python3: No such file or directory`: the job's.
+
+A shell's or the loader's line is weak evidence, the cause only when nothing causal follows: a
+helper the job runs may fail so (`bash: module: command not found` heads many healthy logs)
+while the job goes on. It is causal when srun says the tasks exited with 126 or 127, as a
+program that could not run does. Slurm's, pyxis's and srun's own lines end the step: causal.
 * pyxis, Slurm's container plugin (https://github.com/NVIDIA/pyxis), with enroot beneath it:
   `pyxis: container start failed with error code: 1`, `pyxis: couldn't start container`,
   `pyxis: failed to import docker image`. Whose fault depends on why, which pyxis prints below
@@ -50,7 +55,7 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
     if m is not None:
         program, library = m.group(1) or "the program", m.group(2)
         detail: dict[str, Any] = {
-            "tier": 1,
+            "tier": 2,  # weak: a helper the job runs may fail so and the job go on
             "launch": "library",
             "library": library,
             "cause": f"{program.rsplit('/', 1)[-1]} could not load {library}",
@@ -67,10 +72,13 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
                 f"{library} is not the GPU driver's: the job's build, image or environment lacks it"
             )
         return "launch_failure", detail
-    m = _NOT_FOUND.search(body) or _EXECVE.search(body)
+    execve = _EXECVE.search(body)  # Slurm could not start the task itself
+    m = execve or _NOT_FOUND.search(body)
     if m is not None:
         return "launch_failure", {
-            "tier": 1,
+            # A shell's `module: command not found` early in a log is common and harmless:
+            # weak evidence, the cause only when nothing causal follows.
+            "tier": 1 if execve else 2,
             "launch": "program",
             "program": m.group(1),
             "cause": f"{m.group(1)} was not found where the job ran",
@@ -126,3 +134,5 @@ def place(events: list[Event]) -> None:
         e.detail["node_from"] = f"srun's exit line ({found[0].source}:{found[0].line_no})"
         if e.rank is None and len(found) == 1 and found[0].rank is not None:
             e.rank = found[0].rank
+        if any(x.detail.get("exitcode") in (126, 127) for x in found):
+            e.detail["tier"] = 1  # the tasks exited as a program that could not run does

@@ -30,6 +30,7 @@ def test_a_library_the_job_brings_is_the_jobs_fault_on_the_host_srun_names() -> 
     assert result.suggested_owner == "customer"
     assert "the job's build, image or environment lacks it" in result.owner_reasons[0]
     assert "rank None" not in result.summary()
+    assert result.confidence == "medium"  # srun's exit 127 says the program could not run
 
 
 def test_the_gpu_drivers_own_library_missing_is_the_clusters_fault() -> None:
@@ -126,3 +127,13 @@ def test_a_preempted_job_names_the_preemption_and_what_decides_its_owner() -> No
         assert result.suggested_owner == "undetermined"
         assert result.owner_reasons[0].startswith("the scheduler preempted the job;")
         assert "the provider reclaiming reserved nodes" in result.owner_reasons[0]
+
+
+def test_a_harmless_command_not_found_early_in_a_log_does_not_take_the_blame() -> None:
+    text = (
+        "/var/spool/slurmd/job8812/slurm_script: line 4: module: command not found\n"
+        "[rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+    )
+    result = _analyse(text)
+    assert result.first_failure is not None and result.first_failure.kind == "cuda_error"
+    assert result.suggested_owner == "provider"
