@@ -47,16 +47,19 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
     m = _LINK_DOWN.search(body)
     if m is not None:
         where = f" ({m.group(1)})" if m.group(1) else ""
-        return "link_down", _detail(f"network link down{where}")
+        return "link_down", _detail(f"network link down{where}", tier=2)
     m = _UNPLUGGED.search(body)
     if m is not None:
-        return "link_down", _detail(f"cable unplugged from module {m.group(2)} of {m.group(1)}")
+        cause = f"cable unplugged from module {m.group(2)} of {m.group(1)}"
+        return "link_down", _detail(cause, tier=2)
     return None
 
 
-def _detail(cause: str) -> dict[str, Any]:
+def _detail(cause: str, *, tier: int = 0) -> dict[str, Any]:
+    # A link goes down and up at boot and in maintenance: weak evidence, the cause when nothing
+    # causal follows (a link lost mid-run makes NCCL's transport errors, the cluster's too).
     return {
-        "tier": 0,
+        "tier": tier,
         "cause": cause,
         "category": INFRASTRUCTURE,
         "category_reason": "the kernel's NIC driver reports the node's network link down",

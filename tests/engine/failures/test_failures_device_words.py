@@ -91,3 +91,15 @@ def test_a_gpu_the_driver_lost_or_could_not_bring_up_is_the_clusters() -> None:
         assert first is not None and first.kind == "gpu_lost"
         assert first.detail["cause"] == cause
         assert result.suggested_owner == "provider"
+
+
+def test_a_link_that_went_down_at_boot_does_not_take_the_blame_from_a_later_error() -> None:
+    text = (
+        "2026-11-01T06:02:11.000000+00:00 gpu-a03 kernel: mlx5_core 0000:c1:00.0 ibp193s0: "
+        "Link down\n"
+        "2026-11-02T10:15:40.000000+00:00 gpu-a03 python[4411]: [rank3]: RuntimeError: "
+        "CUDA error: device-side assert triggered\n"
+    )
+    result = _analyse(text, name="syslog")
+    assert result.first_failure is not None and result.first_failure.kind == "cuda_error"
+    assert result.suggested_owner == "customer"
