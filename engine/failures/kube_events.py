@@ -244,7 +244,7 @@ def _taken(r: Row) -> dict[str, Any]:
         on = _ON_NODE.search(r.message)
         return (
             detail
-            | {"cause": "preempted by a higher-priority pod"}
+            | {"cause": "preempted by a higher-priority pod", "preempted": True}
             | ({"host": on.group(1)} if on else {})
         )
     low = _LOW_ON.search(r.message)

@@ -447,11 +447,12 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
         why = (m.group(5) or "user cancel").strip().lower()
         node_lost = "node fail" in why
         # The scheduler took the nodes back (`DUE TO PREEMPTION`): nothing the job did.
-        primary = node_lost or "time limit" in why or "preempt" in why
+        preempted = "preempt" in why
+        primary = node_lost or "time limit" in why or preempted
         return "scheduler", {
             "step": m.group(2), "host": m.group(3), "cancelled_at": m.group(4), "cause": why,
             "secondary": not primary, "tier": 0 if node_lost else (2 if primary else 3),
-        }  # fmt: skip
+        } | ({"preempted": True} if preempted else {})  # fmt: skip
     m = _STEP.search(body)
     if m is not None:
         return "scheduler", {"cause": "step aborted", "step": m.group(1)}

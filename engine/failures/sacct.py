@@ -129,7 +129,7 @@ def _event(name: str, line_no: int, row: dict[str, str], tz: tzinfo) -> Event | 
     elif state in ("TIMEOUT", "DEADLINE"):
         detail.update(cause="time limit", secondary=False, tier=2)
     elif state == "PREEMPTED":
-        detail.update(cause="preemption", secondary=False, tier=2)
+        detail.update(cause="preemption", secondary=False, tier=2, preempted=True)
     text = f"sacct: step {step} {row.get('State', '')} exit code {row.get('ExitCode', '?')}"
     node = short_node(nodes[0]) if len(nodes) == 1 else None
     return Event(parse_iso(row.get("End", ""), tz=tz), None, node, name, line_no, "scheduler",

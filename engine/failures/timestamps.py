@@ -95,20 +95,14 @@ def parse_line_time(line: str, *, year: int, tz: tzinfo = UTC) -> datetime | Non
     return None
 
 
-# rsyslog's RFC 3339 stamps (Ubuntu's default since 23.10) and `journalctl -o short-iso`:
-# `2026-11-02T10:00:01.000000+00:00 gpu-a03 kernel: ...`.
-_ISO_SYSLOG_RE = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})? "
-)
-
-
 def syslog_host(line: str) -> str | None:
     """The hostname of a syslog line (`Jan 16 14:04:39 pyrite kernel: ...`, or the same after an
     RFC 3339 stamp)."""
-    m = _SYSLOG_RE.match(line) or _ISO_SYSLOG_RE.match(line)
+    # rsyslog's RFC 3339 stamps (Ubuntu's default since 23.10), `journalctl -o short-iso`.
+    m = _SYSLOG_RE.match(line) or ISO_RE.match(line)
     if m is None:
         return None
-    rest = line[m.end() :].split(" ", 1)
+    rest = line[m.end() :].lstrip(" ").split(" ", 1)
     return rest[0] if len(rest) == 2 and rest[1].startswith(("kernel", "systemd")) else None
 
 

@@ -353,7 +353,8 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
 
 
 def _preempted(e: Event) -> bool:
-    return "preempt" in str(e.detail.get("cause"))
+    """Set by the reader of each scheduler's words (Slurm's cancel, sacct, Kubernetes)."""
+    return bool(e.detail.get("preempted"))
 
 
 def _by_category(v: Verdict, e: Event) -> None:
