@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from acceptance.selectors import burnin as res_sel
 from core.web import errors_into_form, flash_errors, keep_input, kept_input
+from engine.failures.model import UNNAMED_NODE
 from incidents import selectors as sel
 from incidents import services
 from incidents.forms import (
@@ -88,6 +89,7 @@ def _run_page(request: HttpRequest, run: FailedRun, **forms: Any) -> HttpRespons
         # Or attach the analysis to an open incident of the reservation that has none.
         "attachable": sel.attachable_incidents(run) if incident is None else [],
         "record_gaps": sel.failure_record_gaps(run),
+        "unnamed_node": UNNAMED_NODE,  # as the analysis words a node no file names
         **sel.analysis_view(
             run, page=request.GET.get("page"), first=request.GET.get("first") or "ending"
         ),
