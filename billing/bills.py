@@ -57,6 +57,10 @@ BILL_FIELDS: dict[str, str] = {
     "commitment_status": "Commitment status (used, unused)",
     "ri_effective": "Effective cost under a reserved instance",
     "sp_effective": "Effective cost under a savings plan",
+    "commitment_type": "Commitment type (reserved instance, savings plan)",
+    "pricing_model": "Pricing model (on demand, reservation, savings plan)",
+    "capacity_status": "Capacity reservation status (used, unused)",
+    "capacity_type": "Capacity reservation type (ODCR, Capacity Block)",
 }
 OVERRIDE_NAMES = tuple(f.name for f in fields(Overrides) if f.name != "profile")
 PROFILE_CHOICES = {name: p.label for name, p in PROFILES.items()}

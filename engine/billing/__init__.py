@@ -4,13 +4,14 @@ against the contract. Plain Python (no Django): the upload service, the API and 
 
 from engine.billing.bill import Bill, Question, parse_unit, read_bill
 from engine.billing.catalogue import CATALOGUE, InstanceType, lookup
+from engine.billing.charges import Profile
 from engine.billing.errors import UsageError
 from engine.billing.guard import check_xlsx
 from engine.billing.lines import LineReader, UsageLine, dollars, gpu_hours, read_lines, to_micro
 from engine.billing.mapping import FIELDS, GPU_MINUTES, HOURS, UNITS, Mapping, guess_mapping
 from engine.billing.nodes import NodeMatch, match_nodes
 from engine.billing.preview import Preview, PreviewRow, preview
-from engine.billing.profiles import PROFILES, Profile, Proposal, propose, recognise
+from engine.billing.profiles import PROFILES, Proposal, propose, recognise
 from engine.billing.reader import Table, open_table
 from engine.billing.reconcile import RULES, Contract, Difference, Outage, Result, money, reconcile
 from engine.billing.sheet import Detected, Overrides

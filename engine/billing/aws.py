@@ -3,7 +3,9 @@
 in the FOCUS 1.0 export and `SkuMeter` in FOCUS 1.2
 (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-focus-1-2-migrating.html).
 
-* `USE1-BoxUsage:p5.48xlarge` (and Spot, Dedicated, Host, UnusedBox): an EC2 instance-hour.
+* `USE1-BoxUsage:p5.48xlarge` (and Spot, Dedicated, Host): an EC2 instance-hour. `UnusedBox`
+  is an hour of a capacity reservation no instance ran in, which the CUR profile lists as a
+  purchase.
 * `USE1-Cluster:ml.p5.48xlarge`: a SageMaker HyperPod node-hour, billed under AmazonSageMaker,
   not AmazonEC2; `USE1-Train:ml.p4d.24xlarge` a training job's instance-hour, and likewise
   `Host:` (endpoints), `Processing:`, `Notebk:`, `Studio:JupyterLab-ml.…`

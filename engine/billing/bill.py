@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.billing.catalogue import lookup
+from engine.billing.charges import USAGE, Cover
 from engine.billing.errors import UsageError
 from engine.billing.lines import EGRESS, FEE, GPU, HOUR_MICRO, MICRO, UsageLine
 from engine.billing.localized import (
@@ -29,7 +30,7 @@ from engine.billing.localized import (
 )
 from engine.billing.meters import EGRESS as METER_EGRESS
 from engine.billing.meters import OTHER, PER_GPU
-from engine.billing.profiles import USAGE, Proposal, is_known_header, propose
+from engine.billing.profiles import Proposal, is_known_header, propose
 from engine.billing.sheet import Detected, Overrides, Sheet, read_sheet
 
 MAX_ERRORS = 50
@@ -126,6 +127,7 @@ class _Common:
     charge: str
     currency: str
     covered: bool = False  # priced at its effective cost under a commitment: no rate of its own
+    cover: Cover | None = None  # a commitment covers it, and the file states no effective cost
 
 
 @dataclass(frozen=True)
@@ -207,9 +209,13 @@ class _Reader:
         start = self.time(row, "period_start", problems)
         end = self.time(row, "period_end", problems)
         amount = self.number(row, "amount", problems)
-        covered = charge == USAGE and (effective := self.effective(row, problems)) is not None
+        # A stated effective cost prices the line; 0.00 is not one (Azure's actual-cost export
+        # bills covered hours 0.00 in the column its amortized export states it in).
+        effective = self.effective(row, problems) if charge == USAGE else None
+        covered = bool(effective)
         if covered:
             amount = effective
+        cover = self.profile.cover(row) if charge == USAGE and not covered else None
         if start is None and charge == USAGE and not problems.items:
             problems.add("period_start", "the usage start is empty.")
         if problems.items:  # the rest of the row's numbers too: every bad cell at once
@@ -225,6 +231,7 @@ class _Reader:
                 charge,
                 self.currency_of(row),
                 covered,
+                cover,
             )
             if charge == USAGE:
                 self.usage(row, common, problems)
@@ -305,6 +312,7 @@ class _Reader:
             return
         line = UsageLine(c.line, c.start, end, c.node, gpus, quantity, priced, c.amount, GPU)
         line.currency, line.charge, line.instance_type = c.currency, USAGE, meter.instance_type
+        line.cover = c.cover
         self.bill.lines.append(line)
 
     def end(self, c: _Common, wall: int) -> int:

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from engine.billing.charges import Cover
 from engine.billing.errors import UsageError
 from engine.billing.mapping import FIELDS, GPU_MINUTES, Mapping
 from engine.billing.reader import Table
@@ -60,6 +61,9 @@ class UsageLine:
     currency: str = ""  # as the file names it (ISO code); "" when it names none
     charge: str = ""  # the file's charge class: usage, tax, credit, discount, refund, fee...
     instance_type: str = ""  # as billed, e.g. "p5.48xlarge"; "" when the line names none
+    # The commitment that covers the line when the file states no effective cost for it: its
+    # rate is 0.00 or on demand, not what the hour cost (`rules._rate` says so).
+    cover: Cover | None = None
 
 
 def to_micro(value: Any) -> int:

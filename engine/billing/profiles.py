@@ -10,48 +10,29 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from engine.billing.aws import is_capacity_block_fee, usage_meter
-from engine.billing.localized import DAY_FIRST, MONTH_FIRST
+from engine.billing.charges import (
+    ADJUSTMENT,
+    CORRECTION,
+    CREDIT,
+    DISCOUNT,
+    FEE,
+    PURCHASE,
+    REFUND,
+    TAX,
+    USAGE,
+    Profile,
+    Row,
+)
+from engine.billing.charges import cell_low as _low
+from engine.billing.charges import cell_text as _text
+from engine.billing.covers import AZURE_COVERS, aws_cover, focus_cover
+from engine.billing.localized import MONTH_FIRST
 from engine.billing.mapping import GPU_MINUTES, guess_mapping
 from engine.billing.mapping import _key as header_key
 from engine.billing.meters import EGRESS, OTHER, PER_GPU, PER_INSTANCE, Meter, network_meter
-
-# Charge classes. Only USAGE lines are priced; FEE lines are checked against the fees bid;
-# the rest are listed and totalled, never counted as GPU usage.
-USAGE, TAX, CREDIT, DISCOUNT, REFUND, FEE = "usage", "tax", "credit", "discount", "refund", "fee"
-PURCHASE, ADJUSTMENT, CORRECTION = "purchase", "adjustment", "correction"
-CHARGES = (USAGE, FEE, TAX, CREDIT, DISCOUNT, REFUND, PURCHASE, ADJUSTMENT, CORRECTION)
-
-Row = dict[str, Any]  # our field -> the cell
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    label: str
-    source: str  # where the layout is documented
-    signature: tuple[tuple[str, ...], ...]  # each group: one of these headers must be present
-    columns: dict[str, tuple[str, ...]]  # our field -> candidate headers, first present wins
-    charge: Callable[[Row], str]
-    meter: Callable[[Row, bool], Meter]  # the row, and whether its unit is a time
-    date_order: str = DAY_FIRST  # when no date tells
-    whole_day: bool = False  # a line without an end covers its date's whole day
-    rate_per_gpu_hour: Callable[[str], bool] = field(default=lambda header: False)
-    # The field holding a usage line's effective cost when a commitment bought ahead (a
-    # reserved instance, a savings plan) covers it; None: the line is priced as billed.
-    effective: Callable[[Row], str | None] = field(default=lambda row: None)
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value).strip()
-
-
-def _low(row: Row, name: str) -> str:
-    return _text(row.get(name)).lower()
 
 
 def _keywords(text: str) -> str:
@@ -79,6 +60,8 @@ def _focus_charge(row: Row) -> str:
         return CORRECTION  # a correction to an earlier period: listed, not priced again
     if _low(row, "commitment_status") == "unused":
         return PURCHASE  # the part of a commitment bought and not used: no one's GPU time
+    if _low(row, "capacity_status") == "unused":
+        return PURCHASE  # capacity reserved and not run in (FOCUS 1.1): no node's GPU time
     for name in ("instance_type", "meter"):  # where `_focus_usage_type` finds AWS's
         cell = row.get(name)
         if isinstance(cell, str) and is_capacity_block_fee(cell):
@@ -175,10 +158,13 @@ FOCUS = Profile(
         "service": ("ServiceCategory",),
         "effective": ("EffectiveCost",),
         "commitment_status": ("CommitmentDiscountStatus",),
+        "commitment_type": ("CommitmentDiscountType",),
+        "capacity_status": ("CapacityReservationStatus",),
     },
     charge=_focus_charge,
     meter=_focus_meter,
     effective=_focus_effective,
+    cover=focus_cover,
 )
 
 # -- AWS CUR 2.0 -----------------------------------------------------------------------------
@@ -205,6 +191,12 @@ def _aws_charge(row: Row) -> str:
     usage_type = row.get("meter")  # the cell as read: a CUR asks this of every line
     if isinstance(usage_type, str) and is_capacity_block_fee(usage_type):
         return PURCHASE  # a Capacity Block, paid upfront: see aws.py
+    if _low(row, "capacity_status") == "unused" or (
+        isinstance(usage_type, str) and "UnusedBox" in usage_type
+    ):
+        # Capacity reserved and not run in (`UnusedBox:p5.48xlarge`, on the reservation's id,
+        # not an instance's): bought ahead by the account, as a commitment's unused part is.
+        return PURCHASE
     if kind in _AWS_CHARGES:
         return _AWS_CHARGES[kind]
     return DISCOUNT if "discount" in kind or "negation" in kind else ADJUSTMENT
@@ -254,10 +246,13 @@ AWS_CUR2 = Profile(
             "savings_plan_savings_plan_effective_cost",
             "savingsPlan/SavingsPlanEffectiveCost",
         ),
+        "capacity_status": ("capacity_reservation_capacity_reservation_status",),
+        "capacity_type": ("capacity_reservation_capacity_reservation_type",),
     },
     charge=_aws_charge,
     meter=_aws_meter,
     effective=lambda row: _AWS_COVERED.get(_low(row, "charge")),
+    cover=aws_cover,
 )
 
 
@@ -359,9 +354,13 @@ AZURE = Profile(
         "currency": ("BillingCurrency", "BillingCurrencyCode", "Currency"),
         "charge": ("ChargeType",),
         "exchange": ("ExchangeRatePricingToBilling",),
+        "pricing_model": ("PricingModel",),
     },
     charge=lambda row: _AZURE_CHARGES.get(_low(row, "charge") or "usage", ADJUSTMENT),
     meter=_azure_meter,
+    # Amortized: the amount is the effective cost (0.00, the actual cost's, is not one).
+    effective=lambda row: "amount" if _low(row, "pricing_model") in AZURE_COVERS else None,
+    cover=lambda row: AZURE_COVERS.get(_low(row, "pricing_model")),
     date_order=MONTH_FIRST,  # the cost details CSV writes 03/01/2026 for 1 March
     whole_day=True,  # one line per resource and meter per day
 )

@@ -268,6 +268,13 @@ def _double_billed(terms: Terms, p: Priced) -> str | None:
 def _rate(terms: Terms, p: Priced) -> str | None:
     if p.rate == terms.agreed:
         return None
+    cover = p.usage.cover
+    if cover is not None:
+        return (
+            f"covered by {cover.what} and billed at {rate_text(p.rate)} per GPU-hour, which is "
+            f"not what the hour cost: the file states no effective cost for it, so it cannot be "
+            f"compared with the agreed {rate_text(terms.agreed)}. {cover.hint}"
+        )
     return f"rate {rate_text(p.rate)} is not the agreed {rate_text(terms.agreed)} per GPU-hour."
 
 

@@ -114,3 +114,71 @@ def test_a_capacity_block_in_an_aws_focus_export_is_a_purchase() -> None:
         assert bill.errors == []
         assert [(u.charge, u.amount) for u in bill.other] == [("purchase", 755_136_000)]
         assert bill.lines == []
+
+
+# CUR 2.0 exported with "Include capacity reservation data" names the reservation each line ran
+# in (https://docs.aws.amazon.com/cur/latest/userguide/table-dictionary-cur2-capacity-reservation.html).
+CR_COLUMNS = [
+    "capacity_reservation_capacity_reservation_arn",
+    "capacity_reservation_capacity_reservation_status",
+    "capacity_reservation_capacity_reservation_type",
+]
+
+
+def _cur_with_reservations(*rows: dict[str, str]) -> Bill:
+    header, sample = export_rows("aws_cur2.csv")
+    hour = sample[1] | dict.fromkeys(CR_COLUMNS, "")
+    bill = read_bill(csv_bytes(header + CR_COLUMNS, [hour | r for r in rows]), name="cur.csv")
+    assert bill.errors == [] and bill.questions == []
+    return bill
+
+
+def _in_block(status: str, kind: str = "EC2 Capacity Blocks for ML") -> dict[str, str]:
+    return {
+        "line_item_unblended_rate": "0.0",
+        "line_item_unblended_cost": "0.0",
+        "capacity_reservation_capacity_reservation_arn": BLOCK,
+        "capacity_reservation_capacity_reservation_status": status,
+        "capacity_reservation_capacity_reservation_type": kind,
+    }
+
+
+def test_an_hour_the_cur_names_as_a_blocks_says_it_was_paid_for_with_the_block() -> None:
+    bill = _cur_with_reservations(_in_block("Used"))
+    contract = Contract(
+        clock_start=int(datetime(2026, 3, 1, tzinfo=UTC).timestamp()),
+        term_end=int(datetime(2026, 3, 2, tzinfo=UTC).timestamp()),
+        rate=3_933_000,
+        fees=0,
+        egress=0,
+        nodes=("i-0a1b2c3d4e5f60001",),
+        node_gpus=8,
+    )
+    (difference,) = reconcile(bill.lines, contract).differences
+    assert difference.rule == "rate"
+    assert difference.message.startswith(
+        "covered by an EC2 Capacity Block for ML (paid upfront) and billed at 0.00 per GPU-hour"
+    )
+    assert "The block's fee is listed with the purchases" in difference.message
+
+
+def test_an_on_demand_reservations_hour_is_not_called_a_block() -> None:
+    (line,) = _cur_with_reservations(_in_block("Used", kind="ODCR")).lines
+    assert line.kind == GPU and line.cover is None
+
+
+@pytest.mark.parametrize(
+    "unused",
+    [
+        _in_block("Unused", kind="ODCR")
+        | {"line_item_unblended_cost": "98.32", "line_item_resource_id": BLOCK},
+        # The same hour from a CUR exported without the capacity reservation columns.
+        {"line_item_usage_type": "USE1-UnusedBox:p5.48xlarge", "line_item_resource_id": BLOCK},
+    ],
+)
+def test_reserved_capacity_no_instance_ran_in_is_a_purchase_not_an_unknown_node(
+    unused: dict[str, str],
+) -> None:
+    bill = _cur_with_reservations(unused)
+    assert bill.lines == []
+    assert [(u.charge, u.node) for u in bill.other] == [("purchase", BLOCK)]

@@ -116,6 +116,15 @@ def test_a_cur_without_the_effective_cost_columns_bills_covered_hours_as_written
     }
     (line,) = [u for u in _read(header, [covered]).lines if u.kind == GPU]
     assert (line.rate, line.amount) == (0, 0)
+    # What the hour cost is not in the file: the rate finding names the commitment and the
+    # column that would say, rather than calling 0.00 a rate the provider chose.
+    (difference,) = reconcile([line], _contract()).differences
+    assert difference.message == (
+        "covered by a reserved instance and billed at 0.00 per GPU-hour, which is not what the "
+        "hour cost: the file states no effective cost for it, so it cannot be compared with the "
+        "agreed 3.9325. Export the CUR with reservation_effective_cost to compare what the hour "
+        "cost."
+    )
 
 
 def test_a_focus_row_a_commitment_covered_is_priced_at_its_effective_cost() -> None:
@@ -153,3 +162,21 @@ def test_azures_unused_reservation_is_a_purchase_and_covered_hours_bill_as_amort
     bill = _read(header, [covered, unused])
     assert [(u.line, u.kind, u.amount) for u in bill.lines] == [(2, GPU, 31_460_000)]
     assert [(u.line, u.charge, u.amount) for u in bill.other] == [(3, "purchase", 62_920_000)]
+
+
+def test_azures_actual_cost_export_bills_covered_hours_at_zero_and_says_which_to_upload() -> None:
+    header, rows = export_rows("azure_cost_details.csv")
+    covered = rows[0] | {  # the actual-cost export: the reservation's price is a purchase row
+        "PricingModel": "Reservation",
+        "Quantity": "1",
+        "EffectivePrice": "0",
+        "CostInBillingCurrency": "0",
+    }
+    (line,) = _read(header, [covered]).lines
+    assert (line.kind, line.amount) == (GPU, 0)
+    (difference,) = [d for d in reconcile([line], _contract()).differences if d.rule == "rate"]
+    assert difference.message.startswith("covered by an Azure reservation and billed at 0.00")
+    assert difference.message.endswith(
+        "The amortized cost export bills each hour its share of the reservation: upload that "
+        "export to compare what the hour cost."
+    )

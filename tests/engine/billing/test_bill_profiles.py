@@ -95,6 +95,7 @@ COLUMNS = {
         "currency": "BillingCurrency",
         "charge": "ChargeType",
         "exchange": "ExchangeRatePricingToBilling",
+        "pricing_model": "PricingModel",
     },
     "neocloud_invoice.csv": {
         "period_start": "Start (UTC)",
