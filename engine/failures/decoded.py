@@ -21,13 +21,20 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import launch, node_faults
+from . import launch, node_faults, storage
 from .model import INFRASTRUCTURE, JOB, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`; each costs one pass over every
 # log). Slurm's OOM and node-failure lines already contain `oom` or `srun`, NCCL's warnings
 # `NCCL WARN`, and a traceback's last line is read whatever it contains.
-ANCHORS = ("Duplicate GPU", "invalid usage", "DeepSpeed", *launch.ANCHORS, *node_faults.ANCHORS)
+ANCHORS = (
+    "Duplicate GPU",
+    "invalid usage",
+    "DeepSpeed",
+    *launch.ANCHORS,
+    *node_faults.ANCHORS,
+    *storage.ANCHORS,
+)
 
 # NCCL's init.cc: `WARN("Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx")`.
 _DUPLICATE = re.compile(
@@ -93,7 +100,7 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
             "oom": True, "secondary": True, "tier": 3, "category": JOB,
             "category_reason": "Slurm killed the task at its memory cgroup's limit",
         }  # fmt: skip
-    return launch.decode(body) or node_faults.decode(body)
+    return launch.decode(body) or node_faults.decode(body) or storage.decode(body)
 
 
 # A node the controller declares failed stopped answering up to SlurmdTimeout (300 s by default)

@@ -21,6 +21,10 @@ program that could not run does. Slurm's, pyxis's and srun's own lines end the s
   StepId=4412.0 failed on node gpu-a09: Communication connection failure` (Slurm's own error
   text: `Job prolog failed`, `Job credential expired`, `Slurmd could not connect IO`, …). The node
   could not launch it: the cluster's side, except `Slurmd could not execve job`, the job's program.
+* The site's prolog, the script Slurm runs on each node before a job (often a health check),
+  failing: slurmd's `error: [job 4412] prolog failed status=1:0`, the node then drained with
+  the reason `Prolog error` (`sinfo -R`), the job held as `launch failed requeued held`. The
+  cluster's side: its own script refused the node.
 """
 
 from __future__ import annotations
@@ -31,7 +35,16 @@ from typing import Any
 from .model import INFRASTRUCTURE, JOB, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`).
-ANCHORS = ("shared librar", "command not found", "execve()", "pyxis: ", "Task launch for")
+ANCHORS = (
+    "shared librar",
+    "command not found",
+    "execve()",
+    "pyxis: ",
+    "Task launch for",
+    "prolog failed",
+    "Prolog error",
+    "launch failed requeued held",
+)
 
 _LOADER = re.compile(
     r"(?:(\S+?):\s+)?error while loading shared libraries: (\S+?): cannot open shared object file"
@@ -40,6 +53,9 @@ _DRIVER_LIB = re.compile(r"^lib(?:cuda|nvidia-[\w-]+|nvcuvid|nvoptix)\.so")
 _NOT_FOUND = re.compile(r"(?:^|\s)\S+?: (?:line \d+: )?([^\s:]+): command not found")
 _EXECVE = re.compile(r"execve\(\): ([^\s:]+): No such file or directory")
 _TASK_LAUNCH = re.compile(r"Task launch for (?:StepId=)?(\S+) failed on node ([^\s:]+): (.+)")
+_PROLOG = re.compile(r"\[job (\d+)\] prolog failed status=(\d+):(\d+)")
+# `sinfo -R`: REASON, USER, TIMESTAMP, NODELIST.
+_PROLOG_DRAINED = re.compile(r"^\s*Prolog error\s+\S+\s+\S+\s+(\S+)\s*$")
 _PYXIS = re.compile(
     r"pyxis: (container start failed[^\n]*|couldn't start container|failed to import docker "
     r"image[^\n]*)"
@@ -51,6 +67,9 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
     m = _TASK_LAUNCH.search(body)
     if m is not None:
         return "launch_failure", _task_launch(step=m.group(1), host=m.group(2), why=m.group(3))
+    found = _prolog(body)
+    if found is not None:
+        return "launch_failure", found
     m = _LOADER.search(body)
     if m is not None:
         program, library = m.group(1) or "the program", m.group(2)
@@ -92,6 +111,31 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
             "tier": 1,
             "launch": "container",
             "cause": f"the job's container did not start (pyxis: {m.group(1).strip()[:160]})",
+        }
+    return None
+
+
+def _prolog(body: str) -> dict[str, Any] | None:
+    detail: dict[str, Any] = {
+        "tier": 1,
+        "launch": "prolog",
+        "category": INFRASTRUCTURE,
+        "category_reason": "the prolog is the cluster's own script, run on the node before the "
+        "job: a health check or a set-up step of the site's refused the node",
+    }
+    m = _PROLOG.search(body)
+    if m is not None:
+        status = f"exit status {m.group(2)}" if m.group(3) == "0" else f"signal {m.group(3)}"
+        return detail | {"cause": f"the node's prolog failed before job {m.group(1)} ({status})"}
+    m = _PROLOG_DRAINED.search(body)
+    if m is not None:
+        named = {"host": m.group(1)} if re.fullmatch(r"[\w.-]+", m.group(1)) else {}
+        return detail | named | {"cause": f"Slurm drained {m.group(1)}: its prolog failed"}
+    if "launch failed requeued held" in body:
+        return detail | {
+            "tier": 2,
+            "cause": "Slurm could not launch the job on its nodes and held it (launch failed "
+            "requeued held)",
         }
     return None
 

@@ -49,6 +49,8 @@ KINDS = (
     "launch_failure",
     "link_down",
     "gpu_lost",
+    "storage_lost",
+    "disk_full",
 )
 
 

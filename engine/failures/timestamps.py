@@ -103,7 +103,9 @@ def syslog_host(line: str) -> str | None:
     if m is None:
         return None
     rest = line[m.end() :].lstrip(" ").split(" ", 1)
-    return rest[0] if len(rest) == 2 and rest[1].startswith(("kernel", "systemd")) else None
+    # The daemons whose lines name the node they ran on: the kernel's, and Slurm's own.
+    daemons = ("kernel", "systemd", "slurmd", "slurmstepd")
+    return rest[0] if len(rest) == 2 and rest[1].startswith(daemons) else None
 
 
 _RFC1123_YEAR = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} " + _MON + r" (\d{4}) ")

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from .lines import APP_XIDS
 from .model import UNNAMED_NODE, Event
 from .owner import CUSTOMER, DECIDES, PROVIDER
+from .storage import DISK_FULL, disk_full_owner
 
 _KIND_TIER = {
     "ecc": 0,
@@ -173,7 +174,11 @@ def _confidence_from_logs(
         )
     if first.rank is None:
         v.confidence = "medium"
-        v.reasons.append("the initiating event names a node but no rank (no rank map for it)")
+        v.reasons.append(
+            "the initiating event names a node but no rank (no rank map for it)"
+            if first.node
+            else "the initiating event names neither a rank nor a node"
+        )
     if first.detail.get("time_inferred"):
         v.confidence = "medium"
         v.reasons.append("the initiating line has no timestamp of its own")
@@ -310,9 +315,7 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     elif e.kind == "nccl_warn_transport":
         v.owner = PROVIDER
         v.owner_reasons.append("network transport error (NET/IB or socket) first")
-    elif e.kind == "remote_peer_failed" or (
-        e.kind == "scheduler" and (e.detail.get("first_exit") or _preempted(e))
-    ):
+    elif _undecidable(e):
         v.owner_reasons.append(_undecided(e))
     elif e.kind == "scheduler" and e.detail.get("tier") == 0:
         v.owner = PROVIDER
@@ -352,6 +355,15 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         )
 
 
+def _undecidable(e: Event) -> bool:
+    """An event no line decides the owner of, whose reason names what would (`_undecided`)."""
+    if e.kind == "remote_peer_failed" or (e.kind == DISK_FULL and "category" not in e.detail):
+        return True
+    return e.kind == "scheduler" and bool(
+        e.detail.get("first_exit") or _preempted(e) or e.detail.get("cause") == "time limit"
+    )
+
+
 def _preempted(e: Event) -> bool:
     """Set by the reader of each scheduler's words (Slurm's cancel, sacct, Kubernetes)."""
     return bool(e.detail.get("preempted"))
@@ -386,6 +398,14 @@ def _undecided(e: Event) -> str:
             "namespace and priority class): one of the buyer's own of higher priority "
             "(customer), or the provider reclaiming reserved nodes (provider, under the "
             "contract's reclaim terms)"
+        )
+    if e.kind == DISK_FULL:
+        return disk_full_owner(DECIDES)
+    if e.detail.get("cause") == "time limit":
+        return (
+            f"the scheduler ended the job at its time limit; {DECIDES}: the run's step times "
+            "against the fixture's baseline (slower than agreed, or stalled by the cluster: "
+            "provider) or a limit shorter than the run needed (customer)"
         )
     if e.kind == "remote_peer_failed":
         return (
