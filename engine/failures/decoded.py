@@ -121,7 +121,7 @@ def categorise(events: Iterable[Event]) -> None:
         d = e.detail
         if "category" in d:
             continue
-        found = _category(e)
+        found = _category(e) or _explained(e, events)
         if found is None and e.kind in ("cuda_error", "signal", "python_exception"):
             found = _on_lost_node(e, lost)
         if found is not None:
@@ -169,6 +169,22 @@ def _cuda_category(error: str) -> tuple[str, str] | None:
     for pattern, side, why in _CUDA_SIDES:
         if pattern.search(error):
             return side, why
+    return None
+
+
+def _explained(e: Event, events: list[Event]) -> tuple[str, str] | None:
+    """NCCL's `unhandled cuda error` prints the CUDA call's own error a few lines below it
+    (`Last error:` / `Cuda failure 'out of memory'`): out of memory is the job's allocations."""
+    if e.kind != "cuda_error" or "unhandled cuda error" not in e.text:
+        return None
+    for o in events:
+        if (
+            o.kind == "oom"
+            and o.source == e.source
+            and o.rank == e.rank
+            and 0 < o.line_no - e.line_no <= 4
+        ):
+            return JOB, "NCCL's CUDA call ran out of GPU memory: the job's own allocations"
     return None
 
 

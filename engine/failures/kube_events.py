@@ -13,6 +13,11 @@ What the rows say about a PyTorchJob (Kubeflow training operator):
 * the kubelet's `BackOff` (`Back-off restarting failed container <c> in pod <pod>_<ns>(<uid>)`),
   `Failed`, `Killing`; the node's `NodeNotReady`, `Evicted`, `Preempting`, `OOMKilling`.
 
+A pod the scheduler could not place (`FailedScheduling`: `0/16 nodes are available: 4 node(s) had
+untolerated taint {nvidia.com/gpu.unhealthy: }, 12 Insufficient nvidia.com/gpu.`) never started:
+weak evidence. Nodes tainted unhealthy, unreachable, not ready or cordoned are the cluster's;
+GPUs that are merely taken leave the owner to what holds them.
+
 A pod the kubelet evicted or the scheduler preempted was taken away, not waiting on another: the
 eviction or preemption can start the failure. An eviction that says the container used more than
 it requested (`… has larger consumption of ephemeral-storage`) is the job's: the kubelet evicts
@@ -27,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import kube
-from .model import JOB, Event
+from .model import INFRASTRUCTURE, JOB, Event
 
 _LOOK = 65_536
 _GET_HEADER = re.compile(r"^(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+.*MESSAGE", re.M)
@@ -51,6 +56,13 @@ _LARGER = re.compile(r"Container (\S+) was using \S+, request is \S+, has larger
 # The kubelet's own words for a pod past its ephemeral-storage limit (not the node's pressure).
 _OVER_LIMIT = re.compile(
     r"exceeds the total limit of containers|exceeded its local ephemeral storage limit"
+)
+# A taint the node lifecycle controller, a GPU health checker or a cordon put on a node: the
+# node is unhealthy or out of service (`{node.kubernetes.io/unreachable: }`, `{nvidia.com/…
+# unhealthy: }`, `{node.kubernetes.io/unschedulable: }`).
+_BAD_NODE_TAINT = re.compile(
+    r"(\d+) node\(s\) had (?:untolerated )?taint \{([^:}]*(?:unreachable|not-ready|unhealthy"
+    r"|unschedulable)[^:}]*)"
 )
 _HOST_OOM = frozenset({"OOMKilling", "SystemOOM"})  # node-problem-detector's, the kubelet's
 
@@ -230,11 +242,31 @@ def _read(
         return "oom", {"tier": 1, "limit": True, "cause": "container OOMKilled"}, r.message[:400]
     if r.reason in _NODE_REASONS:
         return "scheduler", {"cause": r.reason, "secondary": False, "tier": 0}, r.message[:400]
+    if r.reason == "FailedScheduling" and r.type == "Warning":
+        return "launch_failure", _unscheduled(r.message), r.message[:400]
     if r.reason in _TAKEN and r.type == "Warning":
         return "scheduler", _taken(r), r.message[:400]
     if r.reason in _OTHER_REASONS and r.type == "Warning":
         return "scheduler", {"cause": r.reason, "secondary": True, "tier": 3}, r.message[:400]
     return None
+
+
+def _unscheduled(message: str) -> dict[str, Any]:
+    """A pod no node could take: the scheduler's summary says why each node refused it."""
+    summary = message.split(". preemption:", 1)[0].strip()[:200]
+    detail: dict[str, Any] = {
+        "tier": 2,
+        "launch": "schedule",
+        "cause": f"the pod was never scheduled ({summary})",
+    }
+    bad = _BAD_NODE_TAINT.search(message)
+    if bad is not None:
+        detail["category"] = INFRASTRUCTURE
+        detail["category_reason"] = (
+            f"{bad.group(1)} node(s) were tainted {bad.group(2)}: nodes of the cluster "
+            "unhealthy, unreachable or out of service"
+        )
+    return detail
 
 
 def _taken(r: Row) -> dict[str, Any]:

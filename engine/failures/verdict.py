@@ -385,6 +385,12 @@ def _by_category(v: Verdict, e: Event) -> None:
 def _undecided(e: Event) -> str:
     """A lost peer, a preemption, a container that did not start or a container's exit code:
     what would tell whose fault it is."""
+    if e.kind == "launch_failure" and e.detail.get("launch") == "schedule":
+        return (
+            f"{e.detail.get('cause')}; {DECIDES}: what holds the GPUs the pod asked for (the "
+            "buyer's own other pods, or a request larger than a node: customer; nodes of the "
+            "allocation missing or out of service: provider)"
+        )
     if e.kind == "launch_failure":
         return (
             f"{e.detail.get('cause')}; {DECIDES}: the engine log pyxis prints with it (the "

@@ -103,3 +103,22 @@ def test_a_link_that_went_down_at_boot_does_not_take_the_blame_from_a_later_erro
     result = _analyse(text, name="syslog")
     assert result.first_failure is not None and result.first_failure.kind == "cuda_error"
     assert result.suggested_owner == "customer"
+
+
+def test_nccls_unhandled_cuda_error_that_ran_out_of_memory_is_the_jobs() -> None:
+    text = (
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "/workspace/train.py", line 120, in <module>\n'
+        "[rank3]: torch.distributed.DistBackendError: NCCL error in: "
+        "../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error (run with "
+        "NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "[rank3]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "[rank3]: Last error:\n"
+        "[rank3]: Cuda failure '{error}'\n"
+    )
+    oom = _analyse(text.replace("{error}", "out of memory"))
+    assert oom.initiating_rank == 3 and oom.suggested_owner == "customer"
+    assert "ran out of GPU memory" in oom.owner_reasons[0]
+    # Any other CUDA failure behind it still says nothing of its side.
+    other = _analyse(text.replace("{error}", "unspecified launch failure"))
+    assert other.suggested_owner == "undetermined"

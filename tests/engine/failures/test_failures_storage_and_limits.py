@@ -1,6 +1,6 @@
 """Failures that start outside the job's code and outside the GPU: a shared filesystem that stops
-answering, a disk that fills, the scheduler's time limit, and a site prolog that refuses a node.
-Each names its cause, and an owner or what would decide one."""
+answering, a disk that fills, the scheduler's time limit, a site prolog that refuses a node, and
+a pod no node would take. Each names its cause, and an owner or what would decide one."""
 
 from __future__ import annotations
 
@@ -117,3 +117,30 @@ def test_a_site_prolog_that_refused_a_node_is_the_clusters(
     assert first.detail["launch"] == "prolog"
     assert result.initiating_node == node
     assert result.suggested_owner == "provider"
+
+
+def _unschedulable(message: str) -> Analysis:
+    table = (
+        "LAST SEEN   TYPE      REASON             OBJECT                     MESSAGE\n"
+        f"2m          Warning   FailedScheduling   pod/llama-train-worker-0   {message}\n"
+    )
+    return _analyse(table, name="events.txt")
+
+
+def test_a_pod_no_node_would_take_for_unhealthy_gpus_is_the_clusters() -> None:
+    result = _unschedulable(
+        "0/16 nodes are available: 4 node(s) had untolerated taint {nvidia.com/gpu.unhealthy: }, "
+        "12 Insufficient nvidia.com/gpu. preemption: 0/16 nodes are available: 16 No preemption "
+        "victims found for incoming pod."
+    )
+    first = result.first_failure
+    assert first is not None and first.kind == "launch_failure"
+    assert first.detail["cause"].startswith("the pod was never scheduled (0/16 nodes")
+    assert result.suggested_owner == "provider"
+    assert "4 node(s) were tainted nvidia.com/gpu.unhealthy" in result.owner_reasons[0]
+
+
+def test_a_pod_waiting_for_gpus_others_hold_names_what_decides_its_owner() -> None:
+    result = _unschedulable("0/16 nodes are available: 16 Insufficient nvidia.com/gpu.")
+    assert result.suggested_owner == "undetermined"
+    assert "what holds the GPUs the pod asked for" in result.owner_reasons[0]
