@@ -33,6 +33,7 @@ from engine.billing.localized import MONTH_FIRST
 from engine.billing.mapping import GPU_MINUTES, guess_mapping
 from engine.billing.mapping import _key as header_key
 from engine.billing.meters import EGRESS, OTHER, PER_GPU, PER_INSTANCE, Meter, network_meter
+from engine.billing.oci import OCI
 
 
 def _keywords(text: str) -> str:
@@ -428,8 +429,10 @@ GENERIC = Profile(
     rate_per_gpu_hour=lambda header: True,  # the generic mapping's rate is per GPU-hour
 )
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (FOCUS, AWS_CUR2, GCP, AZURE, NEOCLOUD, GENERIC)}
-_CLOUDS = (FOCUS, AWS_CUR2, GCP, AZURE)
+PROFILES: dict[str, Profile] = {
+    p.name: p for p in (FOCUS, AWS_CUR2, GCP, AZURE, OCI, NEOCLOUD, GENERIC)
+}
+_CLOUDS = (FOCUS, AWS_CUR2, GCP, AZURE, OCI)
 _KNOWN = {header_key(c) for p in _CLOUDS for cs in p.columns.values() for c in cs}
 
 

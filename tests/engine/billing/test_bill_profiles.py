@@ -34,6 +34,7 @@ HOURLY = [
     ("aws_cur2.csv", "aws-cur2", "12.29", "USD", 8, "98.32"),
     ("focus_1_1.csv", "focus", "10", "USD", 8, "80"),
     ("gcp_billing.csv", "gcp", "11.06", "USD", 8, "88.48"),
+    ("oci_cost_report.csv", "oci", "10", "USD", 8, "80"),
     ("neocloud_invoice.csv", "neocloud", "2.5", "USD", 8, "20"),
     ("eu_semicolon.csv", "neocloud", "2.1", "EUR", 8, "16.8"),
 ]
@@ -297,3 +298,14 @@ def test_the_focus_sample_uses_only_focus_columns_and_values():
     for category in ("Usage", "Tax", "Credit"):
         assert f",{category}," in text  # ChargeCategory values as the spec spells them
     assert ",Correction," in text and bill.detected.profile == "focus"
+
+
+def test_an_oci_cost_report_lists_its_correction_apart_and_keeps_egress_and_storage_visible():
+    bill = _bill("oci_cost_report.csv")
+    assert bill.proposal.profile.name == "oci"
+    assert [(u.line, u.charge, u.amount / M) for u in bill.other] == [(13, "correction", -80.0)]
+    assert {u.kind: u.amount / M for u in bill.lines if u.kind != GPU} == {
+        EGRESS: 4.25,  # "Outbound Data Transfer Zone 1" leaves the region
+        FEE: 0.0017,  # a boot volume's storage
+    }
+    assert {u.instance_type for u in bill.lines if u.kind == GPU} == {"H100"}
