@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from .lines import APP_XIDS
 from .model import UNNAMED_NODE, Event
 from .owner import CUSTOMER, DECIDES, PROVIDER
-from .storage import DISK_FULL, disk_full_owner
+from .undecided import undecidable as _undecidable
+from .undecided import undecided as _undecided
 
 _KIND_TIER = {
     "ecc": 0,
@@ -355,20 +356,6 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
         )
 
 
-def _undecidable(e: Event) -> bool:
-    """An event no line decides the owner of, whose reason names what would (`_undecided`)."""
-    if e.kind == "remote_peer_failed" or (e.kind == DISK_FULL and "category" not in e.detail):
-        return True
-    return e.kind == "scheduler" and bool(
-        e.detail.get("first_exit") or _preempted(e) or e.detail.get("cause") == "time limit"
-    )
-
-
-def _preempted(e: Event) -> bool:
-    """Set by the reader of each scheduler's words (Slurm's cancel, sacct, Kubernetes)."""
-    return bool(e.detail.get("preempted"))
-
-
 def _by_category(v: Verdict, e: Event) -> None:
     """The decoded line says which side of the matrix it falls on (a node the scheduler declared
     failed, a launch failure on it; a GPU given to two ranks, a job's own limit)."""
@@ -379,50 +366,6 @@ def _by_category(v: Verdict, e: Event) -> None:
     why = e.detail.get("category_reason")
     v.owner_reasons.append(
         f"{e.kind} on {who}: {side} fault by its decoded cause" + (f" ({why})" if why else "")
-    )
-
-
-def _undecided(e: Event) -> str:
-    """A lost peer, a preemption, a container that did not start or a container's exit code:
-    what would tell whose fault it is."""
-    if e.kind == "launch_failure" and e.detail.get("launch") == "schedule":
-        return (
-            f"{e.detail.get('cause')}; {DECIDES}: what holds the GPUs the pod asked for (the "
-            "buyer's own other pods, or a request larger than a node: customer; nodes of the "
-            "allocation missing or out of service: provider)"
-        )
-    if e.kind == "launch_failure":
-        return (
-            f"{e.detail.get('cause')}; {DECIDES}: the engine log pyxis prints with it (the "
-            "image's own start-up failing: customer; a mount, a user mapping or the container "
-            "runtime on the node refusing: provider)"
-        )
-    if _preempted(e):
-        return (
-            f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (Slurm: "
-            "`sacct` state PREEMPTED, `scontrol show job`; Kubernetes: the preempting pod's "
-            "namespace and priority class): one of the buyer's own of higher priority "
-            "(customer), or the provider reclaiming reserved nodes (provider, under the "
-            "contract's reclaim terms)"
-        )
-    if e.kind == DISK_FULL:
-        return disk_full_owner(DECIDES)
-    if e.detail.get("cause") == "time limit":
-        return (
-            f"the scheduler ended the job at its time limit; {DECIDES}: the run's step times "
-            "against the fixture's baseline (slower than agreed, or stalled by the cluster: "
-            "provider) or a limit shorter than the run needed (customer)"
-        )
-    if e.kind == "remote_peer_failed":
-        return (
-            f"{e.node} dropped its NCCL connections: its process exited or the network to it "
-            f"failed; {DECIDES}: {e.node}'s own log and kernel log (the job crashing or running "
-            "out of its memory: customer; a link down, an Xid, the node lost: provider)"
-        )
-    return (
-        f"{e.detail.get('cause')}: the exit code alone does not say whose fault; {DECIDES}: "
-        "the pod's `kubectl describe` (Last State reason OOMKilled: the job's own memory "
-        "limit, customer) and its node's kernel log (Xid, ECC: provider)"
     )
 
 
