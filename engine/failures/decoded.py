@@ -141,7 +141,7 @@ def _category(e: Event) -> tuple[str, str] | None:
     if e.kind == "nccl_warn_transport":
         return INFRASTRUCTURE, "a network link (NET/IB or socket) failed"
     if e.kind == "cuda_error":
-        return _cuda_category(str(d.get("error") or e.text))
+        return _cuda_category(f"{d.get('error') or ''} {e.text}")
     if e.kind == "oom" and d.get("limit"):
         return JOB, "the job exceeded its own memory limit (cgroup, container)"
     if e.kind == "collective_error":
@@ -159,6 +159,9 @@ _CUDA_SIDES = (
      INFRASTRUCTURE, "the GPU's memory reported an uncorrectable ECC error"),
     (re.compile(r"uncorrectable NVLink error|NVLINK_UNCORRECTABLE|NvlinkUncorrectable", re.I),
      INFRASTRUCTURE, "the GPU's NVLink reported an uncorrectable error"),
+    (re.compile(r"system not yet initialized|cudaErrorSystemNotReady|SYSTEM_NOT_READY"),
+     INFRASTRUCTURE, "the node's NVSwitch fabric is not up (Fabric Manager not running): the "
+                     "node's set-up"),
     (re.compile(r"device-side assert|cudaErrorAssert|CUDA_ERROR_ASSERT"),
      JOB, "the job's own kernel asserted (a device-side assert: an index out of range, a bad "
           "label)"),

@@ -51,6 +51,9 @@ KINDS = (
     "gpu_lost",
     "storage_lost",
     "disk_full",
+    "node_crash",
+    "host_memory",
+    "node_hang",
 )
 
 

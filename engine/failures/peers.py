@@ -6,7 +6,9 @@ NCCL's `misc/socket.cc` warns `socketProgress: Connection closed by remote peer 
 (`Net : Call to recv from …` before). The host is a name where NCCL could resolve one
 (`gpu-node-7.cluster.local<38461>`), else an address. PyTorch repeats the same text under `Last
 error:` after `ncclRemoteError` ("remote process exited or there was a network error") or
-`ncclSystemError`. The reporting rank only waited on that peer: the remote end is the suspect.
+`ncclSystemError`. A rank that could not connect (`socketStartConnect: Connect to <ip><port>
+failed : Connection refused`) names its peer the same way. The reporting rank only waited on
+that peer: the remote end is the suspect.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from typing import Any
 from .model import UNNAMED_NODE, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`).
-ANCHORS = ("by remote peer", "Call to recv from")
+ANCHORS = ("by remote peer", "Call to recv from", "Connect to ")
 
 _CLOSED = re.compile(r"Connection closed by remote peer \[?([^\s<\]]+)\]?<(\d+)>")
 _RECV = re.compile(r"Call to recv from \[?([^\s<\]]+)\]?<(\d+)> failed\s*:\s*(.+)")
+# `socketStartConnect: Connect to 10.0.0.12<49211> failed : Connection refused` (`Net : Connect
+# to …` before 2.12): the peer's end was gone or unreachable when this rank dialled it.
+_CONNECT = re.compile(r"Connect to \[?([^\s<\]]+)\]?<(\d+)> failed\s*:\s*(.+)")
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
@@ -33,9 +38,12 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
         cause = "connection closed by the remote peer"
     else:
         m = _RECV.search(body)
+        verb = "recv from"
+        if m is None:
+            m, verb = _CONNECT.search(body), "connecting to"
         if m is None:
             return None
-        cause = f"recv from the remote peer failed: {m.group(3).strip()[:80]}"
+        cause = f"{verb} the remote peer failed: {m.group(3).strip()[:80]}"
     host = m.group(1)
     detail: dict[str, Any] = {
         "peer_host": host, "peer_port": int(m.group(2)), "cause": cause,

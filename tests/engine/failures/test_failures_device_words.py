@@ -122,3 +122,74 @@ def test_nccls_unhandled_cuda_error_that_ran_out_of_memory_is_the_jobs() -> None
     # Any other CUDA failure behind it still says nothing of its side.
     other = _analyse(text.replace("{error}", "unspecified launch failure"))
     assert other.suggested_owner == "undetermined"
+
+
+def _kernel(*lines: str) -> Analysis:
+    stamp = "2026-03-02T10:11:40.{:06d}+00:00 gpu-node-031 kernel: "
+    text = "".join(stamp.format(i) + line + "\n" for i, line in enumerate(lines))
+    return _analyse(text, name="syslog")
+
+
+def test_a_kernel_panic_is_the_node_crashing_the_clusters() -> None:
+    result = _kernel("Kernel panic - not syncing: Fatal hardware error!")
+    assert result.first_failure is not None and result.first_failure.kind == "node_crash"
+    assert result.initiating_node == "gpu-node-031"
+    assert result.suggested_owner == "provider"
+
+
+def test_an_uncorrectable_host_memory_error_outranks_the_machine_check_before_it() -> None:
+    result = _kernel(
+        "mce: [Hardware Error]: Machine check events logged",
+        "EDAC MC1: 1 UE memory read error on CPU_SrcID#1_MC#0_Chan#1_DIMM#0 (channel:1 slot:0)",
+    )
+    first = result.first_failure
+    assert first is not None and first.kind == "host_memory" and first.line_no == 2
+    assert first.detail["cause"] == "uncorrectable host memory error (MC1)"
+    assert result.suggested_owner == "provider"
+
+
+def test_a_soft_lockup_is_weak_next_to_the_jobs_own_error() -> None:
+    lockup = (
+        "2026-03-02T10:11:40.000000+00:00 gpu-node-031 kernel: watchdog: BUG: soft lockup - "
+        "CPU#12 stuck for 22s! [python:93121]\n"
+    )
+    alone = _analyse(lockup, name="syslog")
+    assert alone.first_failure is not None and alone.first_failure.kind == "node_hang"
+    assert alone.suggested_owner == "provider"
+    later = (
+        "[rank3]:[2026-03-02 10:12:05] Traceback (most recent call last):\n"
+        "[rank3]:[2026-03-02 10:12:05] ValueError: loss is NaN at step 4810\n"
+    )
+    both = analyse([SourceFile("syslog", lockup.encode()), SourceFile("rank3.log", later.encode())])
+    assert both.first_failure is not None and both.first_failure.kind == "python_exception"
+
+
+def test_cudas_system_not_yet_initialized_is_the_nodes_fabric_not_up() -> None:
+    # nccl-tests on an NVSwitch node whose Fabric Manager is not running.
+    text = (
+        "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 "
+        "iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#\n"
+        "# Using devices\n"
+        "test: Test CUDA failure common.cu:941 'system not yet initialized'\n"
+        " .. test pid 54340: Test failure common.cu:891\n"
+    )
+    result = _analyse(text, name="all_reduce_perf.log")
+    assert result.first_failure is not None and result.first_failure.kind == "cuda_error"
+    assert result.suggested_owner == "provider"
+    assert "Fabric Manager" in result.owner_reasons[0]
+
+
+def test_a_rank_that_could_not_connect_to_its_peer_names_the_peer() -> None:
+    result = _analyse(
+        "[rank2]: torch.distributed.DistBackendError: NCCL error in: "
+        "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error\n"
+        "[rank2]: ncclSystemError: System call (e.g. socket, malloc) or external library call "
+        "failed or device error.\n"
+        "[rank2]: Last error:\n"
+        "[rank2]: socketStartConnect: Connect to 10.0.0.12<49211> failed : Software caused "
+        "connection abort\n"
+    )
+    first = result.first_failure
+    assert first is not None and first.kind == "remote_peer_failed"
+    assert result.initiating_node == "10.0.0.12"
