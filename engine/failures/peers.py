@@ -80,7 +80,8 @@ def suspects(
     _follow_ups(events)
     first: dict[str, list[Event]] = {}
     for e in events:
-        if e.kind != "peer_lost":
+        # A restarted container dialling its old peers reports the first failure's aftermath.
+        if e.kind != "peer_lost" or e.detail.get("after_restart"):
             continue
         node = peer_node(e.detail, ip_nodes)
         if node is None or node == e.node:

@@ -106,9 +106,11 @@ _COMPLAINTS = frozenset({"nccl_timeout", "gloo", "python_exception", "peer_lost"
 def uncomplaining_ranks(events: list[Event], world: int | None) -> list[int]:
     """Ranks with a record but no complaint (timeout, lost peer), when most of the world
     complained: the rank that stopped participating is the one that did not wait."""
+    # A restarted container's complaints are the aftermath: its rank may be the one that died.
     complained = {
         e.rank for e in events
         if e.rank is not None and e.kind in _COMPLAINTS and e.secondary
+        and not e.detail.get("after_restart")
     }  # fmt: skip
     if not world or len(complained) < world / 2:
         return []

@@ -117,9 +117,10 @@ def test_a_pytorchjob_oomkilled_worker_is_its_rank_on_its_kubernetes_node() -> N
 
 def test_the_restarted_containers_later_nccl_warning_is_never_the_first_failure() -> None:
     a = _run("kube_pytorchjob_oom")
-    warn = next(e for e in a.timeline if e.kind == "nccl_warn_transport")
-    assert warn.detail["after_restart"] and warn.secondary
-    assert warn.source == "logs/llm-ft-worker-3.log"
+    # `Net : Connect to 10.8.0.9<45123> failed : Connection refused`: its old peer is gone.
+    warn = next(e for e in a.timeline if e.source == "logs/llm-ft-worker-3.log")
+    assert warn.kind == "peer_lost" and warn.detail["after_restart"] and warn.secondary
+    assert not any(e.kind == "remote_peer_failed" for e in a.timeline)
     # Without `kubectl describe pod` the OOM is unknown, yet the restarted container's warning
     # is still not the first failure: rank 4 is the one that did not wait.
     b = _run("kube_pytorchjob_oom", skip=("describe",))
