@@ -31,7 +31,20 @@ def node_from_path(name: str, known: set[str]) -> str | None:
             return short_node(c)
     if len(parts) > 1 and KERNEL_LOG_NAME.search(parts[-1]) and re.search(r"\d", parts[-2]):
         return short_node(parts[-2])
+    # A kernel log named for its node: `dmesg-gpu-node-031.txt`, `gpu-node-031-dmesg.log`,
+    # `gpu-node-031.dmesg` (a numbered host, as a folder's must be).
+    host = _KERNEL_AFFIX.sub("", stem)
+    named = host != stem or _KERNEL_SUFFIX.search(parts[-1]) is not None
+    # A host has a letter and a digit: not a date (`journal-2026-03-02`), nor a rank's log.
+    plausible = re.search(r"\d", host) and re.search(r"[A-Za-z]", host)
+    if named and plausible and not re.fullmatch(r"rank\d+", host, re.I):
+        return short_node(host)
     return None
+
+
+_KERNEL_WORD = r"(?:dmesg|kern|kernel|syslog|journal)"
+_KERNEL_AFFIX = re.compile(rf"^{_KERNEL_WORD}[-_.]|[-_.]{_KERNEL_WORD}$", re.I)
+_KERNEL_SUFFIX = re.compile(rf"\.{_KERNEL_WORD}(?:\.\w+)?$", re.I)
 
 
 def place_events(events: list[Event], rmap: RankMap, authoritative: dict[int, str]) -> None:

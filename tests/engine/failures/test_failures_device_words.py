@@ -193,3 +193,17 @@ def test_a_rank_that_could_not_connect_to_its_peer_names_the_peer() -> None:
     first = result.first_failure
     assert first is not None and first.kind == "remote_peer_failed"
     assert result.initiating_node == "10.0.0.12"
+
+
+FALLEN_OFF = (
+    "[Mon Mar  2 10:11:40 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=93121, name=python, "
+    "GPU has fallen off the bus.\n"
+)
+
+
+def test_a_kernel_log_named_for_its_node_places_its_lines_there() -> None:
+    for name in ("dmesg-gpu-node-031.txt", "gpu-node-031-dmesg.log", "gpu-node-031.dmesg"):
+        assert _analyse(FALLEN_OFF, name=name).initiating_node == "gpu-node-031", name
+    # A dated journal or a rank's own file names no node.
+    for name in ("journal-2026-03-02.txt", "rank3_dmesg.txt", "dmesg.txt"):
+        assert _analyse(FALLEN_OFF, name=name).initiating_node is None, name
