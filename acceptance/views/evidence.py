@@ -11,6 +11,7 @@ pages link to, and the page that shows the run. The URL tables pass the owner to
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,6 +31,7 @@ from acceptance.models import BurnInRun, Evidence
 from acceptance.selectors import burnin as sel
 from acceptance.services import burnin as services
 from core.web import errors_into_form, flash_errors
+from engine.evidence.parsers import ParseError, unpacked
 from orgs.access import active_org, org_required, user_of
 
 #: Lines shown either side of the one a check points at (the whole file stays downloadable).
@@ -178,7 +180,12 @@ def _lines_around(
     request: HttpRequest, evidence: Evidence, target: int, *, owner: RunOwner
 ) -> HttpResponse:
     with evidence.file.open("rb") as handle:
-        text = handle.read().decode("utf-8", errors="replace")
+        data = handle.read()
+    # A gzipped upload's lines, as its checks read them; one that cannot be unpacked is shown
+    # as stored (its checks say why).
+    with contextlib.suppress(ParseError):
+        data = unpacked(data)
+    text = data.decode("utf-8", errors="replace")
     first = max(1, target - LINES_AROUND)
     window = text.split("\n")[first - 1 : target + LINES_AROUND]
     return render(

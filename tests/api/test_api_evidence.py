@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from api.services import token_create
-from tests.acceptance.burnin.helpers import GOOD_SET, file_upload
+from tests.acceptance.burnin.helpers import DATA, GOOD_SET, file_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -39,6 +42,24 @@ def test_upload_one_file_like_curl(awarded, curl, django_capture_on_commit_callb
     assert stored["node"] == "gpu-a01+gpu-a02"
     evidence.refresh_from_db()
     assert evidence.state == "parsed" and evidence.uploaded_by.username == "nora"
+
+
+def test_a_gzipped_log_is_checked_as_the_text_inside_and_its_lines_read_unpacked(
+    awarded, curl, provider, django_capture_on_commit_callbacks
+):
+    name = "burnin/nccl-tests/all_reduce_2node_pass.txt"
+    packed = gzip.compress((DATA / name).read_bytes())
+    upload = SimpleUploadedFile("all_reduce.log.gz", packed, content_type="application/gzip")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curl.post(_url(awarded), {"file": upload, "node": "gpu-a01+gpu-a02"})
+    assert response.status_code == 201, response.content
+    evidence = awarded.run.evidence.get()
+    assert (evidence.state, evidence.kind) == ("parsed", "nccl-tests")
+    browser = Client()
+    browser.force_login(provider.user)
+    lines = browser.get(reverse("burnin:evidence-download", args=[evidence.pk]), {"line": "1"})
+    assert lines.status_code == 200
+    assert "nThread" in lines.content.decode()
 
 
 def test_upload_many_then_read_states_and_checks(awarded, curl, django_capture_on_commit_callbacks):

@@ -1,9 +1,10 @@
 """Parsers for burn-in evidence (tool outputs). Pure Python: nothing here imports Django.
 
-Public API: `parse_evidence`, `detect_kind`, `to_json`, `parse_file`, `KINDS`, `ParseError`.
+Public API: `parse_evidence`, `detect_kind`, `to_json`, `parse_file`, `KINDS`, `ParseError`,
+`unpacked` (a gzipped upload's bytes).
 """
 
-from engine.evidence.parsers.base import BinaryEvidence, ParseError, UnrecognisedEvidence
+from engine.evidence.parsers.base import BinaryEvidence, ParseError, UnrecognisedEvidence, unpacked
 from engine.evidence.parsers.registry import (
     KINDS,
     ParsedEvidence,
@@ -23,4 +24,5 @@ __all__ = [
     "parse_evidence",
     "parse_file",
     "to_json",
+    "unpacked",
 ]

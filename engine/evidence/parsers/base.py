@@ -6,8 +6,11 @@ Nothing here imports Django: parsers run in workers, the CLI and tests alike.
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import io
 import math
 import re
+import zlib
 from typing import Any
 
 
@@ -101,6 +104,33 @@ def _not_text_count(data: str | bytes, sample: str) -> int:
     return len(_NOT_TEXT_RE.findall(sample))
 
 
+# What a gzipped upload may unpack to: a 50 MB upload of a tool's text compresses 5-10 times.
+MAX_UNPACKED = 256 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def unpacked(
+    data: bytes, *, error: type[ParseError] | None = None, kind: str | None = None
+) -> bytes:
+    """The bytes of a gzipped upload (`nccl.log.gz`, as `gzip` or `curl --data-binary @…gz`
+    send it) unpacked, up to MAX_UNPACKED; any other bytes as they are."""
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    fail = error or BinaryEvidence
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            out = stream.read(MAX_UNPACKED + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise fail(f"a gzip file that cannot be unpacked ({exc})", kind=kind) from None
+    if len(out) > MAX_UNPACKED:
+        raise fail(
+            f"a gzip file that unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MB: upload "
+            "fewer results per file",
+            kind=kind,
+        )
+    return out
+
+
 def _from_utf16(data: bytes) -> bytes:
     """Output saved by Windows PowerShell's '>' is UTF-16 with a byte-order mark: re-encode it
     as UTF-8 (anything else, NUL bytes included, is left for the binary check)."""
@@ -121,7 +151,7 @@ def decode_text(
     """
     fail = error or BinaryEvidence
     if isinstance(data, bytes | bytearray):
-        data = _from_utf16(bytes(data))
+        data = _from_utf16(unpacked(bytes(data), error=fail, kind=kind))
         nul = data.find(b"\x00")
         if nul != -1:
             raise fail(

@@ -1,6 +1,7 @@
 """Detection across kinds, bytes input, binary files, JSON export."""
 
 import contextlib
+import gzip
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from engine.evidence.parsers import (
     BinaryEvidence,
     ParseError,
     UnrecognisedEvidence,
+    base,
     detect_kind,
     parse_evidence,
     to_json,
@@ -62,6 +64,18 @@ def test_binary_is_a_specific_error():
         parse_evidence(b"\x7fELF\x02\x01\x01\x00\x00")
     with pytest.raises(BinaryEvidence, match="not text"):
         parse_evidence(bytes(range(128, 256)) * 4)
+
+
+def test_a_gzipped_upload_is_read_as_the_text_inside(monkeypatch: pytest.MonkeyPatch):
+    for path in VALID[::7]:
+        data = path.read_bytes()
+        assert to_json(parse_evidence(gzip.compress(data))) == to_json(parse_evidence(data))
+    cut = gzip.compress(VALID[0].read_bytes())[:60]
+    with pytest.raises(BinaryEvidence, match="gzip file that cannot be unpacked"):
+        parse_evidence(cut)
+    monkeypatch.setattr(base, "MAX_UNPACKED", 1000)
+    with pytest.raises(BinaryEvidence, match="unpacks to more than"):
+        parse_evidence(gzip.compress(b"# nThread 1\n" * 200))
 
 
 def test_invalid_utf8_is_replaced_not_fatal():
