@@ -7,9 +7,11 @@ read-only mode, so neither is held in memory as a whole table.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -32,14 +34,46 @@ def is_xlsx(data: bytes) -> bool:
     return data[:4] == XLSX_MAGIC
 
 
-# Clouds deliver their exports compressed or columnar (AWS Data Exports: gzip or Parquet; Google:
-# gzip); each is refused by name, with what to send instead.
+# Clouds deliver their exports compressed or columnar (AWS Data Exports, Oracle's cost reports:
+# gzip or Parquet; Google: gzip). gzip is unpacked (`unpacked`); the rest are refused by name,
+# with what to send instead.
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_UNPACKED = 1024**3  # a year of hourly lines for 100 nodes is some 60 MB of CSV
 _PACKED = (
-    (b"\x1f\x8b", "gzip-compressed (.gz): unpack it and send the .csv inside"),
     (b"PAR1", "a Parquet file: export the report as CSV, or save it as CSV, and send that"),
     (b"BZh", "bzip2-compressed (.bz2): unpack it and send the .csv inside"),
     (b"\xfd7zXZ\x00", "xz-compressed (.xz): unpack it and send the .csv inside"),
 )
+
+
+def unpacked(data: bytes, *, name: str = "") -> bytes:
+    """A gzipped export (`…-00001.csv.gz`) unpacked, up to MAX_UNPACKED; other bytes as they
+    are."""
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    label = name or "This file"
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            out = stream.read(MAX_UNPACKED + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UsageError(f"{label} is a gzip file that cannot be unpacked ({exc}).") from None
+    if len(out) > MAX_UNPACKED:
+        raise UsageError(
+            f"{label} unpacks to more than {MAX_UNPACKED // 1024**2:,} MB: send one month's "
+            "export at a time."
+        )
+    return out
+
+
+def unpacked_head(data: bytes, *, size: int) -> bytes:
+    """The first `size` bytes a gzipped file's start unpacks to (its header and first rows);
+    other bytes as they are. A start too damaged to unpack is left for the reader to refuse."""
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    try:
+        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, size)
+    except zlib.error:
+        return data
 
 
 def check_text(data: bytes, *, name: str = "") -> None:
@@ -54,6 +88,7 @@ def check_text(data: bytes, *, name: str = "") -> None:
 def open_table(data: bytes, *, name: str = "") -> Table:
     """The file's header row and its data rows. An empty file, one without a header, or bytes that
     are neither UTF-8 text nor a workbook are refused with what to do about it."""
+    data = unpacked(data, name=name)
     if not data.strip():
         raise UsageError(
             f"{name or 'The file'} is empty: export the usage lines with a header row."

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.billing.errors import UsageError
 from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
-from engine.billing.reader import check_text, is_xlsx, xlsx_rows
+from engine.billing.reader import check_text, is_xlsx, unpacked, xlsx_rows
 
 DELIMITERS = (",", ";", "\t", "|")
 HEADER_SCAN = 30  # rows searched for the header: title blocks are a few rows
@@ -220,6 +220,7 @@ def read_sheet(
     """The file's header and rows, found and detected as described above; `known` says whether
     a cell's text is a header some profile knows. The first SAMPLE rows are also in `sample`."""
     over = overrides or Overrides()
+    data = unpacked(data, name=name)
     if not data.strip():
         raise UsageError(
             f"{name or 'The file'} is empty: export the usage lines with a header row."

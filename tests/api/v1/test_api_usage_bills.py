@@ -10,6 +10,7 @@ term to 31 May, the sample's rate, 2,000 USD fees and 500 USD egress, node-b out
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -132,6 +133,24 @@ def _confirm(client: Any, base: str, capture: Any, **extra: Any) -> dict:
 
 def _found(detail: dict) -> list[tuple[int, str]]:
     return sorted((d["line"], d["rule"]) for d in detail["difference_page"]["results"])
+
+
+@pytest.mark.parametrize("name", ["aws_cur2.csv", "oci_cost_report.csv"])
+def test_a_gzipped_export_is_read_as_the_csv_inside_from_upload_to_differences(
+    name, world, buyer, provider, django_capture_on_commit_callbacks
+):
+    # AWS Data Exports and Oracle's cost reports are delivered as `…-00001.csv.gz`.
+    rate = "10" if name.startswith("oci") else "12.29"
+    reservation = _reservation(world, buyer, provider, rate=rate)
+    client = token_client(provider.user)
+    capture = django_capture_on_commit_callbacks
+    body = _upload(client, reservation, name + ".gz", gzip.compress(_sample(name)), capture)
+    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
+    inspection = client.get(base + "mapping/").json()["inspection"]
+    assert inspection["errors"] == [] and inspection["preview"]
+    detail = _confirm(client, base, capture)
+    assert detail["state"] == "done", detail["error"]
+    assert _found(detail) == HOURLY_ERRORS
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
