@@ -38,7 +38,7 @@ def is_xlsx(data: bytes) -> bool:
 # gzip or Parquet; Google: gzip). gzip is unpacked (`unpacked`); the rest are refused by name,
 # with what to send instead.
 GZIP_MAGIC = b"\x1f\x8b"
-MAX_UNPACKED = 1024**3  # a year of hourly lines for 100 nodes is some 60 MB of CSV
+MAX_UNPACKED = 256 * 1024**2  # as a plain upload (USAGE_MAX_BYTES): a year of 100 nodes is 60 MB
 _PACKED = (
     (b"PAR1", "a Parquet file: export the report as CSV, or save it as CSV, and send that"),
     (b"BZh", "bzip2-compressed (.bz2): unpack it and send the .csv inside"),
