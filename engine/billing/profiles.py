@@ -338,7 +338,7 @@ def _azure_meter(row: Row, timed: bool) -> Meter:
 
 AZURE = Profile(
     name="azure",
-    label="Azure cost details (EA or MCA, actual cost)",
+    label="Azure cost details (EA or MCA, actual or amortized cost)",
     source="https://learn.microsoft.com/azure/cost-management-billing/automate/understand-usage-details-fields",
     # The older pay-as-you-go usage details (UsageDateTime, UsageQuantity, PreTaxCost) have no
     # ChargeType: every line of that layout is usage.
