@@ -43,9 +43,13 @@ def analysis_view(
     failure at the head, else the failure that ended the job heads."""
     doc = failures.view(run.analysis, first=first) if isinstance(run.analysis, dict) else {}
     groups = doc.get("secondaries") or []
-    by_kind: Counter[str] = Counter()
+    # Ranks and events per kind: a scheduler's lines often name no rank, and "0 ranks" alone
+    # would read as nothing happened.
+    ranks: Counter[str] = Counter()
+    events: Counter[str] = Counter()
     for g in groups:
-        by_kind[g.get("kind")] += len(g.get("ranks") or [])
+        ranks[g.get("kind")] += len(g.get("ranks") or [])
+        events[g.get("kind")] += int(g.get("count") or 0)
     timeline: Page[Any] = Paginator(doc.get("timeline") or [], TIMELINE_PAGE).get_page(page)
     rows = [{**e, "time": utc_label(e.get("time"))} for e in timeline.object_list]
     timeline.object_list = rows
@@ -62,7 +66,10 @@ def analysis_view(
             {**c, "time": utc_label(c.get("time"))} for c in doc.get("candidates") or []
         ],
         "secondary_count": len(doc.get("secondary_ranks") or []),
-        "by_kind": sorted(by_kind.items(), key=lambda kv: (-kv[1], str(kv[0]))),
+        "by_kind": sorted(
+            ((kind, n, events[kind]) for kind, n in ranks.items()),
+            key=lambda row: (-row[1], -row[2], str(row[0])),
+        ),
         "timeline": timeline,
     }
 

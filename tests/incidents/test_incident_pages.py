@@ -3,6 +3,7 @@ diagnostics item that only the repaired node's run satisfies."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -47,6 +48,22 @@ def test_a_timeline_event_on_a_whole_second_reads_as_a_time(analysed, provider) 
     html = page.content.decode()
     assert "<td>2026-11-20 10:30:00</td>" in html
     assert "+00:</td>" not in html
+
+
+def test_a_secondary_kind_that_names_no_rank_counts_its_events(analysed, provider) -> None:
+    """GIVEN srun's step-abort lines, which name no rank THEN the grouping does not read as
+    '0' of them: it says no rank is named, and how many lines there were."""
+    analysed.analysis["secondaries"] = [
+        {"kind": "nccl_timeout", "cause": "watchdog", "ranks": [1, 2], "count": 2},
+        {"kind": "scheduler", "cause": "step aborted", "ranks": [], "count": 3},
+    ]
+    analysed.save(update_fields=["analysis"])
+    page = provider.client().get(reverse("incidents:failed-run-detail", args=[analysed.pk]))
+    html = page.content.decode()
+    rows = re.findall(r"<tr><td><code>(\w+)</code></td>(.*?)</tr>", html)
+    shown = {kind: re.sub(r"<[^>]+>", "", cells) for kind, cells in rows}
+    assert shown["nccl_timeout"] == "22"
+    assert shown["scheduler"] == "none named3"
 
 
 def test_recorded_clocks_say_responded_and_restored_at(incident, provider) -> None:
