@@ -21,6 +21,11 @@ program that could not run does. Slurm's, pyxis's and srun's own lines end the s
   StepId=4412.0 failed on node gpu-a09: Communication connection failure` (Slurm's own error
   text: `Job prolog failed`, `Job credential expired`, `Slurmd could not connect IO`, …). The node
   could not launch it: the cluster's side, except `Slurmd could not execve job`, the job's program.
+* Slurm refusing the job's request before it ran: `srun: error: Unable to allocate resources:
+  Requested node configuration is not available` (likewise an invalid GRES, account, partition
+  or QOS, a time limit past the partition's, more memory than a node has). The request is the
+  job's; a controller that did not answer (`Socket timed out on send/recv operation`) is the
+  cluster's; any other refusal stays undetermined.
 * The site's prolog, the script Slurm runs on each node before a job (often a health check),
   failing: slurmd's `error: [job 4412] prolog failed status=1:0`, the node then drained with
   the reason `Prolog error` (`sinfo -R`), the job held as `launch failed requeued held`. The
@@ -44,6 +49,7 @@ ANCHORS = (
     "prolog failed",
     "Prolog error",
     "launch failed requeued held",
+    "Unable to allocate resources",
 )
 
 _LOADER = re.compile(
@@ -56,6 +62,19 @@ _TASK_LAUNCH = re.compile(r"Task launch for (?:StepId=)?(\S+) failed on node ([^
 _PROLOG = re.compile(r"\[job (\d+)\] prolog failed status=(\d+):(\d+)")
 # `sinfo -R`: REASON, USER, TIMESTAMP, NODELIST.
 _PROLOG_DRAINED = re.compile(r"^\s*Prolog error\s+\S+\s+\S+\s+(\S+)\s*$")
+_ALLOCATE = re.compile(r"Unable to allocate resources: (.+)")
+# Slurm's own words for a request no node or policy of the cluster can take as asked.
+_BAD_REQUEST = re.compile(
+    r"node configuration is not available|Invalid (?:generic resource|account|partition|qos)"
+    r"|violates accounting/QOS policy|Requested time limit is invalid|Memory required by task"
+    r"|More processors requested than permitted|Invalid feature specification",
+    re.I,
+)
+# The controller itself not answering: the cluster's Slurm, not the request.
+_CONTROLLER = re.compile(
+    r"Socket timed out on send/recv|Unable to contact slurm controller|Zero Bytes were transmitted",
+    re.I,
+)
 _PYXIS = re.compile(
     r"pyxis: (container start failed[^\n]*|couldn't start container|failed to import docker "
     r"image[^\n]*)"
@@ -67,7 +86,7 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
     m = _TASK_LAUNCH.search(body)
     if m is not None:
         return "launch_failure", _task_launch(step=m.group(1), host=m.group(2), why=m.group(3))
-    found = _prolog(body)
+    found = _prolog(body) or _allocation(body)
     if found is not None:
         return "launch_failure", found
     m = _LOADER.search(body)
@@ -138,6 +157,25 @@ def _prolog(body: str) -> dict[str, Any] | None:
             "requeued held)",
         }
     return None
+
+
+def _allocation(body: str) -> dict[str, Any] | None:
+    m = _ALLOCATE.search(body)
+    if m is None:
+        return None
+    why = m.group(1).strip()[:160]
+    detail: dict[str, Any] = {
+        "tier": 1,
+        "launch": "allocation",
+        "cause": f"Slurm refused the job's request ({why})",
+    }
+    if _BAD_REQUEST.search(why):
+        detail["category"] = JOB
+        detail["category_reason"] = "the job asked for what no node or policy of the cluster gives"
+    elif _CONTROLLER.search(why):
+        detail["category"] = INFRASTRUCTURE
+        detail["category_reason"] = "the cluster's Slurm controller did not answer"
+    return detail
 
 
 def _task_launch(*, step: str, host: str, why: str) -> dict[str, Any]:

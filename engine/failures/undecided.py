@@ -32,6 +32,12 @@ def undecided(e: Event) -> str:
             "buyer's own other pods, or a request larger than a node: customer; nodes of the "
             "allocation missing or out of service: provider)"
         )
+    if e.kind == "launch_failure" and e.detail.get("launch") == "allocation":
+        return (
+            f"{e.detail.get('cause')}; {DECIDES}: what the job asked for against what the "
+            "contract gives (`scontrol show job`, the partition's limits): a request beyond "
+            "it is the customer's, contracted capacity refused is the provider's"
+        )
     if e.kind == "launch_failure":
         return (
             f"{e.detail.get('cause')}; {DECIDES}: the engine log pyxis prints with it (the "

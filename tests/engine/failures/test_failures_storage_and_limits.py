@@ -144,3 +144,20 @@ def test_a_pod_waiting_for_gpus_others_hold_names_what_decides_its_owner() -> No
     result = _unschedulable("0/16 nodes are available: 16 Insufficient nvidia.com/gpu.")
     assert result.suggested_owner == "undetermined"
     assert "what holds the GPUs the pod asked for" in result.owner_reasons[0]
+
+
+@pytest.mark.parametrize(
+    ("why", "owner"),
+    [
+        ("Requested node configuration is not available", "customer"),
+        ("Invalid generic resource (gres) specification", "customer"),
+        ("Socket timed out on send/recv operation", "provider"),
+        ("Required partition not available (inactive or drain)", "undetermined"),
+    ],
+)
+def test_slurm_refusing_the_jobs_request_names_whose_side_it_is(why: str, owner: str) -> None:
+    result = _analyse(f"srun: error: Unable to allocate resources: {why}\n", name="slurm.out")
+    first = result.first_failure
+    assert first is not None and first.kind == "launch_failure"
+    assert first.detail["cause"] == f"Slurm refused the job's request ({why})"
+    assert result.suggested_owner == owner
