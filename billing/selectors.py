@@ -17,7 +17,8 @@ from billing.models import UsageDifference, UsageMapping, UsageUpload
 from contracts.defaults import STANDARD
 from engine.billing import Contract, Mapping, Outage, to_micro
 from engine.billing.preview import Preview, preview, preview_rows
-from engine.billing.reader import is_xlsx, unpacked_head
+from engine.billing.reader import is_xlsx
+from engine.packed import gunzipped_head
 from incidents.models import Incident
 from incidents.selectors import contract_shape, reservation_nodes, terms_for
 
@@ -67,7 +68,7 @@ def usage_head(*, upload: UsageUpload) -> bytes:
         if is_xlsx(data):
             data += handle.read()
     data = data if isinstance(data, bytes) else data.encode()
-    return unpacked_head(data, size=HEAD_BYTES)  # a gzipped export's start, unpacked
+    return gunzipped_head(data, size=HEAD_BYTES)  # a gzipped export's start, unpacked
 
 
 def usage_preview(*, upload: UsageUpload, mapping: Mapping) -> Preview:

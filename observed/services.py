@@ -25,6 +25,7 @@ from engine.observed.kueue import read_kueue
 from engine.observed.nodes import read_kube_nodes, read_sinfo
 from engine.observed.results import read_results
 from engine.observed.slurm_jobs import read_sacct
+from engine.packed import PackedError, gunzipped
 from incidents.selectors.recovery import contract_shape
 from observed.lifecycle import observed_move, observed_party
 from observed.models import ObservedKind, ObservedState, ObservedUpload, ResultDefinition
@@ -77,9 +78,14 @@ def observed_parse(*, upload_id: int) -> ObservedUpload:
             ObservedState.PARSING, timezone.now(), row.attempts + 1,
         )  # fmt: skip
         row.save(update_fields=["state", "started_at", "attempts"])
-    text = row.read_bytes().decode("utf-8", errors="replace")
     try:
-        parsed = _parse(row, text)
+        # A gzipped dump (`sacct.txt.gz`) is read as the text inside.
+        data = gunzipped(row.read_bytes())
+        parsed = _parse(row, data.decode("utf-8", errors="replace"))
+    except PackedError as exc:
+        row.state, row.error = ObservedState.ERROR, f"{row.original_name} is {exc}."
+        row.save(update_fields=["state", "error"])
+        return row
     except ObservedInputError as exc:
         row.state, row.error = ObservedState.ERROR, str(exc)
         row.error_line, row.error_field = exc.line, (exc.field or "")[:120]

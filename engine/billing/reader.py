@@ -7,17 +7,16 @@ read-only mode, so neither is held in memory as a whole table.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import re
 import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from engine.billing.errors import UsageError
 from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
+from engine.packed import PackedError, gunzipped
 
 XLSX_MAGIC = b"PK\x03\x04"
 
@@ -37,8 +36,6 @@ def is_xlsx(data: bytes) -> bool:
 # Clouds deliver their exports compressed or columnar (AWS Data Exports, Oracle's cost reports:
 # gzip or Parquet; Google: gzip). gzip is unpacked (`unpacked`); the rest are refused by name,
 # with what to send instead.
-GZIP_MAGIC = b"\x1f\x8b"
-MAX_UNPACKED = 256 * 1024**2  # as a plain upload (USAGE_MAX_BYTES): a year of 100 nodes is 60 MB
 _PACKED = (
     (b"PAR1", "a Parquet file: export the report as CSV, or save it as CSV, and send that"),
     (b"BZh", "bzip2-compressed (.bz2): unpack it and send the .csv inside"),
@@ -47,33 +44,13 @@ _PACKED = (
 
 
 def unpacked(data: bytes, *, name: str = "") -> bytes:
-    """A gzipped export (`…-00001.csv.gz`) unpacked, up to MAX_UNPACKED; other bytes as they
-    are."""
-    if not data.startswith(GZIP_MAGIC):
-        return data
-    label = name or "This file"
+    """A gzipped export (`…-00001.csv.gz`) unpacked, up to `engine.packed.MAX_UNPACKED`;
+    other bytes as they are."""
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            out = stream.read(MAX_UNPACKED + 1)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise UsageError(f"{label} is a gzip file that cannot be unpacked ({exc}).") from None
-    if len(out) > MAX_UNPACKED:
-        raise UsageError(
-            f"{label} unpacks to more than {MAX_UNPACKED // 1024**2:,} MB: send one month's "
-            "export at a time."
-        )
-    return out
-
-
-def unpacked_head(data: bytes, *, size: int) -> bytes:
-    """The first `size` bytes a gzipped file's start unpacks to (its header and first rows);
-    other bytes as they are. A start too damaged to unpack is left for the reader to refuse."""
-    if not data.startswith(GZIP_MAGIC):
-        return data
-    try:
-        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, size)
-    except zlib.error:
-        return data
+        return gunzipped(data)
+    except PackedError as exc:
+        tail = ": send one month's export at a time" if "more than" in str(exc) else ""
+        raise UsageError(f"{name or 'This file'} is {exc}{tail}.") from None
 
 
 def check_text(data: bytes, *, name: str = "") -> None:

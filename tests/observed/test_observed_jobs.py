@@ -3,6 +3,7 @@ worker was lost is failed by the reaper, then retried."""
 
 from __future__ import annotations
 
+import gzip
 from datetime import timedelta
 from typing import Any
 
@@ -45,6 +46,20 @@ def test_sacct_and_sinfo_give_receipts_and_capacities(
     assert reclaim.misses == ("running again after 41 min, over the promised p95 of 30 min",)
     # The sinfo snapshot of 3 March 06:00: three nodes of 8 GPUs allocatable, the drained one out.
     assert found.days[1].allocatable == 24
+
+
+def test_a_gzipped_dump_is_read_as_the_text_inside_and_a_cut_one_says_so(
+    reservation, provider, django_capture_on_commit_callbacks
+):
+    plain = data_file("sacct-parsable2.txt").read()
+    with django_capture_on_commit_callbacks(execute=True):
+        for name, data in (("whole", gzip.compress(plain)), ("cut", gzip.compress(plain)[:40])):
+            services.observed_upload(reservation=reservation, user=provider.user, kind="sacct",
+                                     upload=data_file(f"sacct-{name}.txt.gz", data))  # fmt: skip
+    whole, cut = ObservedUpload.objects.order_by("pk")
+    assert whole.state == "done" and whole.parsed
+    assert cut.state == "error"
+    assert cut.error.startswith("sacct-cut.txt.gz is a gzip file that cannot be unpacked")
 
 
 def test_a_lost_parse_is_failed_by_the_reaper_and_can_be_retried(

@@ -6,12 +6,11 @@ Nothing here imports Django: parsers run in workers, the CLI and tests alike.
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import io
 import math
 import re
-import zlib
 from typing import Any
+
+from engine.packed import PackedError, gunzipped
 
 
 class ParseError(ValueError):
@@ -104,31 +103,18 @@ def _not_text_count(data: str | bytes, sample: str) -> int:
     return len(_NOT_TEXT_RE.findall(sample))
 
 
-# What a gzipped upload may unpack to: a 50 MB upload of a tool's text compresses 5-10 times.
-MAX_UNPACKED = 256 * 1024 * 1024
-GZIP_MAGIC = b"\x1f\x8b"
-
-
 def unpacked(
     data: bytes, *, error: type[ParseError] | None = None, kind: str | None = None
 ) -> bytes:
     """The bytes of a gzipped upload (`nccl.log.gz`, as `gzip` or `curl --data-binary @…gz`
-    send it) unpacked, up to MAX_UNPACKED; any other bytes as they are."""
-    if not data.startswith(GZIP_MAGIC):
-        return data
-    fail = error or BinaryEvidence
+    send it) unpacked, up to `engine.packed.MAX_UNPACKED`; any other bytes as they are."""
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            out = stream.read(MAX_UNPACKED + 1)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise fail(f"a gzip file that cannot be unpacked ({exc})", kind=kind) from None
-    if len(out) > MAX_UNPACKED:
-        raise fail(
-            f"a gzip file that unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MB: upload "
-            "fewer results per file",
-            kind=kind,
-        )
-    return out
+        return gunzipped(data)
+    except PackedError as exc:
+        message = str(exc)
+        if "more than" in message:
+            message += ": upload fewer results per file"
+        raise (error or BinaryEvidence)(message, kind=kind) from None
 
 
 def _from_utf16(data: bytes) -> bytes:

@@ -10,12 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from parser_fuzzing import DATA, FUZZ
 
+from engine import packed
 from engine.evidence.parsers import (
     KINDS,
     BinaryEvidence,
     ParseError,
     UnrecognisedEvidence,
-    base,
     detect_kind,
     parse_evidence,
     to_json,
@@ -73,7 +73,7 @@ def test_a_gzipped_upload_is_read_as_the_text_inside(monkeypatch: pytest.MonkeyP
     cut = gzip.compress(VALID[0].read_bytes())[:60]
     with pytest.raises(BinaryEvidence, match="gzip file that cannot be unpacked"):
         parse_evidence(cut)
-    monkeypatch.setattr(base, "MAX_UNPACKED", 1000)
+    monkeypatch.setattr(packed, "MAX_UNPACKED", 1000)
     with pytest.raises(BinaryEvidence, match="unpacks to more than"):
         parse_evidence(gzip.compress(b"# nThread 1\n" * 200))
 
