@@ -83,6 +83,10 @@ def _host(body: str) -> tuple[str, dict[str, Any]] | None:
     if m is not None:
         why = m.group(1).strip()[:120]
         detail = _detail("the node's kernel panicked" + (f" ({why})" if why else ""))
+        if "out of memory" in why.lower():
+            # panic_on_oom: the job's memory use and the site's setting together; no side.
+            del detail["category"], detail["category_reason"]
+            return "node_crash", detail | {"tier": 1}
         return "node_crash", detail | {"category_reason": "the node's kernel stopped: the node"}
     m = _EDAC_UE.search(body)
     if m is not None:

@@ -137,6 +137,12 @@ def test_a_kernel_panic_is_the_node_crashing_the_clusters() -> None:
     assert result.suggested_owner == "provider"
 
 
+def test_a_kernel_panic_for_out_of_memory_takes_no_side() -> None:
+    result = _kernel("Kernel panic - not syncing: Out of memory and no killable processes...")
+    assert result.first_failure is not None and result.first_failure.kind == "node_crash"
+    assert result.suggested_owner == "undetermined"
+
+
 def test_an_uncorrectable_host_memory_error_outranks_the_machine_check_before_it() -> None:
     result = _kernel(
         "mce: [Hardware Error]: Machine check events logged",
