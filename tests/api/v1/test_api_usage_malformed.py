@@ -6,8 +6,8 @@ reading (in the worker) found bad cells is refused when it is confirmed or retri
 
 from __future__ import annotations
 
+import bz2
 import csv
-import gzip
 import io
 import zipfile
 from typing import Any
@@ -113,21 +113,27 @@ def test_a_malformed_xlsx_is_a_400_at_upload_and_stays_stored(
     assert [(r["id"], r["state"]) for r in listed["results"]] == [(body["upload"]["id"], "error")]
 
 
-def test_a_gzipped_cloud_export_is_a_400_that_says_to_unpack_it(
-    contracted, provider, django_capture_on_commit_callbacks
+@pytest.mark.parametrize(
+    ("name", "data", "says"),
+    [
+        # A gzipped export is read as the CSV inside (test_api_usage_bills); one whose bytes
+        # cannot be unpacked says so.
+        ("cur-00001.csv.gz", b"\x1f\x8b\x08\x00" + b"\xff" * 64, "is a gzip file that cannot be"),
+        ("cur-00001.csv.bz2", bz2.compress(b"a,b\n1,2\n"), "is bzip2-compressed (.bz2): unpack"),
+    ],
+    ids=["damaged-gzip", "bzip2"],
+)
+def test_a_packed_export_that_cannot_be_read_is_a_400_that_says_why(
+    name, data, says, contracted, provider, django_capture_on_commit_callbacks
 ):
-    """AWS and Google deliver their exports as .csv.gz; the bytes are no CSV until unpacked."""
-    data = gzip.compress((DATA / "aws_cur_legacy.csv").read_bytes())
     response = _post(
         token_client(provider.user),
         contracted.reservation,
-        "cur-00001.csv.gz",
+        name,
         data,
         django_capture_on_commit_callbacks,
     )
-    _refused_at_upload(
-        response, name="cur-00001.csv.gz", says="is gzip-compressed (.gz): unpack it"
-    )
+    _refused_at_upload(response, name=name, says=says)
 
 
 def test_a_damaged_sheet_is_a_400_naming_the_sheet_and_row(
