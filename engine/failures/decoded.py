@@ -117,11 +117,16 @@ def categorise(events: Iterable[Event]) -> None:
     events = list(events)
     # A cancel `ON host` names where slurmstepd ran, not the node that failed.
     lost = [e for e in events if e.detail.get("node_failure") and e.node]
+    # Each rank's OOM lines per file, read once: a bundle may hold thousands of CUDA errors.
+    ooms: dict[tuple[str, int | None], list[int]] = {}
+    for e in events:
+        if e.kind == "oom":
+            ooms.setdefault((e.source, e.rank), []).append(e.line_no)
     for e in events:
         d = e.detail
         if "category" in d:
             continue
-        found = _category(e) or _explained(e, events)
+        found = _category(e) or _explained(e, ooms)
         if found is None and e.kind in ("cuda_error", "signal", "python_exception"):
             found = _on_lost_node(e, lost)
         if found is not None:
@@ -175,19 +180,13 @@ def _cuda_category(error: str) -> tuple[str, str] | None:
     return None
 
 
-def _explained(e: Event, events: list[Event]) -> tuple[str, str] | None:
+def _explained(e: Event, ooms: dict[tuple[str, int | None], list[int]]) -> tuple[str, str] | None:
     """NCCL's `unhandled cuda error` prints the CUDA call's own error a few lines below it
     (`Last error:` / `Cuda failure 'out of memory'`): out of memory is the job's allocations."""
     if e.kind != "cuda_error" or "unhandled cuda error" not in e.text:
         return None
-    for o in events:
-        if (
-            o.kind == "oom"
-            and o.source == e.source
-            and o.rank == e.rank
-            and 0 < o.line_no - e.line_no <= 4
-        ):
-            return JOB, "NCCL's CUDA call ran out of GPU memory: the job's own allocations"
+    if any(0 < line - e.line_no <= 4 for line in ooms.get((e.source, e.rank), ())):
+        return JOB, "NCCL's CUDA call ran out of GPU memory: the job's own allocations"
     return None
 
 
