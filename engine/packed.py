@@ -14,7 +14,11 @@ MAX_UNPACKED = 256 * 1024**2
 
 
 class PackedError(ValueError):
-    """A gzip that cannot be unpacked, or unpacks past the limit; the message says which."""
+    """A gzip that cannot be unpacked, or (`too_large`) unpacks past the limit."""
+
+    def __init__(self, message: str, *, too_large: bool = False) -> None:
+        super().__init__(message)
+        self.too_large = too_large
 
 
 def is_gzip(data: bytes) -> bool:
@@ -33,7 +37,9 @@ def gunzipped(data: bytes, *, limit: int | None = None) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise PackedError(f"a gzip file that cannot be unpacked ({exc})") from None
     if len(out) > limit:
-        raise PackedError(f"a gzip file that unpacks to more than {limit // 1024**2:,} MB")
+        raise PackedError(
+            f"a gzip file that unpacks to more than {limit // 1024**2:,} MB", too_large=True
+        )
     return out
 
 

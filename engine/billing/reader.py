@@ -49,7 +49,7 @@ def unpacked(data: bytes, *, name: str = "") -> bytes:
     try:
         return gunzipped(data)
     except PackedError as exc:
-        tail = ": send one month's export at a time" if "more than" in str(exc) else ""
+        tail = ": send one month's export at a time" if exc.too_large else ""
         raise UsageError(f"{name or 'This file'} is {exc}{tail}.") from None
 
 

@@ -112,7 +112,7 @@ def unpacked(
         return gunzipped(data)
     except PackedError as exc:
         message = str(exc)
-        if "more than" in message:
+        if exc.too_large:
             message += ": upload fewer results per file"
         raise (error or BinaryEvidence)(message, kind=kind) from None
 
