@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 import api.schema  # noqa: F401  (registers the schema extensions)
 from api.errors import unknown_route
+from api.incident_urls import INCIDENT_ROUTES
 from api.lot_urls import LOT_ROUTES
 from api.outcome_urls import OUTCOME_ROUTES
 from api.views import (
@@ -21,7 +22,6 @@ from api.views import (
     evidence,
     failures,
     fixture_schema,
-    incident_record,
     incidents,
     invitations,
     me,
@@ -411,93 +411,7 @@ v1 = [
         baseline.BaselineRejectView.as_view(),
         name="baseline-reject",
     ),
-    path("incidents/<int:pk>/", incidents.IncidentDetailView.as_view(), name="incident-detail"),
-    path(
-        "incidents/<int:pk>/severity/",
-        incidents.IncidentSeverityView.as_view(),
-        name="incident-severity",
-    ),
-    path(
-        "incidents/<int:pk>/severity/accept/",
-        incidents.IncidentSeverityAcceptView.as_view(),
-        name="incident-severity-accept",
-    ),
-    path(
-        "incidents/<int:pk>/severity/reject/",
-        incidents.IncidentSeverityRejectView.as_view(),
-        name="incident-severity-reject",
-    ),
-    path(
-        "incidents/<int:pk>/acknowledge/",
-        incidents.IncidentAcknowledgeView.as_view(),
-        name="incident-acknowledge",
-    ),
-    path(
-        "incidents/<int:pk>/dispute/",
-        incidents.IncidentDisputeView.as_view(),
-        name="incident-dispute",
-    ),
-    path(
-        "incidents/<int:pk>/responded/",
-        incidents.IncidentRespondedView.as_view(),
-        name="incident-responded",
-    ),
-    path(
-        "incidents/<int:pk>/restored/",
-        incidents.IncidentRestoredView.as_view(),
-        name="incident-restored",
-    ),
-    path(
-        "incidents/<int:pk>/evidence/",
-        incidents.IncidentEvidenceView.as_view(),
-        name="incident-evidence",
-    ),
-    path(
-        "incidents/<int:pk>/signoff/",
-        incidents.IncidentSignoffView.as_view(),
-        name="incident-signoff",
-    ),
-    path("incidents/<int:pk>/close/", incidents.IncidentCloseView.as_view(), name="incident-close"),
-    path(
-        "reservations/<int:pk>/incidents/step-times/",
-        incident_record.StepTimesOpenView.as_view(),
-        name="reservation-incident-step-times",
-    ),
-    path(
-        "incidents/<int:pk>/fewer-nodes/",
-        incident_record.FewerNodesView.as_view(),
-        name="incident-fewer-nodes",
-    ),
-    path(
-        "incidents/<int:pk>/changes/",
-        incident_record.ChangeListView.as_view(),
-        name="incident-changes",
-    ),
-    path(
-        "incidents/<int:pk>/changes/<int:change>/decide/",
-        incident_record.ChangeDecideView.as_view(),
-        name="incident-change-decide",
-    ),
-    path(
-        "incidents/<int:pk>/changes/<int:change>/apply/",
-        incident_record.ChangeApplyView.as_view(),
-        name="incident-change-apply",
-    ),
-    path(
-        "incidents/<int:pk>/estimates/",
-        incident_record.EstimateListView.as_view(),
-        name="incident-estimates",
-    ),
-    path(
-        "incidents/<int:pk>/signoff-disputes/",
-        incident_record.SignoffDisputeListView.as_view(),
-        name="incident-signoff-disputes",
-    ),
-    path(
-        "incidents/<int:pk>/ticket/",
-        incident_record.TicketPdfView.as_view(),
-        name="incident-ticket",
-    ),
+    *INCIDENT_ROUTES,
     path(
         "reservations/<int:pk>/availability/",
         delivery.AvailabilityView.as_view(),
