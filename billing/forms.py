@@ -22,7 +22,7 @@ from engine.billing.mapping import REQUIRED
 class UsageUploadForm(forms.Form):
     file = forms.FileField(
         label="Usage or invoice lines",
-        help_text="CSV or XLSX with a header row, as the provider exports it.",
+        help_text="CSV (or .csv.gz), XLSX or Parquet, as the provider exports it.",
     )
 
 

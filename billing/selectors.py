@@ -16,6 +16,7 @@ from bids.models.requests import term_end_utc
 from billing.models import UsageDifference, UsageMapping, UsageUpload
 from contracts.defaults import STANDARD
 from engine.billing import Contract, Mapping, Outage, to_micro
+from engine.billing.parquet import is_parquet
 from engine.billing.preview import Preview, preview, preview_rows
 from engine.billing.reader import is_xlsx
 from engine.packed import gunzipped_head
@@ -61,11 +62,11 @@ HEAD_BYTES = 256 * 1024  # enough for a CSV's header and the preview's first row
 
 
 def usage_head(*, upload: UsageUpload) -> bytes:
-    """The start of a stored CSV (its header and first rows), or a whole workbook (XLSX cannot
-    be read in part): the upload and the mapping page never read a year of lines."""
+    """The start of a stored CSV (its header and first rows), or a whole workbook or Parquet file
+    (neither can be read in part): the upload and the mapping page never read a year of lines."""
     with upload.file.open("rb") as handle:
         data = handle.read(HEAD_BYTES)
-        if is_xlsx(data):
+        if is_xlsx(data) or is_parquet(data):
             data += handle.read()
     data = data if isinstance(data, bytes) else data.encode()
     return gunzipped_head(data, size=HEAD_BYTES)  # a gzipped export's start, unpacked

@@ -69,9 +69,10 @@ class ReservationUsageView(generics.ListAPIView[UsageUpload]):
         request={"multipart/form-data": UsageUploadWriteSerializer},
         responses={201: UsageUploadSerializer, 400: OpenApiTypes.OBJECT},
         parameters=[IDEMPOTENCY_PARAMETER],
-        summary="Upload usage or invoice lines (multipart `file`, CSV or XLSX); stored first, "
-        "reconciled with the provider's saved mapping, else waiting for one (state `mapping`); "
-        "a file that cannot be read at all is 400 with the reason, the stored row in `upload`",
+        summary="Upload usage or invoice lines (multipart `file`: CSV, XLSX or Parquet); "
+        "stored first, reconciled with the provider's saved mapping, else waiting for one "
+        "(state `mapping`); a file that cannot be read at all is 400 with the reason, "
+        "the stored row in `upload`",
     )
     @idempotent
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -1,7 +1,9 @@
-"""Rows of a CSV or XLSX file, streamed: the header, then each data row with its line number.
+"""Rows of a CSV, XLSX or Parquet file, streamed: the header, then each data row with its line
+number.
 
 A CSV is decoded as UTF-8 (a BOM is fine); an XLSX is read from its first sheet in openpyxl's
-read-only mode, so neither is held in memory as a whole table.
+read-only mode; a Parquet file one record batch at a time (`engine.billing.parquet`). None is
+held in memory as a whole table.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from engine.billing.errors import UsageError
 from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
+from engine.billing.parquet import is_parquet, parquet_rows
 from engine.packed import PackedError, gunzipped
 
 XLSX_MAGIC = b"PK\x03\x04"
@@ -34,10 +37,9 @@ def is_xlsx(data: bytes) -> bool:
 
 
 # Clouds deliver their exports compressed or columnar (AWS Data Exports, Oracle's cost reports:
-# gzip or Parquet; Google: gzip). gzip is unpacked (`unpacked`); the rest are refused by name,
-# with what to send instead.
+# gzip or Parquet; Google: gzip). gzip is unpacked (`unpacked`) and Parquet read as it is; the
+# rest are refused by name, with what to send instead.
 _PACKED = (
-    (b"PAR1", "a Parquet file: export the report as CSV, or save it as CSV, and send that"),
     (b"BZh", "bzip2-compressed (.bz2): unpack it and send the .csv inside"),
     (b"\xfd7zXZ\x00", "xz-compressed (.xz): unpack it and send the .csv inside"),
 )
@@ -72,6 +74,8 @@ def open_table(data: bytes, *, name: str = "") -> Table:
         )
     if is_xlsx(data):
         return _xlsx(data, name)
+    if is_parquet(data):
+        return _parquet(data, name)
     check_text(data, name=name)
     return _csv(data)
 
@@ -115,6 +119,12 @@ def _csv(data: bytes) -> Table:
             raise UsageError(f"the CSV cannot be read ({exc}).", line=line + 1) from None
 
     return Table(headers=headers, rows=rows())
+
+
+def _parquet(data: bytes, name: str) -> Table:
+    rows = parquet_rows(data, name=name)
+    line, first = next(rows)
+    return Table(headers=_headers(first, line), rows=rows)
 
 
 def _xlsx(data: bytes, name: str) -> Table:

@@ -1,5 +1,6 @@
-"""A table as people make it: a CSV in any of the usual dialects, or a workbook whose header
-sits below a title block; what was detected, so the preview can show it and the user override it.
+"""A table as people make it: a CSV in any of the usual dialects, a workbook whose header sits
+below a title block, or a cloud's Parquet export; what was detected, so the preview can show it
+and the user override it.
 
 The header row is found, not assumed: the first of the top rows in which enough cells name known
 headers. A workbook is checked by `guard.check_xlsx` before openpyxl opens it.
@@ -16,6 +17,7 @@ from typing import Any
 
 from engine.billing.errors import UsageError
 from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
+from engine.billing.parquet import is_parquet, parquet_rows
 from engine.billing.reader import check_text, is_xlsx, unpacked, xlsx_rows
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -40,7 +42,7 @@ class Overrides:
 class Detected:
     """How the file was read, as the preview prints it."""
 
-    kind: str  # "csv" or "xlsx"
+    kind: str  # "csv", "xlsx" or "parquet"
     header_row: int
     delimiter: str = ""
     encoding: str = ""
@@ -62,7 +64,7 @@ class Detected:
         if self.kind == "csv":
             shown["Delimiter"] = names.get(self.delimiter, self.delimiter)
             shown["Encoding"] = self.encoding
-        else:
+        elif self.kind == "xlsx":
             shown["Sheet"] = self.sheet
         if self.total_rows:
             shown["Total rows skipped"] = ", ".join(str(r) for r in self.total_rows)
@@ -214,6 +216,12 @@ def _xlsx(data: bytes, name: str, known: Callable[[str], bool], over: Overrides)
     return Sheet(headers=headers, rows=rest, detected=Detected("xlsx", row, sheet=title))
 
 
+def _parquet(data: bytes, name: str, known: Callable[[str], bool]) -> Sheet:
+    """A Parquet file names its columns in its schema: the header is always row 1."""
+    headers, rest, row = _split(parquet_rows(data, name=name), known, 1)
+    return Sheet(headers=headers, rows=rest, detected=Detected("parquet", row))
+
+
 def read_sheet(
     data: bytes, *, name: str = "", known: Callable[[str], bool], overrides: Overrides | None = None
 ) -> Sheet:
@@ -227,6 +235,8 @@ def read_sheet(
         )
     if is_xlsx(data):
         sheet = _xlsx(data, name, known, over)
+    elif is_parquet(data):
+        sheet = _parquet(data, name, known)
     else:
         check_text(data, name=name)
         sheet = _csv(data, known, over)

@@ -28,6 +28,7 @@ from contracts.defaults import STANDARD
 from engine.failures import terms_clocks
 from incidents.models import Incident
 from tests.api.v1.conftest import token_client
+from tests.engine.billing.test_bill_parquet import cur2_parquet
 from tests.engine.billing.test_bill_profiles import COLUMNS, DATA
 from tests.incidents.helpers import accept, media_root
 
@@ -147,6 +148,23 @@ def test_a_gzipped_export_is_read_as_the_csv_inside_from_upload_to_differences(
     body = _upload(client, reservation, name + ".gz", gzip.compress(_sample(name)), capture)
     base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
     inspection = client.get(base + "mapping/").json()["inspection"]
+    assert inspection["errors"] == [] and inspection["preview"]
+    detail = _confirm(client, base, capture)
+    assert detail["state"] == "done", detail["error"]
+    assert _found(detail) == HOURLY_ERRORS
+
+
+def test_a_parquet_export_is_read_from_upload_to_differences(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    # AWS Data Exports writes CUR 2.0 as `…-00001.snappy.parquet` unless told to write CSV.
+    reservation = _reservation(world, buyer, provider, rate="12.29")
+    client = token_client(provider.user)
+    capture = django_capture_on_commit_callbacks
+    body = _upload(client, reservation, "cur2-00001.snappy.parquet", cur2_parquet(), capture)
+    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
+    inspection = client.get(base + "mapping/").json()["inspection"]
+    assert inspection["profile"] == "aws-cur2" and inspection["detected"]["File"] == "PARQUET"
     assert inspection["errors"] == [] and inspection["preview"]
     detail = _confirm(client, base, capture)
     assert detail["state"] == "done", detail["error"]
