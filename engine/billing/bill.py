@@ -201,6 +201,8 @@ class _Reader:
     def row(self, line: int, cells: list[Any]) -> bool:
         """Read one row; False once a total row ends the table."""
         row = {f: (cells[i] if i < len(cells) else None) for f, i in self.index.items()}
+        if self.profile.nulls:
+            row = {f: (None if c in self.profile.nulls else c) for f, c in row.items()}
         found = self.total(line, cells, row)
         if found:
             return found != "total"

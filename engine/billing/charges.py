@@ -51,6 +51,7 @@ class Profile:
     # a covered line without one bills 0.00 or its on-demand cost, which says nothing of what
     # the hour cost, and its rate finding says so.
     cover: Callable[[Row], Cover | None] = field(default=_no_cover)
+    nulls: frozenset[str] = frozenset()  # cells that stand for an empty one ("NULL")
 
 
 def cell_text(value: Any) -> str:

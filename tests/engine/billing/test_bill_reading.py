@@ -192,8 +192,12 @@ def test_an_unknown_instance_type_is_asked_never_guessed():
 
 
 def test_lines_naming_no_type_take_the_contracts_node_size_or_ask():
+    """A provider that bills its nodes by the hour without naming a type (here a neocloud's
+    FOCUS export); the four clouds name the type of every instance-hour, see
+    test_focus_sample_data.py."""
     text = (DATA / "focus_1_1.csv").read_text()
     text = text.replace('"{""InstanceType"": ""BM.GPU.H100.8"", ""GpuCount"": 8}"', "")
+    text = text.replace("Oracle,Oracle,us-ashburn-1", "Nimbus GPU,Nimbus GPU,us-ashburn-1")
     asked = read_bill(text.encode())
     assert [(q.instance_type, q.count) for q in asked.questions] == [("", 9)]
     sized = read_bill(text.encode(), node_gpus=8)
