@@ -222,18 +222,23 @@ AZURE = Profile(
     name="azure",
     label="Azure cost details (EA or MCA, actual or amortized cost)",
     source="https://learn.microsoft.com/azure/cost-management-billing/automate/understand-usage-details-fields",
-    # The older pay-as-you-go usage details (UsageDateTime, UsageQuantity, PreTaxCost) have no
-    # ChargeType: every line of that layout is usage.
-    signature=(("MeterCategory",), ("Quantity", "UsageQuantity"), ("ChargeType", "UsageDateTime")),
+    # The older pay-as-you-go usage details (UsageDateTime, UsageQuantity, PreTaxCost) and the
+    # Enterprise Agreement's detail report ("Meter Category", "Consumed Quantity", ExtendedCost,
+    # spelt with spaces) have no ChargeType: every line of those layouts is usage.
+    signature=(
+        ("MeterCategory", "Meter Category"),
+        ("Quantity", "UsageQuantity", "Consumed Quantity"),
+        ("ChargeType", "UsageDateTime", "ExtendedCost"),
+    ),
     columns={
         "period_start": ("Date", "UsageDate", "UsageDateTime"),
-        "node": ("ResourceId", "InstanceName", "InstanceId"),
-        "meter": ("MeterName",),
-        "service": ("MeterCategory",),
-        "quantity": ("Quantity", "UsageQuantity"),
-        "unit": ("UnitOfMeasure",),
+        "node": ("ResourceId", "InstanceName", "InstanceId", "Instance ID"),
+        "meter": ("MeterName", "Meter Name"),
+        "service": ("MeterCategory", "Meter Category"),
+        "quantity": ("Quantity", "UsageQuantity", "Consumed Quantity"),
+        "unit": ("UnitOfMeasure", "Unit Of Measure"),
         "rate": ("EffectivePrice", "UnitPrice", "ResourceRate"),
-        "amount": ("CostInBillingCurrency", "Cost", "PreTaxCost"),
+        "amount": ("CostInBillingCurrency", "Cost", "PreTaxCost", "ExtendedCost"),
         "currency": ("BillingCurrency", "BillingCurrencyCode", "Currency"),
         "charge": ("ChargeType",),
         "exchange": ("ExchangeRatePricingToBilling",),
