@@ -116,3 +116,19 @@ def test_a_gzipped_export_is_read_as_the_csv_inside() -> None:
         )
         assert packed.proposal == bill.proposal
         assert packed.lines == bill.lines and packed.other == bill.other
+
+
+def test_an_older_oci_cost_report_names_the_unit_in_billing_unit_readable() -> None:
+    """Before OCI added cost/skuUnitDescription, cost/billingUnitReadable said "GPU Per Hour":
+    the GPU hours are GPU time, not fees."""
+    name = "oci_cost_report_billing_unit.csv"
+    old = read_bill((DATA / name).read_bytes(), name=name)
+    new = read_bill((DATA / "oci_cost_report.csv").read_bytes(), name="oci_cost_report.csv")
+    assert old.proposal.columns["unit"] == "cost/billingUnitReadable"
+    assert old.errors == [] and old.questions == []
+    gpu = [(u.line, u.node, u.quantity, u.rate, u.amount) for u in old.lines if u.kind == GPU]
+    assert len(gpu) == 9
+    assert gpu == [
+        (u.line, u.node, u.quantity, u.rate, u.amount) for u in new.lines if u.kind == GPU
+    ]
+    assert old.totals()["gpu"] == 724_000_000
