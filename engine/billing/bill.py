@@ -188,8 +188,9 @@ class _Reader:
 
     def total(self, line: int, cells: list[Any], row: dict[str, Any]) -> str:
         """ "total" ends the table, "subtotal" is skipped, "" is a line: a total row names itself
-        in its first cells and has no node (but its own label) and no start."""
-        first = next((c for c in cells[:3] if _text(c)), None)
+        in its first cells (or, its first cells empty, in its charge type, as Google's cost
+        table does) and has no node (but its own label) and no start."""
+        first = next((c for c in cells[:3] if _text(c)), None) or row.get("charge")
         if not isinstance(first, str) or _text(row.get("period_start")):
             return ""
         match = _TOTAL.match(first)

@@ -151,7 +151,8 @@ def _gcp_charge(row: Row) -> str:
         # GPU SKU, and the discount comes back on them as COMMITTED_USAGE_DISCOUNT credits.
         return PURCHASE
     kind = _low(row, "charge")
-    return {"": USAGE, "regular": USAGE, "tax": TAX}.get(kind, ADJUSTMENT)
+    # BigQuery's cost_type says "regular"; the console's cost table of an invoice "Usage".
+    return {"": USAGE, "regular": USAGE, "usage": USAGE, "tax": TAX}.get(kind, ADJUSTMENT)
 
 
 def _gcp_meter(row: Row, timed: bool) -> Meter:
