@@ -25,6 +25,7 @@ from engine.billing.localized import (
     ISO,
     detect_date_order,
     detect_decimal,
+    is_bare_date,
     parse_number,
     parse_time,
 )
@@ -211,6 +212,8 @@ class _Reader:
         charge = self.profile.charge(row)
         start = self.time(row, "period_start", problems)
         end = self.time(row, "period_end", problems)
+        if end is not None and is_bare_date(row.get("period_end")):
+            end += DAY  # an end date is its whole day: Google's cost table ends March on the 31st
         amount = self.number(row, "amount", problems)
         # A stated effective cost prices the line; 0.00 is not one (Azure's actual-cost export
         # bills covered hours 0.00 in the column its amortized export states it in).
