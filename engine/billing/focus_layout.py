@@ -6,7 +6,8 @@ in its own place, read here.
 * AWS: its usage type (`x_UsageType` in FOCUS 1.0, `SkuMeter` in 1.2; see aws.py), or, in a
   file without them (the FinOps Foundation's sample data), the `ChargeDescription` it writes
   for an instance-hour ("$0.34 per On Demand Linux c5.2xlarge Instance Hour").
-* Azure: `x_SkuMeterName` ("ND96isr H100 v5").
+* Azure: `x_SkuMeterName` ("ND96isr H100 v5"), or, without it, the VM's product in
+  `ChargeDescription` ("Virtual Machines ND Series - ND96isr H100 v5 - US East").
 * Google Cloud: the GPU's own SKU in `ChargeDescription` ("Nvidia H100 80GB GPU running in
   Americas"), billed by the GPU-hour, as in its billing export (`_gcp_meter` in profiles.py).
 * Any provider: `x_InstanceType`, or FOCUS 1.1's `SkuPriceDetails` JSON.
@@ -69,6 +70,9 @@ _WALL_TIME = re.compile(r"^(\d+\s*)?(hours?|hrs?|h|minutes?|mins?|seconds?|secs?
 # A GPU's own SKU, billed by the GPU-hour: Google's "Nvidia H100 80GB GPU running in Americas"
 # and "A4 Nvidia B200 (1 gpu slice) running in Americas".
 _GPU_SKU = re.compile(r"\bgpu(?: slice\))? running in\b", re.I)
+# An Azure VM's hours described by its product ("Virtual Machines ND Series - ND96isr H100 v5 -
+# US East"), where no x_SkuMeterName is exported: the meter between the dashes is the size.
+_AZURE_VM = re.compile(r"^Virtual Machines [^-]*? - (.+?)(?: - [^-]+)?$")
 # The clouds that name the instance of every instance-hour (see above), as `ProviderName`
 # writes them: "AWS" (or "Amazon Web Services"), "Microsoft", "Google Cloud", "Oracle".
 _NAMING = re.compile(r"^(aws|amazon|microsoft|google|oracle)\b")
@@ -86,7 +90,7 @@ def _focus_usage_type(row: Row) -> str:
 def _focus_type(row: Row) -> str:
     """FOCUS has no instance-type column: a provider's x_ column may name it (Azure's
     x_SkuMeterName `ND96isr H100 v5`; AWS's usage type is read by `usage_meter`), 1.1's
-    SkuPriceDetails (JSON), or AWS's description of an instance-hour."""
+    SkuPriceDetails (JSON), or AWS's or Azure's description of an instance-hour."""
     named = _text(row.get("instance_type"))
     if named and not _USAGE_TYPE.match(named):
         return named
@@ -99,7 +103,9 @@ def _focus_type(row: Row) -> str:
         for name in ("InstanceType", "x_InstanceType", "x_instance_type"):
             if isinstance(parsed, dict) and parsed.get(name):
                 return str(parsed[name])
-    return described_instance(_text(row.get("meter")))
+    meter = _text(row.get("meter"))
+    azure = _AZURE_VM.match(meter) if _low(row, "service") == "compute" else None
+    return azure.group(1) if azure else described_instance(meter)
 
 
 def _focus_meter(row: Row, timed: bool) -> Meter:

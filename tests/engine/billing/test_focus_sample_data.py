@@ -57,8 +57,17 @@ def test_a_google_gpu_sku_is_billed_by_the_gpu_hour() -> None:
     [gpu] = [u for u in bill.lines if u.kind == GPU and "googleapis" in u.node]
     # 8 hours of the GPU SKU in one wall hour: 8 GPU-hours of one 8-GPU VM, not 8 VM-hours.
     assert (gpu.line, gpu.gpus, gpu_hours(gpu.quantity), gpu.rate) == (11, 8, 8, 11_060_000)
-    assert bill.totals() == {"gpu": 383_440_000, "fee": 6_181_810, "egress": 1_062_500,
+    assert bill.totals() == {"gpu": 2_743_120_000, "fee": 6_181_810, "egress": 1_062_500,
                              "credit": -50_000_000}  # fmt: skip
+
+
+def test_an_azure_vm_is_read_from_its_product_description() -> None:
+    """Without x_SkuMeterName, Azure names the VM size in its product: "Virtual Machines ND
+    Series - ND96isr H100 v5 - US East", a day of one VM."""
+    bill = _read()
+    [vm] = [u for u in bill.lines if u.line == 15]
+    assert (vm.kind, vm.instance_type, vm.gpus, gpu_hours(vm.quantity), vm.rate) == (
+        GPU, "ND96isr H100 v5", 8, 192, 12_290_000)  # fmt: skip
 
 
 @pytest.mark.parametrize(
