@@ -212,8 +212,12 @@ class _Reader:
         charge = self.profile.charge(row)
         start = self.time(row, "period_start", problems)
         end = self.time(row, "period_end", problems)
-        if end is not None and is_bare_date(row.get("period_end")):
-            end += DAY  # an end date is its whole day: Google's cost table ends March on the 31st
+        if (
+            end is not None
+            and self.profile.inclusive_end_date
+            and is_bare_date(row.get("period_end"))
+        ):
+            end += DAY
         amount = self.number(row, "amount", problems)
         # A stated effective cost prices the line; 0.00 is not one (Azure's actual-cost export
         # bills covered hours 0.00 in the column its amortized export states it in).

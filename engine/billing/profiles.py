@@ -191,6 +191,7 @@ GCP = Profile(
     },
     charge=_gcp_charge,
     meter=_gcp_meter,
+    inclusive_end_date=True,  # an invoice's cost table runs a month 2026-03-01 to 2026-03-31
 )
 
 # -- Azure cost details ----------------------------------------------------------------------
