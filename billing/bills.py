@@ -53,6 +53,7 @@ BILL_FIELDS: dict[str, str] = {
     "credit": "Credit type",
     "meter": "Meter, SKU or description",
     "service": "Service",
+    "provider": "Provider (FOCUS ProviderName)",
     "effective": "Effective cost (of usage a commitment covers)",
     "commitment_status": "Commitment status (used, unused)",
     "ri_effective": "Effective cost under a reserved instance",

@@ -46,6 +46,16 @@ _INSTANCE = re.compile(r"(?:BoxUsage|SpotUsage|DedicatedUsage|HostUsage|UnusedBo
 # Connect. Any other `-Bytes` usage type moves data inside the region or into it.
 _OUT = re.compile(r"(?:DataTransfer|DataXfer)-Out|-Out-[A-Z]?Bytes")
 _CAPACITY_BLOCK_FEE = re.compile(r"(?:^|-)CapacityBlockFee(?::|$)")
+# An EC2 instance-hour as AWS describes it (`line_item_line_item_description`, FOCUS's
+# `ChargeDescription`): "$0.34 per On Demand Linux c5.2xlarge Instance Hour", "… Linux/UNIX
+# (Amazon VPC), p5.48xlarge reserved instance applied". The operating system comes first, so an
+# EBS-optimized line ("$0.05 for 1000 Mbps per c4.xlarge instance-hour") is no instance's hour.
+_DESCRIBED = re.compile(
+    r"\b(?:Linux|UNIX|Windows|RHEL|SUSE|BYOL)\b[^$]*?[\s,]"
+    r"([a-z][a-z0-9-]*\.(?:\d*x?large|medium|small|micro|nano|metal[a-z0-9-]*))\s+"
+    r"(?:(?:Spot|Dedicated)\s+)?(?:Instance[- ]Hour|reserved instance)",
+    re.I,
+)
 # The `ml.` instance after a SageMaker component's colon; not `Cluster:VolumeUsage.gp2`.
 _ML = re.compile(r":(?:[A-Za-z]+-)?(ml\.[a-z0-9-]+\.[a-z0-9]+)$")
 
@@ -76,3 +86,11 @@ def is_capacity_block_fee(usage_type: str) -> bool:
     """Whether the usage type is a Capacity Block's upfront fee (`USE2-CapacityBlockFee:p5…`);
     the substring test first, as every line of a CUR asks."""
     return "CapacityBlockFee" in usage_type and _CAPACITY_BLOCK_FEE.search(usage_type) is not None
+
+
+@lru_cache(maxsize=1024)
+def described_instance(text: str) -> str:
+    """The EC2 instance type AWS's description of an instance-hour names; "" when it names
+    none (where no usage type is exported, the description is what names the instance)."""
+    found = _DESCRIBED.search(text) if "nstance" in text else None
+    return found.group(1) if found else ""

@@ -25,6 +25,7 @@ from engine.billing.localized import (
     ISO,
     detect_date_order,
     detect_decimal,
+    is_bare_date,
     parse_number,
     parse_time,
 )
@@ -188,8 +189,9 @@ class _Reader:
 
     def total(self, line: int, cells: list[Any], row: dict[str, Any]) -> str:
         """ "total" ends the table, "subtotal" is skipped, "" is a line: a total row names itself
-        in its first cells and has no node (but its own label) and no start."""
-        first = next((c for c in cells[:3] if _text(c)), None)
+        in its first cells (or, its first cells empty, in its charge type, as Google's cost
+        table does) and has no node (but its own label) and no start."""
+        first = next((c for c in cells[:3] if _text(c)), None) or row.get("charge")
         if not isinstance(first, str) or _text(row.get("period_start")):
             return ""
         match = _TOTAL.match(first)
@@ -201,6 +203,8 @@ class _Reader:
     def row(self, line: int, cells: list[Any]) -> bool:
         """Read one row; False once a total row ends the table."""
         row = {f: (cells[i] if i < len(cells) else None) for f, i in self.index.items()}
+        if self.profile.nulls:
+            row = {f: (None if c in self.profile.nulls else c) for f, c in row.items()}
         found = self.total(line, cells, row)
         if found:
             return found != "total"
@@ -208,6 +212,12 @@ class _Reader:
         charge = self.profile.charge(row)
         start = self.time(row, "period_start", problems)
         end = self.time(row, "period_end", problems)
+        if (
+            end is not None
+            and self.profile.inclusive_end_date
+            and is_bare_date(row.get("period_end"))
+        ):
+            end += DAY
         amount = self.number(row, "amount", problems)
         # A stated effective cost prices the line; 0.00 is not one (Azure's actual-cost export
         # bills covered hours 0.00 in the column its amortized export states it in).

@@ -51,6 +51,11 @@ class Profile:
     # a covered line without one bills 0.00 or its on-demand cost, which says nothing of what
     # the hour cost, and its rate finding says so.
     cover: Callable[[Row], Cover | None] = field(default=_no_cover)
+    nulls: frozenset[str] = frozenset()  # cells that stand for an empty one ("NULL")
+    # An end written as a bare date includes that day (Google's cost table: 03-01 to 03-31);
+    # elsewhere whether "2026-03-02" ends a day or starts the next is not known, so it is read
+    # as that date's midnight.
+    inclusive_end_date: bool = False
 
 
 def cell_text(value: Any) -> str:

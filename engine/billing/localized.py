@@ -170,6 +170,16 @@ def _slashed(match: re.Match[str], order: str) -> datetime:
     return datetime(year, month, day, hour, minute, second)
 
 
+_BARE_DATE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2}|\d{1,2}[/.\-]\d{1,2}[/.\-]\d{4})\s*$")
+
+
+def is_bare_date(value: Any) -> bool:
+    """Whether a cell holds a date and no time of day ("2026-03-31", "31/03/2026")."""
+    if isinstance(value, date):
+        return not isinstance(value, datetime)
+    return isinstance(value, str) and _BARE_DATE.match(value) is not None
+
+
 def parse_time(value: Any, *, order: str = ISO) -> int:
     """UTC epoch seconds of a date or date and time: a workbook's datetime, ISO 8601 (with "Z",
     an offset or " UTC"), or "31/01/2026 14:00" read in `order`. A time without a zone is UTC,

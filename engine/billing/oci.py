@@ -58,7 +58,9 @@ OCI = Profile(
         "period_end": ("lineItem/intervalUsageEnd",),
         "node": ("product/resourceId",),
         "quantity": ("usage/billedQuantity",),
-        "unit": ("cost/skuUnitDescription",),
+        # Older reports name the unit in cost/billingUnitReadable, which OCI renamed
+        # cost/skuUnitDescription (and now leaves empty).
+        "unit": ("cost/skuUnitDescription", "cost/billingUnitReadable"),
         "rate": ("cost/unitPrice",),
         "amount": ("cost/myCost",),
         "currency": ("cost/currencyCode",),

@@ -8,14 +8,12 @@ the generic header guess of `mapping.guess_mapping`.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
 from engine.billing.aws import is_capacity_block_fee, usage_meter
 from engine.billing.charges import (
     ADJUSTMENT,
-    CORRECTION,
     CREDIT,
     DISCOUNT,
     FEE,
@@ -28,7 +26,8 @@ from engine.billing.charges import (
 )
 from engine.billing.charges import cell_low as _low
 from engine.billing.charges import cell_text as _text
-from engine.billing.covers import AZURE_COVERS, aws_cover, focus_cover
+from engine.billing.covers import AZURE_COVERS, aws_cover
+from engine.billing.focus_layout import FOCUS
 from engine.billing.localized import MONTH_FIRST
 from engine.billing.mapping import GPU_MINUTES, guess_mapping
 from engine.billing.mapping import _key as header_key
@@ -50,123 +49,6 @@ def _keywords(text: str) -> str:
             return charge
     return USAGE
 
-
-# -- FOCUS 1.0 / 1.1 -------------------------------------------------------------------------
-
-_FOCUS_CHARGES = {"usage": USAGE, "purchase": PURCHASE, "tax": TAX, "credit": CREDIT}
-
-
-def _focus_charge(row: Row) -> str:
-    if _low(row, "charge_class") == "correction":
-        return CORRECTION  # a correction to an earlier period: listed, not priced again
-    if _low(row, "commitment_status") == "unused":
-        return PURCHASE  # the part of a commitment bought and not used: no one's GPU time
-    if _low(row, "capacity_status") == "unused":
-        return PURCHASE  # capacity reserved and not run in (FOCUS 1.1): no node's GPU time
-    for name in ("instance_type", "meter"):  # where `_focus_usage_type` finds AWS's
-        cell = row.get(name)
-        if isinstance(cell, str) and is_capacity_block_fee(cell):
-            return PURCHASE  # AWS's Capacity Block, paid upfront: see aws.py
-    return _FOCUS_CHARGES.get(_low(row, "charge"), ADJUSTMENT)
-
-
-# A quantity of data (GB, GiB, TB, bytes), not of time or requests.
-_DATA = re.compile(r"\b([kmgtp]i?b|bytes?|[kmgtp]i?bytes?|gigabytes?|gibibytes?)\b", re.I)
-# An AWS usage type (`USE1-BoxUsage:p5.48xlarge`, `USE1-NatGateway-Hours`), not an instance's
-# name: one word with a dash or colon and mixed case.
-_USAGE_TYPE = re.compile(r"^(?=\S*[-:])\S*[A-Z][a-z]\S*$")
-# A NAT gateway named in words or in its resource id (AWS `…:natgateway/nat-…`, Azure
-# `…/natGateways/…`): its hours and the data it processes are network fees, not egress.
-_NAT = re.compile(r"nat ?gateway", re.I)
-
-
-def _focus_usage_type(row: Row) -> str:
-    """AWS's usage type: x_UsageType in its FOCUS 1.0 export, SkuMeter in 1.2."""
-    for name in ("instance_type", "meter"):
-        text = _text(row.get(name))
-        if _USAGE_TYPE.match(text):
-            return text
-    return ""
-
-
-def _focus_type(row: Row) -> str:
-    """FOCUS has no instance-type column: a provider's x_ column may name it (Azure's
-    x_SkuMeterName `ND96isr H100 v5`; AWS's usage type is read by `usage_meter`), or 1.1's
-    SkuPriceDetails (JSON)."""
-    named = _text(row.get("instance_type"))
-    if named and not _USAGE_TYPE.match(named):
-        return named
-    details = _text(row.get("details"))
-    if details.startswith("{"):
-        try:
-            parsed = json.loads(details)
-        except ValueError:
-            parsed = {}
-        for name in ("InstanceType", "x_InstanceType", "x_instance_type"):
-            if isinstance(parsed, dict) and parsed.get(name):
-                return str(parsed[name])
-    return ""
-
-
-def _focus_meter(row: Row, timed: bool) -> Meter:
-    unit, service = _low(row, "unit"), _low(row, "service")
-    if timed and "gpu" in unit:
-        return Meter(PER_GPU, _focus_type(row))
-    usage_type = _focus_usage_type(row)
-    known = usage_meter(usage_type=usage_type, timed=timed) if usage_type else None
-    if known is not None:
-        return known
-    words = f"{_text(row.get('node'))} {_text(row.get('meter'))} {_text(row.get('instance_type'))}"
-    # A networking line billed by the hour is a gateway's, a balancer's or an address's time:
-    # egress is billed by the byte.
-    if _NAT.search(words) or (timed and service == "networking"):
-        return Meter(OTHER)
-    if timed and (_focus_type(row) or service == "compute"):
-        return Meter(PER_INSTANCE, _focus_type(row))
-    # Google names the meter in ChargeDescription and SkuMeter, Azure in x_SkuMeterName too.
-    network = network_meter(f"{_text(row.get('meter'))} {_text(row.get('instance_type'))}")
-    if network is not None:
-        return Meter(network)
-    # A networking line named in no words this knows: billed by the byte, it is data sent.
-    return Meter(EGRESS if service == "networking" and _DATA.search(unit) else OTHER)
-
-
-def _focus_effective(row: Row) -> str | None:
-    """A usage row a commitment covered (CommitmentDiscountStatus "Used") bills 0.00 or its
-    on-demand cost; its EffectiveCost is its share of what the commitment cost."""
-    return "effective" if _low(row, "commitment_status") == "used" else None
-
-
-FOCUS = Profile(
-    name="focus",
-    label="FOCUS 1.x (FinOps Open Cost and Usage Specification)",
-    source="https://focus.finops.org/focus-specification/v1-1/",
-    signature=(("BilledCost",), ("ChargePeriodStart",), ("ChargeCategory",)),
-    columns={
-        "period_start": ("ChargePeriodStart",),
-        "period_end": ("ChargePeriodEnd",),
-        "node": ("ResourceId", "ResourceName"),
-        "instance_type": ("x_InstanceType", "x_UsageType", "x_SkuMeterName"),
-        "details": ("SkuPriceDetails",),
-        "quantity": ("PricingQuantity", "ConsumedQuantity"),
-        "unit": ("PricingUnit", "ConsumedUnit"),
-        "rate": ("ContractedUnitPrice", "ListUnitPrice"),
-        "amount": ("BilledCost",),
-        "currency": ("BillingCurrency",),
-        "charge": ("ChargeCategory",),
-        "charge_class": ("ChargeClass",),
-        "meter": ("SkuMeter", "ChargeDescription"),
-        "service": ("ServiceCategory",),
-        "effective": ("EffectiveCost",),
-        "commitment_status": ("CommitmentDiscountStatus",),
-        "commitment_type": ("CommitmentDiscountType",),
-        "capacity_status": ("CapacityReservationStatus",),
-    },
-    charge=_focus_charge,
-    meter=_focus_meter,
-    effective=_focus_effective,
-    cover=focus_cover,
-)
 
 # -- AWS CUR 2.0 -----------------------------------------------------------------------------
 
@@ -269,7 +151,8 @@ def _gcp_charge(row: Row) -> str:
         # GPU SKU, and the discount comes back on them as COMMITTED_USAGE_DISCOUNT credits.
         return PURCHASE
     kind = _low(row, "charge")
-    return {"": USAGE, "regular": USAGE, "tax": TAX}.get(kind, ADJUSTMENT)
+    # BigQuery's cost_type says "regular"; the console's cost table of an invoice "Usage".
+    return {"": USAGE, "regular": USAGE, "usage": USAGE, "tax": TAX}.get(kind, ADJUSTMENT)
 
 
 def _gcp_meter(row: Row, timed: bool) -> Meter:
@@ -308,6 +191,7 @@ GCP = Profile(
     },
     charge=_gcp_charge,
     meter=_gcp_meter,
+    inclusive_end_date=True,  # an invoice's cost table runs a month 2026-03-01 to 2026-03-31
 )
 
 # -- Azure cost details ----------------------------------------------------------------------
@@ -340,18 +224,23 @@ AZURE = Profile(
     name="azure",
     label="Azure cost details (EA or MCA, actual or amortized cost)",
     source="https://learn.microsoft.com/azure/cost-management-billing/automate/understand-usage-details-fields",
-    # The older pay-as-you-go usage details (UsageDateTime, UsageQuantity, PreTaxCost) have no
-    # ChargeType: every line of that layout is usage.
-    signature=(("MeterCategory",), ("Quantity", "UsageQuantity"), ("ChargeType", "UsageDateTime")),
+    # The older pay-as-you-go usage details (UsageDateTime, UsageQuantity, PreTaxCost) and the
+    # Enterprise Agreement's detail report ("Meter Category", "Consumed Quantity", ExtendedCost,
+    # spelt with spaces) have no ChargeType: every line of those layouts is usage.
+    signature=(
+        ("MeterCategory", "Meter Category"),
+        ("Quantity", "UsageQuantity", "Consumed Quantity"),
+        ("ChargeType", "UsageDateTime", "ExtendedCost"),
+    ),
     columns={
         "period_start": ("Date", "UsageDate", "UsageDateTime"),
-        "node": ("ResourceId", "InstanceName", "InstanceId"),
-        "meter": ("MeterName",),
-        "service": ("MeterCategory",),
-        "quantity": ("Quantity", "UsageQuantity"),
-        "unit": ("UnitOfMeasure",),
+        "node": ("ResourceId", "InstanceName", "InstanceId", "Instance ID"),
+        "meter": ("MeterName", "Meter Name"),
+        "service": ("MeterCategory", "Meter Category"),
+        "quantity": ("Quantity", "UsageQuantity", "Consumed Quantity"),
+        "unit": ("UnitOfMeasure", "Unit Of Measure"),
         "rate": ("EffectivePrice", "UnitPrice", "ResourceRate"),
-        "amount": ("CostInBillingCurrency", "Cost", "PreTaxCost"),
+        "amount": ("CostInBillingCurrency", "Cost", "PreTaxCost", "ExtendedCost"),
         "currency": ("BillingCurrency", "BillingCurrencyCode", "Currency"),
         "charge": ("ChargeType",),
         "exchange": ("ExchangeRatePricingToBilling",),

@@ -120,3 +120,22 @@ def test_a_bigquery_export_reads_gpu_seconds_or_pricing_hours_alike() -> None:
         assert bill.proposal.profile.name == "gcp", names
         assert bill.errors == []
         assert _gpu(bill) == [(2, "a3-high-0", 8, 8, 11_060_000)], names
+
+
+def test_an_invoices_cost_table_reads_its_usage_and_stops_at_its_total() -> None:
+    """The console's cost table of an invoice: the invoice's own lines above the header, one
+    row per SKU for the month, Cost type "Usage" (credits too, named by Credit type), amounts
+    with thousands separators, and footer rows whose first cells are empty: "Rounding error"
+    and the "Total" that ends the table. Its dates are bare dates, the end one included."""
+    name = "gcp_cost_table_invoice.csv"
+    bill = read_bill((DATA / name).read_bytes(), name=name, node_gpus=8)
+    assert bill.proposal.profile.name == "gcp" and bill.detected.header_row == 9
+    assert bill.errors == [] and bill.questions == []
+    assert bill.detected.total_rows == (15,)
+    [gpu] = [u for u in bill.lines if u.kind == GPU]
+    assert (gpu.line, gpu_hours(gpu.quantity), gpu.rate) == (10, 1152, 11_060_000)
+    # "2026-03-01" to "2026-03-31": the whole month, 31 March included (744 hours, not 720).
+    march, april = (int(datetime(2026, m, 1, tzinfo=UTC).timestamp()) for m in (3, 4))
+    assert (gpu.start, gpu.end) == (march, april)
+    assert bill.totals() == {"gpu": 12_741_120_000, "fee": 879_091_200, "egress": 43_500_000,
+                             "credit": -3_212_160_000, "adjustment": -10_000}  # fmt: skip

@@ -1,12 +1,14 @@
 """Older layouts of the cloud exports that accounts still send: AWS's legacy Cost and Usage
-Report (`lineItem/UsageStartDate`) and Azure's pay-as-you-go usage details (`UsageDateTime`,
-`UsageQuantity`, `PreTaxCost`, no `ChargeType`). Each is read by its cloud's profile, in
-GPU-hours at the rate per GPU-hour, with tax and credit lines kept out of GPU usage."""
+Report (`lineItem/UsageStartDate`), Azure's pay-as-you-go usage details (`UsageDateTime`,
+`UsageQuantity`, `PreTaxCost`, no `ChargeType`) and its Enterprise Agreement detail report.
+Each is read by its cloud's profile, in GPU-hours at the rate per GPU-hour, with tax and credit
+lines kept out of GPU usage."""
 
 from __future__ import annotations
 
 import bz2
 import gzip
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,22 @@ def test_azure_pay_as_you_go_usage_details_read_as_the_azure_profile() -> None:
     }
     assert [u.kind for u in bill.lines if u.kind != GPU] == [EGRESS]
     assert bill.other == []  # no ChargeType column: every line of this layout is usage
+
+
+def test_the_enterprise_agreements_detail_report_reads_as_the_azure_profile() -> None:
+    """The EA detail report spells its columns with spaces ("Meter Category", "Consumed
+    Quantity", "Instance ID") and writes its dates month-first: 03/02/2026 is 2 March."""
+    bill = read_bill((DATA / "azure_ea_usage_detail.csv").read_bytes(),
+                     name="azure_ea_usage_detail.csv")  # fmt: skip
+    assert bill.proposal.profile.name == "azure" and bill.detected.date_order == "month-first"
+    assert bill.errors == [] and bill.questions == [] and bill.other == []
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert [u.node.rsplit("/", 1)[1] for u in gpu] == ["nd-01", "nd-02"]
+    march_2 = int(datetime(2026, 3, 2, tzinfo=UTC).timestamp())
+    assert {(u.start, u.end - u.start, u.gpus, u.rate) for u in gpu} == {
+        (march_2, 86_400, 8, 12_290_000)
+    }
+    assert [(u.kind, u.amount) for u in bill.lines if u.kind != GPU] == [(EGRESS, 3_480_000)]
 
 
 def test_focus_exports_of_aws_and_azure_name_the_instance_in_their_own_columns() -> None:
@@ -99,3 +117,19 @@ def test_a_gzipped_export_is_read_as_the_csv_inside() -> None:
         )
         assert packed.proposal == bill.proposal
         assert packed.lines == bill.lines and packed.other == bill.other
+
+
+def test_an_older_oci_cost_report_names_the_unit_in_billing_unit_readable() -> None:
+    """Before OCI added cost/skuUnitDescription, cost/billingUnitReadable said "GPU Per Hour":
+    the GPU hours are GPU time, not fees."""
+    name = "oci_cost_report_billing_unit.csv"
+    old = read_bill((DATA / name).read_bytes(), name=name)
+    new = read_bill((DATA / "oci_cost_report.csv").read_bytes(), name="oci_cost_report.csv")
+    assert old.proposal.columns["unit"] == "cost/billingUnitReadable"
+    assert old.errors == [] and old.questions == []
+    gpu = [(u.line, u.node, u.quantity, u.rate, u.amount) for u in old.lines if u.kind == GPU]
+    assert len(gpu) == 9
+    assert gpu == [
+        (u.line, u.node, u.quantity, u.rate, u.amount) for u in new.lines if u.kind == GPU
+    ]
+    assert old.totals()["gpu"] == 724_000_000

@@ -70,6 +70,7 @@ COLUMNS = {
         "meter": "ChargeDescription",
         "service": "ServiceCategory",
         "effective": "EffectiveCost",
+        "provider": "ProviderName",
     },
     "gcp_billing.csv": {
         "period_start": "Usage start date",

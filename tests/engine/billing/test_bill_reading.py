@@ -192,8 +192,12 @@ def test_an_unknown_instance_type_is_asked_never_guessed():
 
 
 def test_lines_naming_no_type_take_the_contracts_node_size_or_ask():
+    """A provider that bills its nodes by the hour without naming a type (here a neocloud's
+    FOCUS export); the four clouds name the type of every instance-hour, see
+    test_focus_sample_data.py."""
     text = (DATA / "focus_1_1.csv").read_text()
     text = text.replace('"{""InstanceType"": ""BM.GPU.H100.8"", ""GpuCount"": 8}"', "")
+    text = text.replace("Oracle,Oracle,us-ashburn-1", "Nimbus GPU,Nimbus GPU,us-ashburn-1")
     asked = read_bill(text.encode())
     assert [(q.instance_type, q.count) for q in asked.questions] == [("", 9)]
     sized = read_bill(text.encode(), node_gpus=8)
@@ -314,3 +318,14 @@ def test_the_legacy_planted_file_reads_the_same_through_read_bill():
     assert len(gpu) == 13 and bill.errors == [] and bill.questions == []
     assert {(u.rate, u.amount) for u in gpu} == {(2_500_000, 20 * M), (2_750_000, 22 * M)}
     assert sorted(u.kind for u in bill.lines if u.kind != GPU) == ["egress", "fee"]
+
+
+def test_an_invoices_bare_end_date_is_its_midnight_so_days_do_not_overlap():
+    """Only Google's cost table is known to end a row on its last day (see
+    test_bill_gcp_gpu_vms.py); an invoice's "2026-03-02" may end the first day as well, and
+    reading it as a whole day would bill each day twice over."""
+    header = "Hostname,Instance type,Start,End,Hours,Rate per GPU-hour,Amount\n"
+    rows = [f"node-a,8x H100,2026-03-0{d},2026-03-0{d + 1},24,2.50,480.00\n" for d in (1, 2)]
+    bill = read_bill((header + "".join(rows)).encode())
+    days = [int(datetime(2026, 3, d, tzinfo=UTC).timestamp()) for d in (1, 2, 3)]
+    assert [(u.start, u.end) for u in bill.lines] == [(days[0], days[1]), (days[1], days[2])]
