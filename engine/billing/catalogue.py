@@ -93,9 +93,43 @@ _STATED = re.compile(
 )
 
 
+# Families that have no GPU, so their hours are fees without asking:
+# - AWS's general purpose, compute, memory and storage optimised and HPC families
+#   (https://aws.amazon.com/ec2/instance-types/: its GPUs are in the p and g families, its other
+#   accelerators in dl, trn, inf, f and vt, none of them listed here);
+# - Google Cloud's general purpose, compute, memory and storage optimised machine types
+#   (https://cloud.google.com/compute/docs/machine-resource: the A and G series carry GPUs; GPUs
+#   attached to an N1 VM bill on their own GPU SKU, so the VM's hours are still no GPU time);
+# - Azure's B, D, E, F, L and M series and the HB/HC/HX HPC sizes
+#   (https://learn.microsoft.com/azure/virtual-machines/sizes/overview: GPUs are the N series).
+_NO_GPU = re.compile(
+    r"(?:a1|[cdimrt]\d+|im4|is4|h1|x[128]|z1|hpc[67]|mac\d*)[a-z0-9-]*"
+    r"\.(?:\d*x?large|medium|small|micro|nano|metal(?:-\d+xl)?)"
+    r"|(?:e2|n[124]d?|c[234][ad]?|m[1-4]|t2[ad]|h[34]d?|z3)-[a-z]+(?:-\d+)?(?:-lssd)?"
+    r"|(?:vm|bm)\.(?:standard|denseio|optimized|hpc)[a-z0-9.]*"
+)
+# Azure's sizes only with the `Standard_` prefix or a version suffix: a bare "L40S" or "B200"
+# is a GPU's name, not an L- or B-series VM.
+_AZURE_NO_GPU = re.compile(r"(?:b|dc?|ec?|fx?|l|m|h[bcx])\d+[a-z]*(?:_[a-z0-9]+)*")
+_AZURE_SIZE = re.compile(r"^standard[_ ]|[_ ]v\d+$")
+NO_GPU = "no GPU"
+
+
+def _no_gpu(name: str) -> bool:
+    """Whether the type is of a family without GPUs; spellings as `key` takes them."""
+    text = re.sub(r"\s+(spot|low priority)$", "", name.strip().lower())
+    azure = _AZURE_SIZE.search(text) is not None
+    text = re.sub(r"^ml\.(.+?)(-cluster)?$", r"\1", re.sub(r"^standard[_ ]", "", text))
+    text = text.replace(" ", "_")
+    return _NO_GPU.fullmatch(text) is not None or (
+        azure and _AZURE_NO_GPU.fullmatch(text) is not None
+    )
+
+
 def lookup(*, name: str, extra: dict[str, int] | None = None) -> InstanceType | None:
     """The instance type's GPUs: the user's answers (`extra`, type → GPUs) first, then the
-    catalogue, then a count the name states. None: unknown, and the caller must ask."""
+    catalogue, then a count the name states, then a family known to have none. None: unknown,
+    and the caller must ask."""
     if not name.strip():
         return None
     for answered, gpus in (extra or {}).items():
@@ -107,4 +141,6 @@ def lookup(*, name: str, extra: dict[str, int] | None = None) -> InstanceType | 
     stated = _STATED.search(name)
     if stated:
         return InstanceType(name, int(stated.group(1)), stated.group(2).upper())
+    if _no_gpu(name):
+        return InstanceType(name, 0, NO_GPU)
     return None

@@ -14,7 +14,7 @@ from openpyxl import Workbook
 from engine.billing import UsageError, guess_mapping
 from engine.billing.bill import parse_unit, read_bill
 from engine.billing.catalogue import CATALOGUE, lookup
-from engine.billing.lines import GPU, gpu_hours
+from engine.billing.lines import EGRESS, FEE, GPU, gpu_hours
 from engine.billing.localized import (
     COMMA,
     DAY_FIRST,
@@ -219,7 +219,35 @@ def test_the_catalogue_knows_the_usual_gpu_instances():
     ]:
         found = lookup(name=name)
         assert found is not None and found.gpus == gpus, name
-    assert lookup(name="m7i.large") is None and len(CATALOGUE) >= 30
+    assert lookup(name="g6e.12xlarge") is None and len(CATALOGUE) >= 30
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["c5.2xlarge", "m7i-flex.large", "t3.micro", "r6g.16xlarge", "i4i.metal", "ml.m5.large",
+     "n2-standard-8", "e2-medium", "c3-highcpu-22", "Standard_D8s_v5", "E64ds v5",
+     "Standard_HB120rs_v3", "VM.Standard.E4.Flex"],
+)  # fmt: skip
+def test_a_family_without_gpus_is_known_to_have_none(name):
+    found = lookup(name=name)
+    assert found is not None and found.gpus == 0, name
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["g5.xlarge", "trn1.32xlarge", "g2-standard-8", "Standard_NC24ads_A100_v4", "VM.GPU.A10.1",
+     "L40S", "B200", "L4", "x9.96xlarge"],
+)  # fmt: skip
+def test_gpu_families_and_bare_gpu_names_are_still_asked_about(name):
+    # An accelerated family, or a GPU's own name ("L40S" is no Azure L-series VM), is never 0.
+    assert lookup(name=name) is None, name
+
+
+def test_a_cpu_instance_in_a_bill_is_a_fee_without_a_question():
+    text = (DATA / "aws_cur2.csv").read_text().replace("p5.48xlarge", "c5.2xlarge")
+    bill = read_bill(text.encode(), node_gpus=8)
+    assert bill.questions == [] and [u for u in bill.lines if u.kind == GPU] == []
+    assert all(u.kind in (FEE, EGRESS) for u in bill.lines)
 
 
 def test_every_bad_line_is_listed_at_once_up_to_a_cap():
