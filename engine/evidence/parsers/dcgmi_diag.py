@@ -294,7 +294,9 @@ def _result(
         level: int | None = int(hint.group(1))
         source: str | None = "hint"
     else:
-        level = _infer_level([t.name for t in tests])
+        # A skipped test did not run (DCGM 3.0-3.3 skip every test past level 1 on GPUs its
+        # SKU file does not allow), so only the tests that ran say which level was reached.
+        level = _infer_level([t.name for t in tests if t.result != "Skip"])
         source = "inferred" if level is not None else None
     ids = metadata.get("gpu_device_ids", "")
     device_ids = tuple(i.strip() for i in ids.split(",") if i.strip())
