@@ -39,9 +39,11 @@ _DRIVER_RE = re.compile(r"^Driver Version:\s*(\S+)")
 _CUDA_RE = re.compile(r"^CUDA Runtime Version:\s*(\d+)")
 _DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.+?)\s*$")
 _STATUS_RE = re.compile(r"^(Waived|Error|ERROR|Not Found)\s*:\s*(.*)$")
-# CU_ASSERT / CUDA_ASSERT before nvbandwidth exits: "[CUDA_ERROR_X] text in expression ...".
+# CU_ASSERT / CUDA_ASSERT before nvbandwidth exits: "[CUDA_ERROR_X] text in expression ...";
+# NVML_ASSERT writes "NVML_ERROR: [text] in expression ...".
 _CUDA_ERROR_RE = re.compile(
-    r"^\[((?:CUDA_ERROR|cuda|NVML_ERROR)\w*)\]\s*(.*?)(?:\s+in expression\b.*)?$"
+    r"^(?:\[((?:CUDA_ERROR|cuda|NVML_ERROR)\w*)\]\s*(.*?)|(NVML_ERROR):\s*\[(.*?)\])"
+    r"(?:\s+in expression\b.*)?$"
 )
 # ASSERT(x) before nvbandwidth exits; multi-node builds put " on <host>, rank = N" after x.
 _ASSERT_RE = re.compile(
@@ -232,7 +234,8 @@ def _line(state: _State, s: str, lineno: int) -> None:
     elif m := _CUDA_ERROR_RE.match(s):
         state.close()
         state.reported = True
-        state.errors.append(f"{state.testcase or 'nvbandwidth'}: [{m.group(1)}] {m.group(2)}")
+        code, text = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        state.errors.append(f"{state.testcase or 'nvbandwidth'}: [{code}] {text}")
     elif m := _PATTERN_RE.match(s):
         state.close()
         state.reported = True

@@ -169,3 +169,13 @@ def test_older_releases_print_every_wrong_word_and_it_counts_once():
         "device_to_device_memcpy_write_ce: copied data did not match the pattern written"
         " (first wrong value at 0x7f3a40000010)",
     )
+
+
+def test_an_nvml_error_names_itself_rather_than_a_silent_testcase():
+    """NVML_ASSERT's line as error_handling.h (v0.8) writes it, on setting the CPU affinity."""
+    r = nvbandwidth.parse(
+        "Running device_to_device_memcpy_read_ce.\n"
+        "NVML_ERROR: [Unknown Error] in expression result in void setOptimalCpuAffinity(int)() "
+        ": /opt/nvbandwidth/inline_common.h:145\n"
+    )
+    assert r.errors == ("device_to_device_memcpy_read_ce: [NVML_ERROR] Unknown Error",)
