@@ -108,3 +108,11 @@ def test_a_run_whose_tests_past_level_1_all_skipped_reached_level_1(evidence):
         "Targeted Power",
         "Memory Bandwidth",
     ]
+
+
+def test_a_run_level_asked_for_is_not_reached_when_its_tests_were_skipped(evidence):
+    """DCGM 3.0.4 `dcgmi diag -r 3` with the prompt pasted (DCGM issue 55): everything past
+    Deployment is Skip, so the -r 3 asked for is not the level reached."""
+    r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm304_prompt_past_level1_skipped.txt"))
+    assert (r.level, r.level_source) == (1, "inferred")
+    assert r.dcgm_version is None and len(r.tests) == 15
