@@ -134,7 +134,7 @@ def _unknown_why(reading: Reading, counter: str, bound: int | None) -> str:
     result = reading.item.parsed
     if isinstance(result, IbqueryerrorsResult):
         if not result.complete:
-            return "the output has no '## Summary' block (cut short)"
+            return "the output stops before the '## Suppressed:' line that ends it (cut short)"
         if counter in result.suppressed:
             return "it was suppressed (-s)"
         return f"the tool's threshold file lets it reach {bound} unshown"

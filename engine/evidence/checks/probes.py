@@ -138,15 +138,23 @@ def _judge(probe: Probe, item: EvidenceItem, limit: float, mandatory: bool) -> C
         )
     ok = worst.value >= limit if probe.low_is_bad else worst.value <= limit
     verdict = "meets" if ok else "misses"
+    message = (
+        f"{item.ref}: weakest reading {probe.show(worst.value)} ({worst.where}) "
+        f"{verdict} the agreed {expected}."
+    )
+    # A run that broke off left some links unmeasured: a reading above the floor proves nothing
+    # about them, one below it fails all the same.
+    unfinished = ok and bool(item.parsed.errors)
+    if unfinished:
+        message += f" But the run also reported: {'; '.join(item.parsed.errors[:2])}."
     return make(
         item,
         name=probe.name,
         group=probe.group,
-        status="pass" if ok else "fail",
+        status="inconclusive" if unfinished else "pass" if ok else "fail",
         measured=f"{probe.show(worst.value)} ({worst.where})",
         expected=expected,
-        message=f"{item.ref}: weakest reading {probe.show(worst.value)} ({worst.where}) "
-        f"{verdict} the agreed {expected}.",
+        message=message,
         mandatory=mandatory,
         line=worst.line,
     )

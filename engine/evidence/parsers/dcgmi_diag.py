@@ -289,13 +289,18 @@ def parse(text: str | bytes) -> DcgmiResult:
 def _result(
     tests: tuple[DcgmiTest, ...], metadata: dict[str, str], text: str, complete: bool, fmt: str
 ) -> DcgmiResult:
+    # A skipped test did not run (DCGM 3.0-3.3 skip every test past level 1 on GPUs its SKU
+    # file does not allow), so only the tests that ran say which level was reached.
+    reached = _infer_level([t.name for t in tests if t.result != "Skip"])
+    skipped = _infer_level([t.name for t in tests if t.result == "Skip"])
     hint = _LEVEL_HINT_RE.search(text[:4096])
-    if hint:
-        level: int | None = int(hint.group(1))
-        source: str | None = "hint"
-    else:
-        level = _infer_level([t.name for t in tests])
-        source = "inferred" if level is not None else None
+    level: int | None = reached
+    source: str | None = "inferred" if reached is not None else None
+    # The -r N asked for is the level reached unless that level's own tests were all skipped.
+    if hint and not (reached is not None and skipped is not None and skipped > reached):
+        level, source = int(hint.group(1)), "hint"
+    elif hint:
+        level = min(int(hint.group(1)), reached or 1)
     ids = metadata.get("gpu_device_ids", "")
     device_ids = tuple(i.strip() for i in ids.split(",") if i.strip())
     indices = {gpu for t in tests for gpu in t.gpus}

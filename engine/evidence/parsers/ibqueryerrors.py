@@ -39,6 +39,9 @@ _PORTS_RE = re.compile(r"^##\s*(\d+)\s+ports? checked,\s*(\d+)\s+ports? have err
 _PMA_RE = re.compile(r"^##\s*(\d+)\s+PMA query failures?")
 _THRESHOLD_RE = re.compile(r"\[\s*([A-Za-z]\w*)\s*=\s*(\d+)\s*\]")
 _FAILURE_RE = re.compile(r"\b(?:ibwarn|iberror|failed|couldn't|can't open)\b", re.I)
+# ibcheckerrors, the script ibqueryerrors replaced, ends with the same "## Summary" block but
+# shows only counts above its own thresholds (10 to 100 events).
+_IBCHECKERRORS_RE = re.compile(r"^(?:#warn: counter \w+ = \d+|Error check on lid \d+\b)")
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ class IbqueryerrorsResult:
     nodes_checked: int | None = None
     ports_checked: int | None = None
     pma_failures: int = 0
-    complete: bool = False  # the "## Summary" block was reached (the run was not cut short)
+    # The "## Suppressed:" line that ends every run was reached (the run was not cut short).
+    complete: bool = False
     errors: tuple[str, ...] = ()
     origin: EvidenceOrigin | None = field(default=None, metadata={"json": False})
 
@@ -140,7 +144,7 @@ class _State:
 
 def _summary_line(s: str, state: _State, lineno: int) -> None:
     if m := _SUMMARY_RE.match(s):
-        state.nodes_checked, state.complete = _int(m.group(1), "nodes checked", lineno), True
+        state.nodes_checked = _int(m.group(1), "nodes checked", lineno)
     elif m := _PORTS_RE.match(s):
         state.ports_checked = _int(m.group(1), "ports checked", lineno)
     elif m := _PMA_RE.match(s):
@@ -151,7 +155,7 @@ def _summary_line(s: str, state: _State, lineno: int) -> None:
             state.thresholds[ALIASES.get(name, name)] = _int(raw, name, lineno)
     elif s.startswith("## Suppressed:"):
         names = s.removeprefix("## Suppressed:").split()
-        state.suppressed = tuple(ALIASES.get(n, n) for n in names)
+        state.suppressed, state.complete = tuple(ALIASES.get(n, n) for n in names), True
 
 
 def _line(s: str, state: _State, lineno: int) -> None:
@@ -170,6 +174,14 @@ def _line(s: str, state: _State, lineno: int) -> None:
         return
     if s.startswith("##"):
         _summary_line(s, state, lineno)
+    elif _IBCHECKERRORS_RE.match(s):
+        raise IbqueryerrorsError(
+            f"this is ibcheckerrors output ({s[:40]!r}), not ibqueryerrors: it shows only counts "
+            "above its own thresholds (10 to 100 events), so no counter can be read as 0; "
+            "upload ibqueryerrors (or perfquery on each port) instead",
+            line=lineno,
+            kind=KIND,
+        )
     elif not s.startswith("Link info:") and _FAILURE_RE.search(s):
         state.errors.append(s)
 
@@ -181,7 +193,7 @@ def parse(text: str | bytes) -> IbqueryerrorsResult:
         s = raw.strip()
         if s:
             _line(s, state, lineno)
-    if not state.ports and not state.complete:
+    if not state.ports and not state.complete and state.nodes_checked is None:
         first = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
         raise IbqueryerrorsError(
             "no ibqueryerrors port line or '## Summary' block found; first line reads "

@@ -27,6 +27,11 @@ _STATE_NAMES = {
     "initializing": "Initializing",
     "armed": "Armed",
 }
+# libibumad's TRACE/DEBUG lines (`ibstat -d`): IBWARN from its public umad_* calls and the
+# helpers below them only ever trace; its real warnings come from get_port/get_abi_version.
+_UMAD_TRACE_RE = re.compile(
+    r"^ibwarn:\s*\[\d+\]\s*(?:umad_\w+|resolve_ca_port|resolve_ca_name|dev_to_umad_id):"
+)
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,8 @@ class _Blocks:
     def read(self, s: str, lineno: int) -> None:
         """One stripped, non-empty line."""
         if s.startswith("ibpanic:") or s.startswith("ibwarn:"):
-            self.errors.append(s)
+            if not _UMAD_TRACE_RE.match(s):
+                self.errors.append(s)
             return
         m_ca = _CA_RE.match(s)
         if m_ca:

@@ -25,10 +25,13 @@ from engine.evidence.parsers.nccl_rows import RunState, parse_row
 
 __all__ = ["KIND", "NcclTestsError", "NcclTestsResult", "detect", "parse"]
 
+# rccl-tests releases of 2023 write "nThreads: 1 nGpus: 4 nRanks: 1 ... warmupIters: 5".
 _NTHREAD_RE = re.compile(
-    r"^#\s*nThread\s+\d+\s+nGpus\s+\d+\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)"
-    r"\s+step:\s*(\d+)\((factor|bytes)\)\s+warmup iters:\s*(\d+)\s+iters:\s*(\d+)"
-    r"(?:.*?validation:\s*(\d+))?"
+    r"^#\s*nThreads?:?\s+\d+\s+nGpus:?\s+\d+\s+(?:nRanks:?\s+\d+\s+)?"
+    r"minBytes:?\s+(\d+)\s+maxBytes:?\s+(\d+)"
+    r"\s+step:\s*(\d+)\((factor|bytes)\)\s+warmup\s*iters:\s*(\d+)\s+iters:\s*(\d+)"
+    r"(?:.*?validation:\s*(\d+))?",
+    re.I,
 )
 _TESTS_VERSION_RE = re.compile(r"^#\s*nccl-tests version\s+(\S+)(?:.*?nccl-library=(\d+))?")
 # AMD's fork names its build instead, e.g. "rccl-tests: Version develop:83d38d9".

@@ -39,10 +39,21 @@ _DRIVER_RE = re.compile(r"^Driver Version:\s*(\S+)")
 _CUDA_RE = re.compile(r"^CUDA Runtime Version:\s*(\d+)")
 _DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.+?)\s*$")
 _STATUS_RE = re.compile(r"^(Waived|Error|ERROR|Not Found)\s*:\s*(.*)$")
-# CU_ASSERT / CUDA_ASSERT before nvbandwidth exits: "[CUDA_ERROR_X] text in expression ...".
+# CU_ASSERT / CUDA_ASSERT before nvbandwidth exits: "[CUDA_ERROR_X] text in expression ...";
+# NVML_ASSERT writes "NVML_ERROR: [text] in expression ...".
 _CUDA_ERROR_RE = re.compile(
-    r"^\[((?:CUDA_ERROR|cuda|NVML_ERROR)\w*)\]\s*(.*?)(?:\s+in expression\b.*)?$"
+    r"^(?:\[((?:CUDA_ERROR|cuda|NVML_ERROR)\w*)\]\s*(.*?)|(NVML_ERROR):\s*\[(.*?)\])"
+    r"(?:\s+in expression\b.*)?$"
 )
+# ASSERT(x) before nvbandwidth exits; multi-node builds put " on <host>, rank = N" after x.
+_ASSERT_RE = re.compile(
+    r"^ASSERT in expression\s+(.+?)(?:\s+on\s+\S+,\s+rank\s*=\s*\d+)?\s+in\s+\S"
+)
+# The copy check found a word that differs from the pattern written: the data was corrupted in
+# transit. Older releases print "<0x...>" and "Current offset [ n/size ]" once per bad word,
+# newer ones "0x..." and "Current offset : n" once.
+_PATTERN_RE = re.compile(r"^Invalid value when checking the pattern at\s*<?(0x[0-9a-fA-F]+)>?")
+_OFFSET_RE = re.compile(r"^Current offset\s*(?::|\[)")
 # Host memory (CPU) against device memory: what the host-device floor is judged on.
 HOST_DEVICE_TESTCASES = frozenset(
     {
@@ -223,7 +234,20 @@ def _line(state: _State, s: str, lineno: int) -> None:
     elif m := _CUDA_ERROR_RE.match(s):
         state.close()
         state.reported = True
-        state.errors.append(f"{state.testcase or 'nvbandwidth'}: [{m.group(1)}] {m.group(2)}")
+        code, text = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        state.errors.append(f"{state.testcase or 'nvbandwidth'}: [{code}] {text}")
+    elif m := _PATTERN_RE.match(s):
+        state.close()
+        state.reported = True
+        error = f"{state.testcase or 'nvbandwidth'}: copied data did not match the pattern written"
+        if not any(e.startswith(error) for e in state.errors):
+            state.errors.append(f"{error} (first wrong value at {m.group(1)})")
+    elif _OFFSET_RE.match(s):
+        pass
+    elif m := _ASSERT_RE.match(s):
+        state.close()
+        state.reported = True
+        state.errors.append(f"{state.testcase or 'nvbandwidth'}: ASSERT {m.group(1)} failed")
     elif m := _DESCRIPTION_RE.match(s):
         state.close()
         state.reported = True

@@ -130,6 +130,13 @@ def test_dcgmi_level_too_low(spec):
     assert by_name(res, "dcgmi: run level")[0].status == "fail"
 
 
+def test_dcgmi_level_3_with_every_test_past_level_1_skipped_fails_the_level(spec):
+    name = "dcgmi-diag/diag_r3_dcgm331_json_t400_past_level1_skipped.json"
+    level = by_name(checks(spec, "dcgmi", data_item(name, "n1")), "dcgmi: run level")[0]
+    assert level.status == "fail" and level.measured == "level 1 (inferred)"
+    assert level.message == "dcgmi diag on n1 reached level 1; 3 agreed."
+
+
 def test_ibstat_good(spec):
     res = checks(spec, "ibstat", data_item("ibstat/ibstat_8x400g_ndr_plus_bond_tabs.txt", "n1"))
     assert {r.status for r in res} == {"pass"}

@@ -108,3 +108,20 @@ def test_bidirectional_runs_are_not_held_to_a_one_way_floor(spec):
     name = PT + "ib_send_bw_bidirectional_gbits_cpu_util.txt"
     check = by_name(run_checks(spec, [data_item(name)]), FABRIC_BW)[0]
     assert check.status == "inconclusive"
+
+
+def test_a_host_floor_met_before_the_run_broke_off_is_inconclusive(spec):
+    """h2d met the floor, then d2h printed nothing and the peer copy hit a CUDA error: the
+    host links d2h would have measured are unknown, so the floor is not shown to be met."""
+    _floors(spec, host_device_gbps_min=40)
+    name = NVB + "nvbandwidth_v0.8_2xh100_d2d_cuda_error_after_h2d.txt"
+    check = by_name(run_checks(spec, [data_item(name, node="gpu-b03")]), HOST_DEVICE)[0]
+    assert check.status == "inconclusive" and check.measured.startswith("55.02 GB/s (GPU 1")
+    assert "device_to_host_memcpy_ce: started but printed no result" in check.message
+
+
+def test_a_host_floor_missed_before_the_run_broke_off_still_fails(spec):
+    _floors(spec, host_device_gbps_min=60)
+    name = NVB + "nvbandwidth_v0.8_2xh100_d2d_cuda_error_after_h2d.txt"
+    check = by_name(run_checks(spec, [data_item(name, node="gpu-b03")]), HOST_DEVICE)[0]
+    assert check.status == "fail" and "But the run also reported" not in check.message

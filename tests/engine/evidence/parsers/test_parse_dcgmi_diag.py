@@ -92,3 +92,27 @@ def test_dcgm4_json_keeps_cpu_entities_off_the_gpu_results(evidence):
     assert by_name["cpu_eud"].result == "Fail" and by_name["cpu_eud"].gpus == {}
     assert by_name["memory"].gpus == {"0": "Pass", "1": "Pass"}
     assert "CPU 1 failed" in by_name["cpu_eud"].details
+
+
+def test_a_run_whose_tests_past_level_1_all_skipped_reached_level_1(evidence):
+    """DCGM 3.3.1 `-r 3 -j` on a T400 (DCGM issue 139): every test past Deployment is Skip, so
+    the run shows level 1, not the 3 its test names would suggest."""
+    r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm331_json_t400_past_level1_skipped.json"))
+    assert (r.level, r.level_source, r.source_format, r.gpu_count) == (1, "inferred", "json", 1)
+    assert [t.name for t in r.tests if t.result == "Skip"] == [
+        "PCIe",
+        "GPU Memory",
+        "Diagnostic",
+        "EUD Test",
+        "Targeted Stress",
+        "Targeted Power",
+        "Memory Bandwidth",
+    ]
+
+
+def test_a_run_level_asked_for_is_not_reached_when_its_tests_were_skipped(evidence):
+    """DCGM 3.0.4 `dcgmi diag -r 3` with the prompt pasted (DCGM issue 55): everything past
+    Deployment is Skip, so the -r 3 asked for is not the level reached."""
+    r = dcgmi_diag.parse(evidence(D + "diag_r3_dcgm304_prompt_past_level1_skipped.txt"))
+    assert (r.level, r.level_source) == (1, "inferred")
+    assert r.dcgm_version is None and len(r.tests) == 15

@@ -92,3 +92,18 @@ def test_text_without_ports_or_summary_is_refused():
     test_fuzz_spliced_bytes,
     test_fuzz_bad_number_in_a_valid_file,
 ) = fuzz_tests("ibqueryerrors", ibqueryerrors.parse, IbqueryerrorsError)
+
+
+def test_ibcheckerrors_output_is_refused_by_name_with_its_line(evidence):
+    """The legacy script shows only counts above its own thresholds: nothing can be read as 0."""
+    with pytest.raises(IbqueryerrorsError, match="this is ibcheckerrors output") as exc:
+        ibqueryerrors.parse(evidence(D + "broken_ibcheckerrors_voltaire_warn_lines.txt"))
+    assert exc.value.line == 1 and "upload ibqueryerrors" in str(exc.value)
+
+
+def test_a_summary_without_the_closing_suppressed_line_bounds_nothing(evidence):
+    """A clean ibcheckerrors run prints only the two summary lines; ibqueryerrors always ends
+    with '## Suppressed:', so without it no unlisted counter is known to be 0."""
+    r = ibqueryerrors.parse(evidence(D + "ibcheckerrors_clean_summary_only.txt"))
+    assert (r.nodes_checked, r.ports_checked, r.ports) == (25, 48, ())
+    assert not r.complete and r.bound("SymbolErrorCounter") is None

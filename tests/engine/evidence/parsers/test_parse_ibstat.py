@@ -85,3 +85,17 @@ def test_the_one_port_form_of_ibstat_ca_port(evidence):
     assert [(p.ca, p.port, p.state, p.rate, p.link_layer) for p in r.ports] == [
         ("mlx5_4", 1, "Active", 400, "InfiniBand")
     ]
+
+
+def test_libibumad_debug_traces_are_not_errors_but_its_warnings_are(evidence):
+    # `ibstat -d` turns on libibumad's TRACE/DEBUG lines, which go out as "ibwarn:".
+    text = evidence(D + "ibstat_debug_d_umad_traces_mlx4_fdr.txt")
+    r = ibstat.parse(text)
+    assert r.errors == ()
+    assert [(p.port, p.state, p.rate) for p in r.ports] == [(1, "Down", 10), (2, "Active", 56)]
+    warned = ibstat.parse(
+        text + b"ibwarn: [168988] get_port: no pkeys found for mlx4_0:2 (at dir x)...\n"
+    )
+    assert warned.errors == (
+        "ibwarn: [168988] get_port: no pkeys found for mlx4_0:2 (at dir x)...",
+    )

@@ -23,6 +23,23 @@ def test_it_reads_a_full_two_node_run(evidence):
     assert r.devices[0].bus_id == "0000:1a:00" and r.devices[0].pid == 40100
 
 
+def test_an_older_rccl_tests_header_with_colons_still_gives_the_sweep(evidence):
+    """rccl-tests of 2023 write "# nThreads: 1 nGpus: 4 nRanks: 1 minBytes: 8 ...", and this
+    run failed before its first row: the sweep and the failure are both kept."""
+    raw = evidence(D + "rccl_all_reduce_4xmi210_nthreads_colons_internal_error.txt")
+    assert detect_kind(raw) == nccl_tests.KIND
+    r = nccl_tests.parse(raw)
+    assert (r.min_bytes, r.max_bytes, r.step_factor, r.warmup_iters, r.iters) == (
+        8,
+        134217728,
+        2,
+        5,
+        20,
+    )
+    assert r.validation == 1 and r.ranks == 4 and r.rows == () and not r.complete
+    assert r.errors[0].startswith("sharbox-ultra: Test NCCL failure common.cu:1285 'internal")
+
+
 def test_it_keeps_the_rccl_version_of_an_rccl_tests_run(evidence):
     """GIVEN rccl-tests on 8 MI300X with NCCL_DEBUG=VERSION (RCCL's banner, then its HIP and
     ROCm lines) THEN the RCCL version is the run's NCCL version, by host as well, and the HIP

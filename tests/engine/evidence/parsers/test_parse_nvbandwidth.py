@@ -142,3 +142,40 @@ def test_a_cuda_error_and_a_silent_testcase_are_errors_not_dropped(evidence):
         "device_to_device_memcpy_read_ce: [CUDA_ERROR_ILLEGAL_ADDRESS] an illegal memory access"
         " was encountered",
     )
+
+
+def test_a_copy_that_corrupted_data_is_an_error_not_a_file_cut_short(evidence):
+    """The copy check found a wrong word and ASSERTed: a faulty link, not a truncated upload."""
+    r = nvbandwidth.parse(
+        evidence(D + "nvbandwidth_v0.7_8xa100_d2d_read_pattern_mismatch_assert.txt")
+    )
+    assert r.matrices == () and len(r.devices) == 8 and r.version == "v0.7"
+    assert r.errors == (
+        "device_to_device_memcpy_read_ce: copied data did not match the pattern written"
+        " (first wrong value at 0x70a640000000)",
+        "device_to_device_memcpy_read_ce: ASSERT h_errorFlag == 0 failed",
+    )
+
+
+def test_older_releases_print_every_wrong_word_and_it_counts_once():
+    r = nvbandwidth.parse(
+        "Running device_to_device_memcpy_write_ce.\n"
+        " Invalid value when checking the pattern at <0x7f3a40000010>\n"
+        " Current offset [ 16/536870912]\n"
+        " Invalid value when checking the pattern at <0x7f3a40000014>\n"
+        " Current offset [ 20/536870912]\n"
+    )
+    assert r.errors == (
+        "device_to_device_memcpy_write_ce: copied data did not match the pattern written"
+        " (first wrong value at 0x7f3a40000010)",
+    )
+
+
+def test_an_nvml_error_names_itself_rather_than_a_silent_testcase():
+    """NVML_ASSERT's line as error_handling.h (v0.8) writes it, on setting the CPU affinity."""
+    r = nvbandwidth.parse(
+        "Running device_to_device_memcpy_read_ce.\n"
+        "NVML_ERROR: [Unknown Error] in expression result in void setOptimalCpuAffinity(int)() "
+        ": /opt/nvbandwidth/inline_common.h:145\n"
+    )
+    assert r.errors == ("device_to_device_memcpy_read_ce: [NVML_ERROR] Unknown Error",)
