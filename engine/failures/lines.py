@@ -86,7 +86,7 @@ _ECC = re.compile(
 _OOM = re.compile(
     r"(?:Memory cgroup )?[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)"
     r"|oom-kill:.*?task=([^,]*),pid=(\d+)|CUDA out of memory|OutOfMemoryError|OOMKill"
-    r"|oom_kill event|(?<!invoked )out of memory",
+    r"|oom_kill event|(?<!invoked )out of memory(?! issue)",
     re.I,
 )
 _NCCL_WARN = re.compile(r"(?:(\S+\.cc:\d+) )?NCCL WARN (.*)")

@@ -4,14 +4,17 @@ what would decide it."""
 
 from __future__ import annotations
 
-from .model import Event
+from .model import UNNAMED_NODE, Event
 from .owner import DECIDES
+from .ray import owner_reason as ray_oom_reason
 from .storage import DISK_FULL, disk_full_owner
 
 
 def undecidable(e: Event) -> bool:
     """An event no line decides the owner of, whose reason names what would (`undecided`)."""
     if e.kind == "remote_peer_failed" or (e.kind == DISK_FULL and "category" not in e.detail):
+        return True
+    if e.kind == "oom" and e.detail.get("ray"):
         return True
     return e.kind == "scheduler" and bool(
         e.detail.get("first_exit") or _preempted(e) or e.detail.get("cause") == "time limit"
@@ -54,6 +57,8 @@ def undecided(e: Event) -> str:
         )
     if e.kind == DISK_FULL:
         return disk_full_owner(DECIDES)
+    if e.kind == "oom" and e.detail.get("ray"):
+        return ray_oom_reason(e.node or UNNAMED_NODE)
     if e.detail.get("cause") == "time limit":
         return (
             f"the scheduler ended the job at its time limit; {DECIDES}: the run's step times "
