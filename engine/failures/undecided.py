@@ -8,6 +8,7 @@ from .model import UNNAMED_NODE, Event
 from .owner import DECIDES
 from .ray import owner_reason as ray_oom_reason
 from .storage import DISK_FULL, disk_full_owner
+from .unterminated import owner_reason as unterminated_reason
 
 
 def undecidable(e: Event) -> bool:
@@ -65,6 +66,8 @@ def undecided(e: Event) -> str:
             "against the fixture's baseline (slower than agreed, or stalled by the cluster: "
             "provider) or a limit shorter than the run needed (customer)"
         )
+    if e.detail.get("unterminated"):
+        return unterminated_reason(e)
     if e.kind == "remote_peer_failed":
         return (
             f"{e.node} dropped its NCCL connections: its process exited or the network to it "

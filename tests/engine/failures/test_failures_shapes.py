@@ -132,3 +132,22 @@ def test_an_unindented_line_after_an_entry_s_traceback_is_read_on_its_own() -> N
     events = events_of("shapes/torchrun_entry_then_kernel_line.log", year=2025)
     found = [(e.kind, e.rank, e.line_no) for e in events]
     assert found == [("launcher_summary", 9, 2), ("python_exception", 9, 11), ("xid", None, 12)]
+
+
+def test_the_task_a_step_was_cancelled_for_is_the_one_srun_did_not_terminate() -> None:
+    result = _analyse("ztile-5738-thru20250324-52222788.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("scheduler", 58, "nid002888")
+    assert first.detail["task"] == 58 and result.confidence == "low"
+    assert result.suggested_owner == "undetermined"
+    (reason,) = result.owner_reasons
+    assert "task 58 ended before Slurm cancelled step 52222788.0" in reason
+    assert "what would decide it: that task's own output" in reason
+
+
+def test_a_step_whose_failed_task_srun_names_gets_no_inferred_task() -> None:
+    files = [SourceFile("slurm-job.out", (DATA / "slurm-job.out").read_bytes())]
+    result = analyse(files, year=2024)
+    assert result.first_failure is not None
+    assert (result.first_failure.rank, result.first_failure.detail.get("unterminated")) == (9, None)
