@@ -151,3 +151,26 @@ def test_a_step_whose_failed_task_srun_names_gets_no_inferred_task() -> None:
     result = analyse(files, year=2024)
     assert result.first_failure is not None
     assert (result.first_failure.rank, result.first_failure.detail.get("unterminated")) == (9, None)
+
+
+def test_an_agent_s_sigkill_with_nothing_else_is_the_first_death_of_its_local_rank() -> None:
+    result = _analyse("accelerate_rich_agent_sigkill.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.detail["local_rank"]) == ("signal", None, 5)
+    assert first.detail["death"] == "SIGKILL" and result.suggested_owner == "undetermined"
+    assert "SIGKILL on rank ? (local rank 5) with no OOM line" in result.owner_reasons[0]
+
+
+def test_an_agent_s_line_takes_the_rank_of_the_summary_entry_with_its_pid() -> None:
+    result = _analyse("torchrun_sigbus_4ranks_32a68c302449.log")
+    assert not any("name only a local rank" in r for r in result.reasons)
+    assert result.first_failure is not None
+    assert result.first_failure.kind == "launcher_summary"
+
+
+def test_a_sigbus_with_no_hardware_line_names_dev_shm_among_what_decides_it() -> None:
+    result = _analyse("torchrun_sigbus_4ranks_32a68c302449.log")
+    assert result.suggested_owner == "undetermined"
+    (reason,) = result.owner_reasons
+    assert reason.startswith("SIGBUS on rank") and "`df -h /dev/shm`" in reason
