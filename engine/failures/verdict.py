@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from .lines import APP_XIDS
 from .model import UNNAMED_NODE, Event
 from .owner import CUSTOMER, DECIDES, PROVIDER
+from .rendezvous import owner_reason as rendezvous_reason
 from .undecided import undecidable as _undecidable
 from .undecided import undecided as _undecided
 
@@ -304,6 +305,9 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     e = v.event
     if e is None:
         v.owner_reasons.append("no initiating event")
+        formed = next((o for o in events if o.detail.get("rendezvous")), None)
+        if formed is not None:  # the ranks that never joined left nothing to name
+            v.owner_reasons.append(rendezvous_reason(formed.detail))
         return
     hardware = _hardware_near(e, events, when)
     if e.kind in ("xid", "ecc") and e.detail.get("xid") not in APP_XIDS:

@@ -174,3 +174,19 @@ def test_a_sigbus_with_no_hardware_line_names_dev_shm_among_what_decides_it() ->
     assert result.suggested_owner == "undetermined"
     (reason,) = result.owner_reasons
     assert reason.startswith("SIGBUS on rank") and "`df -h /dev/shm`" in reason
+
+
+def test_a_store_nobody_joined_counts_the_world_and_says_what_decides_it() -> None:
+    result = _analyse("rendezvous_store_timeout_1of3.log")
+    assert result.first_failure is None and result.world_size == 3
+    assert result.suggested_owner == "undetermined"
+    assert "2 of 3 ranks never reached the rendezvous store" in result.owner_reasons[-1]
+    assert "those ranks' own logs" in result.owner_reasons[-1]
+
+
+def test_a_rank_that_could_not_reach_the_store_names_its_address() -> None:
+    result = _analyse("rendezvous_client_timeout_172.17.0.9.log")
+    assert result.first_failure is None and result.suggested_owner == "undetermined"
+    reason = result.owner_reasons[-1]
+    assert "could not reach the rendezvous store at 172.17.0.9:46229" in reason
+    assert "the log of the rank that hosts it" in reason
