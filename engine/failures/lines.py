@@ -78,6 +78,7 @@ _DESYNC = re.compile(r"\[(\d+)\] finished collective #(\d+), but didn't join col
 _XID = re.compile(
     r"(S?)Xid \(PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.\d)?\): (\d+), ?(.*)"
 )
+_CAUSED_BY = re.compile(r"caused by previous Xid (\d+)")
 _XID_PID = re.compile(r"^pid=(?:'<unknown>'|(\d+)), (?:name=([^,]*), )?")
 _ECC = re.compile(
     r"(?:DRAM |SRAM )?Uncorrectable(?: Error)?\s*:\s*([1-9]\d*)|Double Bit ECC\s*:\s*([1-9]\d*)"
@@ -372,7 +373,11 @@ def _xid(body: str) -> tuple[str, dict[str, Any]] | None:
         detail["tier"] = 0
         return "ecc", detail
     detail["tier"] = 1 if code in APP_XIDS else 0
-    if code == 45:  # preemptive cleanup after an earlier error on the channel
+    cause = _CAUSED_BY.search(rest)
+    if code == 45 and cause is not None and int(cause.group(1)) not in APP_XIDS:
+        # The driver names the fault that made it clean up (an NVLink Xid 145/149): that fault.
+        detail.update(xid=int(cause.group(1)), reported_by_xid=45, tier=0)
+    elif code == 45:  # preemptive cleanup after an earlier error on the channel
         detail["secondary"] = True
     return "xid", detail
 

@@ -190,3 +190,17 @@ def test_a_rank_that_could_not_reach_the_store_names_its_address() -> None:
     reason = result.owner_reasons[-1]
     assert "could not reach the rendezvous store at 172.17.0.9:46229" in reason
     assert "the log of the rank that hosts it" in reason
+
+
+def test_an_xid_45_that_names_the_nvlink_xid_behind_it_is_that_fault() -> None:
+    result = _analyse("xid45_caused_by_nvlink_xid.txt")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.detail["xid"], first.detail["reported_by_xid"]) == ("xid", 149, 45)
+    assert result.suggested_owner == "provider"
+    assert result.owner_reasons[0].startswith("Xid 149 on")
+
+
+def test_an_xid_45_that_names_no_earlier_fault_stays_the_driver_s_cleanup() -> None:
+    e = one("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001")
+    assert (e.kind, e.detail["xid"], e.secondary) == ("xid", 45, True)
