@@ -362,8 +362,8 @@ def _attempt_failure(
     unplaced = ambiguous_lines(events)
     if unplaced:
         reasons.append(
-            f"{unplaced} line(s) name only a local rank (torchrun's [default1]: prefix, or its "
-            "agent's 'failed (exitcode: -9) local_rank: 5') in a log that does not say which "
+            f"{unplaced} line(s) name only a local rank (torchrun's [default1]: prefix, or a "
+            "launcher's 'failed (exitcode: -9) local_rank: 5') in a log that does not say which "
             "node wrote them: their rank is unknown; upload one log per node or a rank map"
         )
     missing: list[str] = []

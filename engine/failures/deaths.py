@@ -74,9 +74,13 @@ def mark_deaths(events: list[Event]) -> list[int]:
 
 def _agent_death(e: Event, events: list[Event]) -> None:
     """torchrun's agent names the worker it lost by its local rank (`failed (exitcode: -9)
-    local_rank: 5 (pid: 22) of binary: …`). Where nothing names the node, the rank is unknown,
-    but a worker killed while no one in its log had waited is still the first death there."""
-    if e.kind != "signal" or "local_rank" not in e.detail or "failed (exitcode" not in e.text:
+    local_rank: 5 (pid: 22) of binary: …`), DeepSpeed's launcher by its command line (`['python',
+    …, '--local_rank=0', …] exits with return code = -9`). Where nothing names the node, the rank
+    is unknown, but a worker killed while no one in its log had waited is still the first death
+    there."""
+    if e.kind != "signal" or "local_rank" not in e.detail:
+        return
+    if "failed (exitcode" not in e.text and e.detail.get("launcher") != "deepspeed":
         return
     pid = _AGENT_PID.search(e.text)
     entry = None if pid is None else next(

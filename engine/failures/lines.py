@@ -24,8 +24,8 @@ ANCHORS = (
     "join collective", "CUDA error", "cuda error", "CUDA failure", "Cuda failure", "cudaError",
     "CUDA_ERROR_", "illegal memory access", "launch failure", "ut of memory", "OfMemory", "oom",
     "OOM", "Xid (", "ncorrectable", "Double Bit", "Remapping Failure", "remappings are pending",
-    "Pending", "Traceback (", "exitcode", "ignal", "srun", "CANCELLED AT", "Job step",
-    "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
+    "Pending", "Traceback (", "exitcode", "return code =", "ignal", "srun", "CANCELLED AT",
+    "Job step", "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
     "pair closure", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
@@ -104,6 +104,7 @@ _CUDA = re.compile(
 _SIGNAL = re.compile(
     r"exitcode\s*:?\s*(-\d+)|Signal (\d+) \((SIG\w+)\) received by PID (\d+)"
     r"|Caught signal (\d+)|Signal: [\w ]+ \((\d+)\)|received signal (SIG\w+)|got signal: (\d+)"
+    r"|exits with return code = (-\d+)"  # DeepSpeed's launcher: its worker died by signal N
 )
 _SIG_NUM = {"SIGKILL": 9, "SIGABRT": 6, "SIGTERM": 15, "SIGSEGV": 11, "SIGBUS": 7, "SIGINT": 2}
 # How Slurm, Python's faulthandler and Kubernetes name a death by signal.
@@ -467,6 +468,9 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
 
 
 def _signal(m: re.Match[str]) -> tuple[str, dict[str, Any]]:
+    if m.group(9):
+        kind, detail = _death(abs(int(m.group(9))))
+        return kind, detail | {"launcher": "deepspeed"}
     if m.group(1):
         num = abs(int(m.group(1)))
     elif m.group(2):

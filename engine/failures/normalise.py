@@ -30,7 +30,7 @@ _HOSTPID = re.compile(r"\[([A-Za-z][\w.\-]*):(\d+)(?::\d+:\d+)?\]\s")  # OpenMPI
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
 _KV_RANK = re.compile(r"\brank=(\d+)\b")
-_LOCAL = re.compile(r"local_rank:? (\d+)")
+_LOCAL = re.compile(r"local_rank(?::? |=)(\d+)")  # torchrun's agent; DeepSpeed's --local_rank=0
 _EXC = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
 _ENTRY = re.compile(r"\s*\[(\d+)\]:\s*$")
 _FIELD = re.compile(r"\s+(\w+)\s*:\s?(.*)$")

@@ -204,3 +204,12 @@ def test_an_xid_45_that_names_the_nvlink_xid_behind_it_is_that_fault() -> None:
 def test_an_xid_45_that_names_no_earlier_fault_stays_the_driver_s_cleanup() -> None:
     e = one("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001")
     assert (e.kind, e.detail["xid"], e.secondary) == ("xid", 45, True)
+
+
+def test_deepspeed_s_launcher_reporting_a_worker_killed_is_that_worker_s_death() -> None:
+    result = _analyse("deepspeed_launcher_return_code_-9.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.detail["signal"], first.detail["local_rank"]) == ("signal", 9, 0)
+    assert first.line_no == 2 and result.suggested_owner == "undetermined"
+    assert "SIGKILL on rank ? (local rank 0) with no OOM line" in result.owner_reasons[0]
