@@ -26,7 +26,8 @@ _BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
 # pdsh (DeepSpeed's multi-node launcher) puts `host: ` before each line. A host name here ends
 # in a digit and has no dot, so exception lines (`cv2.error: …`, `RuntimeError: …`) never match.
 _PDSH = re.compile(r"(?!(?:rank|task)\d|slurmstepd)([A-Za-z][\w\-]*\d): ")
-_HOSTPID = re.compile(r"\[([A-Za-z][\w.\-]*):(\d+)(?::\d+:\d+)?\]\s")  # OpenMPI/UCX [host:pid]
+# OpenMPI/UCX `[host:pid]`; UCX's `[09677202c889:5283 :0:5704]` (a container's id as its host).
+_HOSTPID = re.compile(r"\[((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]*):(\d+)(?: ?:\d+:\d+)?\]\s")
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
 _KV_RANK = re.compile(r"\brank=(\d+)\b")

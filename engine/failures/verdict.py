@@ -357,6 +357,7 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
             f"{e.kind} alone does not tell the provider's fault from the customer's; {DECIDES}: "
             "the node's kernel log (Xid, ECC, link down: provider), or a traceback or memory "
             "limit of the job's own (customer)"
+            + (_SHM if e.kind == "signal" and e.detail.get("signal") == 7 else "")
         )
 
 

@@ -213,3 +213,14 @@ def test_deepspeed_s_launcher_reporting_a_worker_killed_is_that_worker_s_death()
     assert (first.kind, first.detail["signal"], first.detail["local_rank"]) == ("signal", 9, 0)
     assert first.line_no == 2 and result.suggested_owner == "undetermined"
     assert "SIGKILL on rank ? (local rank 0) with no OOM line" in result.owner_reasons[0]
+
+
+def test_ucx_s_bus_error_in_a_container_names_its_host_pid_and_dev_shm() -> None:
+    result = _analyse("ucx_sigbus_09677202c889.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.node, first.detail["pid"], first.line_no) == (
+        "signal", "09677202c889", 5283, 2,
+    )  # fmt: skip
+    assert result.suggested_owner == "undetermined"
+    assert "`df -h /dev/shm`" in result.owner_reasons[0]
