@@ -46,6 +46,7 @@ from .scheduler import read_scheduler
 from .skew import ClockSkew, estimate_skew
 from .timestamps import guess_year
 from .unpickle import rank_from_name
+from .unterminated import unterminated
 from .verdict import choose
 from .worldsize import World, nccl_world, world_of
 
@@ -209,6 +210,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
         events.extend(evs)
     events.extend(sched.events)
     sched.place(events)
+    events.extend(unterminated(events, sched.slurm))
     authoritative = {r: i.node for r, i in rmap.ranks.items() if i.node}
     rmap.update(derive_rank_map(events))
     rmap.update(sched.rank_map())
@@ -360,9 +362,9 @@ def _attempt_failure(
     unplaced = ambiguous_lines(events)
     if unplaced:
         reasons.append(
-            f"{unplaced} line(s) carry only torchrun's local-rank prefix (e.g. [default1]:) in a "
-            "log that does not say which node wrote them: their rank is unknown; upload one log "
-            "per node or a rank map"
+            f"{unplaced} line(s) name only a local rank (torchrun's [default1]: prefix, or a "
+            "launcher's 'failed (exitcode: -9) local_rank: 5') in a log that does not say which "
+            "node wrote them: their rank is unknown; upload one log per node or a rank map"
         )
     missing: list[str] = []
     kind = verdict.event.kind if verdict.event else None

@@ -8,6 +8,7 @@ group down, and a rank that timed out or lost its peer before it died only waite
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -56,7 +57,10 @@ def mark_deaths(events: list[Event]) -> list[int]:
     promoted: set[int] = set()
     for e in events:
         num = e.detail.get("signal")
-        if e.kind not in _DEATH_KINDS or e.rank is None or num not in CRASH:
+        if e.kind not in _DEATH_KINDS or num not in CRASH:
+            continue
+        if e.rank is None:
+            _agent_death(e, events)
             continue
         e.detail["death"] = SIGNAL_NAMES[num]
         if e.rank in waited:
@@ -66,6 +70,32 @@ def mark_deaths(events: list[Event]) -> list[int]:
         promoted.add(e.rank)
     _oom_victims(events)
     return sorted(promoted)
+
+
+def _agent_death(e: Event, events: list[Event]) -> None:
+    """torchrun's agent names the worker it lost by its local rank (`failed (exitcode: -9)
+    local_rank: 5 (pid: 22) of binary: …`), DeepSpeed's launcher by its command line (`['python',
+    …, '--local_rank=0', …] exits with return code = -9`). Where nothing names the node, the rank
+    is unknown, but a worker killed while no one in its log had waited is still the first death
+    there."""
+    if e.kind != "signal" or "local_rank" not in e.detail:
+        return
+    if "failed (exitcode" not in e.text and e.detail.get("launcher") != "deepspeed":
+        return
+    pid = _AGENT_PID.search(e.text)
+    entry = None if pid is None else next(
+        (o for o in events if o.kind == "launcher_summary" and o.source == e.source
+         and o.detail.get("pid") == int(pid.group(1))), None)  # fmt: skip
+    if entry is not None:  # the same death as the summary's entry, which names rank and host
+        e.rank, e.node = entry.rank, e.node or entry.node
+        e.detail["pid"] = entry.detail["pid"]
+        return
+    if any(o.source == e.source and o.line_no < e.line_no and _waited(o) for o in events):
+        return
+    e.detail.update(death=SIGNAL_NAMES[e.detail["signal"]], secondary=False, tier=1)
+
+
+_AGENT_PID = re.compile(r"local_rank: \d+ \(pid: (\d+)\)")
 
 
 _JOB_PROCESS = ("python", "pt_main", "torchrun", "deepspeed")
@@ -160,6 +190,7 @@ def launcher_reason(root: Event, chosen_rank: int | None, *, own_traceback: bool
 
 
 def ambiguous_lines(events: list[Event]) -> int:
-    """Lines that carry only torchrun's `[<role><local_rank>]:` prefix, in a log that does not
-    say which node wrote them: their rank cannot be known."""
+    """Lines that name only a local rank (torchrun's `[<role><local_rank>]:` prefix, its
+    agent's `failed (exitcode: -9) local_rank: 5`), in a log that does not say which node wrote
+    them: their rank cannot be known."""
     return sum(1 for e in events if e.rank is None and e.node is None and "local_rank" in e.detail)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import launch, node_faults, storage
+from . import launch, node_faults, ray, rendezvous, storage
 from .model import INFRASTRUCTURE, JOB, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`; each costs one pass over every
@@ -33,6 +33,8 @@ ANCHORS = (
     "DeepSpeed",
     *launch.ANCHORS,
     *node_faults.ANCHORS,
+    *ray.ANCHORS,
+    *rendezvous.ANCHORS,
     *storage.ANCHORS,
 )
 
@@ -100,7 +102,10 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
             "oom": True, "secondary": True, "tier": 3, "category": JOB,
             "category_reason": "Slurm killed the task at its memory cgroup's limit",
         }  # fmt: skip
-    return launch.decode(body) or node_faults.decode(body) or storage.decode(body)
+    return (
+        launch.decode(body) or node_faults.decode(body) or storage.decode(body)
+        or ray.decode(body) or rendezvous.decode(body)
+    )  # fmt: skip
 
 
 # A node the controller declares failed stopped answering up to SlurmdTimeout (300 s by default)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .collectives import Collectives
+from .colour import without_colour
 from .errorfile import error_file_text
 from .errors import DumpError, UnsafePickle
 from .model import SourceFile
@@ -78,7 +79,7 @@ def _take_one(f: SourceFile, out: Intake) -> None:
     elif b"\x00" in f.data[:8192]:
         why = "binary file, not a log or a dump"
     else:
-        text = f.data.decode("utf-8", errors="replace")
+        text = without_colour(f.data.decode("utf-8", errors="replace"))
         out.texts.append((f.name, error_file_text(f.name, text) or text))
     if why is None:
         out.used += 1

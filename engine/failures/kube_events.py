@@ -48,6 +48,7 @@ _JOB_FAILED = re.compile(
 _IN_POD = re.compile(r"in pod ([a-z0-9][a-z0-9.\-]*)_")
 _CREATED = re.compile(r"Created pod: ([a-z0-9][a-z0-9.\-]*)")
 _NODE_REASONS = frozenset({"NodeNotReady", "NodeLost"})
+_NODE_STATUS = re.compile(r"^Node ([a-z0-9][a-z0-9.\-]*) status is now: Node")
 _OTHER_REASONS = frozenset({"BackOff", "Failed"})
 _TAKEN = frozenset({"Evicted", "Preempted", "Preempting"})
 _ON_NODE = re.compile(r"\bon node ([a-z0-9][a-z0-9.\-]*)")
@@ -92,7 +93,7 @@ class Row:
 
 def looks_like_events(text: str) -> bool:
     head = text[:_LOOK]
-    return _GET_HEADER.search(head) is not None or "\nEvents:" in text
+    return _GET_HEADER.search(head) is not None or "\nEvents:" in text or head.startswith("Events:")
 
 
 def read_rows(name: str, text: str) -> list[Row]:
@@ -107,6 +108,8 @@ def read_rows(name: str, text: str) -> list[Row]:
             subject = line.split(":", 1)[1].strip()
         elif line.startswith("Kind:") and subject:
             subject = f"{line.split(':', 1)[1].strip().lower()}/{subject.split('/')[-1]}"
+        elif line.startswith("Roles:") and subject and "/" not in subject:
+            subject = f"node/{subject}"  # `kubectl describe node` prints no Kind:, but Roles:
         elif _GET_HEADER.match(line):
             rows.extend(_table(name, lines, i, described=None))
         elif _DESCRIBE_HEADER.match(line) and i and lines[i - 1].startswith("Events:"):
@@ -204,6 +207,8 @@ def row_events(rows: list[Row], pods: dict[str, kube.Pod]) -> list[Event]:
         rank, node = (pod.rank, pod.node) if pod else (None, None)
         if r.object.startswith("node/"):
             node = r.object[5:]
+        elif (named := _NODE_STATUS.search(r.message)) is not None and kind == "scheduler":
+            node = named.group(1)  # `Node gpu-7 status is now: NodeNotReady`, its object unnamed
         node = node or detail.get("host")  # `Preempted by pod … on node gpu-node-8`
         if pod is not None:
             detail.update(pod=pod.name, rank_from=f"pod {pod.name} ({pod.rank_from})")

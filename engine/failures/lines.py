@@ -24,8 +24,8 @@ ANCHORS = (
     "join collective", "CUDA error", "cuda error", "CUDA failure", "Cuda failure", "cudaError",
     "CUDA_ERROR_", "illegal memory access", "launch failure", "ut of memory", "OfMemory", "oom",
     "OOM", "Xid (", "ncorrectable", "Double Bit", "Remapping Failure", "remappings are pending",
-    "Pending", "Traceback (", "exitcode", "ignal", "srun", "CANCELLED AT", "Job step",
-    "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
+    "Pending", "Traceback (", "exitcode", "return code =", "ignal", "srun", "CANCELLED AT",
+    "Job step", "StepId", "NODE FAIL", "Root Cause (", "Failures:", "gloo", "Gloo", "by peer",
     "pair closure", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
@@ -78,6 +78,7 @@ _DESYNC = re.compile(r"\[(\d+)\] finished collective #(\d+), but didn't join col
 _XID = re.compile(
     r"(S?)Xid \(PCI:([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.\d)?\): (\d+), ?(.*)"
 )
+_CAUSED_BY = re.compile(r"caused by previous Xid (\d+)")
 _XID_PID = re.compile(r"^pid=(?:'<unknown>'|(\d+)), (?:name=([^,]*), )?")
 _ECC = re.compile(
     r"(?:DRAM |SRAM )?Uncorrectable(?: Error)?\s*:\s*([1-9]\d*)|Double Bit ECC\s*:\s*([1-9]\d*)"
@@ -86,7 +87,7 @@ _ECC = re.compile(
 _OOM = re.compile(
     r"(?:Memory cgroup )?[Oo]ut of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)"
     r"|oom-kill:.*?task=([^,]*),pid=(\d+)|CUDA out of memory|OutOfMemoryError|OOMKill"
-    r"|oom_kill event|(?<!invoked )out of memory",
+    r"|oom_kill event|(?<!invoked )out of memory(?! issue)",
     re.I,
 )
 _NCCL_WARN = re.compile(r"(?:(\S+\.cc:\d+) )?NCCL WARN (.*)")
@@ -103,6 +104,7 @@ _CUDA = re.compile(
 _SIGNAL = re.compile(
     r"exitcode\s*:?\s*(-\d+)|Signal (\d+) \((SIG\w+)\) received by PID (\d+)"
     r"|Caught signal (\d+)|Signal: [\w ]+ \((\d+)\)|received signal (SIG\w+)|got signal: (\d+)"
+    r"|exits with return code = (-\d+)"  # DeepSpeed's launcher: its worker died by signal N
 )
 _SIG_NUM = {"SIGKILL": 9, "SIGABRT": 6, "SIGTERM": 15, "SIGSEGV": 11, "SIGBUS": 7, "SIGINT": 2}
 # How Slurm, Python's faulthandler and Kubernetes name a death by signal.
@@ -372,7 +374,11 @@ def _xid(body: str) -> tuple[str, dict[str, Any]] | None:
         detail["tier"] = 0
         return "ecc", detail
     detail["tier"] = 1 if code in APP_XIDS else 0
-    if code == 45:  # preemptive cleanup after an earlier error on the channel
+    cause = _CAUSED_BY.search(rest)
+    if code == 45 and cause is not None and int(cause.group(1)) not in APP_XIDS:
+        # The driver names the fault that made it clean up (an NVLink Xid 145/149): that fault.
+        detail.update(xid=int(cause.group(1)), reported_by_xid=45, tier=0)
+    elif code == 45:  # preemptive cleanup after an earlier error on the channel
         detail["secondary"] = True
     return "xid", detail
 
@@ -462,6 +468,9 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
 
 
 def _signal(m: re.Match[str]) -> tuple[str, dict[str, Any]]:
+    if m.group(9):
+        kind, detail = _death(abs(int(m.group(9))))
+        return kind, detail | {"launcher": "deepspeed"}
     if m.group(1):
         num = abs(int(m.group(1)))
     elif m.group(2):

@@ -17,18 +17,21 @@ from .timestamps import parse_iso, parse_line_time, syslog_host
 
 _LABEL = re.compile(r"\s*(\d{1,6}): ")
 _MPI = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:\s?")
-_RAY = re.compile(r"\([\w.]+\[rank=(\d+)\] pid=(\d+)(?:, ip=([\d.]+))?\)\s*")
+# Ray's prefix on a worker's forwarded output: `(RayTrainWorker[rank=3] pid=4242, ip=10.0.0.5)`,
+# or without the rank (`(WorkerDict pid=132181)`), when the `[rank3]:` after it gives the rank.
+_RAY = re.compile(r"\([\w.]+(?:\[rank=(\d+)\])? pid=(\d+)(?:, ip=([\d.]+))?\)\s*")
 _RANK = re.compile(r"\[rank(\d+)\]:\s?")
 _ROLE = re.compile(r"\[(?:default|[a-z_]+?)(\d+)\]:\s?")  # torchrun --tee: [default3]: = local rank
 _BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
 # pdsh (DeepSpeed's multi-node launcher) puts `host: ` before each line. A host name here ends
 # in a digit and has no dot, so exception lines (`cv2.error: …`, `RuntimeError: …`) never match.
 _PDSH = re.compile(r"(?!(?:rank|task)\d|slurmstepd)([A-Za-z][\w\-]*\d): ")
-_HOSTPID = re.compile(r"\[([A-Za-z][\w.\-]*):(\d+)(?::\d+:\d+)?\]\s")  # OpenMPI/UCX [host:pid]
+# OpenMPI/UCX `[host:pid]`; UCX's `[09677202c889:5283 :0:5704]` (a container's id as its host).
+_HOSTPID = re.compile(r"\[((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]*):(\d+)(?: ?:\d+:\d+)?\]\s")
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
 _KV_RANK = re.compile(r"\brank=(\d+)\b")
-_LOCAL = re.compile(r"local_rank:? (\d+)")
+_LOCAL = re.compile(r"local_rank(?::? |=)(\d+)")  # torchrun's agent; DeepSpeed's --local_rank=0
 _EXC = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
 _ENTRY = re.compile(r"\s*\[(\d+)\]:\s*$")
 _FIELD = re.compile(r"\s+(\w+)\s*:\s?(.*)$")
@@ -60,7 +63,8 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
         else:
             m = _RAY.match(body)
             if m is not None:
-                info.setdefault("rank", int(m.group(1)))
+                if m.group(1):
+                    info.setdefault("rank", int(m.group(1)))
                 info["pid"] = int(m.group(2))
                 if m.group(3):
                     info["ip"] = m.group(3)
@@ -176,7 +180,8 @@ def _event(
         detail["time_from"] = "cancelled_at"
     if when is None:
         when = _bounded_time(ctx, start, info, detail)
-    node = info.get("node") or syslog_host(line) or ctx.node
+    # Ray forwards a raylet's lines to the driver's output: the IP the line names is its node.
+    node = detail.get("node_ip") or info.get("node") or syslog_host(line) or ctx.node
     rank = info.get("rank", ctx.rank)
     if kind in ("scheduler", "launch_failure") and detail.get("host"):
         node = short_node(detail["host"])

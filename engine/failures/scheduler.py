@@ -36,6 +36,8 @@ _SIZES = (
     # node count) nor a sub-group's `tp_world_size`.
     ("world_size", re.compile(r"(?<!\w)world_size\s*(?:[=:]|\.{3,})\s*(\d+)")),
     ("global_world_sizes", re.compile(r"global_world_sizes=\[(\d+)")),  # torchrun's rendezvous
+    # The store's host, when the others never came: `… 1/3 clients joined.`
+    ("joined", re.compile(r"\d+/(\d+) (?:clients|workers) joined")),
     # PyTorch's default process group (PG 0) as it starts; other groups are sub-groups.
     ("initialization options", re.compile(
         r"\[PG (?:ID )?0\b[^\]\n]*\] ProcessGroupNCCL initialization options: size: (\d+)"

@@ -4,14 +4,18 @@ what would decide it."""
 
 from __future__ import annotations
 
-from .model import Event
+from .model import UNNAMED_NODE, Event
 from .owner import DECIDES
+from .ray import owner_reason as ray_oom_reason
 from .storage import DISK_FULL, disk_full_owner
+from .unterminated import owner_reason as unterminated_reason
 
 
 def undecidable(e: Event) -> bool:
     """An event no line decides the owner of, whose reason names what would (`undecided`)."""
     if e.kind == "remote_peer_failed" or (e.kind == DISK_FULL and "category" not in e.detail):
+        return True
+    if e.kind == "oom" and e.detail.get("ray"):
         return True
     return e.kind == "scheduler" and bool(
         e.detail.get("first_exit") or _preempted(e) or e.detail.get("cause") == "time limit"
@@ -54,12 +58,16 @@ def undecided(e: Event) -> str:
         )
     if e.kind == DISK_FULL:
         return disk_full_owner(DECIDES)
+    if e.kind == "oom" and e.detail.get("ray"):
+        return ray_oom_reason(e.node or UNNAMED_NODE)
     if e.detail.get("cause") == "time limit":
         return (
             f"the scheduler ended the job at its time limit; {DECIDES}: the run's step times "
             "against the fixture's baseline (slower than agreed, or stalled by the cluster: "
             "provider) or a limit shorter than the run needed (customer)"
         )
+    if e.detail.get("unterminated"):
+        return unterminated_reason(e)
     if e.kind == "remote_peer_failed":
         return (
             f"{e.node} dropped its NCCL connections: its process exited or the network to it "

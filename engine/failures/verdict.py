@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from .lines import APP_XIDS
 from .model import UNNAMED_NODE, Event
 from .owner import CUSTOMER, DECIDES, PROVIDER
+from .rendezvous import owner_reason as rendezvous_reason
 from .undecided import undecidable as _undecidable
 from .undecided import undecided as _undecided
 
@@ -304,6 +305,9 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
     e = v.event
     if e is None:
         v.owner_reasons.append("no initiating event")
+        formed = next((o for o in events if o.detail.get("rendezvous")), None)
+        if formed is not None:  # the ranks that never joined left nothing to name
+            v.owner_reasons.append(rendezvous_reason(formed.detail))
         return
     hardware = _hardware_near(e, events, when)
     if e.kind in ("xid", "ecc") and e.detail.get("xid") not in APP_XIDS:
@@ -353,6 +357,7 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
             f"{e.kind} alone does not tell the provider's fault from the customer's; {DECIDES}: "
             "the node's kernel log (Xid, ECC, link down: provider), or a traceback or memory "
             "limit of the job's own (customer)"
+            + (_SHM if e.kind == "signal" and e.detail.get("signal") == 7 else "")
         )
 
 
@@ -398,25 +403,27 @@ def _death_owner(v: Verdict, e: Event, events: list[Event], when: Clock) -> None
     """A rank died by SIGKILL/SIGABRT/SIGSEGV/SIGBUS (an Xid/ECC next to it was handled before)."""
     death = e.detail["death"]
     near = [o for o in events if o is not e and _near(o, e, when)]
+    rank = e.rank if e.rank is not None else f"? (local rank {e.detail.get('local_rank', '?')})"
+    node = e.node or UNNAMED_NODE
     if death == "SIGKILL":
         ooms = [o for o in near if o.kind == "oom" and o.node == e.node]
         limit = next((o for o in ooms if o.detail.get("limit")), None)
         other = next((o for o in ooms if o.detail.get("other_process")), None)
         if limit is not None:
             v.owner = CUSTOMER
-            v.owner_reasons.append(f"SIGKILL on rank {e.rank} with the job's own memory limit "
-                                   f"hit on {e.node}: {limit.text[:120]}")  # fmt: skip
+            v.owner_reasons.append(f"SIGKILL on rank {rank} with the job's own memory limit "
+                                   f"hit on {node}: {limit.text[:120]}")  # fmt: skip
         elif other is not None:
             v.owner = PROVIDER
-            v.owner_reasons.append(f"SIGKILL on rank {e.rank} while {e.node} ran out of memory "
+            v.owner_reasons.append(f"SIGKILL on rank {rank} while {node} ran out of memory "
                                    f"for another process: {other.text[:120]}")  # fmt: skip
         elif ooms:
-            v.owner_reasons.append(f"SIGKILL on rank {e.rank} by the host's OOM killer on "
-                                   f"{e.node}: the job's memory or the node's? "
+            v.owner_reasons.append(f"SIGKILL on rank {rank} by the host's OOM killer on "
+                                   f"{node}: the job's memory or the node's? "
                                    f"({ooms[0].text[:120]}); {DECIDES}: the cgroup the kill "
                                    "names (the job's own limit: customer)")  # fmt: skip
         else:
-            v.owner_reasons.append(f"SIGKILL on rank {e.rank} with no OOM line on {e.node}: the "
+            v.owner_reasons.append(f"SIGKILL on rank {rank} with no OOM line on {node}: the "
                                    "OOM killer (no kernel log), a limit or an operator; upload "
                                    f"the node's kernel log; {DECIDES}: a memory-cgroup OOM of "
                                    "the job's limit (customer), a hardware fault "
@@ -426,16 +433,26 @@ def _death_owner(v: Verdict, e: Event, events: list[Event], when: Clock) -> None
         app = next((o for o in near if o.rank == e.rank and o.kind in _APP_FAULTS), None)
         if app is not None:
             v.owner = CUSTOMER
-            v.owner_reasons.append(f"SIGABRT on rank {e.rank} after a collective mismatch: "
+            v.owner_reasons.append(f"SIGABRT on rank {rank} after a collective mismatch: "
                                    f"{app.text[:160]}")  # fmt: skip
             return
     what = [o for o in near if o.rank == e.rank and o.kind in ("cpp_terminate", "signal")]
     found = "; ".join(f"{o.kind}: {o.text[:80]}" for o in what[:3]) or "nothing else"
     v.owner_reasons.append(
-        f"{death} on rank {e.rank} with no Xid/ECC on {e.node} and no mismatch message: "
+        f"{death} on rank {rank} with no Xid/ECC on {node} and no mismatch message: "
         f"undetermined (also on that rank: {found}); {DECIDES}: the node's kernel log (Xid, "
         "ECC: provider) or the rank's own backtrace or core dump in the job's code (customer)"
+        + (_SHM if death == "SIGBUS" else "")
     )
+
+
+# A process touching shared memory past the end of a full tmpfs gets SIGBUS, not ENOSPC: NCCL's
+# segments and DataLoader workers fill Docker's default 64 MB /dev/shm this way.
+_SHM = (
+    "; a SIGBUS is also what a rank gets when /dev/shm is too small for NCCL's or a "
+    "DataLoader's shared memory (a container's default is 64 MB): `df -h /dev/shm` where the "
+    "rank ran, and who sized it (the container's `--shm-size`, the pod's /dev/shm volume)"
+)
 
 
 _APP_FAULTS = frozenset({"collective_error", "collective_mismatch", "collective_desync"})

@@ -173,3 +173,24 @@ def test_an_eviction_past_the_pods_own_storage_limit_is_the_jobs() -> None:
     assert result.first_failure is not None
     assert "over its own ephemeral storage limit" in result.first_failure.detail["cause"]
     assert result.suggested_owner == "customer"
+
+
+def _one_file(name: str) -> Analysis:
+    path = DATA / "kube_events" / name
+    return analyse([SourceFile(name, path.read_bytes())], year=2020)
+
+
+def test_a_node_s_describe_puts_its_not_ready_event_on_that_node_not_on_a_pod() -> None:
+    result = _one_file("describe_node_p100.txt")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.node, first.detail["object"]) == ("scheduler", "p100", "node/p100")
+    assert result.suggested_owner == "provider"
+
+
+def test_an_events_section_pasted_on_its_own_is_read_and_names_the_node_it_reports() -> None:
+    result = _one_file("describe_node_events_only.txt")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.node) == ("scheduler", "k8s-agentpool-39580029-vmss000000")
+    assert first.detail["event_reason"] == "NodeNotReady"

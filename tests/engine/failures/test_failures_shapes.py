@@ -132,3 +132,95 @@ def test_an_unindented_line_after_an_entry_s_traceback_is_read_on_its_own() -> N
     events = events_of("shapes/torchrun_entry_then_kernel_line.log", year=2025)
     found = [(e.kind, e.rank, e.line_no) for e in events]
     assert found == [("launcher_summary", 9, 2), ("python_exception", 9, 11), ("xid", None, 12)]
+
+
+def test_the_task_a_step_was_cancelled_for_is_the_one_srun_did_not_terminate() -> None:
+    result = _analyse("ztile-5738-thru20250324-52222788.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.node) == ("scheduler", 58, "nid002888")
+    assert first.detail["task"] == 58 and result.confidence == "low"
+    assert result.suggested_owner == "undetermined"
+    (reason,) = result.owner_reasons
+    assert "task 58 ended before Slurm cancelled step 52222788.0" in reason
+    assert "what would decide it: that task's own output" in reason
+
+
+def test_a_step_whose_failed_task_srun_names_gets_no_inferred_task() -> None:
+    files = [SourceFile("slurm-job.out", (DATA / "slurm-job.out").read_bytes())]
+    result = analyse(files, year=2024)
+    assert result.first_failure is not None
+    assert (result.first_failure.rank, result.first_failure.detail.get("unterminated")) == (9, None)
+
+
+def test_an_agent_s_sigkill_with_nothing_else_is_the_first_death_of_its_local_rank() -> None:
+    result = _analyse("accelerate_rich_agent_sigkill.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.rank, first.detail["local_rank"]) == ("signal", None, 5)
+    assert first.detail["death"] == "SIGKILL" and result.suggested_owner == "undetermined"
+    assert "SIGKILL on rank ? (local rank 5) with no OOM line" in result.owner_reasons[0]
+
+
+def test_an_agent_s_line_takes_the_rank_of_the_summary_entry_with_its_pid() -> None:
+    result = _analyse("torchrun_sigbus_4ranks_32a68c302449.log")
+    assert not any("name only a local rank" in r for r in result.reasons)
+    assert result.first_failure is not None
+    assert result.first_failure.kind == "launcher_summary"
+
+
+def test_a_sigbus_with_no_hardware_line_names_dev_shm_among_what_decides_it() -> None:
+    result = _analyse("torchrun_sigbus_4ranks_32a68c302449.log")
+    assert result.suggested_owner == "undetermined"
+    (reason,) = result.owner_reasons
+    assert reason.startswith("SIGBUS on rank") and "`df -h /dev/shm`" in reason
+
+
+def test_a_store_nobody_joined_counts_the_world_and_says_what_decides_it() -> None:
+    result = _analyse("rendezvous_store_timeout_1of3.log")
+    assert result.first_failure is None and result.world_size == 3
+    assert result.suggested_owner == "undetermined"
+    assert "2 of 3 ranks never reached the rendezvous store" in result.owner_reasons[-1]
+    assert "those ranks' own logs" in result.owner_reasons[-1]
+
+
+def test_a_rank_that_could_not_reach_the_store_names_its_address() -> None:
+    result = _analyse("rendezvous_client_timeout_172.17.0.9.log")
+    assert result.first_failure is None and result.suggested_owner == "undetermined"
+    reason = result.owner_reasons[-1]
+    assert "could not reach the rendezvous store at 172.17.0.9:46229" in reason
+    assert "the log of the rank that hosts it" in reason
+
+
+def test_an_xid_45_that_names_the_nvlink_xid_behind_it_is_that_fault() -> None:
+    result = _analyse("xid45_caused_by_nvlink_xid.txt")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.detail["xid"], first.detail["reported_by_xid"]) == ("xid", 149, 45)
+    assert result.suggested_owner == "provider"
+    assert result.owner_reasons[0].startswith("Xid 149 on")
+
+
+def test_an_xid_45_that_names_no_earlier_fault_stays_the_driver_s_cleanup() -> None:
+    e = one("kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001")
+    assert (e.kind, e.detail["xid"], e.secondary) == ("xid", 45, True)
+
+
+def test_deepspeed_s_launcher_reporting_a_worker_killed_is_that_worker_s_death() -> None:
+    result = _analyse("deepspeed_launcher_return_code_-9.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.detail["signal"], first.detail["local_rank"]) == ("signal", 9, 0)
+    assert first.line_no == 2 and result.suggested_owner == "undetermined"
+    assert "SIGKILL on rank ? (local rank 0) with no OOM line" in result.owner_reasons[0]
+
+
+def test_ucx_s_bus_error_in_a_container_names_its_host_pid_and_dev_shm() -> None:
+    result = _analyse("ucx_sigbus_09677202c889.log")
+    first = result.first_failure
+    assert first is not None
+    assert (first.kind, first.node, first.detail["pid"], first.line_no) == (
+        "signal", "09677202c889", 5283, 2,
+    )  # fmt: skip
+    assert result.suggested_owner == "undetermined"
+    assert "`df -h /dev/shm`" in result.owner_reasons[0]
