@@ -18,6 +18,10 @@ untolerated taint {nvidia.com/gpu.unhealthy: }, 12 Insufficient nvidia.com/gpu.`
 weak evidence. Nodes tainted unhealthy, unreachable, not ready or cordoned are the cluster's;
 GPUs that are merely taken leave the owner to what holds them.
 
+A Job or pod past its `activeDeadlineSeconds` is ended by Kubernetes (`DeadlineExceeded`: "Job
+was active longer than specified deadline", "Pod was active on the node longer than the
+specified deadline"): a time limit, as Slurm's, whose owner the run's speed decides.
+
 A pod the kubelet evicted or the scheduler preempted was taken away, not waiting on another: the
 eviction or preemption can start the failure. An eviction that says the container used more than
 it requested (`… has larger consumption of ephemeral-storage`) is the job's: the kubelet evicts
@@ -249,6 +253,9 @@ def _read(
         return "scheduler", {"cause": r.reason, "secondary": False, "tier": 0}, r.message[:400]
     if r.reason == "FailedScheduling" and r.type == "Warning":
         return "launch_failure", _unscheduled(r.message), r.message[:400]
+    if r.reason == "DeadlineExceeded":  # the Job controller warns; the kubelet's is Normal
+        detail = {"cause": "time limit", "time_limit": True, "secondary": False, "tier": 2}
+        return "scheduler", detail, r.message[:400]
     if r.reason in _TAKEN and r.type == "Warning":
         return "scheduler", _taken(r), r.message[:400]
     if r.reason in _OTHER_REASONS and r.type == "Warning":

@@ -454,11 +454,13 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
         node_lost = "node fail" in why
         # The scheduler took the nodes back (`DUE TO PREEMPTION`): nothing the job did.
         preempted = "preempt" in why
-        primary = node_lost or "time limit" in why or preempted
+        timed_out = "time limit" in why
+        primary = node_lost or timed_out or preempted
         return "scheduler", {
             "step": m.group(2), "host": m.group(3), "cancelled_at": m.group(4), "cause": why,
             "secondary": not primary, "tier": 0 if node_lost else (2 if primary else 3),
-        } | ({"preempted": True} if preempted else {})  # fmt: skip
+        } | ({"preempted": True} if preempted else {}) | (
+            {"time_limit": True} if timed_out else {})  # fmt: skip
     m = _STEP.search(body)
     if m is not None:
         return "scheduler", {"cause": "step aborted", "step": m.group(1)}

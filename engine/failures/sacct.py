@@ -127,7 +127,7 @@ def _event(name: str, line_no: int, row: dict[str, str], tz: tzinfo) -> Event | 
         detail.update(node_failure=len(nodes) == 1, category=INFRASTRUCTURE,
                       category_reason=f"sacct: step {step} lost a node")  # fmt: skip
     elif state in ("TIMEOUT", "DEADLINE"):
-        detail.update(cause="time limit", secondary=False, tier=2)
+        detail.update(cause="time limit", time_limit=True, secondary=False, tier=2)
     elif state == "PREEMPTED":
         detail.update(cause="preemption", secondary=False, tier=2, preempted=True)
     text = f"sacct: step {step} {row.get('State', '')} exit code {row.get('ExitCode', '?')}"

@@ -18,7 +18,7 @@ def undecidable(e: Event) -> bool:
     if e.kind == "oom" and e.detail.get("ray"):
         return True
     return e.kind == "scheduler" and bool(
-        e.detail.get("first_exit") or _preempted(e) or e.detail.get("cause") == "time limit"
+        e.detail.get("first_exit") or _preempted(e) or e.detail.get("time_limit")
     )
 
 
@@ -60,7 +60,7 @@ def undecided(e: Event) -> str:
         return disk_full_owner(DECIDES)
     if e.kind == "oom" and e.detail.get("ray"):
         return ray_oom_reason(e.node or UNNAMED_NODE)
-    if e.detail.get("cause") == "time limit":
+    if e.detail.get("time_limit"):
         return (
             f"the scheduler ended the job at its time limit; {DECIDES}: the run's step times "
             "against the fixture's baseline (slower than agreed, or stalled by the cluster: "

@@ -87,6 +87,32 @@ def test_the_scheduler_s_time_limit_names_what_decides_its_owner() -> None:
 
 
 @pytest.mark.parametrize(
+    "row",
+    [
+        # The Job controller's warning when `activeDeadlineSeconds` runs out.
+        "5m          Warning   DeadlineExceeded   job/llama-train            "
+        "Job was active longer than specified deadline",
+        # The kubelet's, for a pod's own deadline.
+        "5m          Normal    DeadlineExceeded   pod/llama-train-worker-0   "
+        "Pod was active on the node longer than the specified deadline",
+    ],
+    ids=["job", "pod"],
+)
+def test_a_kubernetes_deadline_is_a_time_limit_that_names_what_decides_its_owner(row) -> None:
+    table = "LAST SEEN   TYPE      REASON             OBJECT                     MESSAGE\n"
+    result = analyse(
+        [
+            SourceFile("events.txt", (table + row + "\n").encode()),
+            SourceFile("rank5.log", RANK_WAITS.encode()),
+        ]
+    )
+    first = result.first_failure
+    assert first is not None and first.kind == "scheduler" and first.detail["time_limit"]
+    assert result.suggested_owner == "undetermined"
+    assert "ended the job at its time limit" in result.owner_reasons[0]
+
+
+@pytest.mark.parametrize(
     ("name", "text", "node"),
     [
         (
