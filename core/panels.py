@@ -27,7 +27,8 @@ SLOTS: dict[str, str] = {
     "bids.bid_awarded": "The awarded card's way onward: bid.",
     "orgs.members": "Cards under the members page: org.",
     "contracts.provider_owners": "The terms page's provider owners <dd>: req, terms, active_org.",
-    "acceptance.reservation_detail": "Cards on a reservation's page: reservation, is_buyer.",
+    "acceptance.reservation_detail": "Cards on a reservation's page: reservation, is_buyer, "
+    "panel_forms (a card's refused form, bound, under the card's own key, to show as typed).",
     "incidents.ticket_links": "Ways to download an incident's ticket: incident.",
     "delivery.reservation_links": "Pages that read delivery further: reservation.",
     "acceptance.run_upload": "Other ways to upload a burn-in run's evidence: run, open, request.",

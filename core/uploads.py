@@ -36,11 +36,12 @@ def sha256_of(upload: Any) -> str:
 
 
 def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) -> None:
-    """Refuse an empty file or one over `limit` bytes, naming the file and the numbers.
+    """Refuse an empty file or one over `limit` bytes, with the numbers.
 
-    With `field`, the error is keyed by that form/API field; without, it is about this file only
-    (a batch upload reports each refused file and stores the rest)."""
-    name = upload.name or "The file"
+    With `field`, the error is keyed by that form/API field and names the file; without, it is
+    about this file only and says "the file": a batch upload puts each refused file's name
+    before its message and stores the rest."""
+    name = (upload.name or "The file") if field else "the file"
     size = upload.size or 0
     message = ""
     if size == 0:

@@ -105,7 +105,8 @@ def _state(capacity_request: CapacityRequest) -> tuple[str, ScoringRun | None, L
         .first()
     )
     if run is None:
-        return OUTDATED, None, live
+        # Nothing was ever scored for these inputs: with no bid there is nothing to re-score.
+        return (OUTDATED if live.names else NO_BIDS), None, live
     if run.status == ScoringStatus.DONE:
         return (CURRENT if run.bid_count else NO_BIDS), run, live
     return (FAILED if run.status == ScoringStatus.FAILED else PENDING), run, live

@@ -138,7 +138,8 @@ def scenario_errors(s: AwardScenario) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     if s.min_providers and s.max_providers and s.min_providers > s.max_providers:
         errors["max_providers"] = [
-            f"At most {s.max_providers} providers cannot meet the minimum of {s.min_providers}."
+            f"At most {s.max_providers} provider{'s' if s.max_providers != 1 else ''} cannot "
+            f"meet the minimum of {s.min_providers}."
         ]
     if s.max_share_pct is not None and s.max_share_pct <= 0:
         errors["max_share_pct"] = ["Give a share above 0 %, or leave it empty for no cap."]

@@ -49,6 +49,7 @@ def reservation_page(request: HttpRequest, reservation: Reservation, **forms: An
         "reject_form": forms.get("reject_form") or RejectForm(),
         "decline_form": forms.get("decline_form") or DeclineOverrideForm(),
         "now_dt": timezone.now(),
+        "panel_forms": forms.get("panel_forms") or {},
     }
     return render(request, "acceptance/burnin/reservation_detail.html", context)
 

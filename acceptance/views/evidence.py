@@ -108,12 +108,13 @@ def run_status(request: HttpRequest, pk: int, *, owner: RunOwner) -> HttpRespons
 def run_upload(request: HttpRequest, pk: int, *, owner: RunOwner) -> HttpResponse:
     """Store each file (bytes and SHA-256 first, parsing queued); a refused file says why by
     its name, a file already in the run is named with the copy it matches, and a bad node
-    label keeps the form as typed."""
+    label, or a batch of which every file was refused, keeps the form as typed."""
     run = owner.run_get(org_ids(request), pk)
     form = EvidenceUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return owner.page(request, run, upload_form=form)
-    stored = 0
+    stored, kept = 0, 0
+    refused: list[str] = []
     for upload in form.cleaned_data["file"]:
         try:
             result = services.evidence_upload(
@@ -127,10 +128,10 @@ def run_upload(request: HttpRequest, pk: int, *, owner: RunOwner) -> HttpRespons
             if hasattr(exc, "error_dict") and "node" in exc.error_dict:
                 errors_into_form(form, exc)
                 return owner.page(request, run, upload_form=form)
-            for message in exc.messages:
-                messages.error(request, f"{upload.name}: {message}")
+            refused.extend(f"{upload.name}: {message}" for message in exc.messages)
             continue
         if result.duplicate:
+            kept += 1
             messages.warning(
                 request,
                 f"{upload.name} is already uploaded as {result.evidence.original_name} "
@@ -138,6 +139,12 @@ def run_upload(request: HttpRequest, pk: int, *, owner: RunOwner) -> HttpRespons
             )
         else:
             stored += 1
+    if refused and not (stored or kept):
+        for message in refused:
+            form.add_error("file", message)
+        return owner.page(request, run, upload_form=form)
+    for message in refused:
+        messages.error(request, message)
     if stored:
         messages.success(
             request, f"Stored {stored} file{'s' if stored != 1 else ''}; parsing has started."

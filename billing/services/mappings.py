@@ -4,6 +4,7 @@ buyer's applies to its file alone. Both are on the audit chain."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -49,12 +50,34 @@ def clean_mapping(
     mapping = Mapping(
         columns={f: h for f, h in clean.items() if h}, unit=unit, date_format=date_format.strip()
     )
+    if problem := _date_format_problem(mapping.date_format):
+        errors["date_format"] = [problem]
     for field in REQUIRED:
         if not clean[field]:
             errors.setdefault(field, [f"Say which column holds the {FIELDS[field].lower()}."])
     if errors:
         raise ValidationError(errors)
     return mapping
+
+
+# A moment whose every part differs, to tell a format that reads it back from one that cannot.
+_PROBE = datetime(2026, 3, 1, 14, 5, 6)
+
+
+def _date_format_problem(date_format: str) -> str:
+    """Why a typed date format cannot read any date ('' when it can, or when it is empty)."""
+    if not date_format:
+        return ""
+    example = "e.g. %d/%m/%Y %H:%M (%d day, %m month, %Y year, %H:%M hour and minute)"
+    if "%Y" not in date_format and "%y" not in date_format:
+        return (
+            f"'{date_format}' has no year (%Y or %y): write the format with date codes, {example}."
+        )
+    try:
+        datetime.strptime(_PROBE.strftime(date_format), date_format)
+    except ValueError:
+        return f"'{date_format}' holds a code that is not a date code; use codes such as {example}."
+    return ""
 
 
 @transaction.atomic

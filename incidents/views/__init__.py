@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from acceptance.selectors import burnin as res_sel
+from acceptance.views.burnin import reservation_page
 from core.web import errors_into_form, flash_errors, keep_input, kept_input
 from engine.failures.model import UNNAMED_NODE
 from incidents import selectors as sel
@@ -69,10 +70,7 @@ def failed_run_upload(request: HttpRequest, pk: int) -> HttpResponse:
             )
             messages.success(request, f"Stored {run.label}; {started}.")
             return redirect("incidents:failed-run-detail", pk=run.pk)
-    for errors in form.errors.values():
-        for error in errors:
-            messages.error(request, str(error))
-    return redirect("burnin:reservation-detail", pk=pk)
+    return reservation_page(request, reservation, panel_forms={"failed_run": form})
 
 
 def _run_page(request: HttpRequest, run: FailedRun, **forms: Any) -> HttpResponse:

@@ -117,6 +117,15 @@ def test_bids_sealed_to_their_deadline_say_they_opened_then(sealed, buyer):
     assert _seal_state(buyer.client(), url) == f"sealed bids, opened {_shown(deadline)}"
 
 
+def test_a_draft_past_its_deadline_says_sealed_not_opened(sealed, buyer):
+    """Nothing opens before publishing: a draft whose deadline has passed was never opened."""
+    CapacityRequest.objects.filter(pk=sealed.pk).update(
+        status=RequestStatus.DRAFT, bid_deadline=timezone.now() - timedelta(days=3)
+    )
+    url = reverse("bids:request-detail", args=[sealed.pk])
+    assert _seal_state(buyer.client(), url) == "sealed bids"
+
+
 def test_the_cancel_page_asks_too(world, buyer):
     client = buyer.client()
     url = reverse("bids:request-cancel", args=[world.request.pk])

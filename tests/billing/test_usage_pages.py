@@ -121,6 +121,27 @@ def test_a_mapping_naming_no_column_for_a_required_field_is_refused_on_that_fiel
     assert not UsageMapping.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("hello", "'hello' has no year (%Y or %y)"),
+        ("%Q/%m/%Y", "'%Q/%m/%Y' holds a code that is not a date code"),
+    ],
+)
+def test_a_date_format_that_reads_no_date_is_refused_on_its_field_as_typed(
+    contracted, provider, typed, said
+):
+    client = provider.client()
+    _upload(client, contracted.reservation)
+    url = reverse("billing:usage-mapping", args=[UsageUpload.objects.get().pk])
+    response = client.post(url, {**MAPPING, "date_format": typed})
+    assert response.status_code == 200
+    page = html.unescape(response.content.decode())
+    assert 'id="id_date_format_error"' in page and said in page
+    assert f'name="date_format" value="{typed}"' in page
+    assert not UsageMapping.objects.exists()
+
+
 def test_the_next_file_from_the_same_provider_reuses_its_mapping(
     contracted, provider, buyer, django_capture_on_commit_callbacks
 ):

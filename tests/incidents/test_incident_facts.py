@@ -230,6 +230,19 @@ def test_a_refused_rejection_keeps_the_reason_typed(buyer, provider):
     assert Incident.objects.get(pk=incident.pk).severity == "S1"
 
 
+def test_a_refused_severity_proposal_is_shown_open_with_its_reason(buyer, provider):
+    """The proposal form sits in a collapsed box: refused, it must come back open, or the
+    page looks as if nothing happened."""
+    reservation = live_reservation(buyer, provider)
+    incident = _buyer_s1(reservation, buyer, provider, hours_ago=1)
+    url = reverse("incidents:incident-severity", args=[incident.pk])
+    page = provider.client().post(url, {"severity": "S3", "reason": ""}).content.decode()
+    assert "<details open><summary>Propose a severity change</summary>" in page
+    assert 'id="id_reason_error">This field is required.' in page
+    assert '<option value="S3" selected>' in page
+    assert Incident.objects.get(pk=incident.pk).severity == "S1"
+
+
 def test_a_backdated_or_foreign_node_incident_is_refused(buyer, provider):
     reservation = live_reservation(buyer, provider, nodes=NODES)
     alice = _api(buyer.user)

@@ -186,3 +186,25 @@ def test_an_empty_file_among_many_is_named_and_nothing_is_stored(accepted, provi
     assert page.status_code == 200
     assert "rank7.log: empty, and an empty file cannot be evidence." in page.content.decode()
     assert not FailedRun.objects.exists()
+
+
+def test_a_refused_failed_run_keeps_its_label_and_world_size_on_the_reservation_page(
+    accepted, provider
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from incidents.models import FailedRun
+
+    url = reverse("incidents:failed-run-upload", args=[accepted.reservation.pk])
+    empty = SimpleUploadedFile("rank0.log", b"")
+    page = provider.client().post(
+        url, {"bundle": [empty], "world_size": "16", "label": "Night run 3"}
+    )
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="fr-files_error"' in html and "rank0.log: empty" in html
+    assert 'name="world_size" id="fr-world" placeholder="from the fixture" value="16"' in html
+    assert 'value="Night run 3"' in html
+    refused = provider.client().post(url, {"bundle": [empty], "world_size": "0", "label": "x"})
+    assert 'id="fr-world_error"' in refused.content.decode()
+    assert not FailedRun.objects.exists()

@@ -22,7 +22,7 @@ PARTIES_POST = _only({"buyer": REDIRECT, "buyer_colleague": REDIRECT, "provider"
 PARTIES_FORM = PARTIES_GET  # an empty form comes back with its errors
 
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
-    "incidents:failed-run-upload": ("post", lambda w: [w.reservation.pk], PARTIES_POST),
+    "incidents:failed-run-upload": ("post", lambda w: [w.reservation.pk], PARTIES_FORM),
     "incidents:failed-run-detail": ("get", lambda w: [w.run.pk], PARTIES_GET),
     "incidents:failed-run-status": ("get", lambda w: [w.run.pk], PARTIES_GET),
     "incidents:failed-run-retry": ("post", lambda w: [w.run.pk], PARTIES_POST),

@@ -99,7 +99,7 @@ def test_a_too_big_file_is_named_and_the_others_are_stored(
     with django_capture_on_commit_callbacks(execute=True):
         response = provider.client().post(url, {"file": files}, follow=True)
     html = response.content.decode()
-    assert "huge.log is 8.8" in html and "Stored 1 file" in html
+    assert "huge.log: the file is 8.8" in html and "Stored 1 file" in html
     assert awarded.run.evidence.count() == 1
 
 
@@ -114,8 +114,21 @@ def test_an_empty_file_is_named_and_the_others_are_stored(
     with django_capture_on_commit_callbacks(execute=True):
         response = provider.client().post(url, {"file": files}, follow=True)
     html = response.content.decode()
-    assert "empty.txt is empty" in html and "Stored 1 file" in html
+    assert "empty.txt: the file is empty" in html and "Stored 1 file" in html
     assert awarded.run.evidence.count() == 1
+
+
+def test_a_batch_with_every_file_refused_keeps_the_node_and_kind_as_typed(awarded, provider):
+    url = reverse("burnin:run-upload", args=[awarded.run.pk])
+    response = provider.client().post(
+        url, {"file": [file_upload("empty.txt", b"")], "node": "gpu-a01", "kind": "ibstat"}
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="id_file_error"' in html
+    assert "empty.txt: the file is empty; there is nothing to check." in html
+    assert 'value="gpu-a01"' in html and '<option value="ibstat" selected>' in html
+    assert awarded.run.evidence.count() == 0
 
 
 def test_a_bad_node_label_is_shown_on_the_field(awarded, provider):

@@ -60,7 +60,7 @@ def test_a_file_over_the_limit_is_refused_with_the_numbers(awarded, provider, se
     settings.EVIDENCE_MAX_BYTES = 2048
     with pytest.raises(ValidationError) as caught:
         upload(awarded.run, provider.user, "big.log", content=b"x" * 4096)
-    assert "big.log is 4 KiB; the limit for one file is 2 KiB." in caught.value.messages[0]
+    assert "the file is 4 KiB; the limit for one file is 2 KiB." in caught.value.messages[0]
     assert "limit" in caught.value.messages[0]
     assert awarded.run.evidence.count() == 0
 

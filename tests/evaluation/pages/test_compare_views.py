@@ -150,6 +150,15 @@ def test_an_empty_request_says_so(buyer):
     assert "No bid to compare yet." in html
 
 
+def test_a_request_never_scored_and_without_bids_asks_for_no_rescoring(buyer):
+    from tests.factories import CapacityRequestFactory
+
+    req = CapacityRequestFactory(buyer=buyer.org)
+    html = page(buyer.client(), req)
+    assert "No bid to compare yet." in html
+    assert "changed since the last scoring" not in html and "Re-score now" not in html
+
+
 def _weights_card(html: str) -> str:
     start = html.index('id="weights"')
     return html[start : html.index("</section>", start)]

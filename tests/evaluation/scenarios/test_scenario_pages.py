@@ -67,6 +67,20 @@ def test_a_refused_form_keeps_what_was_typed_and_names_the_field(worked, buyer):
     assert not AwardScenario.objects.exists()
 
 
+def test_a_maximum_of_one_provider_below_the_minimum_is_worded_in_the_singular(worked, buyer):
+    response = buyer.client().post(
+        _url(worked),
+        {
+            "name": "One at most",
+            "objective": "min_cost_for_required_useful",
+            "share_basis": "gpus",
+            "min_providers": "2",
+            "max_providers": "1",
+        },
+    )
+    assert "At most 1 provider cannot meet the minimum of 2." in response.content.decode()
+
+
 def test_a_second_scenario_of_the_same_name_is_refused_on_its_name(worked, buyer):
     define(worked, buyer.user, name="Two regions")
     response = buyer.client().post(
