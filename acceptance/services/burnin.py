@@ -105,6 +105,12 @@ def _require_run_open(run: BurnInRun, user: User, *, move: str | None) -> None:
         _require_move(run.burnin_reservation, move, user)
 
 
+def evidence_upload_check(*, run: BurnInRun, user: User) -> None:
+    """Whether `user` may add evidence to `run` now, before any file is read: the refusal is
+    about the party or the run's state, never about a file."""
+    _require_run_open(run, user, move="evidence")
+
+
 @transaction.atomic
 def run_create(*, reservation: Reservation, user: User, label: str = "") -> BurnInRun:
     _require_move(reservation, "start_run", user)

@@ -113,9 +113,17 @@ def run_upload(request: HttpRequest, pk: int, *, owner: RunOwner) -> HttpRespons
     form = EvidenceUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return owner.page(request, run, upload_form=form)
+    files = form.cleaned_data["file"]
+    try:
+        services.evidence_upload_check(run=run, user=user_of(request))
+    except ValidationError as exc:  # the run is not this party's to add to: nothing to retype
+        for upload in files:
+            for message in exc.messages:
+                messages.error(request, f"{upload.name}: {message}")
+        return owner.back_to(run)
     stored, kept = 0, 0
     refused: list[str] = []
-    for upload in form.cleaned_data["file"]:
+    for upload in files:
         try:
             result = services.evidence_upload(
                 run=run,
