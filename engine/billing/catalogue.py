@@ -29,11 +29,15 @@ def key(*, name: str) -> str:
     size "Standard_ND96isr_H100_v5", a spot or low-priority variant, any case. SageMaker's
     "ml.p5.48xlarge" (a HyperPod node's product type "ml.p5.48xlarge-Cluster") is the EC2 type
     of that name: the same GPUs (https://aws.amazon.com/sagemaker/ai/pricing/)."""
-    text = name.strip().lower()
-    text = re.sub(r"\s+(spot|low priority)$", "", text)
+    return re.sub(r"[^a-z0-9]", "", _spelled(name))
+
+
+def _spelled(name: str) -> str:
+    """The type's name, lower case, without a spot or low-priority suffix, Azure's `Standard_`
+    prefix or SageMaker's `ml.` (and a HyperPod node's `-Cluster`)."""
+    text = re.sub(r"\s+(spot|low priority)$", "", name.strip().lower())
     text = re.sub(r"^standard[_ ]", "", text)
-    text = re.sub(r"^ml\.(.+?)(-cluster)?$", r"\1", text)
-    return re.sub(r"[^a-z0-9]", "", text)
+    return re.sub(r"^ml\.(.+?)(-cluster)?$", r"\1", text)
 
 
 CATALOGUE: dict[str, InstanceType] = {
@@ -111,16 +115,14 @@ _NO_GPU = re.compile(
 # Azure's sizes only with the `Standard_` prefix or a version suffix: a bare "L40S" or "B200"
 # is a GPU's name, not an L- or B-series VM.
 _AZURE_NO_GPU = re.compile(r"(?:b|dc?|ec?|fx?|l|m|h[bcx])\d+[a-z]*(?:_[a-z0-9]+)*")
-_AZURE_SIZE = re.compile(r"^standard[_ ]|[_ ]v\d+$")
+_AZURE_SIZE = re.compile(r"^standard[_ ]|[_ ]v\d+(?:\s+(?:spot|low priority))?$")
 NO_GPU = "no GPU"
 
 
 def _no_gpu(name: str) -> bool:
-    """Whether the type is of a family without GPUs; spellings as `key` takes them."""
-    text = re.sub(r"\s+(spot|low priority)$", "", name.strip().lower())
-    azure = _AZURE_SIZE.search(text) is not None
-    text = re.sub(r"^ml\.(.+?)(-cluster)?$", r"\1", re.sub(r"^standard[_ ]", "", text))
-    text = text.replace(" ", "_")
+    """Whether the type is of a family without GPUs, spelled as `key` takes it."""
+    azure = _AZURE_SIZE.search(name.strip().lower()) is not None
+    text = _spelled(name).replace(" ", "_")
     return _NO_GPU.fullmatch(text) is not None or (
         azure and _AZURE_NO_GPU.fullmatch(text) is not None
     )
