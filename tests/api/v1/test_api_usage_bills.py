@@ -136,35 +136,28 @@ def _found(detail: dict) -> list[tuple[int, str]]:
     return sorted((d["line"], d["rule"]) for d in detail["difference_page"]["results"])
 
 
-@pytest.mark.parametrize("name", ["aws_cur2.csv", "oci_cost_report.csv"])
-def test_a_gzipped_export_is_read_as_the_csv_inside_from_upload_to_differences(
+# As clouds deliver their exports: AWS Data Exports and Oracle's cost reports as
+# `…-00001.csv.gz`; AWS Data Exports writes CUR 2.0 as Parquet unless told to write CSV.
+PACKED = {
+    "aws_cur2.csv.gz": ("aws-cur2", "CSV", "12.29", lambda: gzip.compress(_sample("aws_cur2.csv"))),
+    "oci_cost_report.csv.gz": (
+        "oci", "CSV", "10", lambda: gzip.compress(_sample("oci_cost_report.csv"))),
+    "cur2-00001.snappy.parquet": ("aws-cur2", "PARQUET", "12.29", cur2_parquet),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(PACKED))
+def test_a_gzipped_or_parquet_export_is_read_from_upload_to_differences(
     name, world, buyer, provider, django_capture_on_commit_callbacks
 ):
-    # AWS Data Exports and Oracle's cost reports are delivered as `…-00001.csv.gz`.
-    rate = "10" if name.startswith("oci") else "12.29"
+    profile, kind, rate, data = PACKED[name]
     reservation = _reservation(world, buyer, provider, rate=rate)
     client = token_client(provider.user)
     capture = django_capture_on_commit_callbacks
-    body = _upload(client, reservation, name + ".gz", gzip.compress(_sample(name)), capture)
+    body = _upload(client, reservation, name, data(), capture)
     base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
     inspection = client.get(base + "mapping/").json()["inspection"]
-    assert inspection["errors"] == [] and inspection["preview"]
-    detail = _confirm(client, base, capture)
-    assert detail["state"] == "done", detail["error"]
-    assert _found(detail) == HOURLY_ERRORS
-
-
-def test_a_parquet_export_is_read_from_upload_to_differences(
-    world, buyer, provider, django_capture_on_commit_callbacks
-):
-    # AWS Data Exports writes CUR 2.0 as `…-00001.snappy.parquet` unless told to write CSV.
-    reservation = _reservation(world, buyer, provider, rate="12.29")
-    client = token_client(provider.user)
-    capture = django_capture_on_commit_callbacks
-    body = _upload(client, reservation, "cur2-00001.snappy.parquet", cur2_parquet(), capture)
-    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
-    inspection = client.get(base + "mapping/").json()["inspection"]
-    assert inspection["profile"] == "aws-cur2" and inspection["detected"]["File"] == "PARQUET"
+    assert inspection["profile"] == profile and inspection["detected"]["File"] == kind
     assert inspection["errors"] == [] and inspection["preview"]
     detail = _confirm(client, base, capture)
     assert detail["state"] == "done", detail["error"]
