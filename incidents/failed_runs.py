@@ -184,6 +184,7 @@ def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
             rank_map=(_location(maps[0]), maps[0].original_name) if maps else None,
             world_size=run.world_size,
             memory_bytes=settings.ANALYSIS_MEMORY_BYTES,
+            received=run.uploaded_at,
         )
         return analyse_isolated(job, seconds=settings.ANALYSIS_TIME_LIMIT_SECONDS - 60)
     rmap = None
@@ -192,7 +193,9 @@ def _analyse(run: FailedRun, rows: list[FailedRunFile]) -> dict[str, Any]:
     # Bundles stream member by member: a 16,384-rank upload is never whole in memory.
     seen = InputsSeen()
     sources = seen.watch(failures.iter_uploads(_streams(logs)))
-    analysis = failures.analyse(sources, rank_map=rmap, world_size=run.world_size)
+    analysis = failures.analyse(
+        sources, rank_map=rmap, world_size=run.world_size, received=run.uploaded_at
+    )
     why = failures.unreadable_reason(analysis.refused, used=analysis.stats["used"])
     if why is not None:
         raise failures.FailureInputError(why)

@@ -44,7 +44,7 @@ from .rankmap import RankMap, derive_rank_map, parse_gpu_list
 from .report import SecondaryGroup, chain, group, timeline
 from .scheduler import read_scheduler
 from .skew import ClockSkew, estimate_skew
-from .timestamps import guess_year
+from .timestamps import LogYear, log_year
 from .unpickle import rank_from_name
 from .unterminated import unterminated
 from .verdict import choose
@@ -121,8 +121,11 @@ def analyse(
     year: int | None = None,
     tz: tzinfo = UTC,
     first_ever: bool = False,
+    received: datetime | None = None,
 ) -> Analysis:
-    """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither.
+    """Analyse a failed run. `year`/`tz` apply to log timestamps that carry neither; without
+    `year`, such a stamp is dated near the latest date the logs write, else no later than
+    `received` (when the files arrived; now by default).
 
     A job that torchrun restarted is analysed attempt by attempt: the failure that ended the
     job heads the result, the earlier attempts' first failures follow (`attempts`);
@@ -131,7 +134,7 @@ def analyse(
     `sources` is read once, in order, and may be a generator (`iter_bundle`, `iter_paths`)."""
     if world_size is not None and (problem := world_size_problem(world_size)):
         raise FailureInputError(problem)
-    bundle = _read(sources, rank_map=rank_map, year=year)
+    bundle = _read(sources, rank_map=rank_map, year=year, received=received)
     logs = _log_events(bundle, tz=tz)
     dumps = _flight_recorder(bundle, logs, world=_world(bundle, logs, world_size))
     unrecorded = _unrecorded(bundle, logs, dumps)
@@ -155,18 +158,24 @@ class _Bundle:
 
     got: Intake
     rank_map: RankMap
-    year: int
+    year: int | LogYear  # the caller's, else read from the logs' dates or the clock
 
 
-def _read(sources: Iterable[SourceFile], *, rank_map: RankMap | None, year: int | None) -> _Bundle:
+def _read(
+    sources: Iterable[SourceFile],
+    *,
+    rank_map: RankMap | None,
+    year: int | None,
+    received: datetime | None,
+) -> _Bundle:
     got = take(sources)
     explicit = got.explicit
     if rank_map is not None:
         rank_map.update(explicit)
         explicit = rank_map
     if year is None:
-        year = next((y for _, t in got.texts if (y := guess_year(t[:1_000_000]))), None)
-        year = year or datetime.now(UTC).year
+        now = received or datetime.now(UTC)
+        return _Bundle(got, explicit, log_year((t for _, t in got.texts), now=now))
     return _Bundle(got, explicit, year)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .model import UNNAMED_NODE, Event
 from .report import SecondaryGroup
-from .timestamps import parse_line_time
+from .timestamps import Year, parse_line_time
 
 _RESTART = ("will restart worker group", "Restarting workers")
 _RENDEZVOUS = "Rendezvous complete for workers"
@@ -27,7 +27,7 @@ _RENDEZVOUS = "Rendezvous complete for workers"
 _SAME_ROUND = timedelta(seconds=5)
 
 
-def attempt_marks(text: str, *, year: int, tz: tzinfo) -> list[tuple[int, int, datetime | None]]:
+def attempt_marks(text: str, *, year: Year, tz: tzinfo) -> list[tuple[int, int, datetime | None]]:
     """(first line, attempt, time of the line that opened it) for each attempt after the first.
 
     A restart line opens the next attempt; the rendezvous that follows it is the same attempt.
@@ -92,7 +92,7 @@ class Attempts:
                 e.detail["attempt"] = self.starts[i - 1][1] if i else 0
 
 
-def read_attempts(texts: list[tuple[str, str]], *, year: int, tz: tzinfo) -> Attempts:
+def read_attempts(texts: list[tuple[str, str]], *, year: Year, tz: tzinfo) -> Attempts:
     marks = {name: m for name, text in texts if (m := attempt_marks(text, year=year, tz=tz))}
     starts: dict[int, datetime] = {}
     for ms in marks.values():

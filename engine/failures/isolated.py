@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,6 +45,7 @@ class Job:
     rank_map: tuple[str, str] | None
     world_size: int | None
     memory_bytes: int
+    received: datetime | None = None  # when the files arrived: dates stamps without a year
 
 
 def analyse_isolated(job: Job, *, seconds: int) -> dict[str, Any]:
@@ -55,6 +57,7 @@ def analyse_isolated(job: Job, *, seconds: int) -> dict[str, Any]:
             "rank_map": job.rank_map,
             "world_size": job.world_size,
             "memory_bytes": job.memory_bytes,
+            "received": job.received.isoformat() if job.received else None,
         }
     )
     try:
@@ -116,7 +119,13 @@ def _child(spec: dict[str, Any]) -> dict[str, Any]:
         seen = InputsSeen()
         with ExitStack() as stack:
             sources = seen.watch(iter_uploads(_opened(stack, spec["files"])))
-            analysis = analyse(sources, rank_map=rmap, world_size=spec.get("world_size"))
+            received = spec.get("received")
+            analysis = analyse(
+                sources,
+                rank_map=rmap,
+                world_size=spec.get("world_size"),
+                received=datetime.fromisoformat(received) if received else None,
+            )
         why = unreadable_reason(analysis.refused, used=analysis.stats["used"])
         if why is not None:
             raise FailureInputError(why)

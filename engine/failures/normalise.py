@@ -13,7 +13,7 @@ from typing import Any
 
 from .lines import CASCADE, candidate_lines, classify
 from .model import Event
-from .timestamps import parse_iso, parse_line_time, syslog_host
+from .timestamps import Year, parse_iso, parse_line_time, syslog_host
 
 _LABEL = re.compile(r"\s*(\d{1,6}): ")
 _MPI = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:\s?")
@@ -109,7 +109,7 @@ def normalise_text(
     text: str,
     *,
     source: str,
-    year: int,
+    year: Year,
     tz: tzinfo = UTC,
     rank: int | None = None,
     node: str | None = None,
@@ -149,7 +149,7 @@ class _Ctx:
     __slots__ = ("node", "rank", "source", "text", "tz", "year")
 
     def __init__(
-        self, text: str, source: str, year: int, tz: tzinfo, rank: int | None, node: str | None
+        self, text: str, source: str, year: Year, tz: tzinfo, rank: int | None, node: str | None
     ) -> None:
         self.text, self.source, self.year, self.tz = text, source, year, tz
         self.rank, self.node = rank, node

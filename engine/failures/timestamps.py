@@ -3,14 +3,17 @@
 Formats: ISO 8601 (`T` or space or `_`, `.`/`,` fractions, `Z`/offsets — also inside `[...]` and
 Python logging prefixes), glog/c10 (`E0628 09:59:18.010000`, `[E628 09:54:15.885613614 ...]`),
 syslog (`May  1 12:00:00 host`), and `dmesg -T` (`[Sun Feb 23 16:24:18 2025]`). Formats without
-a year or zone take the caller's `year` and `tz`. Raw dmesg uptimes (`[6781741.548779]`) carry no
-wall-clock time and give None.
+a zone take the caller's `tz`; without a year, the caller's `year`: a number, or a `LogYear` that
+places each month and day within a year of the latest date the logs or the clock know. Raw dmesg
+uptimes (`[6781741.548779]`) carry no wall-clock time and give None.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 _MONTHS = {
     m: i
@@ -72,7 +75,36 @@ def parse_iso(text: str, *, tz: tzinfo = UTC) -> datetime | None:
     return _build(y, mo, d, h, mi, s, _frac(m.group(7)), zone)
 
 
-def parse_line_time(line: str, *, year: int, tz: tzinfo = UTC) -> datetime | None:
+@dataclass(frozen=True, slots=True)
+class LogYear:
+    """The year of a stamp that has none, from the latest date known beside it.
+
+    Syslog and glog lines carry a month and a day only, and a run that crossed New Year holds
+    December's lines and January's. Against a date the logs themselves wrote (`seen`), a stamp
+    takes the year that puts it within six months of that date; against the clock, the latest
+    year that does not put it in the future (a log read in January holds December's lines)."""
+
+    latest: date
+    seen: bool  # `latest` was read from the logs, not the clock
+
+    def of(self, month: int, day: int) -> int:
+        ref = self.latest
+        if self.seen:
+            if month - ref.month > 6:
+                return ref.year - 1
+            return ref.year + 1 if ref.month - month > 6 else ref.year
+        # A day's slack: the clock is UTC, the stamp in the node's own zone.
+        return ref.year - 1 if (month, day) > (ref.month, ref.day + 1) else ref.year
+
+
+Year = int | LogYear
+
+
+def _year(year: Year, month: int, day: int) -> int:
+    return year if isinstance(year, int) else year.of(month, day)
+
+
+def parse_line_time(line: str, *, year: Year, tz: tzinfo = UTC) -> datetime | None:
     """When a log line was written, from its leading timestamp; None if it has none."""
     head = line[:_HEAD]
     if "-" in head:
@@ -82,7 +114,7 @@ def parse_line_time(line: str, *, year: int, tz: tzinfo = UTC) -> datetime | Non
     m = _GLOG_RE.search(head)
     if m is not None:
         mo, d, h, mi, s = (int(g) for g in m.groups()[:5])
-        return _build(year, mo, d, h, mi, s, _frac(m.group(6)), tz)
+        return _build(_year(year, mo, d), mo, d, h, mi, s, _frac(m.group(6)), tz)
     m = _DMESG_T_RE.search(head)
     if m is not None:
         g = m.groups()
@@ -90,8 +122,8 @@ def parse_line_time(line: str, *, year: int, tz: tzinfo = UTC) -> datetime | Non
     m = _SYSLOG_RE.search(head)
     if m is not None:
         g = m.groups()
-        when = (int(g[1]), int(g[2]), int(g[3]), int(g[4]))
-        return _build(year, _MONTHS[g[0]], *when, _frac(g[5]), tz)
+        mo, when = _MONTHS[g[0]], (int(g[1]), int(g[2]), int(g[3]), int(g[4]))
+        return _build(_year(year, mo, when[0]), mo, *when, _frac(g[5]), tz)
     return None
 
 
@@ -108,14 +140,38 @@ def syslog_host(line: str) -> str | None:
     return rest[0] if len(rest) == 2 and rest[1].startswith(daemons) else None
 
 
-_RFC1123_YEAR = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} " + _MON + r" (\d{4}) ")
+def _dates(text: str) -> Iterable[date]:
+    """Every year-bearing date in `text` (ISO, `dmesg -T`, RFC 1123 as `kubectl describe`
+    writes it), invalid ones skipped."""
+    for m in ISO_RE.finditer(text):
+        yield from _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    for m in _DMESG_T_RE.finditer(text):
+        yield from _valid(int(m.group(6)), _MONTHS[m.group(1)], int(m.group(2)))
+    for m in _RFC1123_DATE.finditer(text):
+        yield from _valid(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)))
 
 
-def guess_year(text: str) -> int | None:
-    """The year of the first dated line in `text` (ISO, `dmesg -T`, or RFC 1123 as `kubectl
-    describe` writes it), for formats that omit the year."""
-    m = ISO_RE.search(text)
-    if m:
-        return int(m.group(1))
-    m = _DMESG_T_RE.search(text) or _RFC1123_YEAR.search(text)
-    return int(m.group(m.lastindex or 1)) if m else None
+def _valid(y: int, mo: int, d: int) -> Iterable[date]:
+    try:
+        yield date(y, mo, d)
+    except ValueError:
+        return
+
+
+_RFC1123_DATE = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{1,2}) " + _MON + r" (\d{4}) ")
+# How much of each file's tail (else its head) is searched: a log's last dated line is near its
+# end, and a bundle of 16,384 rank logs must not be read twice over.
+_EDGE = 8_192
+
+
+def log_year(texts: Iterable[str], *, now: datetime) -> LogYear:
+    """The reference for stamps without a year: the latest date the logs write near their ends
+    (else near their starts), else the clock's today."""
+    latest: date | None = None
+    for text in texts:
+        found = max(_dates(text[-_EDGE:]), default=None) or max(_dates(text[:_EDGE]), default=None)
+        if found is not None and (latest is None or found > latest):
+            latest = found
+    if latest is None:
+        return LogYear(now.date(), seen=False)
+    return LogYear(latest, seen=True)

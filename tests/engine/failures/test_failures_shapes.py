@@ -4,12 +4,14 @@ rank's own traceback from its error file, and NCCL's error repeated by PyTorch u
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from failures_helpers import DATA, events_of, one
 
 from engine.failures import Analysis, SourceFile, analyse
 from engine.failures.errorfile import error_file_text
 from engine.failures.normalise import split_prefixes
-from engine.failures.timestamps import guess_year
+from engine.failures.timestamps import log_year
 
 SHAPES = DATA / "shapes"
 
@@ -92,7 +94,8 @@ def test_the_year_of_a_dmesg_t_line_dates_glog_lines_that_carry_none() -> None:
     assert first is not None and (first.kind, first.rank, first.node) == ("xid", 9, "gpu-b07")
     [timeout] = [e for e in result.timeline if e.kind == "nccl_timeout"]
     assert timeout.time_utc is not None and timeout.time_utc.year == 2025
-    assert guess_year("    Finished:     Wed, 01 May 2024 12:05:30 +0000") == 2024
+    finished = "    Finished:     Wed, 01 May 2024 12:05:30 +0000"
+    assert log_year([finished], now=datetime.now(UTC)).latest.year == 2024
 
 
 def test_a_watchdog_that_hung_before_anyone_timed_out_points_weakly_at_its_rank() -> None:
