@@ -22,6 +22,13 @@ A Job or pod past its `activeDeadlineSeconds` is ended by Kubernetes (`DeadlineE
 was active longer than specified deadline", "Pod was active on the node longer than the
 specified deadline"): a time limit, as Slurm's, whose owner the run's speed decides.
 
+Kueue preempts a whole Workload to admit another (`Preempted to accommodate a workload (UID: …,
+JobUID: …) due to prioritization in the ClusterQueue`, also `… reclamation within the cohort`,
+`… Fair Sharing within the cohort`), as a Normal event on the Workload and the Job it suspends.
+Its reason names whose workload won: one of the same ClusterQueue by priority, or the queue that
+lent the quota the victim was borrowing, taking it back; both are the job's own queue at work.
+Fair sharing leaves it to the agreed share.
+
 A pod the kubelet evicted or the scheduler preempted was taken away, not waiting on another: the
 eviction or preemption can start the failure. An eviction that says the container used more than
 it requested (`… has larger consumption of ephemeral-storage`) is the job's: the kubelet evicts
@@ -55,6 +62,10 @@ _NODE_REASONS = frozenset({"NodeNotReady", "NodeLost"})
 _NODE_STATUS = re.compile(r"^Node ([a-z0-9][a-z0-9.\-]*) status is now: Node")
 _OTHER_REASONS = frozenset({"BackOff", "Failed"})
 _TAKEN = frozenset({"Evicted", "Preempted", "Preempting"})
+_KUEUE = re.compile(
+    r"Preempted to accommodate a workload \(UID: ([^,)\s]+)(?:, JobUID: ([^)\s]+))?\)"
+    r"(?: due to ([^;\n]+?)| in the ClusterQueue)?\s*(?:;|$)"
+)
 _ON_NODE = re.compile(r"\bon node ([a-z0-9][a-z0-9.\-]*)")
 _LOW_ON = re.compile(r"low on resource: ([\w-]+)")
 _LARGER = re.compile(r"Container (\S+) was using \S+, request is \S+, has larger consumption")
@@ -256,6 +267,9 @@ def _read(
     if r.reason == "DeadlineExceeded":  # the Job controller warns; the kubelet's is Normal
         detail = {"cause": "time limit", "time_limit": True, "secondary": False, "tier": 2}
         return "scheduler", detail, r.message[:400]
+    kueue = _KUEUE.search(r.message) if r.reason != "EvictedDueToPreempted" else None
+    if kueue is not None:  # `EvictedDueToPreempted` repeats the Workload's `Preempted`
+        return "scheduler", _kueue(kueue), r.message[:400]
     if r.reason in _TAKEN and r.type == "Warning":
         return "scheduler", _taken(r), r.message[:400]
     if r.reason in _OTHER_REASONS and r.type == "Warning":
@@ -278,6 +292,30 @@ def _unscheduled(message: str) -> dict[str, Any]:
             f"{bad.group(1)} node(s) were tainted {bad.group(2)}: nodes of the cluster "
             "unhealthy, unreachable or out of service"
         )
+    return detail
+
+
+def _kueue(m: re.Match[str]) -> dict[str, Any]:
+    """Kueue's preemption of the whole workload, with the reason it gives."""
+    why = (m.group(3) or "prioritization in the ClusterQueue").strip()
+    detail: dict[str, Any] = {
+        "secondary": False, "tier": 2, "preemptor_uid": m.group(1),
+        "cause": f"Kueue preempted the workload to admit another ({why})",
+    }  # fmt: skip
+    if why.startswith("prioritization in the ClusterQueue"):
+        detail["category"] = JOB
+        detail["category_reason"] = (
+            "Kueue gave the quota to a higher-priority workload of the same ClusterQueue: the "
+            "job's own queue and priorities"
+        )
+    elif why.startswith("reclamation within the cohort"):
+        detail["category"] = JOB
+        detail["category_reason"] = (
+            "the workload ran on quota its ClusterQueue borrowed beyond its nominal quota, and "
+            "the queue that lent it took it back"
+        )
+    else:  # Fair Sharing, or a reason this reader does not know: the agreed share decides
+        detail["preempted"] = True
     return detail
 
 

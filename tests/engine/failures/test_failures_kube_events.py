@@ -194,3 +194,66 @@ def test_an_events_section_pasted_on_its_own_is_read_and_names_the_node_it_repor
     assert first is not None
     assert (first.kind, first.node) == ("scheduler", "k8s-agentpool-39580029-vmss000000")
     assert first.detail["event_reason"] == "NodeNotReady"
+
+
+_KUEUE = (
+    "Preempted to accommodate a workload (UID: 527a9fa8-fb86-4116-b295-4f4dd72e478f, JobUID: "
+    "1f1c675a-711f-4a13-a3bd-da3d50e6f893) due to {why}; preemptor path: /research/urgent; "
+    "preemptee path: /research/train"
+)
+
+
+def _kueue_events(why: str) -> Analysis:
+    """Kueue's Normal events: on the Workload it evicts, and on the Job it suspends."""
+    message = _KUEUE.format(why=why)
+    text = (
+        "LAST SEEN   TYPE     REASON      OBJECT                       MESSAGE\n"
+        f"6m          Normal   Preempted   workload/job-llm-ft-3c1a7    {message}\n"
+        f"6m          Normal   Stopped     job/llm-ft                   {message}\n"
+        "6m          Normal   Killing     pod/llm-ft-0-x7k2q           Stopping container pytorch\n"
+    )
+    return analyse([SourceFile("events.txt", text.encode())])
+
+
+def test_kueue_giving_the_quota_to_a_higher_priority_workload_of_its_queue_is_the_jobs() -> None:
+    result = _kueue_events("prioritization in the ClusterQueue")
+    first = result.first_failure
+    assert first is not None and first.detail["object"] == "workload/job-llm-ft-3c1a7"
+    assert first.detail["cause"] == (
+        "Kueue preempted the workload to admit another (prioritization in the ClusterQueue)"
+    )
+    assert result.suggested_owner == "customer"
+    assert "higher-priority workload of the same ClusterQueue" in " ".join(result.owner_reasons)
+
+
+def test_kueue_reclaiming_quota_the_job_borrowed_is_the_jobs() -> None:
+    result = _kueue_events("reclamation within the cohort while borrowing")
+    assert result.suggested_owner == "customer"
+    assert "borrowed beyond its nominal quota" in " ".join(result.owner_reasons)
+
+
+def test_kueue_fair_sharing_leaves_the_owner_to_the_agreed_share() -> None:
+    result = _kueue_events("Fair Sharing within the cohort")
+    first = result.first_failure
+    assert first is not None and "Fair Sharing within the cohort" in first.detail["cause"]
+    assert result.suggested_owner == "undetermined"
+
+
+def test_kueue_s_preemption_in_a_describe_workload_events_section_is_read() -> None:
+    text = (
+        "Name:         job-llm-ft-3c1a7\nNamespace:    research\nKind:         Workload\n"
+        "Events:\n"
+        "  Type    Reason                 Age    From             Message\n"
+        "  ----    ------                 ----   ----             -------\n"
+        "  Normal  QuotaReserved          9m23s  kueue-admission  Quota reserved in ClusterQueue "
+        "research-cq, wait time since queued was 0s\n"
+        "  Normal  EvictedDueToPreempted  2m49s  kueue-admission  "
+        + _KUEUE.format(why="prioritization in the ClusterQueue")
+        + "\n  Normal  Preempted              2m49s  kueue-admission  "
+        + _KUEUE.format(why="prioritization in the ClusterQueue")
+        + "\n"
+    )
+    result = analyse([SourceFile("describe-workload.txt", text.encode())])
+    kueue = [e for e in result.timeline if "Kueue" in str(e.detail.get("cause"))]
+    assert [e.detail["event_reason"] for e in kueue] == ["Preempted"]
+    assert result.suggested_owner == "customer"
