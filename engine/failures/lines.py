@@ -123,7 +123,8 @@ _CASCADE_TYPES = ("c10::DistBackendError", "c10::DistNetworkError")
 _CRASH_SIGNALS = frozenset({4, 7, 8, 11})
 _SRUN_TASK = re.compile(r"srun: error: (\S+): tasks? ([\d,\-]+): (.*)")
 _CANCEL = re.compile(
-    r"\*\*\* (STEP|JOB) (\S+) ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)"
+    r"\*\*\* (STEP|JOB) (\S+) ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?"
+    r"(?:, SEE [A-Z ]+)?(?: \*\*\*|$)"
 )
 _STEP = re.compile(r"Job step aborted|(?:Force )?Terminat(?:ing|ed) StepId=(\S+)")
 _GLOO_CLOSED = re.compile(r"Connection (closed|reset) by peer(?: \[?(\d{1,3}(?:\.\d{1,3}){3})\]?)?")
@@ -456,8 +457,10 @@ def _scheduler(body: str) -> tuple[str, dict[str, Any]] | None:
         preempted = "preempt" in why
         timed_out = "time limit" in why
         primary = node_lost or timed_out or preempted
+        # A node failure is reported ON a node that survived it: that host is no culprit.
         return "scheduler", {
-            "step": m.group(2), "host": m.group(3), "cancelled_at": m.group(4), "cause": why,
+            "step": m.group(2), ("step_host" if node_lost else "host"): m.group(3),
+            "cancelled_at": m.group(4), "cause": why,
             "secondary": not primary, "tier": 0 if node_lost else (2 if primary else 3),
         } | ({"preempted": True} if preempted else {}) | (
             {"time_limit": True} if timed_out else {})  # fmt: skip

@@ -19,6 +19,7 @@ from .owner import CUSTOMER, DECIDES, PROVIDER
 from .rendezvous import owner_reason as rendezvous_reason
 from .undecided import undecidable as _undecidable
 from .undecided import undecided as _undecided
+from .upper_bound import logged_before, upper_bound
 
 _KIND_TIER = {
     "ecc": 0,
@@ -85,7 +86,15 @@ def choose(
         (e for e in causal if when(e) is not None),
         key=lambda e: (when(e), bool(e.detail.get("time_inferred")), tier(e)),
     )
-    if timed:
+    earlier = logged_before(timed, (e for e in causal if when(e) is None)) if timed else None
+    if earlier is not None:
+        v.event, v.confidence = earlier, "medium"
+        v.reasons.append(
+            f"earliest causal event: {earlier.kind} ({earlier.source}:{earlier.line_no}), logged "
+            f"before {_label(upper_bound(earlier))} and so before {timed[0].kind} "
+            f"{stated_at(timed[0], when(timed[0]))}"
+        )
+    elif timed:
         first = _follow_peer(timed[0], timed, when, ip_nodes, v.reasons)
         v.event = first
         v.reasons.append(f"earliest causal event: {first.kind} {stated_at(first, when(first))}")
