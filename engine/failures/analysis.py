@@ -379,6 +379,10 @@ def _attempt_failure(
     kind = verdict.event.kind if verdict.event else None
     if verdict.node and kind in ("cuda_error", "oom") and verdict.node not in logs.kernel_nodes:
         missing.append(f"no kernel log (Xid/ECC) for {verdict.node}")
+    if kind == "collective_desync" and (verdict.node or "") not in logs.kernel_nodes:
+        # A rank stuck behind the others on a hung GPU looks the same in its dump.
+        where = verdict.node or f"rank {verdict.rank}'s node"
+        missing.append(f"no kernel log (Xid/ECC) for {where}: a GPU hang is not ruled out")
     groups, secondary_ranks = group(events, verdict.rank, when)
     return AttemptFailure(
         attempt=attempt, first_failure=verdict.event, initiating_rank=verdict.rank,

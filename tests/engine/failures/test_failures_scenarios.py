@@ -57,3 +57,11 @@ def test_the_xid_cascade_groups_the_15_timeouts_under_the_initiating_rank() -> N
     assert a.first_failure is not None and a.first_failure.detail["xid"] == 79
     assert sorted(a.secondary_ranks) == [r for r in range(16) if r != 11]
     assert "1 initiating, 15 secondary" in a.summary()
+
+
+def test_a_skipped_collective_from_dumps_alone_asks_for_the_ranks_kernel_log() -> None:
+    """Flight Recorder shows rank 9 behind; without its node's kernel log a hung GPU there is
+    not ruled out, and the analysis says which log would settle it."""
+    a = analyse(flight_recorder(ranks=16, culprit=9), year=2024)
+    assert a.first_failure is not None and a.first_failure.kind == "collective_desync"
+    assert "no kernel log (Xid/ECC) for rank 9's node: a GPU hang is not ruled out" in a.missing
