@@ -16,6 +16,7 @@ from rest_framework.fields import SkipField
 from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 
+from core.uploads import empty_file_message
 from orgs.models import Organization
 
 M = TypeVar("M", bound=models.Model)
@@ -232,6 +233,22 @@ def reason_field(help_text: str) -> serializers.CharField:
     )
 
 
+class NamedFileField(serializers.FileField):
+    """A file field whose "empty" error names the file (DRF's says only "The submitted file is
+    empty."), in the pages' words (core.uploads.empty_file_message)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            details = error.detail if isinstance(error.detail, list) else [error.detail]
+            if not any(getattr(detail, "code", None) == "empty" for detail in details):
+                raise
+            raise serializers.ValidationError(
+                empty_file_message(getattr(data, "name", None)), code="empty"
+            ) from None
+
+
 @extend_schema_field(
     {
         "type": "array",
@@ -243,7 +260,7 @@ class FileListField(serializers.ListField):
     """A repeated multipart file field: the API's side of the pages' `MultipleFileField`."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(child=serializers.FileField(), **kwargs)
+        super().__init__(child=NamedFileField(), **kwargs)
 
 
 class ErrorSerializer(serializers.Serializer):
