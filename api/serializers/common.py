@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import ISO_8601, serializers
@@ -73,6 +74,34 @@ FIELD_MAPPING = {
     models.DecimalField: DecimalField,
     models.BooleanField: BooleanField,
 }
+
+
+class WriteModelSerializer(serializers.ModelSerializer[M]):
+    """A model serializer that writes: the fields above, and a number's bounds in the model
+    validator's own words ("At most 262,144 GPUs."), as the pages say them. DRF keeps the
+    limit of a model's MaxValueValidator but drops its message for its own."""
+
+    serializer_field_mapping = FIELD_MAPPING
+
+    def build_standard_field(self, field_name: str, model_field: Any) -> tuple[Any, dict]:
+        field_class, kwargs = super().build_standard_field(field_name, model_field)
+        words = {}
+        for kind, key in ((MinValueValidator, "min_value"), (MaxValueValidator, "max_value")):
+            own = next(
+                (
+                    v.message
+                    for v in model_field.validators
+                    if type(v) is kind
+                    and v.limit_value == kwargs.get(key)
+                    and v.message != kind.message
+                ),
+                None,
+            )
+            if own is not None:
+                words[key] = str(own)
+        if words:
+            kwargs["error_messages"] = {**kwargs.get("error_messages", {}), **words}
+        return field_class, kwargs
 
 
 class ReadModelSerializer(serializers.ModelSerializer[M]):
