@@ -29,7 +29,13 @@ def verify(request: HttpRequest) -> HttpResponse:
 
 @org_required()
 def export_csv(request: HttpRequest, obj_key: str) -> HttpResponse:
+    """The object's history as the acting organisation reads it. An object it reads nothing
+    of (another provider's bid, a request it is not invited to) is not found, as on every
+    other page, and exactly as an object that does not exist: never a header row alone."""
     if not valid_object_key(obj_key):
+        raise Http404
+    entries = entries_for(org=active_org(request), obj_key=obj_key)
+    if not entries.exists():
         raise Http404
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
@@ -37,7 +43,7 @@ def export_csv(request: HttpRequest, obj_key: str) -> HttpResponse:
     )
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    for e in entries_for(org=active_org(request), obj_key=obj_key):
+    for e in entries:
         number: int = e.number  # type: ignore[attr-defined]  # annotated by entries_for
         writer.writerow(
             safe_row(

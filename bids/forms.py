@@ -18,6 +18,7 @@ from bids.models.requests import (
     default_offer_kinds,
 )
 from core.forms import bounds_from_model
+from core.uploads import NamedFileField
 from engine.formatting import data_size
 from engine.scoring.offer_kinds import MIG_PROFILES
 from orgs.models import Organization
@@ -269,7 +270,7 @@ class FinalRoundForm(ConfirmForm):
 
 
 class AttachmentForm(forms.Form):
-    file = forms.FileField(
+    file = NamedFileField(
         label="File",
         help_text="A PDF, a PNG or JPEG image, or plain text, checked by its content.",
         widget=forms.ClearableFileInput(

@@ -8,6 +8,7 @@ from django import forms
 
 from bids.models import DetailsGate
 from core.limits import TEXT_LIMIT
+from core.uploads import NamedFileField
 from suppliers.choices import DocumentType
 
 
@@ -20,7 +21,7 @@ class GateForm(forms.Form):
         help_text="What an administrator of each invited provider accepts before the details "
         "open. Leave empty if the NDA is only the file.",
     )
-    nda_file = forms.FileField(
+    nda_file = NamedFileField(
         label="NDA file", required=False, help_text="A PDF, a PNG or JPEG image, or plain text."
     )
     remove_file = forms.BooleanField(label="Remove the NDA file", required=False)

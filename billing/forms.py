@@ -15,12 +15,13 @@ from billing.bills import (
     PROFILE_CHOICES,
 )
 from billing.models import UsageUnit
+from core.uploads import NamedFileField
 from engine.billing import FIELDS
 from engine.billing.mapping import REQUIRED
 
 
 class UsageUploadForm(forms.Form):
-    file = forms.FileField(
+    file = NamedFileField(
         label="Usage or invoice lines",
         help_text="CSV (or .csv.gz), XLSX or Parquet, as the provider exports it.",
     )

@@ -2,7 +2,8 @@
 
 Burn-in evidence, failed-run files and incident evidence all keep the bytes first, with their
 size and SHA-256, before anything parses them. The models inherit `StoredUpload`; services call
-`check_upload` and `StoredUpload.store`; page forms use `MultipleFileField`.
+`check_upload` and `StoredUpload.store`; page forms use `NamedFileField` (one file) and
+`MultipleFileField`, which name the file they refuse as empty, as `check_upload` does.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ def sha256_of(upload: Any) -> str:
     return digest.hexdigest()
 
 
+EMPTY_FILE = "the file is empty; there is nothing to check."
+
+
+def empty_file_message(name: str | None) -> str:
+    """Every upload's one wording for an empty file, with the file's name first where there is
+    one: "usage.csv: the file is empty; there is nothing to check." """
+    return f"{name}: {EMPTY_FILE}" if name else EMPTY_FILE[0].upper() + EMPTY_FILE[1:]
+
+
 def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) -> None:
     """Refuse an empty file or one over `limit` bytes, with the numbers.
 
@@ -45,7 +55,7 @@ def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) 
     size = upload.size or 0
     message = ""
     if size == 0:
-        message = f"{name} is empty; there is nothing to check."
+        message = empty_file_message(upload.name) if field else EMPTY_FILE
     elif size > limit:
         message = (
             f"{name} is {data_size(size)}; the limit for one file is "
@@ -166,7 +176,22 @@ class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
 
-class MultipleFileField(forms.FileField):
+class NamedFileField(forms.FileField):
+    """A file field whose "empty" error names the file (Django's says only "The submitted file
+    is empty."), in the words `check_upload` uses."""
+
+    def to_python(self, data: Any) -> Any:
+        try:
+            return super().to_python(data)
+        except ValidationError as error:
+            if getattr(error, "code", None) != "empty":
+                raise
+            raise ValidationError(
+                empty_file_message(getattr(data, "name", None)), code="empty"
+            ) from None
+
+
+class MultipleFileField(NamedFileField):
     """A file input that takes several files at once and cleans to a list."""
 
     widget = MultipleFileInput

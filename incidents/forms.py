@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from core.uploads import MultipleFileField
+from core.uploads import MultipleFileField, NamedFileField
 from engine import failures
 from incidents.models import IncidentEvidenceKind, Severity, Signal
 from incidents.services.opening import HAND_SIGNALS
@@ -20,7 +20,7 @@ class FailedRunUploadForm(forms.Form):
         help_text="A .tar.gz or .zip bundle, or many files at once: per-rank logs, Flight "
         "Recorder dumps, kernel logs, scheduler output.",
     )
-    rank_map = forms.FileField(
+    rank_map = NamedFileField(
         label="Rank → node map",
         required=False,
         allow_empty_file=True,
@@ -61,7 +61,7 @@ class AnswerForm(forms.Form):
 
 class IncidentEvidenceForm(forms.Form):
     kind = forms.ChoiceField(label="What it is", choices=IncidentEvidenceKind.choices)
-    file = forms.FileField(label="File")
+    file = NamedFileField(label="File")
     node = forms.CharField(
         label="Node (diagnostics)",
         required=False,
@@ -134,13 +134,13 @@ class StepTimesOpenForm(forms.Form):
         super().__init__(*args, **kwargs)
 
     # Empty files pass the form so that the service names them.
-    file = forms.FileField(
+    file = NamedFileField(
         label="Per-rank step times",
         allow_empty_file=True,
         help_text="CSV rank,node,step,seconds,timestamp (the burn-in format) or "
         "time,step,step_seconds[,rank] (a training log).",
     )
-    rank_map = forms.FileField(
+    rank_map = NamedFileField(
         label="Rank → node map",
         required=False,
         allow_empty_file=True,

@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from django import forms
 
+from core.uploads import NamedFileField
 from inference.services import LABEL_MAX
 
 
 class ServedUploadForm(forms.Form):
-    file = forms.FileField(
+    file = NamedFileField(
         label="Served-responses file",
         help_text=(
             "vLLM's serving benchmark result (JSON, saved with per-request detail), or a "

@@ -6,12 +6,13 @@ from decimal import Decimal
 
 from django import forms
 
+from core.uploads import NamedFileField
 from observed.models import ObservedKind, ResultUnit
 
 
 class ObservedUploadForm(forms.Form):
     kind = forms.ChoiceField(label="What the file is", choices=ObservedKind.choices)
-    file = forms.FileField(
+    file = NamedFileField(
         label="File",
         help_text="As the tool writes it: docs/observed-outcomes.md lists the commands.",
     )

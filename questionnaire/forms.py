@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
+from core.uploads import NamedFileField
 from engine.formatting import duration
 from questionnaire.answer_types import (
     ANSWER_TYPES,
@@ -155,7 +156,7 @@ def matrix_layout(
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(label="Answers file (JSON)")
+    file = NamedFileField(label="Answers file (JSON)")
 
 
 class AddQuestionForm(forms.Form):

@@ -1,8 +1,10 @@
 from django import forms
 
+from core.uploads import NamedFileField
+
 
 class Pkcs12Form(forms.Form):
-    pkcs12 = forms.FileField(
+    pkcs12 = NamedFileField(
         label="PKCS#12 file (.p12 or .pfx)",
         help_text="The organisation's signing certificate with its private key and chain, as "
         "its certificate authority or trust service issued it.",

@@ -6,6 +6,7 @@ from typing import Any
 from django import forms
 
 from core.limits import year_problem
+from core.uploads import NamedFileField
 from suppliers.models import EXPIRY_AFTER_ISSUE, ComplianceDocument, SupplierProfile
 
 DATE = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
@@ -27,7 +28,7 @@ class ProfileForm(forms.ModelForm):
 
 
 class DocumentForm(forms.ModelForm):
-    file = forms.FileField(help_text="A PDF, a PNG or JPEG image, or plain text.")
+    file = NamedFileField(help_text="A PDF, a PNG or JPEG image, or plain text.")
 
     class Meta:
         model = ComplianceDocument

@@ -14,6 +14,7 @@ from acceptance.models import FixtureReference, ReferenceSource
 from acceptance.selectors import fixtures as selectors
 from acceptance.services.reference import fixture_reference_upload
 from bids import selectors as bid_selectors
+from core.uploads import NamedFileField
 from core.web import errors_into_form
 from orgs.access import active_org, org_required, user_of
 from orgs.choices import OrgKind
@@ -32,7 +33,7 @@ class ReferenceForm(forms.Form):
         label="Cluster",
         help_text="For a run on another cluster: its site or provider.",
     )
-    file = forms.FileField(
+    file = NamedFileField(
         label="Fixture output",
         help_text="The JSON lines fixture_allreduce.py printed, one per worker.",
     )

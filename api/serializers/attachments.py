@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 from rest_framework import serializers
 
+from api.serializers.common import NamedFileField
 from bids.models import BidAttachment
 
 
@@ -37,7 +38,7 @@ class BidAttachmentSerializer(serializers.ModelSerializer[BidAttachment]):
 
 
 class BidAttachmentUploadSerializer(serializers.Serializer[None]):
-    file = serializers.FileField(
+    file = NamedFileField(
         help_text="A PDF, PNG, JPEG or UTF-8 text file; its kind is read from its bytes."
     )
     description = serializers.CharField(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import username_field
+from api.serializers.common import NamedFileField, username_field
 from incidents.models import BaselineProposal
 
 
@@ -31,7 +31,7 @@ class BaselineSerializer(serializers.Serializer):
 
 
 class BaselineProposeSerializer(serializers.Serializer):
-    file = serializers.FileField(
+    file = NamedFileField(
         allow_empty_file=True,
         help_text="The job's step times: rank,node,step,seconds,timestamp or "
         "time,step,step_seconds[,rank].",

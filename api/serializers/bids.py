@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.attachments import RevisionAttachmentSerializer
-from api.serializers.common import FIELD_MAPPING, ReadModelSerializer
+from api.serializers.common import ReadModelSerializer, WriteModelSerializer
 from api.serializers.lots import BundlesField, LotOffersField
 from bids.forms import BID_FIELDSETS
 from bids.models import Bid, BidRevision, BidTerms, bounds
@@ -69,8 +69,7 @@ def offer_kind_data(terms: BidTerms) -> dict[str, Any] | None:
     return dict(OfferKindSerializer(kind).data) if kind is not None else None
 
 
-class BidTermsWriteSerializer(serializers.ModelSerializer[Bid]):
-    serializer_field_mapping = FIELD_MAPPING
+class BidTermsWriteSerializer(WriteModelSerializer[Bid]):
     lot_offers = LotOffersField(required=False, help_text=LOTS_HELP)
     bundles = BundlesField(required=False, help_text=BUNDLES_HELP)
     answers = serializers.DictField(

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import ISO_8601, serializers
@@ -16,6 +17,7 @@ from rest_framework.fields import SkipField
 from rest_framework.relations import PKOnlyObject
 from rest_framework.settings import api_settings
 
+from core.uploads import empty_file_message
 from orgs.models import Organization
 
 M = TypeVar("M", bound=models.Model)
@@ -72,6 +74,34 @@ FIELD_MAPPING = {
     models.DecimalField: DecimalField,
     models.BooleanField: BooleanField,
 }
+
+
+class WriteModelSerializer(serializers.ModelSerializer[M]):
+    """A model serializer that writes: the fields above, and a number's bounds in the model
+    validator's own words ("At most 262,144 GPUs."), as the pages say them. DRF keeps the
+    limit of a model's MaxValueValidator but drops its message for its own."""
+
+    serializer_field_mapping = FIELD_MAPPING
+
+    def build_standard_field(self, field_name: str, model_field: Any) -> tuple[Any, dict]:
+        field_class, kwargs = super().build_standard_field(field_name, model_field)
+        words = {}
+        for kind, key in ((MinValueValidator, "min_value"), (MaxValueValidator, "max_value")):
+            own = next(
+                (
+                    v.message
+                    for v in model_field.validators
+                    if type(v) is kind
+                    and v.limit_value == kwargs.get(key)
+                    and v.message != kind.message
+                ),
+                None,
+            )
+            if own is not None:
+                words[key] = str(own)
+        if words:
+            kwargs["error_messages"] = {**kwargs.get("error_messages", {}), **words}
+        return field_class, kwargs
 
 
 class ReadModelSerializer(serializers.ModelSerializer[M]):
@@ -232,6 +262,22 @@ def reason_field(help_text: str) -> serializers.CharField:
     )
 
 
+class NamedFileField(serializers.FileField):
+    """A file field whose "empty" error names the file (DRF's says only "The submitted file is
+    empty."), in the pages' words (core.uploads.empty_file_message)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            details = error.detail if isinstance(error.detail, list) else [error.detail]
+            if not any(getattr(detail, "code", None) == "empty" for detail in details):
+                raise
+            raise serializers.ValidationError(
+                empty_file_message(getattr(data, "name", None)), code="empty"
+            ) from None
+
+
 @extend_schema_field(
     {
         "type": "array",
@@ -243,7 +289,7 @@ class FileListField(serializers.ListField):
     """A repeated multipart file field: the API's side of the pages' `MultipleFileField`."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(child=serializers.FileField(), **kwargs)
+        super().__init__(child=NamedFileField(), **kwargs)
 
 
 class ErrorSerializer(serializers.Serializer):

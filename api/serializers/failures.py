@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import FileListField
+from api.serializers.common import FileListField, NamedFileField
 from engine import failures
 from incidents.models import FailedRun, FailedRunFile
 from incidents.selectors import failure_record_gaps
@@ -87,7 +87,7 @@ class FailedRunUploadSerializer(serializers.Serializer):
     file = FileListField(
         help_text="An archive (.tar.gz/.tgz/.tar/.zip) or the logs and dumps; repeat the field.",
     )
-    rank_map = serializers.FileField(
+    rank_map = NamedFileField(
         required=False, help_text="CSV `rank,node[,local_rank,pci_bus_id]` or JSON."
     )
     world_size = serializers.IntegerField(

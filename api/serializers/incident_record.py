@@ -8,19 +8,19 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers.common import stated, username_field
+from api.serializers.common import NamedFileField, stated, username_field
 from incidents.models import ChangeLogEntry, ChecklistDispute, RepairEstimate
 from incidents.models.record import CauseClass, ChangeKind, Confidence
 
 
 class StepTimesUploadSerializer(serializers.Serializer):
     # Empty files pass here so that the service names them, as on the page.
-    file = serializers.FileField(
+    file = NamedFileField(
         allow_empty_file=True,
         help_text="Per-rank step times: CSV rank,node,step,seconds,timestamp (the burn-in "
         "format) or time,step,step_seconds[,rank] (a training log).",
     )
-    rank_map = serializers.FileField(
+    rank_map = NamedFileField(
         required=False,
         allow_empty_file=True,
         help_text="Optional CSV rank,node or JSON, when the file has no node column.",

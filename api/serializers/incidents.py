@@ -9,7 +9,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import username_field
+from api.serializers.common import NamedFileField, username_field
 from incidents import selectors as sel
 from incidents.models import (
     ChecklistSignoff,
@@ -303,7 +303,7 @@ class IncidentEvidenceUploadSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(
         choices=IncidentEvidenceKind.choices, help_text="What the file is."
     )
-    file = serializers.FileField()
+    file = NamedFileField()
     node = serializers.CharField(
         required=False,
         allow_blank=True,

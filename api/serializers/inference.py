@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import ReadModelSerializer
+from api.serializers.common import NamedFileField, ReadModelSerializer
 from inference.models import ServedResponsesFile
 
 OUTCOME_SCHEMA = {
@@ -50,7 +50,7 @@ class ServedFileSerializer(ReadModelSerializer[ServedResponsesFile]):
 
 
 class ServedUploadWriteSerializer(serializers.Serializer):
-    file = serializers.FileField(
+    file = NamedFileField(
         allow_empty_file=True,
         help_text="vLLM's serving benchmark result (JSON, saved with --save-detailed) or a "
         "per-request log (CSV or JSON lines: request_id, start, first_token, end, "

@@ -5,7 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import FIELD_MAPPING, DecimalField, ReadModelSerializer
+from api.serializers.common import (
+    DecimalField,
+    ReadModelSerializer,
+    WriteModelSerializer,
+)
 from bids.models import Lot
 from bids.models.lots import LOT_FIELDS
 from engine.lots import BUNDLE_KINDS, MAX_DISCOUNT_PCT
@@ -27,9 +31,7 @@ class LotSerializer(ReadModelSerializer[Lot]):
         extra_kwargs = {"number": {"help_text": "How bids and bundle conditions name the lot."}}
 
 
-class LotWriteSerializer(serializers.ModelSerializer[Lot]):
-    serializer_field_mapping = FIELD_MAPPING
-
+class LotWriteSerializer(WriteModelSerializer[Lot]):
     class Meta:
         model = Lot
         fields = list(LOT_FIELDS)

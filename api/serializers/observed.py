@@ -10,7 +10,12 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import DecimalField, ReadModelSerializer, UtcDateTimeField
+from api.serializers.common import (
+    DecimalField,
+    NamedFileField,
+    ReadModelSerializer,
+    UtcDateTimeField,
+)
 from observed.models import ObservedKind, ObservedUpload, ResultUnit
 from observed.selectors import ObservedReport, Packet
 
@@ -56,7 +61,7 @@ class ObservedUploadWriteSerializer(serializers.Serializer):
         },
     )
     # The service refuses an empty file naming it, as the page does.
-    file = serializers.FileField(allow_empty_file=True, help_text="The file as the tool wrote it.")
+    file = NamedFileField(allow_empty_file=True, help_text="The file as the tool wrote it.")
 
 
 class ResultSerializer(serializers.Serializer):

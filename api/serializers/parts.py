@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import FIELD_MAPPING, stated
+from api.serializers.common import WriteModelSerializer, stated
 from contracts.defaults import terms_templates
 from contracts.models import HandoffTerms, TermsFields
 from engine.evidence.fixtures import templates as fixture_templates
@@ -57,9 +57,7 @@ class FixtureChangeSerializer(serializers.Serializer):
     )
 
 
-class TermsSerializer(serializers.ModelSerializer[HandoffTerms]):
-    serializer_field_mapping = FIELD_MAPPING
-
+class TermsSerializer(WriteModelSerializer[HandoffTerms]):
     class Meta:
         model = HandoffTerms
         fields = ["version", "template", "updated_at", *TermsFields.term_field_names()]

@@ -6,6 +6,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from acceptance.models import FixtureReference, ReferenceSource
+from api.serializers.common import NamedFileField
 
 
 class ReferenceCheckSerializer(serializers.Serializer[dict]):
@@ -48,7 +49,7 @@ class FixtureReferenceSerializer(serializers.ModelSerializer[FixtureReference]):
 
 
 class FixtureReferenceUploadSerializer(serializers.Serializer[None]):
-    file = serializers.FileField(help_text="The JSON lines fixture_allreduce.py printed.")
+    file = NamedFileField(help_text="The JSON lines fixture_allreduce.py printed.")
     kind = serializers.ChoiceField(
         choices=ReferenceSource.choices,
         default=ReferenceSource.CPU_DRY_RUN,

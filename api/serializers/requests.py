@@ -11,10 +11,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import (
-    FIELD_MAPPING,
     ConfirmSerializer,
     OrganizationSerializer,
     ReadModelSerializer,
+    WriteModelSerializer,
     stated,
 )
 from api.serializers.lots import LotSerializer
@@ -32,8 +32,7 @@ from engine.scoring import CRITERIA, MAX_WEIGHT
 REQUEST_FIELDS = [name for _, names in REQUEST_FIELDSETS for name in names]
 
 
-class RequestWriteSerializer(serializers.ModelSerializer[CapacityRequest]):
-    serializer_field_mapping = FIELD_MAPPING
+class RequestWriteSerializer(WriteModelSerializer[CapacityRequest]):
     acceptable_regions = serializers.ListField(
         child=serializers.ChoiceField(choices=Region.choices), allow_empty=False
     )

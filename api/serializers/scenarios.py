@@ -7,7 +7,11 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import FIELD_MAPPING, DecimalField, ReadModelSerializer
+from api.serializers.common import (
+    DecimalField,
+    ReadModelSerializer,
+    WriteModelSerializer,
+)
 from api.serializers.reservations import ReservationSerializer
 from evaluation.models import AwardScenario, ScenarioAward
 from evaluation.scenario_models import SCENARIO_FIELDS
@@ -20,8 +24,7 @@ RULE_HELP = {
 }
 
 
-class ScenarioWriteSerializer(serializers.ModelSerializer[AwardScenario]):
-    serializer_field_mapping = FIELD_MAPPING
+class ScenarioWriteSerializer(WriteModelSerializer[AwardScenario]):
     min_share = serializers.DictField(
         child=DecimalField(max_digits=5, decimal_places=2, min_value=0, max_value=100),
         required=False,

@@ -8,7 +8,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import confirm_field
+from api.serializers.common import NamedFileField, confirm_field
 from signing.models import SigningIdentity
 from signing.selectors import TRIAL_MARK
 
@@ -34,7 +34,7 @@ class SigningIdentityStateSerializer(serializers.Serializer[Any]):
 
 
 class Pkcs12UploadSerializer(serializers.Serializer[Any]):
-    pkcs12 = serializers.FileField(help_text="The PKCS#12 (.p12/.pfx): certificate, key, chain.")
+    pkcs12 = NamedFileField(help_text="The PKCS#12 (.p12/.pfx): certificate, key, chain.")
     password = serializers.CharField(
         required=False, allow_blank=True, default="", trim_whitespace=False
     )

@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
+from api.serializers.common import NamedFileField
 from billing.bills import BILL_FIELDS, PROFILE_CHOICES
 from billing.models import UsageDifference, UsageUnit, UsageUpload
 from engine.billing import FIELDS
@@ -82,7 +83,7 @@ class UsageUploadSerializer(UsageUploadSummarySerializer):
 
 
 class UsageUploadWriteSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The provider's usage or invoice lines, CSV or XLSX.")
+    file = NamedFileField(help_text="The provider's usage or invoice lines, CSV or XLSX.")
 
 
 class UsageMappingWriteSerializer(serializers.Serializer):

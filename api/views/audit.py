@@ -1,6 +1,6 @@
 """`GET /api/v1/audit/?object=request:12`: an object's history, as on its page's panel. The
-same tenancy: the entries the acting organisation may read; for anyone else an empty list,
-exactly as for an object that does not exist."""
+same tenancy: the entries the acting organisation may read; an object it reads nothing of is a
+404, exactly as an object that does not exist (and as the CSV export on the pages)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 
 from api.permissions import org_of_kind
 from api.serializers.audit import AuditEntrySerializer
@@ -45,4 +45,7 @@ class AuditListView(generics.ListAPIView[AuditEntry]):
             raise ValidationError(
                 {"object": [f"Name one object as <kind>:<id>, kind one of {OBJECT_KINDS}."]}
             )
-        return entries_for(org=org, obj_key=key)
+        entries = entries_for(org=org, obj_key=key)
+        if not entries.exists():
+            raise NotFound
+        return entries

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import date
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
 from django.db import models
 from django.template.defaultfilters import pluralize
 
@@ -64,7 +63,7 @@ class Lot(models.Model):
         "Minimum block (nodes)",
         null=True,
         blank=True,
-        validators=[MinValueValidator(1)],
+        validators=bounds.NODES,
         help_text="Divisible lots only: the fewest nodes one provider may take.",
     )
     created_at = models.DateTimeField(auto_now_add=True)

@@ -168,7 +168,7 @@ class CapacityRequest(models.Model):
 
     # Workload profile (cost model)
     checkpoint_write_seconds = models.PositiveIntegerField(
-        "Checkpoint write (s)", default=60, validators=[MinValueValidator(1)]
+        "Checkpoint write (s)", default=60, validators=bounds.CHECKPOINT_WRITE_SECONDS
     )
     checkpoint_interval_minutes = models.PositiveIntegerField(
         "Checkpoint interval (min)",
@@ -179,10 +179,10 @@ class CapacityRequest(models.Model):
         "its optimum interval (Young/Daly).",
     )
     restart_seconds = models.PositiveIntegerField(
-        "Restart and checkpoint load (s)", default=300, validators=[MinValueValidator(1)]
+        "Restart and checkpoint load (s)", default=300, validators=bounds.RESTART_SECONDS
     )
     run_length_hours = models.PositiveIntegerField(
-        "Planned run length (h)", default=1000, validators=[MinValueValidator(1)]
+        "Planned run length (h)", default=1000, validators=bounds.RUN_LENGTH_HOURS
     )
     weights = models.JSONField(default=default_weights)
 

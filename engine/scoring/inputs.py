@@ -266,16 +266,7 @@ class Weights:
 
     def __post_init__(self) -> None:
         for name in CRITERIA:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise WeightError(name, f"must be a number, got {value!r}")
-            if not math.isfinite(value):
-                raise WeightError(name, f"must be finite, got {value!r}")
-            if value < 0:
-                raise WeightError(name, f"must not be negative, got {value!r}")
-            if value > MAX_WEIGHT:
-                # Only ratios matter, and a sum of huge weights overflows to infinity.
-                raise WeightError(name, f"must be at most {MAX_WEIGHT:,.0f}, got {value:,.10g}")
+            _check_weight(name, getattr(self, name))
         if all(getattr(self, name) == 0 for name in CRITERIA):
             raise WeightError(None, "at least one weight must be above zero")
 
@@ -288,6 +279,8 @@ class Weights:
             if key not in known:
                 raise WeightError(key, f"unknown criterion (expected one of {', '.join(CRITERIA)})")
             values[key] = _weight_number(key, raw)
+            # The refusal quotes the weight as it was typed ("-5"), not as the float it read.
+            _check_weight(key, values[key], typed=_as_typed(raw))
         return cls(**values)
 
     def to_dict(self) -> dict[str, float]:
@@ -295,6 +288,25 @@ class Weights:
 
     def as_tuple(self) -> tuple[float, ...]:
         return tuple(float(getattr(self, name)) for name in CRITERIA)
+
+
+def _check_weight(name: str, value: object, typed: str | None = None) -> None:
+    """`typed`: the weight as the user wrote it, quoted back in the refusal ("got -5", never the
+    "-5.0" it was read as); a number from code or JSON is printed plainly ("-5", "1,000,001")."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise WeightError(name, f"must be a number, got {value!r}")
+    shown = typed or f"{value:,.10g}"
+    if not math.isfinite(value):
+        raise WeightError(name, f"must be finite, got {shown}")
+    if value < 0:
+        raise WeightError(name, f"must not be negative, got {shown}")
+    if value > MAX_WEIGHT:
+        # Only ratios matter, and a sum of huge weights overflows to infinity.
+        raise WeightError(name, f"must be at most {MAX_WEIGHT:,.0f}, got {shown}")
+
+
+def _as_typed(raw: object) -> str | None:
+    return str(raw).strip() if isinstance(raw, str | Decimal) else None
 
 
 def _weight_number(key: str, raw: object) -> float:

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from acceptance.models import Reservation
 from acceptance.selectors import burnin as res_sel
+from core.uploads import NamedFileField
 from core.web import flashed_or_onto_form
 from incidents import selectors as sel
 from incidents.lifecycle import baseline_decision
@@ -24,7 +25,7 @@ from orgs.access import org_required, user_of
 
 class BaselineProposeForm(forms.Form):
     # Empty files pass the form so that the service names them.
-    file = forms.FileField(
+    file = NamedFileField(
         label="Your job's step times",
         allow_empty_file=True,
         help_text="CSV rank,node,step,seconds,timestamp or time,step,step_seconds[,rank]: each "

@@ -15,7 +15,7 @@ from django.urls import reverse
 from tests import tenancy_registry
 from tests.api.v1.conftest import token_client
 from tests.audit.conftest import pass_deadline
-from tests.bids.test_tenancy import LOGIN, OK, ROLES, _all, client_for
+from tests.bids.test_tenancy import LOGIN, OK, OWNER_AND_BUYER, ROLES, _all, client_for
 from tests.text import shows_number
 
 pytestmark = pytest.mark.django_db
@@ -25,8 +25,9 @@ SIGNED_IN = {**_all(OK), "anonymous": LOGIN}
 ROUTES: dict[str, tuple[str, Callable[[Any], list[Any]], dict[str, Any]]] = {
     # It says intact or where it breaks, nothing of any entry: anyone signed in may ask.
     "audit:verify": ("get", lambda w: [], SIGNED_IN),
-    # Everyone signed in gets a CSV; its rows are those they may read (tests below).
-    "audit:export": ("get", lambda w: [f"request:{w.request.pk}"], SIGNED_IN),
+    # The bid's history: its provider's and its buyer's; a rival and an outsider, who read
+    # nothing of it, are answered 404 as for a bid that does not exist (tests below).
+    "audit:export": ("get", lambda w: [f"bid:{w.bid.pk}"], OWNER_AND_BUYER),
     # The organisation's own log, page and CSV: each reads what it may (tests/audit/test_org_log).
     "audit:log": ("get", lambda w: [], SIGNED_IN),
     "audit:log-export": ("get", lambda w: [], SIGNED_IN),
@@ -46,14 +47,28 @@ def test_route_gives_each_role_what_it_may_see(name, role, world, request):
 
 
 def csv_actions(role: Any, key: str) -> list[str]:
-    body = role.client().get(reverse("audit:export", args=[key])).content.decode()
+    """The actions in the CSV; none when the export answers 404 (an object the role reads
+    nothing of, exactly as one that does not exist)."""
+    response = role.client().get(reverse("audit:export", args=[key]))
+    if response.status_code == 404:
+        return []
+    assert response.status_code == 200
+    body = response.content.decode()
     return [row["action"] for row in csv.DictReader(StringIO(body))]
 
 
 def api_actions(role: Any, key: str) -> list[str]:
     response = token_client(role.user).get("/api/v1/audit/", {"object": key})
+    if response.status_code == 404:
+        return []
     assert response.status_code == 200
     return [entry["action"] for entry in response.json()["results"]]
+
+
+def statuses(role: Any, key: str) -> tuple[int, int]:
+    csv_status = role.client().get(reverse("audit:export", args=[key])).status_code
+    api_status = token_client(role.user).get("/api/v1/audit/", {"object": key}).status_code
+    return csv_status, api_status
 
 
 def panel(role: Any, url: str) -> str:
@@ -81,6 +96,37 @@ def test_the_rival_never_reads_the_other_providers_bid_entries(walk, rival_provi
         "bid.submit",
         "bid.lose",
     ]
+
+
+def test_an_object_the_party_may_not_see_is_not_found_never_a_header_row(
+    walk, buyer, provider, rival_provider, outsider
+):
+    """As every other page answers them: 404, the same as for an object that does not exist."""
+    bid, rival_bid = f"bid:{walk.bid.pk}", f"bid:{walk.rival_bid.pk}"
+    reservation = f"reservation:{walk.reservation.pk}"
+    request_key = f"request:{walk.request.pk}"
+    missing = f"bid:{walk.rival_bid.pk + 1000}"
+    for key in (bid, reservation):
+        assert statuses(rival_provider, key) == (404, 404), key
+    for key in (bid, rival_bid, reservation, request_key):
+        assert statuses(outsider, key) == (404, 404), key
+    assert statuses(provider, rival_bid) == (404, 404)
+    assert statuses(buyer, missing) == (404, 404)
+    # What the parties may see still answers, with its rows.
+    assert statuses(provider, bid) == statuses(buyer, bid) == (200, 200)
+    assert statuses(rival_provider, rival_bid) == statuses(rival_provider, request_key) == (
+        200, 200,
+    )  # fmt: skip
+    body = provider.client().get(reverse("audit:export", args=[bid])).content.decode()
+    assert len(body.splitlines()) > 1
+
+
+def test_a_sealed_bid_is_not_found_by_its_buyer_before_the_deadline(sealed_walk, buyer, provider):
+    key = f"bid:{sealed_walk.bid.pk}"
+    assert statuses(buyer, key) == (404, 404)
+    assert statuses(provider, key) == (200, 200)
+    pass_deadline(sealed_walk.request)
+    assert statuses(buyer, key) == (200, 200)
 
 
 def test_the_request_history_shares_only_what_names_no_bidder(walk, buyer, rival_provider):

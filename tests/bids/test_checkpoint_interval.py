@@ -41,7 +41,7 @@ def test_an_empty_interval_means_the_optimum():
     ("typed", "message"),
     [
         ("0", "Ensure this value is greater than or equal to 1."),
-        ("20000", "Ensure this value is less than or equal to 10080."),
+        ("20000", "At most 10,080 minutes (a week)."),
     ],
 )
 def test_an_interval_out_of_range_is_refused_by_field_and_kept(buyer, typed, message):

@@ -49,7 +49,7 @@ def test_the_request_page_keeps_the_slip_and_names_the_field(buyer):
 def test_a_million_spare_nodes_is_refused():
     bid = BidFactory.build(request=CapacityRequestFactory())
     form = BidForm(data={"spares_count": "1000000"}, instance=bid)
-    assert form.errors["spares_count"] == ["Ensure this value is less than or equal to 1024."]
+    assert form.errors["spares_count"] == ["At most 1,024 spare nodes."]
     assert form["spares_count"].field.widget.attrs["max"] == "1024"
 
 
@@ -64,7 +64,54 @@ def test_the_api_refuses_the_same_slip_by_field(provider):
     )
     assert response.status_code == 400
     body = str(response.json())
-    assert "spares_count" in body and "less than or equal to 1024" in body, body
+    assert response.json()["errors"]["spares_count"] == ["At most 1,024 spare nodes."], body
+
+
+HUGE = "99999999999999999999"  # past any database's integer range
+# Each workload count a request states, with its bound in the domain's words.
+WORKLOAD_BOUNDS = {
+    "gpu_count": "At most 262,144 GPUs.",
+    "nodes": "At most 32,768 nodes.",
+    "gpus_per_node": "At most 72 GPUs per node (an NVL72 rack).",
+    "nvlink_domain_size": "At most 576 GPUs in one NVLink domain (NVL576).",
+    "per_gpu_bandwidth_gbps": "At most 1,600 Gb/s (1.6 Tb/s).",
+    "max_leaf_switches": "At most 4,096 leaf switches.",
+    "checkpoint_write_seconds": "At most 86,400 seconds (a day).",
+    "checkpoint_interval_minutes": "At most 10,080 minutes (a week).",
+    "restart_seconds": "At most 86,400 seconds (a day).",
+    "run_length_hours": "At most 87,600 hours (ten years).",
+}
+
+
+@pytest.mark.parametrize("field", sorted(WORKLOAD_BOUNDS))
+def test_a_huge_workload_number_is_refused_in_the_domains_words(field):
+    form = CapacityRequestForm(data=request_data(**{field: HUGE}))
+    assert form.errors[field] == [WORKLOAD_BOUNDS[field]]
+    limit = WORKLOAD_BOUNDS[field].split()[2].replace(",", "")
+    assert form[field].field.widget.attrs["max"] == limit
+
+
+def test_the_request_page_and_the_api_say_the_same_bounds(buyer):
+    from tests.api.v1.conftest import token_client
+
+    huge = dict.fromkeys(WORKLOAD_BOUNDS, HUGE)
+    response = buyer.client().post(reverse("bids:request-create"), request_data(**huge))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "9223372036854775807" not in html and "2147483647" not in html
+    for words in WORKLOAD_BOUNDS.values():
+        assert words in html
+    assert f'value="{HUGE}"' in html  # what was typed stays in the box
+    api = token_client(buyer.user).post(
+        "/api/v1/requests/",
+        {**request_data(), **dict.fromkeys(WORKLOAD_BOUNDS, int(HUGE))},
+        format="json",
+    )
+    assert api.status_code == 400
+    errors = api.json()["errors"]
+    assert {field: errors[field] for field in WORKLOAD_BOUNDS} == {
+        field: [words] for field, words in WORKLOAD_BOUNDS.items()
+    }
 
 
 def test_a_description_over_the_limit_is_too_long_in_words_and_kept(buyer):

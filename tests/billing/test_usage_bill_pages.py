@@ -168,3 +168,22 @@ def test_a_sagemaker_bill_shows_hyperpod_hours_as_gpu_time_and_the_nat_gateway_a
     # Four accepted node-hours at the agreed 12.29 × 8; the NAT gateway within the fees bid.
     assert "nodes in service; GPU 393.28, egress 22.50, fees 5.82" in text
     assert 'data-kind="unmatched-billed" data-node="arn:aws:sagemaker:' in text
+
+
+def test_an_empty_usage_file_is_named_on_the_page_and_by_the_api(world, buyer, provider):
+    from tests.api.v1.conftest import token_client
+
+    reservation = _reservation(world, buyer, provider, rate="12.29")
+    url = reverse("billing:usage-list", args=[reservation.pk])
+    page = provider.client().post(url, {"file": usage_file("usage.csv", b"")})
+    said = "usage.csv: the file is empty; there is nothing to check."
+    assert said in html.unescape(page.content.decode())
+    assert "The submitted file is empty" not in page.content.decode()
+    api = token_client(provider.user).post(
+        f"/api/v1/reservations/{reservation.pk}/usage/",
+        {"file": usage_file("usage.csv", b"")},
+        format="multipart",
+    )
+    assert api.status_code == 400
+    assert api.json()["errors"]["file"] == [said]
+    assert not UsageUpload.objects.exists()

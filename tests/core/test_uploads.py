@@ -10,7 +10,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from acceptance.models import Evidence
 from core.errors import ServiceError
-from core.uploads import atomic_keeping_no_orphans, check_upload, sha256_of, stored_upload_path
+from core.uploads import (
+    MultipleFileField,
+    NamedFileField,
+    atomic_keeping_no_orphans,
+    check_upload,
+    sha256_of,
+    stored_upload_path,
+)
 from incidents.models import FailedRunFile, IncidentEvidence
 from tests.acceptance.burnin.helpers import awarded
 from tests.stored import empty_storage, stored_file_names
@@ -43,8 +50,28 @@ def test_an_empty_or_oversized_file_is_refused_by_name() -> None:
     assert refused.value.messages[0].startswith("the file is 11 B; the limit for one file is 10")
     with pytest.raises(ValidationError) as caught:
         check_upload(SimpleUploadedFile("c.log", b""), limit=10, field="file")
-    assert caught.value.message_dict == {"file": ["c.log is empty; there is nothing to check."]}
+    assert caught.value.message_dict == {
+        "file": ["c.log: the file is empty; there is nothing to check."]
+    }
     check_upload(SimpleUploadedFile("d.log", b"x"), limit=10)
+
+
+def test_the_form_fields_name_an_empty_file_in_the_same_words() -> None:
+    """Not Django's "The submitted file is empty.": the file's name, as a batch upload says it."""
+    with pytest.raises(ValidationError) as caught:
+        NamedFileField().clean(SimpleUploadedFile("usage.csv", b""))
+    assert caught.value.messages == ["usage.csv: the file is empty; there is nothing to check."]
+    with pytest.raises(ValidationError) as caught:
+        MultipleFileField().clean(
+            [SimpleUploadedFile("a.log", b"x"), SimpleUploadedFile("b.log", b"")]
+        )
+    assert caught.value.messages == ["b.log: the file is empty; there is nothing to check."]
+    # Its other errors are Django's own; a file with bytes, or an allowed empty one, passes.
+    with pytest.raises(ValidationError) as caught:
+        NamedFileField().clean(None)
+    assert caught.value.messages == ["This field is required."]
+    assert NamedFileField().clean(SimpleUploadedFile("a.log", b"x")).name == "a.log"
+    assert NamedFileField(allow_empty_file=True).clean(SimpleUploadedFile("e.log", b"")).size == 0
 
 
 class _Rollback(Exception):

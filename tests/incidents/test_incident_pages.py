@@ -3,6 +3,7 @@ diagnostics item that only the repaired node's run satisfies."""
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -208,3 +209,22 @@ def test_a_refused_failed_run_keeps_its_label_and_world_size_on_the_reservation_
     refused = provider.client().post(url, {"bundle": [empty], "world_size": "0", "label": "x"})
     assert 'id="fr-world_error"' in refused.content.decode()
     assert not FailedRun.objects.exists()
+
+
+def test_an_empty_evidence_file_is_named_on_the_page_and_by_the_api(incident, provider) -> None:
+    said = "dcgmi.txt: the file is empty; there is nothing to check."
+    page = provider.client().post(
+        reverse("incidents:incident-evidence", args=[incident.pk]),
+        {"kind": "dcgmi-diag", "node": "", "file": recovery_file("dcgmi.txt", b"")},
+    )
+    assert said in html.unescape(page.content.decode())
+    client = APIClient()
+    client.force_authenticate(provider.user)
+    api = client.post(
+        f"/api/v1/incidents/{incident.pk}/evidence/",
+        {"kind": "dcgmi-diag", "file": recovery_file("dcgmi.txt", b"")},
+        format="multipart",
+    )
+    assert api.status_code == 400, api.content
+    assert api.json()["errors"]["file"] == [said]
+    assert not incident.evidence.exists()

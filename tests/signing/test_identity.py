@@ -4,6 +4,8 @@ stored encrypted with SIGNING_KEY."""
 
 from __future__ import annotations
 
+from html import unescape as html_unescape
+
 import pytest
 from cryptography.fernet import Fernet
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -116,6 +118,23 @@ def test_a_bad_upload_on_the_page_names_the_field(buyer):
     assert response.status_code == 302
     page = buyer.client().get(reverse("signing:identity")).content.decode()
     assert "CN=Helix Corporate CA" in page
+
+
+def test_an_empty_pkcs12_is_named_on_the_page_and_by_the_api(buyer):
+    said = "helix.p12: the file is empty; there is nothing to check."
+    response = buyer.client().post(
+        reverse("signing:identity-upload"),
+        {"pkcs12": SimpleUploadedFile("helix.p12", b""), "password": "s3cret"},
+    )
+    assert response.status_code == 400
+    assert said in html_unescape(response.content.decode())
+    response = token_client(buyer.user).post(
+        "/api/v1/organization/signing-identity/",
+        {"pkcs12": SimpleUploadedFile("helix.p12", b""), "password": "s3cret"},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"]["pkcs12"] == [said]
 
 
 def test_the_api_uploads_and_reads_the_identity(buyer, provider):

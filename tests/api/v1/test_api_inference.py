@@ -104,7 +104,7 @@ def test_an_empty_file_or_a_long_label_is_named_and_nothing_is_stored(served, pr
     empty = _post(client, served, "request_log.csv", b"")
     assert empty.status_code == 400
     assert empty.json()["errors"]["file"] == [
-        "request_log.csv is empty; there is nothing to check."
+        "request_log.csv: the file is empty; there is nothing to check."
     ]
     long = _post(client, served, "request_log.csv", label="x" * 121)
     assert long.status_code == 400

@@ -150,7 +150,9 @@ def test_a_missing_kind_or_an_empty_file_is_named_and_nothing_is_stored(reservat
     assert "sacct (Slurm job records (sacct --parsable2))" in words
     empty = _post(client, reservation, "results", "results.csv", b"")
     assert empty.status_code == 400
-    assert empty.json()["errors"]["file"] == ["results.csv is empty; there is nothing to check."]
+    assert empty.json()["errors"]["file"] == [
+        "results.csv: the file is empty; there is nothing to check."
+    ]
     assert not ObservedUpload.objects.exists()
 
 

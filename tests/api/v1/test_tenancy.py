@@ -66,8 +66,9 @@ from tests.api.v1.test_api_team import COST_ONLY
 # operationId -> (path parameters, JSON body (None: no body), expected status per role)
 OPERATIONS: dict[str, tuple[Params, Body, dict[str, int]]] = {
     "me_retrieve": (none, None, ALL_ORGS),
-    # Everyone's list holds only the entries they may read (tests/audit/test_tenancy.py).
-    "audit_list": (none, lambda w: {"object": f"request:{w.request.pk}"}, ALL_ORGS),
+    # The bid's history: its provider's and its buyer's; a party that reads nothing of it is
+    # answered 404, as for a bid that does not exist (tests/audit/test_tenancy.py).
+    "audit_list": (none, lambda w: {"object": f"bid:{w.bid.pk}"}, OWNER_AND_BUYER),
     # Each organisation's own members (tests/api/v1/test_api_members.py).
     "members_list": (none, None, ALL_ORGS),
     # Invitations (tests/api/v1/test_api_member_invitations.py): each administrator lists and

@@ -263,6 +263,23 @@ def test_a_weight_just_over_the_cap_is_printed_as_typed() -> None:
         Weights.from_dict({"effective_cost": 1_000_001})
 
 
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        ("-5", "must not be negative, got -5$"),
+        (" -5.50 ", "must not be negative, got -5.50$"),
+        (-5, "must not be negative, got -5$"),
+        (-2.5, "must not be negative, got -2.5$"),
+        ("1e400", "must be finite, got 1e400$"),
+        ("2000000", "must be at most 1,000,000, got 2000000$"),
+    ],
+)
+def test_a_refused_weight_is_quoted_as_typed(raw: object, said: str) -> None:
+    """A typed "-5" comes back as "-5", not as the "-5.0" it was read as."""
+    with pytest.raises(WeightError, match=said):
+        Weights.from_dict({"effective_cost": raw})
+
+
 def test_all_zero_weights_are_refused() -> None:
     zero = dict.fromkeys(Weights().to_dict(), 0)
     with pytest.raises(WeightError) as caught:

@@ -216,7 +216,7 @@ def test_the_weights_form_shows_each_error_in_place(scored, buyer):
     )
     html = response.content.decode()
     assert response.status_code == 200
-    assert 'id="id_effective_cost_error">Must not be negative' in html
+    assert 'id="id_effective_cost_error">Must not be negative, got -3.<' in html
     assert 'id="id_fabric_placement_error">Must be a number' in html
     # What was typed stays, to be corrected rather than typed again.
     assert 'name="effective_cost" value="-3"' in html

@@ -109,7 +109,7 @@ def test_a_refused_view_keeps_what_was_typed_and_names_the_field(scored, buyer):
     response = save(buyer.client(), scored, data)
     assert response.status_code == 400
     html = form(response.content.decode())  # the member's own page again, not the comparison
-    assert "Must not be negative, got -3.0." in html
+    assert "Must not be negative, got -3." in html
     assert 'value="-3"' in html and "Typed, then refused." in html
     assert 'value="80"' in html  # the judged weight typed
     assert not EvaluatorView.objects.exists()
