@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from . import ray_actor
 from .lines import CASCADE, candidate_lines, classify
 from .model import Event
 from .timestamps import parse_iso, parse_line_time, syslog_host
@@ -139,7 +140,7 @@ def normalise_text(
             events.extend(block)
             continue
         else:
-            event, done = _single(ctx, line, start, line_no), end
+            event, done = _single(ctx, line, start, line_no, end)
         if event is not None:
             events.append(event)
     return events
@@ -155,13 +156,37 @@ class _Ctx:
         self.rank, self.node = rank, node
 
 
-def _single(ctx: _Ctx, line: str, start: int, line_no: int) -> Event | None:
+def _single(ctx: _Ctx, line: str, start: int, line_no: int, end: int) -> tuple[Event | None, int]:
+    """The line's event, and where its block ends (the line's end, but for a block whose
+    headline the lines after it complete)."""
     info, body = split_prefixes(line)
+    body, end = _block(ctx, info, body, end)
     found = classify(body)
     if found is None:
-        return None
+        return None, end
     kind, detail = found
-    return _event(ctx, line, start, line_no, kind, detail, info, body)
+    return _event(ctx, line, start, line_no, kind, detail, info, body), end
+
+
+def _block(ctx: _Ctx, info: dict[str, Any], body: str, end: int) -> tuple[str, int]:
+    """A message whose meaning is on the lines after its headline (Ray's actor death: the
+    node's address and the cause follow it) as one line, and the offset where it ends."""
+    if not ray_actor.opens_block(body):
+        return body, end
+    parts, pos = [body.strip()], end
+    for _ in range(ray_actor.MAX_BLOCK_LINES):
+        if pos >= len(ctx.text):
+            break
+        nxt = ctx.text.find("\n", pos + 1)
+        nxt = len(ctx.text) if nxt == -1 else nxt
+        line_info, line_body = split_prefixes(ctx.text[pos + 1 : nxt])
+        if line_info.get("rank", info.get("rank")) != info.get("rank"):
+            break  # another rank's output
+        if not ray_actor.continues_block(line_body):
+            break
+        parts.append(line_body.strip())
+        pos = nxt
+    return " ".join(parts), pos
 
 
 def _event(
@@ -280,6 +305,8 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
         exc_type, message = m.group(1), (m.group(2) or "")
         if exc_type.endswith("ChildFailedError"):
             return None, pos  # the launcher's own traceback; its summary block follows
+        line_start = pos - len(line)
+        body, pos = _block(ctx, line_info, body, pos)
         found = classify(body)
         detail: dict[str, Any] = {"exc_type": exc_type, "traceback_line": line_no}
         if found is not None and found[0] not in ("nccl_init", "nccl_warn"):
@@ -289,7 +316,7 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
             kind = "python_exception"
             cascade = CASCADE.search(f"{exc_type}: {message}") is not None
             detail.update(secondary=cascade, tier=3 if cascade else 1)
-        event = _event(ctx, line, pos - len(line), line_no + offset, kind, detail, info, body)
+        event = _event(ctx, line, line_start, line_no + offset, kind, detail, info, body)
         if event.time_utc is None:
             event.time_utc = parse_line_time(header, year=ctx.year, tz=ctx.tz)
         return event, pos
