@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from . import ray_actor
+from . import ray_actor, ucx
 from .lines import CASCADE, candidate_lines, classify
 from .model import Event
 from .timestamps import parse_iso, parse_line_time, syslog_host
@@ -28,7 +28,7 @@ _BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
 # in a digit and has no dot, so exception lines (`cv2.error: …`, `RuntimeError: …`) never match.
 _PDSH = re.compile(r"(?!(?:rank|task)\d|slurmstepd)([A-Za-z][\w\-]*\d): ")
 # OpenMPI/UCX `[host:pid]`; UCX's `[09677202c889:5283 :0:5704]` (a container's id as its host).
-_HOSTPID = re.compile(r"\[((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]*):(\d+)(?: ?:\d+:\d+)?\]\s")
+_HOSTPID = re.compile(r"\[((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]*):(\d+)(?: ?:\w+:(\d+))?\]\s")
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
 _KV_RANK = re.compile(r"\brank=(\d+)\b")
@@ -88,6 +88,8 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
         if m is not None:
             info["node"] = short_node(m.group(1))
             info["pid"] = int(m.group(2))
+            if m.group(3):  # UCX's thread, which its backtrace names
+                info["tid"] = int(m.group(3))
             body = body[m.end() :]
     if "rank" not in info:
         kv = _KV_RANK.search(body)
@@ -135,6 +137,9 @@ def normalise_text(
         ctx = _Ctx(text, source, year, tz, rank, node)
         if "Traceback (most recent call last)" in line:
             event, done = _traceback(ctx, start, end, line_no)
+        elif "backtrace" in line and (opened := ucx.header_tid(split_prefixes(line)[1]))[0]:
+            done = _backtrace(ctx, events, end, line_no, opened[1])
+            continue
         elif "Root Cause (first observed failure)" in line or line.strip() == "Failures:":
             block, done = _launcher(ctx, end, line_no, root="Root Cause" in line)
             events.extend(block)
@@ -217,7 +222,7 @@ def _event(
     if kind == "collective_desync":
         detail["reported_by"] = rank
         rank = detail["culprit"]
-    for key in ("pid", "local_dev", "local_rank", "ip", "rank_from", "task"):
+    for key in ("pid", "tid", "local_dev", "local_rank", "ip", "rank_from", "task"):
         if key in info and key not in detail:
             detail[key] = info[key]
     if "local_rank" not in detail and kind == "signal":
@@ -321,6 +326,29 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
             event.time_utc = parse_line_time(header, year=ctx.year, tz=ctx.tz)
         return event, pos
     return None, pos
+
+
+def _backtrace(ctx: _Ctx, events: list[Event], end: int, line_no: int, tid: int | None) -> int:
+    """UCX's backtrace block: its frames go onto the signal event they follow (`ucx.attach`),
+    none is read as a line of its own. Returns the offset where the block ends."""
+    frames: list[str] = []
+    pos = end
+    for _ in range(ucx.MAX_FRAMES):
+        if pos >= len(ctx.text):
+            break
+        nxt = ctx.text.find("\n", pos + 1)
+        nxt = len(ctx.text) if nxt == -1 else nxt
+        _, body = split_prefixes(ctx.text[pos + 1 : nxt])
+        if ucx.closes(body):
+            pos = nxt
+            break
+        found = ucx.frame(body)
+        if found is None:
+            break
+        frames.append(found)
+        pos = nxt
+    ucx.attach(events, source=ctx.source, tid=tid, frames=frames, line_no=line_no)
+    return pos
 
 
 def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Event], int]:
