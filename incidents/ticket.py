@@ -170,7 +170,8 @@ def _nccl(incident: Incident, evidence: list[IncidentEvidence]) -> list[str]:
         nodes = ", ".join(p.get("nodes") or []) or "nodes not in the file"
         lines.append(
             f"Recovery nccl-tests ({nccl.original_name}): {p.get('collective')}, "
-            f"{p.get('ranks')} ranks on {nodes}, NCCL {p.get('nccl_version') or '?'}, "
+            f"{p.get('ranks')} ranks on {nodes}, {p.get('library') or 'NCCL'} "
+            f"{p.get('nccl_version') or '?'}, "
             f"average bus bandwidth {p.get('avg_busbw')} GB/s"
         )
     else:

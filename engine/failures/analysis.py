@@ -49,6 +49,7 @@ from .unpickle import rank_from_name
 from .unterminated import unterminated
 from .verdict import choose
 from .worldsize import World, nccl_world, world_of
+from .xid_chain import chain_xids
 
 
 @dataclass(slots=True)
@@ -230,6 +231,7 @@ def _log_events(bundle: _Bundle, *, tz: tzinfo) -> _LogEvents:
     place_events(events, rmap, authoritative)
     launch.place(events)
     events.extend(peers.suspects(events, ip_nodes=rmap.ips, ranks_on=rmap.ranks_on))
+    chain_xids(events)
     categorise(events)
     attempts = read_attempts(bundle.got.texts, year=bundle.year, tz=tz)
     attempts.place(events)

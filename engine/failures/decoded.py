@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import launch, node_faults, ray, rendezvous, storage
+from . import launch, node_faults, ray, ray_actor, rendezvous, storage
 from .model import INFRASTRUCTURE, JOB, Event
 
 # Literals that bring a line to `decode` (see `lines.ANCHORS`; each costs one pass over every
@@ -34,6 +34,7 @@ ANCHORS = (
     *launch.ANCHORS,
     *node_faults.ANCHORS,
     *ray.ANCHORS,
+    *ray_actor.ANCHORS,
     *rendezvous.ANCHORS,
     *storage.ANCHORS,
 )
@@ -104,7 +105,7 @@ def decode(body: str) -> tuple[str, dict[str, Any]] | None:
         }  # fmt: skip
     return (
         launch.decode(body) or node_faults.decode(body) or storage.decode(body)
-        or ray.decode(body) or rendezvous.decode(body)
+        or ray.decode(body) or ray_actor.decode(body) or rendezvous.decode(body)
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from enum import Enum, auto
 from typing import Any
 
-from . import decoded, peers
+from . import decoded, peers, ucx
 from .pci import pci_key
 
 # Candidate lines are found with `str.find` on these literals (C speed, one pass each) instead of
@@ -29,7 +29,7 @@ ANCHORS = (
     "pair closure", "global_ranks=",
     "communicator was aborted", "timed out", "terminate called", "expected size",
     "ollective mismatch", "mismatch between collectives", "Fatal Python error", "Exit Code:",
-    "Got completion from peer", *decoded.ANCHORS, *peers.ANCHORS,
+    "Got completion from peer", *decoded.ANCHORS, *peers.ANCHORS, *ucx.ANCHORS,
 )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from . import ray_actor, ucx
 from .lines import CASCADE, candidate_lines, classify
 from .model import Event
 from .timestamps import Year, parse_iso, parse_line_time, syslog_host
@@ -27,7 +28,7 @@ _BRACKET_TS = re.compile(r"\[\d{4}-\d{2}-\d{2}[T ][\d:.,]+\]\s*")
 # in a digit and has no dot, so exception lines (`cv2.error: …`, `RuntimeError: …`) never match.
 _PDSH = re.compile(r"(?!(?:rank|task)\d|slurmstepd)([A-Za-z][\w\-]*\d): ")
 # OpenMPI/UCX `[host:pid]`; UCX's `[09677202c889:5283 :0:5704]` (a container's id as its host).
-_HOSTPID = re.compile(r"\[((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]*):(\d+)(?: ?:\d+:\d+)?\]\s")
+_HOSTPID = re.compile(r"\[((?=[\w.\-]*[A-Za-z])[A-Za-z0-9][\w.\-]*):(\d+)(?: ?:\w+:(\d+))?\]\s")
 _NCCL = re.compile(r"([A-Za-z0-9][\w.\-]*):(\d+):(\d+) \[(\d+)\] ")
 _PG_RANK = re.compile(r"\[Rank (\d+)\]")
 _KV_RANK = re.compile(r"\brank=(\d+)\b")
@@ -87,6 +88,8 @@ def split_prefixes(line: str) -> tuple[dict[str, Any], str]:
         if m is not None:
             info["node"] = short_node(m.group(1))
             info["pid"] = int(m.group(2))
+            if m.group(3):  # UCX's thread, which its backtrace names
+                info["tid"] = int(m.group(3))
             body = body[m.end() :]
     if "rank" not in info:
         kv = _KV_RANK.search(body)
@@ -134,12 +137,15 @@ def normalise_text(
         ctx = _Ctx(text, source, year, tz, rank, node)
         if "Traceback (most recent call last)" in line:
             event, done = _traceback(ctx, start, end, line_no)
+        elif "backtrace" in line and (opened := ucx.header_tid(split_prefixes(line)[1]))[0]:
+            done = _backtrace(ctx, events, end, line_no, opened[1])
+            continue
         elif "Root Cause (first observed failure)" in line or line.strip() == "Failures:":
             block, done = _launcher(ctx, end, line_no, root="Root Cause" in line)
             events.extend(block)
             continue
         else:
-            event, done = _single(ctx, line, start, line_no), end
+            event, done = _single(ctx, line, start, line_no, end)
         if event is not None:
             events.append(event)
     return events
@@ -155,13 +161,37 @@ class _Ctx:
         self.rank, self.node = rank, node
 
 
-def _single(ctx: _Ctx, line: str, start: int, line_no: int) -> Event | None:
+def _single(ctx: _Ctx, line: str, start: int, line_no: int, end: int) -> tuple[Event | None, int]:
+    """The line's event, and where its block ends (the line's end, but for a block whose
+    headline the lines after it complete)."""
     info, body = split_prefixes(line)
+    body, end = _block(ctx, info, body, end)
     found = classify(body)
     if found is None:
-        return None
+        return None, end
     kind, detail = found
-    return _event(ctx, line, start, line_no, kind, detail, info, body)
+    return _event(ctx, line, start, line_no, kind, detail, info, body), end
+
+
+def _block(ctx: _Ctx, info: dict[str, Any], body: str, end: int) -> tuple[str, int]:
+    """A message whose meaning is on the lines after its headline (Ray's actor death: the
+    node's address and the cause follow it) as one line, and the offset where it ends."""
+    if not ray_actor.opens_block(body):
+        return body, end
+    parts, pos = [body.strip()], end
+    for _ in range(ray_actor.MAX_BLOCK_LINES):
+        if pos >= len(ctx.text):
+            break
+        nxt = ctx.text.find("\n", pos + 1)
+        nxt = len(ctx.text) if nxt == -1 else nxt
+        line_info, line_body = split_prefixes(ctx.text[pos + 1 : nxt])
+        if line_info.get("rank", info.get("rank")) != info.get("rank"):
+            break  # another rank's output
+        if not ray_actor.continues_block(line_body):
+            break
+        parts.append(line_body.strip())
+        pos = nxt
+    return " ".join(parts), pos
 
 
 def _event(
@@ -192,7 +222,7 @@ def _event(
     if kind == "collective_desync":
         detail["reported_by"] = rank
         rank = detail["culprit"]
-    for key in ("pid", "local_dev", "local_rank", "ip", "rank_from", "task"):
+    for key in ("pid", "tid", "local_dev", "local_rank", "ip", "rank_from", "task"):
         if key in info and key not in detail:
             detail[key] = info[key]
     if "local_rank" not in detail and kind == "signal":
@@ -280,6 +310,8 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
         exc_type, message = m.group(1), (m.group(2) or "")
         if exc_type.endswith("ChildFailedError"):
             return None, pos  # the launcher's own traceback; its summary block follows
+        line_start = pos - len(line)
+        body, pos = _block(ctx, line_info, body, pos)
         found = classify(body)
         detail: dict[str, Any] = {"exc_type": exc_type, "traceback_line": line_no}
         if found is not None and found[0] not in ("nccl_init", "nccl_warn"):
@@ -289,11 +321,34 @@ def _traceback(ctx: _Ctx, start: int, end: int, line_no: int) -> tuple[Event | N
             kind = "python_exception"
             cascade = CASCADE.search(f"{exc_type}: {message}") is not None
             detail.update(secondary=cascade, tier=3 if cascade else 1)
-        event = _event(ctx, line, pos - len(line), line_no + offset, kind, detail, info, body)
+        event = _event(ctx, line, line_start, line_no + offset, kind, detail, info, body)
         if event.time_utc is None:
             event.time_utc = parse_line_time(header, year=ctx.year, tz=ctx.tz)
         return event, pos
     return None, pos
+
+
+def _backtrace(ctx: _Ctx, events: list[Event], end: int, line_no: int, tid: int | None) -> int:
+    """UCX's backtrace block: its frames go onto the signal event they follow (`ucx.attach`),
+    none is read as a line of its own. Returns the offset where the block ends."""
+    frames: list[str] = []
+    pos = end
+    for _ in range(ucx.MAX_FRAMES):
+        if pos >= len(ctx.text):
+            break
+        nxt = ctx.text.find("\n", pos + 1)
+        nxt = len(ctx.text) if nxt == -1 else nxt
+        _, body = split_prefixes(ctx.text[pos + 1 : nxt])
+        if ucx.closes(body):
+            pos = nxt
+            break
+        found = ucx.frame(body)
+        if found is None:
+            break
+        frames.append(found)
+        pos = nxt
+    ucx.attach(events, source=ctx.source, tid=tid, frames=frames, line_no=line_no)
+    return pos
 
 
 def _launcher(ctx: _Ctx, end: int, line_no: int, *, root: bool) -> tuple[list[Event], int]:

@@ -248,14 +248,15 @@ def _compare_version(
 ) -> None:
     ref_version, whose = _baseline_version(row, baseline)
     got_version = run.get("nccl_version")
+    lib = run.get("library") or "NCCL"  # "RCCL" for a run of AMD's rccl-tests
     if ref_version is None:
-        found.unknown.append(f"{coll} NCCL version (the baseline does not keep it)")
+        found.unknown.append(f"{coll} {lib} version (the baseline does not keep it)")
     elif not got_version:
         found.problems.append(
-            f"{coll}: the run does not print its NCCL version ({whose} {ref_version})"
+            f"{coll}: the run does not print its {lib} version ({whose} {ref_version})"
         )
     elif str(got_version) != ref_version:
-        found.problems.append(f"{coll}: NCCL {got_version}; {whose} {ref_version}")
+        found.problems.append(f"{coll}: {lib} {got_version}; {whose} {ref_version}")
 
 
 def _compare_busbw(

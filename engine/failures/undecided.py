@@ -7,6 +7,8 @@ from __future__ import annotations
 from .model import UNNAMED_NODE, Event
 from .owner import DECIDES
 from .ray import owner_reason as ray_oom_reason
+from .ray_actor import owner_reason as ray_node_reason
+from .ray_actor import stopped as ray_node_stopped
 from .storage import DISK_FULL, disk_full_owner
 from .unterminated import owner_reason as unterminated_reason
 
@@ -15,7 +17,7 @@ def undecidable(e: Event) -> bool:
     """An event no line decides the owner of, whose reason names what would (`undecided`)."""
     if e.kind == "remote_peer_failed" or (e.kind == DISK_FULL and "category" not in e.detail):
         return True
-    if e.kind == "oom" and e.detail.get("ray"):
+    if (e.kind == "oom" and e.detail.get("ray")) or ray_node_stopped(e):
         return True
     return e.kind == "scheduler" and bool(
         e.detail.get("first_exit") or _preempted(e) or e.detail.get("time_limit")
@@ -48,6 +50,8 @@ def undecided(e: Event) -> str:
             "image's own start-up failing: customer; a mount, a user mapping or the container "
             "runtime on the node refusing: provider)"
         )
+    if ray_node_stopped(e):
+        return ray_node_reason(e, e.node or UNNAMED_NODE)
     if _preempted(e):
         return (
             f"the scheduler preempted the job; {DECIDES}: the job that took its nodes (Slurm: "

@@ -349,6 +349,7 @@ def _owner(v: Verdict, events: list[Event], when: Clock) -> None:
             f"Xid {e.detail.get('xid')} is usually raised by the job's own kernels, but it is an "
             f"Xid; {DECIDES}: the same Xid from this code on another node (customer), or a "
             "failed GPU diagnostic on this one (provider)"
+            + "".join(f"; {after}" for after in e.detail.get("followed_by", ()))
         )
     elif e.kind == "collective_error":
         v.owner = CUSTOMER
@@ -399,6 +400,8 @@ def _hardware_near(e: Event, events: list[Event], when: Clock) -> Event | None:
     t = when(e)
     for other in events:
         if other.kind not in ("xid", "ecc") or other.detail.get("xid") in APP_XIDS:
+            continue
+        if other.secondary:  # an Xid the driver raised after another (`xid_chain`)
             continue
         if other.node != e.node or (e.rank is not None and other.rank not in (None, e.rank)):
             continue

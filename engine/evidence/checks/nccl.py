@@ -13,6 +13,8 @@ from engine.evidence.parsers.nccl_model import NcclRow, NcclTestsResult, collect
 from engine.formatting import bandwidth, data_size
 
 TOOL = "nccl-tests"
+# AMD's fork: a run of it is named as such in messages; check names keep TOOL, one per check.
+RCCL_TOOL = "rccl-tests"
 # Pre-2.13 nccl-tests printed maxDelta instead of a count of wrong elements.
 MAX_DELTA_TOLERANCE = 1e-3
 
@@ -52,7 +54,16 @@ class RunContext:
     def coll(self) -> str:
         """The collective for names and sentences: from the output, else from the file's name
         (an aborted run often stops before naming it), else the tool's own name."""
-        return self.run.collective or collective_from_program(self.item.name or "") or TOOL
+        return self.run.collective or collective_from_program(self.item.name or "") or self.tool
+
+    @property
+    def tool(self) -> str:
+        return RCCL_TOOL if self.run.library == "RCCL" else TOOL
+
+    @property
+    def library(self) -> str:
+        """ "NCCL", or "RCCL" for a run of AMD's library, as the messages name it."""
+        return self.run.library
 
     @property
     def where(self) -> str:
@@ -69,7 +80,7 @@ class RunContext:
     ) -> CheckResult:
         return make(
             self.item,
-            name=f"{TOOL}: {name}" if self.coll == TOOL else f"{TOOL} {self.coll}: {name}",
+            name=f"{TOOL}: {name}" if self.coll == self.tool else f"{TOOL} {self.coll}: {name}",
             group="nccl-tests",
             status=status,
             measured=measured,
@@ -265,9 +276,11 @@ def _size_range(ctx: RunContext) -> CheckResult | None:
 
 
 def _nccl_version(ctx: RunContext) -> CheckResult | None:
-    agreed, used, coll = ctx.spec.nccl_version, ctx.run.nccl_version, ctx.coll
+    agreed, used, coll, lib = ctx.spec.nccl_version, ctx.run.nccl_version, ctx.coll, ctx.library
     if not agreed:
-        ran = f"the {coll} run used {used}" if used else f"the {coll} output does not print one"
+        ran = (
+            f"the {coll} run used {lib} {used}" if used else f"the {coll} output does not print one"
+        )
         return ctx.result(
             "NCCL version",
             "warn",
@@ -282,14 +295,14 @@ def _nccl_version(ctx: RunContext) -> CheckResult | None:
             "warn",
             "not printed",
             agreed,
-            f"The {coll} output does not print the NCCL version.",
+            f"The {coll} output does not print the {lib} version.",
         )
     return ctx.result(
         "NCCL version",
         "pass" if used == agreed else "fail",
         used,
         agreed,
-        f"The {coll} run used NCCL {used}; {agreed} agreed.",
+        f"The {coll} run used {lib} {used}; {agreed} agreed.",
     )
 
 

@@ -51,6 +51,13 @@ def banner(line: str) -> tuple[str, str | None] | None:
     return None
 
 
+def library_of(line: str) -> str | None:
+    """ "RCCL" or "NCCL" for a version banner, by whose banner it is; None for another line."""
+    if BANNER_RE.search(line):
+        return "NCCL"
+    return "RCCL" if RCCL_BANNER_RE.search(line) else None
+
+
 def gin_backend(line: str) -> str | None:
     """The GIN backend an "Assigned plugin" line names, in `COLLECTIVE_BACKENDS` terms."""
     m = _GIN_RE.search(line)

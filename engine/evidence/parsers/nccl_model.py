@@ -56,6 +56,8 @@ class NcclTestsResult:
     nccl_version: str | None
     devices: tuple[NcclDevice, ...]
     errors: tuple[str, ...]
+    # Whose library ran: "NCCL", or "RCCL" for AMD's rccl-tests (its version is `nccl_version`).
+    library: str = "NCCL"
     min_bytes: int | None = None
     max_bytes: int | None = None
     step_factor: int | None = None

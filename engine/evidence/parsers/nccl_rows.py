@@ -33,6 +33,7 @@ class RunState:
     tests_version: str | None = None
     library_code: int | None = None
     nccl_version: str | None = None
+    library: str | None = None  # "RCCL" where the banner, the tool or the devices say so
     cuda_version: str | None = None
     # From NCCL's INFO lines, by the host that printed them.
     host_cuda: dict[str, str] = field(default_factory=dict)
@@ -89,6 +90,7 @@ class RunState:
             out_of_bounds=self.out_of_bounds,
             avg_busbw=self.avg_busbw,
             nccl_version=nccl_version,
+            library=self.library or _library_of_devices(devices),
             devices=devices,
             cuda_version=self.cuda_version,
             host_cuda=dict(self.host_cuda),
@@ -234,3 +236,8 @@ def _checked_row(m: re.Match[str], lineno: int, run: RunState) -> NcclRow:
         in_place=in_place,
         line=lineno,
     )
+
+
+def _library_of_devices(devices: tuple[NcclDevice, ...]) -> str:
+    """An output with no banner: AMD's GPUs (`AMD Instinct MI210`) run RCCL, the rest NCCL."""
+    return "RCCL" if any(d.name.startswith("AMD ") for d in devices) else "NCCL"

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from engine.evidence.parsers.base import NcclTestsError, decode_text, number_problem, split_prefix
-from engine.evidence.parsers.nccl_debug import banner, gin_backend, host_of, is_debug_line
+from engine.evidence.parsers.nccl_debug import (
+    banner,
+    gin_backend,
+    host_of,
+    is_debug_line,
+    library_of,
+)
 from engine.evidence.parsers.nccl_model import (
     KIND,
     NcclDevice,
@@ -182,6 +188,8 @@ def _on_tests_version(state: _State, line: _Line) -> None:
     if state.run.has_body():
         state.next_run(line.number)
     state.run.tests_version = m.group(1)
+    if m.re is _RCCL_TESTS_VERSION_RE:
+        state.run.library = "RCCL"
     if m.re.groups > 1 and m.group(2):
         state.run.library_code = int(m.group(2))
 
@@ -303,6 +311,7 @@ def _on_debug(run: RunState, s: str) -> None:
         version, cuda = found
         if run.nccl_version is None:
             run.nccl_version = version
+            run.library = run.library or library_of(s)
         if cuda and run.cuda_version is None:
             run.cuda_version = cuda
         if cuda and host:

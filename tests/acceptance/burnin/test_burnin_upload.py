@@ -3,7 +3,9 @@ junk becomes an unreadable file with a reason, never a 500 and never a lost uplo
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -68,6 +70,36 @@ def test_a_file_over_the_limit_is_refused_with_the_numbers(awarded, provider, se
 def test_an_empty_file_is_refused(awarded, provider):
     with pytest.raises(ValidationError, match="empty"):
         upload(awarded.run, provider.user, "empty.txt", content=b"")
+
+
+def _gzip_named(name: str, content: bytes) -> bytes:
+    """What `gzip -N` writes: the original file's name in the header."""
+    out = io.BytesIO()
+    with gzip.GzipFile(filename=name, mode="wb", fileobj=out, mtime=0) as packed:
+        packed.write(content)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [gzip.compress(b""), _gzip_named("nccl.log", b"")],
+    ids=["gzip", "gzip -N"],
+)
+def test_a_gzip_of_an_empty_file_is_refused_as_an_empty_file_is(awarded, provider, content):
+    with pytest.raises(ValidationError) as caught:
+        upload(awarded.run, provider.user, "nccl.log.gz", content=content)
+    assert caught.value.messages == [
+        "the file is empty once unpacked (a gzip of an empty file); there is nothing to check."
+    ]
+    assert awarded.run.evidence.count() == 0
+
+
+def test_a_gzip_with_text_in_it_or_cut_short_is_stored(awarded, provider):
+    whole = gzip.compress((DATA / "burnin/nccl-tests/all_reduce_2node_pass.txt").read_bytes())
+    assert not upload(awarded.run, provider.user, "nccl.log.gz", content=whole).duplicate
+    # A cut gzip is no empty file: stored, and its parse names the damage.
+    assert not upload(awarded.run, provider.user, "cut.gz", content=whole[:12]).duplicate
+    assert awarded.run.evidence.count() == 2
 
 
 @pytest.mark.parametrize(

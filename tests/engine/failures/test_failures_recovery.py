@@ -133,6 +133,15 @@ def test_another_nccl_version_or_command_is_refused_by_name() -> None:
     assert "command differs: -e 17179869184 (baseline 8589934592)" in measured
 
 
+def test_an_rccl_run_s_other_version_is_named_as_rccl_s() -> None:
+    text = (RECOVERY / "nccl_all_reduce_recovered.txt").read_text()
+    text = text.replace("NCCL version 2.27.3+cuda12.6", "RCCL version : 2.22.3-HEAD:7d8d67c")
+    run = _parsed("", "nccl-tests", text)
+    status, measured, _ = check_nccl([run], _baseline(), 5.0, RESERVATION)
+    assert status == "fail"
+    assert "all_reduce: RCCL 2.22.3; the baseline run used 2.27.3" in measured
+
+
 def test_a_reused_burn_in_file_is_refused_with_the_reason() -> None:
     run = _parsed("nccl_all_reduce_recovered.txt", "nccl-tests")
     why = (

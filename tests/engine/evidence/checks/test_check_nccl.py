@@ -182,7 +182,9 @@ def test_an_rccl_tests_run_is_checked_against_the_agreed_version(spec):
     spec["runtime"]["nccl_version"] = "2.27.7"
     check = by_name(run(spec, rccl), "nccl-tests all_reduce: NCCL version")[0]
     assert check.status == "fail"
-    assert check.message == "The all_reduce run used NCCL 2.22.3; 2.27.7 agreed."
+    assert check.message == "The all_reduce run used RCCL 2.22.3; 2.27.7 agreed."
+    nvidia = by_name(run(spec, item(nccl_text())), "nccl-tests all_reduce: NCCL version")[0]
+    assert " run used NCCL " in nvidia.message
 
 
 def test_bitwise_mismatches_fail_the_run(spec):

@@ -38,6 +38,7 @@ def test_an_older_rccl_tests_header_with_colons_still_gives_the_sweep(evidence):
     )
     assert r.validation == 1 and r.ranks == 4 and r.rows == () and not r.complete
     assert r.errors[0].startswith("sharbox-ultra: Test NCCL failure common.cu:1285 'internal")
+    assert r.library == "RCCL"  # no banner: the AMD Instinct devices say whose library ran
 
 
 def test_it_keeps_the_rccl_version_of_an_rccl_tests_run(evidence):
@@ -59,8 +60,14 @@ def test_it_keeps_the_rccl_version_of_an_rccl_tests_run(evidence):
         14,
         True,
     )
+    assert r.library == "RCCL"
     stored = {"kind": nccl_tests.KIND, "parsed": to_json(r)}
     assert node_versions(files=[stored]) == {"gpuf2b8": {"nccl": ["2.22.3"]}}
+
+
+def test_nvidia_s_nccl_tests_run_is_nccl_s(evidence):
+    r = nccl_tests.parse(evidence(D + "all_reduce_srun_label_validation0_na.txt"))
+    assert r.library == "NCCL"
 
 
 def test_it_reads_pre_2_13_output_with_the_error_column(evidence):
