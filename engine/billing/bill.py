@@ -93,6 +93,18 @@ class Bill:
         return out
 
 
+_CODE = re.compile(r"^[A-Za-z]{3}$")
+
+
+def _stated_currency(preamble: list[list[Any]]) -> str:
+    """The ISO code a "Currency" line above the header names; "" when none does."""
+    for cells in preamble:
+        texts = [_text(c) for c in cells if _text(c)]
+        if len(texts) >= 2 and texts[0].lower() == "currency" and _CODE.match(texts[1]):
+            return texts[1].upper()
+    return ""
+
+
 def _letter(index: int) -> str:
     name = ""
     index += 1
@@ -153,7 +165,9 @@ class _Reader:
         amount_header = proposal.columns.get("amount", "")
         symbol = _SYMBOL.search(amount_header)
         code = (symbol.group(1) or symbol.group(2)) if symbol else ""
-        self.currency = _CODES.get(code, code.upper())
+        # A line above the header stating the currency ("Currency,AUD": Google's cost table,
+        # whose headers say "Cost ($)" whatever the account's currency) wins over the symbol.
+        self.currency = _stated_currency(sheet.preamble) or _CODES.get(code, code.upper())
         self.rate_per_gpu_hour = self.profile.rate_per_gpu_hour(proposal.columns.get("rate", ""))
 
     def error(self, line: int, name: str, message: str) -> None:

@@ -11,7 +11,7 @@ from decimal import Decimal
 from engine.billing.bill import read_bill
 from engine.billing.lines import GPU
 from engine.billing.reconcile import Contract, reconcile
-from tests.engine.billing.bill_rows import csv_bytes, export_rows
+from tests.engine.billing.bill_rows import DATA, csv_bytes, export_rows
 
 M = 1_000_000
 
@@ -81,3 +81,43 @@ def test_a_negative_quantity_with_no_amount_or_rate_is_still_a_cell_error():
     row = rows[1] | {"Quantity": "-24", "CostInBillingCurrency": "", "EffectivePrice": ""}
     bill = read_bill(csv_bytes(header, [row]), name="cost-details.csv")
     assert [e.reason for e in bill.errors] == ["the line has neither a rate nor an amount."]
+
+
+# -- Google's cost table in another currency ------------------------------------------------
+
+
+def _cost_table(currency: str) -> bytes:
+    text = (DATA / "gcp_cost_table_invoice.csv").read_text()
+    return text.replace("Currency,USD,", f"Currency,{currency},").encode()
+
+
+def test_a_cost_tables_currency_line_says_the_currency_its_dollar_headers_do_not():
+    bill = read_bill(_cost_table("AUD"), name="cost-table.csv", node_gpus=8)
+    assert bill.errors == [] and bill.proposal.columns["amount"].endswith("Cost ($)")
+    assert {u.currency for u in bill.lines + bill.other} == {"AUD"}
+    # An Australian-dollar contract takes the amounts as they are; a US-dollar one lists every
+    # line's currency as it lists any other line billed in a foreign currency.
+    gpu = [u for u in bill.lines if u.kind == GPU]
+    assert not any(
+        d.rule == "currency" for d in reconcile(gpu, _contract("11.06", "AUD")).differences
+    )
+    in_usd = reconcile(gpu, _contract("11.06", "USD"))
+    assert [(d.line, d.rule) for d in in_usd.differences] == [(10, "currency")]
+    assert in_usd.differences[0].message == "billed in AUD; the contract is in USD."
+
+
+def test_a_cost_table_in_us_dollars_and_a_file_with_no_currency_line_are_as_before():
+    usd = read_bill(_cost_table("USD"), name="cost-table.csv", node_gpus=8)
+    assert {u.currency for u in usd.lines + usd.other} == {"USD"}
+    header, rows = export_rows("gcp_billing.csv")  # its own Currency column names each line
+    plain = read_bill(csv_bytes(header, rows), name="gcp.csv")
+    assert {u.currency for u in plain.lines} == {"USD"}
+
+
+def test_a_cost_table_whose_only_line_above_the_header_is_its_currency():
+    text = (DATA / "gcp_cost_table_invoice.csv").read_text().splitlines()
+    header = next(i for i, line in enumerate(text) if line.startswith("Billing account name"))
+    data = "\n".join(["Currency,EUR", *text[header:]]).encode()
+    bill = read_bill(data, name="cost-table.csv", node_gpus=8)
+    assert bill.detected.header_row == 2 and bill.errors == []
+    assert {u.currency for u in bill.lines + bill.other} == {"EUR"}
