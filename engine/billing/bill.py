@@ -31,6 +31,7 @@ from engine.billing.localized import (
 )
 from engine.billing.meters import EGRESS as METER_EGRESS
 from engine.billing.meters import OTHER, PER_GPU
+from engine.billing.parquet import row_name
 from engine.billing.profiles import Proposal, is_known_header, propose
 from engine.billing.sheet import Detected, Overrides, Sheet, read_sheet
 
@@ -179,6 +180,8 @@ class _Reader:
         if self.detected.kind == "xlsx" and name in self.index:
             where = f"{_letter(self.index[name])}{line}"
             cell = f"sheet '{self.detected.sheet}', cell {where}"
+        elif self.detected.kind == "parquet":
+            cell = row_name(line)  # a Parquet file has rows, not the CSV export's lines
         self.bill.errors.append(UsageError(message, line=line, column=header, cell=cell))
 
     def number(self, row: dict[str, Any], name: str, problems: _Problems) -> int | None:
@@ -382,11 +385,17 @@ class _Reader:
 
     def questions(self) -> list[Question]:
         out = []
+        parquet = self.detected.kind == "parquet"
         for name, lines in self.asked.items():
             what = f"one '{name}' instance" if name else "one instance of these lines"
+            first = (
+                f"row {', '.join(row_name(n)[4:] for n in lines[:5])}"
+                if parquet
+                else f"line {', '.join(str(n) for n in lines[:5])}"
+            )
             ask = (
-                f"How many GPUs does {what} have? {len(lines)} line(s) bill it by the hour "
-                f"(first: line {', '.join(str(n) for n in lines[:5])}). Answer to price them as "
+                f"How many GPUs does {what} have? {len(lines)} {'row' if parquet else 'line'}(s) "
+                f"bill it by the hour (first: {first}). Answer to price them as "
                 "GPU-hours, or 0 if it has no GPU (its lines are then fees)."
             )
             out.append(Question(name, tuple(lines[:20]), len(lines), ask))

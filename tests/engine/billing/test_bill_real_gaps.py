@@ -121,3 +121,75 @@ def test_a_cost_table_whose_only_line_above_the_header_is_its_currency():
     bill = read_bill(data, name="cost-table.csv", node_gpus=8)
     assert bill.detected.header_row == 2 and bill.errors == []
     assert {u.currency for u in bill.lines + bill.other} == {"EUR"}
+
+
+# -- a Parquet file's errors name rows ------------------------------------------------------
+
+
+def _parquet_with_a_bad_rate() -> tuple[bytes, int]:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.engine.billing.test_bill_parquet import cur2_parquet
+
+    table = pq.read_table(io.BytesIO(cur2_parquet()))
+    index = table.schema.get_field_index("line_item_unblended_rate")
+    rates = [str(v) for v in table.column(index).to_pylist()]
+    rates[2] = "n/a"  # the third data row: line 4 of the CSV export, row 3 of the Parquet file
+    out = io.BytesIO()
+    pq.write_table(table.set_column(index, "line_item_unblended_rate", pa.array(rates)), out)
+    return out.getvalue(), 3
+
+
+def test_a_parquet_bills_errors_name_the_row_the_first_data_row_being_row_1():
+    data, row = _parquet_with_a_bad_rate()
+    bill = read_bill(data, name="cur2-00001.snappy.parquet")
+    [error] = bill.errors
+    assert error.line == row + 1 and error.cell == f"row {row}"
+    assert str(error).startswith(f"row {row}, column 'line_item_unblended_rate': ")
+
+
+def test_the_simple_mappings_reader_names_a_parquet_files_rows_too():
+    from engine.billing.errors import UsageError
+    from engine.billing.reader import open_table, positioned
+
+    data, _ = _parquet_with_a_bad_rate()
+    table = open_table(data, name="cur2.parquet")
+    assert table.kind == "parquet"
+    moved = positioned(UsageError("the rate is empty.", line=4, column="rate"), table)
+    assert str(moved) == "row 3, column 'rate': the rate is empty." and moved.line == 4
+    csv_table = open_table(csv_bytes(*export_rows("aws_cur2.csv")), name="cur2.csv")
+    same = UsageError("the rate is empty.", line=4, column="rate")
+    assert positioned(same, csv_table) is same
+
+
+def test_a_csv_bills_errors_still_name_the_line():
+    header, rows = export_rows("aws_cur2.csv")
+    rows[2] = rows[2] | {"line_item_unblended_rate": "n/a"}
+    [error] = read_bill(csv_bytes(header, rows), name="cur2.csv").errors
+    assert str(error).startswith("line 4, column 'line_item_unblended_rate': ")
+
+
+def test_a_parquet_files_question_names_rows():
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.engine.billing.test_bill_parquet import cur2_parquet
+
+    table = pq.read_table(io.BytesIO(cur2_parquet()))
+    index = table.schema.get_field_index("product_instance_type")
+    types = table.column(index).to_pylist()
+    types = ["zz9.huge" if t == "p5.48xlarge" else t for t in types]
+    usage = table.column("line_item_usage_type").to_pylist()
+    usage = [u.replace("p5.48xlarge", "zz9.huge") if u else u for u in usage]
+    table = table.set_column(index, "product_instance_type", pa.array(types))
+    at = table.schema.get_field_index("line_item_usage_type")
+    table = table.set_column(at, "line_item_usage_type", pa.array(usage))
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    [question] = read_bill(out.getvalue(), name="cur2.parquet").questions
+    assert "row(s) bill it by the hour (first: row 1, 2, 3" in question.ask
