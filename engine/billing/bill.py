@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.billing.catalogue import lookup
-from engine.billing.charges import USAGE, Cover
+from engine.billing.charges import USAGE, Cover, Profile
 from engine.billing.errors import UsageError
 from engine.billing.lines import EGRESS, FEE, GPU, HOUR_MICRO, MICRO, UsageLine
 from engine.billing.localized import (
@@ -38,6 +38,7 @@ from engine.billing.sheet import Detected, Overrides, Sheet, read_sheet
 MAX_ERRORS = 50
 DAY = 86_400
 _NUMBERS = ("quantity", "rate", "amount", "gpus", "exchange")
+_COSTS = ("amount", "rate", "effective", "ri_effective", "sp_effective")  # fields pricing a line
 _TOTAL = re.compile(r"^\s*(grand\s+)?(sub)?-?totals?\b", re.IGNORECASE)
 _TIME_WORDS = {"s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hr": 3600}
 _TIME_WORDS |= {"hour": 3600, "day": DAY}
@@ -163,6 +164,8 @@ class _Reader:
         self.bill = Bill(detected=sheet.detected, proposal=proposal)
         self.asked: dict[str, list[int]] = {}
         self.totals: list[int] = []
+        self.read = 0  # lines read (total rows are not)
+        self.costed = False  # whether any line states an amount, a rate or an effective cost
         amount_header = proposal.columns.get("amount", "")
         symbol = _SYMBOL.search(amount_header)
         code = (symbol.group(1) or symbol.group(2)) if symbol else ""
@@ -225,6 +228,9 @@ class _Reader:
         found = self.total(line, cells, row)
         if found:
             return found != "total"
+        self.read += 1
+        if not self.costed:
+            self.costed = any(_text(row.get(name)) for name in _COSTS)
         problems = _Problems()
         charge = self.profile.charge(row)
         start = self.time(row, "period_start", problems)
@@ -422,9 +428,24 @@ def _locale(sheet: Sheet, proposal: Proposal, over: Overrides) -> tuple[str, str
     return decimal, order
 
 
+def _no_costs(profile: Profile, where: str) -> UsageError:
+    """A file that states no cost at all, refused once rather than on every line."""
+    return UsageError(
+        f"this {profile.label} export states no cost: its cost columns "
+        f"({', '.join(profile.costs)}) {where}. "
+        "A usage-only export (as CoreWeave's FOCUS preview is) cannot be reconciled against "
+        "the contract; export the bill with its costs, or upload the invoice's lines."
+    )
+
+
 def _check(proposal: Proposal, headers: list[str]) -> None:
     missing = [f for f in ("period_start", "quantity") if f not in proposal.columns]
     if "amount" not in proposal.columns and "rate" not in proposal.columns:
+        if proposal.profile.costs and not missing:
+            present = set(headers)
+            absent = [c for c in proposal.profile.costs if c not in present]
+            if len(absent) == len(proposal.profile.costs):
+                raise _no_costs(proposal.profile, "are absent")
         missing.append("amount or rate")
     if missing:
         raise UsageError(
@@ -464,6 +485,8 @@ def read_bill(
     for line, cells in sheet.rows:
         if not reader.row(line, cells):
             break
+    if reader.read and not reader.costed and proposal.profile.costs:
+        raise _no_costs(proposal.profile, "are empty on every line")
     bill = reader.bill
     bill.detected = replace(
         sheet.detected,

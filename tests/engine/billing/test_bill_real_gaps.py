@@ -5,13 +5,21 @@ with no cost column, and an empty file inside a gzip."""
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
 from engine.billing.bill import read_bill
+from engine.billing.errors import UsageError
 from engine.billing.lines import GPU
+from engine.billing.reader import open_table, positioned
 from engine.billing.reconcile import Contract, reconcile
 from tests.engine.billing.bill_rows import DATA, csv_bytes, export_rows
+from tests.engine.billing.test_bill_parquet import cur2_parquet
 
 M = 1_000_000
 
@@ -127,13 +135,6 @@ def test_a_cost_table_whose_only_line_above_the_header_is_its_currency():
 
 
 def _parquet_with_a_bad_rate() -> tuple[bytes, int]:
-    import io
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tests.engine.billing.test_bill_parquet import cur2_parquet
-
     table = pq.read_table(io.BytesIO(cur2_parquet()))
     index = table.schema.get_field_index("line_item_unblended_rate")
     rates = [str(v) for v in table.column(index).to_pylist()]
@@ -152,9 +153,6 @@ def test_a_parquet_bills_errors_name_the_row_the_first_data_row_being_row_1():
 
 
 def test_the_simple_mappings_reader_names_a_parquet_files_rows_too():
-    from engine.billing.errors import UsageError
-    from engine.billing.reader import open_table, positioned
-
     data, _ = _parquet_with_a_bad_rate()
     table = open_table(data, name="cur2.parquet")
     assert table.kind == "parquet"
@@ -173,13 +171,6 @@ def test_a_csv_bills_errors_still_name_the_line():
 
 
 def test_a_parquet_files_question_names_rows():
-    import io
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tests.engine.billing.test_bill_parquet import cur2_parquet
-
     table = pq.read_table(io.BytesIO(cur2_parquet()))
     index = table.schema.get_field_index("product_instance_type")
     types = table.column(index).to_pylist()
@@ -193,3 +184,44 @@ def test_a_parquet_files_question_names_rows():
     pq.write_table(table, out)
     [question] = read_bill(out.getvalue(), name="cur2.parquet").questions
     assert "row(s) bill it by the hour (first: row 1, 2, 3" in question.ask
+
+
+# -- a FOCUS export with no cost column -------------------------------------------------------
+
+_COSTS = ("BilledCost", "EffectiveCost", "ListCost", "ContractedCost")
+_PRICES = ("ListUnitPrice", "ContractedUnitPrice")
+
+
+def _usage_only(*, blank: bool) -> bytes:
+    """The FOCUS sample as CoreWeave's preview writes it: quantities, no cost (the columns left
+    out, or, `blank`, written and left empty)."""
+    header, rows = export_rows("focus_1_1.csv")
+    gone = (*_COSTS, *_PRICES)
+    if blank:
+        return csv_bytes(header, [r | dict.fromkeys(gone, "") for r in rows])
+    kept = [h for h in header if h not in gone]
+    return csv_bytes(kept, [{h: r[h] for h in kept} for r in rows])
+
+
+def test_a_focus_export_without_cost_columns_is_refused_once_naming_them():
+    with pytest.raises(UsageError) as caught:
+        read_bill(_usage_only(blank=False), name="coreweave-focus.csv")
+    message = caught.value.reason
+    assert "states no cost" in message and "are absent" in message
+    assert all(name in message for name in _COSTS)
+
+
+def test_a_focus_export_whose_cost_columns_are_empty_on_every_line_is_refused_once():
+    with pytest.raises(UsageError) as caught:
+        read_bill(_usage_only(blank=True), name="coreweave-focus.csv")
+    assert "are empty on every line" in caught.value.reason
+    assert all(name in caught.value.reason for name in _COSTS)
+
+
+def test_one_focus_line_without_a_cost_is_still_that_lines_error():
+    header, rows = export_rows("focus_1_1.csv")
+    rows[1] = rows[1] | dict.fromkeys((*_COSTS, *_PRICES), "")
+    bill = read_bill(csv_bytes(header, rows), name="focus.csv")
+    assert [(e.line, e.reason) for e in bill.errors] == [
+        (3, "the line has neither a rate nor an amount.")
+    ]
