@@ -24,6 +24,7 @@ from django.utils.text import get_valid_filename
 from core.errors import ServiceError
 from core.filetypes import STORED_EXTENSIONS
 from engine.formatting import data_size
+from engine.packed import EMPTY_GZIP_MAX, unpacks_empty
 
 
 def sha256_of(upload: Any) -> str:
@@ -35,8 +36,16 @@ def sha256_of(upload: Any) -> str:
     return digest.hexdigest()
 
 
+def _bytes(upload: UploadedFile) -> bytes:
+    """A small upload's bytes, the file rewound for the next reader."""
+    upload.seek(0)
+    data = upload.read()
+    upload.seek(0)
+    return data
+
+
 def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) -> None:
-    """Refuse an empty file or one over `limit` bytes, with the numbers.
+    """Refuse an empty file (or a gzip of one) or one over `limit` bytes, with the numbers.
 
     With `field`, the error is keyed by that form/API field and names the file; without, it is
     about this file only and says "the file": a batch upload puts each refused file's name
@@ -46,6 +55,10 @@ def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) 
     message = ""
     if size == 0:
         message = f"{name} is empty; there is nothing to check."
+    elif size <= EMPTY_GZIP_MAX and unpacks_empty(_bytes(upload)):
+        message = (
+            f"{name} is empty (the file inside its gzip has no bytes); there is nothing to check."
+        )
     elif size > limit:
         message = (
             f"{name} is {data_size(size)}; the limit for one file is "

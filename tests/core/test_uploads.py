@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 
 import pytest
@@ -45,6 +46,27 @@ def test_an_empty_or_oversized_file_is_refused_by_name() -> None:
         check_upload(SimpleUploadedFile("c.log", b""), limit=10, field="file")
     assert caught.value.message_dict == {"file": ["c.log is empty; there is nothing to check."]}
     check_upload(SimpleUploadedFile("d.log", b"x"), limit=10)
+
+
+def test_a_gzip_of_an_empty_file_is_refused_as_an_empty_file_is() -> None:
+    # An export's `…-00001.csv.gz` of nothing, or `nccl.log.gz` of an empty log: twenty-odd
+    # bytes that unpack to none.
+    empty = gzip.compress(b"")
+    with pytest.raises(ValidationError) as caught:
+        check_upload(SimpleUploadedFile("usage.csv.gz", empty), limit=10**6, field="file")
+    assert caught.value.message_dict == {
+        "file": [
+            "usage.csv.gz is empty (the file inside its gzip has no bytes); there is nothing "
+            "to check."
+        ]
+    }
+    with pytest.raises(ServiceError) as refused:  # a burn-in batch: the name goes first
+        check_upload(SimpleUploadedFile("nccl.log.gz", empty), limit=10**6)
+    assert refused.value.messages[0].startswith("the file is empty (the file inside its gzip")
+    upload = SimpleUploadedFile("one.log.gz", gzip.compress(b"\n"))
+    check_upload(upload, limit=10**6)  # a gzip of anything is not empty
+    assert upload.read() == gzip.compress(b"\n")  # and is rewound for the next reader
+    check_upload(SimpleUploadedFile("cut.gz", empty[:-4]), limit=10**6)  # damaged: read later
 
 
 class _Rollback(Exception):

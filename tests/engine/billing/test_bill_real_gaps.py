@@ -225,3 +225,22 @@ def test_one_focus_line_without_a_cost_is_still_that_lines_error():
     assert [(e.line, e.reason) for e in bill.errors] == [
         (3, "the line has neither a rate nor an amount.")
     ]
+
+
+# -- an empty file inside a gzip ------------------------------------------------------------
+
+
+def test_a_gzip_is_empty_only_when_it_is_whole_and_unpacks_to_no_byte():
+    import gzip
+
+    from engine.packed import unpacks_empty
+
+    assert unpacks_empty(gzip.compress(b""))
+    assert unpacks_empty(gzip.compress(b"", compresslevel=1, mtime=0))
+    assert not unpacks_empty(gzip.compress(b"x"))
+    assert not unpacks_empty(gzip.compress(b"")[:-4])  # cut off: its full read says so
+    assert not unpacks_empty(gzip.compress(b"") + gzip.compress(b"x"))  # a second member
+    assert not unpacks_empty(b"") and not unpacks_empty(b"usage_start,node\n")
+    with pytest.raises(UsageError) as caught:  # what the reading says when it gets one
+        read_bill(gzip.compress(b""), name="cur2-00001.csv.gz")
+    assert "is empty" in str(caught.value)
