@@ -164,6 +164,7 @@ def priceable_lines(
             f"{count} cell(s) cannot be read, all listed on the mapping page; the first: {first}",
             line=first.line,
             column=first.column,
+            cell=first.cell,  # a workbook's cell, a Parquet file's row
         )
     renames = node_map(mapping=mapping, billed=billed_nodes(bill), nodes=nodes)
     return renamed(bill.lines, renames), renames

@@ -25,6 +25,7 @@ from django.utils.text import get_valid_filename
 from core.errors import ServiceError
 from core.filetypes import STORED_EXTENSIONS
 from engine.formatting import data_size
+from engine.packed import EMPTY_GZIP_MAX, unpacks_empty
 
 
 def sha256_of(upload: Any) -> str:
@@ -37,16 +38,26 @@ def sha256_of(upload: Any) -> str:
 
 
 EMPTY_FILE = "the file is empty; there is nothing to check."
+EMPTY_GZIP = "the file is empty once unpacked (a gzip of an empty file); there is nothing to check."
 
 
-def empty_file_message(name: str | None) -> str:
+def empty_file_message(name: str | None, *, packed: bool = False) -> str:
     """Every upload's one wording for an empty file, with the file's name first where there is
-    one: "usage.csv: the file is empty; there is nothing to check." """
-    return f"{name}: {EMPTY_FILE}" if name else EMPTY_FILE[0].upper() + EMPTY_FILE[1:]
+    one: "usage.csv: the file is empty; there is nothing to check." `packed`: a gzip of one."""
+    text = EMPTY_GZIP if packed else EMPTY_FILE
+    return f"{name}: {text}" if name else text[0].upper() + text[1:]
+
+
+def _bytes(upload: UploadedFile) -> bytes:
+    """A small upload's bytes, the file rewound for the next reader."""
+    upload.seek(0)
+    data = upload.read()
+    upload.seek(0)
+    return data
 
 
 def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) -> None:
-    """Refuse an empty file or one over `limit` bytes, with the numbers.
+    """Refuse an empty file (or a gzip of one) or one over `limit` bytes, with the numbers.
 
     With `field`, the error is keyed by that form/API field and names the file; without, it is
     about this file only and says "the file": a batch upload puts each refused file's name
@@ -56,6 +67,8 @@ def check_upload(upload: UploadedFile, *, limit: int, field: str | None = None) 
     message = ""
     if size == 0:
         message = empty_file_message(upload.name) if field else EMPTY_FILE
+    elif size <= EMPTY_GZIP_MAX and unpacks_empty(_bytes(upload)):
+        message = empty_file_message(upload.name, packed=True) if field else EMPTY_GZIP
     elif size > limit:
         message = (
             f"{name} is {data_size(size)}; the limit for one file is "

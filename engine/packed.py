@@ -43,6 +43,24 @@ def gunzipped(data: bytes, *, limit: int | None = None) -> bytes:
     return out
 
 
+# A gzip whose content is empty is its header, an empty deflate block and its trailer: a few
+# dozen bytes (more with a stored file name or comment). Larger gzips hold something.
+EMPTY_GZIP_MAX = 4096
+
+
+def unpacks_empty(data: bytes) -> bool:
+    """Whether `data` is a whole gzip that unpacks to no byte at all (`export.csv.gz` of an
+    empty file). A damaged or cut-off gzip is not called empty: its full read refuses it."""
+    if not is_gzip(data) or len(data) > EMPTY_GZIP_MAX:
+        return False
+    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        first = stream.decompress(data, 1)
+    except zlib.error:
+        return False
+    return first == b"" and stream.eof and not stream.unused_data
+
+
 def gunzipped_head(data: bytes, *, size: int) -> bytes:
     """The first `size` bytes the start of a gzipped file unpacks to; other bytes as they are.
     A start too damaged to unpack is returned as it is, for the full read to refuse."""

@@ -39,13 +39,12 @@ from acceptance.pilot_lifecycle import PilotCase, pilot_move
 from acceptance.services.evidence_items import evidence_item
 from acceptance.services.pilot import pilot_clear_figures, pilot_store_figures
 from acceptance.signals import canary_checked
-from core.errors import Conflict, ServiceError
+from core.errors import Conflict
 from core.queueing import send_task
 from core.uploads import check_upload, sha256_of
 from engine.evidence.checks import EvidenceItem, evidence_item_from_text, gate, run_checks
 from engine.evidence.checks.findings import Explanation
 from engine.evidence.parsers import KINDS, to_json
-from engine.evidence.parsers.base import PACKED_HEAD_BYTES, packs_nothing
 from engine.evidence.parsers.restore import FORMAT
 
 NODE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*(\+[A-Za-z0-9][A-Za-z0-9._:-]*)*$")
@@ -191,8 +190,7 @@ def evidence_upload(
     """Store the bytes and their SHA-256, then queue parsing. A file already in the run for the
     same node label is not stored again: the existing evidence comes back, `duplicate=True`."""
     _require_run_open(run, user, move="evidence")
-    check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES)
-    _refuse_packed_empty(upload)
+    check_upload(upload, limit=settings.EVIDENCE_MAX_BYTES)  # an empty gzip too
     if kind and kind not in KINDS:
         raise ValidationError({"kind": [f"Choose one of: {', '.join(KINDS)}."]})
     node = normalise_node(node)
@@ -219,16 +217,6 @@ def evidence_upload(
     evidence_changed(run)
     _record(run, "evidence_upload", user, _file(evidence))
     return EvidenceUpload(evidence, duplicate=False)
-
-
-def _refuse_packed_empty(upload: UploadedFile) -> None:
-    """A gzip of an empty file is refused as an empty file is, not stored to be unreadable."""
-    head = upload.read(PACKED_HEAD_BYTES)
-    upload.seek(0)
-    if packs_nothing(head):
-        raise ServiceError(
-            "the file is empty once unpacked (a gzip of an empty file); there is nothing to check."
-        )
 
 
 def run_explanations(run: BurnInRun) -> dict[str, Explanation]:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.billing.catalogue import lookup
-from engine.billing.charges import USAGE, Cover
+from engine.billing.charges import USAGE, Cover, Profile
 from engine.billing.errors import UsageError
 from engine.billing.lines import EGRESS, FEE, GPU, HOUR_MICRO, MICRO, UsageLine
 from engine.billing.localized import (
@@ -31,12 +31,14 @@ from engine.billing.localized import (
 )
 from engine.billing.meters import EGRESS as METER_EGRESS
 from engine.billing.meters import OTHER, PER_GPU
+from engine.billing.parquet import row_name
 from engine.billing.profiles import Proposal, is_known_header, propose
 from engine.billing.sheet import Detected, Overrides, Sheet, read_sheet
 
 MAX_ERRORS = 50
 DAY = 86_400
 _NUMBERS = ("quantity", "rate", "amount", "gpus", "exchange")
+_COSTS = ("amount", "rate", "effective", "ri_effective", "sp_effective")  # fields pricing a line
 _TOTAL = re.compile(r"^\s*(grand\s+)?(sub)?-?totals?\b", re.IGNORECASE)
 _TIME_WORDS = {"s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hr": 3600}
 _TIME_WORDS |= {"hour": 3600, "day": DAY}
@@ -91,6 +93,18 @@ class Bill:
             name = u.kind if u.charge == USAGE else u.charge
             out[name] = out.get(name, 0) + (u.amount or 0)
         return out
+
+
+_CODE = re.compile(r"^[A-Za-z]{3}$")
+
+
+def _stated_currency(preamble: list[list[Any]]) -> str:
+    """The ISO code a "Currency" line above the header names; "" when none does."""
+    for cells in preamble:
+        texts = [_text(c) for c in cells if _text(c)]
+        if len(texts) >= 2 and texts[0].lower() == "currency" and _CODE.match(texts[1]):
+            return texts[1].upper()
+    return ""
 
 
 def _letter(index: int) -> str:
@@ -150,10 +164,14 @@ class _Reader:
         self.bill = Bill(detected=sheet.detected, proposal=proposal)
         self.asked: dict[str, list[int]] = {}
         self.totals: list[int] = []
+        self.read = 0  # lines read (total rows are not)
+        self.costed = False  # whether any line states an amount, a rate or an effective cost
         amount_header = proposal.columns.get("amount", "")
         symbol = _SYMBOL.search(amount_header)
         code = (symbol.group(1) or symbol.group(2)) if symbol else ""
-        self.currency = _CODES.get(code, code.upper())
+        # A line above the header stating the currency ("Currency,AUD": Google's cost table,
+        # whose headers say "Cost ($)" whatever the account's currency) wins over the symbol.
+        self.currency = _stated_currency(sheet.preamble) or _CODES.get(code, code.upper())
         self.rate_per_gpu_hour = self.profile.rate_per_gpu_hour(proposal.columns.get("rate", ""))
 
     def error(self, line: int, name: str, message: str) -> None:
@@ -165,6 +183,8 @@ class _Reader:
         if self.detected.kind == "xlsx" and name in self.index:
             where = f"{_letter(self.index[name])}{line}"
             cell = f"sheet '{self.detected.sheet}', cell {where}"
+        elif self.detected.kind == "parquet":
+            cell = row_name(line)  # a Parquet file has rows, not the CSV export's lines
         self.bill.errors.append(UsageError(message, line=line, column=header, cell=cell))
 
     def number(self, row: dict[str, Any], name: str, problems: _Problems) -> int | None:
@@ -208,6 +228,9 @@ class _Reader:
         found = self.total(line, cells, row)
         if found:
             return found != "total"
+        self.read += 1
+        if not self.costed:
+            self.costed = any(_text(row.get(name)) for name in _COSTS)
         problems = _Problems()
         charge = self.profile.charge(row)
         start = self.time(row, "period_start", problems)
@@ -289,9 +312,12 @@ class _Reader:
         )
         if problems.items:
             return
-        if qty is None or qty < 0:
-            problems.add("quantity", "the quantity is empty." if qty is None else "is negative.")
+        if qty is None:
+            problems.add("quantity", "the quantity is empty.")
             return
+        # A negative quantity (Azure's refunds, corrections and reservation adjustments write
+        # one on a usage row) is read as billed: reconcile()'s negative rule lists it, never
+        # priced as use, instead of the whole bill being refused.
         per_gpu = meter.kind == PER_GPU or unit.per_gpu
         gpus = self.gpus(c, meter.instance_type, stated, per_gpu)
         if gpus is None:
@@ -305,13 +331,14 @@ class _Reader:
             rate = None  # the on-demand or 0.00 rate billed; the effective cost says what it cost
         if rate is not None and exchange is not None and exchange not in (0, MICRO):
             rate = (rate * exchange + MICRO // 2) // MICRO  # pricing currency -> billing
-        end = self.end(c, qty * unit.seconds // MICRO // (gpus if per_gpu and gpus else 1))
+        end = self.end(c, abs(qty) * unit.seconds // MICRO // (gpus if per_gpu and gpus else 1))
         if end < c.start:
             problems.add("period_end", "the period ends before it starts.")
             return
         if (
             per_gpu
             and not gpus
+            and quantity > 0
             and end > c.start
             and (quantity * 60) % ((end - c.start) * MICRO) == 0
         ):
@@ -339,8 +366,10 @@ class _Reader:
         (an instance-hour, 10 hours, a GPU-second) converted; none billed: amount / GPU-hours,
         which the rate rule then checks like any other."""
         if rate is None:
-            if amount is None or quantity <= 0:
+            if amount is None or quantity == 0:
                 return None
+            if quantity < 0:  # a credited quantity: its amount is credited at the same rate
+                amount, quantity = -amount, -quantity
             return (amount * HOUR_MICRO * 2 + quantity) // (2 * quantity)
         if self.rate_per_gpu_hour:
             return rate
@@ -362,11 +391,17 @@ class _Reader:
 
     def questions(self) -> list[Question]:
         out = []
+        parquet = self.detected.kind == "parquet"
         for name, lines in self.asked.items():
             what = f"one '{name}' instance" if name else "one instance of these lines"
+            first = (
+                f"row {', '.join(row_name(n)[4:] for n in lines[:5])}"
+                if parquet
+                else f"line {', '.join(str(n) for n in lines[:5])}"
+            )
             ask = (
-                f"How many GPUs does {what} have? {len(lines)} line(s) bill it by the hour "
-                f"(first: line {', '.join(str(n) for n in lines[:5])}). Answer to price them as "
+                f"How many GPUs does {what} have? {len(lines)} {'row' if parquet else 'line'}(s) "
+                f"bill it by the hour (first: {first}). Answer to price them as "
                 "GPU-hours, or 0 if it has no GPU (its lines are then fees)."
             )
             out.append(Question(name, tuple(lines[:20]), len(lines), ask))
@@ -393,9 +428,24 @@ def _locale(sheet: Sheet, proposal: Proposal, over: Overrides) -> tuple[str, str
     return decimal, order
 
 
+def _no_costs(profile: Profile, where: str) -> UsageError:
+    """A file that states no cost at all, refused once rather than on every line."""
+    return UsageError(
+        f"this {profile.label} export states no cost: its cost columns "
+        f"({', '.join(profile.costs)}) {where}. "
+        "A usage-only export (as CoreWeave's FOCUS preview is) cannot be reconciled against "
+        "the contract; export the bill with its costs, or upload the invoice's lines."
+    )
+
+
 def _check(proposal: Proposal, headers: list[str]) -> None:
     missing = [f for f in ("period_start", "quantity") if f not in proposal.columns]
     if "amount" not in proposal.columns and "rate" not in proposal.columns:
+        if proposal.profile.costs and not missing:
+            present = set(headers)
+            absent = [c for c in proposal.profile.costs if c not in present]
+            if len(absent) == len(proposal.profile.costs):
+                raise _no_costs(proposal.profile, "are absent")
         missing.append("amount or rate")
     if missing:
         raise UsageError(
@@ -435,6 +485,8 @@ def read_bill(
     for line, cells in sheet.rows:
         if not reader.row(line, cells):
             break
+    if reader.read and not reader.costed and proposal.profile.costs:
+        raise _no_costs(proposal.profile, "are empty on every line")
     bill = reader.bill
     bill.detected = replace(
         sheet.detected,

@@ -56,6 +56,9 @@ class Profile:
     # elsewhere whether "2026-03-02" ends a day or starts the next is not known, so it is read
     # as that date's midnight.
     inclusive_end_date: bool = False
+    # The layout's own cost columns, named when a file has none of them (or leaves them empty
+    # on every line): a usage-only export cannot be reconciled, and says so once.
+    costs: tuple[str, ...] = ()
 
 
 def cell_text(value: Any) -> str:

@@ -148,7 +148,13 @@ FOCUS = Profile(
     name="focus",
     label="FOCUS 1.x (FinOps Open Cost and Usage Specification)",
     source="https://focus.finops.org/focus-specification/v1-1/",
-    signature=(("BilledCost",), ("ChargePeriodStart",), ("ChargeCategory",)),
+    # A usage-only FOCUS export (CoreWeave's preview writes no cost column) is still FOCUS: read
+    # as such, it is refused once for its missing costs (`costs`), not guessed at.
+    signature=(
+        ("BilledCost", "ConsumedQuantity", "PricingQuantity"),
+        ("ChargePeriodStart",),
+        ("ChargeCategory",),
+    ),
     columns={
         "period_start": ("ChargePeriodStart",),
         "period_end": ("ChargePeriodEnd",),
@@ -171,6 +177,7 @@ FOCUS = Profile(
         "provider": ("ProviderName", "ServiceProviderName"),
     },
     nulls=frozenset({"NULL"}),
+    costs=("BilledCost", "EffectiveCost", "ListCost", "ContractedCost"),
     charge=_focus_charge,
     meter=_focus_meter,
     effective=_focus_effective,

@@ -17,7 +17,7 @@ from typing import Any
 from engine.billing.charges import Cover
 from engine.billing.errors import UsageError
 from engine.billing.mapping import FIELDS, GPU_MINUTES, Mapping
-from engine.billing.reader import Table
+from engine.billing.reader import Table, positioned
 from engine.formatting import cents
 
 MICRO = 1_000_000
@@ -340,4 +340,8 @@ def read_lines(table: Table, mapping: Mapping) -> Iterator[UsageLine]:
     """Every data row of `table` as a `UsageLine`; stops at the first row that cannot be read."""
     read = LineReader(table.headers, mapping).reader()
     for line, cells in table.rows:
-        yield read(line, cells)
+        try:
+            usage = read(line, cells)
+        except UsageError as exc:
+            raise positioned(exc, table) from None
+        yield usage

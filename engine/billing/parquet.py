@@ -24,6 +24,12 @@ MAGIC = b"PAR1"
 BATCH_ROWS = 4096
 
 
+def row_name(line: int) -> str:
+    """A row's position as a Parquet file's reader names it: the first data row is row 1 (its
+    line is 2, the column names being line 1 as in the CSV export)."""
+    return f"row {line - 1}"
+
+
 def is_parquet(data: bytes) -> bool:
     """Parquet's magic opens the file (and closes it: a cut-off file is refused on reading)."""
     return data[:4] == MAGIC
@@ -61,7 +67,11 @@ def parquet_rows(data: bytes, *, name: str = "") -> Iterator[tuple[int, list[Any
                     [_cell(value, line, index, maps[index]) for index, value in enumerate(values)],
                 )
     except (pa.ArrowException, OSError) as exc:
-        raise UsageError(f"{label} cannot be read past this row ({exc}).", line=line + 1) from None
+        raise UsageError(
+            f"{label} cannot be read past this row ({exc}).",
+            line=line + 1,
+            cell=row_name(line + 1),
+        ) from None
 
 
 def _cell(value: Any, line: int, index: int, is_map: bool) -> str:
@@ -73,6 +83,7 @@ def _cell(value: Any, line: int, index: int, is_map: bool) -> str:
             f"a cell holds {len(text):,} characters (at most {MAX_CELL_TEXT:,}).",
             line=line,
             column=f"#{index + 1}",
+            cell=row_name(line),
         )
     return text
 

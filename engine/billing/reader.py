@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.billing.errors import UsageError
 from engine.billing.guard import MAX_CELL_TEXT, check_xlsx
-from engine.billing.parquet import is_parquet, parquet_rows
+from engine.billing.parquet import is_parquet, parquet_rows, row_name
 from engine.packed import PackedError, gunzipped
 
 XLSX_MAGIC = b"PK\x03\x04"
@@ -30,6 +30,7 @@ class Table:
 
     headers: list[str]
     rows: Iterator[tuple[int, list[Any]]]
+    kind: str = "csv"  # "csv", "xlsx" or "parquet": a Parquet file's errors name rows
 
 
 def is_xlsx(data: bytes) -> bool:
@@ -124,7 +125,7 @@ def _csv(data: bytes) -> Table:
 def _parquet(data: bytes, name: str) -> Table:
     rows = parquet_rows(data, name=name)
     line, first = next(rows)
-    return Table(headers=_headers(first, line), rows=rows)
+    return Table(headers=_headers(first, line), rows=rows, kind="parquet")
 
 
 def _xlsx(data: bytes, name: str) -> Table:
@@ -211,3 +212,11 @@ def xlsx_rows(data: bytes, sheet: Any, title: str, book: Any) -> Iterator[tuple[
         ) from None
     finally:
         book.close()
+
+
+def positioned(exc: UsageError, table: Table) -> UsageError:
+    """A row's error as the table's kind names positions: a Parquet file's "row N" (its first
+    data row is row 1), a CSV's "line N"."""
+    if table.kind != "parquet" or exc.cell or exc.line is None or exc.line < 2:
+        return exc
+    return UsageError(exc.reason, line=exc.line, column=exc.column, cell=row_name(exc.line))

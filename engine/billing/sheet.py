@@ -79,6 +79,8 @@ class Sheet:
     rows: Iterator[tuple[int, list[Any]]]
     detected: Detected
     sample: list[tuple[int, list[Any]]] = field(default_factory=list)
+    # The rows above the header: an invoice's own lines ("Currency,AUD" in Google's cost table)
+    preamble: list[list[Any]] = field(default_factory=list)
 
 
 def _decode(data: bytes) -> tuple[str, str]:
@@ -146,14 +148,15 @@ def _headers(cells: list[Any], line: int) -> list[str]:
 
 def _split(
     numbered: Iterator[tuple[int, list[Any]]], known: Callable[[str], bool], at: int | None
-) -> tuple[list[str], Iterator[tuple[int, list[Any]]], int]:
+) -> tuple[list[str], Iterator[tuple[int, list[Any]]], int, list[list[Any]]]:
     top = list(islice(numbered, HEADER_SCAN if at is None else max(at, 1)))
     row = at if at is not None else find_header(rows=top, known=known)
     cells = next((c for n, c in top if n == row), None)
     if cells is None:
         raise UsageError(f"the file has no row {row} to read as the header.")
     rest = [(n, c) for n, c in top if n > row]
-    return _headers(cells, row), _chain(rest, numbered), row
+    above = [c for n, c in top if n < row]
+    return _headers(cells, row), _chain(rest, numbered), row, above
 
 
 def _chain(
@@ -192,9 +195,9 @@ def _csv(data: bytes, known: Callable[[str], bool], over: Overrides) -> Sheet:
         except csv.Error as exc:
             raise UsageError(f"the CSV cannot be read ({exc}).", line=line + 1) from None
 
-    headers, rows, row = _split(numbered(), known, over.header_row)
+    headers, rows, row, above = _split(numbered(), known, over.header_row)
     detected = Detected(kind="csv", header_row=row, delimiter=delimiter, encoding=encoding)
-    return Sheet(headers=headers, rows=rows, detected=detected)
+    return Sheet(headers=headers, rows=rows, detected=detected, preamble=above)
 
 
 def _xlsx(data: bytes, name: str, known: Callable[[str], bool], over: Overrides) -> Sheet:
@@ -212,13 +215,14 @@ def _xlsx(data: bytes, name: str, known: Callable[[str], bool], over: Overrides)
     if title not in names:
         raise UsageError(f"The workbook has no sheet '{title}' (it has {', '.join(names)}).")
     rows = xlsx_rows(data, book[title], title, book)
-    headers, rest, row = _split(rows, known, over.header_row)
-    return Sheet(headers=headers, rows=rest, detected=Detected("xlsx", row, sheet=title))
+    headers, rest, row, above = _split(rows, known, over.header_row)
+    detected = Detected("xlsx", row, sheet=title)
+    return Sheet(headers=headers, rows=rest, detected=detected, preamble=above)
 
 
 def _parquet(data: bytes, name: str, known: Callable[[str], bool]) -> Sheet:
     """A Parquet file names its columns in its schema: the header is always row 1."""
-    headers, rest, row = _split(parquet_rows(data, name=name), known, 1)
+    headers, rest, row, _ = _split(parquet_rows(data, name=name), known, 1)
     return Sheet(headers=headers, rows=rest, detected=Detected("parquet", row))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 
 import pytest
@@ -72,6 +73,27 @@ def test_the_form_fields_name_an_empty_file_in_the_same_words() -> None:
     assert caught.value.messages == ["This field is required."]
     assert NamedFileField().clean(SimpleUploadedFile("a.log", b"x")).name == "a.log"
     assert NamedFileField(allow_empty_file=True).clean(SimpleUploadedFile("e.log", b"")).size == 0
+
+
+def test_a_gzip_of_an_empty_file_is_refused_as_an_empty_file_is() -> None:
+    # An export's `…-00001.csv.gz` of nothing, or `nccl.log.gz` of an empty log: twenty-odd
+    # bytes that unpack to none.
+    empty = gzip.compress(b"")
+    with pytest.raises(ValidationError) as caught:
+        check_upload(SimpleUploadedFile("usage.csv.gz", empty), limit=10**6, field="file")
+    assert caught.value.message_dict == {
+        "file": [
+            "usage.csv.gz: the file is empty once unpacked (a gzip of an empty file); there is "
+            "nothing to check."
+        ]
+    }
+    with pytest.raises(ServiceError) as refused:  # a burn-in batch: the name goes first
+        check_upload(SimpleUploadedFile("nccl.log.gz", empty), limit=10**6)
+    assert refused.value.messages[0].startswith("the file is empty once unpacked")
+    upload = SimpleUploadedFile("one.log.gz", gzip.compress(b"\n"))
+    check_upload(upload, limit=10**6)  # a gzip of anything is not empty
+    assert upload.read() == gzip.compress(b"\n")  # and is rewound for the next reader
+    check_upload(SimpleUploadedFile("cut.gz", empty[:-4]), limit=10**6)  # damaged: read later
 
 
 class _Rollback(Exception):

@@ -8,10 +8,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import zlib
 from typing import Any
 
-from engine.packed import PackedError, gunzipped, is_gzip
+from engine.packed import PackedError, gunzipped
 
 
 class ParseError(ValueError):
@@ -116,24 +115,6 @@ def unpacked(
         if exc.too_large:
             message += ": upload fewer results per file"
         raise (error or BinaryEvidence)(message, kind=kind) from None
-
-
-# How much of an upload's start `packs_nothing` reads: a gzip of an empty file is its header (the
-# name `gzip -N` keeps in it included), an empty block and its trailer.
-PACKED_HEAD_BYTES = 4096
-
-
-def packs_nothing(head: bytes) -> bool:
-    """Whether the start of an upload is a whole gzip that unpacks to no bytes at all (`gzip` of
-    an empty file): as empty as an empty upload. A damaged, cut or multi-part gzip is not."""
-    if not is_gzip(head):
-        return False
-    stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = stream.decompress(head, 1)
-    except zlib.error:
-        return False
-    return not out and stream.eof and not stream.unused_data
 
 
 def _from_utf16(data: bytes) -> bytes:

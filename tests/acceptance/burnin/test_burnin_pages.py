@@ -131,6 +131,19 @@ def test_a_batch_with_every_file_refused_keeps_the_node_and_kind_as_typed(awarde
     assert awarded.run.evidence.count() == 0
 
 
+def test_a_gzipped_empty_log_is_refused_in_a_batch_as_an_empty_one_is(awarded, provider):
+    import gzip
+
+    url = reverse("burnin:run-upload", args=[awarded.run.pk])
+    response = provider.client().post(
+        url, {"file": [file_upload("nccl.log.gz", gzip.compress(b""))]}
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "nccl.log.gz: the file is empty once unpacked (a gzip of an empty file)" in html
+    assert awarded.run.evidence.count() == 0
+
+
 def test_a_bad_node_label_is_shown_on_the_field(awarded, provider):
     url = reverse("burnin:run-upload", args=[awarded.run.pk])
     response = provider.client().post(

@@ -89,6 +89,23 @@ def test_an_empty_file_is_refused_with_its_name(contracted, provider):
     assert "empty" in str(response.json())
 
 
+def test_a_gzipped_empty_file_is_refused_at_upload_as_an_empty_one_is(contracted, provider):
+    import gzip
+
+    client = token_client(provider.user)
+    response = client.post(
+        f"/api/v1/reservations/{contracted.reservation.pk}/usage/",
+        {"file": SimpleUploadedFile("usage-00001.csv.gz", gzip.compress(b""))},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"]["file"] == [
+        "usage-00001.csv.gz: the file is empty once unpacked (a gzip of an empty file); "
+        "there is nothing to check."
+    ]
+    assert not UsageUpload.objects.exists()  # refused before anything is stored
+
+
 def test_the_reconciliation_exports_every_line_in_focus_columns(
     contracted, provider, buyer, django_capture_on_commit_callbacks
 ):

@@ -359,3 +359,48 @@ def test_a_changed_delimiter_reads_the_file_again_before_anything_is_reconciled(
         client.put(base + "mapping/", back, format="json")
     detail = _confirm(client, base, capture, overrides={"delimiter": ";"})
     assert detail["state"] == "done" and _found(detail) == HOURLY_ERRORS
+
+
+def test_a_parquet_exports_bad_cells_are_named_by_row_not_by_line(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    from tests.engine.billing.test_bill_real_gaps import _parquet_with_a_bad_rate
+
+    reservation = _reservation(world, buyer, provider, rate="12.29")
+    client = token_client(provider.user)
+    capture = django_capture_on_commit_callbacks
+    data, row = _parquet_with_a_bad_rate()
+    body = _upload(client, reservation, "cur2-00001.snappy.parquet", data, capture)
+    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
+    inspection = client.get(base + "mapping/").json()["inspection"]
+    [error] = inspection["errors"]
+    assert error["cell"] == f"row {row}" and error["line"] == row + 1
+    assert error["message"].startswith(f"row {row}, column 'line_item_unblended_rate': ")
+    shown = {"profile": inspection["profile"], "columns": inspection["columns"]}
+    with capture(execute=True):
+        response = client.put(base + "mapping/", shown, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"]["cells"] == [error["message"]]
+
+
+def test_a_focus_export_with_no_cost_column_is_refused_once_not_line_by_line(
+    world, buyer, provider, django_capture_on_commit_callbacks
+):
+    from tests.engine.billing.test_bill_real_gaps import _usage_only
+
+    reservation = _reservation(world, buyer, provider, rate="10")
+    client = token_client(provider.user)
+    capture = django_capture_on_commit_callbacks
+    body = _upload(client, reservation, "coreweave-focus.csv", _usage_only(blank=False), capture)
+    base = f"/api/v1/reservations/{reservation.pk}/usage/{body['id']}/"
+    inspection = client.get(base + "mapping/").json()["inspection"]
+    assert "states no cost" in inspection["error"]
+    assert "BilledCost, EffectiveCost, ListCost, ContractedCost" in inspection["error"]
+    assert not inspection.get("errors")  # not one refusal per line
+    with capture(execute=True):
+        response = client.put(base + "mapping/", {"profile": "focus", "columns": {}}, format="json")
+    # Confirming reads the file again: it stops at the same one reason, with no differences.
+    assert response.status_code == 202, response.content
+    detail = client.get(base).json()
+    assert detail["state"] == "error" and "states no cost" in detail["error"]
+    assert detail["by_rule"] == {}
