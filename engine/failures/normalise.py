@@ -173,6 +173,15 @@ def _single(ctx: _Ctx, line: str, start: int, line_no: int, end: int) -> tuple[E
     return _event(ctx, line, start, line_no, kind, detail, info, body), end
 
 
+def _next_line(text: str, end: int) -> tuple[str, int] | None:
+    """The line after the one that ends at `end`, and where it ends; None past the text."""
+    if end >= len(text):
+        return None
+    nxt = text.find("\n", end + 1)
+    nxt = len(text) if nxt == -1 else nxt
+    return text[end + 1 : nxt], nxt
+
+
 def _block(ctx: _Ctx, info: dict[str, Any], body: str, end: int) -> tuple[str, int]:
     """A message whose meaning is on the lines after its headline (Ray's actor death: the
     node's address and the cause follow it) as one line, and the offset where it ends."""
@@ -180,11 +189,10 @@ def _block(ctx: _Ctx, info: dict[str, Any], body: str, end: int) -> tuple[str, i
         return body, end
     parts, pos = [body.strip()], end
     for _ in range(ray_actor.MAX_BLOCK_LINES):
-        if pos >= len(ctx.text):
+        if (got := _next_line(ctx.text, pos)) is None:
             break
-        nxt = ctx.text.find("\n", pos + 1)
-        nxt = len(ctx.text) if nxt == -1 else nxt
-        line_info, line_body = split_prefixes(ctx.text[pos + 1 : nxt])
+        line, nxt = got
+        line_info, line_body = split_prefixes(line)
         if line_info.get("rank", info.get("rank")) != info.get("rank"):
             break  # another rank's output
         if not ray_actor.continues_block(line_body):
@@ -334,11 +342,10 @@ def _backtrace(ctx: _Ctx, events: list[Event], end: int, line_no: int, tid: int 
     frames: list[str] = []
     pos = end
     for _ in range(ucx.MAX_FRAMES):
-        if pos >= len(ctx.text):
+        if (got := _next_line(ctx.text, pos)) is None:
             break
-        nxt = ctx.text.find("\n", pos + 1)
-        nxt = len(ctx.text) if nxt == -1 else nxt
-        _, body = split_prefixes(ctx.text[pos + 1 : nxt])
+        line, nxt = got
+        _, body = split_prefixes(line)
         if ucx.closes(body):
             pos = nxt
             break
