@@ -317,8 +317,8 @@ class LineReader:
                 qty = miss("quantity", raw, line)
             if qty is None:
                 raise self._empty(line, "quantity", "the quantity")
-            if qty < 0:
-                raise self._invalid(line, "quantity", "a usage quantity cannot be negative.")
+            # A negative quantity (a provider's refund or correction) is read as billed: the
+            # reconciliation's negative rule lists it, never priced as use.
             if rate is None:
                 raise self._empty(line, "rate", "the rate")
             quantity = qty * gpus * 60 if per_hours else qty
@@ -328,7 +328,7 @@ class LineReader:
                 end = miss("period_end", raw, line)
             if end is None:
                 # Wall-clock seconds of the line, rounded up: the period must hold the quantity.
-                end = start - (-quantity * 60 // (gpus * MICRO))
+                end = start - (-abs(quantity) * 60 // (gpus * MICRO))
             elif end < start:
                 raise self._invalid(line, "period_end", "the period ends before it starts.")
             return UsageLine(line, start, end, node, gpus, quantity, rate, amount, GPU)

@@ -237,3 +237,22 @@ def test_a_degraded_s2_at_an_agreed_share_is_out_for_that_share_and_a_full_outag
         "incident #1 (S2, 50 % of it)",
         "incident #1 (S2, 50 % of it), incident #2 (S3)",
     ]
+
+
+def test_a_negative_quantity_is_read_and_listed_not_a_refused_bill():
+    """A refund written as usage with a negative quantity, in a simply mapped export: the bill
+    is read to its end, the line is listed by the negative rule and allowed nothing."""
+    data = (
+        b"start,node,gpus,hours,rate,amount\n"
+        b"2026-03-01T00:00:00Z,n1,8,1,2.50,20.00\n"
+        b"2026-03-01T01:00:00Z,n1,8,-1,2.50,-20.00\n"
+    )
+    mapping = Mapping(
+        columns={"period_start": "start", "node": "node", "gpus": "gpus", "quantity": "hours"}
+        | {"rate": "rate", "amount": "amount"}
+    )
+    first, refund = read_lines(open_table(data), mapping)
+    assert refund.end - refund.start == 3600  # its period holds the hour it corrects
+    result = reconcile([first, refund], contract())
+    assert rules(result) == [(3, "negative")]
+    assert result.allowed_total == 20_000_000
