@@ -40,7 +40,7 @@ def test_an_empty_interval_means_the_optimum():
 @pytest.mark.parametrize(
     ("typed", "message"),
     [
-        ("0", "Ensure this value is greater than or equal to 1."),
+        ("0", "At least 1 minute."),
         ("20000", "At most 10,080 minutes (a week)."),
     ],
 )

@@ -34,7 +34,7 @@ def request_data(**overrides):
 @pytest.mark.parametrize("typed", ["-16", "0"])
 def test_a_gpu_count_below_one_reads_the_same_either_way(typed):
     form = CapacityRequestForm(data=request_data(gpu_count=typed))
-    assert form.errors["gpu_count"] == ["Ensure this value is greater than or equal to 1."]
+    assert form.errors["gpu_count"] == ["At least 1 GPU."]
     assert form["gpu_count"].field.widget.attrs["min"] == "1"
 
 
@@ -42,7 +42,7 @@ def test_the_request_page_keeps_the_slip_and_names_the_field(buyer):
     response = buyer.client().post(reverse("bids:request-create"), request_data(nodes="-2"))
     html = response.content.decode()
     assert response.status_code == 200
-    assert "Ensure this value is greater than or equal to 1." in html
+    assert "At least 1 node." in html
     assert 'value="-2"' in html  # what was typed stays in the box
 
 
@@ -157,3 +157,22 @@ def test_a_body_over_the_upload_limit_is_too_large_not_a_host_puzzle(buyer, sett
     assert response.status_code == 413
     assert "Too large: one form or request may carry at most 64 KiB" in html
     assert "ALLOWED_HOSTS" not in html
+
+
+def test_a_count_below_its_floor_reads_the_same_on_the_page_and_the_api(buyer):
+    from tests.api.v1.conftest import token_client
+
+    below = {"gpu_count": "0", "nodes": "-2", "checkpoint_interval_minutes": "0"}
+    words = {"gpu_count": "At least 1 GPU.", "nodes": "At least 1 node."}
+    words["checkpoint_interval_minutes"] = "At least 1 minute."
+    html = buyer.client().post(reverse("bids:request-create"), request_data(**below))
+    page = html.content.decode()
+    assert "greater than or equal to" not in page
+    assert all(w in page for w in words.values())
+    api = token_client(buyer.user).post(
+        "/api/v1/requests/",
+        {**request_data(), **{k: int(v) for k, v in below.items()}},
+        format="json",
+    )
+    assert api.status_code == 400
+    assert {f: api.json()["errors"][f] for f in words} == {f: [w] for f, w in words.items()}

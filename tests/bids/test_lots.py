@@ -58,7 +58,7 @@ def test_a_draft_gains_numbered_lots_and_each_write_is_audited(draft, buyer):
         ({"min_block_nodes": 4}, "min_block_nodes", "An indivisible lot goes whole"),
         ({"divisible": True, "min_block_nodes": 40}, "min_block_nodes", "larger than the lot's"),
         ({"region": "apac"}, "region", "not one of the request's acceptable regions"),
-        ({"nodes": 0}, "nodes", "greater than or equal to 1"),
+        ({"nodes": 0}, "nodes", "At least 1 node."),
     ],
 )
 def test_a_contradictory_lot_is_refused_on_its_field(draft, buyer, data, field, message):
