@@ -92,6 +92,11 @@ def _chain_time(e: Event) -> str:
     return f"(no own time: after {low or '?'}, before {high or '?'})"
 
 
+def _rank(rank: int | None) -> str:
+    """A rank no file names reads "?", as in the summary line, never "None"."""
+    return "?" if rank is None else str(rank)
+
+
 def render(result: Analysis) -> str:
     lines = [f"Initiating: {result.summary()}"]
     if result.first_failure is not None:
@@ -102,7 +107,7 @@ def render(result: Analysis) -> str:
     if result.candidates:
         lines.append("Other candidates:" if result.first_failure else "Candidates:")
         lines += [
-            f"  rank {c['rank']} on {c['node'] or '?'}: {c['kind']} ({c['why']})"
+            f"  rank {_rank(c['rank'])} on {c['node'] or '?'}: {c['kind']} ({c['why']})"
             for c in result.candidates
         ]
     if result.attempts:
@@ -113,7 +118,9 @@ def render(result: Analysis) -> str:
     lines.append("Evidence chain:")
     for e in result.chain:
         when = _chain_time(e)
-        lines.append(f"  {when}  rank {e.rank}  {e.node or '?'}  {e.kind}  {e.source}:{e.line_no}")
+        lines.append(
+            f"  {when}  rank {_rank(e.rank)}  {e.node or '?'}  {e.kind}  {e.source}:{e.line_no}"
+        )
     lines.append(f"Secondary ranks: {len(result.secondary_ranks)}")
     for g in result.secondaries:
         lines.append(f"  {g.kind} ({g.cause}): {len(g.ranks)} ranks, {g.count} events")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.failures import analyse
+from engine.failures.cli import render
 from engine.failures.lines import classify
 from engine.failures.model import SourceFile
 
@@ -55,3 +56,10 @@ def test_a_line_bounded_after_an_earlier_stamped_fault_does_not_take_its_place()
     )
     first = result.first_failure
     assert first is not None and (first.kind, first.node) == ("xid", "gpu-3")
+
+
+def test_the_cli_names_the_failed_node_and_an_unknown_rank_as_a_question_mark() -> None:
+    text = render(analyse([SourceFile("slurm-1943824.out", JEAN_ZAY.encode())]))
+    assert "Initiating: rank ? on jz-gpu-37" in text
+    assert "rank ?  jz-gpu-37  scheduler  slurm-1943824.out:2" in text
+    assert "rank None" not in text
