@@ -48,17 +48,15 @@ def test_a_buyer_defines_a_scenario_that_is_queued_and_audited(worked, buyer, ri
     assert entry.provider_org_id is None and not entry.shared
 
 
+def _define_on_the_page(worked, buyer, **fields: str):
+    """The scenario form posted as a buyer types it: the objective and basis every test keeps."""
+    form = {"objective": "min_cost_for_required_useful", "share_basis": "gpus", **fields}
+    return buyer.client().post(_url(worked), form)
+
+
 def test_a_refused_form_keeps_what_was_typed_and_names_the_field(worked, buyer):
-    response = buyer.client().post(
-        _url(worked),
-        {
-            "name": "Contradiction",
-            "objective": "min_cost_for_required_useful",
-            "share_basis": "gpus",
-            "min_providers": "3",
-            "max_providers": "2",
-            "budget": "650000",
-        },
+    response = _define_on_the_page(
+        worked, buyer, name="Contradiction", min_providers="3", max_providers="2", budget="650000"
     )
     assert response.status_code == 400
     html = response.content.decode()
@@ -68,15 +66,8 @@ def test_a_refused_form_keeps_what_was_typed_and_names_the_field(worked, buyer):
 
 
 def test_a_maximum_of_one_provider_below_the_minimum_is_worded_in_the_singular(worked, buyer):
-    response = buyer.client().post(
-        _url(worked),
-        {
-            "name": "One at most",
-            "objective": "min_cost_for_required_useful",
-            "share_basis": "gpus",
-            "min_providers": "2",
-            "max_providers": "1",
-        },
+    response = _define_on_the_page(
+        worked, buyer, name="One at most", min_providers="2", max_providers="1"
     )
     assert "At most 1 provider cannot meet the minimum of 2." in response.content.decode()
 
